@@ -1,0 +1,159 @@
+"""The errors of the PIX domain, one class per broken rule.
+
+Every error raised by :mod:`pixcore` derives from :class:`PixError`. The class
+docstring is the default message. The web layer maps the second level of the
+tree to HTTP statuses in exactly one place (``pixweb.errors``)::
+
+    PixError
+    ├── ValidationError            the input breaks a rule of shape or range
+    │   ├── InvalidAmount
+    │   ├── InvalidDocument
+    │   ├── InvalidPixKey
+    │   ├── InvalidIdentifier
+    │   └── MalformedCertificate
+    ├── AuthenticationError        the caller could not be identified
+    │   ├── InvalidCredentials
+    │   ├── InvalidCertificate
+    │   └── InvalidToken
+    ├── PermissionDenied           the caller is known but may not do this
+    │   └── CertificateNotLinked
+    ├── NotFound                   the thing asked for does not exist (for this caller)
+    │   └── AccountNotFound
+    ├── Conflict                   the thing to create exists already
+    │   ├── DuplicatePixKey
+    │   └── DuplicateAccount
+    └── RuleViolation              well-formed, but the business rules refuse it
+        └── InvalidTransition
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AccountNotFound",
+    "AuthenticationError",
+    "CertificateNotLinked",
+    "Conflict",
+    "DuplicateAccount",
+    "DuplicatePixKey",
+    "InvalidAmount",
+    "InvalidCertificate",
+    "InvalidCredentials",
+    "InvalidDocument",
+    "InvalidIdentifier",
+    "InvalidPixKey",
+    "InvalidToken",
+    "InvalidTransition",
+    "MalformedCertificate",
+    "NotFound",
+    "PermissionDenied",
+    "PixError",
+    "RuleViolation",
+    "ValidationError",
+]
+
+
+class PixError(Exception):
+    """A rule of the PIX service was broken."""
+
+    def __init__(self, message: str | None = None, *, details: list[str] | None = None) -> None:
+        self.message = message or _first_line(type(self).__doc__) or type(self).__name__
+        self.details: list[str] = list(details or [])
+        super().__init__(self.message)
+
+
+def _first_line(doc: str | None) -> str:
+    return (doc or "").strip().splitlines()[0] if doc and doc.strip() else ""
+
+
+# -- 400 ------------------------------------------------------------------
+
+
+class ValidationError(PixError):
+    """The request is invalid."""
+
+
+class InvalidAmount(ValidationError):
+    """Invalid amount: a positive value in reais with at most 2 decimals is expected."""
+
+
+class InvalidDocument(ValidationError):
+    """Invalid CPF or CNPJ."""
+
+
+class InvalidPixKey(ValidationError):
+    """Invalid PIX key."""
+
+
+class InvalidIdentifier(ValidationError):
+    """Invalid identifier."""
+
+
+class MalformedCertificate(ValidationError):
+    """The client certificate is missing or is not a URL-encoded PEM certificate."""
+
+
+# -- 401 ------------------------------------------------------------------
+
+
+class AuthenticationError(PixError):
+    """Authentication failed."""
+
+
+class InvalidCredentials(AuthenticationError):
+    """Invalid client credentials."""
+
+
+class InvalidCertificate(AuthenticationError):
+    """Invalid client certificate."""
+
+
+class InvalidToken(AuthenticationError):
+    """The access token is missing, invalid or expired."""
+
+
+# -- 403 ------------------------------------------------------------------
+
+
+class PermissionDenied(PixError):
+    """The operation is not allowed."""
+
+
+class CertificateNotLinked(PermissionDenied):
+    """The client certificate is not linked to this account."""
+
+
+# -- 404 ------------------------------------------------------------------
+
+
+class NotFound(PixError):
+    """Not found."""
+
+
+class AccountNotFound(NotFound):
+    """Account not found."""
+
+
+# -- 409 ------------------------------------------------------------------
+
+
+class Conflict(PixError):
+    """The resource exists already."""
+
+
+class DuplicatePixKey(Conflict):
+    """The PIX key is registered already."""
+
+
+class DuplicateAccount(Conflict):
+    """An account with this identity exists already."""
+
+
+# -- 422 ------------------------------------------------------------------
+
+
+class RuleViolation(PixError):
+    """The request cannot be processed."""
+
+
+class InvalidTransition(RuleViolation):
+    """The operation is not allowed in the current state."""

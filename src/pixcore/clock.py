@@ -57,7 +57,10 @@ def format_timestamp(moment: datetime) -> str:
     if moment.tzinfo is None:
         raise ValueError("timestamps must be timezone-aware")
     utc = moment.astimezone(UTC)
-    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+    return (
+        f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}T"
+        f"{utc.hour:02d}:{utc.minute:02d}:{utc.second:02d}.{utc.microsecond // 1000:03d}Z"
+    )
 
 
 def parse_timestamp(text: str) -> datetime:

@@ -21,7 +21,8 @@ tree to HTTP statuses in exactly one place (``pixweb.errors``)::
     │   └── AccountNotFound
     ├── Conflict                   the thing to create exists already
     │   ├── DuplicatePixKey
-    │   └── DuplicateAccount
+    │   ├── DuplicateAccount
+    │   └── CertificateInUse
     └── RuleViolation              well-formed, but the business rules refuse it
         └── InvalidTransition
 """
@@ -31,6 +32,7 @@ from __future__ import annotations
 __all__ = [
     "AccountNotFound",
     "AuthenticationError",
+    "CertificateInUse",
     "CertificateNotLinked",
     "Conflict",
     "DuplicateAccount",
@@ -146,6 +148,10 @@ class DuplicatePixKey(Conflict):
 
 class DuplicateAccount(Conflict):
     """An account with this identity exists already."""
+
+
+class CertificateInUse(Conflict):
+    """The certificate is linked to another account."""
 
 
 # -- 422 ------------------------------------------------------------------

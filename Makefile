@@ -1,0 +1,50 @@
+# Two commands set everything up on a machine with Python 3.11+ and make:
+#   make run    the service, an embedded PostgreSQL and a demo account
+#   make test   lint, types and every test
+# uv installs exactly what uv.lock says into .venv, using this machine's Python
+# (it never downloads an interpreter). Without uv on the PATH, it is bootstrapped
+# with pip into .uv-bootstrap/.
+
+PYTHON ?= python3
+UV_VERSION := 0.13.9
+UV := $(shell command -v uv 2>/dev/null || echo .uv-bootstrap/bin/uv)
+VENV := .venv
+export UV_PYTHON_DOWNLOADS := never
+export UV_PROJECT_ENVIRONMENT := $(VENV)
+
+.PHONY: run test lint type unit integration e2e sync clean
+
+run: $(VENV)/.synced
+	$(VENV)/bin/pixweb serve
+
+test: lint type
+	$(VENV)/bin/pytest $(PYTEST_ARGS)
+
+lint: $(VENV)/.synced
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+type: $(VENV)/.synced
+	$(VENV)/bin/mypy
+
+unit: $(VENV)/.synced
+	$(VENV)/bin/pytest tests/unit $(PYTEST_ARGS)
+
+integration: $(VENV)/.synced
+	$(VENV)/bin/pytest tests/integration $(PYTEST_ARGS)
+
+e2e: $(VENV)/.synced
+	$(VENV)/bin/pytest tests/e2e $(PYTEST_ARGS)
+
+sync: $(VENV)/.synced
+
+$(VENV)/.synced: pyproject.toml uv.lock | $(UV)
+	$(UV) sync --frozen --all-extras --python "$$(command -v $(PYTHON))"
+	@touch $@
+
+.uv-bootstrap/bin/uv:
+	$(PYTHON) -m venv .uv-bootstrap
+	.uv-bootstrap/bin/python -m pip install --quiet --disable-pip-version-check "uv==$(UV_VERSION)"
+
+clean:
+	rm -rf $(VENV) .uv-bootstrap .pytest_cache .mypy_cache .ruff_cache

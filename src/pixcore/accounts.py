@@ -1,0 +1,94 @@
+"""Accounts, their balance and the credentials that act for them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from pixcore.keys import PixKey
+
+__all__ = [
+    "Account",
+    "Balance",
+    "CertificateInfo",
+    "ClientCredential",
+    "LinkedCertificate",
+    "NewAccount",
+    "OpenedAccount",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class NewAccount:
+    """What is needed to open an account; the store assigns id, branch and number."""
+
+    ispb: str
+    name: str
+    document: str
+    city: str
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    id: int
+    ispb: str
+    branch: str
+    number: str
+    name: str
+    document: str
+    city: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Balance:
+    """An account's money in centavos. ``available`` already excludes ``blocked``."""
+
+    available: int
+    blocked: int
+
+    def __post_init__(self) -> None:
+        if self.available < 0 or self.blocked < 0:
+            raise ValueError("balances are never negative")
+
+    @property
+    def total(self) -> int:
+        return self.available + self.blocked
+
+
+@dataclass(frozen=True, slots=True)
+class ClientCredential:
+    """An OAuth client of an account; the secret is kept only as a slow hash."""
+
+    client_id: str
+    account_id: int
+    secret_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class CertificateInfo:
+    """What the service needs of an X.509 client certificate, read by an adapter."""
+
+    fingerprint: str  # SHA-256 of the DER, lowercase hex
+    subject: str
+    not_before: datetime
+    not_after: datetime
+
+    def is_valid_at(self, moment: datetime) -> bool:
+        return self.not_before <= moment <= self.not_after
+
+
+@dataclass(frozen=True, slots=True)
+class LinkedCertificate:
+    fingerprint: str
+    account_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class OpenedAccount:
+    """The result of opening an account: the only time the client secret is shown."""
+
+    account: Account
+    client_id: str
+    client_secret: str
+    keys: tuple[PixKey, ...]

@@ -1,0 +1,140 @@
+"""Identifiers on the wire: end-to-end ids, return ids, txids, refund ids, ISPBs (decisions §2).
+
+* End-to-end id (``endToEndId``): ``E`` + ISPB (8 digits) + ``yyyyMMddHHmm`` (UTC,
+  24 h, a real date and time) + 11 ``[A-Za-z0-9]``: 32 characters.
+* Return id (``rtrId``): the same layout with the prefix ``D``.
+* Lookups by end-to-end id only check ``^E[A-Za-z0-9]{31}$``
+  (:func:`looks_like_end_to_end_id`); the refund path takes any 32 alphanumerics.
+* ``txid``: ``^[a-zA-Z0-9]{26,35}$``; refund ``id``: ``^[a-zA-Z0-9]{1,35}$``.
+
+Everything is ASCII: ``[0-9]``, never ``\\d``, which also matches other scripts' digits.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import string
+from datetime import UTC, datetime
+
+from pixcore.errors import InvalidIdentifier
+
+__all__ = [
+    "is_end_to_end_id",
+    "is_return_id",
+    "looks_like_end_to_end_id",
+    "new_end_to_end_id",
+    "new_return_id",
+    "new_txid",
+    "validate_e2eid_path",
+    "validate_end_to_end_id",
+    "validate_ispb",
+    "validate_refund_id",
+    "validate_return_id",
+    "validate_txid",
+]
+
+_ALPHANUMERIC = string.ascii_letters + string.digits
+_ISPB = re.compile(r"[0-9]{8}")
+_SPI_ID = re.compile(r"([ED])[0-9]{8}([0-9]{4})([0-9]{2})([0-9]{2})([0-9]{2})([0-9]{2})[A-Za-z0-9]{11}")
+_LOOKUP_E2E = re.compile(r"E[A-Za-z0-9]{31}")
+_E2EID_PATH = re.compile(r"[A-Za-z0-9]{32}")
+_TXID = re.compile(r"[A-Za-z0-9]{26,35}")
+_REFUND_ID = re.compile(r"[A-Za-z0-9]{1,35}")
+
+
+def _random_alphanumeric(length: int) -> str:
+    return "".join(secrets.choice(_ALPHANUMERIC) for _ in range(length))
+
+
+def _new_spi_id(prefix: str, ispb: str, at: datetime) -> str:
+    validate_ispb(ispb)
+    if at.tzinfo is None or at.utcoffset() is None:
+        raise ValueError("identifiers need a timezone-aware moment")
+    utc = at.astimezone(UTC)
+    minute = f"{utc.year:04d}{utc.month:02d}{utc.day:02d}{utc.hour:02d}{utc.minute:02d}"
+    return f"{prefix}{ispb}{minute}{_random_alphanumeric(11)}"
+
+
+def _is_spi_id(prefix: str, text: str) -> bool:
+    match = _SPI_ID.fullmatch(text)
+    if match is None or match[1] != prefix:
+        return False
+    year, month, day, hour, minute = (int(part) for part in match.groups()[1:])
+    try:
+        datetime(year, month, day, hour, minute, tzinfo=UTC)
+    except ValueError:
+        return False
+    return True
+
+
+def new_end_to_end_id(ispb: str, at: datetime) -> str:
+    """A fresh end-to-end id for a payment sent by ``ispb`` at ``at`` (aware; taken in UTC)."""
+    return _new_spi_id("E", ispb, at)
+
+
+def is_end_to_end_id(text: str) -> bool:
+    """Whether ``text`` has the full end-to-end id layout, with a real date and time."""
+    return _is_spi_id("E", text)
+
+
+def validate_end_to_end_id(text: str) -> str:
+    """Return ``text`` if it is an end-to-end id; raise :class:`InvalidIdentifier` otherwise."""
+    if not is_end_to_end_id(text):
+        raise InvalidIdentifier(details=["endToEndId must be E + ISPB + yyyyMMddHHmm + 11 alphanumerics"])
+    return text
+
+
+def new_return_id(ispb: str, at: datetime) -> str:
+    """A fresh return id (``rtrId``) for a refund sent by ``ispb`` at ``at``."""
+    return _new_spi_id("D", ispb, at)
+
+
+def is_return_id(text: str) -> bool:
+    """Whether ``text`` has the full return id layout, with a real date and time."""
+    return _is_spi_id("D", text)
+
+
+def validate_return_id(text: str) -> str:
+    """Return ``text`` if it is a return id; raise :class:`InvalidIdentifier` otherwise."""
+    if not is_return_id(text):
+        raise InvalidIdentifier(details=["rtrId must be D + ISPB + yyyyMMddHHmm + 11 alphanumerics"])
+    return text
+
+
+def looks_like_end_to_end_id(text: str) -> bool:
+    """The lookup rule: ``E`` followed by 31 ASCII alphanumerics (32 in all)."""
+    return _LOOKUP_E2E.fullmatch(text) is not None
+
+
+def validate_e2eid_path(text: str) -> str:
+    """The ``{e2eid}`` of the refund path: exactly 32 ASCII alphanumerics."""
+    if _E2EID_PATH.fullmatch(text) is None:
+        raise InvalidIdentifier(details=["e2eid must be 32 alphanumeric characters"])
+    return text
+
+
+def validate_txid(text: str) -> str:
+    """A charge ``txid``: 26 to 35 ASCII alphanumerics."""
+    if _TXID.fullmatch(text) is None:
+        raise InvalidIdentifier(details=["txid must be 26 to 35 alphanumeric characters"])
+    return text
+
+
+def new_txid() -> str:
+    """A fresh random ``txid`` of 32 ASCII alphanumerics."""
+    return _random_alphanumeric(32)
+
+
+def validate_refund_id(text: str) -> str:
+    """A refund ``id``: 1 to 35 ASCII alphanumerics."""
+    if _REFUND_ID.fullmatch(text) is None:
+        raise InvalidIdentifier(details=["refund id must be 1 to 35 alphanumeric characters"])
+    return text
+
+
+def validate_ispb(text: str) -> str:
+    """An ISPB (the institution's code in the payment system): 8 ASCII digits."""
+    if _ISPB.fullmatch(text) is None:
+        raise InvalidIdentifier(details=["ISPB must be 8 digits"])
+    return text

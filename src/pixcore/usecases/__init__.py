@@ -1,0 +1,15 @@
+"""Use cases: what the service does, independent of HTTP and SQL."""
+
+from __future__ import annotations
+
+from pixcore.usecases.accounts import get_balance, link_certificate, open_account
+from pixcore.usecases.auth import TOKEN_LIFETIME_SECONDS, IssuedToken, issue_token
+
+__all__ = [
+    "TOKEN_LIFETIME_SECONDS",
+    "IssuedToken",
+    "get_balance",
+    "issue_token",
+    "link_certificate",
+    "open_account",
+]

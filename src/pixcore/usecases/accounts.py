@@ -1,0 +1,106 @@
+"""Opening accounts, linking certificates, reading balances."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+
+from pixcore.accounts import (
+    Balance,
+    CertificateInfo,
+    ClientCredential,
+    LinkedCertificate,
+    NewAccount,
+    OpenedAccount,
+)
+from pixcore.documents import parse_document
+from pixcore.errors import AccountNotFound, DuplicatePixKey, InvalidPixKey, ValidationError
+from pixcore.identifiers import validate_ispb
+from pixcore.keys import PixKey, PixKeyType, new_evp, parse_pix_key
+from pixcore.ports import SecretHasher, UnitOfWorkFactory
+
+__all__ = ["get_balance", "link_certificate", "open_account"]
+
+MAX_NAME = 140
+MAX_CITY = 60
+
+
+def new_client_id() -> str:
+    return "pix_" + secrets.token_hex(12)
+
+
+def new_client_secret() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def _validate_holder(name: str, city: str) -> tuple[str, str]:
+    name, city = name.strip(), city.strip()
+    if not name or len(name) > MAX_NAME:
+        raise ValidationError(f"name must have 1 to {MAX_NAME} characters")
+    if not city or len(city) > MAX_CITY:
+        raise ValidationError(f"city must have 1 to {MAX_CITY} characters")
+    return name, city
+
+
+def _parse_keys(raw_keys: Sequence[str], document: str) -> tuple[PixKey, ...]:
+    keys = tuple(parse_pix_key(raw) for raw in raw_keys) or (PixKey(PixKeyType.EVP, new_evp()),)
+    seen: set[str] = set()
+    for key in keys:
+        if key.value in seen:
+            raise DuplicatePixKey(f"the key {key.value} is given twice")
+        seen.add(key.value)
+        # A CPF or CNPJ key names its holder: it can only be the account holder's own document.
+        if key.type in (PixKeyType.CPF, PixKeyType.CNPJ) and key.value != document:
+            raise InvalidPixKey(f"a {key.type} key must be the account holder's document")
+    return keys
+
+
+async def open_account(
+    uow: UnitOfWorkFactory,
+    hasher: SecretHasher,
+    *,
+    ispb: str,
+    name: str,
+    document: str,
+    city: str,
+    keys: Sequence[str] = (),
+) -> OpenedAccount:
+    """Open an account with its keys and one client credential, all or nothing.
+
+    With no keys given, the account gets one random (EVP) key, so that it can
+    receive and charge at once.
+    """
+    name, city = _validate_holder(name, city)
+    holder = parse_document(document)
+    pix_keys = _parse_keys(keys, holder.value)
+    client_id, client_secret = new_client_id(), new_client_secret()
+    secret_hash = hasher.hash(client_secret)
+    async with uow() as tx:
+        account = await tx.accounts.add(
+            NewAccount(ispb=validate_ispb(ispb), name=name, document=holder.value, city=city)
+        )
+        for key in pix_keys:
+            await tx.keys.add(account.id, key)
+        await tx.credentials.add(ClientCredential(client_id, account.id, secret_hash))
+        await tx.commit()
+    return OpenedAccount(account=account, client_id=client_id, client_secret=client_secret, keys=pix_keys)
+
+
+async def link_certificate(
+    uow: UnitOfWorkFactory, *, account_id: int, certificate: CertificateInfo
+) -> LinkedCertificate:
+    """Link a client certificate to an account (idempotent for the same account)."""
+    async with uow() as tx:
+        if await tx.accounts.get(account_id) is None:
+            raise AccountNotFound(f"account {account_id} does not exist")
+        linked = await tx.certificates.link(account_id, certificate)
+        await tx.commit()
+    return linked
+
+
+async def get_balance(uow: UnitOfWorkFactory, account_id: int) -> Balance:
+    async with uow() as tx:
+        balance = await tx.balances.get(account_id)
+    if balance is None:
+        raise AccountNotFound()
+    return balance

@@ -1,0 +1,54 @@
+"""Issuing access tokens: client credentials plus a linked certificate (decisions §10)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pixcore.accounts import CertificateInfo
+from pixcore.clock import Clock
+from pixcore.errors import CertificateNotLinked, InvalidCertificate, InvalidCredentials
+from pixcore.ports import SecretHasher, TokenIssuer, UnitOfWorkFactory
+
+__all__ = ["TOKEN_LIFETIME_SECONDS", "IssuedToken", "issue_token"]
+
+TOKEN_LIFETIME_SECONDS = 1800
+
+
+@dataclass(frozen=True, slots=True)
+class IssuedToken:
+    access_token: str
+    account_id: int
+    expires_in: int = TOKEN_LIFETIME_SECONDS
+    token_type: str = "Bearer"  # noqa: S105 - the OAuth token type, not a secret
+
+
+async def issue_token(
+    uow: UnitOfWorkFactory,
+    hasher: SecretHasher,
+    issuer: TokenIssuer,
+    clock: Clock,
+    *,
+    client_id: str,
+    client_secret: str,
+    certificate: CertificateInfo,
+) -> IssuedToken:
+    """Check, in this order: the credentials (401), the certificate's validity
+    period (401), and that the certificate is linked to the same account (403).
+
+    The caller has already turned a missing or malformed certificate into a 400.
+    """
+    async with uow() as tx:
+        credential = await tx.credentials.get(client_id)
+        linked = await tx.certificates.get(certificate.fingerprint)
+    if credential is None:
+        hasher.hash(client_secret)  # spend the same time as a real check: no client-id oracle
+        raise InvalidCredentials()
+    if not hasher.verify(credential.secret_hash, client_secret):
+        raise InvalidCredentials()
+    now = clock.now()
+    if not certificate.is_valid_at(now):
+        raise InvalidCertificate("The client certificate is expired or not yet valid.")
+    if linked is None or linked.account_id != credential.account_id:
+        raise CertificateNotLinked()
+    token = issuer.issue(account_id=credential.account_id, fingerprint=certificate.fingerprint, issued_at=now)
+    return IssuedToken(access_token=token, account_id=credential.account_id)

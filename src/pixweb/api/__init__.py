@@ -1,0 +1,1 @@
+"""HTTP controllers: they translate between the wire and the use cases, nothing more."""

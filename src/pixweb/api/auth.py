@@ -1,0 +1,160 @@
+"""Token endpoints: ``POST /api/auth/token`` (the spec's), ``POST /oauth/token`` (RFC 6749), the JWKS."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Annotated, Any
+from urllib.parse import unquote_plus
+
+import msgspec
+from litestar import Controller, Request, Response, get, post
+from litestar.params import HeaderParameter, JSONBody, URLEncodedBody
+
+from pixcore.errors import AuthenticationError, PermissionDenied, PixError
+from pixcore.usecases import issue_token
+from pixweb.api.deps import services_of
+from pixweb.errors import status_of
+from pixweb.security.certificates import read_certificate_header
+
+__all__ = ["AuthController"]
+
+CertHeader = Annotated[
+    str | None,
+    HeaderParameter(
+        name="X-SSL-Client-Cert",
+        required=False,
+        description="The client's PEM X.509 certificate, URL-encoded. Required.",
+    ),
+]
+
+
+class TokenRequest(msgspec.Struct, rename="camel"):
+    client_id: str
+    client_secret: str
+
+
+class TokenResponse(msgspec.Struct):
+    access_token: str
+    token_type: str
+    expires_in: int
+
+
+class OAuthTokenForm(msgspec.Struct):
+    grant_type: str
+    client_id: str | None = None
+    client_secret: str | None = None
+
+
+class OAuthError(msgspec.Struct, rename={"status_code": "statusCode"}):
+    """RFC 6749 §5.2 error, plus the service's ``statusCode`` and ``message``."""
+
+    error: str
+    error_description: str
+    status_code: int
+    message: str
+
+
+async def _issue(
+    request: Request[Any, Any, Any], client_id: str, client_secret: str, cert: str | None
+) -> TokenResponse:
+    services = services_of(request)
+    certificate = read_certificate_header(cert)
+    issued = await issue_token(
+        services.uow,
+        services.hasher,
+        services.tokens,
+        services.clock,
+        client_id=client_id,
+        client_secret=client_secret,
+        certificate=certificate,
+    )
+    return TokenResponse(
+        access_token=issued.access_token, token_type=issued.token_type, expires_in=issued.expires_in
+    )
+
+
+def _oauth_error(status: int, code: str, description: str) -> Response[OAuthError]:
+    headers = {"Cache-Control": "no-store", "Pragma": "no-cache"}
+    if status == 401:
+        headers["WWW-Authenticate"] = 'Basic realm="pix"'
+    body = OAuthError(error=code, error_description=description, status_code=status, message=description)
+    return Response(body, status_code=status, headers=headers)
+
+
+def _basic_credentials(header: str | None) -> tuple[str, str] | None:
+    scheme, _, value = (header or "").partition(" ")
+    if scheme.lower() != "basic" or not value:
+        return None
+    try:
+        decoded = base64.b64decode(value.strip(), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    client_id, sep, secret = decoded.partition(":")
+    # RFC 6749 §2.3.1: both halves are form-urlencoded before the Basic encoding
+    return (unquote_plus(client_id), unquote_plus(secret)) if sep else None
+
+
+class AuthController(Controller):
+    tags = ["Authentication"]  # noqa: RUF012 - Litestar reads class attributes
+    opt = {"exclude_from_auth": True}  # noqa: RUF012
+
+    @post(
+        "/api/auth/token",
+        operation_id="createToken",
+        status_code=201,
+        summary="Get an access token",
+        description="Client credentials plus the linked client certificate. Tokens last 1800 s.",
+        security=[],
+    )
+    async def create_token(
+        self,
+        request: Request[Any, Any, Any],
+        data: JSONBody[TokenRequest],
+        x_ssl_client_cert: CertHeader = None,
+    ) -> TokenResponse:
+        return await _issue(request, data.client_id, data.client_secret, x_ssl_client_cert)
+
+    @post(
+        "/oauth/token",
+        operation_id="oauthToken",
+        status_code=200,
+        summary="Get an access token (RFC 6749 client_credentials)",
+        description="Form body; client authentication in the body or by HTTP Basic. Same certificate rules.",
+        security=[],
+    )
+    async def oauth_token(
+        self,
+        request: Request[Any, Any, Any],
+        data: URLEncodedBody[OAuthTokenForm],
+        x_ssl_client_cert: CertHeader = None,
+    ) -> Response[Any]:
+        if data.grant_type != "client_credentials":
+            return _oauth_error(
+                400, "unsupported_grant_type", "Only the client_credentials grant is supported."
+            )
+        basic = _basic_credentials(request.headers.get("authorization"))
+        in_body = (data.client_id, data.client_secret)
+        if basic and any(in_body):
+            return _oauth_error(400, "invalid_request", "Use one client authentication method, not two.")
+        client_id, client_secret = basic or in_body
+        if not client_id or client_secret is None:
+            return _oauth_error(401, "invalid_client", "Client authentication is required.")
+        try:
+            token = await _issue(request, client_id, client_secret, x_ssl_client_cert)
+        except PixError as exc:
+            status = status_of(exc)
+            code = {401: "invalid_client", 403: "unauthorized_client"}.get(status, "invalid_request")
+            if isinstance(exc, AuthenticationError | PermissionDenied) or status == 400:
+                return _oauth_error(status, code, exc.message)
+            raise
+        return Response(token, status_code=200, headers={"Cache-Control": "no-store", "Pragma": "no-cache"})
+
+    @get(
+        "/.well-known/jwks.json",
+        operation_id="getJwks",
+        summary="The public keys that sign access tokens",
+        security=[],
+    )
+    async def jwks(self, request: Request[Any, Any, Any]) -> dict[str, Any]:
+        return services_of(request).tokens.jwks()

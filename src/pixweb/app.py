@@ -1,0 +1,77 @@
+"""The Litestar application, built by :func:`create_app` in small named steps."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from litestar import Litestar
+from litestar.config.app import AppConfig
+from litestar.middleware.base import DefineMiddleware
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import ScalarRenderPlugin
+from litestar.openapi.spec import Components, SecurityScheme
+
+from pixcore.clock import Clock
+from pixweb.api.auth import AuthController
+from pixweb.api.balance import BalanceController
+from pixweb.auth import BearerAuthMiddleware
+from pixweb.errors import exception_handlers
+from pixweb.runtime import database_ready
+from pixweb.services import Services
+from pixweb.settings import Settings, get_settings
+from pixweb.wire import PixResponse
+
+__all__ = ["create_app"]
+
+PUBLIC_PATHS = ["^/schema", "^/.well-known/"]
+MAX_BODY = 1_048_576  # bytes; the largest legitimate body (a cash-in with QR data) is far smaller
+
+
+def _openapi() -> OpenAPIConfig:
+    return OpenAPIConfig(
+        title="PIX account service",
+        version="0.1.0",
+        description="Instant-payment (PIX) account API and sandbox.",
+        path="/schema",
+        render_plugins=[ScalarRenderPlugin()],
+        components=Components(
+            security_schemes={
+                "BearerToken": SecurityScheme(type="http", scheme="bearer", bearer_format="JWT"),
+            }
+        ),
+        security=[{"BearerToken": []}],
+        use_handler_docstrings=True,
+    )
+
+
+def _lifespan(settings: Settings, clock: Clock | None) -> object:
+    @asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        async with database_ready(settings):
+            app.state.services = Services.build(settings, clock)
+            yield
+
+    return lifespan
+
+
+def _logging(settings: Settings) -> None:
+    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+def create_app(settings: Settings | None = None, *, clock: Clock | None = None) -> Litestar:
+    """The API. ``clock`` replaces the service clock (tests move time with it)."""
+    settings = settings or get_settings()
+    _logging(settings)
+    config = AppConfig(
+        route_handlers=[AuthController, BalanceController],
+        lifespan=[_lifespan(settings, clock)],  # type: ignore[list-item]
+        middleware=[DefineMiddleware(BearerAuthMiddleware, exclude=PUBLIC_PATHS)],
+        exception_handlers=exception_handlers,
+        response_class=PixResponse,
+        openapi_config=_openapi(),
+        request_max_body_size=MAX_BODY,
+        debug=False,
+    )
+    return Litestar.from_config(config)

@@ -1,0 +1,43 @@
+"""The bearer-token gate in front of every route but the token endpoints.
+
+A request passes with ``Authorization: Bearer <token>`` whose token verifies
+(:meth:`JwtIssuer.verify`). If the request also carries ``X-SSL-Client-Cert``,
+that certificate must be the one the token is bound to; with
+``PIX_REQUIRE_CLIENT_CERT`` on, the header is mandatory.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar.connection import ASGIConnection
+from litestar.middleware.authentication import AbstractAuthenticationMiddleware, AuthenticationResult
+
+from pixcore.errors import InvalidToken, MalformedCertificate
+from pixweb.security.certificates import fingerprint_to_x5t, read_certificate_header
+from pixweb.security.tokens import Principal
+from pixweb.services import Services
+
+__all__ = ["BearerAuthMiddleware", "Principal"]
+
+CERT_HEADER = "x-ssl-client-cert"
+
+
+class BearerAuthMiddleware(AbstractAuthenticationMiddleware):
+    async def authenticate_request(
+        self, connection: ASGIConnection[Any, Any, Any, Any]
+    ) -> AuthenticationResult:
+        services: Services = connection.app.state.services
+        scheme, _, token = connection.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise InvalidToken("A bearer token is required (Authorization: Bearer <token>).")
+        principal = services.tokens.verify(token.strip())
+        cert_header = connection.headers.get(CERT_HEADER)
+        if cert_header is not None or services.settings.require_client_cert:
+            try:
+                certificate = read_certificate_header(cert_header)
+            except MalformedCertificate:
+                raise InvalidToken("The client certificate does not match the token.") from None
+            if fingerprint_to_x5t(certificate.fingerprint) != principal.fingerprint:
+                raise InvalidToken("The client certificate does not match the token.")
+        return AuthenticationResult(user=principal, auth=token)

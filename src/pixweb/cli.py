@@ -1,0 +1,202 @@
+"""``pixweb``: serve the API, and the operator's commands (decisions §12).
+
+Admin commands print JSON on stdout; errors go to stderr as JSON with a
+non-zero exit status. They act on the database the service uses: the
+``PIX_DATABASE_URL`` server, or the embedded one under the data folder (shared
+with a running ``pixweb serve``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from pixcore.errors import PixError
+from pixcore.usecases import link_certificate, open_account
+from pixweb.persistence.database import resolve_database_url, stop_embedded
+from pixweb.persistence.uow import PostgresUnitOfWork
+from pixweb.runtime import database_ready
+from pixweb.security.certificates import create_self_signed, read_pem, write_private
+from pixweb.security.secrets import Argon2Hasher
+from pixweb.settings import Settings, get_settings
+
+__all__ = ["main"]
+
+
+def _fail(kind: str, message: str, code: int = 2) -> NoReturn:
+    click.echo(json.dumps({"error": kind, "message": message}), err=True)
+    sys.exit(code)
+
+
+def _settings() -> Settings:
+    try:
+        return get_settings()
+    except ValueError as exc:
+        _fail("InvalidSetting", str(exc))
+
+
+def _run_admin(action: Callable[[Settings], Awaitable[dict[str, Any]]]) -> None:
+    settings = _settings()
+
+    async def run() -> dict[str, Any]:
+        async with database_ready(settings, pool_size=2):
+            return await action(settings)
+
+    try:
+        result = asyncio.run(run())
+    except PixError as exc:
+        _fail(type(exc).__name__, exc.message)
+    finally:
+        stop_embedded()
+    click.echo(json.dumps(result, indent=2))
+
+
+@click.group()
+def main() -> None:
+    """PIX account service: the API server and the operator's commands."""
+
+
+@main.command()
+@click.option(
+    "--demo/--no-demo", default=True, show_default=True, help="Create and explain the demo account."
+)
+def serve(*, demo: bool) -> None:
+    """Serve the API (embedded PostgreSQL unless PIX_DATABASE_URL is set)."""
+    import uvicorn
+
+    from pixweb.app import create_app
+    from pixweb.demo import ensure_demo, instructions
+
+    settings = _settings()
+    try:
+        settings = replace(settings, database_url=resolve_database_url(settings))
+        if demo:
+
+            async def prepare() -> str:
+                async with database_ready(settings, pool_size=2):
+                    account, created = await ensure_demo(settings, PostgresUnitOfWork, Argon2Hasher())
+                state = "created" if created else "reused"
+                return f"[{state}] " + instructions(account, f"http://{settings.host}:{settings.port}")
+
+            click.echo(asyncio.run(prepare()), err=False)
+        uvicorn.run(
+            create_app(settings),
+            host=settings.host,
+            port=settings.port,
+            log_level=settings.log_level.lower(),
+            timeout_graceful_shutdown=10,
+        )
+    finally:
+        stop_embedded()
+
+
+@main.command()
+def migrate() -> None:
+    """Apply the database migrations and exit."""
+
+    async def action(_: Settings) -> dict[str, Any]:
+        return {"migrated": True}
+
+    _run_admin(action)
+
+
+@main.group()
+def admin() -> None:
+    """Operator commands (JSON on stdout)."""
+
+
+@admin.group()
+def account() -> None:
+    """Accounts."""
+
+
+@account.command("create")
+@click.option("--name", required=True, help="Holder's name.")
+@click.option("--document", required=True, help="Holder's CPF (11 digits) or CNPJ (14 characters).")
+@click.option(
+    "--key", "keys", multiple=True, help="A PIX key for the account (repeatable). None: a random key."
+)
+@click.option("--city", default=None, help="Holder's city (default: PIX_CITY).")
+def account_create(name: str, document: str, keys: tuple[str, ...], city: str | None) -> None:
+    """Open an account; prints its client id and (once only) its client secret."""
+
+    async def action(settings: Settings) -> dict[str, Any]:
+        opened = await open_account(
+            PostgresUnitOfWork,
+            Argon2Hasher(),
+            ispb=settings.ispb,
+            name=name,
+            document=document,
+            city=city or settings.city,
+            keys=keys,
+        )
+        return {
+            "accountId": opened.account.id,
+            "clientId": opened.client_id,
+            "clientSecret": opened.client_secret,
+            "ispb": opened.account.ispb,
+            "branch": opened.account.branch,
+            "number": opened.account.number,
+            "keys": [key.value for key in opened.keys],
+        }
+
+    _run_admin(action)
+
+
+@admin.group()
+def cert() -> None:
+    """Client certificates."""
+
+
+@cert.command("link")
+@click.option("--account", "account_id", type=int, required=True, help="Account id.")
+@click.option("--cert", "cert_file", type=click.Path(dir_okay=False, path_type=Path), required=True)
+def cert_link(account_id: int, cert_file: Path) -> None:
+    """Link a PEM client certificate to an account."""
+    try:
+        data = cert_file.read_bytes()
+    except OSError as exc:
+        _fail("UnreadableCertificate", f"cannot read {cert_file}: {exc.strerror}")
+    try:
+        info = read_pem(data)
+    except PixError as exc:
+        _fail(type(exc).__name__, f"{cert_file}: {exc.message}")
+
+    async def action(_: Settings) -> dict[str, Any]:
+        linked = await link_certificate(PostgresUnitOfWork, account_id=account_id, certificate=info)
+        return {"fingerprint": linked.fingerprint, "accountId": linked.account_id}
+
+    _run_admin(action)
+
+
+@cert.command("create")
+@click.option("--account", "account_id", type=int, required=True, help="Account id.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option("--days", type=click.IntRange(1, 3650), default=365, show_default=True)
+def cert_create(account_id: int, out_dir: Path, days: int) -> None:
+    """Make a key pair and a self-signed client certificate, and link it."""
+    key_pem, cert_pem, info = create_self_signed(f"pix-client-{account_id}", days=days)
+
+    async def action(_: Settings) -> dict[str, Any]:
+        linked = await link_certificate(PostgresUnitOfWork, account_id=account_id, certificate=info)
+        # written only once the link succeeded: a failure leaves no stray files
+        try:
+            write_private(out_dir / "client-key.pem", key_pem)
+            (out_dir / "client-cert.pem").write_bytes(cert_pem)
+        except OSError as exc:
+            _fail("UnwritableOutput", f"cannot write to {out_dir}: {exc.strerror}")
+        return {
+            "fingerprint": linked.fingerprint,
+            "accountId": account_id,
+            "cert": str(out_dir / "client-cert.pem"),
+            "key": str(out_dir / "client-key.pem"),
+        }
+
+    _run_admin(action)

@@ -1,0 +1,104 @@
+"""The demo account that ``make run`` creates once and explains.
+
+Its client credentials, certificate and key live in ``<data dir>/demo/``; a
+later start finds them there and reuses the account.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+from pixcore.errors import DuplicatePixKey
+from pixcore.ports import SecretHasher, UnitOfWorkFactory
+from pixcore.usecases import link_certificate, open_account
+from pixweb.security.certificates import create_self_signed, write_private
+from pixweb.settings import Settings
+
+__all__ = ["Demo", "ensure_demo", "instructions"]
+
+DEMO_NAME = "Demo Account"
+DEMO_DOCUMENT = "12345678909"
+DEMO_KEYS = (DEMO_DOCUMENT, "demo@pix.example")
+
+
+@dataclass(frozen=True, slots=True)
+class Demo:
+    account_id: int
+    client_id: str
+    client_secret: str
+    keys: list[str]
+    cert_pem: str
+
+
+def _folder(settings: Settings) -> Path:
+    return settings.data_dir / "demo"
+
+
+async def _load(settings: Settings, uow: UnitOfWorkFactory) -> Demo | None:
+    folder = _folder(settings)
+    try:
+        saved = json.loads((folder / "client.json").read_text())
+        cert_pem = (folder / "client-cert.pem").read_text()
+    except (OSError, ValueError):
+        return None
+    async with uow() as tx:
+        credential = await tx.credentials.get(saved["clientId"])
+    if credential is None or credential.account_id != saved["accountId"]:
+        return None  # the database was replaced: make a new demo
+    return Demo(saved["accountId"], saved["clientId"], saved["clientSecret"], saved["keys"], cert_pem)
+
+
+async def ensure_demo(settings: Settings, uow: UnitOfWorkFactory, hasher: SecretHasher) -> tuple[Demo, bool]:
+    """The demo account, created on first use. Returns it and whether it is new."""
+    existing = await _load(settings, uow)
+    if existing:
+        return existing, False
+    common = {"ispb": settings.ispb, "name": DEMO_NAME, "document": DEMO_DOCUMENT, "city": settings.city}
+    try:
+        opened = await open_account(uow, hasher, keys=DEMO_KEYS, **common)
+    except DuplicatePixKey:  # a shared database already has a demo's keys: take a random key
+        opened = await open_account(uow, hasher, keys=(), **common)
+    key_pem, cert_pem, info = create_self_signed(f"demo-account-{opened.account.id}")
+    await link_certificate(uow, account_id=opened.account.id, certificate=info)
+    folder = _folder(settings)
+    write_private(folder / "client-key.pem", key_pem)
+    write_private(folder / "client-cert.pem", cert_pem)
+    demo = Demo(
+        opened.account.id,
+        opened.client_id,
+        opened.client_secret,
+        [k.value for k in opened.keys],
+        cert_pem.decode(),
+    )
+    saved = {"accountId": demo.account_id, "clientId": demo.client_id, "clientSecret": demo.client_secret}
+    write_private(folder / "client.json", json.dumps(saved | {"keys": demo.keys}, indent=2).encode())
+    return demo, True
+
+
+def instructions(demo: Demo, base_url: str) -> str:
+    """The exact commands that get a token and read the demo balance."""
+    body = json.dumps({"clientId": demo.client_id, "clientSecret": demo.client_secret})
+    cert = quote(demo.cert_pem, safe="")
+    token_cmd = (
+        f"curl -s -X POST {base_url}/api/auth/token -H 'Content-Type: application/json' "
+        f"-H 'X-SSL-Client-Cert: {cert}' -d {shlex.quote(body)}"
+    )
+    extract = "python3 -c 'import json,sys; print(json.load(sys.stdin)[\"access_token\"])'"
+    return "\n".join(
+        [
+            f"Demo account {demo.account_id}, PIX keys: {', '.join(demo.keys)}",
+            "",
+            "Get a token:",
+            f"  TOKEN=$({token_cmd} | {extract})",
+            "",
+            "Read the balance:",
+            f'  curl -s {base_url}/accounts/balances -H "Authorization: Bearer $TOKEN"',
+            f'  curl -s {base_url}/balance -H "Authorization: Bearer $TOKEN"',
+            "",
+            f"API reference: {base_url}/schema",
+        ]
+    )

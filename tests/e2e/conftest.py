@@ -1,0 +1,53 @@
+"""The HTTP API, end to end: the real Litestar app (lifespan, middleware, error
+mapping) over an HTTP client, on the run's PostgreSQL database.
+
+The client is httpx over the ASGI interface, in the test's own event loop, so
+that the app shares the run's connection pool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from pixcore.clock import SystemClock
+from pixweb.app import create_app
+from pixweb.settings import Settings
+
+
+@dataclass
+class Api:
+    client: httpx.AsyncClient
+    clock: SystemClock
+    settings: Settings
+
+
+@pytest.fixture
+async def api(migrated_database: str, tmp_path: Path) -> AsyncIterator[Api]:
+    clock = SystemClock()
+    settings = Settings(database_url=migrated_database, data_dir=tmp_path)
+    app = create_app(settings, clock=clock)
+    started, stop = asyncio.Event(), asyncio.Event()
+
+    async def run_lifespan() -> None:
+        # Litestar's lifespan holds an anyio task group: enter and leave it in one task.
+        async with app.lifespan():
+            started.set()
+            await stop.wait()
+
+    task = asyncio.create_task(run_lifespan())
+    await asyncio.wait({task, asyncio.create_task(started.wait())}, return_when=asyncio.FIRST_COMPLETED)
+    if task.done():
+        task.result()  # start-up failed: raise its error here
+    try:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as client:
+            yield Api(client=client, clock=clock, settings=settings)
+    finally:
+        stop.set()
+        await task

@@ -1,0 +1,61 @@
+"""Helpers for tests that need accounts, certificates and tokens."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from datetime import datetime
+from urllib.parse import quote
+
+from pixcore.accounts import OpenedAccount
+from pixcore.documents import cpf_check_digits
+from pixcore.usecases import link_certificate, open_account
+from pixweb.persistence.uow import PostgresUnitOfWork
+from pixweb.security.certificates import create_self_signed
+from pixweb.security.secrets import Argon2Hasher
+
+HASHER = Argon2Hasher()
+
+
+def random_cpf(rng: random.Random | None = None) -> str:
+    rng = rng or random.Random()  # noqa: S311 - test data, not secrets
+    while True:
+        base = "".join(rng.choice("0123456789") for _ in range(9))
+        if len(set(base)) > 1:
+            return base + cpf_check_digits(base)
+
+
+@dataclass(frozen=True)
+class Client:
+    """An account as its API client sees it: credentials, certificate, header value."""
+
+    opened: OpenedAccount
+    cert_pem: bytes
+    fingerprint: str
+
+    @property
+    def account_id(self) -> int:
+        return self.opened.account.id
+
+    @property
+    def cert_header(self) -> str:
+        return quote(self.cert_pem.decode(), safe="")
+
+    @property
+    def credentials(self) -> dict[str, str]:
+        return {"clientId": self.opened.client_id, "clientSecret": self.opened.client_secret}
+
+
+def certificate_header(pem: bytes) -> str:
+    return quote(pem.decode(), safe="")
+
+
+async def new_client(*, link: bool = True, cert_now: datetime | None = None, days: int = 365) -> Client:
+    """Open an account with a random CPF and a random key, and (by default) link a new certificate."""
+    opened = await open_account(
+        PostgresUnitOfWork, HASHER, ispb="99999999", name="Test Holder", document=random_cpf(), city="RECIFE"
+    )
+    _, cert_pem, info = create_self_signed(f"test-{opened.account.id}", now=cert_now, days=days)
+    if link:
+        await link_certificate(PostgresUnitOfWork, account_id=opened.account.id, certificate=info)
+    return Client(opened=opened, cert_pem=cert_pem, fingerprint=info.fingerprint)

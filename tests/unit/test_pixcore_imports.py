@@ -36,7 +36,7 @@ print(json.dumps({"imported": imported, "loaded": loaded}))
 
 
 def test_pixcore_imports_no_framework() -> None:
-    result = subprocess.run(  # noqa: S603 - our own interpreter and script
+    result = subprocess.run(
         [sys.executable, "-c", SCRIPT, json.dumps(FORBIDDEN)],
         capture_output=True,
         text=True,

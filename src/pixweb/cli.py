@@ -11,11 +11,13 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import warnings
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, NoReturn
 
+import asyncpg
 import click
 
 from pixcore.errors import PixError
@@ -30,6 +32,14 @@ from pixweb.settings import Settings, get_settings
 __all__ = ["main"]
 
 
+class CommandFailed(Exception):
+    """A failure to report as ``{error, message}`` on stderr."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind, self.message = kind, message
+
+
 def _fail(kind: str, message: str, code: int = 2) -> NoReturn:
     click.echo(json.dumps({"error": kind, "message": message}), err=True)
     sys.exit(code)
@@ -38,7 +48,7 @@ def _fail(kind: str, message: str, code: int = 2) -> NoReturn:
 def _settings() -> Settings:
     try:
         return get_settings()
-    except ValueError as exc:
+    except (ValueError, PixError) as exc:
         _fail("InvalidSetting", str(exc))
 
 
@@ -53,6 +63,10 @@ def _run_admin(action: Callable[[Settings], Awaitable[dict[str, Any]]]) -> None:
         result = asyncio.run(run())
     except PixError as exc:
         _fail(type(exc).__name__, exc.message)
+    except CommandFailed as exc:
+        _fail(exc.kind, exc.message)
+    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        _fail("DatabaseUnavailable", f"cannot use the database: {exc}")
     finally:
         stop_embedded()
     click.echo(json.dumps(result, indent=2))
@@ -61,6 +75,8 @@ def _run_admin(action: Callable[[Settings], Awaitable[dict[str, Any]]]) -> None:
 @click.group()
 def main() -> None:
     """PIX account service: the API server and the operator's commands."""
+    # The embedded server's runtime-dir fallback is harmless; keep stderr for our JSON.
+    warnings.filterwarnings("ignore", module="platformdirs")
 
 
 @main.command()
@@ -180,26 +196,34 @@ def cert_link(account_id: int, cert_file: Path) -> None:
 
 @cert.command("create")
 @click.option("--account", "account_id", type=int, required=True, help="Account id.")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option(
+    "--out", "out_dir", type=click.Path(path_type=Path), required=True, help="Folder for the files."
+)
 @click.option("--days", type=click.IntRange(1, 3650), default=365, show_default=True)
 def cert_create(account_id: int, out_dir: Path, days: int) -> None:
     """Make a key pair and a self-signed client certificate, and link it."""
     key_pem, cert_pem, info = create_self_signed(f"pix-client-{account_id}", days=days)
     key_file, cert_file = out_dir / "client-key.pem", out_dir / "client-cert.pem"
+    if out_dir.exists() and not out_dir.is_dir():
+        _fail("UnwritableOutput", f"{out_dir} is not a folder")
     if key_file.exists() or cert_file.exists():
         _fail("OutputExists", f"{out_dir} already holds a client certificate; choose another folder")
-    try:  # written before the link, removed if the link fails: no stray files, no unknown links
-        write_private(key_file, key_pem)
-        cert_file.write_bytes(cert_pem)
-    except OSError as exc:
-        _fail("UnwritableOutput", f"cannot write to {out_dir}: {exc.strerror}")
 
     async def action(_: Settings) -> dict[str, Any]:
+        # Files first, then the link; if the link fails the files (and a folder we made) go again.
+        made_folder = not out_dir.exists()  # noqa: ASYNC240 - one-shot CLI, nothing else on this loop
+        try:
+            write_private(key_file, key_pem)
+            cert_file.write_bytes(cert_pem)
+        except OSError as exc:
+            raise CommandFailed("UnwritableOutput", f"cannot write to {out_dir}: {exc.strerror}") from None
         try:
             linked = await link_certificate(PostgresUnitOfWork, account_id=account_id, certificate=info)
         except BaseException:
             key_file.unlink(missing_ok=True)
             cert_file.unlink(missing_ok=True)
+            if made_folder:
+                out_dir.rmdir()  # noqa: ASYNC240
             raise
         return {
             "fingerprint": linked.fingerprint,

@@ -36,6 +36,7 @@ PIXWEB = Path(sys.executable).parent / "pixweb"
 ACCOUNT_KEYS = {"accountId", "clientId", "clientSecret", "ispb", "branch", "number", "keys"}
 TIMEOUT = 120.0
 NO_SUCH_ACCOUNT = 2_000_000_000
+USAGE_CPF = random_cpf()  # given only to commands that must not run
 
 
 @dataclass(frozen=True)
@@ -351,16 +352,16 @@ async def test_cert_link_of_a_directory_is_a_json_error(cli_env: dict[str, str],
         b"",
         b"hello, this is not a certificate\n",
         b"-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydA==\n-----END CERTIFICATE-----\n",
-        "private-key",
+        None,  # a PEM private key: PEM, but no certificate
     ],
     ids=["empty", "text", "garbage-pem", "private-key-pem"],
 )
 async def test_cert_link_of_something_not_a_certificate_is_a_json_error(
-    cli_env: dict[str, str], tmp_path: Path, content: bytes | str
+    cli_env: dict[str, str], tmp_path: Path, content: bytes | None
 ) -> None:
     account = await _create_account(cli_env)
     cert_file = tmp_path / "not-a-cert.pem"
-    cert_file.write_bytes(create_self_signed("key-only")[0] if content == "private-key" else bytes(content))
+    cert_file.write_bytes(create_self_signed("key-only")[0] if content is None else content)
     args = ("admin", "cert", "link", "--account", str(account["accountId"]), "--cert", str(cert_file))
     error = (await pixweb(cli_env, *args)).error()
     assert error["error"] == "MalformedCertificate"
@@ -391,7 +392,7 @@ async def test_cert_create_for_an_unknown_account_is_a_json_error_and_writes_not
     "args",
     [
         ("admin", "account", "create", "--name", "No Document"),
-        ("admin", "account", "create", "--document", "52998224725"),
+        ("admin", "account", "create", "--document", USAGE_CPF),
         ("admin", "cert", "link", "--account", "1"),
         ("admin", "cert", "link", "--cert", "client-cert.pem"),
         ("admin", "cert", "create", "--out", "certs"),
@@ -417,7 +418,7 @@ async def test_usage_errors_exit_non_zero_with_nothing_on_stdout(
     assert outcome.stderr.strip(), str(outcome)
     assert "Traceback" not in outcome.stderr, str(outcome)
     if "--document" in args:
-        assert await _accounts_with_document(migrated_database, "52998224725") == 0
+        assert await _accounts_with_document(migrated_database, USAGE_CPF) == 0
 
 
 # -- the embedded database ------------------------------------------------------
@@ -456,3 +457,34 @@ async def test_embedded_database_is_shared_between_commands_and_stopped_after(tm
         await asyncio.sleep(0.25)
         left = _processes_mentioning(str(pgdata))
     assert left == [], f"still running after the commands exited: {left}"
+
+
+async def test_cert_create_into_a_file_is_a_json_error(cli_env: dict[str, str], tmp_path: Path) -> None:
+    account = await _create_account(cli_env)
+    not_a_folder = tmp_path / "a-file"
+    not_a_folder.write_text("keep me")
+    args = ("admin", "cert", "create", "--account", str(account["accountId"]), "--out", str(not_a_folder))
+    (await pixweb(cli_env, *args)).error()
+    assert not_a_folder.read_text() == "keep me"
+
+
+async def test_an_invalid_setting_is_a_json_error(cli_env: dict[str, str]) -> None:
+    env = cli_env | {"PIX_ISPB": "not-an-ispb"}
+    args = ("admin", "account", "create", "--name", "Holder", "--document", random_cpf())
+    (await pixweb(env, *args)).error()
+
+
+@pytest.mark.parametrize("command", ["account", "cert"])
+async def test_an_unreachable_database_is_a_json_error_and_leaves_nothing(
+    tmp_path: Path, command: str
+) -> None:
+    env = _base_env(tmp_path) | {"PIX_DATABASE_URL": "postgresql://pix@127.0.0.1:1/pix"}
+    out = tmp_path / "certs"
+    if command == "account":
+        args: tuple[str, ...] = ("admin", "account", "create", "--name", "Holder", "--document", random_cpf())
+    else:
+        args = ("admin", "cert", "create", "--account", "1", "--out", str(out))
+    (await pixweb(env, *args)).error()
+    # a certificate that could not be linked is not left behind
+    assert not (out / "client-key.pem").exists()
+    assert not (out / "client-cert.pem").exists()

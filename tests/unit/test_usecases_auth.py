@@ -1,0 +1,181 @@
+"""issue_token, run on the in-memory fakes: the order of its checks (decisions §10)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+import pytest
+
+from pixcore.accounts import CertificateInfo, OpenedAccount
+from pixcore.clock import ManualClock
+from pixcore.errors import (
+    AuthenticationError,
+    CertificateNotLinked,
+    InvalidCertificate,
+    InvalidCredentials,
+    PermissionDenied,
+)
+from pixcore.testing import (
+    InMemoryStore,
+    IssueCall,
+    PlainHasher,
+    RecordingTokenIssuer,
+)
+from pixcore.usecases import (
+    TOKEN_LIFETIME_SECONDS,
+    issue_token,
+    link_certificate,
+)
+from tests.unit.usecase_helpers import (
+    OTHER_CPF,
+    certificate_for,
+    open_test_account,
+)
+
+# -- issue_token -------------------------------------------------------------
+
+
+@dataclass
+class Scene:
+    """An account with its credential and a linked, currently valid certificate."""
+
+    store: InMemoryStore
+    hasher: PlainHasher
+    issuer: RecordingTokenIssuer
+    clock: ManualClock
+    opened: OpenedAccount
+    certificate: CertificateInfo
+
+    async def issue(
+        self,
+        *,
+        client_id: str | None = None,
+        client_secret: str | None = None,
+        certificate: CertificateInfo | None = None,
+    ) -> str:
+        token = await issue_token(
+            self.store.unit_of_work,
+            self.hasher,
+            self.issuer,
+            self.clock,
+            client_id=self.opened.client_id if client_id is None else client_id,
+            client_secret=self.opened.client_secret if client_secret is None else client_secret,
+            certificate=self.certificate if certificate is None else certificate,
+        )
+        assert token.account_id == self.opened.account.id
+        return token.access_token
+
+
+@pytest.fixture
+async def scene(
+    store: InMemoryStore, hasher: PlainHasher, issuer: RecordingTokenIssuer, clock: ManualClock
+) -> Scene:
+    opened = await open_test_account(store, hasher)
+    certificate = certificate_for(clock)
+    await link_certificate(store.unit_of_work, account_id=opened.account.id, certificate=certificate)
+    return Scene(store, hasher, issuer, clock, opened, certificate)
+
+
+async def test_a_token_is_issued_for_the_account_certificate_and_clock_time(scene: Scene) -> None:
+    scene.clock.advance(90)
+
+    token = await issue_token(
+        scene.store.unit_of_work,
+        scene.hasher,
+        scene.issuer,
+        scene.clock,
+        client_id=scene.opened.client_id,
+        client_secret=scene.opened.client_secret,
+        certificate=scene.certificate,
+    )
+
+    call = IssueCall(scene.opened.account.id, scene.certificate.fingerprint, scene.clock.now())
+    assert scene.issuer.calls == [call]
+    assert token.access_token == f"token:{call.account_id}:{call.fingerprint}:{call.issued_at.isoformat()}"
+    assert token.account_id == scene.opened.account.id
+    assert (token.expires_in, token.token_type) == (TOKEN_LIFETIME_SECONDS, "Bearer")
+
+
+async def test_an_unknown_client_is_refused_and_still_spends_a_hash(scene: Scene) -> None:
+    expired = certificate_for(scene.clock, "stranger", days=-1)  # and unlinked: credentials come first
+    hashes_before = scene.hasher.hash_calls
+
+    with pytest.raises(InvalidCredentials) as caught:
+        await scene.issue(client_id="pix_unknown", certificate=expired)
+
+    assert isinstance(caught.value, AuthenticationError)
+    assert scene.hasher.hash_calls == hashes_before + 1  # no client-id oracle by timing
+    assert scene.issuer.calls == []
+
+
+async def test_a_wrong_secret_is_refused_before_the_certificate_is_looked_at(scene: Scene) -> None:
+    expired = certificate_for(scene.clock, "stranger", days=-1)
+
+    with pytest.raises(InvalidCredentials):
+        await scene.issue(client_secret=scene.opened.client_secret + "x")
+    with pytest.raises(InvalidCredentials):
+        await scene.issue(client_secret="", certificate=expired)
+
+    assert scene.issuer.calls == []
+
+
+async def test_the_secret_of_another_client_is_refused(scene: Scene) -> None:
+    other = await open_test_account(scene.store, scene.hasher, document=OTHER_CPF)
+
+    with pytest.raises(InvalidCredentials):
+        await scene.issue(client_secret=other.client_secret)
+
+
+async def test_an_expired_certificate_is_refused_before_the_link_is_checked(scene: Scene) -> None:
+    unlinked = certificate_for(scene.clock, "unlinked")
+    scene.clock.advance(timedelta(days=366).total_seconds())
+
+    with pytest.raises(InvalidCertificate):
+        await scene.issue()
+    with pytest.raises(InvalidCertificate):
+        await scene.issue(certificate=unlinked)
+
+    assert scene.issuer.calls == []
+
+
+async def test_a_certificate_not_yet_valid_is_refused(scene: Scene) -> None:
+    now = scene.clock.now()
+    future = CertificateInfo(
+        fingerprint=scene.certificate.fingerprint,
+        subject=scene.certificate.subject,
+        not_before=now + timedelta(seconds=1),
+        not_after=now + timedelta(days=30),
+    )
+
+    with pytest.raises(InvalidCertificate):
+        await scene.issue(certificate=future)
+
+
+async def test_the_validity_period_includes_both_ends(scene: Scene) -> None:
+    now = scene.clock.now()
+    exact = CertificateInfo(scene.certificate.fingerprint, scene.certificate.subject, now, now)
+
+    assert await scene.issue(certificate=exact)
+    scene.clock.advance(0.001)
+    with pytest.raises(InvalidCertificate):
+        await scene.issue(certificate=exact)
+
+
+async def test_an_unlinked_certificate_is_not_linked(scene: Scene) -> None:
+    with pytest.raises(CertificateNotLinked) as caught:
+        await scene.issue(certificate=certificate_for(scene.clock, "unlinked"))
+
+    assert isinstance(caught.value, PermissionDenied)
+    assert scene.issuer.calls == []
+
+
+async def test_a_certificate_of_another_account_is_not_linked(scene: Scene) -> None:
+    other = await open_test_account(scene.store, scene.hasher, document=OTHER_CPF)
+    theirs = certificate_for(scene.clock, "theirs")
+    await link_certificate(scene.store.unit_of_work, account_id=other.account.id, certificate=theirs)
+
+    with pytest.raises(CertificateNotLinked):
+        await scene.issue(certificate=theirs)
+
+    assert scene.issuer.calls == []

@@ -1,0 +1,114 @@
+"""The README's tour runs as written, against a real server on a real port."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import socket
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PIXWEB = Path(sys.executable).parent / "pixweb"
+
+
+def tour_script(port: int) -> str:
+    readme = (ROOT / "README.md").read_text()
+    tour = readme[readme.index("## A five-minute tour") : readme.index("## Layout")]
+    blocks = re.findall(r"```sh\n(.*?)```", tour, flags=re.S)
+    assert len(blocks) >= 4, "the tour lost its shell blocks"
+    script = "\n".join(blocks)
+    assert "BASE=http://127.0.0.1:8000" in script
+    return "set -euo pipefail\n" + script.replace(
+        "BASE=http://127.0.0.1:8000", f"BASE=http://127.0.0.1:{port}"
+    )
+
+
+def _json_values(text: str) -> list[dict[str, Any]]:
+    """Every JSON object the tour printed, in order (some are printed without a newline)."""
+    decoder, values, index = json.JSONDecoder(), [], 0
+    while (index := text.find("{", index)) != -1:
+        value, index = decoder.raw_decode(text, index)
+        values.append(value)
+    return values
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.fixture
+async def server(migrated_database: str, tmp_path: Path) -> AsyncIterator[tuple[int, dict[str, str]]]:
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIX_")}
+    env |= {
+        "PIX_DATABASE_URL": migrated_database,
+        "PIX_DATA_DIR": str(tmp_path / "data"),
+        "PIX_PORT": str(port),
+    }
+    process = await asyncio.create_subprocess_exec(
+        str(PIXWEB),
+        "serve",
+        "--no-demo",
+        env=env,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        async with httpx.AsyncClient() as http:
+            for _ in range(300):
+                if process.returncode is not None:
+                    raise AssertionError("pixweb serve exited early")
+                try:
+                    if (await http.get(f"http://127.0.0.1:{port}/.well-known/jwks.json")).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    await asyncio.sleep(0.1)
+            else:
+                raise AssertionError("pixweb serve did not answer")
+        yield port, env
+    finally:
+        process.terminate()
+        await process.wait()
+
+
+async def test_the_readme_tour_runs_as_written(server: tuple[int, dict[str, str]], tmp_path: Path) -> None:
+    port, env = server
+    workdir = tmp_path / "tour"
+    workdir.mkdir()
+    (workdir / ".venv").symlink_to(ROOT / ".venv")
+    process = await asyncio.create_subprocess_exec(
+        "bash",
+        "-c",
+        tour_script(port),
+        cwd=workdir,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), timeout=120)
+    assert process.returncode == 0, err.decode()
+    account, certificate, token, central, standard, refused = _json_values(out.decode())
+    assert set(account) == {"accountId", "clientId", "clientSecret", "ispb", "branch", "number", "keys"}
+    assert account["keys"] == ["maria@example.com"]
+    assert (workdir / "maria" / "client-cert.pem").is_file()
+    assert certificate["accountId"] == account["accountId"]
+    assert token["token_type"] == "Bearer"
+    assert token["expires_in"] == 1800
+    assert central["data"][0]["balanceAmount"] == {"available": 0, "blocked": 0, "overdraft": 0}
+    assert set(standard) == {"grossBalance", "blockedBalance", "netBalance", "consultedAt"}
+    assert refused == {
+        "statusCode": 401,
+        "message": "A bearer token is required (Authorization: Bearer <token>).",
+        "error": "Unauthorized",
+    }

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,10 +28,9 @@ class Api:
     settings: Settings
 
 
-@pytest.fixture
-async def api(migrated_database: str, tmp_path: Path) -> AsyncIterator[Api]:
-    clock = SystemClock()
-    settings = Settings(database_url=migrated_database, data_dir=tmp_path)
+@asynccontextmanager
+async def running_api(settings: Settings, clock: SystemClock) -> AsyncIterator[Api]:
+    """The app with its lifespan running, and an HTTP client on it."""
     app = create_app(settings, clock=clock)
     started, stop = asyncio.Event(), asyncio.Event()
 
@@ -51,3 +51,10 @@ async def api(migrated_database: str, tmp_path: Path) -> AsyncIterator[Api]:
     finally:
         stop.set()
         await task
+
+
+@pytest.fixture
+async def api(migrated_database: str, tmp_path: Path) -> AsyncIterator[Api]:
+    settings = Settings(database_url=migrated_database, data_dir=tmp_path)
+    async with running_api(settings, SystemClock()) as running:
+        yield running

@@ -7,7 +7,9 @@ import hashlib
 import hmac
 import json
 import time
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -16,9 +18,10 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from pixcore.clock import SystemClock
 from pixweb.security.certificates import create_self_signed
-from tests.e2e.conftest import Api
-from tests.support import Client, certificate_header, new_client
+from tests.e2e.conftest import Api, running_api
+from tests.support import Client, bearer, certificate_header, new_client
 
 TOKEN = "/api/auth/token"
 
@@ -355,3 +358,20 @@ async def test_oauth_token_errors_are_rfc6749_bodies(api: Api, case: str, status
     assert body["error"] == code
     assert body["error_description"]
     assert body["statusCode"] == status
+
+
+async def test_with_the_setting_on_every_bearer_request_must_carry_the_certificate(
+    api: Api, tmp_path: Path
+) -> None:
+    client = await new_client()
+    strict = replace(api.settings, require_client_cert=True, data_dir=tmp_path / "strict")
+    async with running_api(strict, SystemClock()) as strict_api:
+        auth = await bearer(strict_api.client, client)
+        refused = await strict_api.client.get("/balance", headers=auth)
+        _assert_error(refused, 401, "Unauthorized")
+        accepted = await strict_api.client.get(
+            "/balance", headers=auth | {"X-SSL-Client-Cert": client.cert_header}
+        )
+        assert accepted.status_code == 200
+    # Without the setting, the header stays optional.
+    assert (await api.client.get("/balance", headers=await bearer(api.client, client))).status_code == 200

@@ -63,11 +63,12 @@ class Served:
         self.port = port
         self.log = clone / f"run-{port}.log"
         self.started = time.monotonic()
+        self._output = self.log.open("wb")
         self.process = subprocess.Popen(
             ["make", "run"],
             cwd=clone,
             env=_clean_env(PIX_PORT=str(port)),
-            stdout=self.log.open("wb"),
+            stdout=self._output,
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
@@ -90,7 +91,10 @@ class Served:
 
     def interrupt(self) -> int:
         os.killpg(self.process.pid, signal.SIGINT)  # what Ctrl-C does to the terminal's process group
-        return self.process.wait(timeout=60)
+        try:
+            return self.process.wait(timeout=60)
+        finally:
+            self._output.close()
 
 
 def test_make_test_passes_in_a_fresh_clone(clone: Path) -> None:
@@ -156,7 +160,9 @@ def test_make_run_serves_the_demo_and_restarts_quickly(clone: Path) -> None:
         assert json.loads(admin.stdout)["accountId"] > 1
     finally:
         code = served.interrupt()
-    assert code in (0, 2, 130), served.log.read_text()[-2000:]
+    # make passes Ctrl-C on by dying of it (-SIGINT); the server itself exits cleanly.
+    assert code in (0, -signal.SIGINT), served.log.read_text()[-2000:]
+    assert "Application shutdown complete" in served.log.read_text()
     pgdata = clone / ".pixdata" / "pg"
     deadline = time.monotonic() + 20
     while _postgres_running_for(pgdata) and time.monotonic() < deadline:

@@ -71,3 +71,24 @@ async def bearer(http: httpx.AsyncClient, client: Client) -> dict[str, str]:
     if response.status_code != 201:
         raise AssertionError(f"token refused: {response.status_code} {response.text}")
     return {"Authorization": f"Bearer {response.json()['access_token']}"}
+
+
+async def fund(http: httpx.AsyncClient, client: Client, auth: dict[str, str], amount: str) -> None:
+    """Credit ``amount`` (a decimal string) to the client's first key, as an outside payer would."""
+    key = client.opened.keys[0].value
+    response = await http.post("/sandbox/payments", json={"pixKey": key, "amount": amount}, headers=auth)
+    if response.status_code != 201:
+        raise AssertionError(f"funding refused: {response.status_code} {response.text}")
+
+
+async def ledger_report(url: str) -> dict[str, object]:
+    """The reconciliation report over the whole database."""
+    import asyncpg
+
+    from pixweb.persistence.ledger_check import check_ledger
+
+    conn = await asyncpg.connect(url)
+    try:
+        return await check_ledger(conn)
+    finally:
+        await conn.close()

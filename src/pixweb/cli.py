@@ -52,7 +52,9 @@ def _settings() -> Settings:
         _fail("InvalidSetting", str(exc))
 
 
-def _run_admin(action: Callable[[Settings], Awaitable[dict[str, Any]]]) -> None:
+def _run_admin(
+    action: Callable[[Settings], Awaitable[dict[str, Any]]], *, echo: bool = True
+) -> dict[str, Any]:
     settings = _settings()
 
     async def run() -> dict[str, Any]:
@@ -69,7 +71,9 @@ def _run_admin(action: Callable[[Settings], Awaitable[dict[str, Any]]]) -> None:
         _fail("DatabaseUnavailable", f"cannot use the database: {exc}")
     finally:
         stop_embedded()
-    click.echo(json.dumps(result, indent=2))
+    if echo:
+        click.echo(json.dumps(result, indent=2))
+    return result
 
 
 @click.group()
@@ -164,6 +168,29 @@ def account_create(name: str, document: str, keys: tuple[str, ...], city: str | 
         }
 
     _run_admin(action)
+
+
+@admin.group()
+def ledger() -> None:
+    """The ledger."""
+
+
+@ledger.command("check")
+def ledger_check() -> None:
+    """Prove balances equal their entries and money is conserved; exit 1 if not."""
+    from pixweb.persistence.engine import DB
+    from pixweb.persistence.ledger_check import check_ledger
+
+    async def action(_: Settings) -> dict[str, Any]:
+        if DB.pool is None:
+            raise RuntimeError("the database is not open")
+        async with DB.pool.acquire() as conn:
+            return await check_ledger(conn)
+
+    report = _run_admin(action, echo=False)
+    click.echo(json.dumps(report, indent=2))
+    if not report["ok"]:
+        sys.exit(1)
 
 
 @admin.group()

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pixcore.clock import Clock, SystemClock
-from pixcore.ports import SecretHasher, UnitOfWorkFactory
+from pixcore.clock import SystemClock
+from pixcore.ports import KeyDirectory, SecretHasher, UnitOfWorkFactory
 from pixweb.persistence.uow import PostgresUnitOfWork
+from pixweb.sandbox.clock import ClockKeeper
+from pixweb.sandbox.directory import SandboxDirectory
 from pixweb.security.secrets import Argon2Hasher
 from pixweb.security.tokens import JwtIssuer, load_or_create_signing_key
 from pixweb.settings import Settings
@@ -17,19 +19,28 @@ __all__ = ["Services"]
 @dataclass(slots=True)
 class Services:
     settings: Settings
-    clock: Clock
+    clock: SystemClock
+    keeper: ClockKeeper
     uow: UnitOfWorkFactory
     hasher: SecretHasher
     tokens: JwtIssuer
+    directory: KeyDirectory
+    sandbox_directory: SandboxDirectory
 
     @classmethod
-    def build(cls, settings: Settings, clock: Clock | None = None) -> Services:
-        clock = clock or SystemClock()
+    def build(cls, settings: Settings, clock: SystemClock | None = None) -> Services:
+        """``clock``: a private clock (tests); without one, the sandbox clock shared through the database."""
+        keeper = ClockKeeper(clock or SystemClock(), shared=clock is None)
         key = load_or_create_signing_key(settings.signing_key_path)
+        directory = SandboxDirectory(settings.institution_name)
+        tokens = JwtIssuer(key, keeper.clock, issuer=settings.token_issuer, audience=settings.token_audience)
         return cls(
             settings=settings,
-            clock=clock,
+            clock=keeper.clock,
+            keeper=keeper,
             uow=PostgresUnitOfWork,
             hasher=Argon2Hasher(),
-            tokens=JwtIssuer(key, clock, issuer=settings.token_issuer, audience=settings.token_audience),
+            tokens=tokens,
+            directory=directory,
+            sandbox_directory=directory,
         )

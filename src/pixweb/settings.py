@@ -99,6 +99,12 @@ class Settings:
     log_level: str = "INFO"
     """``PIX_LOG_LEVEL`` (default ``INFO``)."""
 
+    run_workers: bool = True
+    """``PIX_WORKERS`` (default on): run the settlement loop inside ``pixweb serve``."""
+
+    norm_delay_seconds: int = 2
+    """``PIX_NORM_SETTLEMENT_DELAY`` (default ``2``): seconds before a NORM transfer settles."""
+
     @classmethod
     def from_env(cls) -> Settings:
         host = _str("PIX_HOST", "127.0.0.1")
@@ -122,6 +128,8 @@ class Settings:
             token_audience=_str("PIX_TOKEN_AUDIENCE", "pix-api"),
             signing_key_file=Path(key_file) if key_file else None,
             log_level=_str("PIX_LOG_LEVEL", "INFO").upper(),
+            run_workers=_flag("PIX_WORKERS", default=True),
+            norm_delay_seconds=_int("PIX_NORM_SETTLEMENT_DELAY", 2),
         )
 
     @property

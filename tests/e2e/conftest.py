@@ -55,6 +55,7 @@ async def running_api(settings: Settings, clock: SystemClock) -> AsyncIterator[A
 
 @pytest.fixture
 async def api(migrated_database: str, tmp_path: Path) -> AsyncIterator[Api]:
-    settings = Settings(database_url=migrated_database, data_dir=tmp_path)
+    # Settlement is driven by the tests (settle_due) unless a test starts the loop itself.
+    settings = Settings(database_url=migrated_database, data_dir=tmp_path, run_workers=False)
     async with running_api(settings, SystemClock()) as running:
         yield running

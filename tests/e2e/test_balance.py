@@ -3,27 +3,33 @@
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 
-import asyncpg
 import pytest
 
+from pixcore import ledger
+from pixcore.records import NewTransaction, TransactionStatus, TransactionType
+from pixweb.persistence.uow import PostgresUnitOfWork
 from tests.e2e.conftest import Api
-from tests.support import bearer, new_client
+from tests.support import bearer, ledger_report, new_client
 
 TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
 
 
 async def _set_balance(url: str, account_id: int, available: int, blocked: int) -> None:
-    conn = await asyncpg.connect(url)
-    try:
-        await conn.execute(
-            "UPDATE balances SET available = $2, blocked = $3 WHERE account_id = $1",
-            account_id,
-            available,
-            blocked,
+    """Bring a new account to (available, blocked) through the ledger: a receipt, then a reservation."""
+    now = datetime.now(UTC)
+    async with PostgresUnitOfWork() as tx:
+        transaction_id = await tx.transactions.add(
+            NewTransaction(
+                account_id, TransactionType.PAYMENT, TransactionStatus.CONFIRMED, available + blocked, now
+            )
         )
-    finally:
-        await conn.close()
+        await tx.ledger.post(transaction_id, ledger.receive(account_id, available + blocked), now)
+        if blocked:
+            await tx.ledger.post(transaction_id, ledger.reserve(account_id, blocked), now)
+        await tx.commit()
+    assert (await ledger_report(url))["ok"]
 
 
 async def test_new_account_has_zero_balance_in_both_shapes(api: Api) -> None:

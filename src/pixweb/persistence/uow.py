@@ -24,6 +24,14 @@ from pixcore.accounts import (
 from pixcore.errors import CertificateInUse, DuplicatePixKey
 from pixcore.keys import PixKey, PixKeyType
 from pixweb.persistence.engine import DB
+from pixweb.persistence.money import (
+    PostgresIdempotency,
+    PostgresLedger,
+    PostgresOutbox,
+    PostgresTransactions,
+    PostgresTransfers,
+)
+from pixweb.persistence.repository import Repository
 from pixweb.persistence.tables import (
     AccountRow,
     BalanceRow,
@@ -50,16 +58,7 @@ def _account(row: dict[str, Any]) -> Account:
     )
 
 
-class _Repository:
-    def __init__(self, uow: PostgresUnitOfWork) -> None:
-        self._uow = uow
-
-    @property
-    def _conn(self) -> asyncpg.Connection[Any]:
-        return self._uow.connection
-
-
-class PostgresAccounts(_Repository):
+class PostgresAccounts(Repository):
     async def add(self, new: NewAccount) -> Account:
         # The account number is the id, zero-padded to 8 digits (never cut: lpad truncates).
         row = await self._conn.fetchrow(
@@ -86,7 +85,7 @@ class PostgresAccounts(_Repository):
         return _account(row) if row else None
 
 
-class PostgresBalances(_Repository):
+class PostgresBalances(Repository):
     async def get(self, account_id: int) -> Balance | None:
         row = (
             await BalanceRow.select(BalanceRow.available, BalanceRow.blocked)
@@ -97,7 +96,7 @@ class PostgresBalances(_Repository):
         return Balance(available=row["available"], blocked=row["blocked"]) if row else None
 
 
-class PostgresPixKeys(_Repository):
+class PostgresPixKeys(Repository):
     async def add(self, account_id: int, key: PixKey) -> None:
         try:
             async with self._conn.transaction():  # a savepoint: the outer transaction survives
@@ -126,7 +125,7 @@ class PostgresPixKeys(_Repository):
         return [PixKey(PixKeyType(row["key_type"]), row["key_value"]) for row in rows]
 
 
-class PostgresCredentials(_Repository):
+class PostgresCredentials(Repository):
     async def add(self, credential: ClientCredential) -> None:
         await ClientCredentialRow.insert(
             ClientCredentialRow(
@@ -145,7 +144,7 @@ class PostgresCredentials(_Repository):
         return ClientCredential(row["client_id"], row["account_id"], row["secret_hash"])
 
 
-class PostgresCertificates(_Repository):
+class PostgresCertificates(Repository):
     async def link(self, account_id: int, certificate: CertificateInfo) -> LinkedCertificate:
         row = await self._conn.fetchrow(
             """
@@ -185,6 +184,11 @@ class PostgresUnitOfWork:
         self.keys = PostgresPixKeys(self)
         self.credentials = PostgresCredentials(self)
         self.certificates = PostgresCertificates(self)
+        self.transactions = PostgresTransactions(self)
+        self.ledger = PostgresLedger(self)
+        self.transfers = PostgresTransfers(self)
+        self.idempotency = PostgresIdempotency(self)
+        self.outbox = PostgresOutbox(self)
         self._transaction: PostgresTransaction | None = None
         self._done = False
 

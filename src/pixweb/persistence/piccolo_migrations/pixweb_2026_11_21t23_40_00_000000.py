@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from piccolo.apps.migrations.auto.migration_manager import MigrationManager
 
-from pixweb.persistence.engine import DB
+from pixweb.persistence.sql_migration import sql_migration
 
 ID = "2026-11-21T23:40:00:000000"
 VERSION = "1.38.0"
@@ -66,14 +66,4 @@ CREATE INDEX client_certificates_account_idx ON client_certificates (account_id)
 
 
 async def forwards() -> MigrationManager:
-    manager = MigrationManager(migration_id=ID, app_name="pixweb", description=DESCRIPTION)
-
-    async def run() -> None:
-        # The manager runs inside a transaction on DB: the whole schema lands, or none of it.
-        transaction = DB.current_transaction.get()
-        if transaction is None:
-            raise RuntimeError("migrations run inside a transaction")
-        await transaction.connection.execute(SQL)
-
-    manager.add_raw(run)
-    return manager
+    return sql_migration(ID, DESCRIPTION, SQL)

@@ -1,0 +1,87 @@
+"""Transaction records (what statements list) and stored transfers."""
+
+from __future__ import annotations
+
+import enum
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+from pixcore.accounts import Counterpart
+from pixcore.transfers import Priority, TransferState
+
+__all__ = ["NewTransaction", "NewTransfer", "TransactionStatus", "TransactionType", "Transfer"]
+
+
+class TransactionType(enum.StrEnum):
+    PAYMENT = "PAYMENT"  # Pix in
+    WITHDRAW = "WITHDRAW"  # Pix out
+    REFUND_IN = "REFUND_IN"  # a refund we send
+    REFUND_OUT = "REFUND_OUT"  # a refund we receive
+
+
+class TransactionStatus(enum.StrEnum):
+    PENDING = "PENDING"
+    CONFIRMED = "CONFIRMED"
+    ERROR = "ERROR"
+
+
+@dataclass(frozen=True, slots=True)
+class NewTransaction:
+    account_id: int
+    type: TransactionType
+    status: TransactionStatus
+    amount: int
+    created_at: datetime
+    external_id: str | None = None
+    end_to_end_id: str | None = None
+    pix_key: str | None = None
+    description: str | None = None
+    counterpart: Counterpart | None = None
+    processed_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NewTransfer:
+    transaction_id: int
+    account_id: int
+    idempotency_key: uuid.UUID
+    priority: Priority
+    pix_key: str
+    amount: int
+    end_to_end_id: str
+    creditor_name: str
+    creditor_document: str
+    creditor_ispb: str
+    behavior: str
+    settle_after: datetime
+    deadline: datetime
+    created_at: datetime
+    receiver_account_id: int | None = None
+    creditor_document_given: str | None = None
+    description: str | None = None
+    payment_flow: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Transfer:
+    """A transfer as stored, with its current state."""
+
+    transaction_id: int
+    account_id: int
+    idempotency_key: uuid.UUID
+    state: TransferState
+    priority: Priority
+    pix_key: str
+    amount: int
+    end_to_end_id: str
+    creditor_name: str
+    creditor_document: str
+    creditor_ispb: str
+    behavior: str
+    settle_after: datetime
+    deadline: datetime
+    created_at: datetime
+    receiver_account_id: int | None
+    description: str | None
+    error_code: str | None

@@ -1,0 +1,103 @@
+"""Fakes of the account ports: accounts, balances, PIX keys, credentials, certificates."""
+
+from __future__ import annotations
+
+from pixcore.accounts import (
+    Account,
+    Balance,
+    CertificateInfo,
+    ClientCredential,
+    LinkedCertificate,
+    NewAccount,
+)
+from pixcore.errors import CertificateInUse, DuplicatePixKey
+from pixcore.keys import PixKey
+from pixcore.testing._store import BRANCH, IntegrityError, StoredCertificate, StoredKey, _Repository
+
+__all__ = [
+    "InMemoryAccounts",
+    "InMemoryBalances",
+    "InMemoryCertificates",
+    "InMemoryCredentials",
+    "InMemoryPixKeys",
+]
+
+
+class InMemoryAccounts(_Repository):
+    async def add(self, new: NewAccount) -> Account:
+        store = self._uow.store
+        account_id = store._next_account_id()
+        account = Account(
+            id=account_id,
+            ispb=new.ispb,
+            branch=BRANCH,
+            number=f"{account_id:08d}",
+            name=new.name,
+            document=new.document,
+            city=new.city,
+            created_at=store.clock.now(),
+        )
+        staged = self._staged
+        staged.accounts[account_id] = account
+        staged.balances[account_id] = Balance(available=0, blocked=0)
+        return account
+
+    async def get(self, account_id: int) -> Account | None:
+        staged = self._staged.accounts.get(account_id)
+        return staged if staged is not None else self._committed.accounts.get(account_id)
+
+
+class InMemoryBalances(_Repository):
+    async def get(self, account_id: int) -> Balance | None:
+        return self._balance(account_id)
+
+
+class InMemoryPixKeys(_Repository):
+    async def add(self, account_id: int, key: PixKey) -> None:
+        staged = self._staged
+        if key.value in staged.keys or key.value in self._committed.keys:
+            raise DuplicatePixKey(f"the key {key.value} is registered already")
+        self._require_account(account_id)
+        staged.keys[key.value] = StoredKey(account_id, key)
+
+    async def owner_of(self, key: PixKey) -> int | None:
+        stored = self._staged.keys.get(key.value) or self._committed.keys.get(key.value)
+        return stored.account_id if stored is not None else None
+
+    async def list_for(self, account_id: int) -> list[PixKey]:
+        # Committed keys were registered before this unit's own: the PostgreSQL adapter's id order.
+        rows = [*self._committed.keys.values(), *self._staged.keys.values()]
+        return [row.key for row in rows if row.account_id == account_id]
+
+
+class InMemoryCredentials(_Repository):
+    async def add(self, credential: ClientCredential) -> None:
+        staged = self._staged
+        if credential.client_id in staged.credentials or credential.client_id in self._committed.credentials:
+            raise IntegrityError(f"the client id {credential.client_id} exists already")
+        self._require_account(credential.account_id)
+        staged.credentials[credential.client_id] = credential
+
+    async def get(self, client_id: str) -> ClientCredential | None:
+        staged = self._staged.credentials.get(client_id)
+        return staged if staged is not None else self._committed.credentials.get(client_id)
+
+
+class InMemoryCertificates(_Repository):
+    async def link(self, account_id: int, certificate: CertificateInfo) -> LinkedCertificate:
+        existing = await self._stored(certificate.fingerprint)
+        if existing is not None:
+            if existing.account_id != account_id:
+                raise CertificateInUse()
+        else:
+            self._require_account(account_id)
+            self._staged.certificates[certificate.fingerprint] = StoredCertificate(account_id, certificate)
+        return LinkedCertificate(fingerprint=certificate.fingerprint, account_id=account_id)
+
+    async def get(self, fingerprint: str) -> LinkedCertificate | None:
+        stored = await self._stored(fingerprint)
+        return LinkedCertificate(fingerprint, stored.account_id) if stored is not None else None
+
+    async def _stored(self, fingerprint: str) -> StoredCertificate | None:
+        staged = self._staged.certificates.get(fingerprint)
+        return staged if staged is not None else self._committed.certificates.get(fingerprint)

@@ -1,0 +1,51 @@
+"""Invariants of the ledger, checked over everything a store has committed."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from pixcore.ledger import Bucket
+from pixcore.testing._store import InMemoryStore
+
+__all__ = ["external_total", "ledger_check"]
+
+
+def ledger_check(store: InMemoryStore) -> list[str]:
+    """The ledger's problems, one sentence each; an empty list means it is sound.
+
+    * every account's balance is, bucket by bucket, the sum of its entries;
+    * no entry belongs to an account without a balance;
+    * the entries of every transaction sum to zero;
+    * no balance is negative.
+    """
+    problems: list[str] = []
+    sums: dict[int, dict[Bucket, int]] = defaultdict(lambda: {Bucket.AVAILABLE: 0, Bucket.BLOCKED: 0})
+    per_transaction: dict[int, int] = defaultdict(int)
+    for entry in store.entries:
+        per_transaction[entry.transaction_id] += entry.amount
+        if entry.account_id is not None:
+            sums[entry.account_id][entry.bucket] += entry.amount
+    for account_id, balance in sorted(store.balances.items()):
+        total = sums.get(account_id, {Bucket.AVAILABLE: 0, Bucket.BLOCKED: 0})
+        for bucket, held in ((Bucket.AVAILABLE, balance.available), (Bucket.BLOCKED, balance.blocked)):
+            if held != total[bucket]:
+                problems.append(
+                    f"account {account_id}: {bucket.value} is {held}, its entries sum to {total[bucket]}"
+                )
+            if held < 0:
+                problems.append(f"account {account_id}: {bucket.value} is negative ({held})")
+    problems.extend(
+        f"account {account_id} has entries but no balance"
+        for account_id in sorted(sums.keys() - store.balances.keys())
+    )
+    problems.extend(
+        f"transaction {transaction_id}: its entries sum to {total}, not 0"
+        for transaction_id, total in sorted(per_transaction.items())
+        if total
+    )
+    return problems
+
+
+def external_total(store: InMemoryStore) -> int:
+    """The outside world's balance: what it received from the service less what it sent in."""
+    return sum(entry.amount for entry in store.entries if entry.bucket is Bucket.EXTERNAL)

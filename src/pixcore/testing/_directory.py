@@ -1,0 +1,52 @@
+"""A fake of the ``KeyDirectory`` port (the DICT), as the sandbox directory behaves."""
+
+from __future__ import annotations
+
+from pixcore.errors import DuplicatePixKey
+from pixcore.keys import PixKey
+from pixcore.testing._store import InMemoryStore
+from pixcore.transfers import DirectoryEntry
+
+__all__ = ["InMemoryKeyDirectory"]
+
+
+class InMemoryKeyDirectory:
+    """Resolves the keys of the accounts of ``store`` to those accounts, and any key ``add``-ed.
+
+    A key registered (and committed) to an account of the store resolves to that
+    account, with ``account_id`` set and behavior ``settle``: such transfers
+    settle inside the service. Other keys are the outside world, known only once
+    added. The directory is not part of any unit of work: it reads what the
+    store has committed.
+    """
+
+    def __init__(self, store: InMemoryStore | None = None, *, bank_name: str = "") -> None:
+        self.store = store
+        self.bank_name = bank_name
+        self.entries: dict[str, DirectoryEntry] = {}
+        self.lookups: list[PixKey] = []
+
+    def add(self, entry: DirectoryEntry) -> None:
+        """Add an outside key; a key an account or an earlier entry has is ``DuplicatePixKey``."""
+        value = entry.key.value
+        if value in self.entries or (self.store is not None and value in self.store.keys):
+            raise DuplicatePixKey(f"the key {value} is registered already")
+        self.entries[value] = entry
+
+    async def lookup(self, key: PixKey) -> DirectoryEntry | None:
+        self.lookups.append(key)
+        stored = self.store.keys.get(key.value) if self.store is not None else None
+        if self.store is None or stored is None:
+            return self.entries.get(key.value)
+        account = self.store.accounts[stored.account_id]
+        return DirectoryEntry(
+            key=stored.key,
+            ispb=account.ispb,
+            name=account.name,
+            document=account.document,
+            bank_name=self.bank_name,
+            branch=account.branch,
+            account_number=account.number,
+            behavior="settle",
+            account_id=account.id,
+        )

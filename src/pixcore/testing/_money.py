@@ -1,0 +1,147 @@
+"""Fakes of the money ports: transaction records, the ledger, transfers, idempotency keys, the outbox."""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from datetime import datetime
+from typing import Any
+
+from pixcore.accounts import Balance
+from pixcore.errors import InsufficientFunds
+from pixcore.ledger import Posting
+from pixcore.ports import IdempotencyRecord
+from pixcore.records import NewTransaction, NewTransfer, TransactionStatus, Transfer
+from pixcore.testing._store import IntegrityError, OutboxItem, StoredEntry, _Repository
+from pixcore.transfers import TransferState
+
+__all__ = [
+    "InMemoryIdempotency",
+    "InMemoryLedger",
+    "InMemoryOutbox",
+    "InMemoryTransactions",
+    "InMemoryTransfers",
+]
+
+
+class InMemoryTransactions(_Repository):
+    async def add(self, record: NewTransaction) -> int:
+        self._require_account(record.account_id)
+        transaction_id = self._uow.store._next_transaction_id()  # spent even on rollback, like a sequence
+        self._staged.transactions[transaction_id] = record
+        return transaction_id
+
+    async def set_status(self, transaction_id: int, status: TransactionStatus, at: datetime) -> None:
+        record = self._require_transaction(transaction_id)
+        self._staged.transactions[transaction_id] = dataclasses.replace(
+            record, status=status, processed_at=at
+        )
+
+
+class InMemoryLedger(_Repository):
+    async def post(self, transaction_id: int, posting: Posting, at: datetime) -> None:
+        """Apply the posting to the staged balances, or raise ``InsufficientFunds`` and change nothing."""
+        self._require_transaction(transaction_id)
+        after: dict[int, Balance] = {}
+        for account_id, (available, blocked) in posting.deltas().items():
+            balance = self._balance(account_id)
+            if balance is None:
+                raise IntegrityError(f"account {account_id} has no balance")
+            if balance.available + available < 0 or balance.blocked + blocked < 0:
+                raise InsufficientFunds()
+            after[account_id] = Balance(balance.available + available, balance.blocked + blocked)
+        staged = self._staged
+        for account_id, (available, blocked) in posting.deltas().items():
+            staged.balances[account_id] = after[account_id]
+            was_available, was_blocked = staged.balance_changes.get(account_id, (0, 0))
+            staged.balance_changes[account_id] = (was_available + available, was_blocked + blocked)
+        staged.entries.extend(
+            StoredEntry(transaction_id, posting.name, entry.account_id, entry.bucket, entry.amount, at)
+            for entry in posting.entries
+        )
+
+
+class InMemoryTransfers(_Repository):
+    async def add(self, transfer: NewTransfer) -> None:
+        t = transfer
+        self._require_account(t.account_id)
+        self._require_transaction(t.transaction_id)
+        if await self.get(t.transaction_id) is not None:
+            raise IntegrityError(f"transaction {t.transaction_id} has a transfer already")
+        self._staged.transfers[t.transaction_id] = Transfer(
+            transaction_id=t.transaction_id,
+            account_id=t.account_id,
+            idempotency_key=t.idempotency_key,
+            state=TransferState.PENDING,
+            priority=t.priority,
+            pix_key=t.pix_key,
+            amount=t.amount,
+            end_to_end_id=t.end_to_end_id,
+            creditor_name=t.creditor_name,
+            creditor_document=t.creditor_document,
+            creditor_ispb=t.creditor_ispb,
+            behavior=t.behavior,
+            settle_after=t.settle_after,
+            deadline=t.deadline,
+            created_at=t.created_at,
+            receiver_account_id=t.receiver_account_id,
+            description=t.description,
+            error_code=None,
+        )
+
+    async def get(self, transaction_id: int) -> Transfer | None:
+        staged = self._staged.transfers.get(transaction_id)
+        return staged if staged is not None else self._committed.transfers.get(transaction_id)
+
+    async def due(self, now: datetime, limit: int) -> list[int]:
+        """PENDING transfers whose settlement time or deadline has come, in the adapter's order."""
+        visible = {**self._committed.transfers, **self._staged.transfers}
+        due = [
+            t
+            for t in visible.values()
+            if t.state is TransferState.PENDING and (t.settle_after <= now or t.deadline <= now)
+        ]
+        due.sort(key=lambda t: (t.settle_after, t.created_at, t.transaction_id))
+        return [t.transaction_id for t in due[:limit]]
+
+    async def lock_pending(self, transaction_id: int) -> Transfer | None:
+        transfer = await self.get(transaction_id)
+        if transfer is None or transfer.state is not TransferState.PENDING:
+            return None
+        if not self._uow.store._lock_transfer(transaction_id, self._uow):
+            return None  # another open unit of work holds it: skipped, as SKIP LOCKED does
+        return transfer
+
+    async def finish(
+        self, transaction_id: int, state: TransferState, error_code: str | None, at: datetime
+    ) -> None:
+        transfer = await self.get(transaction_id)
+        if transfer is None:
+            raise IntegrityError(f"transaction {transaction_id} has no transfer")
+        staged = self._staged
+        staged.transfers[transaction_id] = dataclasses.replace(transfer, state=state, error_code=error_code)
+        staged.finished_at[transaction_id] = at
+
+
+class InMemoryIdempotency(_Repository):
+    async def find(self, account_id: int, key: uuid.UUID) -> IdempotencyRecord | None:
+        staged = self._staged.idempotency.get((account_id, key))
+        return staged if staged is not None else self._committed.idempotency.get((account_id, key))
+
+    async def claim(
+        self, account_id: int, key: uuid.UUID, request_hash: str, transaction_id: int, at: datetime
+    ) -> bool:
+        if await self.find(account_id, key) is not None:
+            return False
+        self._require_account(account_id)
+        self._require_transaction(transaction_id)
+        staged = self._staged
+        staged.idempotency[(account_id, key)] = IdempotencyRecord(request_hash, transaction_id)
+        staged.claimed_at[(account_id, key)] = at
+        return True
+
+
+class InMemoryOutbox(_Repository):
+    async def add(self, account_id: int, event: dict[str, Any], at: datetime) -> None:
+        self._require_account(account_id)
+        self._staged.outbox.append(OutboxItem(account_id, event, at))

@@ -1,0 +1,258 @@
+"""The data of the fakes: the committed tables of a store and the staged tables of a unit of work."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from pixcore.accounts import Account, Balance, CertificateInfo, ClientCredential
+from pixcore.clock import Clock, SystemClock
+from pixcore.errors import CertificateInUse, DuplicatePixKey, InsufficientFunds
+from pixcore.keys import PixKey
+from pixcore.ledger import Bucket
+from pixcore.ports import IdempotencyRecord
+from pixcore.records import NewTransaction, Transfer
+
+if TYPE_CHECKING:
+    from pixcore.testing._uow import InMemoryUnitOfWork
+
+__all__ = [
+    "BRANCH",
+    "InMemoryStore",
+    "IntegrityError",
+    "OutboxItem",
+    "StoredCertificate",
+    "StoredEntry",
+    "StoredKey",
+]
+
+BRANCH = "0001"
+"""The one branch of the service, as in the PostgreSQL adapter."""
+
+
+class IntegrityError(Exception):
+    """The database would refuse this write, and no domain error names the rule."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredKey:
+    account_id: int
+    key: PixKey
+
+
+@dataclass(frozen=True, slots=True)
+class StoredCertificate:
+    account_id: int
+    info: CertificateInfo
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEntry:
+    """One ledger entry as written: a line of the posting ``posting`` of a transaction."""
+
+    transaction_id: int
+    posting: str
+    account_id: int | None
+    bucket: Bucket
+    amount: int
+    at: datetime
+
+
+class OutboxItem(NamedTuple):
+    """A queued notification: ``(account_id, event, at)``."""
+
+    account_id: int
+    event: dict[str, Any]
+    at: datetime
+
+
+@dataclass
+class _Tables:
+    """One set of rows: the committed state of a store, or the staged changes of a unit of work."""
+
+    accounts: dict[int, Account] = field(default_factory=dict)
+    balances: dict[int, Balance] = field(default_factory=dict)
+    keys: dict[str, StoredKey] = field(default_factory=dict)  # by key value, in registration order
+    credentials: dict[str, ClientCredential] = field(default_factory=dict)
+    certificates: dict[str, StoredCertificate] = field(default_factory=dict)
+    transactions: dict[int, NewTransaction] = field(default_factory=dict)
+    entries: list[StoredEntry] = field(default_factory=list)
+    transfers: dict[int, Transfer] = field(default_factory=dict)
+    finished_at: dict[int, datetime] = field(default_factory=dict)  # by transfer
+    idempotency: dict[tuple[int, uuid.UUID], IdempotencyRecord] = field(default_factory=dict)
+    claimed_at: dict[tuple[int, uuid.UUID], datetime] = field(default_factory=dict)
+    outbox: list[OutboxItem] = field(default_factory=list)
+    # Staged only: the (available, blocked) change each account's postings made in this unit.
+    balance_changes: dict[int, tuple[int, int]] = field(default_factory=dict)
+
+
+class InMemoryStore:
+    """The committed data, in plain dicts and lists that tests may read and seed directly.
+
+    ``clock`` stamps ``created_at`` on new accounts. ``commits`` counts the
+    units of work that committed.
+    """
+
+    def __init__(self, clock: Clock | None = None) -> None:
+        self.clock: Clock = clock or SystemClock()
+        self._tables = _Tables()
+        self.commits = 0
+        self._last_account_id = 0
+        self._last_transaction_id = 0
+        self._transfer_locks: dict[int, InMemoryUnitOfWork] = {}
+
+    @property
+    def accounts(self) -> dict[int, Account]:
+        return self._tables.accounts
+
+    @property
+    def balances(self) -> dict[int, Balance]:
+        return self._tables.balances
+
+    @property
+    def keys(self) -> dict[str, StoredKey]:
+        return self._tables.keys
+
+    @property
+    def credentials(self) -> dict[str, ClientCredential]:
+        return self._tables.credentials
+
+    @property
+    def certificates(self) -> dict[str, StoredCertificate]:
+        return self._tables.certificates
+
+    @property
+    def transactions(self) -> dict[int, NewTransaction]:
+        return self._tables.transactions
+
+    @property
+    def entries(self) -> list[StoredEntry]:
+        return self._tables.entries
+
+    @property
+    def transfers(self) -> dict[int, Transfer]:
+        return self._tables.transfers
+
+    @property
+    def finished_at(self) -> dict[int, datetime]:
+        """When each finished transfer was finished."""
+        return self._tables.finished_at
+
+    @property
+    def idempotency(self) -> dict[tuple[int, uuid.UUID], IdempotencyRecord]:
+        return self._tables.idempotency
+
+    @property
+    def claimed_at(self) -> dict[tuple[int, uuid.UUID], datetime]:
+        """When each idempotency key was claimed."""
+        return self._tables.claimed_at
+
+    @property
+    def outbox(self) -> list[OutboxItem]:
+        return self._tables.outbox
+
+    def unit_of_work(self) -> InMemoryUnitOfWork:
+        """A new unit of work on this store: the ``UnitOfWorkFactory``."""
+        from pixcore.testing._uow import InMemoryUnitOfWork  # the unit of work imports the store
+
+        return InMemoryUnitOfWork(self)
+
+    def _next_account_id(self) -> int:
+        # Like a PostgreSQL sequence: an id is spent even if its transaction rolls back.
+        self._last_account_id += 1
+        return self._last_account_id
+
+    def _next_transaction_id(self) -> int:
+        self._last_transaction_id += 1
+        return self._last_transaction_id
+
+    def _lock_transfer(self, transaction_id: int, uow: InMemoryUnitOfWork) -> bool:
+        """Like ``FOR UPDATE SKIP LOCKED``: False if another open unit of work holds the row."""
+        holder = self._transfer_locks.setdefault(transaction_id, uow)
+        return holder is uow
+
+    def _release_locks(self, uow: InMemoryUnitOfWork) -> None:
+        for transaction_id in [t for t, holder in self._transfer_locks.items() if holder is uow]:
+            del self._transfer_locks[transaction_id]
+
+    def _apply(self, staged: _Tables) -> None:
+        """Check the staged rows against what others committed meanwhile, then make them visible."""
+        committed = self._tables
+        for value in staged.keys:
+            if value in committed.keys:
+                raise DuplicatePixKey(f"the key {value} is registered already")
+        for fingerprint, certificate in staged.certificates.items():
+            linked = committed.certificates.get(fingerprint)
+            if linked is not None and linked.account_id != certificate.account_id:
+                raise CertificateInUse()
+        for client_id in staged.credentials:
+            if client_id in committed.credentials:
+                raise IntegrityError(f"the client id {client_id} exists already")
+        for account_id, key in staged.idempotency:
+            if (account_id, key) in committed.idempotency:
+                raise IntegrityError(f"the idempotency key {key} of account {account_id} is taken")
+        balances = self._balances_after(staged)
+        committed.accounts.update(staged.accounts)
+        committed.balances.update(balances)
+        committed.keys.update(staged.keys)
+        committed.credentials.update(staged.credentials)
+        for fingerprint, certificate in staged.certificates.items():
+            committed.certificates.setdefault(fingerprint, certificate)
+        committed.transactions.update(staged.transactions)
+        committed.entries.extend(staged.entries)
+        committed.transfers.update(staged.transfers)
+        committed.finished_at.update(staged.finished_at)
+        committed.idempotency.update(staged.idempotency)
+        committed.claimed_at.update(staged.claimed_at)
+        committed.outbox.extend(staged.outbox)
+        self.commits += 1
+
+    def _balances_after(self, staged: _Tables) -> dict[int, Balance]:
+        """The staged balances, with the postings re-applied to what is committed now.
+
+        PostgreSQL guards each ``UPDATE`` with ``available + $1 >= 0`` against the
+        latest committed row; a unit that staged its postings on an older view is
+        checked here, and fails with ``InsufficientFunds`` if the money is gone.
+        """
+        balances = dict(staged.balances)
+        for account_id, (available, blocked) in staged.balance_changes.items():
+            base = self._tables.balances.get(account_id)
+            if base is None:  # opened in this unit: its staged balance is the whole truth
+                continue
+            if base.available + available < 0 or base.blocked + blocked < 0:
+                raise InsufficientFunds()
+            balances[account_id] = Balance(base.available + available, base.blocked + blocked)
+        return balances
+
+
+class _Repository:
+    """A repository of a unit of work: it reads the unit's staged rows, then the committed ones."""
+
+    def __init__(self, uow: InMemoryUnitOfWork) -> None:
+        self._uow = uow
+
+    @property
+    def _staged(self) -> _Tables:
+        return self._uow._active_changes()
+
+    @property
+    def _committed(self) -> _Tables:
+        return self._uow.store._tables
+
+    def _require_account(self, account_id: int) -> None:
+        if account_id not in self._staged.accounts and account_id not in self._committed.accounts:
+            raise IntegrityError(f"account {account_id} does not exist")
+
+    def _require_transaction(self, transaction_id: int) -> NewTransaction:
+        record = self._staged.transactions.get(transaction_id) or self._committed.transactions.get(
+            transaction_id
+        )
+        if record is None:
+            raise IntegrityError(f"transaction {transaction_id} does not exist")
+        return record
+
+    def _balance(self, account_id: int) -> Balance | None:
+        staged = self._staged.balances.get(account_id)
+        return staged if staged is not None else self._committed.balances.get(account_id)

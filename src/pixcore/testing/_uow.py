@@ -1,0 +1,87 @@
+"""The fake unit of work: staged changes, visible to others only after ``commit()``."""
+
+from __future__ import annotations
+
+from types import TracebackType
+from typing import Self
+
+from pixcore.testing._accounts import (
+    InMemoryAccounts,
+    InMemoryBalances,
+    InMemoryCertificates,
+    InMemoryCredentials,
+    InMemoryPixKeys,
+)
+from pixcore.testing._money import (
+    InMemoryIdempotency,
+    InMemoryLedger,
+    InMemoryOutbox,
+    InMemoryTransactions,
+    InMemoryTransfers,
+)
+from pixcore.testing._store import InMemoryStore, _Tables
+
+__all__ = ["InMemoryUnitOfWork"]
+
+
+class InMemoryUnitOfWork:
+    """One transaction on an :class:`InMemoryStore`. Leaving the block without ``commit()`` discards it.
+
+    The repositories work only inside the block and until ``commit()`` or
+    ``rollback()``: after either, the unit of work is finished, as a
+    PostgreSQL transaction is, and the transfers it locked are free again.
+    ``committed`` tells whether it committed.
+    """
+
+    def __init__(self, store: InMemoryStore) -> None:
+        self.store = store
+        self.accounts = InMemoryAccounts(self)
+        self.balances = InMemoryBalances(self)
+        self.keys = InMemoryPixKeys(self)
+        self.credentials = InMemoryCredentials(self)
+        self.certificates = InMemoryCertificates(self)
+        self.transactions = InMemoryTransactions(self)
+        self.ledger = InMemoryLedger(self)
+        self.transfers = InMemoryTransfers(self)
+        self.idempotency = InMemoryIdempotency(self)
+        self.outbox = InMemoryOutbox(self)
+        self.committed = False
+        self._entered = False
+        self._open = False
+        self._changes = _Tables()
+
+    async def __aenter__(self) -> Self:
+        if self._entered:
+            raise RuntimeError("a unit of work is entered once")
+        self._entered = self._open = True
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._open:
+            await self.rollback()
+
+    async def commit(self) -> None:
+        changes = self._finish()
+        self.store._apply(changes)  # on a conflict, nothing is applied and the changes are gone
+        self.committed = True
+
+    async def rollback(self) -> None:
+        self._finish()
+
+    def _finish(self) -> _Tables:
+        changes = self._active_changes()
+        self._open = False
+        self._changes = _Tables()
+        self.store._release_locks(self)
+        return changes
+
+    def _active_changes(self) -> _Tables:
+        if not self._open:
+            state = "finished" if self._entered else "not open"
+            raise RuntimeError(f"the unit of work is {state}")
+        return self._changes

@@ -1,0 +1,187 @@
+"""PIX transfers (``POST /dict/pix``): the request's rules and the lifecycle (decisions §5).
+
+The lifecycle is a ``transitions`` state machine: PENDING -> COMPLETED (settled)
+or ERROR (refused by the receiving side, or not settled within ``expiration``).
+Its callbacks do no I/O; use cases persist what it decides.
+"""
+
+from __future__ import annotations
+
+import enum
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import TypeVar
+
+from transitions import Machine, MachineError
+
+from pixcore.documents import parse_document
+from pixcore.errors import InvalidTransition, ValidationError
+from pixcore.identifiers import validate_ispb
+from pixcore.keys import PixKey, parse_pix_key
+from pixcore.money import parse_amount_number, require_positive
+
+__all__ = [
+    "DEFAULT_EXPIRATION",
+    "MAX_EXPIRATION",
+    "DirectoryEntry",
+    "Priority",
+    "SpiError",
+    "TransferLifecycle",
+    "TransferRequest",
+    "TransferState",
+    "parse_idempotency_key",
+]
+
+T = TypeVar("T")
+
+DEFAULT_EXPIRATION = 600
+MAX_EXPIRATION = 10_800
+MAX_DESCRIPTION = 140
+
+
+class TransferState(enum.StrEnum):
+    PENDING = "PENDING"
+    COMPLETED = "COMPLETED"
+    ERROR = "ERROR"
+
+
+class Priority(enum.StrEnum):
+    HIGH = "HIGH"  # instant: settles at once
+    NORM = "NORM"  # the normal queue: settles after a short delay
+
+
+class SpiError(enum.StrEnum):
+    """SPI reason codes carried by a TRANSFER notification with status ERROR."""
+
+    TIMEOUT = "AB03"  # not settled within `expiration`
+    BLOCKED_ACCOUNT = "AC06"  # the receiving side refused it
+    DOCUMENT_MISMATCH = "BE01"
+
+
+@dataclass(frozen=True, slots=True)
+class DirectoryEntry:
+    """What the key directory knows of a key: who owns it and where."""
+
+    key: PixKey
+    ispb: str
+    name: str
+    document: str
+    bank_name: str
+    branch: str
+    account_number: str
+    behavior: str = "settle"  # sandbox only: "settle" or "reject"
+    account_id: int | None = None  # set when an account of this service owns the key
+
+
+def parse_idempotency_key(raw: str | None) -> uuid.UUID:
+    """``x-idempotency-key`` must be a UUID version 4 (decisions §5)."""
+    if not raw:
+        raise ValidationError("The x-idempotency-key header is required (a UUID v4).")
+    try:
+        key = uuid.UUID(raw.strip())
+    except ValueError:
+        raise ValidationError("x-idempotency-key must be a UUID v4.") from None
+    if key.version != 4 or key.variant != uuid.RFC_4122:
+        raise ValidationError("x-idempotency-key must be a UUID v4.")
+    return key
+
+
+@dataclass(frozen=True, slots=True)
+class TransferRequest:
+    """A validated ``POST /dict/pix`` body."""
+
+    pix_key: PixKey
+    amount: int
+    priority: Priority
+    expiration: int
+    creditor_document: str | None = None
+    description: str | None = None
+    ispb_deny: frozenset[str] = frozenset()
+    payment_flow: str | None = None
+
+    @classmethod
+    def parse(
+        cls,
+        *,
+        pix_key: str,
+        amount: int | Decimal | float,
+        currency: str,
+        priority: str | None,
+        expiration: int | None,
+        creditor_document: str | None,
+        description: str | None,
+        ispb_deny: list[str] | None,
+        payment_flow: str | None,
+    ) -> TransferRequest:
+        """Every 400 rule of the request, collected into one ``ValidationError``."""
+        problems: list[str] = []
+        key = _collect(problems, "pixKey", lambda: parse_pix_key(pix_key))
+        cents = _collect(problems, "payment.amount", lambda: require_positive(parse_amount_number(amount)))
+        if currency != "BRL":
+            problems.append("payment.currency: only BRL is accepted")
+        level = _collect(problems, "priority", lambda: Priority(priority or Priority.NORM))
+        seconds = DEFAULT_EXPIRATION if expiration is None else expiration
+        if isinstance(seconds, bool) or not 1 <= seconds <= MAX_EXPIRATION:
+            problems.append(f"expiration: must be 1 to {MAX_EXPIRATION} seconds")
+        document = None
+        if creditor_document is not None:
+            document = _collect(problems, "creditorDocument", lambda: parse_document(creditor_document).value)
+        elif level is Priority.HIGH:
+            problems.append("creditorDocument: required when priority is HIGH")
+        if description is not None and len(description) > MAX_DESCRIPTION:
+            problems.append(f"description: at most {MAX_DESCRIPTION} characters")
+        deny = frozenset(
+            _collect(problems, "ispbDeny", lambda: [validate_ispb(i) for i in ispb_deny or []]) or []
+        )
+        if problems or key is None or cents is None or level is None:
+            raise ValidationError("Invalid transfer: " + "; ".join(problems), details=problems)
+        return cls(key, cents, level, seconds, document, description, deny, payment_flow)
+
+    def settle_after(self, created_at: datetime, norm_delay: timedelta) -> datetime:
+        return created_at if self.priority is Priority.HIGH else created_at + norm_delay
+
+    def deadline(self, created_at: datetime) -> datetime:
+        return created_at + timedelta(seconds=self.expiration)
+
+
+def _collect(problems: list[str], field: str, parse: Callable[[], T]) -> T | None:
+    try:
+        return parse()
+    except (ValidationError, ValueError) as exc:
+        message = exc.message if isinstance(exc, ValidationError) else str(exc)
+        problems.append(f"{field}: {message}")
+        return None
+
+
+class TransferLifecycle:
+    """PENDING -> COMPLETED | ERROR. Triggers: ``complete()``, ``fail()``."""
+
+    state: TransferState
+
+    def __init__(self, state: TransferState = TransferState.PENDING) -> None:
+        self._machine = Machine(
+            model=self,
+            states=TransferState,
+            transitions=[
+                {"trigger": "complete", "source": TransferState.PENDING, "dest": TransferState.COMPLETED},
+                {"trigger": "fail", "source": TransferState.PENDING, "dest": TransferState.ERROR},
+            ],
+            initial=state,
+            auto_transitions=False,
+        )
+
+    def _fire(self, trigger: str) -> TransferState:
+        try:
+            getattr(self, trigger)()
+        except MachineError:
+            raise InvalidTransition(f"a {self.state.value} transfer cannot {trigger}") from None
+        return self.state
+
+    def settle(self) -> TransferState:
+        return self._fire("complete")
+
+    def reject(self) -> TransferState:
+        return self._fire("fail")

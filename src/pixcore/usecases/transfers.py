@@ -1,0 +1,306 @@
+"""Sending PIX: create a transfer (reserve its funds), then settle or fail it (decisions §4, §5).
+
+Each step is one unit of work: the balance change, its ledger entries, the
+transaction record and (on the outcome) the outbox event commit together or
+not at all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from pixcore import ledger
+from pixcore.accounts import Counterpart
+from pixcore.clock import Clock
+from pixcore.errors import (
+    AccountNotFound,
+    CreditorDocumentMismatch,
+    IdempotencyKeyReused,
+    IspbDenied,
+    KeyNotInDirectory,
+    OwnAccountTransfer,
+)
+from pixcore.events import receive_event, transfer_event
+from pixcore.identifiers import new_end_to_end_id
+from pixcore.ports import KeyDirectory, UnitOfWork, UnitOfWorkFactory
+from pixcore.records import NewTransaction, NewTransfer, TransactionStatus, TransactionType, Transfer
+from pixcore.transfers import DirectoryEntry, SpiError, TransferLifecycle, TransferRequest
+
+__all__ = ["CreatedTransfer", "create_transfer", "request_fingerprint", "settle_due", "settle_transfer"]
+
+
+@dataclass(frozen=True, slots=True)
+class CreatedTransfer:
+    transfer: Transfer
+    replayed: bool  # True when an earlier request with the same idempotency key made it
+
+
+def request_fingerprint(request: TransferRequest) -> str:
+    """A digest of what the request asks for, to tell a retry from a different request."""
+    canonical = {
+        "pixKey": request.pix_key.value,
+        "amount": request.amount,
+        "priority": request.priority.value,
+        "expiration": request.expiration,
+        "creditorDocument": request.creditor_document,
+        "description": request.description,
+        "ispbDeny": sorted(request.ispb_deny),
+        "paymentFlow": request.payment_flow,
+    }
+    return hashlib.sha256(json.dumps(canonical, sort_keys=True).encode()).hexdigest()
+
+
+class _KeyTaken(Exception):
+    """The idempotency key was claimed by a concurrent request: replay it."""
+
+
+async def _replay(
+    uow: UnitOfWorkFactory, account_id: int, key: uuid.UUID, fingerprint: str
+) -> CreatedTransfer | None:
+    async with uow() as tx:
+        record = await tx.idempotency.find(account_id, key)
+        if record is None:
+            return None
+        if record.request_hash != fingerprint:
+            raise IdempotencyKeyReused()
+        transfer = await tx.transfers.get(record.transaction_id)
+    if transfer is None:  # the key and its transfer are written together
+        raise RuntimeError("an idempotency key points at no transfer")
+    return CreatedTransfer(transfer, replayed=True)
+
+
+async def create_transfer(
+    uow: UnitOfWorkFactory,
+    directory: KeyDirectory,
+    clock: Clock,
+    *,
+    account_id: int,
+    idempotency_key: uuid.UUID,
+    request: TransferRequest,
+    ispb: str,
+    norm_delay: timedelta,
+) -> CreatedTransfer:
+    """Reserve the amount (available -> blocked) and queue the transfer for settlement.
+
+    The same key with the same request returns the first transfer and moves
+    nothing; with another request it is ``IdempotencyKeyReused``.
+    """
+    fingerprint = request_fingerprint(request)
+    replay = await _replay(uow, account_id, idempotency_key, fingerprint)
+    if replay:
+        return replay
+    entry = await directory.lookup(request.pix_key)
+    if entry is None:
+        raise KeyNotInDirectory()
+    if entry.ispb in request.ispb_deny:
+        raise IspbDenied(f"The key belongs to ISPB {entry.ispb}, which is in ispbDeny.")
+    if request.creditor_document is not None and request.creditor_document != entry.document:
+        raise CreditorDocumentMismatch()
+    if entry.account_id == account_id:
+        raise OwnAccountTransfer()
+    now = clock.now()
+    try:
+        async with uow() as tx:
+            transfer = await _reserve(
+                tx,
+                account_id=account_id,
+                key=idempotency_key,
+                fingerprint=fingerprint,
+                request=request,
+                entry=entry,
+                ispb=ispb,
+                now=now,
+                norm_delay=norm_delay,
+            )
+            await tx.commit()
+    except _KeyTaken:
+        replay = await _replay(uow, account_id, idempotency_key, fingerprint)
+        if replay is None:  # the other claimant rolled back: ours is the first that counts
+            return await create_transfer(
+                uow,
+                directory,
+                clock,
+                account_id=account_id,
+                idempotency_key=idempotency_key,
+                request=request,
+                ispb=ispb,
+                norm_delay=norm_delay,
+            )
+        return replay
+    return CreatedTransfer(transfer, replayed=False)
+
+
+async def _reserve(
+    tx: UnitOfWork,
+    *,
+    account_id: int,
+    key: uuid.UUID,
+    fingerprint: str,
+    request: TransferRequest,
+    entry: DirectoryEntry,
+    ispb: str,
+    now: datetime,
+    norm_delay: timedelta,
+) -> Transfer:
+    e2e = new_end_to_end_id(ispb, now)
+    counterpart = Counterpart(
+        entry.name, entry.document, entry.ispb, entry.bank_name, entry.branch, entry.account_number
+    )
+    transaction_id = await tx.transactions.add(
+        NewTransaction(
+            account_id=account_id,
+            type=TransactionType.WITHDRAW,
+            status=TransactionStatus.PENDING,
+            amount=request.amount,
+            created_at=now,
+            external_id=str(key),
+            end_to_end_id=e2e,
+            pix_key=request.pix_key.value,
+            description=request.description,
+            counterpart=counterpart,
+        )
+    )
+    # Claimed before any money moves: a concurrent duplicate waits here, then replays.
+    if not await tx.idempotency.claim(account_id, key, fingerprint, transaction_id, now):
+        raise _KeyTaken()
+    new = NewTransfer(
+        transaction_id=transaction_id,
+        account_id=account_id,
+        idempotency_key=key,
+        priority=request.priority,
+        pix_key=request.pix_key.value,
+        amount=request.amount,
+        end_to_end_id=e2e,
+        creditor_name=entry.name,
+        creditor_document=entry.document,
+        creditor_ispb=entry.ispb,
+        behavior=entry.behavior,
+        settle_after=request.settle_after(now, norm_delay),
+        deadline=request.deadline(now),
+        created_at=now,
+        receiver_account_id=entry.account_id,
+        creditor_document_given=request.creditor_document,
+        description=request.description,
+        payment_flow=request.payment_flow,
+    )
+    await tx.transfers.add(new)
+    await tx.ledger.post(transaction_id, ledger.reserve(account_id, request.amount), now)
+    transfer = await tx.transfers.get(transaction_id)
+    if transfer is None:
+        raise RuntimeError("the transfer just stored cannot be read back")
+    return transfer
+
+
+async def settle_due(uow: UnitOfWorkFactory, clock: Clock, *, limit: int = 100) -> int:
+    """Settle or fail every transfer whose time has come; returns how many were finished.
+
+    Each transfer is finished in its own unit of work, locked with SKIP LOCKED:
+    any number of workers may run this at once, none finishes one twice.
+    """
+    async with uow() as tx:
+        ids = await tx.transfers.due(clock.now(), limit)
+    finished = 0
+    for transaction_id in ids:
+        finished += await settle_transfer(uow, clock, transaction_id)
+    return finished
+
+
+async def settle_transfer(uow: UnitOfWorkFactory, clock: Clock, transaction_id: int) -> int:
+    """Finish one transfer if it is still pending and nobody else holds it. Returns 1 if finished."""
+    now = clock.now()
+    async with uow() as tx:
+        transfer = await tx.transfers.lock_pending(transaction_id)
+        if transfer is None:
+            return 0
+        if now < transfer.settle_after and now < transfer.deadline:
+            return 0
+        lifecycle = TransferLifecycle(transfer.state)
+        if now >= transfer.deadline:
+            await _fail(tx, transfer, lifecycle, SpiError.TIMEOUT, now)
+        elif transfer.behavior == "reject":
+            await _fail(tx, transfer, lifecycle, SpiError.BLOCKED_ACCOUNT, now)
+        else:
+            await _complete(tx, transfer, lifecycle, now)
+        await tx.commit()
+    return 1
+
+
+async def _complete(tx: UnitOfWork, transfer: Transfer, lifecycle: TransferLifecycle, now: datetime) -> None:
+    state = lifecycle.settle()
+    amount, sender = transfer.amount, transfer.account_id
+    if transfer.receiver_account_id is None:
+        await tx.ledger.post(transfer.transaction_id, ledger.settle_out(sender, amount), now)
+    else:
+        await _credit_receiver(tx, transfer, now)
+    await tx.transactions.set_status(transfer.transaction_id, TransactionStatus.CONFIRMED, now)
+    await tx.transfers.finish(transfer.transaction_id, state, None, now)
+    await tx.outbox.add(sender, _transfer_event(transfer, liquidated=True), now)
+
+
+async def _credit_receiver(tx: UnitOfWork, transfer: Transfer, now: datetime) -> None:
+    receiver_id = transfer.receiver_account_id
+    if receiver_id is None:
+        raise ValueError("not an internal transfer")
+    sender = await tx.accounts.get(transfer.account_id)
+    if sender is None:
+        raise AccountNotFound()
+    await tx.ledger.post(
+        transfer.transaction_id, ledger.settle_in(transfer.account_id, receiver_id, transfer.amount), now
+    )
+    receipt_id = await tx.transactions.add(
+        NewTransaction(
+            account_id=receiver_id,
+            type=TransactionType.PAYMENT,
+            status=TransactionStatus.CONFIRMED,
+            amount=transfer.amount,
+            created_at=now,
+            end_to_end_id=transfer.end_to_end_id,
+            pix_key=transfer.pix_key,
+            description=transfer.description,
+            counterpart=Counterpart(
+                sender.name, sender.document, sender.ispb, "", sender.branch, sender.number
+            ),
+            processed_at=now,
+        )
+    )
+    event = receive_event(
+        transaction_id=receipt_id,
+        tx_id=None,
+        amount=transfer.amount,
+        end_to_end_id=transfer.end_to_end_id,
+        debtor_name=sender.name,
+        debtor_document=sender.document,
+    )
+    await tx.outbox.add(receiver_id, event, now)
+
+
+async def _fail(
+    tx: UnitOfWork, transfer: Transfer, lifecycle: TransferLifecycle, code: SpiError, now: datetime
+) -> None:
+    state = lifecycle.reject()
+    await tx.ledger.post(transfer.transaction_id, ledger.release(transfer.account_id, transfer.amount), now)
+    await tx.transactions.set_status(transfer.transaction_id, TransactionStatus.ERROR, now)
+    await tx.transfers.finish(transfer.transaction_id, state, code.value, now)
+    await tx.outbox.add(transfer.account_id, _transfer_event(transfer, liquidated=False, error=code), now)
+
+
+def _transfer_event(
+    transfer: Transfer, *, liquidated: bool, error: SpiError | None = None
+) -> dict[str, object]:
+    return transfer_event(
+        transaction_id=transfer.transaction_id,
+        pix_key=transfer.pix_key,
+        liquidated=liquidated,
+        amount=transfer.amount,
+        end_to_end_id=transfer.end_to_end_id,
+        idempotency_key=str(transfer.idempotency_key),
+        creditor_name=transfer.creditor_name,
+        creditor_document=transfer.creditor_document,
+        creditor_ispb=transfer.creditor_ispb,
+        description=transfer.description,
+        error_code=error.value if error else None,
+    )

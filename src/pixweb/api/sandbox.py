@@ -1,0 +1,138 @@
+"""The sandbox's routes (decisions §11): the outside world, on demand. Present only when
+the sandbox setting is on."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import msgspec
+from litestar import Controller, Request, post
+from litestar.params import JSONBody
+
+from pixcore.accounts import Counterpart
+from pixcore.clock import format_timestamp
+from pixcore.documents import parse_document
+from pixcore.errors import KeyNotInDirectory, ValidationError
+from pixcore.identifiers import validate_ispb
+from pixcore.keys import parse_pix_key
+from pixcore.money import parse_amount_number, require_positive
+from pixcore.transfers import DirectoryEntry
+from pixcore.usecases.receipts import receive_payment
+from pixweb.api.deps import principal_of, services_of
+
+__all__ = ["SandboxController"]
+
+MAX_ADVANCE = 400 * 86_400
+
+
+class DirectoryIn(msgspec.Struct, rename="camel"):
+    pix_key: str
+    ispb: str
+    name: str
+    document: str
+    bank_name: str = "SANDBOX BANK"
+    branch: str = "0001"
+    account_number: str = "1"
+    behavior: str = "settle"
+
+
+class PayerIn(msgspec.Struct):
+    name: str = "Outside Payer"
+    document: str = "11144477735"
+    ispb: str = "00000000"
+
+
+class PaymentIn(msgspec.Struct, rename="camel"):
+    pix_key: str
+    amount: Decimal
+    payer: PayerIn | None = None
+
+
+class PaymentOut(msgspec.Struct, rename="camel"):
+    end_to_end_id: str
+
+
+class ClockIn(msgspec.Struct, rename="camel"):
+    advance_seconds: int
+
+
+class ClockOut(msgspec.Struct):
+    now: str
+
+
+def _entry(data: JSONBody[DirectoryIn]) -> DirectoryEntry:
+    problems: list[str] = []
+    if data.behavior not in ("settle", "reject"):
+        problems.append("behavior: settle or reject")
+    if not data.name.strip() or len(data.name) > 140:
+        problems.append("name: 1 to 140 characters")
+    if not data.branch.isdigit() or len(data.branch) != 4:
+        problems.append("branch: 4 digits")
+    if not data.account_number.isdigit() or len(data.account_number) > 20:
+        problems.append("accountNumber: 1 to 20 digits")
+    try:
+        key = parse_pix_key(data.pix_key)
+        document = parse_document(data.document).value
+        ispb = validate_ispb(data.ispb)
+    except ValidationError as exc:
+        problems.append(exc.message)
+    if problems:
+        raise ValidationError("Invalid directory entry: " + "; ".join(problems), details=problems)
+    return DirectoryEntry(
+        key,
+        ispb,
+        data.name.strip(),
+        document,
+        data.bank_name,
+        data.branch,
+        data.account_number,
+        data.behavior,
+    )
+
+
+class SandboxController(Controller):
+    path = "/sandbox"
+    tags = ["Sandbox"]  # noqa: RUF012 - Litestar reads class attributes
+
+    @post(
+        "/dict", operation_id="sandboxAddKey", status_code=201, summary="Add an external key to the directory"
+    )
+    async def add_key(self, request: Request[Any, Any, Any], data: JSONBody[DirectoryIn]) -> DirectoryIn:
+        entry = _entry(data)
+        await services_of(request).sandbox_directory.add(entry)
+        return data
+
+    @post(
+        "/payments",
+        operation_id="sandboxPay",
+        status_code=201,
+        summary="An outside payer pays one of your keys",
+    )
+    async def pay(self, request: Request[Any, Any, Any], data: JSONBody[PaymentIn]) -> PaymentOut:
+        services = services_of(request)
+        key = parse_pix_key(data.pix_key)
+        amount = require_positive(parse_amount_number(data.amount))
+        payer = data.payer or PayerIn()
+        counterpart = Counterpart(payer.name, parse_document(payer.document).value, validate_ispb(payer.ispb))
+        async with services.uow() as tx:
+            owner = await tx.keys.owner_of(key)
+        if owner != principal_of(request).account_id:
+            raise KeyNotInDirectory("The key is not a key of your account.")
+        receipt = await receive_payment(
+            services.uow, services.clock, key=key, amount=amount, payer=counterpart
+        )
+        return PaymentOut(end_to_end_id=receipt.end_to_end_id)
+
+    @post(
+        "/clock",
+        operation_id="sandboxAdvanceClock",
+        status_code=200,
+        summary="Move the service clock forward",
+    )
+    async def advance(self, request: Request[Any, Any, Any], data: JSONBody[ClockIn]) -> ClockOut:
+        if not 0 <= data.advance_seconds <= MAX_ADVANCE:
+            raise ValidationError(f"advanceSeconds must be 0 to {MAX_ADVANCE}")
+        services = services_of(request)
+        await services.keeper.advance(data.advance_seconds)
+        return ClockOut(now=format_timestamp(services.clock.now()))

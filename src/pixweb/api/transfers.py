@@ -1,0 +1,103 @@
+"""``POST /dict/pix``: send a PIX to a key (decisions §5)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from decimal import Decimal
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Controller, Request, Response, post
+from litestar.params import HeaderParameter, JSONBody
+
+from pixcore.clock import format_timestamp
+from pixcore.records import Transfer
+from pixcore.transfers import TransferRequest, parse_idempotency_key
+from pixcore.usecases.transfers import create_transfer
+from pixweb.api.deps import principal_of, services_of
+from pixweb.wire import PixResponse, amount_number
+
+__all__ = ["TransferController"]
+
+IdempotencyHeader = Annotated[
+    str | None,
+    HeaderParameter(name="x-idempotency-key", required=False, description="UUID v4. Required."),
+]
+
+
+class PaymentIn(msgspec.Struct):
+    # Taken as decoded (not coerced: Litestar would turn "10.00" into a number): a JSON number
+    # arrives as int or float, and pixcore.money accepts a float only when it is exactly the
+    # nearest float to a centavos value (10.1 yes, 10.123 no). Anything else is a 400.
+    amount: Annotated[Any, msgspec.Meta(description="JSON number, in reais, at most 2 decimals")]
+    currency: str = "BRL"
+
+
+class TransferIn(msgspec.Struct, rename="camel"):
+    pix_key: str
+    payment: PaymentIn
+    creditor_document: str | None = None
+    priority: str | None = None
+    description: str | None = None
+    expiration: int | None = None
+    ispb_deny: list[str] | None = None
+    payment_flow: str | None = None
+
+
+class PaymentOut(msgspec.Struct):
+    amount: Decimal
+
+
+class TransferOut(msgspec.Struct, rename="camel"):
+    end_to_end_id: str
+    event_date: str
+    id: int
+    payment: PaymentOut
+    type: str
+
+
+def created_response(transfer: Transfer) -> TransferOut:
+    """The creation response; a replay renders the very same body from the stored transfer."""
+    return TransferOut(
+        end_to_end_id=transfer.end_to_end_id,
+        event_date=format_timestamp(transfer.created_at),
+        id=transfer.transaction_id,
+        payment=PaymentOut(amount=amount_number(transfer.amount)),
+        type="PENDING",
+    )
+
+
+class TransferController(Controller):
+    tags = ["Transfers"]  # noqa: RUF012 - Litestar reads class attributes
+
+    @post("/dict/pix", operation_id="createPixTransfer", status_code=201, summary="Send a PIX to a key")
+    async def create(
+        self,
+        request: Request[Any, Any, Any],
+        data: JSONBody[TransferIn],
+        x_idempotency_key: IdempotencyHeader = None,
+    ) -> Response[TransferOut]:
+        services = services_of(request)
+        key = parse_idempotency_key(x_idempotency_key)
+        transfer_request = TransferRequest.parse(
+            pix_key=data.pix_key,
+            amount=data.payment.amount,
+            currency=data.payment.currency,
+            priority=data.priority,
+            expiration=data.expiration,
+            creditor_document=data.creditor_document,
+            description=data.description,
+            ispb_deny=data.ispb_deny,
+            payment_flow=data.payment_flow,
+        )
+        created = await create_transfer(
+            services.uow,
+            services.directory,
+            services.clock,
+            account_id=principal_of(request).account_id,
+            idempotency_key=key,
+            request=transfer_request,
+            ispb=services.settings.ispb,
+            norm_delay=timedelta(seconds=services.settings.norm_delay_seconds),
+        )
+        return PixResponse(created_response(created.transfer), status_code=201)

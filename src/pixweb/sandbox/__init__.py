@@ -1,0 +1,1 @@
+"""The sandbox: the outside world (key directory, payers, the clock) simulated inside the service."""

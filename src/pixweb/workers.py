@@ -1,0 +1,51 @@
+"""Background loops of the API process: settlement (and, later, delivery).
+
+A loop runs until its stop event is set; an error in one round is logged and
+the next round goes on. Any number of processes may run these loops against
+one database: the use cases lock what they finish (SKIP LOCKED).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from datetime import timedelta
+
+from pixcore.usecases.transfers import settle_due
+from pixweb.persistence.engine import DB
+from pixweb.services import Services
+
+__all__ = ["IDEMPOTENCY_KEEP", "purge_idempotency_keys", "settlement_loop"]
+
+log = logging.getLogger("pixweb.workers")
+
+IDEMPOTENCY_KEEP = timedelta(hours=25)  # the promise is 24 hours; an hour's margin
+PURGE_EVERY = 600  # rounds
+
+
+async def purge_idempotency_keys(services: Services) -> int:
+    if DB.pool is None:
+        return 0
+    async with DB.pool.acquire() as conn:
+        status = await conn.execute(
+            "DELETE FROM idempotency_keys WHERE created_at < $1", services.clock.now() - IDEMPOTENCY_KEEP
+        )
+    return int(status.split()[-1])
+
+
+async def settlement_loop(services: Services, stop: asyncio.Event, *, interval: float = 0.1) -> None:
+    rounds = 0
+    while not stop.is_set():
+        finished = 0
+        try:
+            await services.keeper.refresh()
+            finished = await settle_due(services.uow, services.clock)
+            if rounds % PURGE_EVERY == 0:
+                await purge_idempotency_keys(services)
+        except Exception:
+            log.exception("settlement round failed; retrying")
+        rounds += 1
+        if finished == 0:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), timeout=interval)

@@ -17,8 +17,8 @@ __all__ = ["check_ledger"]
 _MISMATCHED_ACCOUNTS = """
 WITH sums AS (
     SELECT account_id,
-           coalesce(sum(amount) FILTER (WHERE bucket = 'available'), 0) AS available,
-           coalesce(sum(amount) FILTER (WHERE bucket = 'blocked'), 0) AS blocked
+           coalesce(sum(amount) FILTER (WHERE bucket = 'available'), 0)::bigint AS available,
+           coalesce(sum(amount) FILTER (WHERE bucket = 'blocked'), 0)::bigint AS blocked
       FROM ledger_entries
      WHERE account_id IS NOT NULL
      GROUP BY account_id
@@ -31,7 +31,7 @@ SELECT b.account_id, b.available, b.blocked,
 """
 
 _UNBALANCED_TRANSACTIONS = """
-SELECT transaction_id, sum(amount) AS total
+SELECT transaction_id, sum(amount)::bigint AS total
   FROM ledger_entries GROUP BY transaction_id HAVING sum(amount) <> 0
  ORDER BY transaction_id LIMIT 100
 """
@@ -44,7 +44,7 @@ async def check_ledger(
     async with conn.transaction(isolation="repeatable_read", readonly=True):  # one snapshot for all three
         mismatched = await conn.fetch(_MISMATCHED_ACCOUNTS)
         unbalanced = await conn.fetch(_UNBALANCED_TRANSACTIONS)
-        total = await conn.fetchval("SELECT coalesce(sum(amount), 0) FROM ledger_entries")
+        total = await conn.fetchval("SELECT coalesce(sum(amount), 0)::bigint FROM ledger_entries")
         accounts = await conn.fetchval("SELECT count(*) FROM balances")
         entries = await conn.fetchval("SELECT count(*) FROM ledger_entries")
     return {

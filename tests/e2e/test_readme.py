@@ -98,7 +98,9 @@ async def test_the_readme_tour_runs_as_written(server: tuple[int, dict[str, str]
     )
     out, err = await asyncio.wait_for(process.communicate(), timeout=120)
     assert process.returncode == 0, err.decode()
-    account, certificate, token, central, standard, refused = _json_values(out.decode())
+    (account, certificate, token, central, standard, receipt, key, transfer, after, refused) = _json_values(
+        out.decode()
+    )
     assert set(account) == {"accountId", "clientId", "clientSecret", "ispb", "branch", "number", "keys"}
     assert account["keys"] == ["maria@example.com"]
     assert (workdir / "maria" / "client-cert.pem").is_file()
@@ -107,6 +109,11 @@ async def test_the_readme_tour_runs_as_written(server: tuple[int, dict[str, str]
     assert token["expires_in"] == 1800
     assert central["data"][0]["balanceAmount"] == {"available": 0, "blocked": 0, "overdraft": 0}
     assert set(standard) == {"grossBalance", "blockedBalance", "netBalance", "consultedAt"}
+    assert len(receipt["endToEndId"]) == 32
+    assert key["pixKey"] == "joao@otherbank.example"
+    assert transfer["type"] == "PENDING"
+    assert transfer["payment"] == {"amount": 25.5}
+    assert after["netBalance"] == 74.5
     assert refused == {
         "statusCode": 401,
         "message": "A bearer token is required (Authorization: Bearer <token>).",

@@ -12,6 +12,7 @@ import contextlib
 import logging
 from datetime import timedelta
 
+from pixcore.clock import Clock
 from pixcore.usecases.transfers import settle_due
 from pixweb.persistence.engine import DB
 from pixweb.services import Services
@@ -24,12 +25,13 @@ IDEMPOTENCY_KEEP = timedelta(hours=25)  # the promise is 24 hours; an hour's mar
 PURGE_EVERY = 600  # rounds
 
 
-async def purge_idempotency_keys(services: Services) -> int:
+async def purge_idempotency_keys(clock: Clock) -> int:
+    """Forget idempotency keys older than ``IDEMPOTENCY_KEEP``; returns how many."""
     if DB.pool is None:
         return 0
     async with DB.pool.acquire() as conn:
         status = await conn.execute(
-            "DELETE FROM idempotency_keys WHERE created_at < $1", services.clock.now() - IDEMPOTENCY_KEEP
+            "DELETE FROM idempotency_keys WHERE created_at < $1", clock.now() - IDEMPOTENCY_KEEP
         )
     return int(status.split()[-1])
 
@@ -42,7 +44,7 @@ async def settlement_loop(services: Services, stop: asyncio.Event, *, interval: 
             await services.keeper.refresh()
             finished = await settle_due(services.uow, services.clock)
             if rounds % PURGE_EVERY == 0:
-                await purge_idempotency_keys(services)
+                await purge_idempotency_keys(services.clock)
         except Exception:
             log.exception("settlement round failed; retrying")
         rounds += 1

@@ -8,6 +8,7 @@ Its callbacks do no I/O; use cases persist what it decides.
 from __future__ import annotations
 
 import enum
+import re
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ __all__ = [
 T = TypeVar("T")
 
 DEFAULT_EXPIRATION = 600
+_UUID4 = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}")
 MAX_EXPIRATION = 10_800
 MAX_DESCRIPTION = 140
 
@@ -80,13 +82,12 @@ def parse_idempotency_key(raw: str | None) -> uuid.UUID:
     """``x-idempotency-key`` must be a UUID version 4 (decisions §5)."""
     if not raw:
         raise ValidationError("The x-idempotency-key header is required (a UUID v4).")
-    try:
-        key = uuid.UUID(raw.strip())
-    except ValueError:
-        raise ValidationError("x-idempotency-key must be a UUID v4.") from None
-    if key.version != 4 or key.variant != uuid.RFC_4122:
-        raise ValidationError("x-idempotency-key must be a UUID v4.")
-    return key
+    # The canonical 8-4-4-4-12 form only (uuid.UUID would also take braces, "urn:uuid:" or no hyphens).
+    if not _UUID4.fullmatch(raw):
+        raise ValidationError(
+            "x-idempotency-key must be a UUID v4 (xxxxxxxx-xxxx-4xxx-[89ab]xxx-xxxxxxxxxxxx)."
+        )
+    return uuid.UUID(raw)
 
 
 @dataclass(frozen=True, slots=True)

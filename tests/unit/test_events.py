@@ -27,7 +27,7 @@ TRANSFER_FIELDS = {
     "remittanceInformation",
 }
 RECEIVE_FIELDS = {"id", "txId", "status", "payment", "endToEndId", "debtorAccount"}
-E2E = "E9999999920260101120000abcdefghijk"
+E2E = "E99999999202601011200abcdefghijk"
 KEY = "6f1c2a4e-8b3d-4c5e-9f7a-0b1c2d3e4f5a"
 AMOUNT_STRING = re.compile(r"[0-9]+\.[0-9]{2}")
 

@@ -277,3 +277,18 @@ def test_a_fingerprint_is_a_sha256_hex_digest() -> None:
 
     assert len(fingerprint) == 64
     assert set(fingerprint) <= set("0123456789abcdef")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{12345678-1234-4234-8234-123456789abc}",
+        "urn:uuid:12345678-1234-4234-8234-123456789abc",
+        "12345678123442348234123456789abc",
+        " 12345678-1234-4234-8234-123456789abc",
+        "12345678-1234-4234-c234-123456789abc",
+    ],
+)
+def test_only_the_canonical_uuid4_form_is_an_idempotency_key(text: str) -> None:
+    with pytest.raises(ValidationError):
+        parse_idempotency_key(text)

@@ -11,6 +11,7 @@ from pixcore.errors import KeyNotInDirectory
 from pixcore.events import receive_event
 from pixcore.identifiers import new_end_to_end_id
 from pixcore.keys import PixKey
+from pixcore.money import require_positive
 from pixcore.ports import UnitOfWorkFactory
 from pixcore.records import NewTransaction, TransactionStatus, TransactionType
 
@@ -34,6 +35,7 @@ async def receive_payment(
     tx_id: str | None = None,
 ) -> Receipt:
     """Credit a settled receipt to the owner of ``key``: PAYMENT record, ledger, RECEIVE event."""
+    require_positive(amount)
     now = clock.now()
     e2e = new_end_to_end_id(payer.ispb, now)
     async with uow() as tx:

@@ -51,37 +51,20 @@ class NewTransfer:
     amount: int
     end_to_end_id: str
     creditor_name: str
-    creditor_document: str
+    creditor_document: str  # the key owner's, as the directory has it
     creditor_ispb: str
     behavior: str
     settle_after: datetime
     deadline: datetime
     created_at: datetime
     receiver_account_id: int | None = None
-    creditor_document_given: str | None = None
     description: str | None = None
     payment_flow: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
-class Transfer:
+class Transfer(NewTransfer):
     """A transfer as stored, with its current state."""
 
-    transaction_id: int
-    account_id: int
-    idempotency_key: uuid.UUID
-    state: TransferState
-    priority: Priority
-    pix_key: str
-    amount: int
-    end_to_end_id: str
-    creditor_name: str
-    creditor_document: str
-    creditor_ispb: str
-    behavior: str
-    settle_after: datetime
-    deadline: datetime
-    created_at: datetime
-    receiver_account_id: int | None
-    description: str | None
-    error_code: str | None
+    state: TransferState = TransferState.PENDING
+    error_code: str | None = None

@@ -61,6 +61,10 @@ class InMemoryLedger(_Repository):
         )
 
 
+def _fields(transfer: NewTransfer) -> dict[str, Any]:
+    return {f.name: getattr(transfer, f.name) for f in dataclasses.fields(transfer)}
+
+
 class InMemoryTransfers(_Repository):
     async def add(self, transfer: NewTransfer) -> None:
         t = transfer
@@ -68,26 +72,7 @@ class InMemoryTransfers(_Repository):
         self._require_transaction(t.transaction_id)
         if await self.get(t.transaction_id) is not None:
             raise IntegrityError(f"transaction {t.transaction_id} has a transfer already")
-        self._staged.transfers[t.transaction_id] = Transfer(
-            transaction_id=t.transaction_id,
-            account_id=t.account_id,
-            idempotency_key=t.idempotency_key,
-            state=TransferState.PENDING,
-            priority=t.priority,
-            pix_key=t.pix_key,
-            amount=t.amount,
-            end_to_end_id=t.end_to_end_id,
-            creditor_name=t.creditor_name,
-            creditor_document=t.creditor_document,
-            creditor_ispb=t.creditor_ispb,
-            behavior=t.behavior,
-            settle_after=t.settle_after,
-            deadline=t.deadline,
-            created_at=t.created_at,
-            receiver_account_id=t.receiver_account_id,
-            description=t.description,
-            error_code=None,
-        )
+        self._staged.transfers[t.transaction_id] = Transfer(**_fields(t))
 
     async def get(self, transaction_id: int) -> Transfer | None:
         staged = self._staged.transfers.get(transaction_id)

@@ -183,7 +183,6 @@ async def _reserve(
         deadline=request.deadline(now),
         created_at=now,
         receiver_account_id=entry.account_id,
-        creditor_document_given=request.creditor_document,
         description=request.description,
         payment_flow=request.payment_flow,
     )

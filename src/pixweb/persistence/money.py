@@ -108,7 +108,7 @@ class PostgresLedger(Repository):
 _TRANSFER_COLUMNS = """
     transaction_id, account_id, idempotency_key, state, priority, pix_key, amount, end_to_end_id,
     creditor_name, creditor_document, creditor_ispb, behavior, settle_after, deadline, created_at,
-    receiver_account_id, description, error_code
+    receiver_account_id, description, payment_flow, error_code
 """
 
 
@@ -131,6 +131,7 @@ def _transfer(row: asyncpg.Record) -> Transfer:
         created_at=row["created_at"],
         receiver_account_id=row["receiver_account_id"],
         description=row["description"],
+        payment_flow=row["payment_flow"],
         error_code=row["error_code"],
     )
 

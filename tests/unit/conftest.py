@@ -10,6 +10,7 @@ from pixcore.testing import (
     PlainHasher,
     RecordingTokenIssuer,
 )
+from tests.unit.transfer_world import World, make_world
 
 
 @pytest.fixture
@@ -30,3 +31,9 @@ def hasher() -> PlainHasher:
 @pytest.fixture
 def issuer() -> RecordingTokenIssuer:
     return RecordingTokenIssuer()
+
+
+@pytest.fixture
+async def world(store: InMemoryStore, clock: ManualClock, hasher: PlainHasher) -> World:
+    """Accounts, keys, a directory and money for the transfer use-case tests."""
+    return await make_world(store, clock, hasher)

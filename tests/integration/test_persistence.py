@@ -188,6 +188,8 @@ async def test_racing_guarded_debits_never_overdraw(migrated_database: str, conn
 
     assert sorted(statuses) == ["UPDATE 0"] * 7 + ["UPDATE 1"] * 2
     assert await get_balance(PostgresUnitOfWork, account_id) == Balance(available=10, blocked=0)
+    # This test moves money outside the ledger on purpose; leave the books as they were.
+    await conn.execute("UPDATE balances SET available = 0 WHERE account_id = $1", account_id)
 
 
 # -- the unit of work ------------------------------------------------------------

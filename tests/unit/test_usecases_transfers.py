@@ -170,28 +170,37 @@ async def test_idempotency_keys_are_per_account(world: World) -> None:
 
 
 class _Interrupted(InMemoryUnitOfWork):
-    """A unit of work that lets another request run just before it opens."""
+    """A unit of work that lets another request run and commit just before it claims its
+    idempotency key: between its replay check and its claim, as a concurrent duplicate would."""
 
     def __init__(self, store: InMemoryStore, before: Callable[[], Awaitable[object]]) -> None:
         super().__init__(store)
         self._before = before
 
     async def __aenter__(self) -> Self:
-        await self._before()
-        return await super().__aenter__()
+        entered = await super().__aenter__()
+        repository = entered.idempotency
+        claim = repository.claim
+
+        async def interrupted_claim(*args: Any, **kwargs: Any) -> bool:
+            await self._before()
+            return await claim(*args, **kwargs)
+
+        repository.claim = interrupted_claim  # type: ignore[method-assign]
+        return entered
 
 
 def _raced(
     store: InMemoryStore, competitor: Callable[[], Awaitable[object]]
 ) -> Callable[[], InMemoryUnitOfWork]:
-    """A unit-of-work factory whose second unit (create_transfer's reserve step, after its replay
-    check) opens only once ``competitor`` has run: a concurrent duplicate slipped in between."""
+    """A unit-of-work factory whose first unit (create_transfer's) is overtaken by ``competitor``
+    just before it claims its key."""
     calls = 0
 
     def factory() -> InMemoryUnitOfWork:
         nonlocal calls
         calls += 1
-        return _Interrupted(store, competitor) if calls == 2 else store.unit_of_work()
+        return _Interrupted(store, competitor) if calls == 1 else store.unit_of_work()
 
     return factory
 

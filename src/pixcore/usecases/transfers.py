@@ -7,6 +7,7 @@ not at all.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import uuid
@@ -59,18 +60,32 @@ class _KeyTaken(Exception):
 
 
 async def _replay(
-    uow: UnitOfWorkFactory, account_id: int, key: uuid.UUID, fingerprint: str
+    tx: UnitOfWork, account_id: int, key: uuid.UUID, fingerprint: str
 ) -> CreatedTransfer | None:
-    async with uow() as tx:
-        record = await tx.idempotency.find(account_id, key)
-        if record is None:
-            return None
-        if record.request_hash != fingerprint:
-            raise IdempotencyKeyReused()
-        transfer = await tx.transfers.get(record.transaction_id)
+    """The transfer an earlier request with this key made, if any."""
+    record = await tx.idempotency.find(account_id, key)
+    if record is None:
+        return None
+    if record.request_hash != fingerprint:
+        raise IdempotencyKeyReused()
+    transfer = await tx.transfers.get(record.transaction_id)
     if transfer is None:  # the key and its transfer are written together
         raise RuntimeError("an idempotency key points at no transfer")
     return CreatedTransfer(transfer, replayed=True)
+
+
+def _check_destination(
+    entry: DirectoryEntry | None, request: TransferRequest, account_id: int
+) -> DirectoryEntry:
+    if entry is None:
+        raise KeyNotInDirectory()
+    if entry.ispb in request.ispb_deny:
+        raise IspbDenied(f"The key belongs to ISPB {entry.ispb}, which is in ispbDeny.")
+    if request.creditor_document is not None and request.creditor_document != entry.document:
+        raise CreditorDocumentMismatch()
+    if entry.account_id == account_id:
+        raise OwnAccountTransfer()
+    return entry
 
 
 async def create_transfer(
@@ -87,39 +102,35 @@ async def create_transfer(
     """Reserve the amount (available -> blocked) and queue the transfer for settlement.
 
     The same key with the same request returns the first transfer and moves
-    nothing; with another request it is ``IdempotencyKeyReused``.
+    nothing (whatever the directory says now); with another request it is
+    ``IdempotencyKeyReused``. The directory is asked before the unit of work
+    opens, so that no request holds two connections at once.
     """
     fingerprint = request_fingerprint(request)
-    replay = await _replay(uow, account_id, idempotency_key, fingerprint)
-    if replay:
-        return replay
     entry = await directory.lookup(request.pix_key)
-    if entry is None:
-        raise KeyNotInDirectory()
-    if entry.ispb in request.ispb_deny:
-        raise IspbDenied(f"The key belongs to ISPB {entry.ispb}, which is in ispbDeny.")
-    if request.creditor_document is not None and request.creditor_document != entry.document:
-        raise CreditorDocumentMismatch()
-    if entry.account_id == account_id:
-        raise OwnAccountTransfer()
     now = clock.now()
     try:
         async with uow() as tx:
+            replay = await _replay(tx, account_id, idempotency_key, fingerprint)
+            if replay:
+                return replay
             transfer = await _reserve(
                 tx,
                 account_id=account_id,
                 key=idempotency_key,
                 fingerprint=fingerprint,
                 request=request,
-                entry=entry,
+                entry=_check_destination(entry, request, account_id),
                 ispb=ispb,
                 now=now,
                 norm_delay=norm_delay,
             )
             await tx.commit()
     except _KeyTaken:
-        replay = await _replay(uow, account_id, idempotency_key, fingerprint)
-        if replay is None:  # the other claimant rolled back: ours is the first that counts
+        # A concurrent request with this key got there first: answer what it made.
+        async with uow() as tx:
+            replay = await _replay(tx, account_id, idempotency_key, fingerprint)
+        if replay is None:  # it rolled back after all: ours is the first that counts
             return await create_transfer(
                 uow,
                 directory,
@@ -187,11 +198,9 @@ async def _reserve(
         payment_flow=request.payment_flow,
     )
     await tx.transfers.add(new)
+    # Last: the guarded update takes the balance row's lock, held until COMMIT.
     await tx.ledger.post(transaction_id, ledger.reserve(account_id, request.amount), now)
-    transfer = await tx.transfers.get(transaction_id)
-    if transfer is None:
-        raise RuntimeError("the transfer just stored cannot be read back")
-    return transfer
+    return Transfer(**{field.name: getattr(new, field.name) for field in dataclasses.fields(new)})
 
 
 async def settle_due(uow: UnitOfWorkFactory, clock: Clock, *, limit: int = 100) -> int:

@@ -77,6 +77,18 @@ class PostgresTransactions(Repository):
 
 class PostgresLedger(Repository):
     async def post(self, transaction_id: int, posting: Posting, at: datetime) -> None:
+        # Entries first, balances last: the row locks the guarded updates take are then held
+        # only until COMMIT, which keeps a busy account's queue short.
+        await self._conn.executemany(
+            """
+            INSERT INTO ledger_entries (transaction_id, posting, account_id, bucket, amount, created_at)
+            VALUES ($1, $2, $3, $4, $5, $6)
+            """,
+            [
+                (transaction_id, posting.name, entry.account_id, entry.bucket.value, entry.amount, at)
+                for entry in posting.entries
+            ],
+        )
         for account_id, (available, blocked) in sorted(posting.deltas().items()):
             if available == 0 and blocked == 0:
                 continue
@@ -93,16 +105,6 @@ class PostgresLedger(Repository):
             )
             if updated is None:
                 raise InsufficientFunds()
-        await self._conn.executemany(
-            """
-            INSERT INTO ledger_entries (transaction_id, posting, account_id, bucket, amount, created_at)
-            VALUES ($1, $2, $3, $4, $5, $6)
-            """,
-            [
-                (transaction_id, posting.name, entry.account_id, entry.bucket.value, entry.amount, at)
-                for entry in posting.entries
-            ],
-        )
 
 
 _TRANSFER_COLUMNS = """

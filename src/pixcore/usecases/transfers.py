@@ -24,6 +24,7 @@ from pixcore.errors import (
     IspbDenied,
     KeyNotInDirectory,
     OwnAccountTransfer,
+    RuleViolation,
 )
 from pixcore.events import receive_event, transfer_event
 from pixcore.identifiers import new_end_to_end_id
@@ -111,23 +112,29 @@ async def create_transfer(
     now = clock.now()
     try:
         async with uow() as tx:
-            replay = await _replay(tx, account_id, idempotency_key, fingerprint)
-            if replay:
-                return replay
+            try:
+                destination = _check_destination(entry, request, account_id)
+            except RuleViolation:
+                # A retry whose first attempt succeeded is answered even if the directory changed since.
+                replay = await _replay(tx, account_id, idempotency_key, fingerprint)
+                if replay:
+                    return replay
+                raise
+            # A retry of a request that succeeded finds its key taken at the claim, and replays there.
             transfer = await _reserve(
                 tx,
                 account_id=account_id,
                 key=idempotency_key,
                 fingerprint=fingerprint,
                 request=request,
-                entry=_check_destination(entry, request, account_id),
+                entry=destination,
                 ispb=ispb,
                 now=now,
                 norm_delay=norm_delay,
             )
             await tx.commit()
     except _KeyTaken:
-        # A concurrent request with this key got there first: answer what it made.
+        # The key is taken (by an earlier request, or a concurrent one that committed): answer what it made.
         async with uow() as tx:
             replay = await _replay(tx, account_id, idempotency_key, fingerprint)
         if replay is None:  # it rolled back after all: ours is the first that counts

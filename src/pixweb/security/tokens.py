@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import uuid
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -33,6 +34,7 @@ __all__ = ["ALGORITHM", "JwtIssuer", "Principal", "SigningKey", "load_or_create_
 
 ALGORITHM = "ES256"
 REQUIRED_CLAIMS = ("iss", "sub", "aud", "iat", "exp", "jti", "cnf")
+VERIFIED_CACHE_SIZE = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +104,7 @@ class JwtIssuer:
         self._clock = clock
         self.issuer = issuer
         self.audience = audience
+        self._verified: OrderedDict[str, tuple[Principal, int, int]] = OrderedDict()
 
     def jwks(self) -> dict[str, Any]:
         """The public key set that verifies our tokens (and, later, our signed payloads)."""
@@ -121,7 +124,30 @@ class JwtIssuer:
         return jwt.encode(claims, self._key.private_key, algorithm=ALGORITHM, headers={"kid": self._key.kid})
 
     def verify(self, token: str) -> Principal:
-        """Check signature, algorithm, key id, every claim and expiry; ``InvalidToken`` otherwise."""
+        """Check signature, algorithm, key id, every claim and expiry; ``InvalidToken`` otherwise.
+
+        A token whose signature and claims were checked once is remembered (a bounded
+        cache keyed by the token itself); its time window is checked on every use.
+        """
+        cached = self._verified.get(token)
+        if cached is not None:
+            self._verified.move_to_end(token)
+            principal, iat, exp = cached
+            self._check_window(iat, exp)
+            return principal
+        principal, iat, exp = self._verify_signed(token)
+        self._check_window(iat, exp)
+        self._verified[token] = (principal, iat, exp)
+        if len(self._verified) > VERIFIED_CACHE_SIZE:
+            self._verified.popitem(last=False)
+        return principal
+
+    def _check_window(self, iat: int, exp: int) -> None:
+        now = int(self._clock.now().timestamp())
+        if not iat - 60 <= now < exp:
+            raise InvalidToken("The access token is expired.")
+
+    def _verify_signed(self, token: str) -> tuple[Principal, int, int]:
         try:
             header = jwt.get_unverified_header(token)
             if header.get("alg") != ALGORITHM or header.get("kid") != self._key.kid:
@@ -137,13 +163,12 @@ class JwtIssuer:
             )
         except jwt.PyJWTError:
             raise InvalidToken() from None
-        now = int(self._clock.now().timestamp())
         exp, iat, sub, cnf = claims["exp"], claims["iat"], claims["sub"], claims["cnf"]
-        if not (isinstance(exp, int) and isinstance(iat, int)) or not iat - 60 <= now < exp:
-            raise InvalidToken("The access token is expired.")
+        if not (isinstance(exp, int) and isinstance(iat, int)):
+            raise InvalidToken()
         if not isinstance(sub, str) or not sub.isdigit() or not isinstance(cnf, dict):
             raise InvalidToken()
         thumbprint = cnf.get("x5t#S256")
         if not isinstance(thumbprint, str):
             raise InvalidToken()
-        return Principal(account_id=int(sub), fingerprint=thumbprint, token_id=str(claims["jti"]))
+        return Principal(account_id=int(sub), fingerprint=thumbprint, token_id=str(claims["jti"])), iat, exp

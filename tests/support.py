@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import quote
 
+import asyncpg
 import httpx
 
 from pixcore.accounts import OpenedAccount
@@ -90,5 +91,42 @@ async def ledger_report(url: str) -> dict[str, object]:
     conn = await asyncpg.connect(url)
     try:
         return await check_ledger(conn)
+    finally:
+        await conn.close()
+
+
+async def add_external_key(
+    http: httpx.AsyncClient,
+    auth: dict[str, str],
+    *,
+    behavior: str = "settle",
+    ispb: str = "12345678",
+    name: str = "Outside Person",
+) -> tuple[str, str]:
+    """Register a key of another bank in the sandbox directory; returns (key, owner's document)."""
+    import uuid
+
+    key, document = f"{uuid.uuid4().hex[:12]}@external.example", random_cpf()
+    entry = {
+        "pixKey": key,
+        "ispb": ispb,
+        "name": name,
+        "document": document,
+        "bankName": "OTHER BANK",
+        "branch": "0001",
+        "accountNumber": "123",
+        "behavior": behavior,
+    }
+    response = await http.post("/sandbox/dict", json=entry, headers=auth)
+    if response.status_code != 201:
+        raise AssertionError(f"directory refused the key: {response.status_code} {response.text}")
+    return key, document
+
+
+async def fetch_rows(url: str, sql: str, *args: object) -> list[asyncpg.Record]:
+    """Rows of one query, on a connection of its own (to look behind the API)."""
+    conn = await asyncpg.connect(url)
+    try:
+        return await conn.fetch(sql, *args)
     finally:
         await conn.close()

@@ -7,40 +7,13 @@ import json
 import uuid
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
-
-import asyncpg
 
 from pixcore.clock import SystemClock
 from pixcore.documents import mask_document
 from pixcore.usecases.transfers import settle_due
 from pixweb.persistence.uow import PostgresUnitOfWork
 from tests.e2e.conftest import Api, running_api
-from tests.support import bearer, fund, ledger_report, new_client, random_cpf
-
-
-async def _rows(url: str, sql: str, *args: Any) -> list[asyncpg.Record]:
-    conn = await asyncpg.connect(url)
-    try:
-        return await conn.fetch(sql, *args)
-    finally:
-        await conn.close()
-
-
-async def _external(api: Api, auth: dict[str, str], behavior: str = "settle") -> tuple[str, str]:
-    key, document = f"{uuid.uuid4().hex[:10]}@ext.example", random_cpf()
-    body = {
-        "pixKey": key,
-        "ispb": "87654321",
-        "name": "Ext Holder",
-        "document": document,
-        "bankName": "EXT BANK",
-        "branch": "0042",
-        "accountNumber": "998877",
-        "behavior": behavior,
-    }
-    assert (await api.client.post("/sandbox/dict", json=body, headers=auth)).status_code == 201
-    return key, document
+from tests.support import add_external_key, bearer, fetch_rows, fund, ledger_report, new_client, random_cpf
 
 
 async def test_completed_transfer_writes_its_record_and_transfer_event(
@@ -49,7 +22,7 @@ async def test_completed_transfer_writes_its_record_and_transfer_event(
     client = await new_client()
     auth = await bearer(api.client, client)
     await fund(api.client, client, auth, "50.00")
-    key, document = await _external(api, auth)
+    key, document = await add_external_key(api.client, auth, ispb="87654321", name="Ext Holder")
     idempotency = str(uuid.uuid4())
     body = {
         "pixKey": key,
@@ -62,17 +35,17 @@ async def test_completed_transfer_writes_its_record_and_transfer_event(
         await api.client.post("/dict/pix", json=body, headers=auth | {"x-idempotency-key": idempotency})
     ).json()
 
-    [record] = await _rows(migrated_database, "SELECT * FROM transactions WHERE id = $1", created["id"])
+    [record] = await fetch_rows(migrated_database, "SELECT * FROM transactions WHERE id = $1", created["id"])
     assert record["type"] == "WITHDRAW"
     assert record["status"] == "PENDING"
     assert record["external_id"] == idempotency
     assert record["amount"] == 1234
 
     await settle_due(PostgresUnitOfWork, api.clock)
-    [record] = await _rows(migrated_database, "SELECT * FROM transactions WHERE id = $1", created["id"])
+    [record] = await fetch_rows(migrated_database, "SELECT * FROM transactions WHERE id = $1", created["id"])
     assert record["status"] == "CONFIRMED"
     assert record["processed_at"] is not None
-    [event] = await _rows(
+    [event] = await fetch_rows(
         migrated_database,
         "SELECT payload FROM outbox WHERE event_type = 'TRANSFER' AND (payload->'data'->>'id')::bigint = $1",
         created["id"],
@@ -110,7 +83,7 @@ async def test_failed_transfer_event_carries_the_spi_reason(api: Api, migrated_d
     client = await new_client()
     auth = await bearer(api.client, client)
     await fund(api.client, client, auth, "5.00")
-    key, _ = await _external(api, auth, behavior="reject")
+    key, _ = await add_external_key(api.client, auth, behavior="reject")
     created = (
         await api.client.post(
             "/dict/pix",
@@ -120,7 +93,7 @@ async def test_failed_transfer_event_carries_the_spi_reason(api: Api, migrated_d
     ).json()
     api.clock.advance(api.settings.norm_delay_seconds)
     await settle_due(PostgresUnitOfWork, api.clock)
-    [event] = await _rows(
+    [event] = await fetch_rows(
         migrated_database,
         "SELECT payload FROM outbox WHERE event_type = 'TRANSFER' AND (payload->'data'->>'id')::bigint = $1",
         created["id"],
@@ -128,7 +101,9 @@ async def test_failed_transfer_event_carries_the_spi_reason(api: Api, migrated_d
     data = json.loads(event["payload"])["data"]
     assert data["status"] == "ERROR"
     assert data["errorCode"] == "AC06"
-    [record] = await _rows(migrated_database, "SELECT status FROM transactions WHERE id = $1", created["id"])
+    [record] = await fetch_rows(
+        migrated_database, "SELECT status FROM transactions WHERE id = $1", created["id"]
+    )
     assert record["status"] == "ERROR"
 
 
@@ -148,7 +123,7 @@ async def test_internal_transfer_gives_the_receiver_a_payment_and_a_receive_even
         await api.client.post("/dict/pix", json=body, headers=auth | {"x-idempotency-key": str(uuid.uuid4())})
     ).json()
     await settle_due(PostgresUnitOfWork, api.clock)
-    [payment] = await _rows(
+    [payment] = await fetch_rows(
         migrated_database,
         "SELECT * FROM transactions WHERE account_id = $1 AND type = 'PAYMENT'",
         receiver.account_id,
@@ -157,7 +132,7 @@ async def test_internal_transfer_gives_the_receiver_a_payment_and_a_receive_even
     assert payment["amount"] == 700
     assert payment["end_to_end_id"] == created["endToEndId"]
     assert payment["counterpart_document"] == sender.opened.account.document
-    [event] = await _rows(
+    [event] = await fetch_rows(
         migrated_database,
         "SELECT payload FROM outbox WHERE account_id = $1 AND event_type = 'RECEIVE'",
         receiver.account_id,
@@ -176,7 +151,7 @@ async def test_settlement_runs_by_itself_in_the_service(
     async with running_api(settings, SystemClock()) as live:
         auth = await bearer(live.client, client)
         await fund(live.client, client, auth, "3.00")
-        key, document = await _external(live, auth)
+        key, document = await add_external_key(live.client, auth)
         body = {"pixKey": key, "payment": {"amount": 3}, "priority": "HIGH", "creditorDocument": document}
         response = await live.client.post(
             "/dict/pix", json=body, headers=auth | {"x-idempotency-key": str(uuid.uuid4())}
@@ -222,7 +197,7 @@ async def test_sandbox_payment_to_a_key_of_another_account_is_refused(api: Api) 
 async def test_sandbox_directory_refuses_duplicates_and_keys_of_accounts(api: Api) -> None:
     client = await new_client()
     auth = await bearer(api.client, client)
-    key, _ = await _external(api, auth)
+    key, _ = await add_external_key(api.client, auth, ispb="87654321", name="Ext Holder")
     again = {"pixKey": key, "ispb": "87654321", "name": "X", "document": random_cpf()}
     assert (await api.client.post("/sandbox/dict", json=again, headers=auth)).status_code == 409
     ours = again | {"pixKey": client.opened.keys[0].value}

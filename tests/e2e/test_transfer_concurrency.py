@@ -16,13 +16,20 @@ from collections.abc import Awaitable, Iterable
 from decimal import Decimal
 from typing import Any
 
-import asyncpg
 import httpx
 
 from pixcore.usecases.transfers import settle_due
 from pixweb.persistence.uow import PostgresUnitOfWork
 from tests.e2e.conftest import Api
-from tests.support import Client, bearer, fund, ledger_report, new_client, random_cpf
+from tests.support import (
+    Client,
+    add_external_key,
+    bearer,
+    fetch_rows,
+    fund,
+    ledger_report,
+    new_client,
+)
 
 Auth = dict[str, str]
 
@@ -50,30 +57,6 @@ async def _account(api: Api, amount: str) -> tuple[Client, Auth]:
     auth = await bearer(api.client, client)
     await fund(api.client, client, auth, amount)
     return client, auth
-
-
-async def _external_key(api: Api, auth: Auth) -> tuple[str, str]:
-    key, document = f"{uuid.uuid4().hex[:12]}@concurrent.example", random_cpf()
-    entry = {
-        "pixKey": key,
-        "ispb": "12345678",
-        "name": "Outside Person",
-        "document": document,
-        "bankName": "OTHER BANK",
-        "branch": "0001",
-        "accountNumber": "123",
-    }
-    response = await api.client.post("/sandbox/dict", json=entry, headers=auth)
-    assert response.status_code == 201, response.text
-    return key, document
-
-
-async def _rows(url: str, sql: str, *args: object) -> list[asyncpg.Record]:
-    conn = await asyncpg.connect(url)
-    try:
-        return await conn.fetch(sql, *args)
-    finally:
-        await conn.close()
 
 
 async def _assert_ledger_ok(url: str) -> None:
@@ -122,14 +105,14 @@ async def _all_then_set(
 
 
 async def _transfer_states(url: str, ids: list[int]) -> dict[int, str]:
-    rows = await _rows(
+    rows = await fetch_rows(
         url, "SELECT transaction_id, state FROM transfers WHERE transaction_id = ANY($1::bigint[])", ids
     )
     return {row["transaction_id"]: row["state"] for row in rows}
 
 
 async def _transfer_event_counts(url: str, ids: list[int]) -> dict[int, int]:
-    rows = await _rows(
+    rows = await fetch_rows(
         url,
         """
         SELECT payload->'data'->>'id' AS id, count(*) AS events FROM outbox
@@ -196,7 +179,7 @@ async def test_two_accounts_paying_each_other_while_settling(api: Api, migrated_
 
 async def test_settlement_races_new_transfers_from_the_same_account(api: Api, migrated_database: str) -> None:
     _, auth = await _account(api, "50.00")
-    key, document = await _external_key(api, auth)
+    key, document = await add_external_key(api.client, auth)
     body = _transfer_body(key, 1.00, priority="HIGH", creditorDocument=document)
 
     done = asyncio.Event()
@@ -226,7 +209,7 @@ async def test_several_settlement_workers_never_settle_a_transfer_twice(
     await _drain(api)
 
     _, auth = await _account(api, "30.00")
-    key, _ = await _external_key(api, auth)
+    key, _ = await add_external_key(api.client, auth)
     responses = await asyncio.gather(
         *(
             api.client.post("/dict/pix", json=_transfer_body(key, 1.00), headers=_headers(auth))
@@ -251,7 +234,7 @@ async def test_several_settlement_workers_never_settle_a_transfer_twice(
 
 async def test_receipts_and_transfers_on_one_account_at_once(api: Api, migrated_database: str) -> None:
     client, auth = await _account(api, "10.00")
-    key, document = await _external_key(api, auth)
+    key, document = await add_external_key(api.client, auth)
     own_key = client.opened.keys[0].value
     transfer = _transfer_body(key, 1.00, priority="HIGH", creditorDocument=document)
 

@@ -11,7 +11,7 @@ import pytest
 from pixcore.usecases.transfers import settle_due
 from pixweb.persistence.uow import PostgresUnitOfWork
 from tests.e2e.conftest import Api
-from tests.support import Client, bearer, fund, ledger_report, new_client, random_cpf
+from tests.support import Client, add_external_key, bearer, fund, ledger_report, new_client, random_cpf
 
 
 def _body(key: str, amount: Any = 10, **extra: Any) -> dict[str, Any]:
@@ -27,23 +27,6 @@ async def _balance(api: Api, auth: dict[str, str]) -> tuple[float, float]:
     return amount["available"], amount["blocked"]
 
 
-async def _external_key(api: Api, auth: dict[str, str], *, behavior: str = "settle") -> tuple[str, str]:
-    key, document = f"{uuid.uuid4().hex[:12]}@external.example", random_cpf()
-    entry = {
-        "pixKey": key,
-        "ispb": "12345678",
-        "name": "Outside Person",
-        "document": document,
-        "bankName": "OTHER BANK",
-        "branch": "0001",
-        "accountNumber": "123",
-        "behavior": behavior,
-    }
-    response = await api.client.post("/sandbox/dict", json=entry, headers=auth)
-    assert response.status_code == 201, response.text
-    return key, document
-
-
 @pytest.fixture
 async def funded(api: Api) -> tuple[Client, dict[str, str]]:
     client = await new_client()
@@ -56,7 +39,7 @@ async def test_transfer_reserves_then_settles_outside(
     api: Api, funded: tuple[Client, dict[str, str]], migrated_database: str
 ) -> None:
     _, auth = funded
-    key, _ = await _external_key(api, auth)
+    key, _ = await add_external_key(api.client, auth)
     response = await api.client.post("/dict/pix", json=_body(key, 25.5), headers=_headers(auth))
     assert response.status_code == 201, response.text
     body = response.json()
@@ -90,7 +73,7 @@ async def test_invalid_transfer_requests_are_400(
     api: Api, funded: tuple[Client, dict[str, str]], change: dict[str, Any], detail: str
 ) -> None:
     _, auth = funded
-    key, _ = await _external_key(api, auth)
+    key, _ = await add_external_key(api.client, auth)
     response = await api.client.post("/dict/pix", json=_body(key) | change, headers=_headers(auth))
     assert response.status_code == 400, response.text
     assert detail in response.text
@@ -104,7 +87,7 @@ async def test_missing_or_non_v4_idempotency_key_is_400(
     api: Api, funded: tuple[Client, dict[str, str]], header: str | None
 ) -> None:
     _, auth = funded
-    key, _ = await _external_key(api, auth)
+    key, _ = await add_external_key(api.client, auth)
     headers = auth if header is None else auth | {"x-idempotency-key": header}
     response = await api.client.post("/dict/pix", json=_body(key), headers=headers)
     assert response.status_code == 400, response.text
@@ -112,7 +95,7 @@ async def test_missing_or_non_v4_idempotency_key_is_400(
 
 async def test_directory_rules_are_422(api: Api, funded: tuple[Client, dict[str, str]]) -> None:
     client, auth = funded
-    key, document = await _external_key(api, auth)
+    key, document = await add_external_key(api.client, auth)
     cases = [
         _body("nobody-" + uuid.uuid4().hex[:8] + "@nowhere.example"),  # not in the directory
         _body(key, 1000),  # insufficient balance
@@ -134,7 +117,7 @@ async def test_idempotent_replay_returns_the_original_and_moves_nothing(
     api: Api, funded: tuple[Client, dict[str, str]]
 ) -> None:
     _, auth = funded
-    key, _ = await _external_key(api, auth)
+    key, _ = await add_external_key(api.client, auth)
     headers = _headers(auth)
     first = await api.client.post("/dict/pix", json=_body(key, 10), headers=headers)
     second = await api.client.post("/dict/pix", json=_body(key, 10), headers=headers)
@@ -150,7 +133,7 @@ async def test_fifty_concurrent_requests_with_one_key_create_one_transfer(
     api: Api, funded: tuple[Client, dict[str, str]], migrated_database: str
 ) -> None:
     _, auth = funded
-    key, _ = await _external_key(api, auth)
+    key, _ = await add_external_key(api.client, auth)
     headers = _headers(auth)
     responses = await asyncio.gather(
         *(api.client.post("/dict/pix", json=_body(key, 10), headers=headers) for _ in range(50))
@@ -165,7 +148,7 @@ async def test_forty_concurrent_transfers_never_overdraw(
     api: Api, funded: tuple[Client, dict[str, str]], migrated_database: str
 ) -> None:
     _, auth = funded
-    key, _ = await _external_key(api, auth)
+    key, _ = await add_external_key(api.client, auth)
     responses = await asyncio.gather(
         *(api.client.post("/dict/pix", json=_body(key, 10), headers=_headers(auth)) for _ in range(40))
     )
@@ -197,8 +180,8 @@ async def test_rejecting_receiver_and_expiry_release_the_funds(
     api: Api, funded: tuple[Client, dict[str, str]], migrated_database: str
 ) -> None:
     _, auth = funded
-    rejecting, _ = await _external_key(api, auth, behavior="reject")
-    slow, _ = await _external_key(api, auth)
+    rejecting, _ = await add_external_key(api.client, auth, behavior="reject")
+    slow, _ = await add_external_key(api.client, auth)
     assert (
         await api.client.post("/dict/pix", json=_body(rejecting, 10), headers=_headers(auth))
     ).status_code == 201

@@ -23,26 +23,23 @@ class SandboxDirectory:
         if DB.pool is None:
             raise RuntimeError("the database is not open")
         async with DB.pool.acquire() as conn:
+            # One round trip: an account's key wins over a sandbox entry for the same key.
             row = await conn.fetchrow(
                 """
-                SELECT a.id, a.ispb, a.name, a.document, a.branch, a.number
+                SELECT a.id, a.ispb, a.name, a.document, NULL AS bank_name, a.branch, a.number,
+                       'settle' AS behavior, 0 AS rank
                   FROM pix_keys k JOIN accounts a ON a.id = k.account_id
                  WHERE k.key_value = $1
+                UNION ALL
+                SELECT NULL, d.ispb, d.name, d.document, d.bank_name, d.branch, d.account_number,
+                       d.behavior, 1
+                  FROM sandbox_directory d
+                 WHERE d.key_value = $1
+                 ORDER BY rank
+                 LIMIT 1
                 """,
                 key.value,
             )
-            if row is not None:
-                return DirectoryEntry(
-                    key=key,
-                    ispb=row["ispb"],
-                    name=row["name"],
-                    document=row["document"],
-                    bank_name=self._bank_name,
-                    branch=row["branch"],
-                    account_number=row["number"],
-                    account_id=row["id"],
-                )
-            row = await conn.fetchrow("SELECT * FROM sandbox_directory WHERE key_value = $1", key.value)
         if row is None:
             return None
         return DirectoryEntry(
@@ -50,10 +47,11 @@ class SandboxDirectory:
             ispb=row["ispb"],
             name=row["name"],
             document=row["document"],
-            bank_name=row["bank_name"],
+            bank_name=row["bank_name"] or self._bank_name,
             branch=row["branch"],
-            account_number=row["account_number"],
+            account_number=row["number"],
             behavior=row["behavior"],
+            account_id=row["id"],
         )
 
     async def add(self, entry: DirectoryEntry) -> None:

@@ -327,3 +327,16 @@ async def test_the_directory_refuses_a_key_it_knows_already(world: World) -> Non
 
     assert await world.directory.lookup(parse_pix_key("maria@example.com")) is not None
     assert (await world.directory.lookup(SHOP.key)) == SHOP
+
+
+async def test_a_receipt_restricted_to_an_account_refuses_another_accounts_key(world: World) -> None:
+    payer = Counterpart("Payer", OTHER_CPF, "00000000")
+    with pytest.raises(KeyNotInDirectory, match="your account"):
+        await receive_payment(
+            world.store.unit_of_work,
+            world.clock,
+            key=parse_pix_key("joao@example.com"),
+            amount=100,
+            payer=payer,
+            only_for=world.sender.id,
+        )

@@ -33,15 +33,20 @@ async def receive_payment(
     amount: int,
     payer: Counterpart,
     tx_id: str | None = None,
+    only_for: int | None = None,
 ) -> Receipt:
-    """Credit a settled receipt to the owner of ``key``: PAYMENT record, ledger, RECEIVE event."""
+    """Credit a settled receipt to the owner of ``key``: PAYMENT record, ledger, RECEIVE event.
+
+    ``only_for``: the key must belong to this account (the sandbox lets an account be paid,
+    not pay others on their behalf).
+    """
     require_positive(amount)
     now = clock.now()
     e2e = new_end_to_end_id(payer.ispb, now)
     async with uow() as tx:
         account_id = await tx.keys.owner_of(key)
-        if account_id is None:
-            raise KeyNotInDirectory("The key is not a key of an account of this service.")
+        if account_id is None or (only_for is not None and account_id != only_for):
+            raise KeyNotInDirectory("The key is not a key of your account." if only_for else None)
         transaction_id = await tx.transactions.add(
             NewTransaction(
                 account_id=account_id,

@@ -13,7 +13,7 @@ from litestar.params import JSONBody
 from pixcore.accounts import Counterpart
 from pixcore.clock import format_timestamp
 from pixcore.documents import parse_document
-from pixcore.errors import KeyNotInDirectory, ValidationError
+from pixcore.errors import ValidationError
 from pixcore.identifiers import validate_ispb
 from pixcore.keys import parse_pix_key
 from pixcore.money import parse_amount_number, require_positive
@@ -115,12 +115,13 @@ class SandboxController(Controller):
         amount = require_positive(parse_amount_number(data.amount))
         payer = data.payer or PayerIn()
         counterpart = Counterpart(payer.name, parse_document(payer.document).value, validate_ispb(payer.ispb))
-        async with services.uow() as tx:
-            owner = await tx.keys.owner_of(key)
-        if owner != principal_of(request).account_id:
-            raise KeyNotInDirectory("The key is not a key of your account.")
         receipt = await receive_payment(
-            services.uow, services.clock, key=key, amount=amount, payer=counterpart
+            services.uow,
+            services.clock,
+            key=key,
+            amount=amount,
+            payer=counterpart,
+            only_for=principal_of(request).account_id,
         )
         return PaymentOut(end_to_end_id=receipt.end_to_end_id)
 

@@ -10,6 +10,7 @@ tree to HTTP statuses in exactly one place (``pixweb.errors``)::
     │   ├── InvalidDocument
     │   ├── InvalidPixKey
     │   ├── InvalidIdentifier
+    │   ├── InvalidBrCode
     │   └── MalformedCertificate
     ├── AuthenticationError        the caller could not be identified
     │   ├── InvalidCredentials
@@ -47,6 +48,7 @@ __all__ = [
     "IdempotencyKeyReused",
     "InsufficientFunds",
     "InvalidAmount",
+    "InvalidBrCode",
     "InvalidCertificate",
     "InvalidCredentials",
     "InvalidDocument",
@@ -100,6 +102,10 @@ class InvalidPixKey(ValidationError):
 
 class InvalidIdentifier(ValidationError):
     """Invalid identifier."""
+
+
+class InvalidBrCode(ValidationError):
+    """Invalid BR Code: not a well-formed PIX EMV payload with a matching CRC."""
 
 
 class MalformedCertificate(ValidationError):

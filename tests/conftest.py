@@ -15,8 +15,14 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 RUN_ID = f"{os.getpid()}_{secrets.token_hex(3)}"
+
+# No timing in tests (speed is bench/'s business): hypothesis neither fails an example for
+# taking long nor a strategy for generating slowly, which a loaded CI machine would cause.
+settings.register_profile("pix", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("pix")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

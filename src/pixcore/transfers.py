@@ -42,6 +42,10 @@ DEFAULT_EXPIRATION = 600
 _UUID4 = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}")
 MAX_EXPIRATION = 10_800
 MAX_DESCRIPTION = 140
+MAX_NAME = 140
+BEHAVIORS = ("settle", "reject")
+_BRANCH = re.compile(r"[0-9]{4}")
+_ACCOUNT = re.compile(r"[0-9]{1,20}")
 
 
 class TransferState(enum.StrEnum):
@@ -76,6 +80,39 @@ class DirectoryEntry:
     account_number: str
     behavior: str = "settle"  # sandbox only: "settle" or "reject"
     account_id: int | None = None  # set when an account of this service owns the key
+
+    @classmethod
+    def parse(
+        cls,
+        *,
+        pix_key: str,
+        ispb: str,
+        name: str,
+        document: str,
+        bank_name: str,
+        branch: str,
+        account_number: str,
+        behavior: str,
+    ) -> DirectoryEntry:
+        """A key of another institution, as the sandbox's directory takes it; every broken rule
+        collected into one ``ValidationError``."""
+        problems: list[str] = []
+        key = _collect(problems, "pixKey", lambda: parse_pix_key(pix_key))
+        owner = _collect(problems, "document", lambda: parse_document(document).value)
+        bank = _collect(problems, "ispb", lambda: validate_ispb(ispb))
+        if behavior not in BEHAVIORS:
+            problems.append(f"behavior: one of {', '.join(BEHAVIORS)}")
+        if not name.strip() or len(name) > MAX_NAME:
+            problems.append(f"name: 1 to {MAX_NAME} characters")
+        if not bank_name.strip() or len(bank_name) > MAX_NAME:
+            problems.append(f"bankName: 1 to {MAX_NAME} characters")
+        if not _BRANCH.fullmatch(branch):
+            problems.append("branch: 4 digits")
+        if not _ACCOUNT.fullmatch(account_number):
+            problems.append("accountNumber: 1 to 20 digits")
+        if problems or key is None or owner is None or bank is None:
+            raise ValidationError("Invalid directory entry: " + "; ".join(problems), details=problems)
+        return cls(key, bank, name.strip(), owner, bank_name, branch, account_number, behavior)
 
 
 def parse_idempotency_key(raw: str | None) -> uuid.UUID:

@@ -1,13 +1,13 @@
 """Wire conventions shared by every route (decisions §1).
 
-Money leaves the service as ``Decimal`` and is written as a JSON number with
-its two decimals (``10.50``), never through a float. Timestamps are strings
+Money leaves the service as ``Decimal`` (``pixcore.money.cents_to_decimal``) and
+is written as a JSON number with its two decimals (``10.50``), never through a
+float. Timestamps are strings
 made by ``pixcore.clock.format_timestamp``.
 """
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
 import msgspec
@@ -15,16 +15,9 @@ from litestar import Response
 from litestar.response.base import MEDIA_TYPE_APPLICATION_JSON_PATTERN
 from litestar.serialization import default_serializer
 
-from pixcore.money import cents_to_decimal
-
-__all__ = ["PixResponse", "amount_number"]
+__all__ = ["PixResponse"]
 
 _ENCODER = msgspec.json.Encoder(enc_hook=default_serializer, decimal_format="number")
-
-
-def amount_number(cents: int) -> Decimal:
-    """An amount for a field typed "number": exact, two decimals."""
-    return cents_to_decimal(cents)
 
 
 class PixResponse(Response[Any]):

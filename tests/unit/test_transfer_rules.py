@@ -16,6 +16,7 @@ from pixcore.money import MAX_CENTS, cents_to_decimal
 from pixcore.transfers import (
     DEFAULT_EXPIRATION,
     MAX_EXPIRATION,
+    DirectoryEntry,
     Priority,
     TransferLifecycle,
     TransferRequest,
@@ -292,3 +293,36 @@ def test_a_fingerprint_is_a_sha256_hex_digest() -> None:
 def test_only_the_canonical_uuid4_form_is_an_idempotency_key(text: str) -> None:
     with pytest.raises(ValidationError):
         parse_idempotency_key(text)
+
+
+def test_a_directory_entry_reports_every_broken_rule_at_once() -> None:
+    with pytest.raises(ValidationError) as caught:
+        DirectoryEntry.parse(
+            pix_key="not a key",
+            ispb="123",
+            name=" ",
+            document="12345678900",
+            bank_name="",
+            branch="01",
+            account_number="12a",
+            behavior="maybe",
+        )
+    fields = {detail.split(":")[0] for detail in caught.value.details}
+    assert fields == {"pixKey", "ispb", "name", "document", "bankName", "branch", "accountNumber", "behavior"}
+
+
+def test_a_valid_directory_entry_is_canonical() -> None:
+    entry = DirectoryEntry.parse(
+        pix_key="Ana@Example.com",
+        ispb="12345678",
+        name=" Ana ",
+        document="52998224725",
+        bank_name="OTHER BANK",
+        branch="0001",
+        account_number="42",
+        behavior="reject",
+    )
+    assert entry.key.value == "ana@example.com"
+    assert entry.name == "Ana"
+    assert entry.behavior == "reject"
+    assert entry.account_id is None

@@ -9,9 +9,9 @@ import msgspec
 from litestar import Controller, Request, get
 
 from pixcore.clock import format_timestamp
+from pixcore.money import cents_to_decimal
 from pixcore.usecases import get_balance
 from pixweb.api.deps import principal_of, services_of
-from pixweb.wire import amount_number
 
 __all__ = ["BalanceController"]
 
@@ -46,9 +46,9 @@ class BalanceController(Controller):
         services = services_of(request)
         balance = await get_balance(services.uow, principal_of(request).account_id)
         amount = BalanceAmount(
-            available=amount_number(balance.available),
-            blocked=amount_number(balance.blocked),
-            overdraft=amount_number(0),
+            available=cents_to_decimal(balance.available),
+            blocked=cents_to_decimal(balance.blocked),
+            overdraft=cents_to_decimal(0),
         )
         return AccountBalances(data=[BalanceItem(format_timestamp(services.clock.now()), amount)])
 
@@ -57,8 +57,8 @@ class BalanceController(Controller):
         services = services_of(request)
         balance = await get_balance(services.uow, principal_of(request).account_id)
         return StandardBalance(
-            gross_balance=amount_number(balance.total),
-            blocked_balance=amount_number(balance.blocked),
-            net_balance=amount_number(balance.available),
+            gross_balance=cents_to_decimal(balance.total),
+            blocked_balance=cents_to_decimal(balance.blocked),
+            net_balance=cents_to_decimal(balance.available),
             consulted_at=format_timestamp(services.clock.now()),
         )

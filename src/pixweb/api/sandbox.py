@@ -61,36 +61,6 @@ class ClockOut(msgspec.Struct):
     now: str
 
 
-def _entry(data: JSONBody[DirectoryIn]) -> DirectoryEntry:
-    problems: list[str] = []
-    if data.behavior not in ("settle", "reject"):
-        problems.append("behavior: settle or reject")
-    if not data.name.strip() or len(data.name) > 140:
-        problems.append("name: 1 to 140 characters")
-    if not data.branch.isdigit() or len(data.branch) != 4:
-        problems.append("branch: 4 digits")
-    if not data.account_number.isdigit() or len(data.account_number) > 20:
-        problems.append("accountNumber: 1 to 20 digits")
-    try:
-        key = parse_pix_key(data.pix_key)
-        document = parse_document(data.document).value
-        ispb = validate_ispb(data.ispb)
-    except ValidationError as exc:
-        problems.append(exc.message)
-    if problems:
-        raise ValidationError("Invalid directory entry: " + "; ".join(problems), details=problems)
-    return DirectoryEntry(
-        key,
-        ispb,
-        data.name.strip(),
-        document,
-        data.bank_name,
-        data.branch,
-        data.account_number,
-        data.behavior,
-    )
-
-
 class SandboxController(Controller):
     path = "/sandbox"
     tags = ["Sandbox"]  # noqa: RUF012 - Litestar reads class attributes
@@ -99,7 +69,16 @@ class SandboxController(Controller):
         "/dict", operation_id="sandboxAddKey", status_code=201, summary="Add an external key to the directory"
     )
     async def add_key(self, request: Request[Any, Any, Any], data: JSONBody[DirectoryIn]) -> DirectoryIn:
-        entry = _entry(data)
+        entry = DirectoryEntry.parse(
+            pix_key=data.pix_key,
+            ispb=data.ispb,
+            name=data.name,
+            document=data.document,
+            bank_name=data.bank_name,
+            branch=data.branch,
+            account_number=data.account_number,
+            behavior=data.behavior,
+        )
         await services_of(request).sandbox_directory.add(entry)
         return data
 

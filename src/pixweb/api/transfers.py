@@ -11,11 +11,12 @@ from litestar import Controller, Request, Response, post
 from litestar.params import HeaderParameter, JSONBody
 
 from pixcore.clock import format_timestamp
+from pixcore.money import cents_to_decimal
 from pixcore.records import Transfer
 from pixcore.transfers import TransferRequest, parse_idempotency_key
 from pixcore.usecases.transfers import create_transfer
 from pixweb.api.deps import principal_of, services_of
-from pixweb.wire import PixResponse, amount_number
+from pixweb.wire import PixResponse
 
 __all__ = ["TransferController"]
 
@@ -62,7 +63,7 @@ def created_response(transfer: Transfer) -> TransferOut:
         end_to_end_id=transfer.end_to_end_id,
         event_date=format_timestamp(transfer.created_at),
         id=transfer.transaction_id,
-        payment=PaymentOut(amount=amount_number(transfer.amount)),
+        payment=PaymentOut(amount=cents_to_decimal(transfer.amount)),
         type="PENDING",
     )
 

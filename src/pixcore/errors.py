@@ -11,6 +11,10 @@ tree to HTTP statuses in exactly one place (``pixweb.errors``)::
     │   ├── InvalidPixKey
     │   ├── InvalidIdentifier
     │   ├── InvalidBrCode
+    │   ├── InvalidQuery
+    │   ├── InvalidWebhook
+    │   ├── WebhookHostRefused
+    │   ├── WebhookLimitReached
     │   └── MalformedCertificate
     ├── AuthenticationError        the caller could not be identified
     │   ├── InvalidCredentials
@@ -19,11 +23,18 @@ tree to HTTP statuses in exactly one place (``pixweb.errors``)::
     ├── PermissionDenied           the caller is known but may not do this
     │   └── CertificateNotLinked
     ├── NotFound                   the thing asked for does not exist (for this caller)
-    │   └── AccountNotFound
+    │   ├── AccountNotFound
+    │   ├── TransactionNotFound
+    │   ├── WebhookNotFound
+    │   ├── DeliveryNotFound
+    │   └── ChargeNotFound
     ├── Conflict                   the thing to create exists already
     │   ├── DuplicatePixKey
     │   ├── DuplicateAccount
-    │   └── CertificateInUse
+    │   ├── CertificateInUse
+    │   ├── DeliveryPending
+    │   ├── DuplicateCharge
+    │   └── DuplicateExternalId
     └── RuleViolation              well-formed, but the business rules refuse it
         ├── InvalidTransition
         ├── InsufficientFunds
@@ -31,19 +42,27 @@ tree to HTTP statuses in exactly one place (``pixweb.errors``)::
         ├── IspbDenied
         ├── CreditorDocumentMismatch
         ├── OwnAccountTransfer
-        └── IdempotencyKeyReused
+        ├── IdempotencyKeyReused
+        ├── WebhookInactive
+        └── AmountMismatch
 """
 
 from __future__ import annotations
 
 __all__ = [
     "AccountNotFound",
+    "AmountMismatch",
     "AuthenticationError",
     "CertificateInUse",
     "CertificateNotLinked",
+    "ChargeNotFound",
     "Conflict",
     "CreditorDocumentMismatch",
+    "DeliveryNotFound",
+    "DeliveryPending",
     "DuplicateAccount",
+    "DuplicateCharge",
+    "DuplicateExternalId",
     "DuplicatePixKey",
     "IdempotencyKeyReused",
     "InsufficientFunds",
@@ -54,8 +73,10 @@ __all__ = [
     "InvalidDocument",
     "InvalidIdentifier",
     "InvalidPixKey",
+    "InvalidQuery",
     "InvalidToken",
     "InvalidTransition",
+    "InvalidWebhook",
     "IspbDenied",
     "KeyNotInDirectory",
     "MalformedCertificate",
@@ -64,7 +85,12 @@ __all__ = [
     "PermissionDenied",
     "PixError",
     "RuleViolation",
+    "TransactionNotFound",
     "ValidationError",
+    "WebhookHostRefused",
+    "WebhookInactive",
+    "WebhookLimitReached",
+    "WebhookNotFound",
 ]
 
 
@@ -108,8 +134,24 @@ class InvalidBrCode(ValidationError):
     """Invalid BR Code: not a well-formed PIX EMV payload with a matching CRC."""
 
 
+class InvalidQuery(ValidationError):
+    """Invalid query parameters."""
+
+
 class MalformedCertificate(ValidationError):
     """The client certificate is missing or is not a URL-encoded PEM certificate."""
+
+
+class InvalidWebhook(ValidationError):
+    """Invalid webhook registration."""
+
+
+class WebhookHostRefused(ValidationError):
+    """The webhook URL's host must resolve, and only to public addresses."""
+
+
+class WebhookLimitReached(ValidationError):
+    """At most 3 active webhook URLs per event type are allowed."""
 
 
 # -- 401 ------------------------------------------------------------------
@@ -153,6 +195,22 @@ class AccountNotFound(NotFound):
     """Account not found."""
 
 
+class TransactionNotFound(NotFound):
+    """Transaction not found."""
+
+
+class WebhookNotFound(NotFound):
+    """Webhook not found."""
+
+
+class DeliveryNotFound(NotFound):
+    """Webhook delivery not found."""
+
+
+class ChargeNotFound(NotFound):
+    """Charge not found."""
+
+
 # -- 409 ------------------------------------------------------------------
 
 
@@ -170,6 +228,18 @@ class DuplicateAccount(Conflict):
 
 class CertificateInUse(Conflict):
     """The certificate is linked to another account."""
+
+
+class DeliveryPending(Conflict):
+    """The delivery is pending already: it will be attempted again."""
+
+
+class DuplicateCharge(Conflict):
+    """A charge with this txid exists already."""
+
+
+class DuplicateExternalId(Conflict):
+    """A cash-in with this externalId exists already."""
 
 
 # -- 422 ------------------------------------------------------------------
@@ -205,3 +275,11 @@ class OwnAccountTransfer(RuleViolation):
 
 class IdempotencyKeyReused(RuleViolation):
     """This x-idempotency-key was used with a different request."""
+
+
+class WebhookInactive(RuleViolation):
+    """The webhook is deactivated: register its URL again to receive deliveries."""
+
+
+class AmountMismatch(RuleViolation):
+    """The amount paid is not the amount the charge asks for."""

@@ -117,7 +117,8 @@ def validate_e2eid_path(text: str) -> str:
 def validate_txid(text: str) -> str:
     """A charge ``txid``: 26 to 35 ASCII alphanumerics."""
     if _TXID.fullmatch(text) is None:
-        raise InvalidIdentifier(details=["txid must be 26 to 35 alphanumeric characters"])
+        problem = "txid must be 26 to 35 alphanumeric characters"
+        raise InvalidIdentifier(f"Invalid identifier: {problem}", details=[problem])
     return text
 
 

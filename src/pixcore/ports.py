@@ -7,6 +7,7 @@ PostgreSQL; ``pixcore.testing`` implements them in memory for unit tests.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from types import TracebackType
@@ -17,19 +18,24 @@ from pixcore.accounts import (
     Balance,
     CertificateInfo,
     ClientCredential,
+    Counterpart,
     LinkedCertificate,
     NewAccount,
 )
+from pixcore.charges import Charge, ChargeStatus, NewCharge
 from pixcore.keys import PixKey
 from pixcore.ledger import Posting
 from pixcore.records import NewTransaction, NewTransfer, TransactionStatus, Transfer
 from pixcore.transfers import DirectoryEntry, TransferState
+from pixcore.webhooks import Delivery, DeliveryStatus, EventType, NewWebhook, Webhook, WebhookSecret
 
 __all__ = [
     "AccountRepository",
     "BalanceRepository",
     "CertificateRepository",
+    "ChargeRepository",
     "CredentialRepository",
+    "HostResolver",
     "IdempotencyRecord",
     "IdempotencyRepository",
     "KeyDirectory",
@@ -42,6 +48,7 @@ __all__ = [
     "TransferRepository",
     "UnitOfWork",
     "UnitOfWorkFactory",
+    "WebhookRepository",
 ]
 
 
@@ -92,6 +99,12 @@ class TransactionRepository(Protocol):
 
     async def set_status(self, transaction_id: int, status: TransactionStatus, at: datetime) -> None: ...
 
+    async def confirm(
+        self, transaction_id: int, end_to_end_id: str, counterpart: Counterpart, at: datetime
+    ) -> None:
+        """A PENDING receipt (a cash-in) was paid: CONFIRMED, with its E2E id and payer."""
+        ...
+
 
 class LedgerRepository(Protocol):
     async def post(self, transaction_id: int, posting: Posting, at: datetime) -> None:
@@ -122,6 +135,42 @@ class TransferRepository(Protocol):
     ) -> None: ...
 
 
+class ChargeRepository(Protocol):
+    async def add(self, charge: NewCharge) -> Charge:
+        """Store a new ATIVA charge. Raises ``DuplicateCharge`` if the account has its txid,
+        ``DuplicateExternalId`` if it has a cash-in with its external id."""
+        ...
+
+    async def get(self, account_id: int, txid: str) -> Charge | None: ...
+
+    async def get_by_location(self, location_id: str) -> Charge | None: ...
+
+    async def get_by_external_id(self, account_id: int, external_id: str) -> Charge | None: ...
+
+    async def lock(self, account_id: int, txid: str) -> Charge | None:
+        """The charge, locked for this unit of work (``FOR UPDATE``: waits for other writers)."""
+        ...
+
+    async def lock_by_location(self, location_id: str) -> Charge | None: ...
+
+    async def lock_expired(self, now: datetime, limit: int) -> list[Charge]:
+        """ATIVA charges past their expiry, locked; rows other workers hold are skipped."""
+        ...
+
+    async def update(
+        self,
+        charge_id: int,
+        *,
+        status: ChargeStatus,
+        revision: int,
+        at: datetime,
+        transaction_id: int | None = None,
+        paid_end_to_end_id: str | None = None,
+    ) -> None:
+        """Store a new status (and, when paid, the PAYMENT record and its E2E id)."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class IdempotencyRecord:
     request_hash: str
@@ -142,6 +191,70 @@ class IdempotencyRepository(Protocol):
 class OutboxRepository(Protocol):
     async def add(self, account_id: int, event: dict[str, Any], at: datetime) -> None:
         """Queue a notification (``{type, data}``) for delivery."""
+        ...
+
+
+class WebhookRepository(Protocol):
+    """Webhook registrations, the account's signing secret, and the deliveries' state."""
+
+    async def lock_account(self, account_id: int) -> bool:
+        """Serialise the account's registration changes until the unit of work ends (other
+        units wait here); False if there is no such account."""
+        ...
+
+    async def add(self, new: NewWebhook) -> Webhook:
+        """Store an active registration (version 1)."""
+        ...
+
+    async def get(self, account_id: int, webhook_id: int) -> Webhook | None:
+        """One of the account's registrations, active or not; None for another account's."""
+        ...
+
+    async def active(self, account_id: int, event_type: EventType) -> list[Webhook]:
+        """The account's active registrations of one event type, oldest first."""
+        ...
+
+    async def list_for(self, account_id: int) -> list[Webhook]:
+        """Every registration of the account, active or not, oldest first."""
+        ...
+
+    async def update_headers(self, webhook_id: int, headers: Mapping[str, str], at: datetime) -> Webhook:
+        """Replace an active registration's headers and bump its version."""
+        ...
+
+    async def deactivate(self, webhook_id: int, reason: str, at: datetime) -> None: ...
+
+    async def secret(self, account_id: int) -> WebhookSecret | None: ...
+
+    async def add_secret(self, account_id: int, secret: str, at: datetime) -> WebhookSecret:
+        """Store the account's first secret; if it has one already, that one is kept and returned."""
+        ...
+
+    async def rotate_secret(
+        self, account_id: int, secret: str, at: datetime, previous_until: datetime
+    ) -> WebhookSecret:
+        """Make ``secret`` current; the current one (if any) signs too until ``previous_until``."""
+        ...
+
+    async def deliveries(
+        self, account_id: int, *, limit: int, status: DeliveryStatus | None = None
+    ) -> list[Delivery]:
+        """The account's most recent deliveries, newest first."""
+        ...
+
+    async def get_delivery(self, account_id: int, delivery_id: int) -> Delivery | None: ...
+
+    async def requeue_delivery(self, account_id: int, delivery_id: int, at: datetime) -> Delivery | None:
+        """A finished (delivered or failed) delivery becomes pending again, due at ``at``, with no
+        attempts; None (and nothing changed) if it is pending or not the account's."""
+        ...
+
+
+class HostResolver(Protocol):
+    """Name resolution (DNS): the addresses a host name stands for."""
+
+    async def resolve(self, host: str, port: int) -> list[str]:
+        """The host's IP addresses as text; empty if it does not resolve."""
         ...
 
 
@@ -173,6 +286,9 @@ class UnitOfWork(Protocol):
     def transactions(self) -> TransactionRepository: ...
 
     @property
+    def charges(self) -> ChargeRepository: ...
+
+    @property
     def ledger(self) -> LedgerRepository: ...
 
     @property
@@ -183,6 +299,9 @@ class UnitOfWork(Protocol):
 
     @property
     def outbox(self) -> OutboxRepository: ...
+
+    @property
+    def webhooks(self) -> WebhookRepository: ...
 
     async def __aenter__(self) -> Self: ...
 

@@ -10,11 +10,9 @@ from __future__ import annotations
 import enum
 import re
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
-from typing import TypeVar
 
 from transitions import Machine, MachineError
 
@@ -23,6 +21,7 @@ from pixcore.errors import InvalidTransition, ValidationError
 from pixcore.identifiers import validate_ispb
 from pixcore.keys import PixKey, parse_pix_key
 from pixcore.money import parse_amount_number, require_positive
+from pixcore.validation import collect
 
 __all__ = [
     "DEFAULT_EXPIRATION",
@@ -36,7 +35,6 @@ __all__ = [
     "parse_idempotency_key",
 ]
 
-T = TypeVar("T")
 
 DEFAULT_EXPIRATION = 600
 _UUID4 = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}")
@@ -97,9 +95,9 @@ class DirectoryEntry:
         """A key of another institution, as the sandbox's directory takes it; every broken rule
         collected into one ``ValidationError``."""
         problems: list[str] = []
-        key = _collect(problems, "pixKey", lambda: parse_pix_key(pix_key))
-        owner = _collect(problems, "document", lambda: parse_document(document).value)
-        bank = _collect(problems, "ispb", lambda: validate_ispb(ispb))
+        key = collect(problems, "pixKey", lambda: parse_pix_key(pix_key))
+        owner = collect(problems, "document", lambda: parse_document(document).value)
+        bank = collect(problems, "ispb", lambda: validate_ispb(ispb))
         if behavior not in BEHAVIORS:
             problems.append(f"behavior: one of {', '.join(BEHAVIORS)}")
         if not name.strip() or len(name) > MAX_NAME:
@@ -156,23 +154,23 @@ class TransferRequest:
     ) -> TransferRequest:
         """Every 400 rule of the request, collected into one ``ValidationError``."""
         problems: list[str] = []
-        key = _collect(problems, "pixKey", lambda: parse_pix_key(pix_key))
-        cents = _collect(problems, "payment.amount", lambda: require_positive(parse_amount_number(amount)))
+        key = collect(problems, "pixKey", lambda: parse_pix_key(pix_key))
+        cents = collect(problems, "payment.amount", lambda: require_positive(parse_amount_number(amount)))
         if currency != "BRL":
             problems.append("payment.currency: only BRL is accepted")
-        level = _collect(problems, "priority", lambda: Priority(priority or Priority.NORM))
+        level = collect(problems, "priority", lambda: Priority(priority or Priority.NORM))
         seconds = DEFAULT_EXPIRATION if expiration is None else expiration
         if isinstance(seconds, bool) or not 1 <= seconds <= MAX_EXPIRATION:
             problems.append(f"expiration: must be 1 to {MAX_EXPIRATION} seconds")
         document = None
         if creditor_document is not None:
-            document = _collect(problems, "creditorDocument", lambda: parse_document(creditor_document).value)
+            document = collect(problems, "creditorDocument", lambda: parse_document(creditor_document).value)
         elif level is Priority.HIGH:
             problems.append("creditorDocument: required when priority is HIGH")
         if description is not None and len(description) > MAX_DESCRIPTION:
             problems.append(f"description: at most {MAX_DESCRIPTION} characters")
         deny = frozenset(
-            _collect(problems, "ispbDeny", lambda: [validate_ispb(i) for i in ispb_deny or []]) or []
+            collect(problems, "ispbDeny", lambda: [validate_ispb(i) for i in ispb_deny or []]) or []
         )
         if problems or key is None or cents is None or level is None:
             raise ValidationError("Invalid transfer: " + "; ".join(problems), details=problems)
@@ -183,15 +181,6 @@ class TransferRequest:
 
     def deadline(self, created_at: datetime) -> datetime:
         return created_at + timedelta(seconds=self.expiration)
-
-
-def _collect(problems: list[str], field: str, parse: Callable[[], T]) -> T | None:
-    try:
-        return parse()
-    except (ValidationError, ValueError) as exc:
-        message = exc.message if isinstance(exc, ValidationError) else str(exc)
-        problems.append(f"{field}: {message}")
-        return None
 
 
 class TransferLifecycle:

@@ -1,10 +1,12 @@
-"""pixnotify: webhook delivery as its own process, reading the transactional outbox.
+"""pixnotify: webhook delivery, as its own process (``pixnotify run``) or inside ``pixweb serve``.
 
-Nothing here yet: delivery arrives with the Webhooks issue. The package exists
-so that the distribution's layout (pixcore, pixweb, pixnotify) is fixed from
-the start.
+It reads the transactional outbox: each event becomes one delivery per active registration of its
+type (fan-out), then each delivery is signed (Standard Webhooks), sent and retried on its own
+schedule until delivered or failed. See :mod:`pixnotify.worker` for the loop.
 """
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from pixnotify.worker import Notifier, NotifierConfig, Round
+
+__all__ = ["Notifier", "NotifierConfig", "Round"]

@@ -17,8 +17,12 @@ from litestar.openapi.spec import Components, SecurityScheme
 from pixcore.clock import SystemClock
 from pixweb.api.auth import AuthController
 from pixweb.api.balance import BalanceController
+from pixweb.api.cashin import CashInController
+from pixweb.api.charges import ChargeController, PayloadController
 from pixweb.api.sandbox import SandboxController
+from pixweb.api.transactions import TransactionController
 from pixweb.api.transfers import TransferController
+from pixweb.api.webhooks import WebhookController, WebhookDeliveryController, WebhookSecretController
 from pixweb.auth import BearerAuthMiddleware
 from pixweb.errors import exception_handlers
 from pixweb.runtime import database_ready
@@ -29,7 +33,7 @@ from pixweb.workers import settlement_loop
 
 __all__ = ["create_app"]
 
-PUBLIC_PATHS = ["^/schema", "^/.well-known/"]
+PUBLIC_PATHS = ["^/schema", "^/.well-known/", "^/qr/v2/"]
 MAX_BODY = 1_048_576  # bytes; the largest legitimate body (a cash-in with QR data) is far smaller
 
 
@@ -59,6 +63,11 @@ def _lifespan(settings: Settings, clock: SystemClock | None) -> object:
             app.state.services = services
             stop = asyncio.Event()
             loops = [asyncio.create_task(settlement_loop(services, stop))] if settings.run_workers else []
+            if settings.run_workers:  # webhook delivery too (pixnotify, the `notify` extra), on this pool
+                from pixnotify.worker import delivery_loop
+
+                allow_private = settings.webhook_allow_private
+                loops.append(asyncio.create_task(delivery_loop(stop, allow_private=allow_private)))
             try:
                 yield
             finally:
@@ -82,6 +91,13 @@ def create_app(settings: Settings | None = None, *, clock: SystemClock | None = 
             AuthController,
             BalanceController,
             TransferController,
+            TransactionController,
+            ChargeController,
+            PayloadController,
+            CashInController,
+            WebhookController,
+            WebhookSecretController,
+            WebhookDeliveryController,
             *([SandboxController] if settings.sandbox else []),
         ],
         lifespan=[_lifespan(settings, clock)],  # type: ignore[list-item]

@@ -30,6 +30,7 @@ class Services:
     @classmethod
     def build(cls, settings: Settings, clock: SystemClock | None = None) -> Services:
         """``clock``: a private clock (tests); without one, the sandbox clock shared through the database."""
+        _ = settings.location_prefix  # a public URL too long for BR Codes stops start-up here
         keeper = ClockKeeper(clock or SystemClock(), shared=clock is None)
         key = load_or_create_signing_key(settings.signing_key_path)
         directory = SandboxDirectory(settings.institution_name)

@@ -47,6 +47,10 @@ def _str(name: str, default: str) -> str:
     return raw if raw else default
 
 
+LOCATION_ID_LENGTH = 32
+MAX_LOCATION = 77  # a BR Code URL (26-25) holds at most 77 characters
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """Typed settings. Build with :func:`get_settings` (cached) or :meth:`from_env`."""
@@ -135,6 +139,17 @@ class Settings:
     @property
     def signing_key_path(self) -> Path:
         return self.signing_key_file or self.data_dir / "signing-key.pem"
+
+    @property
+    def location_prefix(self) -> str:
+        """The start of every charge's payload URL, as BR Codes carry it: no scheme (decisions §6)."""
+        host = self.public_url.split("://", 1)[-1].rstrip("/")
+        prefix = f"{host}/qr/v2/"
+        if len(prefix) + LOCATION_ID_LENGTH > MAX_LOCATION:
+            raise ValueError(
+                f"PIX_PUBLIC_URL is too long for BR Codes: {prefix}<id> must fit in {MAX_LOCATION} characters"
+            )
+        return prefix
 
 
 @cache

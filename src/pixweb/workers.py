@@ -13,6 +13,7 @@ import logging
 from datetime import timedelta
 
 from pixcore.clock import Clock
+from pixcore.usecases.charges import expire_charges
 from pixcore.usecases.transfers import settle_due
 from pixweb.persistence.engine import DB
 from pixweb.services import Services
@@ -23,6 +24,7 @@ log = logging.getLogger("pixweb.workers")
 
 IDEMPOTENCY_KEEP = timedelta(hours=25)  # the promise is 24 hours; an hour's margin
 PURGE_EVERY = 600  # rounds
+SWEEP_EVERY = 10  # rounds: expired charges are persisted within about a second
 
 
 async def purge_idempotency_keys(clock: Clock) -> int:
@@ -43,6 +45,8 @@ async def settlement_loop(services: Services, stop: asyncio.Event, *, interval: 
         try:
             await services.keeper.refresh()
             finished = await settle_due(services.uow, services.clock)
+            if rounds % SWEEP_EVERY == 0:
+                await expire_charges(services.uow, services.clock)
             if rounds % PURGE_EVERY == 0:
                 await purge_idempotency_keys(services.clock)
         except Exception:

@@ -98,9 +98,10 @@ async def test_the_readme_tour_runs_as_written(server: tuple[int, dict[str, str]
     )
     out, err = await asyncio.wait_for(process.communicate(), timeout=120)
     assert process.returncode == 0, err.decode()
-    (account, certificate, token, central, standard, receipt, key, transfer, after, refused) = _json_values(
-        out.decode()
+    (account, certificate, token, central, standard, receipt, key, transfer, after, *charge, refused) = (
+        _json_values(out.decode())
     )
+    created, payment, paid = charge
     assert set(account) == {"accountId", "clientId", "clientSecret", "ispb", "branch", "number", "keys"}
     assert account["keys"] == ["maria@example.com"]
     assert (workdir / "maria" / "client-cert.pem").is_file()
@@ -114,6 +115,11 @@ async def test_the_readme_tour_runs_as_written(server: tuple[int, dict[str, str]
     assert transfer["type"] == "PENDING"
     assert transfer["payment"] == {"amount": 25.5}
     assert after["netBalance"] == 74.5
+    assert created["status"] == "ATIVA"
+    assert created["valor"] == {"original": "12.00", "modalidadeAlteracao": 0}
+    assert created["location"].startswith("000201010212")
+    assert len(payment["endToEndId"]) == 32
+    assert paid["status"] == "CONCLUIDA"
     assert refused == {
         "statusCode": 401,
         "message": "A bearer token is required (Authorization: Bearer <token>).",

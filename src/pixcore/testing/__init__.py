@@ -26,6 +26,10 @@ the second writer at ``commit()`` instead, and discards all its changes:
 ``lock_pending`` locks a transfer for the unit of work until it commits or
 rolls back; another unit asking for it meanwhile gets None (``SKIP LOCKED``).
 
+Webhook registrations lock their account (``lock_account``): a second unit of
+work waits until the first commits or rolls back, as ``FOR NO KEY UPDATE`` does.
+``StaticResolver`` is a ``HostResolver`` answering from a fixed table.
+
 ``InMemoryKeyDirectory`` is the DICT; ``ledger_check`` lists what is wrong with
 a store's ledger. ``PlainHasher`` and ``RecordingTokenIssuer`` stand in for the
 slow Argon2 hasher and the JWT issuer.
@@ -36,7 +40,8 @@ slow Argon2 hasher and the JWT issuer.
 
 from __future__ import annotations
 
-from pixcore.ports import KeyDirectory, UnitOfWorkFactory
+from pixcore.ports import HostResolver, KeyDirectory, UnitOfWorkFactory
+from pixcore.queries import TransactionQueries
 from pixcore.testing._accounts import (
     InMemoryAccounts,
     InMemoryBalances,
@@ -53,6 +58,7 @@ from pixcore.testing._money import (
     InMemoryTransactions,
     InMemoryTransfers,
 )
+from pixcore.testing._queries import InMemoryTransactionQueries
 from pixcore.testing._security import IssueCall, PlainHasher, RecordingTokenIssuer
 from pixcore.testing._store import (
     BRANCH,
@@ -64,6 +70,8 @@ from pixcore.testing._store import (
     StoredKey,
 )
 from pixcore.testing._uow import InMemoryUnitOfWork
+from pixcore.testing._webhook_data import WebhookTables
+from pixcore.testing._webhooks import InMemoryWebhooks, StaticResolver
 
 __all__ = [
     "BRANCH",
@@ -77,17 +85,21 @@ __all__ = [
     "InMemoryOutbox",
     "InMemoryPixKeys",
     "InMemoryStore",
+    "InMemoryTransactionQueries",
     "InMemoryTransactions",
     "InMemoryTransfers",
     "InMemoryUnitOfWork",
+    "InMemoryWebhooks",
     "IntegrityError",
     "IssueCall",
     "OutboxItem",
     "PlainHasher",
     "RecordingTokenIssuer",
+    "StaticResolver",
     "StoredCertificate",
     "StoredEntry",
     "StoredKey",
+    "WebhookTables",
     "external_total",
     "ledger_check",
 ]
@@ -98,6 +110,16 @@ def _is_a_unit_of_work_factory(store: InMemoryStore) -> UnitOfWorkFactory:
     return store.unit_of_work
 
 
+def _is_a_host_resolver(resolver: StaticResolver) -> HostResolver:
+    """Never called: mypy checks here that the fake resolver fits its port."""
+    return resolver
+
+
 def _is_a_key_directory(directory: InMemoryKeyDirectory) -> KeyDirectory:
     """Never called: mypy checks here that the fake directory fits its port."""
     return directory
+
+
+def _is_a_transaction_queries(queries: InMemoryTransactionQueries) -> TransactionQueries:
+    """Never called: mypy checks here that the fake read side fits its port."""
+    return queries

@@ -7,7 +7,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from pixcore.accounts import Balance
+from pixcore.accounts import Balance, Counterpart
 from pixcore.errors import InsufficientFunds
 from pixcore.ledger import Posting
 from pixcore.ports import IdempotencyRecord
@@ -35,6 +35,18 @@ class InMemoryTransactions(_Repository):
         record = self._require_transaction(transaction_id)
         self._staged.transactions[transaction_id] = dataclasses.replace(
             record, status=status, processed_at=at
+        )
+
+    async def confirm(
+        self, transaction_id: int, end_to_end_id: str, counterpart: Counterpart, at: datetime
+    ) -> None:
+        record = self._require_transaction(transaction_id)
+        self._staged.transactions[transaction_id] = dataclasses.replace(
+            record,
+            status=TransactionStatus.CONFIRMED,
+            end_to_end_id=end_to_end_id,
+            counterpart=counterpart,
+            processed_at=at,
         )
 
 

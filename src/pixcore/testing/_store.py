@@ -8,12 +8,20 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pixcore.accounts import Account, Balance, CertificateInfo, ClientCredential
+from pixcore.charges import Charge
 from pixcore.clock import Clock, SystemClock
-from pixcore.errors import CertificateInUse, DuplicatePixKey, InsufficientFunds
+from pixcore.errors import (
+    CertificateInUse,
+    DuplicateCharge,
+    DuplicateExternalId,
+    DuplicatePixKey,
+    InsufficientFunds,
+)
 from pixcore.keys import PixKey
 from pixcore.ledger import Bucket
 from pixcore.ports import IdempotencyRecord
 from pixcore.records import NewTransaction, Transfer
+from pixcore.testing._webhook_data import AccountLocks, WebhookTables
 
 if TYPE_CHECKING:
     from pixcore.testing._uow import InMemoryUnitOfWork
@@ -84,6 +92,8 @@ class _Tables:
     idempotency: dict[tuple[int, uuid.UUID], IdempotencyRecord] = field(default_factory=dict)
     claimed_at: dict[tuple[int, uuid.UUID], datetime] = field(default_factory=dict)
     outbox: list[OutboxItem] = field(default_factory=list)
+    webhooks: WebhookTables = field(default_factory=WebhookTables)
+    charges: dict[int, Charge] = field(default_factory=dict)
     # Staged only: the (available, blocked) change each account's postings made in this unit.
     balance_changes: dict[int, tuple[int, int]] = field(default_factory=dict)
 
@@ -101,7 +111,9 @@ class InMemoryStore:
         self.commits = 0
         self._last_account_id = 0
         self._last_transaction_id = 0
+        self._last_charge_id = 0
         self._transfer_locks: dict[int, InMemoryUnitOfWork] = {}
+        self.account_locks = AccountLocks()  # webhook registrations lock their account
 
     @property
     def accounts(self) -> dict[int, Account]:
@@ -153,6 +165,15 @@ class InMemoryStore:
     def outbox(self) -> list[OutboxItem]:
         return self._tables.outbox
 
+    @property
+    def webhooks(self) -> WebhookTables:
+        """Webhook registrations, secrets and deliveries (tests seed ``deliveries`` here)."""
+        return self._tables.webhooks
+
+    @property
+    def charges(self) -> dict[int, Charge]:
+        return self._tables.charges
+
     def unit_of_work(self) -> InMemoryUnitOfWork:
         """A new unit of work on this store: the ``UnitOfWorkFactory``."""
         from pixcore.testing._uow import InMemoryUnitOfWork  # the unit of work imports the store
@@ -163,6 +184,10 @@ class InMemoryStore:
         # Like a PostgreSQL sequence: an id is spent even if its transaction rolls back.
         self._last_account_id += 1
         return self._last_account_id
+
+    def _next_charge_id(self) -> int:
+        self._last_charge_id += 1
+        return self._last_charge_id
 
     def _next_transaction_id(self) -> int:
         self._last_transaction_id += 1
@@ -176,6 +201,7 @@ class InMemoryStore:
     def _release_locks(self, uow: InMemoryUnitOfWork) -> None:
         for transaction_id in [t for t, holder in self._transfer_locks.items() if holder is uow]:
             del self._transfer_locks[transaction_id]
+        self.account_locks.release(uow)
 
     def _apply(self, staged: _Tables) -> None:
         """Check the staged rows against what others committed meanwhile, then make them visible."""
@@ -193,6 +219,9 @@ class InMemoryStore:
         for account_id, key in staged.idempotency:
             if (account_id, key) in committed.idempotency:
                 raise IntegrityError(f"the idempotency key {key} of account {account_id} is taken")
+        _check_charges(committed.charges, staged.charges)
+        if (webhook_conflict := committed.webhooks.conflict(staged.webhooks)) is not None:
+            raise IntegrityError(webhook_conflict)
         balances = self._balances_after(staged)
         committed.accounts.update(staged.accounts)
         committed.balances.update(balances)
@@ -207,6 +236,8 @@ class InMemoryStore:
         committed.idempotency.update(staged.idempotency)
         committed.claimed_at.update(staged.claimed_at)
         committed.outbox.extend(staged.outbox)
+        committed.webhooks.merge(staged.webhooks)
+        committed.charges.update(staged.charges)
         self.commits += 1
 
     def _balances_after(self, staged: _Tables) -> dict[int, Balance]:
@@ -225,6 +256,22 @@ class InMemoryStore:
                 raise InsufficientFunds()
             balances[account_id] = Balance(base.available + available, base.blocked + blocked)
         return balances
+
+
+def _check_charges(committed: dict[int, Charge], staged: dict[int, Charge]) -> None:
+    """The unique indexes of the charges table: txid and external id per account, location id."""
+    taken = {(c.account_id, c.txid) for i, c in committed.items() if i not in staged}
+    external = {
+        (c.account_id, c.external_id) for i, c in committed.items() if i not in staged and c.external_id
+    }
+    locations = {c.location_id for i, c in committed.items() if i not in staged}
+    for charge in staged.values():
+        if (charge.account_id, charge.txid) in taken:
+            raise DuplicateCharge(f"a charge with txid {charge.txid} exists already")
+        if charge.external_id and (charge.account_id, charge.external_id) in external:
+            raise DuplicateExternalId(f"a cash-in with externalId {charge.external_id} exists already")
+        if charge.location_id in locations:
+            raise IntegrityError(f"location {charge.location_id} is taken")
 
 
 class _Repository:

@@ -12,6 +12,7 @@ from pixcore.testing._accounts import (
     InMemoryCredentials,
     InMemoryPixKeys,
 )
+from pixcore.testing._charges import InMemoryCharges
 from pixcore.testing._money import (
     InMemoryIdempotency,
     InMemoryLedger,
@@ -20,6 +21,7 @@ from pixcore.testing._money import (
     InMemoryTransfers,
 )
 from pixcore.testing._store import InMemoryStore, _Tables
+from pixcore.testing._webhooks import InMemoryWebhooks
 
 __all__ = ["InMemoryUnitOfWork"]
 
@@ -41,10 +43,12 @@ class InMemoryUnitOfWork:
         self.credentials = InMemoryCredentials(self)
         self.certificates = InMemoryCertificates(self)
         self.transactions = InMemoryTransactions(self)
+        self.charges = InMemoryCharges(self)
         self.ledger = InMemoryLedger(self)
         self.transfers = InMemoryTransfers(self)
         self.idempotency = InMemoryIdempotency(self)
         self.outbox = InMemoryOutbox(self)
+        self.webhooks = InMemoryWebhooks(self)
         self.committed = False
         self._entered = False
         self._open = False

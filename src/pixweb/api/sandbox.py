@@ -10,14 +10,16 @@ import msgspec
 from litestar import Controller, Request, post
 from litestar.params import JSONBody
 
+from pixcore import brcode
 from pixcore.accounts import Counterpart
 from pixcore.clock import format_timestamp
 from pixcore.documents import parse_document
-from pixcore.errors import ValidationError
+from pixcore.errors import ChargeNotFound, ValidationError
 from pixcore.identifiers import validate_ispb
 from pixcore.keys import parse_pix_key
 from pixcore.money import parse_amount_number, require_positive
 from pixcore.transfers import DirectoryEntry
+from pixcore.usecases.charges import pay_charge
 from pixcore.usecases.receipts import receive_payment
 from pixweb.api.deps import principal_of, services_of
 
@@ -44,8 +46,11 @@ class PayerIn(msgspec.Struct):
 
 
 class PaymentIn(msgspec.Struct, rename="camel"):
-    pix_key: str
-    amount: Decimal
+    """``{pixCopiaECola}`` (a charge's code, or a static code) or ``{pixKey, amount}``."""
+
+    pix_key: str | None = None
+    amount: Decimal | None = None
+    pix_copia_e_cola: str | None = None
     payer: PayerIn | None = None
 
 
@@ -59,6 +64,13 @@ class ClockIn(msgspec.Struct, rename="camel"):
 
 class ClockOut(msgspec.Struct):
     now: str
+
+
+def _location_id(location: str, prefix: str) -> str:
+    """The charge id in a payload URL of this service; another PSP's URL names no charge of ours."""
+    if not location.startswith(prefix):
+        raise ChargeNotFound("The code points at another PSP's payload, not at a charge of this service.")
+    return location.removeprefix(prefix)
 
 
 class SandboxController(Controller):
@@ -90,17 +102,35 @@ class SandboxController(Controller):
     )
     async def pay(self, request: Request[Any, Any, Any], data: JSONBody[PaymentIn]) -> PaymentOut:
         services = services_of(request)
-        key = parse_pix_key(data.pix_key)
-        amount = require_positive(parse_amount_number(data.amount))
         payer = data.payer or PayerIn()
         counterpart = Counterpart(payer.name, parse_document(payer.document).value, validate_ispb(payer.ispb))
+        amount = None if data.amount is None else require_positive(parse_amount_number(data.amount))
+        account_id = principal_of(request).account_id
+        pix_key = data.pix_key
+        if data.pix_copia_e_cola is not None:
+            if pix_key is not None:
+                raise ValidationError("Give pixCopiaECola or pixKey, not both.")
+            code = brcode.decode(data.pix_copia_e_cola)
+            if code.location is not None:
+                paid = await pay_charge(
+                    services.uow,
+                    services.clock,
+                    location_id=_location_id(code.location, services.settings.location_prefix),
+                    payer=counterpart,
+                    amount=amount,
+                    only_for=account_id,
+                )
+                return PaymentOut(end_to_end_id=paid.end_to_end_id)
+            pix_key, amount = code.key, amount if amount is not None else code.amount
+        if pix_key is None or amount is None:
+            raise ValidationError("Give pixCopiaECola, or pixKey and amount.")
         receipt = await receive_payment(
             services.uow,
             services.clock,
-            key=key,
+            key=parse_pix_key(pix_key),
             amount=amount,
             payer=counterpart,
-            only_for=principal_of(request).account_id,
+            only_for=account_id,
         )
         return PaymentOut(end_to_end_id=receipt.end_to_end_id)
 

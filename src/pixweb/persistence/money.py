@@ -20,6 +20,7 @@ from typing import Any
 
 import asyncpg
 
+from pixcore.accounts import Counterpart
 from pixcore.errors import InsufficientFunds
 from pixcore.ledger import Posting
 from pixcore.ports import IdempotencyRecord
@@ -71,6 +72,29 @@ class PostgresTransactions(Repository):
             "UPDATE transactions SET status = $2, updated_at = $3, processed_at = $3 WHERE id = $1",
             transaction_id,
             status.value,
+            at,
+        )
+
+    async def confirm(
+        self, transaction_id: int, end_to_end_id: str, counterpart: Counterpart, at: datetime
+    ) -> None:
+        c = counterpart
+        await self._conn.execute(
+            """
+            UPDATE transactions
+               SET status = 'CONFIRMED', end_to_end_id = $2, counterpart_name = $3, counterpart_document = $4,
+                   counterpart_ispb = $5, counterpart_bank = $6, counterpart_branch = $7,
+                   counterpart_account = $8, updated_at = $9, processed_at = $9
+             WHERE id = $1
+            """,
+            transaction_id,
+            end_to_end_id,
+            c.name,
+            c.document,
+            c.ispb,
+            c.bank_name,
+            c.branch,
+            c.account_number,
             at,
         )
 

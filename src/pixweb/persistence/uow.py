@@ -23,6 +23,7 @@ from pixcore.accounts import (
 )
 from pixcore.errors import CertificateInUse, DuplicatePixKey
 from pixcore.keys import PixKey, PixKeyType
+from pixweb.persistence.charges import PostgresCharges
 from pixweb.persistence.engine import DB
 from pixweb.persistence.money import (
     PostgresIdempotency,
@@ -39,6 +40,7 @@ from pixweb.persistence.tables import (
     ClientCredentialRow,
     PixKeyRow,
 )
+from pixweb.persistence.webhooks import PostgresWebhooks
 
 __all__ = ["PostgresUnitOfWork"]
 
@@ -185,10 +187,12 @@ class PostgresUnitOfWork:
         self.credentials = PostgresCredentials(self)
         self.certificates = PostgresCertificates(self)
         self.transactions = PostgresTransactions(self)
+        self.charges = PostgresCharges(self)
         self.ledger = PostgresLedger(self)
         self.transfers = PostgresTransfers(self)
         self.idempotency = PostgresIdempotency(self)
         self.outbox = PostgresOutbox(self)
+        self.webhooks = PostgresWebhooks(self)
         self._transaction: PostgresTransaction | None = None
         self._done = False
 

@@ -110,6 +110,11 @@ class JwtIssuer:
         """The public key set that verifies our tokens (and, later, our signed payloads)."""
         return self._key.jwks()
 
+    def sign(self, payload: dict[str, Any], *, jku: str) -> str:
+        """A compact JWS of ``payload`` with the service key; ``jku`` says where its JWKS is."""
+        headers = {"kid": self._key.kid, "jku": jku}
+        return jwt.encode(payload, self._key.private_key, algorithm=ALGORITHM, headers=headers)
+
     def issue(self, *, account_id: int, fingerprint: str, issued_at: datetime) -> str:
         iat = int(issued_at.timestamp())
         claims = {

@@ -1,0 +1,469 @@
+"""Charges (``cob``) and cash-in QR codes: the request rules, the stored charge and its lifecycle.
+
+A charge is a request for one payment. It is ATIVA from its creation until it
+is paid (CONCLUIDA), cancelled by its owner (REMOVIDA_PELO_USUARIO_RECEBEDOR)
+or removed by the PSP when it expires (REMOVIDA_PELO_PSP); the last three are
+terminal. Expiry needs no writer to be true: :meth:`Charge.status_at` shows an
+ATIVA charge past ``criacao + expiracao`` as REMOVIDA_PELO_PSP, and a sweep
+persists it. A cash-in is a charge whose txid the service generates, with a
+PENDING transaction record from the start (decisions §6).
+
+Its payer scans a dynamic BR Code: ``26-25`` points at ``{host}/qr/v2/{id}``,
+where the payer's PSP fetches the signed payload (:func:`payload`).
+"""
+
+from __future__ import annotations
+
+import enum
+import unicodedata
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from transitions import Machine, MachineError
+
+from pixcore import brcode
+from pixcore.clock import format_timestamp
+from pixcore.documents import DocumentKind, is_valid_cpf, parse_document
+from pixcore.errors import AmountMismatch, InvalidTransition, ValidationError
+from pixcore.money import (
+    format_amount_string,
+    parse_amount_number,
+    parse_amount_string,
+    require_positive,
+)
+from pixcore.validation import collect
+
+__all__ = [
+    "CASH_IN_EXPIRATION",
+    "DEFAULT_EXPIRATION",
+    "CashInRequest",
+    "Charge",
+    "ChargeKind",
+    "ChargeLifecycle",
+    "ChargeRequest",
+    "ChargeStatus",
+    "Debtor",
+    "NewCharge",
+    "amount_to_pay",
+    "ascii_text",
+    "dynamic_code",
+    "new_location_id",
+    "payload",
+]
+
+DEFAULT_EXPIRATION = 86_400
+MAX_EXPIRATION = 2_147_483_647  # the standard API's int32
+CASH_IN_EXPIRATION = (300, 604_800)
+MAX_KEY = 77
+MAX_PAYER_REQUEST = 140
+MAX_DEBTOR_NAME = 200
+MAX_INFO_ITEMS = 50
+MAX_INFO_NAME = 50
+MAX_INFO_VALUE = 200
+MAX_CASH_IN_DESCRIPTION = 140
+MAX_EXTERNAL_ID = 100
+MAX_PAYER_NAME = 100
+MAX_ADDITIONAL_INFO = 10
+
+
+class ChargeStatus(enum.StrEnum):
+    ATIVA = "ATIVA"
+    CONCLUIDA = "CONCLUIDA"
+    REMOVIDA_PELO_USUARIO_RECEBEDOR = "REMOVIDA_PELO_USUARIO_RECEBEDOR"
+    REMOVIDA_PELO_PSP = "REMOVIDA_PELO_PSP"
+
+
+class ChargeKind(enum.StrEnum):
+    COB = "cob"
+    CASH_IN = "cashin"
+
+
+class ChargeLifecycle:
+    """ATIVA -> CONCLUIDA | REMOVIDA_PELO_USUARIO_RECEBEDOR | REMOVIDA_PELO_PSP; the rest is terminal.
+
+    Triggers: :meth:`conclude` (paid), :meth:`cancel` (by the receiver), :meth:`expire` (by the PSP).
+    """
+
+    state: ChargeStatus
+
+    def __init__(self, state: ChargeStatus = ChargeStatus.ATIVA) -> None:
+        active = ChargeStatus.ATIVA
+        self._machine = Machine(
+            model=self,
+            states=ChargeStatus,
+            transitions=[
+                {"trigger": "pay", "source": active, "dest": ChargeStatus.CONCLUIDA},
+                {"trigger": "remove", "source": active, "dest": ChargeStatus.REMOVIDA_PELO_USUARIO_RECEBEDOR},
+                {"trigger": "lapse", "source": active, "dest": ChargeStatus.REMOVIDA_PELO_PSP},
+            ],
+            initial=state,
+            auto_transitions=False,
+        )
+
+    def _fire(self, trigger: str, verb: str) -> ChargeStatus:
+        try:
+            getattr(self, trigger)()
+        except MachineError:
+            raise InvalidTransition(f"a {self.state.value} charge cannot be {verb}") from None
+        return self.state
+
+    def conclude(self) -> ChargeStatus:
+        return self._fire("pay", "paid")
+
+    def cancel(self) -> ChargeStatus:
+        return self._fire("remove", "cancelled")
+
+    def expire(self) -> ChargeStatus:
+        return self._fire("lapse", "expired")
+
+
+@dataclass(frozen=True, slots=True)
+class Debtor:
+    """``devedor``: a person (CPF) or a company (CNPJ), with a name."""
+
+    name: str
+    document: str
+    kind: DocumentKind
+
+
+@dataclass(frozen=True, slots=True)
+class ChargeRequest:
+    """A validated ``PUT /cob/{txid}`` body. ``key`` None: the account's first key."""
+
+    expiration: int
+    amount: int
+    modality: int
+    key: str | None = None
+    payer_request: str | None = None
+    debtor: Debtor | None = None
+    info: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def parse(
+        cls,
+        *,
+        calendario: object,
+        devedor: object,
+        valor: object,
+        chave: object = None,
+        solicitacao_pagador: object = None,
+        info_adicionais: object = None,
+    ) -> ChargeRequest:
+        """Every 400 rule of the spec's table and decisions §6, collected into one ``ValidationError``.
+
+        Values arrive as decoded from JSON (a number is never a string here, and
+        the other way round), so that ``"original": 10`` is refused as the spec asks.
+        """
+        problems: list[str] = []
+        expiration = _expiration(problems, calendario)
+        amount, modality = _valor(problems, valor)
+        debtor = _debtor(problems, devedor)
+        key = _optional_text(problems, "chave", chave, MAX_KEY)
+        payer_request = _optional_text(problems, "solicitacaoPagador", solicitacao_pagador, MAX_PAYER_REQUEST)
+        info = _info(problems, info_adicionais)
+        if problems or expiration is None or amount is None or modality is None:
+            raise ValidationError("Invalid charge: " + "; ".join(problems), details=problems)
+        return cls(expiration, amount, modality, key, payer_request, debtor, info)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _expiration(problems: list[str], calendario: object) -> int | None:
+    if calendario is None:
+        problems.append("calendario: required")
+        return None
+    if not isinstance(calendario, dict):
+        problems.append("calendario: must be an object")
+        return None
+    seconds = calendario.get("expiracao", DEFAULT_EXPIRATION)
+    if not _is_int(seconds) or not 1 <= seconds <= MAX_EXPIRATION:
+        problems.append(f"calendario.expiracao: must be a whole number of seconds, 1 to {MAX_EXPIRATION}")
+        return None
+    return int(seconds)
+
+
+def _valor(problems: list[str], valor: object) -> tuple[int | None, int | None]:
+    if not isinstance(valor, dict):
+        problems.append("valor: required, an object")
+        return None, None
+    modality = valor.get("modalidadeAlteracao", 0)
+    if not _is_int(modality) or modality not in (0, 1):
+        problems.append("valor.modalidadeAlteracao: must be 0 or 1")
+        modality = None
+    original = valor.get("original")
+    amount = None
+    if not isinstance(original, str):
+        problems.append('valor.original: required, a string with 2 decimals (e.g. "10.00")')
+    else:
+        amount = collect(problems, "valor.original", lambda: parse_amount_string(original))
+    if amount == 0 and modality != 1:
+        problems.append("valor.original: must be positive unless modalidadeAlteracao is 1")
+        amount = None
+    return amount, modality
+
+
+def _debtor(problems: list[str], devedor: object) -> Debtor | None:
+    if devedor is None:
+        return None
+    if not isinstance(devedor, dict):
+        problems.append("devedor: must be an object")
+        return None
+    cpf, cnpj, name = devedor.get("cpf"), devedor.get("cnpj"), devedor.get("nome")
+    if cpf is None and cnpj is None:
+        if name is not None:
+            problems.append("devedor.nome: needs devedor.cpf or devedor.cnpj")
+        return None
+    document = _debtor_document(problems, cpf, cnpj)
+    if not isinstance(name, str) or not name.strip() or len(name) > MAX_DEBTOR_NAME:
+        problems.append(f"devedor.nome: required with a document, 1 to {MAX_DEBTOR_NAME} characters")
+        return None
+    return Debtor(name, *document) if document is not None else None
+
+
+def _debtor_document(problems: list[str], cpf: object, cnpj: object) -> tuple[str, DocumentKind] | None:
+    if cpf is not None and cnpj is not None:
+        problems.append("devedor: cpf and cnpj cannot both be given")
+        return None
+    if cpf is not None:
+        if not isinstance(cpf, str) or len(cpf) != 11 or not cpf.isdigit() or not is_valid_cpf(cpf):
+            problems.append("devedor.cpf: must be a valid CPF of exactly 11 digits")
+            return None
+        return cpf, DocumentKind.CPF
+    parsed = collect(problems, "devedor.cnpj", lambda: _cnpj(cnpj))
+    return (parsed, DocumentKind.CNPJ) if parsed is not None else None
+
+
+def _cnpj(value: object) -> str:
+    if not isinstance(value, str) or len(value) != 14:
+        raise ValidationError("must be a valid CNPJ of 14 characters")
+    document = parse_document(value)
+    if document.kind is not DocumentKind.CNPJ:
+        raise ValidationError("must be a valid CNPJ of 14 characters")
+    return document.value
+
+
+def _optional_text(problems: list[str], name: str, value: object, limit: int) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or len(value) > limit:
+        problems.append(f"{name}: a string of at most {limit} characters")
+        return None
+    return value
+
+
+def _info(problems: list[str], items: object) -> tuple[tuple[str, str], ...]:
+    if items is None:
+        return ()
+    if not isinstance(items, list) or len(items) > MAX_INFO_ITEMS:
+        problems.append(f"infoAdicionais: a list of at most {MAX_INFO_ITEMS} items")
+        return ()
+    info: list[tuple[str, str]] = []
+    for index, item in enumerate(items):
+        name = item.get("nome") if isinstance(item, dict) else None
+        value = item.get("valor") if isinstance(item, dict) else None
+        if not isinstance(name, str) or not isinstance(value, str):
+            problems.append(f"infoAdicionais[{index}]: nome and valor are required strings")
+        elif len(name) > MAX_INFO_NAME or len(value) > MAX_INFO_VALUE:
+            limits = f"nome at most {MAX_INFO_NAME}, valor at most {MAX_INFO_VALUE} characters"
+            problems.append(f"infoAdicionais[{index}]: {limits}")
+        else:
+            info.append((name, value))
+    return tuple(info)
+
+
+@dataclass(frozen=True, slots=True)
+class CashInRequest:
+    """A validated ``POST /api/pix/cash-in`` body. The payer is informative only."""
+
+    amount: int
+    description: str
+    external_id: str
+    expiration: int
+    generate_qr_code: bool
+    payer_name: str
+    payer_document: str
+    additional_info: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def parse(
+        cls,
+        *,
+        value: object,
+        description: object,
+        external_id: object,
+        expiration_time: object,
+        generate_qr_code: object,
+        payer_name: object,
+        payer_document: object,
+        additional_info: object,
+    ) -> CashInRequest:
+        problems: list[str] = []
+        amount = collect(problems, "transaction.value", lambda: require_positive(parse_amount_number(value)))
+        text = _required_text(problems, "transaction.description", description, MAX_CASH_IN_DESCRIPTION)
+        external = _required_text(problems, "transaction.externalId", external_id, MAX_EXTERNAL_ID)
+        low, high = CASH_IN_EXPIRATION
+        seconds = DEFAULT_EXPIRATION if expiration_time is None else expiration_time
+        if not isinstance(seconds, int) or isinstance(seconds, bool) or not low <= seconds <= high:
+            problems.append(f"transaction.expirationTime: must be {low} to {high} seconds")
+            seconds = None
+        if generate_qr_code is not None and not isinstance(generate_qr_code, bool):
+            problems.append("transaction.generateQrCode: must be true or false")
+        name = _required_text(problems, "payer.fullName", payer_name, MAX_PAYER_NAME)
+        document = collect(problems, "payer.document", lambda: _any_document(payer_document))
+        info = _additional_info(problems, additional_info)
+        if (
+            problems
+            or amount is None
+            or text is None
+            or external is None
+            or seconds is None
+            or name is None
+            or document is None
+        ):
+            raise ValidationError("Invalid cash-in: " + "; ".join(problems), details=problems)
+        return cls(amount, text, external, seconds, generate_qr_code is True, name, document, info)
+
+
+def _required_text(problems: list[str], name: str, value: object, limit: int) -> str | None:
+    if not isinstance(value, str) or not value.strip() or len(value) > limit:
+        problems.append(f"{name}: required, 1 to {limit} characters")
+        return None
+    return value
+
+
+def _any_document(value: object) -> str:
+    if not isinstance(value, str):
+        raise ValidationError("required, a CPF (11 digits) or CNPJ (14 characters)")
+    return parse_document(value).value
+
+
+def _additional_info(problems: list[str], value: object) -> tuple[tuple[str, str], ...]:
+    if value is None:
+        return ()
+    if (
+        not isinstance(value, dict)
+        or len(value) > MAX_ADDITIONAL_INFO
+        or not all(isinstance(v, str) for v in value.values())
+    ):
+        problems.append(f"additionalInfo: an object of at most {MAX_ADDITIONAL_INFO} string values")
+        return ()
+    return tuple((str(k), str(v)) for k, v in value.items())
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NewCharge:
+    account_id: int
+    txid: str
+    kind: ChargeKind
+    created_at: datetime
+    expiration: int
+    amount: int
+    modality: int
+    pix_key: str
+    location_id: str
+    location: str
+    br_code: str
+    payer_request: str | None = None
+    debtor: Debtor | None = None
+    info: tuple[tuple[str, str], ...] = ()
+    external_id: str | None = None
+    correlation_id: uuid.UUID | None = None
+    transaction_id: int | None = None
+    """The PAYMENT record: a cash-in has one from the start, a ``cob`` once paid."""
+
+    @property
+    def expires_at(self) -> datetime:
+        return self.created_at + timedelta(seconds=self.expiration)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Charge(NewCharge):
+    """A charge as stored. ``id`` is ``loc.id``."""
+
+    id: int
+    status: ChargeStatus = ChargeStatus.ATIVA
+    revision: int = 0
+    updated_at: datetime | None = None
+    paid_end_to_end_id: str | None = None
+    paid_at: datetime | None = None
+
+    def status_at(self, now: datetime) -> ChargeStatus:
+        """The status a reader sees: ATIVA past its expiry is REMOVIDA_PELO_PSP already."""
+        if self.status is ChargeStatus.ATIVA and now >= self.expires_at:
+            return ChargeStatus.REMOVIDA_PELO_PSP
+        return self.status
+
+
+def new_location_id() -> str:
+    """The id in a payload URL: 32 lower-case hex digits."""
+    return uuid.uuid4().hex
+
+
+def ascii_text(text: str, limit: int) -> str:
+    """``text`` as BR Code data: accents dropped (``São`` -> ``Sao``), other non-ASCII removed,
+    cut to ``limit`` characters; never empty."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    plain = "".join(c for c in decomposed if 0x20 <= ord(c) < 0x7F).strip()
+    return plain[:limit].strip() or "PIX"
+
+
+def dynamic_code(*, location: str, merchant_name: str, merchant_city: str, amount: int) -> str:
+    """The BR Code of a charge (decisions §6): single use (``01``=``12``), ``26-25`` the payload
+    URL, ``54`` the amount when fixed, ``62-05`` ``***``."""
+    return brcode.encode(
+        brcode.BrCode(
+            merchant_name=ascii_text(merchant_name, 25),
+            merchant_city=ascii_text(merchant_city, 15),
+            location=location,
+            amount=amount or None,
+            point_of_initiation="12",
+            reference="***",
+        )
+    )
+
+
+def amount_to_pay(charge: Charge, offered: int | None) -> int:
+    """What a payment of ``offered`` centavos (None: the charge's amount) credits.
+
+    With ``modalidadeAlteracao`` 0 only ``valor.original`` is accepted.
+    """
+    if offered is None:
+        if charge.amount == 0:
+            raise AmountMismatch("this charge leaves the amount to the payer: give one")
+        return charge.amount
+    require_positive(offered)
+    if charge.modality == 0 and offered != charge.amount:
+        raise AmountMismatch(
+            f"this charge takes exactly {format_amount_string(charge.amount)} (modalidadeAlteracao 0)"
+        )
+    return offered
+
+
+def payload(charge: Charge, now: datetime) -> dict[str, Any]:
+    """The JSON payload the payer's PSP reads at the location (the standard's ``CobPayload``)."""
+    body: dict[str, Any] = {
+        "txid": charge.txid,
+        "revisao": charge.revision,
+        "calendario": {
+            "criacao": format_timestamp(charge.created_at),
+            "apresentacao": format_timestamp(now),
+            "expiracao": charge.expiration,
+        },
+        "status": charge.status_at(now).value,
+        "valor": {"original": format_amount_string(charge.amount)},
+        "chave": charge.pix_key,
+    }
+    if charge.modality:
+        body["valor"]["modalidadeAlteracao"] = charge.modality
+    if charge.debtor is not None:
+        document = "cpf" if charge.debtor.kind is DocumentKind.CPF else "cnpj"
+        body["devedor"] = {document: charge.debtor.document, "nome": charge.debtor.name}
+    if charge.payer_request is not None:
+        body["solicitacaoPagador"] = charge.payer_request
+    if charge.info:
+        body["infoAdicionais"] = [{"nome": n, "valor": v} for n, v in charge.info]
+    return body

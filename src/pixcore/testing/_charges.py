@@ -1,0 +1,82 @@
+"""The fake of the charges port."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime
+
+from pixcore.charges import Charge, ChargeStatus, NewCharge
+from pixcore.errors import DuplicateCharge, DuplicateExternalId
+from pixcore.testing._store import _Repository
+
+__all__ = ["InMemoryCharges"]
+
+
+class InMemoryCharges(_Repository):
+    """Charges by id. ``lock*`` read like ``get*``: the fakes run one unit of work at a time,
+    so there is nobody to wait for (the PostgreSQL tests race the real locks)."""
+
+    def _visible(self) -> dict[int, Charge]:
+        return {**self._committed.charges, **self._staged.charges}
+
+    def _find(self, match: dict[str, object]) -> Charge | None:
+        for charge in self._visible().values():
+            if all(getattr(charge, name) == value for name, value in match.items()):
+                return charge
+        return None
+
+    async def add(self, charge: NewCharge) -> Charge:
+        self._require_account(charge.account_id)
+        if self._find({"account_id": charge.account_id, "txid": charge.txid}):
+            raise DuplicateCharge(f"a charge with txid {charge.txid} exists already")
+        if charge.external_id and self._find(
+            {"account_id": charge.account_id, "external_id": charge.external_id}
+        ):
+            raise DuplicateExternalId(f"a cash-in with externalId {charge.external_id} exists already")
+        fields = {f.name: getattr(charge, f.name) for f in dataclasses.fields(charge)}
+        stored = Charge(**fields, id=self._uow.store._next_charge_id(), updated_at=charge.created_at)
+        self._staged.charges[stored.id] = stored
+        return stored
+
+    async def get(self, account_id: int, txid: str) -> Charge | None:
+        return self._find({"account_id": account_id, "txid": txid})
+
+    async def get_by_location(self, location_id: str) -> Charge | None:
+        return self._find({"location_id": location_id})
+
+    async def get_by_external_id(self, account_id: int, external_id: str) -> Charge | None:
+        return self._find({"account_id": account_id, "external_id": external_id})
+
+    async def lock(self, account_id: int, txid: str) -> Charge | None:
+        return await self.get(account_id, txid)
+
+    async def lock_by_location(self, location_id: str) -> Charge | None:
+        return await self.get_by_location(location_id)
+
+    async def lock_expired(self, now: datetime, limit: int) -> list[Charge]:
+        expired = [
+            c for c in self._visible().values() if c.status is ChargeStatus.ATIVA and c.expires_at <= now
+        ]
+        expired.sort(key=lambda c: c.expires_at)
+        return expired[:limit]
+
+    async def update(
+        self,
+        charge_id: int,
+        *,
+        status: ChargeStatus,
+        revision: int,
+        at: datetime,
+        transaction_id: int | None = None,
+        paid_end_to_end_id: str | None = None,
+    ) -> None:
+        charge = self._visible()[charge_id]
+        self._staged.charges[charge_id] = dataclasses.replace(
+            charge,
+            status=status,
+            revision=revision,
+            updated_at=at,
+            transaction_id=transaction_id or charge.transaction_id,
+            paid_end_to_end_id=paid_end_to_end_id or charge.paid_end_to_end_id,
+            paid_at=at if status is ChargeStatus.CONCLUIDA else charge.paid_at,
+        )

@@ -1,0 +1,161 @@
+"""Fakes of the webhook ports: registrations, secrets, deliveries, and a fixed name resolver."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+from pixcore.testing._store import IntegrityError, _Repository
+from pixcore.testing._webhook_data import WebhookTables
+from pixcore.webhooks import Delivery, DeliveryStatus, EventType, NewWebhook, Webhook, WebhookSecret
+
+__all__ = ["InMemoryWebhooks", "StaticResolver"]
+
+
+class InMemoryWebhooks(_Repository):
+    @property
+    def _mine(self) -> WebhookTables:
+        return self._staged.webhooks
+
+    @property
+    def _theirs(self) -> WebhookTables:
+        return self._committed.webhooks
+
+    def _webhooks(self) -> list[Webhook]:
+        return sorted({**self._theirs.webhooks, **self._mine.webhooks}.values(), key=lambda w: w.id)
+
+    def _deliveries(self) -> list[Delivery]:
+        return list({**self._theirs.deliveries, **self._mine.deliveries}.values())
+
+    async def lock_account(self, account_id: int) -> bool:
+        if account_id not in self._staged.accounts and account_id not in self._committed.accounts:
+            return False
+        await self._uow.store.account_locks.acquire(account_id, self._uow)
+        return True
+
+    async def add(self, new: NewWebhook) -> Webhook:
+        self._require_account(new.account_id)
+        if any(
+            w.is_active and (w.account_id, w.event_type, w.url) == (new.account_id, new.event_type, new.url)
+            for w in self._webhooks()
+        ):
+            raise IntegrityError(f"{new.url} is registered already for {new.event_type}")
+        webhook = Webhook(
+            id=self._theirs.next_webhook_id(),
+            account_id=new.account_id,
+            event_type=new.event_type,
+            url=new.url,
+            headers=dict(new.headers),
+            version=1,
+            is_active=True,
+            created_at=new.created_at,
+            updated_at=new.created_at,
+        )
+        self._mine.webhooks[webhook.id] = webhook
+        return webhook
+
+    async def get(self, account_id: int, webhook_id: int) -> Webhook | None:
+        webhook = self._mine.webhooks.get(webhook_id) or self._theirs.webhooks.get(webhook_id)
+        return webhook if webhook is not None and webhook.account_id == account_id else None
+
+    async def active(self, account_id: int, event_type: EventType) -> list[Webhook]:
+        return [
+            w
+            for w in self._webhooks()
+            if w.account_id == account_id and w.event_type == event_type and w.is_active
+        ]
+
+    async def list_for(self, account_id: int) -> list[Webhook]:
+        return [w for w in self._webhooks() if w.account_id == account_id]
+
+    def _current(self, webhook_id: int) -> Webhook:
+        webhook = self._mine.webhooks.get(webhook_id) or self._theirs.webhooks.get(webhook_id)
+        if webhook is None:
+            raise IntegrityError(f"webhook {webhook_id} does not exist")
+        return webhook
+
+    async def update_headers(self, webhook_id: int, headers: Mapping[str, str], at: datetime) -> Webhook:
+        webhook = self._current(webhook_id)
+        if not webhook.is_active:
+            raise IntegrityError(f"webhook {webhook_id} is not active")
+        updated = dataclasses.replace(
+            webhook, headers=dict(headers), version=webhook.version + 1, updated_at=at
+        )
+        self._mine.webhooks[webhook_id] = updated
+        return updated
+
+    async def deactivate(self, webhook_id: int, reason: str, at: datetime) -> None:
+        webhook = self._current(webhook_id)
+        if webhook.is_active:
+            self._mine.webhooks[webhook_id] = dataclasses.replace(
+                webhook, is_active=False, updated_at=at, deactivated_at=at, deactivation_reason=reason
+            )
+
+    async def secret(self, account_id: int) -> WebhookSecret | None:
+        return self._mine.secrets.get(account_id) or self._theirs.secrets.get(account_id)
+
+    async def add_secret(self, account_id: int, secret: str, at: datetime) -> WebhookSecret:
+        existing = await self.secret(account_id)
+        if existing is not None:
+            return existing
+        self._require_account(account_id)
+        stored = WebhookSecret(account_id=account_id, secret=secret, created_at=at)
+        self._mine.secrets[account_id] = stored
+        return stored
+
+    async def rotate_secret(
+        self, account_id: int, secret: str, at: datetime, previous_until: datetime
+    ) -> WebhookSecret:
+        existing = await self.secret(account_id)
+        if existing is None:
+            return await self.add_secret(account_id, secret, at)
+        rotated = dataclasses.replace(
+            existing,
+            secret=secret,
+            previous_secret=existing.secret,
+            previous_until=previous_until,
+            rotated_at=at,
+        )
+        self._mine.secrets[account_id] = rotated
+        return rotated
+
+    async def deliveries(
+        self, account_id: int, *, limit: int, status: DeliveryStatus | None = None
+    ) -> list[Delivery]:
+        rows = [
+            d
+            for d in self._deliveries()
+            if d.account_id == account_id and (status is None or d.status is status)
+        ]
+        rows.sort(key=lambda d: (d.created_at, d.id), reverse=True)
+        return rows[:limit]
+
+    async def get_delivery(self, account_id: int, delivery_id: int) -> Delivery | None:
+        delivery = self._mine.deliveries.get(delivery_id) or self._theirs.deliveries.get(delivery_id)
+        return delivery if delivery is not None and delivery.account_id == account_id else None
+
+    async def requeue_delivery(self, account_id: int, delivery_id: int, at: datetime) -> Delivery | None:
+        delivery = await self.get_delivery(account_id, delivery_id)
+        if delivery is None or delivery.status is DeliveryStatus.PENDING:
+            return None
+        requeued = dataclasses.replace(
+            delivery, status=DeliveryStatus.PENDING, attempts=0, next_attempt_at=at, finished_at=None
+        )
+        self._mine.deliveries[delivery_id] = requeued
+        return requeued
+
+
+class StaticResolver:
+    """A ``HostResolver`` answering from a fixed table; unknown names do not resolve.
+
+    ``calls`` records each host asked for.
+    """
+
+    def __init__(self, hosts: Mapping[str, Sequence[str]] | None = None) -> None:
+        self.hosts = {name: list(addresses) for name, addresses in (hosts or {}).items()}
+        self.calls: list[tuple[str, int]] = []
+
+    async def resolve(self, host: str, port: int) -> list[str]:
+        self.calls.append((host, port))
+        return list(self.hosts.get(host, ()))

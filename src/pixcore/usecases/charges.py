@@ -1,0 +1,305 @@
+"""Charges and cash-in: create, read, cancel, expire, and pay (decisions §6).
+
+Paying a charge is one unit of work: the charge row is locked, moved to
+CONCLUIDA by its lifecycle, and the PAYMENT record, the ledger posting and the
+RECEIVE event are written with it; a second payment waits for the lock, finds
+the charge CONCLUIDA, and is refused. Nothing is credited twice.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+from pixcore import ledger
+from pixcore.accounts import Account, Counterpart
+from pixcore.charges import (
+    CashInRequest,
+    Charge,
+    ChargeKind,
+    ChargeLifecycle,
+    ChargeRequest,
+    NewCharge,
+    amount_to_pay,
+    dynamic_code,
+    new_location_id,
+)
+from pixcore.clock import Clock
+from pixcore.errors import AccountNotFound, ChargeNotFound, InvalidPixKey, KeyNotInDirectory
+from pixcore.events import receive_event
+from pixcore.identifiers import new_end_to_end_id, new_txid, validate_txid
+from pixcore.keys import parse_pix_key
+from pixcore.ports import UnitOfWork, UnitOfWorkFactory
+from pixcore.records import NewTransaction, TransactionStatus, TransactionType
+
+__all__ = [
+    "ChargePayment",
+    "cancel_charge",
+    "create_cash_in",
+    "create_charge",
+    "expire_charges",
+    "get_charge",
+    "get_charge_by_location",
+    "pay_charge",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ChargePayment:
+    charge: Charge
+    transaction_id: int
+    end_to_end_id: str
+    amount: int
+
+
+async def _account(tx: UnitOfWork, account_id: int) -> Account:
+    account = await tx.accounts.get(account_id)
+    if account is None:
+        raise AccountNotFound()
+    return account
+
+
+async def _receiving_key(tx: UnitOfWork, account_id: int, requested: str | None) -> str:
+    """The key a charge names: the requested one if it is the account's, else the first key."""
+    if requested is None:
+        keys = await tx.keys.list_for(account_id)
+        if not keys:
+            raise KeyNotInDirectory("The account has no PIX key to receive with.")
+        return keys[0].value
+    try:
+        key = parse_pix_key(requested)
+    except InvalidPixKey as exc:
+        raise InvalidPixKey("chave: not a valid PIX key", details=["chave: " + exc.message]) from None
+    if await tx.keys.owner_of(key) != account_id:
+        raise InvalidPixKey("chave: not a key of your account", details=["chave: not a key of your account"])
+    return key.value
+
+
+def _new_charge(
+    account: Account,
+    *,
+    txid: str,
+    kind: ChargeKind,
+    now: datetime,
+    expiration: int,
+    amount: int,
+    modality: int,
+    pix_key: str,
+    location_prefix: str,
+) -> NewCharge:
+    location_id = new_location_id()
+    location = location_prefix + location_id
+    code = dynamic_code(
+        location=location, merchant_name=account.name, merchant_city=account.city, amount=amount
+    )
+    return NewCharge(
+        account_id=account.id,
+        txid=txid,
+        kind=kind,
+        created_at=now,
+        expiration=expiration,
+        amount=amount,
+        modality=modality,
+        pix_key=pix_key,
+        location_id=location_id,
+        location=location,
+        br_code=code,
+    )
+
+
+async def create_charge(
+    uow: UnitOfWorkFactory,
+    clock: Clock,
+    *,
+    account_id: int,
+    txid: str,
+    request: ChargeRequest,
+    location_prefix: str,
+) -> Charge:
+    """``PUT /cob/{txid}``: a new ATIVA charge. ``location_prefix`` is ``{host}/qr/v2/``."""
+    validate_txid(txid)
+    now = clock.now()
+    async with uow() as tx:
+        account = await _account(tx, account_id)
+        key = await _receiving_key(tx, account_id, request.key)
+        new = _new_charge(
+            account,
+            txid=txid,
+            kind=ChargeKind.COB,
+            now=now,
+            expiration=request.expiration,
+            amount=request.amount,
+            modality=request.modality,
+            pix_key=key,
+            location_prefix=location_prefix,
+        )
+        new = dataclasses.replace(
+            new, payer_request=request.payer_request, debtor=request.debtor, info=request.info
+        )
+        charge = await tx.charges.add(new)
+        await tx.commit()
+    return charge
+
+
+async def create_cash_in(
+    uow: UnitOfWorkFactory,
+    clock: Clock,
+    *,
+    account_id: int,
+    request: CashInRequest,
+    location_prefix: str,
+) -> Charge:
+    """``POST /api/pix/cash-in``: a charge with a generated txid and a PENDING PAYMENT record."""
+    now = clock.now()
+    async with uow() as tx:
+        account = await _account(tx, account_id)
+        key = await _receiving_key(tx, account_id, None)
+        transaction_id = await tx.transactions.add(
+            NewTransaction(
+                account_id=account_id,
+                type=TransactionType.PAYMENT,
+                status=TransactionStatus.PENDING,
+                amount=request.amount,
+                created_at=now,
+                external_id=request.external_id,
+                pix_key=key,
+                description=request.description,
+            )
+        )
+        new = _new_charge(
+            account,
+            txid=new_txid(),
+            kind=ChargeKind.CASH_IN,
+            now=now,
+            expiration=request.expiration,
+            amount=request.amount,
+            modality=0,
+            pix_key=key,
+            location_prefix=location_prefix,
+        )
+        new = dataclasses.replace(
+            new,
+            payer_request=request.description,
+            info=request.additional_info,
+            external_id=request.external_id,
+            correlation_id=uuid.uuid4(),
+            transaction_id=transaction_id,
+        )
+        charge = await tx.charges.add(new)
+        await tx.commit()
+    return charge
+
+
+async def get_charge(uow: UnitOfWorkFactory, *, account_id: int, txid: str) -> Charge:
+    validate_txid(txid)
+    async with uow() as tx:
+        charge = await tx.charges.get(account_id, txid)
+    if charge is None:
+        raise ChargeNotFound()
+    return charge
+
+
+async def get_charge_by_location(uow: UnitOfWorkFactory, location_id: str) -> Charge:
+    async with uow() as tx:
+        charge = await tx.charges.get_by_location(location_id)
+    if charge is None:
+        raise ChargeNotFound()
+    return charge
+
+
+async def cancel_charge(uow: UnitOfWorkFactory, clock: Clock, *, account_id: int, txid: str) -> Charge:
+    """``PATCH /cob/{txid}`` with status REMOVIDA_PELO_USUARIO_RECEBEDOR: only an ATIVA charge."""
+    validate_txid(txid)
+    now = clock.now()
+    async with uow() as tx:
+        charge = await tx.charges.lock(account_id, txid)
+        if charge is None:
+            raise ChargeNotFound()
+        status = ChargeLifecycle(charge.status_at(now)).cancel()
+        await tx.charges.update(charge.id, status=status, revision=charge.revision + 1, at=now)
+        await _settle_cash_in_record(tx, charge, now)
+        await tx.commit()
+    return dataclasses.replace(charge, status=status, revision=charge.revision + 1, updated_at=now)
+
+
+async def _settle_cash_in_record(tx: UnitOfWork, charge: Charge, now: datetime) -> None:
+    """A cash-in that will never be paid: its PENDING record becomes ERROR."""
+    if charge.kind is ChargeKind.CASH_IN and charge.transaction_id is not None:
+        await tx.transactions.set_status(charge.transaction_id, TransactionStatus.ERROR, now)
+
+
+async def expire_charges(uow: UnitOfWorkFactory, clock: Clock, *, limit: int = 500) -> int:
+    """The sweep: persist REMOVIDA_PELO_PSP on ATIVA charges past their expiry. Returns how many."""
+    now = clock.now()
+    async with uow() as tx:
+        expired = await tx.charges.lock_expired(now, limit)
+        for charge in expired:
+            status = ChargeLifecycle(charge.status).expire()
+            await tx.charges.update(charge.id, status=status, revision=charge.revision, at=now)
+            await _settle_cash_in_record(tx, charge, now)
+        await tx.commit()
+    return len(expired)
+
+
+async def pay_charge(
+    uow: UnitOfWorkFactory,
+    clock: Clock,
+    *,
+    location_id: str,
+    payer: Counterpart,
+    amount: int | None = None,
+    only_for: int | None = None,
+) -> ChargePayment:
+    """An outside payer pays the charge at ``location_id``: CONCLUIDA, credited, recorded and
+    notified in one unit of work. ``only_for``: the charge must be this account's."""
+    now = clock.now()
+    e2e = new_end_to_end_id(payer.ispb, now)
+    async with uow() as tx:
+        charge = await tx.charges.lock_by_location(location_id)
+        if charge is None or (only_for is not None and charge.account_id != only_for):
+            raise ChargeNotFound()
+        status = ChargeLifecycle(charge.status_at(now)).conclude()
+        credited = amount_to_pay(charge, amount)
+        transaction_id = charge.transaction_id
+        if transaction_id is None:
+            transaction_id = await tx.transactions.add(
+                NewTransaction(
+                    account_id=charge.account_id,
+                    type=TransactionType.PAYMENT,
+                    status=TransactionStatus.CONFIRMED,
+                    amount=credited,
+                    created_at=now,
+                    end_to_end_id=e2e,
+                    pix_key=charge.pix_key,
+                    description=charge.payer_request,
+                    counterpart=payer,
+                    processed_at=now,
+                )
+            )
+        else:
+            await tx.transactions.confirm(transaction_id, e2e, payer, now)
+        await tx.ledger.post(transaction_id, ledger.receive(charge.account_id, credited), now)
+        await tx.charges.update(
+            charge.id,
+            status=status,
+            revision=charge.revision,
+            at=now,
+            transaction_id=transaction_id,
+            paid_end_to_end_id=e2e,
+        )
+        event = receive_event(
+            transaction_id=transaction_id,
+            tx_id=charge.txid,
+            amount=credited,
+            end_to_end_id=e2e,
+            debtor_name=payer.name,
+            debtor_document=payer.document,
+        )
+        await tx.outbox.add(charge.account_id, event, now)
+        await tx.commit()
+    paid = dataclasses.replace(
+        charge, status=status, transaction_id=transaction_id, paid_end_to_end_id=e2e, paid_at=now
+    )
+    return ChargePayment(paid, transaction_id, e2e, credited)

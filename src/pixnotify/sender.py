@@ -1,0 +1,94 @@
+"""One attempt: the signed POST of an event's bytes to one registration's URL.
+
+The whole attempt (resolution, connection, request, response) has one deadline. Inside it,
+tenacity retries only a failed connection, briefly: then nothing was sent, so retrying cannot
+duplicate anything. Every other failure ends the attempt; the schedule stored with the delivery
+decides when the next one is made.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import httpx
+from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential
+
+from pixcore.webhook_delivery import signature_header
+from pixnotify.transport import AddressRefused
+
+__all__ = ["CONNECT_TRIES", "MAX_RESPONSE_BYTES", "Outcome", "build_headers", "post"]
+
+CONNECT_TRIES = 3
+MAX_RESPONSE_BYTES = 65_536  # read and discarded; a longer answer closes the connection
+_OURS = frozenset({"webhook-id", "webhook-timestamp", "webhook-signature", "content-type"})
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What an attempt got: a status code, or an error (no response)."""
+
+    status_code: int | None
+    retry_after: str | None = None
+    error: str | None = None
+    seconds: float = 0.0
+
+
+def build_headers(
+    *,
+    msg_id: str,
+    timestamp: int,
+    body: bytes,
+    secrets: Sequence[str],
+    custom: Mapping[str, str],
+) -> list[tuple[str, str]]:
+    """The Standard Webhooks headers and the content type, then the registration's own headers
+    (never one that would replace ours)."""
+    headers = [
+        ("webhook-id", msg_id),
+        ("webhook-timestamp", str(timestamp)),
+        ("webhook-signature", signature_header(secrets, msg_id, timestamp, body)),
+        ("content-type", "application/json"),
+    ]
+    headers += [(name, value) for name, value in custom.items() if name.lower() not in _OURS]
+    return headers
+
+
+async def _send(client: httpx.AsyncClient, url: str, body: bytes, headers: list[tuple[str, str]]) -> Outcome:
+    async for attempt in AsyncRetrying(
+        retry=retry_if_exception_type(httpx.ConnectError),
+        stop=stop_after_attempt(CONNECT_TRIES),
+        wait=wait_exponential(multiplier=0.1, max=1.0),
+        reraise=True,
+    ):
+        with attempt:
+            async with client.stream("POST", url, content=body, headers=headers) as response:
+                received = 0
+                async for chunk in response.aiter_raw():
+                    received += len(chunk)
+                    if received > MAX_RESPONSE_BYTES:
+                        break
+                return Outcome(response.status_code, response.headers.get("retry-after"))
+    raise AssertionError("unreachable: tenacity re-raises the last error")  # pragma: no cover
+
+
+async def post(
+    client: httpx.AsyncClient, url: str, body: bytes, headers: list[tuple[str, str]], *, deadline: float
+) -> Outcome:
+    """POST ``body`` within ``deadline`` seconds; never raises for a failure of the receiver's side."""
+    began = time.monotonic()
+    try:
+        async with asyncio.timeout(deadline):
+            outcome = await _send(client, url, body, headers)
+    except TimeoutError:
+        outcome = Outcome(None, error=f"timed out after {deadline:g} s")
+    except httpx.TimeoutException as exc:
+        outcome = Outcome(None, error=f"timed out ({type(exc).__name__})")
+    except AddressRefused as exc:
+        outcome = Outcome(None, error=f"refused: {exc}")
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:
+        outcome = Outcome(None, error=f"{type(exc).__name__}: {exc}")
+    seconds = time.monotonic() - began
+    return Outcome(outcome.status_code, outcome.retry_after, outcome.error, seconds)

@@ -1,0 +1,319 @@
+"""The delivery worker: fan-out of the outbox, then signed, retried, at-least-once delivery.
+
+:meth:`Notifier.run` loops until its stop event is set. Each round consumes a batch of outbox
+rows (fan-out), then leases as many due deliveries as it has free slots (a semaphore bounds the
+deliveries in flight) and sends each in a task of its own. When the stop event is set, no more
+is claimed; deliveries in flight get ``grace_period`` seconds to finish, the rest are cancelled
+and their leases given back, so that any notifier can claim them at once.
+
+Each attempt is logged as one JSON object (logger ``pixnotify.worker``): delivery, message id,
+registration, attempt number, status code or error, verdict, next attempt. Secrets, custom
+header values and URLs' paths and queries are never logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import json
+import logging
+import random
+from dataclasses import dataclass
+from datetime import timedelta
+from types import TracebackType
+from typing import Any, Self
+from urllib.parse import urlsplit
+
+import asyncpg
+import httpx
+
+from pixcore.clock import Clock, SystemClock, format_timestamp
+from pixcore.webhook_delivery import Verdict, encode_body, judge
+from pixcore.webhooks import DeliveryStatus
+from pixnotify import store
+from pixnotify.sender import Outcome, build_headers, post
+from pixnotify.transport import Resolver, make_client, system_resolver
+
+__all__ = ["Notifier", "NotifierConfig", "Round", "delivery_loop", "engine_pool"]
+
+log = logging.getLogger("pixnotify.worker")
+
+
+@dataclass(frozen=True, slots=True)
+class NotifierConfig:
+    """How a notifier works; ``pixnotify run --help`` documents each (and its variable)."""
+
+    concurrency: int = 16
+    """Deliveries in flight at most."""
+    batch_size: int = 100
+    """Outbox rows consumed per fan-out transaction; deliveries claimed per round at most."""
+    poll_interval: float = 0.1
+    """Seconds to wait when a round found nothing to do."""
+    grace_period: float = 10.0
+    """Seconds deliveries in flight get to finish once stopping."""
+    timeout: float = 15.0
+    """Seconds one attempt may take, all included."""
+    lease: float = 60.0
+    """Seconds a claim holds a delivery; past it, another notifier may claim it. More than ``timeout``."""
+    allow_private: bool = False
+    """Send to loopback, private and other non-public addresses (``PIX_WEBHOOK_ALLOW_PRIVATE``)."""
+
+    def __post_init__(self) -> None:
+        if self.concurrency < 1 or self.batch_size < 1:
+            raise ValueError("concurrency and batch size are at least 1")
+        if self.timeout <= 0 or self.poll_interval <= 0 or self.grace_period < 0:
+            raise ValueError("timeout and poll interval are positive, the grace period not negative")
+        if self.lease <= self.timeout:
+            raise ValueError("the lease must be longer than the timeout of an attempt")
+
+
+@dataclass(frozen=True, slots=True)
+class Round:
+    """What :meth:`Notifier.run_once` did."""
+
+    dispatched: int
+    attempted: int
+    verdicts: dict[int, DeliveryStatus]  # by delivery id
+
+
+class Notifier:
+    """Delivers webhooks from the database behind ``pool``. An async context manager (its HTTP client)."""
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool[asyncpg.Record],
+        config: NotifierConfig | None = None,
+        *,
+        clock: Clock | None = None,
+        resolver: Resolver = system_resolver,
+        rng: random.Random | None = None,
+        client: httpx.AsyncClient | None = None,
+    ) -> None:
+        self.pool = pool
+        self.config = config or NotifierConfig()
+        self.clock: Clock = clock or SystemClock()
+        self.rng = rng or random.Random()  # noqa: S311 - retry jitter, not a secret
+        self._own_client = client is None
+        self.client = client or make_client(
+            resolver=resolver,
+            allow_private=self.config.allow_private,
+            timeout=self.config.timeout,
+            max_connections=self.config.concurrency,
+        )
+        self._in_flight: dict[asyncio.Task[DeliveryStatus | None], store.Claim] = {}
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self._own_client:
+            await self.client.aclose()
+
+    # ------------------------------------------------------------------------------- steps
+
+    async def dispatch(self) -> int:
+        """One fan-out transaction; returns how many outbox rows it consumed."""
+        return len(await store.dispatch(self.pool, self.clock.now(), self.config.batch_size))
+
+    async def claim(self, limit: int) -> list[store.Claim]:
+        """Lease up to ``limit`` deliveries due now."""
+        now = self.clock.now()
+        return await store.claim_due(self.pool, now, limit, now + timedelta(seconds=self.config.lease))
+
+    async def deliver(self, claim: store.Claim) -> DeliveryStatus | None:
+        """Make one attempt and store its outcome; the delivery's status, None if the lease was lost."""
+        started = self.clock.now()
+        if not claim.active:
+            kept = await store.finish_inactive(self.pool, claim, started)
+            self._log(claim, Outcome(None, error="registration inactive"), None, kept=kept)
+            return DeliveryStatus.FAILED if kept else None
+        if claim.secrets:
+            body = encode_body(claim.event)
+            headers = build_headers(
+                msg_id=claim.message_id,
+                timestamp=int(started.timestamp()),
+                body=body,
+                secrets=claim.secrets,
+                custom=claim.headers,
+            )
+            outcome = await post(self.client, claim.url, body, headers, deadline=self.config.timeout)
+        else:  # never send unsigned
+            outcome = Outcome(None, error="the account has no webhook secret")
+        verdict = judge(
+            attempts=claim.attempts + 1,
+            status_code=outcome.status_code,
+            now=self.clock.now(),
+            rng=self.rng,
+            retry_after=outcome.retry_after,
+            error=outcome.error,
+        )
+        kept = await store.record(
+            self.pool, claim, verdict, attempted_at=started, status_code=outcome.status_code
+        )
+        self._log(claim, outcome, verdict, kept=kept)
+        return verdict.status if kept else None
+
+    async def run_once(self) -> Round:
+        """Fan out everything undispatched, then attempt every delivery due now and wait for them
+        (one attempt each: a retry is never due before the next round)."""
+        dispatched = 0
+        while consumed := await self.dispatch():
+            dispatched += consumed
+        verdicts: dict[int, DeliveryStatus] = {}
+        attempted: set[int] = set()
+        while claims := await self.claim(self.config.concurrency):
+            again = [claim for claim in claims if claim.id in attempted]
+            if again:  # due again already (a real clock and a short Retry-After): next round
+                await store.release(self.pool, again, self.clock.now())
+                claims = [claim for claim in claims if claim.id not in attempted]
+                if not claims:
+                    break
+            attempted |= {claim.id for claim in claims}
+            statuses = await asyncio.gather(*(self.deliver(claim) for claim in claims))
+            verdicts |= {c.id: s for c, s in zip(claims, statuses, strict=True) if s is not None}
+        return Round(dispatched=dispatched, attempted=len(attempted), verdicts=verdicts)
+
+    # ------------------------------------------------------------------------------- the loop
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Deliver until ``stop`` is set; then let deliveries in flight finish within the grace period."""
+        slots = asyncio.Semaphore(self.config.concurrency)
+        log.info(
+            "notifier started: concurrency %d, batch %d, poll %.3g s, timeout %.3g s, lease %.3g s",
+            self.config.concurrency,
+            self.config.batch_size,
+            self.config.poll_interval,
+            self.config.timeout,
+            self.config.lease,
+        )
+        try:
+            while not stop.is_set():
+                try:
+                    busy = await self._round(slots, stop)
+                except Exception:
+                    log.exception("notifier round failed; retrying")
+                    busy = False
+                if not busy:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(stop.wait(), timeout=self.config.poll_interval)
+        finally:
+            await self._drain()
+            log.info("notifier stopped")
+
+    async def _round(self, slots: asyncio.Semaphore, stop: asyncio.Event) -> bool:
+        dispatched = await self.dispatch()
+        taken = await self._take(slots, stop)
+        if not taken:
+            return False
+        try:
+            claims = await self.claim(taken)
+        except BaseException:
+            for _ in range(taken):
+                slots.release()
+            raise
+        for _ in range(taken - len(claims)):
+            slots.release()
+        for claim in claims:
+            task = asyncio.create_task(self._deliver_logged(claim))
+            self._in_flight[task] = claim
+            task.add_done_callback(functools.partial(self._finished, slots))
+        return bool(dispatched or claims)
+
+    def _finished(self, slots: asyncio.Semaphore, task: asyncio.Task[DeliveryStatus | None]) -> None:
+        self._in_flight.pop(task, None)
+        slots.release()
+
+    async def _take(self, slots: asyncio.Semaphore, stop: asyncio.Event) -> int:
+        """Wait for one free slot (or the stop), then take every other free one, up to a batch."""
+        acquire = asyncio.ensure_future(slots.acquire())
+        stopping = asyncio.ensure_future(stop.wait())
+        await asyncio.wait({acquire, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        stopping.cancel()
+        if not acquire.done():
+            acquire.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await acquire
+            if not acquire.cancelled():  # acquired just as it was cancelled
+                slots.release()
+            return 0
+        if stop.is_set():
+            slots.release()
+            return 0
+        taken = 1
+        while taken < self.config.batch_size and not slots.locked():
+            await slots.acquire()
+            taken += 1
+        return taken
+
+    async def _deliver_logged(self, claim: store.Claim) -> DeliveryStatus | None:
+        try:
+            return await self.deliver(claim)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("delivery %d failed unexpectedly; it is retried after its lease", claim.id)
+            return None
+
+    async def _drain(self) -> None:
+        """Wait up to the grace period for deliveries in flight; cancel the rest, give their leases back."""
+        if not self._in_flight:
+            return
+        _, late = await asyncio.wait(list(self._in_flight), timeout=self.config.grace_period)
+        if not late:
+            return
+        claims = [self._in_flight[task] for task in late if task in self._in_flight]
+        for task in late:
+            task.cancel()
+        await asyncio.gather(*late, return_exceptions=True)
+        try:
+            released = await store.release(self.pool, claims, self.clock.now())
+        except Exception:
+            log.exception("could not give %d leases back; they expire by themselves", len(claims))
+        else:
+            log.warning("stopped %d deliveries after the grace period; %d due again", len(late), released)
+
+    # ------------------------------------------------------------------------------- logging
+
+    def _log(self, claim: store.Claim, outcome: Outcome, verdict: Verdict | None, *, kept: bool) -> None:
+        delivered = verdict is not None and verdict.status is DeliveryStatus.DELIVERED
+        level = logging.INFO if delivered and kept else logging.WARNING
+        if not log.isEnabledFor(level):
+            return
+        fields: dict[str, Any] = {
+            "event": "webhook.attempt",
+            "delivery": claim.id,
+            "messageId": claim.message_id,
+            "webhook": claim.webhook_id,
+            "account": claim.account_id,
+            "host": urlsplit(claim.url).hostname,
+            "attempt": claim.attempts + (0 if verdict is None else 1),
+            "statusCode": outcome.status_code,
+            "error": outcome.error,
+            "ms": round(outcome.seconds * 1000, 1),
+            "result": verdict.status.value if verdict else DeliveryStatus.FAILED.value,
+            "nextAttemptAt": format_timestamp(verdict.next_attempt_at)
+            if verdict and verdict.next_attempt_at
+            else None,
+            "deactivated": bool(verdict and verdict.deactivate),
+            "leaseLost": not kept,
+        }
+        log.log(level, "%s", json.dumps(fields), extra={"webhook_attempt": fields})
+
+
+def engine_pool() -> asyncpg.Pool[asyncpg.Record]:
+    """The process's PostgreSQL pool (``pixweb.persistence.engine.DB``), open already."""
+    from pixweb.persistence.engine import DB
+
+    if DB.pool is None:
+        raise RuntimeError("the engine's pool is not open (pixweb.runtime.database_ready opens it)")
+    return DB.pool
+
+
+async def delivery_loop(stop: asyncio.Event, *, allow_private: bool, grace_period: float = 5.0) -> None:
+    """The loop as ``pixweb serve`` runs it next to settlement: default settings, the engine's pool."""
+    config = NotifierConfig(allow_private=allow_private, grace_period=grace_period)
+    async with Notifier(engine_pool(), config) as notifier:
+        await notifier.run(stop)

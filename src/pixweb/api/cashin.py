@@ -1,0 +1,93 @@
+"""``POST /api/pix/cash-in``: a dynamic QR code to receive a payment (decisions §6)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Controller, Request, Response, post
+from litestar.params import JSONBody
+
+from pixcore.charges import CashInRequest, Charge
+from pixcore.clock import format_timestamp
+from pixcore.usecases.charges import create_cash_in
+from pixweb.api.deps import principal_of, services_of
+from pixweb.qr import png_base64
+from pixweb.wire import PixResponse
+
+__all__ = ["CashInController"]
+
+
+class CashInTransactionIn(msgspec.Struct, rename="camel"):
+    # Taken as decoded: pixcore.charges.CashInRequest checks each type (no "10" for a number).
+    value: Annotated[Any, msgspec.Meta(description="JSON number, in reais, at most 2 decimals")] = None
+    description: Annotated[Any, msgspec.Meta(description="at most 140 characters")] = None
+    external_id: Annotated[Any, msgspec.Meta(description="unique per account, at most 100")] = None
+    expiration_time: Annotated[Any, msgspec.Meta(description="seconds, 300 to 604800")] = None
+    generate_qr_code: Annotated[Any, msgspec.Meta(description="true: the response has qrCodeImage")] = None
+
+
+class CashInPayerIn(msgspec.Struct, rename="camel"):
+    full_name: Annotated[Any, msgspec.Meta(description="at most 100 characters")] = None
+    document: Annotated[Any, msgspec.Meta(description="CPF (11) or CNPJ (14)")] = None
+
+
+class CashInIn(msgspec.Struct, rename="camel"):
+    transaction: CashInTransactionIn
+    payer: CashInPayerIn
+    additional_info: Annotated[Any, msgspec.Meta(description="string values, at most 10 keys")] = None
+
+
+class CashInOut(msgspec.Struct, rename="camel", omit_defaults=True):
+    transaction_id: str
+    correlation_id: str
+    external_id: str
+    status: str
+    pix_code: str
+    generate_time: str
+    expiration_date: str
+    qr_code_image: str | None = None
+
+
+def cash_in_out(charge: Charge, *, status: str, image: bool) -> CashInOut:
+    return CashInOut(
+        transaction_id=str(charge.transaction_id),
+        correlation_id=str(charge.correlation_id),
+        external_id=charge.external_id or "",
+        status=status,
+        pix_code=charge.br_code,
+        generate_time=format_timestamp(charge.created_at),
+        expiration_date=format_timestamp(charge.created_at + timedelta(seconds=charge.expiration)),
+        qr_code_image=png_base64(charge.br_code) if image else None,
+    )
+
+
+class CashInController(Controller):
+    tags = ["Cash-in"]  # noqa: RUF012 - Litestar reads class attributes
+
+    @post(
+        "/api/pix/cash-in", operation_id="createCashIn", status_code=201, summary="Create a cash-in QR code"
+    )
+    async def create(self, request: Request[Any, Any, Any], data: JSONBody[CashInIn]) -> Response[CashInOut]:
+        services = services_of(request)
+        t, payer = data.transaction, data.payer
+        cash_in = CashInRequest.parse(
+            value=t.value,
+            description=t.description,
+            external_id=t.external_id,
+            expiration_time=t.expiration_time,
+            generate_qr_code=t.generate_qr_code,
+            payer_name=payer.full_name,
+            payer_document=payer.document,
+            additional_info=data.additional_info,
+        )
+        charge = await create_cash_in(
+            services.uow,
+            services.clock,
+            account_id=principal_of(request).account_id,
+            request=cash_in,
+            location_prefix=services.settings.location_prefix,
+        )
+        body = cash_in_out(charge, status="PENDING", image=cash_in.generate_qr_code)
+        return PixResponse(body, status_code=201)

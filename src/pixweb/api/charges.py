@@ -1,0 +1,205 @@
+"""Charges: ``PUT/GET/PATCH /cob/{txid}`` and the payload location ``GET /qr/v2/{id}`` (decisions §6)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Controller, Request, Response, get, patch, put
+from litestar.params import FromPath, JSONBody
+
+from pixcore.charges import Charge, ChargeRequest, ChargeStatus, payload
+from pixcore.clock import format_timestamp
+from pixcore.documents import DocumentKind
+from pixcore.errors import ValidationError
+from pixcore.money import format_amount_string
+from pixcore.usecases.charges import cancel_charge, create_charge, get_charge, get_charge_by_location
+from pixweb.api.deps import principal_of, services_of
+from pixweb.wire import PixResponse
+
+__all__ = ["ChargeController", "PayloadController", "charge_out"]
+
+# The request's leaves are taken as decoded (Litestar would coerce "3600" into 3600 and the
+# spec wants "10.00" as a string only): pixcore.charges.ChargeRequest checks each type itself.
+Raw = Annotated[Any, msgspec.Meta(description="see the rules of the field")]
+
+
+class CalendarioIn(msgspec.Struct):
+    expiracao: Annotated[Any, msgspec.Meta(description="seconds, at least 1; default 86400")] = msgspec.UNSET
+
+
+class DevedorIn(msgspec.Struct):
+    cpf: Annotated[Any, msgspec.Meta(description="11 digits")] = msgspec.UNSET
+    cnpj: Annotated[Any, msgspec.Meta(description="14 characters")] = msgspec.UNSET
+    nome: Annotated[Any, msgspec.Meta(description="required with a document")] = msgspec.UNSET
+
+
+class ValorIn(msgspec.Struct, rename="camel"):
+    original: Annotated[Any, msgspec.Meta(description='a string with 2 decimals, "10.00"')] = msgspec.UNSET
+    modalidade_alteracao: Annotated[Any, msgspec.Meta(description="0 (fixed) or 1 (payer may change)")] = (
+        msgspec.UNSET
+    )
+
+
+class InfoIn(msgspec.Struct):
+    nome: Raw = msgspec.UNSET
+    valor: Raw = msgspec.UNSET
+
+
+class CobIn(msgspec.Struct, rename="camel"):
+    calendario: CalendarioIn | None = None
+    valor: ValorIn | None = None
+    devedor: DevedorIn | None = None
+    chave: Annotated[Any, msgspec.Meta(description="a PIX key of the account, at most 77")] = None
+    solicitacao_pagador: Annotated[Any, msgspec.Meta(description="at most 140 characters")] = None
+    info_adicionais: list[InfoIn] | None = None
+
+
+class CobPatchIn(msgspec.Struct):
+    status: Annotated[Any, msgspec.Meta(description="REMOVIDA_PELO_USUARIO_RECEBEDOR")] = msgspec.UNSET
+
+
+class CalendarioOut(msgspec.Struct):
+    criacao: str
+    expiracao: int
+
+
+class LocOut(msgspec.Struct, rename="camel"):
+    id: int
+    location: str
+    tipo_cob: str
+    criacao: str
+    txid: str
+
+
+class DevedorOut(msgspec.Struct, omit_defaults=True):
+    nome: str
+    cpf: str | None = None
+    cnpj: str | None = None
+
+
+class ValorOut(msgspec.Struct, rename="camel"):
+    original: str
+    modalidade_alteracao: int
+
+
+class InfoOut(msgspec.Struct):
+    nome: str
+    valor: str
+
+
+class CobOut(msgspec.Struct, rename="camel", omit_defaults=True):
+    calendario: CalendarioOut
+    txid: str
+    revisao: int
+    loc: LocOut
+    location: str
+    status: str
+    valor: ValorOut
+    chave: str
+    pix_copia_e_cola: str
+    devedor: DevedorOut | None = None
+    solicitacao_pagador: str | None = None
+    info_adicionais: list[InfoOut] | None = None
+
+
+def charge_out(charge: Charge, status: ChargeStatus) -> CobOut:
+    """The charge as the API shows it; ``status`` is the one a reader sees now."""
+    created = format_timestamp(charge.created_at)
+    debtor = None
+    if charge.debtor is not None:
+        is_cpf = charge.debtor.kind is DocumentKind.CPF
+        debtor = DevedorOut(
+            nome=charge.debtor.name,
+            cpf=charge.debtor.document if is_cpf else None,
+            cnpj=None if is_cpf else charge.debtor.document,
+        )
+    return CobOut(
+        calendario=CalendarioOut(criacao=created, expiracao=charge.expiration),
+        txid=charge.txid,
+        revisao=charge.revision,
+        loc=LocOut(id=charge.id, location=charge.br_code, tipo_cob="cob", criacao=created, txid=charge.txid),
+        location=charge.br_code,
+        status=status.value,
+        valor=ValorOut(original=format_amount_string(charge.amount), modalidade_alteracao=charge.modality),
+        chave=charge.pix_key,
+        pix_copia_e_cola=charge.br_code,
+        devedor=debtor,
+        solicitacao_pagador=charge.payer_request,
+        info_adicionais=[InfoOut(nome=n, valor=v) for n, v in charge.info] or None,
+    )
+
+
+def _raw(struct: msgspec.Struct | None) -> Any:
+    """A request object back as plain JSON values, absent fields left out."""
+    return None if struct is None else msgspec.to_builtins(struct)
+
+
+class ChargeController(Controller):
+    path = "/cob"
+    tags = ["Charges"]  # noqa: RUF012 - Litestar reads class attributes
+
+    @put("/{txid:str}", operation_id="createCharge", status_code=201, summary="Create an immediate charge")
+    async def create(
+        self, request: Request[Any, Any, Any], txid: FromPath[str], data: JSONBody[CobIn]
+    ) -> Response[CobOut]:
+        services = services_of(request)
+        charge_request = ChargeRequest.parse(
+            calendario=_raw(data.calendario),
+            devedor=_raw(data.devedor),
+            valor=_raw(data.valor),
+            chave=data.chave,
+            solicitacao_pagador=data.solicitacao_pagador,
+            info_adicionais=_raw_list(data.info_adicionais),
+        )
+        charge = await create_charge(
+            services.uow,
+            services.clock,
+            account_id=principal_of(request).account_id,
+            txid=txid,
+            request=charge_request,
+            location_prefix=services.settings.location_prefix,
+        )
+        return PixResponse(charge_out(charge, charge.status), status_code=201)
+
+    @get("/{txid:str}", operation_id="getCharge", summary="Read a charge")
+    async def read(self, request: Request[Any, Any, Any], txid: FromPath[str]) -> Response[CobOut]:
+        services = services_of(request)
+        charge = await get_charge(services.uow, account_id=principal_of(request).account_id, txid=txid)
+        return PixResponse(charge_out(charge, charge.status_at(services.clock.now())))
+
+    @patch("/{txid:str}", operation_id="cancelCharge", summary="Cancel an active charge")
+    async def cancel(
+        self, request: Request[Any, Any, Any], txid: FromPath[str], data: JSONBody[CobPatchIn]
+    ) -> Response[CobOut]:
+        if data.status != ChargeStatus.REMOVIDA_PELO_USUARIO_RECEBEDOR.value:
+            problem = "status: the only change allowed is REMOVIDA_PELO_USUARIO_RECEBEDOR"
+            raise ValidationError("Invalid charge change: " + problem, details=[problem])
+        services = services_of(request)
+        charge = await cancel_charge(
+            services.uow, services.clock, account_id=principal_of(request).account_id, txid=txid
+        )
+        return PixResponse(charge_out(charge, charge.status))
+
+
+def _raw_list(items: list[InfoIn] | None) -> Any:
+    return None if items is None else [msgspec.to_builtins(item) for item in items]
+
+
+class PayloadController(Controller):
+    path = "/qr/v2"
+    tags = ["Charges"]  # noqa: RUF012 - Litestar reads class attributes
+
+    @get(
+        "/{location_id:str}",
+        operation_id="getChargePayload",
+        summary="The signed payload of a charge, for the payer's PSP",
+        security=[{}],  # no bearer token: the payer's PSP reads it
+        media_type="application/jose",
+    )
+    async def read(self, request: Request[Any, Any, Any], location_id: FromPath[str]) -> Response[str]:
+        services = services_of(request)
+        charge = await get_charge_by_location(services.uow, location_id)
+        jku = f"{services.settings.public_url}/.well-known/jwks.json"
+        body = services.tokens.sign(payload(charge, services.clock.now()), jku=jku)
+        return Response(body, media_type="application/jose", headers={"Cache-Control": "no-store"})

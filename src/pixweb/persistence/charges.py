@@ -1,0 +1,158 @@
+"""PostgreSQL repository of charges and cash-ins (the adapter of ``pixcore.ports.ChargeRepository``)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+import asyncpg
+
+from pixcore.charges import Charge, ChargeKind, ChargeStatus, Debtor, NewCharge
+from pixcore.documents import parse_document
+from pixcore.errors import DuplicateCharge, DuplicateExternalId
+from pixweb.persistence.repository import Repository
+
+__all__ = ["PostgresCharges"]
+
+_COLUMNS = """
+    id, account_id, txid, kind, status, revision, created_at, updated_at, expiration, amount, modality,
+    pix_key, payer_request, debtor_name, debtor_document, info, location_id, location, br_code,
+    external_id, correlation_id, transaction_id, paid_end_to_end_id, paid_at
+"""
+
+
+def _charge(row: asyncpg.Record) -> Charge:
+    debtor = None
+    if row["debtor_document"] is not None:
+        document = parse_document(row["debtor_document"])
+        debtor = Debtor(row["debtor_name"], document.value, document.kind)
+    return Charge(
+        id=row["id"],
+        account_id=row["account_id"],
+        txid=row["txid"],
+        kind=ChargeKind(row["kind"]),
+        status=ChargeStatus(row["status"]),
+        revision=row["revision"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        expiration=row["expiration"],
+        amount=row["amount"],
+        modality=row["modality"],
+        pix_key=row["pix_key"],
+        payer_request=row["payer_request"],
+        debtor=debtor,
+        info=tuple((item["nome"], item["valor"]) for item in json.loads(row["info"])),
+        location_id=row["location_id"],
+        location=row["location"],
+        br_code=row["br_code"],
+        external_id=row["external_id"],
+        correlation_id=row["correlation_id"],
+        transaction_id=row["transaction_id"],
+        paid_end_to_end_id=row["paid_end_to_end_id"],
+        paid_at=row["paid_at"],
+    )
+
+
+class PostgresCharges(Repository):
+    async def add(self, charge: NewCharge) -> Charge:
+        c = charge
+        try:
+            async with self._conn.transaction():  # a savepoint: a conflict leaves the unit usable
+                row = await self._conn.fetchrow(
+                    f"""
+                    INSERT INTO charges (account_id, txid, kind, status, created_at, updated_at, expiration,
+                        expires_at, amount, modality, pix_key, payer_request, debtor_name, debtor_document,
+                        info, location_id, location, br_code, external_id, correlation_id, transaction_id)
+                    VALUES ($1, $2, $3, 'ATIVA', $4, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb,
+                        $14, $15, $16, $17, $18, $19)
+                    RETURNING {_COLUMNS}
+                    """,  # noqa: S608 - fixed columns
+                    c.account_id,
+                    c.txid,
+                    c.kind.value,
+                    c.created_at,
+                    c.expiration,
+                    c.expires_at,
+                    c.amount,
+                    c.modality,
+                    c.pix_key,
+                    c.payer_request,
+                    c.debtor.name if c.debtor else None,
+                    c.debtor.document if c.debtor else None,
+                    json.dumps([{"nome": n, "valor": v} for n, v in c.info]),
+                    c.location_id,
+                    c.location,
+                    c.br_code,
+                    c.external_id,
+                    c.correlation_id,
+                    c.transaction_id,
+                )
+        except asyncpg.UniqueViolationError as exc:
+            if exc.constraint_name == "charges_external_id_idx":
+                raise DuplicateExternalId(
+                    f"a cash-in with externalId {c.external_id} exists already"
+                ) from None
+            raise DuplicateCharge(f"a charge with txid {c.txid} exists already") from None
+        if row is None:
+            raise RuntimeError("INSERT ... RETURNING returned no row")
+        return _charge(row)
+
+    async def _one(self, where: str, *args: Any) -> Charge | None:
+        row = await self._conn.fetchrow(f"SELECT {_COLUMNS} FROM charges WHERE {where}", *args)  # noqa: S608
+        return _charge(row) if row else None
+
+    async def get(self, account_id: int, txid: str) -> Charge | None:
+        return await self._one("account_id = $1 AND txid = $2", account_id, txid)
+
+    async def get_by_location(self, location_id: str) -> Charge | None:
+        return await self._one("location_id = $1", location_id)
+
+    async def get_by_external_id(self, account_id: int, external_id: str) -> Charge | None:
+        return await self._one("account_id = $1 AND external_id = $2", account_id, external_id)
+
+    async def lock(self, account_id: int, txid: str) -> Charge | None:
+        return await self._one("account_id = $1 AND txid = $2 FOR UPDATE", account_id, txid)
+
+    async def lock_by_location(self, location_id: str) -> Charge | None:
+        return await self._one("location_id = $1 FOR UPDATE", location_id)
+
+    async def lock_expired(self, now: datetime, limit: int) -> list[Charge]:
+        rows = await self._conn.fetch(
+            f"""
+            SELECT {_COLUMNS} FROM charges
+             WHERE status = 'ATIVA' AND expires_at <= $1
+             ORDER BY expires_at LIMIT $2
+               FOR UPDATE SKIP LOCKED
+            """,  # noqa: S608 - fixed columns
+            now,
+            limit,
+        )
+        return [_charge(row) for row in rows]
+
+    async def update(
+        self,
+        charge_id: int,
+        *,
+        status: ChargeStatus,
+        revision: int,
+        at: datetime,
+        transaction_id: int | None = None,
+        paid_end_to_end_id: str | None = None,
+    ) -> None:
+        await self._conn.execute(
+            """
+            UPDATE charges
+               SET status = $2::varchar, revision = $3, updated_at = $4,
+                   transaction_id = coalesce($5, transaction_id),
+                   paid_end_to_end_id = coalesce($6, paid_end_to_end_id),
+                   paid_at = CASE WHEN $2::varchar = 'CONCLUIDA' THEN $4 ELSE paid_at END
+             WHERE id = $1
+            """,
+            charge_id,
+            status.value,
+            revision,
+            at,
+            transaction_id,
+            paid_end_to_end_id,
+        )

@@ -1,0 +1,179 @@
+"""The read side of the transaction records (the adapter of ``pixcore.queries.TransactionQueries``).
+
+A list is one statement: the count of the matches and the page, from one
+snapshot. The page is found in the index first (ids only, so a deep offset is
+skipped inside the index) and only its rows are read from the table::
+
+    SELECT c.total, t.* FROM (SELECT count(*) ...) c
+      LEFT JOIN (SELECT ... FROM (SELECT id ... ORDER BY created_at DESC, id DESC
+                                  LIMIT $n OFFSET $m) k JOIN transactions ...) t ON true
+
+The SQL text depends only on which filters are present, never on their values
+(those are parameters), so every shape is prepared once per connection.
+:func:`list_statement` and :func:`find_statement` give the exact statements,
+for the benchmark and the query-plan tests.
+
+Reads run on a pooled connection, outside any transaction: each is a single
+statement, which PostgreSQL runs on one snapshot.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import asyncpg
+
+from pixcore.queries import Identifier, ListQuery, TransactionPage, TransactionView
+from pixcore.records import TransactionStatus, TransactionType
+from pixweb.persistence.engine import DB
+
+__all__ = ["PostgresTransactionQueries", "find_statement", "list_statement"]
+
+COLUMNS = (
+    "id",
+    "account_id",
+    "type",
+    "status",
+    "amount",
+    "fee",
+    "created_at",
+    "updated_at",
+    "processed_at",
+    "external_id",
+    "end_to_end_id",
+    "pix_key",
+    "counterpart_name",
+    "counterpart_document",
+    "counterpart_ispb",
+    "counterpart_bank",
+    "counterpart_branch",
+    "counterpart_account",
+)
+_SELECTED = ", ".join(f"t.{column}" for column in COLUMNS)
+_PLAIN = ", ".join(COLUMNS)
+
+
+def list_statement(account_id: int, query: ListQuery, *, cap: int | None = None) -> tuple[str, list[Any]]:
+    """The SQL and arguments of one page of a list, with its (capped) total in every row.
+
+    With no match on the page, one row comes back with the total and NULLs.
+    """
+    f = query.filter
+    args: list[Any] = [account_id, f.start, f.end]
+    where = ["account_id = $1", "created_at >= $2", "created_at <= $3"]
+    for column, value in (
+        ("pix_key", f.pix_key),
+        ("status", f.status.value if f.status else None),
+        ("type", f.type.value if f.type else None),
+        ("external_id", f.external_id),
+        ("end_to_end_id", f.end_to_end_id),
+    ):
+        if value is not None:
+            args.append(value)
+            where.append(f"{column} = ${len(args)}")
+    matches = " AND ".join(where)
+    if cap is None:
+        count = f"SELECT count(*) AS total FROM transactions WHERE {matches}"  # noqa: S608 - fixed text
+        limit, offset = query.size, query.offset
+    else:
+        args.append(cap)
+        capped = f"SELECT 1 FROM transactions WHERE {matches} LIMIT ${len(args)}"  # noqa: S608 - fixed text
+        count = f"SELECT count(*) AS total FROM ({capped}) m"  # noqa: S608 - fixed text
+        offset = min(query.offset, cap)
+        limit = min(query.size, cap - offset)
+    args += [limit, offset]
+    sql = f"""
+SELECT c.total, {_SELECTED}
+  FROM ({count}) c
+  LEFT JOIN (
+        SELECT {_SELECTED}
+          FROM (SELECT id FROM transactions WHERE {matches}
+                 ORDER BY created_at DESC, id DESC LIMIT ${len(args) - 1} OFFSET ${len(args)}) k
+          JOIN transactions t ON t.id = k.id
+       ) t ON true
+ ORDER BY t.created_at DESC, t.id DESC
+"""  # noqa: S608 - fixed text: columns and placeholders, every value is a parameter
+    return sql, args
+
+
+def find_statement(
+    account_id: int, identifier: Identifier, *, pix_key: str | None = None
+) -> tuple[str, list[Any]]:
+    """The SQL and arguments of a look-up: one branch per reading of the identifier, ranked."""
+    args: list[Any] = [account_id]
+    scope = "account_id = $1"
+    if pix_key is not None:
+        args.append(pix_key)
+        scope += f" AND pix_key = ${len(args)}"
+    branches = []
+    for rank, (column, value) in enumerate(
+        (
+            ("end_to_end_id", identifier.end_to_end_id),
+            ("id", identifier.id),
+            ("external_id", identifier.external_id),
+        ),
+        start=1,
+    ):
+        if value is not None:
+            args.append(value)
+            branches.append(
+                f"SELECT {rank} AS rank, {_PLAIN} FROM transactions"  # noqa: S608 - fixed text
+                f" WHERE {column} = ${len(args)} AND {scope}"
+            )
+    if not branches:
+        raise ValueError("an identifier that nothing can match needs no query")
+    union = " UNION ALL ".join(branches)
+    sql = f"SELECT {_PLAIN} FROM ({union}) m ORDER BY rank, created_at DESC, id DESC LIMIT 1"  # noqa: S608
+    return sql, args
+
+
+def _view(row: asyncpg.Record) -> TransactionView:
+    return TransactionView(
+        id=row["id"],
+        account_id=row["account_id"],
+        type=TransactionType(row["type"]),
+        status=TransactionStatus(row["status"]),
+        amount=row["amount"],
+        fee=row["fee"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        processed_at=row["processed_at"],
+        external_id=row["external_id"],
+        end_to_end_id=row["end_to_end_id"],
+        pix_key=row["pix_key"],
+        counterpart_name=row["counterpart_name"],
+        counterpart_document=row["counterpart_document"],
+        counterpart_ispb=row["counterpart_ispb"],
+        counterpart_bank=row["counterpart_bank"],
+        counterpart_branch=row["counterpart_branch"],
+        counterpart_account=row["counterpart_account"],
+    )
+
+
+def _pool() -> asyncpg.Pool[asyncpg.Record]:
+    pool = DB.pool
+    if pool is None:
+        raise RuntimeError("the database pool is not open")
+    return pool
+
+
+class PostgresTransactionQueries:
+    """Reads on the engine's pool."""
+
+    async def list(self, account_id: int, query: ListQuery, *, cap: int | None = None) -> TransactionPage:
+        sql, args = list_statement(account_id, query, cap=cap)
+        async with _pool().acquire() as conn:
+            rows = await conn.fetch(sql, *args)
+        total = rows[0]["total"] if rows else 0
+        items = [_view(row) for row in rows if row["id"] is not None]
+        return TransactionPage(items=items, page=query.page, size=query.size, total=total)
+
+    async def find(
+        self, account_id: int, identifier: Identifier, *, pix_key: str | None = None
+    ) -> TransactionView | None:
+        if identifier.impossible:
+            return None
+        sql, args = find_statement(account_id, identifier, pix_key=pix_key)
+        async with _pool().acquire() as conn:
+            row = await conn.fetchrow(sql, *args)
+        return _view(row) if row else None

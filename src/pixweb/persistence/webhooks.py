@@ -1,0 +1,235 @@
+"""PostgreSQL repository of webhook registrations, secrets and the deliveries' state.
+
+Registrations of one account are serialised by locking its ``accounts`` row
+``FOR NO KEY UPDATE``: the lock waits for other registrations of the account
+but not for inserts that merely reference the account (those take
+``FOR KEY SHARE``), so transfers are never held up by it. The unique index of
+active URLs per account and event type is the database's own guard.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import datetime
+
+import asyncpg
+
+from pixcore.webhooks import Delivery, DeliveryStatus, EventType, NewWebhook, Webhook, WebhookSecret
+from pixweb.persistence.repository import Repository
+
+__all__ = ["PostgresWebhooks"]
+
+_WEBHOOK_COLUMNS = (
+    "id, account_id, event_type, url, headers, version, is_active, created_at, updated_at,"
+    " deactivated_at, deactivation_reason"
+)
+_DELIVERY_COLUMNS = (
+    "d.id, d.message_id, d.webhook_id, d.account_id, w.event_type, w.url, d.status, d.attempts,"
+    " d.created_at, d.next_attempt_at, d.last_attempt_at, d.last_status_code, d.last_error, d.finished_at"
+)
+
+
+def _webhook(row: asyncpg.Record) -> Webhook:
+    return Webhook(
+        id=row["id"],
+        account_id=row["account_id"],
+        event_type=EventType(row["event_type"]),
+        url=row["url"],
+        headers=json.loads(row["headers"]),
+        version=row["version"],
+        is_active=row["is_active"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        deactivated_at=row["deactivated_at"],
+        deactivation_reason=row["deactivation_reason"],
+    )
+
+
+def _secret(row: asyncpg.Record) -> WebhookSecret:
+    return WebhookSecret(
+        account_id=row["account_id"],
+        secret=row["secret"],
+        created_at=row["created_at"],
+        previous_secret=row["previous_secret"],
+        previous_until=row["previous_until"],
+        rotated_at=row["rotated_at"],
+    )
+
+
+def _delivery(row: asyncpg.Record) -> Delivery:
+    return Delivery(
+        id=row["id"],
+        message_id=row["message_id"],
+        webhook_id=row["webhook_id"],
+        account_id=row["account_id"],
+        event_type=EventType(row["event_type"]),
+        url=row["url"],
+        status=DeliveryStatus(row["status"]),
+        attempts=row["attempts"],
+        created_at=row["created_at"],
+        next_attempt_at=row["next_attempt_at"],
+        last_attempt_at=row["last_attempt_at"],
+        last_status_code=row["last_status_code"],
+        last_error=row["last_error"],
+        finished_at=row["finished_at"],
+    )
+
+
+def _one(row: asyncpg.Record | None) -> asyncpg.Record:
+    if row is None:
+        raise RuntimeError("the statement returned no row")
+    return row
+
+
+class PostgresWebhooks(Repository):
+    async def lock_account(self, account_id: int) -> bool:
+        row = await self._conn.fetchrow("SELECT id FROM accounts WHERE id = $1 FOR NO KEY UPDATE", account_id)
+        return row is not None
+
+    async def add(self, new: NewWebhook) -> Webhook:
+        row = await self._conn.fetchrow(
+            f"""
+            INSERT INTO webhooks (account_id, event_type, url, headers, created_at, updated_at)
+            VALUES ($1, $2, $3, $4::jsonb, $5, $5)
+            RETURNING {_WEBHOOK_COLUMNS}
+            """,  # noqa: S608 - fixed columns
+            new.account_id,
+            new.event_type.value,
+            new.url,
+            json.dumps(dict(new.headers)),
+            new.created_at,
+        )
+        return _webhook(_one(row))
+
+    async def get(self, account_id: int, webhook_id: int) -> Webhook | None:
+        row = await self._conn.fetchrow(
+            f"SELECT {_WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1 AND account_id = $2",  # noqa: S608
+            webhook_id,
+            account_id,
+        )
+        return _webhook(row) if row else None
+
+    async def active(self, account_id: int, event_type: EventType) -> list[Webhook]:
+        rows = await self._conn.fetch(
+            f"""
+            SELECT {_WEBHOOK_COLUMNS} FROM webhooks
+             WHERE account_id = $1 AND event_type = $2 AND is_active ORDER BY id
+            """,  # noqa: S608 - fixed columns
+            account_id,
+            event_type.value,
+        )
+        return [_webhook(row) for row in rows]
+
+    async def list_for(self, account_id: int) -> list[Webhook]:
+        rows = await self._conn.fetch(
+            f"SELECT {_WEBHOOK_COLUMNS} FROM webhooks WHERE account_id = $1 ORDER BY id",  # noqa: S608
+            account_id,
+        )
+        return [_webhook(row) for row in rows]
+
+    async def update_headers(self, webhook_id: int, headers: Mapping[str, str], at: datetime) -> Webhook:
+        row = await self._conn.fetchrow(
+            f"""
+            UPDATE webhooks SET headers = $2::jsonb, version = version + 1, updated_at = $3
+             WHERE id = $1 AND is_active
+            RETURNING {_WEBHOOK_COLUMNS}
+            """,  # noqa: S608 - fixed columns
+            webhook_id,
+            json.dumps(dict(headers)),
+            at,
+        )
+        return _webhook(_one(row))
+
+    async def deactivate(self, webhook_id: int, reason: str, at: datetime) -> None:
+        await self._conn.execute(
+            """
+            UPDATE webhooks
+               SET is_active = false, updated_at = $3, deactivated_at = $3, deactivation_reason = $2
+             WHERE id = $1 AND is_active
+            """,
+            webhook_id,
+            reason,
+            at,
+        )
+
+    async def secret(self, account_id: int) -> WebhookSecret | None:
+        row = await self._conn.fetchrow("SELECT * FROM webhook_secrets WHERE account_id = $1", account_id)
+        return _secret(row) if row else None
+
+    async def add_secret(self, account_id: int, secret: str, at: datetime) -> WebhookSecret:
+        # A concurrent first use waits for the other insert, then keeps the other's secret.
+        await self._conn.execute(
+            """
+            INSERT INTO webhook_secrets (account_id, secret, created_at) VALUES ($1, $2, $3)
+            ON CONFLICT (account_id) DO NOTHING
+            """,
+            account_id,
+            secret,
+            at,
+        )
+        return _secret(
+            _one(await self._conn.fetchrow("SELECT * FROM webhook_secrets WHERE account_id = $1", account_id))
+        )
+
+    async def rotate_secret(
+        self, account_id: int, secret: str, at: datetime, previous_until: datetime
+    ) -> WebhookSecret:
+        row = await self._conn.fetchrow(
+            """
+            INSERT INTO webhook_secrets (account_id, secret, created_at) VALUES ($1, $2, $3)
+            ON CONFLICT (account_id) DO UPDATE
+               SET previous_secret = webhook_secrets.secret, previous_until = $4,
+                   secret = EXCLUDED.secret, rotated_at = $3
+            RETURNING *
+            """,
+            account_id,
+            secret,
+            at,
+            previous_until,
+        )
+        return _secret(_one(row))
+
+    async def deliveries(
+        self, account_id: int, *, limit: int, status: DeliveryStatus | None = None
+    ) -> list[Delivery]:
+        rows = await self._conn.fetch(
+            f"""
+            SELECT {_DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+             WHERE d.account_id = $1 AND ($3::text IS NULL OR d.status = $3)
+             ORDER BY d.created_at DESC, d.id DESC LIMIT $2
+            """,  # noqa: S608 - fixed columns
+            account_id,
+            limit,
+            status.value if status else None,
+        )
+        return [_delivery(row) for row in rows]
+
+    async def get_delivery(self, account_id: int, delivery_id: int) -> Delivery | None:
+        row = await self._conn.fetchrow(
+            f"""
+            SELECT {_DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+             WHERE d.id = $1 AND d.account_id = $2
+            """,  # noqa: S608 - fixed columns
+            delivery_id,
+            account_id,
+        )
+        return _delivery(row) if row else None
+
+    async def requeue_delivery(self, account_id: int, delivery_id: int, at: datetime) -> Delivery | None:
+        # Guarded: a delivery the notifier still holds (pending) is left alone.
+        row = await self._conn.fetchrow(
+            f"""
+            WITH d AS (
+                UPDATE webhook_deliveries
+                   SET status = 'pending', attempts = 0, next_attempt_at = $3, finished_at = NULL
+                 WHERE id = $1 AND account_id = $2 AND status <> 'pending'
+                RETURNING *
+            )
+            SELECT {_DELIVERY_COLUMNS} FROM d JOIN webhooks w ON w.id = d.webhook_id
+            """,  # noqa: S608 - fixed columns
+            delivery_id,
+            account_id,
+            at,
+        )
+        return _delivery(row) if row else None

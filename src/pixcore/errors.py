@@ -15,6 +15,7 @@ tree to HTTP statuses in exactly one place (``pixweb.errors``)::
     │   ├── InvalidWebhook
     │   ├── WebhookHostRefused
     │   ├── WebhookLimitReached
+    │   ├── RefundAboveRefundable
     │   └── MalformedCertificate
     ├── AuthenticationError        the caller could not be identified
     │   ├── InvalidCredentials
@@ -27,14 +28,18 @@ tree to HTTP statuses in exactly one place (``pixweb.errors``)::
     │   ├── TransactionNotFound
     │   ├── WebhookNotFound
     │   ├── DeliveryNotFound
-    │   └── ChargeNotFound
+    │   ├── ChargeNotFound
+    │   ├── RefundNotFound
+    │   └── MedCaseNotFound
     ├── Conflict                   the thing to create exists already
     │   ├── DuplicatePixKey
     │   ├── DuplicateAccount
     │   ├── CertificateInUse
     │   ├── DeliveryPending
     │   ├── DuplicateCharge
-    │   └── DuplicateExternalId
+    │   ├── DuplicateExternalId
+    │   ├── RefundIdReused
+    │   └── DuplicateMedCase
     └── RuleViolation              well-formed, but the business rules refuse it
         ├── InvalidTransition
         ├── InsufficientFunds
@@ -44,7 +49,8 @@ tree to HTTP statuses in exactly one place (``pixweb.errors``)::
         ├── OwnAccountTransfer
         ├── IdempotencyKeyReused
         ├── WebhookInactive
-        └── AmountMismatch
+        ├── AmountMismatch
+        └── RefundWindowClosed
 """
 
 from __future__ import annotations
@@ -63,6 +69,7 @@ __all__ = [
     "DuplicateAccount",
     "DuplicateCharge",
     "DuplicateExternalId",
+    "DuplicateMedCase",
     "DuplicatePixKey",
     "IdempotencyKeyReused",
     "InsufficientFunds",
@@ -80,10 +87,15 @@ __all__ = [
     "IspbDenied",
     "KeyNotInDirectory",
     "MalformedCertificate",
+    "MedCaseNotFound",
     "NotFound",
     "OwnAccountTransfer",
     "PermissionDenied",
     "PixError",
+    "RefundAboveRefundable",
+    "RefundIdReused",
+    "RefundNotFound",
+    "RefundWindowClosed",
     "RuleViolation",
     "TransactionNotFound",
     "ValidationError",
@@ -136,6 +148,10 @@ class InvalidBrCode(ValidationError):
 
 class InvalidQuery(ValidationError):
     """Invalid query parameters."""
+
+
+class RefundAboveRefundable(ValidationError):
+    """The refund exceeds what remains refundable of the original transaction."""
 
 
 class MalformedCertificate(ValidationError):
@@ -211,6 +227,14 @@ class ChargeNotFound(NotFound):
     """Charge not found."""
 
 
+class RefundNotFound(NotFound):
+    """Refund not found."""
+
+
+class MedCaseNotFound(NotFound):
+    """MED case not found."""
+
+
 # -- 409 ------------------------------------------------------------------
 
 
@@ -240,6 +264,14 @@ class DuplicateCharge(Conflict):
 
 class DuplicateExternalId(Conflict):
     """A cash-in with this externalId exists already."""
+
+
+class RefundIdReused(Conflict):
+    """A refund with this id exists already, with another request."""
+
+
+class DuplicateMedCase(Conflict):
+    """The transaction has an open MED case already."""
 
 
 # -- 422 ------------------------------------------------------------------
@@ -283,3 +315,7 @@ class WebhookInactive(RuleViolation):
 
 class AmountMismatch(RuleViolation):
     """The amount paid is not the amount the charge asks for."""
+
+
+class RefundWindowClosed(RuleViolation):
+    """The refund deadline has passed: a receipt can be refunded for 89 days."""

@@ -6,12 +6,14 @@ the same database transaction; the notifier only delivers them.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
+from pixcore.clock import format_timestamp
 from pixcore.documents import mask_document
-from pixcore.money import format_amount_string
+from pixcore.money import cents_to_decimal, format_amount_string
 
-__all__ = ["receive_event", "transfer_event"]
+__all__ = ["med_event", "receive_event", "refund_event", "transfer_event"]
 
 CURRENCY = "BRL"
 
@@ -75,5 +77,57 @@ def receive_event(
             "payment": _payment(amount),
             "endToEndId": end_to_end_id,
             "debtorAccount": {"name": debtor_name, "document": mask_document(debtor_document)},
+        },
+    }
+
+
+def refund_event(
+    *,
+    original_transaction_id: int,
+    tx_id: str | None,
+    original_amount: int,
+    original_end_to_end_id: str,
+    refund_amount: int,
+    return_id: str,
+    refunded_at: datetime,
+    information: str | None,
+    credit_debit_type: str,
+) -> dict[str, Any]:
+    """REFUND: a refund was processed; DEBIT for one we sent, CREDIT for one we received.
+
+    ``refunds[].payment.amount`` is a number (a ``Decimal``, written exactly by the outbox).
+    """
+    return {
+        "type": "REFUND",
+        "data": {
+            "id": original_transaction_id,
+            "txId": tx_id,
+            "status": "REFUNDED",
+            "payment": _payment(original_amount),
+            "refunds": [
+                {
+                    "status": "LIQUIDATED",
+                    "payment": {"amount": cents_to_decimal(refund_amount), "currency": CURRENCY},
+                    "endToEndId": return_id,
+                    "eventDate": format_timestamp(refunded_at),
+                    "information": information or "",
+                }
+            ],
+            "endToEndId": original_end_to_end_id,
+            "creditDebitType": credit_debit_type,
+        },
+    }
+
+
+def med_event(*, case_id: int, end_to_end_id: str, status: str, reason: str, amount: int) -> dict[str, Any]:
+    """MED: a special return case was opened (CREATED), ACCEPTED or REJECTED (decisions §9)."""
+    return {
+        "type": "MED",
+        "data": {
+            "id": case_id,
+            "endToEndId": end_to_end_id,
+            "status": status,
+            "reason": reason,
+            "payment": _payment(amount),
         },
     }

@@ -43,6 +43,10 @@ _TXID = re.compile(r"[A-Za-z0-9]{26,35}")
 _REFUND_ID = re.compile(r"[A-Za-z0-9]{1,35}")
 
 
+def _invalid(problem: str) -> InvalidIdentifier:
+    return InvalidIdentifier(f"Invalid identifier: {problem}", details=[problem])
+
+
 def _random_alphanumeric(length: int) -> str:
     return "".join(secrets.choice(_ALPHANUMERIC) for _ in range(length))
 
@@ -81,7 +85,7 @@ def is_end_to_end_id(text: str) -> bool:
 def validate_end_to_end_id(text: str) -> str:
     """Return ``text`` if it is an end-to-end id; raise :class:`InvalidIdentifier` otherwise."""
     if not is_end_to_end_id(text):
-        raise InvalidIdentifier(details=["endToEndId must be E + ISPB + yyyyMMddHHmm + 11 alphanumerics"])
+        raise _invalid("endToEndId must be E + ISPB + yyyyMMddHHmm + 11 alphanumerics")
     return text
 
 
@@ -98,7 +102,7 @@ def is_return_id(text: str) -> bool:
 def validate_return_id(text: str) -> str:
     """Return ``text`` if it is a return id; raise :class:`InvalidIdentifier` otherwise."""
     if not is_return_id(text):
-        raise InvalidIdentifier(details=["rtrId must be D + ISPB + yyyyMMddHHmm + 11 alphanumerics"])
+        raise _invalid("rtrId must be D + ISPB + yyyyMMddHHmm + 11 alphanumerics")
     return text
 
 
@@ -110,15 +114,14 @@ def looks_like_end_to_end_id(text: str) -> bool:
 def validate_e2eid_path(text: str) -> str:
     """The ``{e2eid}`` of the refund path: exactly 32 ASCII alphanumerics."""
     if _E2EID_PATH.fullmatch(text) is None:
-        raise InvalidIdentifier(details=["e2eid must be 32 alphanumeric characters"])
+        raise _invalid("e2eid must be 32 alphanumeric characters")
     return text
 
 
 def validate_txid(text: str) -> str:
     """A charge ``txid``: 26 to 35 ASCII alphanumerics."""
     if _TXID.fullmatch(text) is None:
-        problem = "txid must be 26 to 35 alphanumeric characters"
-        raise InvalidIdentifier(f"Invalid identifier: {problem}", details=[problem])
+        raise _invalid("txid must be 26 to 35 alphanumeric characters")
     return text
 
 
@@ -130,12 +133,12 @@ def new_txid() -> str:
 def validate_refund_id(text: str) -> str:
     """A refund ``id``: 1 to 35 ASCII alphanumerics."""
     if _REFUND_ID.fullmatch(text) is None:
-        raise InvalidIdentifier(details=["refund id must be 1 to 35 alphanumeric characters"])
+        raise _invalid("refund id must be 1 to 35 alphanumeric characters")
     return text
 
 
 def validate_ispb(text: str) -> str:
     """An ISPB (the institution's code in the payment system): 8 ASCII digits."""
     if _ISPB.fullmatch(text) is None:
-        raise InvalidIdentifier(details=["ISPB must be 8 digits"])
+        raise _invalid("ISPB must be 8 digits")
     return text

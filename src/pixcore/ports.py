@@ -25,7 +25,9 @@ from pixcore.accounts import (
 from pixcore.charges import Charge, ChargeStatus, NewCharge
 from pixcore.keys import PixKey
 from pixcore.ledger import Posting
-from pixcore.records import NewTransaction, NewTransfer, TransactionStatus, Transfer
+from pixcore.med import MedCase, MedStatus, NewMedCase
+from pixcore.records import NewTransaction, NewTransfer, TransactionStatus, TransactionType, Transfer
+from pixcore.refunds import NewRefund, Receipt, Refund, RefundKind, RefundStatus
 from pixcore.transfers import DirectoryEntry, TransferState
 from pixcore.webhooks import Delivery, DeliveryStatus, EventType, NewWebhook, Webhook, WebhookSecret
 
@@ -40,8 +42,10 @@ __all__ = [
     "IdempotencyRepository",
     "KeyDirectory",
     "LedgerRepository",
+    "MedRepository",
     "OutboxRepository",
     "PixKeyRepository",
+    "RefundRepository",
     "SecretHasher",
     "TokenIssuer",
     "TransactionRepository",
@@ -115,6 +119,10 @@ class LedgerRepository(Protocol):
         """
         ...
 
+    async def try_post(self, transaction_id: int, posting: Posting, at: datetime) -> bool:
+        """Like :meth:`post`, but False instead of ``InsufficientFunds``, the unit of work intact."""
+        ...
+
 
 class TransferRepository(Protocol):
     async def add(self, transfer: NewTransfer) -> None: ...
@@ -169,6 +177,53 @@ class ChargeRepository(Protocol):
     ) -> None:
         """Store a new status (and, when paid, the PAYMENT record and its E2E id)."""
         ...
+
+
+class RefundRepository(Protocol):
+    async def lock_original(
+        self, account_id: int, end_to_end_id: str, kind: TransactionType
+    ) -> Receipt | None:
+        """The account's CONFIRMED transaction of ``kind`` with this end-to-end id, locked
+        (``FOR UPDATE``) so that refunds of it are counted one request at a time."""
+        ...
+
+    async def original_of(self, transaction_id: int) -> Receipt | None:
+        """The transaction a refund refers to, read without a lock."""
+        ...
+
+    async def total(self, original_transaction_id: int, kind: RefundKind) -> int:
+        """The refunds of ``kind`` of a transaction that are not NAO_REALIZADO, in centavos."""
+        ...
+
+    async def add(self, refund: NewRefund) -> Refund: ...
+
+    async def find(self, original_transaction_id: int, refund_id: str) -> Refund | None: ...
+
+    async def due(self, now: datetime, limit: int) -> list[int]:
+        """Ids of EM_PROCESSAMENTO refunds whose processing time has come."""
+        ...
+
+    async def lock_pending(self, refund_pk: int) -> Refund | None:
+        """An EM_PROCESSAMENTO refund locked for this unit; None if finished or held elsewhere."""
+        ...
+
+    async def finish(
+        self, refund_pk: int, status: RefundStatus, reason: str | None, at: datetime
+    ) -> None: ...
+
+
+class MedRepository(Protocol):
+    async def add(self, case: NewMedCase) -> MedCase:
+        """Store an open case; raises ``DuplicateMedCase`` if the receipt has one open."""
+        ...
+
+    async def lock(self, account_id: int, case_id: int) -> MedCase | None: ...
+
+    async def open_amount(self, original_transaction_id: int) -> int:
+        """The disputed amount of the receipt's open case (0 when none)."""
+        ...
+
+    async def finish(self, case_id: int, status: MedStatus, at: datetime) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,6 +342,12 @@ class UnitOfWork(Protocol):
 
     @property
     def charges(self) -> ChargeRepository: ...
+
+    @property
+    def refunds(self) -> RefundRepository: ...
+
+    @property
+    def med(self) -> MedRepository: ...
 
     @property
     def ledger(self) -> LedgerRepository: ...

@@ -109,7 +109,7 @@ def _positive(_: click.Context, param: click.Parameter, value: float) -> float:
     envvar="PIX_NOTIFY_LEASE",
     show_envvar=True,
     help="Seconds a claimed delivery stays with this process; if it dies, others retry it after that. "
-    "More than --timeout.",
+    "More than twice --timeout.",
 )
 def run(
     *,

@@ -22,6 +22,7 @@ from pixnotify.transport import AddressRefused
 __all__ = ["CONNECT_TRIES", "MAX_RESPONSE_BYTES", "Outcome", "build_headers", "post"]
 
 CONNECT_TRIES = 3
+FIRST_PAUSE = 0.1  # seconds before the second try; then tenacity's exponential wait
 MAX_RESPONSE_BYTES = 65_536  # read and discarded; a longer answer closes the connection
 _OURS = frozenset({"webhook-id", "webhook-timestamp", "webhook-signature", "content-type"})
 
@@ -56,21 +57,31 @@ def build_headers(
     return headers
 
 
+async def _send_once(
+    client: httpx.AsyncClient, url: str, body: bytes, headers: list[tuple[str, str]]
+) -> Outcome:
+    async with client.stream("POST", url, content=body, headers=headers) as response:
+        received = 0
+        async for chunk in response.aiter_raw():
+            received += len(chunk)
+            if received > MAX_RESPONSE_BYTES:
+                break
+        return Outcome(response.status_code, response.headers.get("retry-after"))
+
+
 async def _send(client: httpx.AsyncClient, url: str, body: bytes, headers: list[tuple[str, str]]) -> Outcome:
+    try:  # the common case, without tenacity's bookkeeping
+        return await _send_once(client, url, body, headers)
+    except httpx.ConnectError:
+        await asyncio.sleep(FIRST_PAUSE)
     async for attempt in AsyncRetrying(
         retry=retry_if_exception_type(httpx.ConnectError),
-        stop=stop_after_attempt(CONNECT_TRIES),
+        stop=stop_after_attempt(CONNECT_TRIES - 1),
         wait=wait_exponential(multiplier=0.1, max=1.0),
         reraise=True,
     ):
         with attempt:
-            async with client.stream("POST", url, content=body, headers=headers) as response:
-                received = 0
-                async for chunk in response.aiter_raw():
-                    received += len(chunk)
-                    if received > MAX_RESPONSE_BYTES:
-                        break
-                return Outcome(response.status_code, response.headers.get("retry-after"))
+            return await _send_once(client, url, body, headers)
     raise AssertionError("unreachable: tenacity re-raises the last error")  # pragma: no cover
 
 

@@ -25,6 +25,7 @@ from pixcore.webhook_delivery import Verdict, message_id
 from pixcore.webhooks import DeliveryStatus, event_type_of
 
 __all__ = [
+    "Attempted",
     "Claim",
     "QueueStatus",
     "claim_due",
@@ -32,6 +33,7 @@ __all__ = [
     "finish_inactive",
     "queue_status",
     "record",
+    "record_many",
     "release",
 ]
 
@@ -192,6 +194,52 @@ async def record(
                 attempted_at,
             )
             return True
+
+
+RECORD_MANY = """
+UPDATE webhook_deliveries d SET attempts = d.attempts + 1, status = v.status, next_attempt_at = v.next_at,
+    last_attempt_at = v.at, last_status_code = v.code, last_error = v.error, finished_at = v.finished
+FROM unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::int[],
+    $7::text[], $8::timestamptz[]) AS v(id, lease_until, status, next_at, at, code, error, finished)
+WHERE d.id = ANY($1::bigint[])  -- lets the planner use the primary key, not a scan of the table
+    AND d.id = v.id AND d.status = 'pending' AND d.next_attempt_at = v.lease_until
+RETURNING d.id
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Attempted:
+    """An attempt and its verdict, to store."""
+
+    claim: Claim
+    verdict: Verdict
+    attempted_at: datetime
+    status_code: int | None
+
+
+async def record_many(pool: asyncpg.Pool[asyncpg.Record], outcomes: Sequence[Attempted]) -> set[int]:
+    """Store many outcomes in one statement (none may deactivate a registration: see :func:`record`).
+    Returns the ids of the deliveries whose lease still held (the others were left alone)."""
+    columns: list[list[Any]] = [[] for _ in range(8)]
+    for o in outcomes:
+        if o.verdict.deactivate:
+            raise ValueError("a 410 deactivates its registration: store it with record()")
+        finished = o.attempted_at if o.verdict.status is not DeliveryStatus.PENDING else None
+        row = (
+            o.claim.id,
+            o.claim.lease_until,
+            o.verdict.status.value,
+            o.verdict.next_attempt_at,
+            o.attempted_at,
+            o.status_code,
+            o.verdict.reason[:MAX_ERROR] if o.verdict.reason else None,
+            finished,
+        )
+        for column, value in zip(columns, row, strict=True):
+            column.append(value)
+    async with pool.acquire() as conn:
+        rows = await conn.fetch(RECORD_MANY, *columns)
+    return {row["id"] for row in rows}
 
 
 async def finish_inactive(pool: asyncpg.Pool[asyncpg.Record], claim: Claim, now: datetime) -> bool:

@@ -14,7 +14,6 @@ header values and URLs' paths and queries are never logged.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import json
 import logging
@@ -32,6 +31,7 @@ from pixcore.clock import Clock, SystemClock, format_timestamp
 from pixcore.webhook_delivery import Verdict, encode_body, judge
 from pixcore.webhooks import DeliveryStatus
 from pixnotify import store
+from pixnotify.recorder import Recorder
 from pixnotify.sender import Outcome, build_headers, post
 from pixnotify.transport import Resolver, make_client, system_resolver
 
@@ -55,7 +55,7 @@ class NotifierConfig:
     timeout: float = 15.0
     """Seconds one attempt may take, all included."""
     lease: float = 60.0
-    """Seconds a claim holds a delivery; past it, another notifier may claim it. More than ``timeout``."""
+    """Seconds a claim holds a delivery; past it, another notifier may claim it. More than two timeouts."""
     allow_private: bool = False
     """Send to loopback, private and other non-public addresses (``PIX_WEBHOOK_ALLOW_PRIVATE``)."""
 
@@ -64,8 +64,8 @@ class NotifierConfig:
             raise ValueError("concurrency and batch size are at least 1")
         if self.timeout <= 0 or self.poll_interval <= 0 or self.grace_period < 0:
             raise ValueError("timeout and poll interval are positive, the grace period not negative")
-        if self.lease <= self.timeout:
-            raise ValueError("the lease must be longer than the timeout of an attempt")
+        if self.lease <= 2 * self.timeout:
+            raise ValueError("the lease must be longer than two timeouts (a queued claim waits one)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +101,9 @@ class Notifier:
             timeout=self.config.timeout,
             max_connections=self.config.concurrency,
         )
+        self.recorder = Recorder(pool)
         self._in_flight: dict[asyncio.Task[DeliveryStatus | None], store.Claim] = {}
+        self._sending: set[asyncio.Task[DeliveryStatus | None]] = set()
 
     async def __aenter__(self) -> Self:
         return self
@@ -126,6 +128,8 @@ class Notifier:
     async def deliver(self, claim: store.Claim) -> DeliveryStatus | None:
         """Make one attempt and store its outcome; the delivery's status, None if the lease was lost."""
         started = self.clock.now()
+        if claim.lease_until - started < timedelta(seconds=self.config.timeout):
+            return None  # too late to finish within the lease: it comes back when the lease ends
         if not claim.active:
             kept = await store.finish_inactive(self.pool, claim, started)
             self._log(claim, Outcome(None, error="registration inactive"), None, kept=kept)
@@ -150,8 +154,8 @@ class Notifier:
             retry_after=outcome.retry_after,
             error=outcome.error,
         )
-        kept = await store.record(
-            self.pool, claim, verdict, attempted_at=started, status_code=outcome.status_code
+        kept = await self.recorder.record(
+            claim, verdict, attempted_at=started, status_code=outcome.status_code
         )
         self._log(claim, outcome, verdict, kept=kept)
         return verdict.status if kept else None
@@ -179,89 +183,93 @@ class Notifier:
     # ------------------------------------------------------------------------------- the loop
 
     async def run(self, stop: asyncio.Event) -> None:
-        """Deliver until ``stop`` is set; then let deliveries in flight finish within the grace period."""
-        slots = asyncio.Semaphore(self.config.concurrency)
+        """Deliver until ``stop`` is set; then let deliveries in flight finish within the grace period.
+
+        Claims run ahead of sending: up to ``concurrency`` claimed deliveries wait for a sending
+        slot (the semaphore), and the next claim is made once that queue has drained, so each
+        claim fetches many deliveries at once. A queued delivery waits at most one attempt, so a
+        lease of more than two timeouts covers it. Fan-out runs every round while it finds
+        events, otherwise once per poll interval.
+        """
+        config = self.config
+        sending = asyncio.Semaphore(config.concurrency)
+        finished = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        next_dispatch = 0.0
         log.info(
             "notifier started: concurrency %d, batch %d, poll %.3g s, timeout %.3g s, lease %.3g s",
-            self.config.concurrency,
-            self.config.batch_size,
-            self.config.poll_interval,
-            self.config.timeout,
-            self.config.lease,
+            config.concurrency,
+            config.batch_size,
+            config.poll_interval,
+            config.timeout,
+            config.lease,
         )
         try:
             while not stop.is_set():
+                finished.clear()
+                more = False
                 try:
-                    busy = await self._round(slots, stop)
+                    if loop.time() >= next_dispatch:
+                        if await self.dispatch():
+                            more = True
+                        else:
+                            next_dispatch = loop.time() + config.poll_interval
+                    held = len(self._in_flight)
+                    if held <= config.concurrency:  # the queue ahead of the semaphore is empty
+                        wanted = min(config.batch_size, 2 * config.concurrency - held)
+                        claims = await self.claim(wanted)
+                        for claim in claims:
+                            task = asyncio.create_task(self._deliver_when_free(claim, sending))
+                            self._in_flight[task] = claim
+                            task.add_done_callback(functools.partial(self._finished, finished))
+                        more = more or len(claims) == wanted
                 except Exception:
                     log.exception("notifier round failed; retrying")
-                    busy = False
-                if not busy:
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(stop.wait(), timeout=self.config.poll_interval)
+                    more = False
+                if more and len(self._in_flight) <= config.concurrency:
+                    continue
+                # Wait for the stop, a delivery to finish (when the queue is full), or the poll interval.
+                waits = [stop.wait()] + (
+                    [finished.wait()] if len(self._in_flight) > config.concurrency else []
+                )
+                tasks = [asyncio.ensure_future(w) for w in waits]
+                await asyncio.wait(tasks, timeout=config.poll_interval, return_when=asyncio.FIRST_COMPLETED)
+                for pending in tasks:
+                    pending.cancel()
         finally:
             await self._drain()
             log.info("notifier stopped")
 
-    async def _round(self, slots: asyncio.Semaphore, stop: asyncio.Event) -> bool:
-        dispatched = await self.dispatch()
-        taken = await self._take(slots, stop)
-        if not taken:
-            return False
-        try:
-            claims = await self.claim(taken)
-        except BaseException:
-            for _ in range(taken):
-                slots.release()
-            raise
-        for _ in range(taken - len(claims)):
-            slots.release()
-        for claim in claims:
-            task = asyncio.create_task(self._deliver_logged(claim))
-            self._in_flight[task] = claim
-            task.add_done_callback(functools.partial(self._finished, slots))
-        return bool(dispatched or claims)
-
-    def _finished(self, slots: asyncio.Semaphore, task: asyncio.Task[DeliveryStatus | None]) -> None:
+    def _finished(self, finished: asyncio.Event, task: asyncio.Task[DeliveryStatus | None]) -> None:
         self._in_flight.pop(task, None)
-        slots.release()
+        self._sending.discard(task)
+        if len(self._in_flight) <= self.config.concurrency:  # room for the next claim: wake the loop
+            finished.set()
 
-    async def _take(self, slots: asyncio.Semaphore, stop: asyncio.Event) -> int:
-        """Wait for one free slot (or the stop), then take every other free one, up to a batch."""
-        acquire = asyncio.ensure_future(slots.acquire())
-        stopping = asyncio.ensure_future(stop.wait())
-        await asyncio.wait({acquire, stopping}, return_when=asyncio.FIRST_COMPLETED)
-        stopping.cancel()
-        if not acquire.done():
-            acquire.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await acquire
-            if not acquire.cancelled():  # acquired just as it was cancelled
-                slots.release()
-            return 0
-        if stop.is_set():
-            slots.release()
-            return 0
-        taken = 1
-        while taken < self.config.batch_size and not slots.locked():
-            await slots.acquire()
-            taken += 1
-        return taken
-
-    async def _deliver_logged(self, claim: store.Claim) -> DeliveryStatus | None:
-        try:
-            return await self.deliver(claim)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("delivery %d failed unexpectedly; it is retried after its lease", claim.id)
-            return None
+    async def _deliver_when_free(
+        self, claim: store.Claim, sending: asyncio.Semaphore
+    ) -> DeliveryStatus | None:
+        async with sending:
+            task = asyncio.current_task()
+            if task is not None:
+                self._sending.add(task)
+            try:
+                return await self.deliver(claim)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("delivery %d failed unexpectedly; it is retried after its lease", claim.id)
+                return None
 
     async def _drain(self) -> None:
-        """Wait up to the grace period for deliveries in flight; cancel the rest, give their leases back."""
-        if not self._in_flight:
-            return
-        _, late = await asyncio.wait(list(self._in_flight), timeout=self.config.grace_period)
+        """Give back at once the claims still queued; wait up to the grace period for deliveries in
+        flight; cancel the rest and give their leases back too."""
+        queued = [task for task in self._in_flight if task not in self._sending]
+        late: set[asyncio.Task[DeliveryStatus | None]] = set(queued)
+        in_flight = [task for task in self._in_flight if task in self._sending]
+        if in_flight:
+            _, still = await asyncio.wait(in_flight, timeout=self.config.grace_period)
+            late |= still
         if not late:
             return
         claims = [self._in_flight[task] for task in late if task in self._in_flight]
@@ -273,7 +281,8 @@ class Notifier:
         except Exception:
             log.exception("could not give %d leases back; they expire by themselves", len(claims))
         else:
-            log.warning("stopped %d deliveries after the grace period; %d due again", len(late), released)
+            cut = len(late) - len(queued)
+            log.warning("stopping: %d queued and %d cut short; %d due again", len(queued), cut, released)
 
     # ------------------------------------------------------------------------------- logging
 

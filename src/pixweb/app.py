@@ -19,7 +19,9 @@ from pixweb.api.auth import AuthController
 from pixweb.api.balance import BalanceController
 from pixweb.api.cashin import CashInController
 from pixweb.api.charges import ChargeController, PayloadController
+from pixweb.api.refunds import RefundController
 from pixweb.api.sandbox import SandboxController
+from pixweb.api.sandbox_returns import SandboxReturnsController
 from pixweb.api.transactions import TransactionController
 from pixweb.api.transfers import TransferController
 from pixweb.api.webhooks import WebhookController, WebhookDeliveryController, WebhookSecretController
@@ -95,10 +97,11 @@ def create_app(settings: Settings | None = None, *, clock: SystemClock | None = 
             ChargeController,
             PayloadController,
             CashInController,
+            RefundController,
             WebhookController,
             WebhookSecretController,
             WebhookDeliveryController,
-            *([SandboxController] if settings.sandbox else []),
+            *([SandboxController, SandboxReturnsController] if settings.sandbox else []),
         ],
         lifespan=[_lifespan(settings, clock)],  # type: ignore[list-item]
         middleware=[DefineMiddleware(BearerAuthMiddleware, exclude=PUBLIC_PATHS)],

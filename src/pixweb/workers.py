@@ -14,6 +14,7 @@ from datetime import timedelta
 
 from pixcore.clock import Clock
 from pixcore.usecases.charges import expire_charges
+from pixcore.usecases.refunds import process_due_refunds
 from pixcore.usecases.transfers import settle_due
 from pixweb.persistence.engine import DB
 from pixweb.services import Services
@@ -45,6 +46,7 @@ async def settlement_loop(services: Services, stop: asyncio.Event, *, interval: 
         try:
             await services.keeper.refresh()
             finished = await settle_due(services.uow, services.clock)
+            finished += await process_due_refunds(services.uow, services.clock)
             if rounds % SWEEP_EVERY == 0:
                 await expire_charges(services.uow, services.clock)
             if rounds % PURGE_EVERY == 0:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from tests.e2e.conftest import Api
 
 HTTP_METHODS = {"get", "put", "post", "patch", "delete"}
@@ -44,7 +46,8 @@ async def test_every_app_route_is_in_the_document(api: Api) -> None:
     for route in app.routes:
         if route.path.startswith("/schema"):
             continue
-        assert route.path in documented, route.path
+        path = re.sub(r"\{(\w+):\w+\}", r"{\1}", route.path)  # the document drops the converters
+        assert path in documented, route.path
 
 
 async def test_browsable_reference_page_is_served(api: Api) -> None:

@@ -382,7 +382,9 @@ async def test_secret_is_created_once_and_rotation_keeps_the_old_one_for_24_hour
     assert (rows[0]["secret"], rows[0]["previous_secret"]) == (new_secret, secret)
     # After 24 hours only the new secret signs: no previous one is announced any more.
     api.clock.advance(24 * 3600 + 1)
-    assert (await http.get("/api/webhooks/secret", headers=auth)).json()["previousSecretValidUntil"] is None
+    auth = await bearer(http, client)  # the first token expired meanwhile
+    later = (await http.get("/api/webhooks/secret", headers=auth)).json()
+    assert later == {"secret": new_secret, "previousSecretValidUntil": None}
 
 
 # -- deliveries ---------------------------------------------------------------------------------------
@@ -394,13 +396,13 @@ async def seed_deliveries(url: str, account_id: int, webhook_id: int) -> list[in
 
     conn = await asyncpg.connect(url)
     try:
-        outbox_id = await conn.fetchval(
-            "INSERT INTO outbox (account_id, event_type, payload, created_at, dispatched_at)"
-            ' VALUES ($1, \'RECEIVE\', \'{"type": "RECEIVE", "data": {}}\', now(), now()) RETURNING id',
-            account_id,
-        )
         ids = []
         for i, status in enumerate(("delivered", "failed", "pending")):
+            outbox_id = await conn.fetchval(
+                "INSERT INTO outbox (account_id, event_type, payload, created_at, dispatched_at)"
+                ' VALUES ($1, \'RECEIVE\', \'{"type": "RECEIVE", "data": {}}\', now(), now()) RETURNING id',
+                account_id,
+            )
             ids.append(
                 await conn.fetchval(
                     """

@@ -517,7 +517,7 @@ async def start_notifier(url: str, data_dir: Path, log: Path) -> asyncio.subproc
             "--batch-size=5",
             "--poll-interval=0.05",
             "--timeout=2",
-            "--lease=3",
+            "--lease=5",
             "--grace-period=5",
             env=process_env(url, data_dir),
             stdout=out,

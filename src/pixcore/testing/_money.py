@@ -51,6 +51,13 @@ class InMemoryTransactions(_Repository):
 
 
 class InMemoryLedger(_Repository):
+    async def try_post(self, transaction_id: int, posting: Posting, at: datetime) -> bool:
+        try:
+            await self.post(transaction_id, posting, at)
+        except InsufficientFunds:
+            return False
+        return True
+
     async def post(self, transaction_id: int, posting: Posting, at: datetime) -> None:
         """Apply the posting to the staged balances, or raise ``InsufficientFunds`` and change nothing."""
         self._require_transaction(transaction_id)

@@ -14,13 +14,16 @@ from pixcore.errors import (
     CertificateInUse,
     DuplicateCharge,
     DuplicateExternalId,
+    DuplicateMedCase,
     DuplicatePixKey,
     InsufficientFunds,
 )
 from pixcore.keys import PixKey
 from pixcore.ledger import Bucket
+from pixcore.med import MedCase
 from pixcore.ports import IdempotencyRecord
 from pixcore.records import NewTransaction, Transfer
+from pixcore.refunds import Refund
 from pixcore.testing._webhook_data import AccountLocks, WebhookTables
 
 if TYPE_CHECKING:
@@ -94,6 +97,8 @@ class _Tables:
     outbox: list[OutboxItem] = field(default_factory=list)
     webhooks: WebhookTables = field(default_factory=WebhookTables)
     charges: dict[int, Charge] = field(default_factory=dict)
+    refunds: dict[int, Refund] = field(default_factory=dict)
+    med_cases: dict[int, MedCase] = field(default_factory=dict)
     # Staged only: the (available, blocked) change each account's postings made in this unit.
     balance_changes: dict[int, tuple[int, int]] = field(default_factory=dict)
 
@@ -112,6 +117,7 @@ class InMemoryStore:
         self._last_account_id = 0
         self._last_transaction_id = 0
         self._last_charge_id = 0
+        self._sequences: dict[str, int] = {}
         self._transfer_locks: dict[int, InMemoryUnitOfWork] = {}
         self.account_locks = AccountLocks()  # webhook registrations lock their account
 
@@ -174,6 +180,14 @@ class InMemoryStore:
     def charges(self) -> dict[int, Charge]:
         return self._tables.charges
 
+    @property
+    def refunds(self) -> dict[int, Refund]:
+        return self._tables.refunds
+
+    @property
+    def med_cases(self) -> dict[int, MedCase]:
+        return self._tables.med_cases
+
     def unit_of_work(self) -> InMemoryUnitOfWork:
         """A new unit of work on this store: the ``UnitOfWorkFactory``."""
         from pixcore.testing._uow import InMemoryUnitOfWork  # the unit of work imports the store
@@ -184,6 +198,11 @@ class InMemoryStore:
         # Like a PostgreSQL sequence: an id is spent even if its transaction rolls back.
         self._last_account_id += 1
         return self._last_account_id
+
+    def _next_id(self, table: str) -> int:
+        """A sequence per table (refunds, med_cases): spent even on rollback."""
+        self._sequences[table] = self._sequences.get(table, 0) + 1
+        return self._sequences[table]
 
     def _next_charge_id(self) -> int:
         self._last_charge_id += 1
@@ -220,6 +239,7 @@ class InMemoryStore:
             if (account_id, key) in committed.idempotency:
                 raise IntegrityError(f"the idempotency key {key} of account {account_id} is taken")
         _check_charges(committed.charges, staged.charges)
+        _check_med_cases(committed.med_cases, staged.med_cases)
         if (webhook_conflict := committed.webhooks.conflict(staged.webhooks)) is not None:
             raise IntegrityError(webhook_conflict)
         balances = self._balances_after(staged)
@@ -238,6 +258,8 @@ class InMemoryStore:
         committed.outbox.extend(staged.outbox)
         committed.webhooks.merge(staged.webhooks)
         committed.charges.update(staged.charges)
+        committed.refunds.update(staged.refunds)
+        committed.med_cases.update(staged.med_cases)
         self.commits += 1
 
     def _balances_after(self, staged: _Tables) -> dict[int, Balance]:
@@ -272,6 +294,15 @@ def _check_charges(committed: dict[int, Charge], staged: dict[int, Charge]) -> N
             raise DuplicateExternalId(f"a cash-in with externalId {charge.external_id} exists already")
         if charge.location_id in locations:
             raise IntegrityError(f"location {charge.location_id} is taken")
+
+
+def _check_med_cases(committed: dict[int, MedCase], staged: dict[int, MedCase]) -> None:
+    """The partial unique index: one open case per receipt."""
+    open_elsewhere = {
+        c.original_transaction_id for i, c in committed.items() if i not in staged and c.is_open
+    }
+    if any(c.is_open and c.original_transaction_id in open_elsewhere for c in staged.values()):
+        raise DuplicateMedCase()
 
 
 class _Repository:

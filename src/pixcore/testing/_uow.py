@@ -20,6 +20,7 @@ from pixcore.testing._money import (
     InMemoryTransactions,
     InMemoryTransfers,
 )
+from pixcore.testing._refunds import InMemoryMed, InMemoryRefunds
 from pixcore.testing._store import InMemoryStore, _Tables
 from pixcore.testing._webhooks import InMemoryWebhooks
 
@@ -44,6 +45,8 @@ class InMemoryUnitOfWork:
         self.certificates = InMemoryCertificates(self)
         self.transactions = InMemoryTransactions(self)
         self.charges = InMemoryCharges(self)
+        self.refunds = InMemoryRefunds(self)
+        self.med = InMemoryMed(self)
         self.ledger = InMemoryLedger(self)
         self.transfers = InMemoryTransfers(self)
         self.idempotency = InMemoryIdempotency(self)

@@ -8,6 +8,7 @@ read; another account's is "not found".
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Annotated, Any
 
@@ -114,8 +115,16 @@ class StatusRecordOut(msgspec.Struct, rename="camel"):
     processed_at: str | None
 
 
-def _timestamp(moment: Any) -> str | None:
-    return format_timestamp(moment) if moment is not None else None
+def _timestamp(moment: datetime) -> str:
+    """``format_timestamp``, with a fast path for what the database returns (UTC): a large page
+    formats thousands of these. Same text either way (a test compares them)."""
+    if moment.tzinfo is UTC:
+        return moment.isoformat(timespec="milliseconds")[:-6] + "Z"
+    return format_timestamp(moment)
+
+
+def _maybe_timestamp(moment: datetime | None) -> str | None:
+    return _timestamp(moment) if moment is not None else None
 
 
 def _amount_string(cents: int) -> str:
@@ -135,8 +144,8 @@ def transaction_out(view: TransactionView) -> TransactionOut:
         fee_amount=cents_to_decimal(view.fee),
         final_amount=cents_to_decimal(view.final_amount),
         end_to_end_id=view.end_to_end_id,
-        created_at=format_timestamp(view.created_at),
-        processed_at=_timestamp(view.processed_at),
+        created_at=_timestamp(view.created_at),
+        processed_at=_maybe_timestamp(view.processed_at),
         counterpart=CounterpartOut(
             name=view.counterpart_name,
             document=view.masked_document,
@@ -183,9 +192,9 @@ def status_record_out(view: TransactionView) -> StatusRecordOut:
         counterpart_account_number=view.counterpart_account,
         counterpart_account_ispb=view.counterpart_ispb,
         counterpart_account_bank_name=view.counterpart_bank,
-        created_at=format_timestamp(view.created_at),
-        updated_at=format_timestamp(view.updated_at),
-        processed_at=_timestamp(view.processed_at),
+        created_at=_timestamp(view.created_at),
+        updated_at=_timestamp(view.updated_at),
+        processed_at=_maybe_timestamp(view.processed_at),
     )
 
 

@@ -13,12 +13,12 @@ table are the second guard.
 
 from __future__ import annotations
 
-import json
 import uuid
 from datetime import datetime
 from typing import Any
 
 import asyncpg
+import msgspec
 
 from pixcore.accounts import Counterpart
 from pixcore.errors import InsufficientFunds
@@ -35,6 +35,10 @@ __all__ = [
     "PostgresTransactions",
     "PostgresTransfers",
 ]
+
+
+# Events may carry Decimal amounts (REFUND's refunds[].payment.amount): written as exact JSON numbers.
+_EVENT_ENCODER = msgspec.json.Encoder(decimal_format="number")
 
 
 class PostgresTransactions(Repository):
@@ -100,6 +104,14 @@ class PostgresTransactions(Repository):
 
 
 class PostgresLedger(Repository):
+    async def try_post(self, transaction_id: int, posting: Posting, at: datetime) -> bool:
+        try:
+            async with self._conn.transaction():  # a savepoint: a refused posting leaves no entries
+                await self.post(transaction_id, posting, at)
+        except InsufficientFunds:
+            return False
+        return True
+
     async def post(self, transaction_id: int, posting: Posting, at: datetime) -> None:
         # Entries first, balances last: the row locks the guarded updates take are then held
         # only until COMMIT, which keeps a busy account's queue short.
@@ -268,6 +280,6 @@ class PostgresOutbox(Repository):
             "INSERT INTO outbox (account_id, event_type, payload, created_at) VALUES ($1, $2, $3::jsonb, $4)",
             account_id,
             event["type"],
-            json.dumps(event),
+            _EVENT_ENCODER.encode(event).decode(),
             at,
         )

@@ -5,8 +5,12 @@ snapshot. The page is found in the index first (ids only, so a deep offset is
 skipped inside the index) and only its rows are read from the table::
 
     SELECT c.total, t.* FROM (SELECT count(*) ...) c
-      LEFT JOIN (SELECT ... FROM (SELECT id ... ORDER BY created_at DESC, id DESC
-                                  LIMIT $n OFFSET $m) k JOIN transactions ...) t ON true
+      LEFT JOIN (SELECT ... FROM transactions t
+                  WHERE t.id = ANY (ARRAY(SELECT id ... ORDER BY created_at DESC, id DESC
+                                          LIMIT $n OFFSET $m))) t ON true
+
+(an array of ids rather than a join, so that the rows are always fetched by
+primary key, however many the page holds)
 
 The SQL text depends only on which filters are present, never on their values
 (those are parameters), so every shape is prepared once per connection.
@@ -82,14 +86,15 @@ def list_statement(account_id: int, query: ListQuery, *, cap: int | None = None)
         offset = min(query.offset, cap)
         limit = min(query.size, cap - offset)
     args += [limit, offset]
+    at_limit, at_offset = len(args) - 1, len(args)
     sql = f"""
 SELECT c.total, {_SELECTED}
   FROM ({count}) c
   LEFT JOIN (
         SELECT {_SELECTED}
-          FROM (SELECT id FROM transactions WHERE {matches}
-                 ORDER BY created_at DESC, id DESC LIMIT ${len(args) - 1} OFFSET ${len(args)}) k
-          JOIN transactions t ON t.id = k.id
+          FROM transactions t
+         WHERE t.id = ANY (ARRAY(SELECT id FROM transactions WHERE {matches}
+                                  ORDER BY created_at DESC, id DESC LIMIT ${at_limit} OFFSET ${at_offset}))
        ) t ON true
  ORDER BY t.created_at DESC, t.id DESC
 """  # noqa: S608 - fixed text: columns and placeholders, every value is a parameter
@@ -127,27 +132,15 @@ def find_statement(
     return sql, args
 
 
-def _view(row: asyncpg.Record) -> TransactionView:
-    return TransactionView(
-        id=row["id"],
-        account_id=row["account_id"],
-        type=TransactionType(row["type"]),
-        status=TransactionStatus(row["status"]),
-        amount=row["amount"],
-        fee=row["fee"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        processed_at=row["processed_at"],
-        external_id=row["external_id"],
-        end_to_end_id=row["end_to_end_id"],
-        pix_key=row["pix_key"],
-        counterpart_name=row["counterpart_name"],
-        counterpart_document=row["counterpart_document"],
-        counterpart_ispb=row["counterpart_ispb"],
-        counterpart_bank=row["counterpart_bank"],
-        counterpart_branch=row["counterpart_branch"],
-        counterpart_account=row["counterpart_account"],
-    )
+_TYPES = {kind.value: kind for kind in TransactionType}
+_STATUSES = {status.value: status for status in TransactionStatus}
+
+
+def _view(row: asyncpg.Record, skip: int = 0) -> TransactionView:
+    """A record from a row whose columns, from ``skip`` on, are :data:`COLUMNS` in order (by
+    position: a large page makes thousands of these)."""
+    r = tuple(row)[skip:]
+    return TransactionView(r[0], r[1], _TYPES[r[2]], _STATUSES[r[3]], *r[4:])
 
 
 def _pool() -> asyncpg.Pool[asyncpg.Record]:
@@ -165,7 +158,7 @@ class PostgresTransactionQueries:
         async with _pool().acquire() as conn:
             rows = await conn.fetch(sql, *args)
         total = rows[0]["total"] if rows else 0
-        items = [_view(row) for row in rows if row["id"] is not None]
+        items = [_view(row, skip=1) for row in rows if row["id"] is not None]
         return TransactionPage(items=items, page=query.page, size=query.size, total=total)
 
     async def find(

@@ -32,6 +32,7 @@ from pixweb.persistence.money import (
     PostgresTransactions,
     PostgresTransfers,
 )
+from pixweb.persistence.refunds import PostgresMed, PostgresRefunds
 from pixweb.persistence.repository import Repository
 from pixweb.persistence.tables import (
     AccountRow,
@@ -188,6 +189,8 @@ class PostgresUnitOfWork:
         self.certificates = PostgresCertificates(self)
         self.transactions = PostgresTransactions(self)
         self.charges = PostgresCharges(self)
+        self.refunds = PostgresRefunds(self)
+        self.med = PostgresMed(self)
         self.ledger = PostgresLedger(self)
         self.transfers = PostgresTransfers(self)
         self.idempotency = PostgresIdempotency(self)

@@ -1,0 +1,413 @@
+"""Transaction queries at a million rows: each endpoint through HTTP against its bare SQL.
+
+Set-up: one account with ``--rows`` transactions (default 1,000,000) spread
+evenly over the last 12 months, loaded with ``COPY`` (asyncpg's
+``copy_records_to_table``) in time order, as they would have been written;
+then ``VACUUM ANALYZE``. Mix: 55% PAYMENT (to the account's key, a third of
+them with a cash-in externalId), 40% WITHDRAW (to 2,000 keys of other banks,
+externalId = an idempotency key), 3% REFUND_IN, 2% REFUND_OUT; 93% CONFIRMED,
+5% ERROR, 2% PENDING. The rows have no ledger entries: the database is thrown
+away afterwards.
+
+Then, for each case (first page, a deep page, each filter, each look-up):
+
+* API: ``pixweb serve --no-demo`` as a subprocess (settlement off); one
+  keep-alive ``httpx.AsyncClient`` sends ``--requests`` GETs back to back
+  after ``--warmup`` unrecorded ones; latency as the client saw it.
+* SQL: the very statement the service runs for that request
+  (``pixweb.persistence.queries.list_statement`` / ``find_statement``, built
+  from the same parsed parameters), on one asyncpg connection, the same number
+  of times, in this process.
+
+Printed: p50 and p99 of both, and the ratios SQL/API (1.0 would mean the
+service adds nothing to its query). Targets (issue 7): API p99 under 25 ms
+for every case, ratio at least 0.4.
+
+Every run uses a fresh database ``pixbench_<random>`` on the server of
+``--database-url`` (or, with ``--embedded``, a throw-away embedded server),
+dropped at the end.
+
+    .venv/bin/python bench/queries.py [--embedded] [--rows 1000000] [--requests 300]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import importlib.util
+import random
+import signal
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+from urllib.parse import quote
+
+import asyncpg
+import httpx
+
+from pixcore.queries import (
+    PIX_KEY_TOTAL_CAP,
+    ListKind,
+    classify_identifier,
+    parse_list_query,
+    parse_query_pix_key,
+)
+from pixcore.usecases import link_certificate, open_account
+from pixweb.persistence.queries import find_statement, list_statement
+from pixweb.persistence.uow import PostgresUnitOfWork
+from pixweb.runtime import database_ready
+from pixweb.security.certificates import create_self_signed
+from pixweb.security.secrets import Argon2Hasher
+from pixweb.settings import Settings
+
+
+def _sibling(name: str) -> ModuleType:
+    """Another bench script, for its server and database helpers (bench/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", Path(__file__).with_name(f"{name}.py"))
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"bench/{name}.py not found")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+_transfers = _sibling("transfers")
+api_server = _transfers.api_server
+bench_database = _transfers.bench_database
+postgres_server = _transfers.postgres_server
+DEFAULT_URL: str = _transfers.DEFAULT_URL
+
+TARGET_P99_MS = 25.0
+TARGET_RATIO = 0.4
+ISPB = "99999999"
+HOLDER_DOCUMENT = "12345678909"
+CHUNK = 100_000
+COLUMNS = [
+    "account_id",
+    "type",
+    "status",
+    "amount",
+    "fee",
+    "external_id",
+    "end_to_end_id",
+    "pix_key",
+    "counterpart_name",
+    "counterpart_document",
+    "counterpart_ispb",
+    "counterpart_bank",
+    "counterpart_branch",
+    "counterpart_account",
+    "created_at",
+    "updated_at",
+    "processed_at",
+]
+PAYER_DOCUMENTS = ("11144477735", "52998224725", "39053344705", "11222333000181")
+
+
+# ------------------------------------------------------------------------------------ loading
+
+
+@dataclass(frozen=True)
+class Holder:
+    account_id: int
+    client_id: str
+    client_secret: str
+    cert_header: str
+    key: str
+
+
+async def open_holder(url: str, data_dir: Path) -> Holder:
+    async with database_ready(Settings(database_url=url, data_dir=data_dir), pool_size=2):
+        opened = await open_account(
+            PostgresUnitOfWork,
+            Argon2Hasher(),
+            ispb=ISPB,
+            name="Bench Holder",
+            document=HOLDER_DOCUMENT,
+            city="RECIFE",
+        )
+        _, cert_pem, info = create_self_signed(f"bench-{opened.account.id}")
+        await link_certificate(PostgresUnitOfWork, account_id=opened.account.id, certificate=info)
+    return Holder(
+        opened.account.id,
+        opened.client_id,
+        opened.client_secret,
+        quote(cert_pem.decode(), safe=""),
+        opened.keys[0].value,
+    )
+
+
+def records(
+    account_id: int, key: str, *, rows: int, end: datetime, first: int, count: int
+) -> list[tuple[Any, ...]]:
+    """Rows ``first`` to ``first + count`` of ``rows``, oldest first, evenly over the year before ``end``."""
+    rng = random.Random(first)  # noqa: S311 - test data
+    start = end - timedelta(days=365)
+    step = (end - start) / rows
+    out = []
+    for i in range(first, first + count):
+        at = start + step * i
+        draw = rng.random()
+        kind = (
+            "PAYMENT"
+            if draw < 0.55
+            else "WITHDRAW"
+            if draw < 0.95
+            else "REFUND_IN"
+            if draw < 0.98
+            else "REFUND_OUT"
+        )
+        s = rng.random()
+        status = "CONFIRMED" if s < 0.93 else "ERROR" if s < 0.98 else "PENDING"
+        e2e = f"E{ISPB}{at:%Y%m%d%H%M}{i:011d}"
+        if kind in ("PAYMENT", "REFUND_OUT"):
+            pix_key = key
+            external = f"cashin-{i}" if kind == "PAYMENT" and i % 3 == 0 else None
+        else:
+            pix_key = f"dest{i % 2000}@external.example"
+            external = str(uuid.UUID(int=i, version=4))
+        document = PAYER_DOCUMENTS[i % len(PAYER_DOCUMENTS)]
+        processed = None if status == "PENDING" else at
+        out.append(
+            (
+                account_id, kind, status, 100 + i % 100_000, 0, external, e2e, pix_key,
+                f"Counterpart {i % 977}", document, "12345678", "OTHER BANK", "0001", str(i % 10_000),
+                at, at, processed,
+            )
+        )  # fmt: skip
+    return out
+
+
+async def load(url: str, holder: Holder, rows: int, end: datetime) -> None:
+    conn = await asyncpg.connect(url)
+    try:
+        began = time.perf_counter()
+        for first in range(0, rows, CHUNK):
+            batch = records(
+                holder.account_id, holder.key, rows=rows, end=end, first=first, count=min(CHUNK, rows - first)
+            )
+            await conn.copy_records_to_table("transactions", records=batch, columns=COLUMNS)
+        loaded = time.perf_counter() - began
+        await conn.execute("VACUUM ANALYZE transactions")
+        vacuumed = time.perf_counter() - began - loaded
+        print(f"loaded {rows:,} rows in {loaded:.1f} s; VACUUM ANALYZE {vacuumed:.1f} s")
+    finally:
+        await conn.close()
+
+
+# ------------------------------------------------------------------------------------ cases
+
+
+@dataclass
+class Case:
+    name: str
+    path: str
+    params: dict[str, str]
+    statement: Callable[[], tuple[str, list[Any]]]  # built afresh per call: "now" moves
+    api: list[float] = field(default_factory=list)
+    sql: list[float] = field(default_factory=list)
+
+    @staticmethod
+    def ms(samples: list[float], percentile: int) -> float:
+        return statistics.quantiles(samples, n=100, method="inclusive")[percentile - 1] * 1000
+
+
+def list_case(name: str, account_id: int, params: dict[str, str], *, pix_key: str | None = None) -> Case:
+    kind = ListKind.PIX_KEY if pix_key else ListKind.TRANSACTIONS
+    key = parse_query_pix_key(pix_key) if pix_key else None
+    wire = {
+        "page": "page",
+        "size": "size",
+        "status": "status",
+        "type": "type",
+        "startDate": "start_date",
+        "endDate": "end_date",
+        "externalId": "external_id",
+        "endToEndId": "end_to_end_id",
+    }
+
+    def statement() -> tuple[str, list[Any]]:
+        query = parse_list_query(
+            kind, now=datetime.now(UTC), pix_key=key, **{wire[k]: v for k, v in params.items()}
+        )
+        return list_statement(account_id, query, cap=PIX_KEY_TOTAL_CAP if pix_key else None)
+
+    path = f"/api/pix/transactions/pix-key/{pix_key}" if pix_key else "/api/transactions"
+    return Case(name, path, params, statement)
+
+
+def lookup_case(name: str, account_id: int, identifier: str, *, pix_key: str | None = None) -> Case:
+    wanted = classify_identifier(identifier, end_to_end=pix_key is not None)
+    path = (
+        f"/api/pix/transactions/pix-key/{pix_key}/{identifier}"
+        if pix_key
+        else f"/api/pix/transaction/{identifier}"
+    )
+    return Case(name, path, {}, lambda: find_statement(account_id, wanted, pix_key=pix_key))
+
+
+async def make_cases(url: str, holder: Holder, http: httpx.AsyncClient, auth: dict[str, str]) -> list[Case]:
+    conn = await asyncpg.connect(url)
+    try:
+        recent = await conn.fetchrow(
+            "SELECT id, end_to_end_id FROM transactions WHERE account_id = $1 AND type = 'PAYMENT'"
+            " ORDER BY created_at DESC, id DESC LIMIT 1 OFFSET 500",
+            holder.account_id,
+        )
+        cash_in = await conn.fetchval(
+            "SELECT external_id FROM transactions WHERE account_id = $1 AND external_id LIKE 'cashin-%'"
+            " ORDER BY created_at DESC, id DESC LIMIT 1 OFFSET 200",
+            holder.account_id,
+        )
+        old = await conn.fetchrow(
+            "SELECT id, external_id, pix_key FROM transactions WHERE account_id = $1 AND type = 'WITHDRAW'"
+            " ORDER BY created_at, id LIMIT 1 OFFSET 1000",
+            holder.account_id,
+        )
+    finally:
+        await conn.close()
+    if recent is None or cash_in is None or old is None:
+        raise SystemExit("the load left no rows to look up")
+    first = (await http.get("/api/transactions", headers=auth)).json()["metadata"]
+    a = holder.account_id
+    half_year = datetime.now(UTC) - timedelta(days=180)
+    window = {"startDate": f"{half_year - timedelta(days=30):%Y-%m-%d}", "endDate": f"{half_year:%Y-%m-%d}"}
+    print(
+        f"/api/transactions, default window: {first['total']:,} matches, {first['totalPages']:,} pages of 20"
+    )
+    return [
+        list_case("list: first page", a, {}),
+        list_case(f"list: deep page ({first['totalPages']:,} of 20)", a, {"page": str(first["totalPages"])}),
+        list_case("list: size 100", a, {"size": "100"}),
+        list_case("list: status=ERROR", a, {"status": "ERROR"}),
+        list_case("list: type=REFUND_IN", a, {"type": "REFUND_IN"}),
+        list_case("list: status+type", a, {"status": "PENDING", "type": "WITHDRAW"}),
+        list_case("list: externalId", a, {"externalId": cash_in}),
+        list_case("list: endToEndId", a, {"endToEndId": recent["end_to_end_id"]}),
+        list_case("list: 31 days, 6 months ago", a, window),
+        list_case("list: 6 months ago, deep page", a, window | {"page": "3000"}),
+        list_case("pix-key: first page", a, {}, pix_key=holder.key),
+        list_case("pix-key: last page (50 of 20)", a, {"page": "50"}, pix_key=holder.key),
+        list_case("pix-key: size 1000", a, {"size": "1000"}, pix_key=holder.key),
+        list_case("pix-key: status=ERROR", a, {"status": "ERROR"}, pix_key=holder.key),
+        list_case("pix-key: type=REFUND_OUT", a, {"type": "REFUND_OUT"}, pix_key=holder.key),
+        list_case("pix-key: an outside key", a, {}, pix_key=old["pix_key"]),
+        lookup_case("pix-key lookup: endToEndId", a, recent["end_to_end_id"], pix_key=holder.key),
+        lookup_case("pix-key lookup: id", a, str(recent["id"]), pix_key=holder.key),
+        lookup_case("pix-key lookup: externalId", a, cash_in, pix_key=holder.key),
+        lookup_case("status record: id", a, str(old["id"])),
+        lookup_case("status record: externalId", a, old["external_id"]),
+    ]
+
+
+# ------------------------------------------------------------------------------------ measuring
+
+
+async def timed(call: Callable[[], Awaitable[object]], warmup: int, count: int) -> list[float]:
+    for _ in range(warmup):
+        await call()
+    samples = []
+    for _ in range(count):
+        began = time.perf_counter()
+        await call()
+        samples.append(time.perf_counter() - began)
+    return samples
+
+
+async def measure(url: str, base_url: str, holder: Holder, args: argparse.Namespace) -> list[Case]:
+    async with httpx.AsyncClient(base_url=base_url, timeout=30) as http:
+        token = await http.post(
+            "/api/auth/token",
+            json={"clientId": holder.client_id, "clientSecret": holder.client_secret},
+            headers={"X-SSL-Client-Cert": holder.cert_header},
+        )
+        token.raise_for_status()
+        auth = {"Authorization": f"Bearer {token.json()['access_token']}"}
+        cases = await make_cases(url, holder, http, auth)
+        conn = await asyncpg.connect(url)
+        try:
+            for case in cases:
+                probe = await http.get(case.path, params=case.params, headers=auth)
+                if probe.status_code != 200:
+                    raise SystemExit(f"{case.name}: {probe.status_code} {probe.text}")
+
+                async def api_call(case: Case = case) -> None:
+                    response = await http.get(case.path, params=case.params, headers=auth)
+                    if response.status_code != 200:
+                        raise SystemExit(f"{case.name}: {response.status_code} {response.text}")
+
+                async def sql_call(case: Case = case) -> None:
+                    sql, sql_args = case.statement()
+                    await conn.fetch(sql, *sql_args)
+
+                case.api = await timed(api_call, args.warmup, args.requests)
+                case.sql = await timed(sql_call, args.warmup, args.requests)
+                print(f"  {case.name}: API p50 {case.ms(case.api, 50):.2f} ms", flush=True)
+        finally:
+            await conn.close()
+    return cases
+
+
+def report(cases: list[Case], args: argparse.Namespace) -> None:
+    print(
+        f"\n{args.requests} requests per case, one client, after {args.warmup} unrecorded; {args.rows:,} rows"
+    )
+    print("\n| case | API p50 / p99 ms | SQL p50 / p99 ms | ratio p50 | ratio p99 |")
+    print("|---|---:|---:|---:|---:|")
+    worst_p99, worst_ratio = 0.0, float("inf")
+    for case in cases:
+        api50, api99 = case.ms(case.api, 50), case.ms(case.api, 99)
+        sql50, sql99 = case.ms(case.sql, 50), case.ms(case.sql, 99)
+        worst_p99, worst_ratio = max(worst_p99, api99), min(worst_ratio, sql50 / api50)
+        print(
+            f"| {case.name} | {api50:.2f} / {api99:.2f} | {sql50:.2f} / {sql99:.2f} |"
+            f" {sql50 / api50:.2f} | {sql99 / api99:.2f} |"
+        )
+    p99 = "met" if worst_p99 < TARGET_P99_MS else "MISSED"
+    ratio = "met" if worst_ratio >= TARGET_RATIO else "MISSED"
+    print(f"\ntarget: API p99 under {TARGET_P99_MS:g} ms in every case: {p99} (worst {worst_p99:.2f} ms)")
+    print(f"target: ratio (p50) at least {TARGET_RATIO} in every case: {ratio} (lowest {worst_ratio:.2f})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--rows", type=int, default=1_000_000, help="transactions to load (default 1,000,000)"
+    )
+    parser.add_argument("--requests", type=int, default=300, help="recorded requests per case (default 300)")
+    parser.add_argument(
+        "--warmup", type=int, default=30, help="unrecorded requests per case first (default 30)"
+    )
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--database-url", default=DEFAULT_URL, help=f"server to use (default {DEFAULT_URL})")
+    where.add_argument("--embedded", action="store_true", help="use a throw-away embedded server")
+    args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: signal.raise_signal(signal.SIGINT))
+    with contextlib.ExitStack() as stack:
+        folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="pixbench-")))
+        server_url = stack.enter_context(postgres_server(args, folder))
+        db_url: str = stack.enter_context(bench_database(server_url))
+        holder = asyncio.run(open_holder(db_url, folder))
+        asyncio.run(load(db_url, holder, args.rows, datetime.now(UTC) - timedelta(minutes=1)))
+        base_url, _ = stack.enter_context(api_server(db_url, folder))
+        cases = asyncio.run(measure(db_url, base_url, holder, args))
+    report(cases, args)
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except KeyboardInterrupt:
+        sys.exit("interrupted: the server was stopped and the bench database dropped")

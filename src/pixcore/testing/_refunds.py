@@ -1,0 +1,140 @@
+"""Fakes of the refund and MED ports."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime
+
+from pixcore.errors import DuplicateMedCase
+from pixcore.med import MedCase, MedStatus, NewMedCase
+from pixcore.records import TransactionStatus, TransactionType
+from pixcore.refunds import NewRefund, Receipt, Refund, RefundKind, RefundStatus
+from pixcore.testing._store import IntegrityError, _Repository
+
+__all__ = ["InMemoryMed", "InMemoryRefunds"]
+
+
+class InMemoryRefunds(_Repository):
+    """Refunds by id. ``lock_*`` read like plain reads: the fakes run one unit at a time."""
+
+    def _visible(self) -> dict[int, Refund]:
+        return {**self._committed.refunds, **self._staged.refunds}
+
+    def _receipt(self, transaction_id: int) -> Receipt | None:
+        record = self._staged.transactions.get(transaction_id) or self._committed.transactions.get(
+            transaction_id
+        )
+        if record is None or record.end_to_end_id is None:
+            return None
+        charges = {**self._committed.charges, **self._staged.charges}.values()
+        tx_id = next((c.txid for c in charges if c.transaction_id == transaction_id), None)
+        c = record.counterpart
+        return Receipt(
+            transaction_id=transaction_id,
+            account_id=record.account_id,
+            amount=record.amount,
+            end_to_end_id=record.end_to_end_id,
+            received_at=record.created_at,
+            counterpart_name=c.name if c else None,
+            counterpart_document=c.document if c else None,
+            counterpart_ispb=c.ispb if c else None,
+            tx_id=tx_id,
+        )
+
+    async def lock_original(
+        self, account_id: int, end_to_end_id: str, kind: TransactionType
+    ) -> Receipt | None:
+        records = {**self._committed.transactions, **self._staged.transactions}
+        for transaction_id, record in records.items():
+            if (
+                record.account_id == account_id
+                and record.end_to_end_id == end_to_end_id
+                and record.type is kind
+                and record.status is TransactionStatus.CONFIRMED
+            ):
+                return self._receipt(transaction_id)
+        return None
+
+    async def original_of(self, transaction_id: int) -> Receipt | None:
+        return self._receipt(transaction_id)
+
+    async def total(self, original_transaction_id: int, kind: RefundKind) -> int:
+        return sum(
+            r.amount
+            for r in self._visible().values()
+            if r.original_transaction_id == original_transaction_id
+            and r.kind is kind
+            and r.status is not RefundStatus.NAO_REALIZADO
+        )
+
+    async def add(self, refund: NewRefund) -> Refund:
+        self._require_account(refund.account_id)
+        self._require_transaction(refund.transaction_id)
+        if any(
+            (r.original_transaction_id, r.kind, r.refund_id)
+            == (refund.original_transaction_id, refund.kind, refund.refund_id)
+            for r in self._visible().values()
+        ):
+            raise IntegrityError(f"refund {refund.refund_id} exists already")
+        fields = {f.name: getattr(refund, f.name) for f in dataclasses.fields(refund)}
+        stored = Refund(**fields, id=self._uow.store._next_id("refunds"))
+        self._staged.refunds[stored.id] = stored
+        return stored
+
+    async def find(self, original_transaction_id: int, refund_id: str) -> Refund | None:
+        for refund in self._visible().values():
+            if (refund.original_transaction_id, refund.kind, refund.refund_id) == (
+                original_transaction_id,
+                RefundKind.SENT,
+                refund_id,
+            ):
+                return refund
+        return None
+
+    async def due(self, now: datetime, limit: int) -> list[int]:
+        pending = [
+            r
+            for r in self._visible().values()
+            if r.status is RefundStatus.EM_PROCESSAMENTO and r.process_after <= now
+        ]
+        pending.sort(key=lambda r: (r.process_after, r.id))
+        return [r.id for r in pending[:limit]]
+
+    async def lock_pending(self, refund_pk: int) -> Refund | None:
+        refund = self._visible().get(refund_pk)
+        return refund if refund is not None and refund.status is RefundStatus.EM_PROCESSAMENTO else None
+
+    async def finish(self, refund_pk: int, status: RefundStatus, reason: str | None, at: datetime) -> None:
+        refund = self._visible()[refund_pk]
+        self._staged.refunds[refund_pk] = dataclasses.replace(
+            refund, status=status, reason=reason, finished_at=at
+        )
+
+
+class InMemoryMed(_Repository):
+    def _visible(self) -> dict[int, MedCase]:
+        return {**self._committed.med_cases, **self._staged.med_cases}
+
+    async def add(self, case: NewMedCase) -> MedCase:
+        self._require_account(case.account_id)
+        if await self.open_amount(case.original_transaction_id):
+            raise DuplicateMedCase()
+        fields = {f.name: getattr(case, f.name) for f in dataclasses.fields(case)}
+        stored = MedCase(**fields, id=self._uow.store._next_id("med_cases"))
+        self._staged.med_cases[stored.id] = stored
+        return stored
+
+    async def lock(self, account_id: int, case_id: int) -> MedCase | None:
+        case = self._visible().get(case_id)
+        return case if case is not None and case.account_id == account_id else None
+
+    async def open_amount(self, original_transaction_id: int) -> int:
+        return sum(
+            c.amount
+            for c in self._visible().values()
+            if c.original_transaction_id == original_transaction_id and c.status is MedStatus.CREATED
+        )
+
+    async def finish(self, case_id: int, status: MedStatus, at: datetime) -> None:
+        case = self._visible()[case_id]
+        self._staged.med_cases[case_id] = dataclasses.replace(case, status=status, finished_at=at)

@@ -1,0 +1,65 @@
+"""Outcomes of attempts stored in groups: one statement (one commit) for all that finished together.
+
+The first delivery to finish writes its outcome at once; outcomes that finish while that write is
+under way wait and go together in the next one (as PostgreSQL groups commits). Nothing waits for a
+timer, so a lone delivery is stored as soon as it ends, and under load a write carries many.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+
+import asyncpg
+
+from pixcore.webhook_delivery import Verdict
+from pixnotify import store
+
+__all__ = ["Recorder"]
+
+
+class Recorder:
+    def __init__(self, pool: asyncpg.Pool[asyncpg.Record]) -> None:
+        self.pool = pool
+        self._waiting: list[tuple[store.Attempted, asyncio.Future[bool]]] = []
+        self._writing = False
+
+    async def record(
+        self, claim: store.Claim, verdict: Verdict, *, attempted_at: datetime, status_code: int | None
+    ) -> bool:
+        """Store one outcome; False if the lease had been lost (nothing stored)."""
+        if verdict.deactivate:  # rare, and two tables: a transaction of its own
+            return await store.record(
+                self.pool, claim, verdict, attempted_at=attempted_at, status_code=status_code
+            )
+        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._waiting.append((store.Attempted(claim, verdict, attempted_at, status_code), done))
+        if not self._writing:
+            await self._write()
+        return await done
+
+    async def _write(self) -> None:
+        """Write groups until none is waiting; if a write fails or is cancelled, its waiters get an error."""
+        self._writing = True
+        group: list[tuple[store.Attempted, asyncio.Future[bool]]] = []
+        try:
+            while self._waiting:
+                group, self._waiting = self._waiting, []
+                try:
+                    kept = await store.record_many(self.pool, [outcome for outcome, _ in group])
+                except Exception as exc:  # noqa: BLE001 - handed to every waiter, none may hang
+                    for _, done in group:
+                        done.set_exception(exc)
+                else:
+                    for outcome, done in group:
+                        done.set_result(outcome.claim.id in kept)
+                group = []
+        except BaseException as exc:  # cancelled mid-write: the writes' fate is unknown
+            for _, done in group + self._waiting:
+                if not done.done():
+                    done.set_exception(RuntimeError(f"storing the outcome was interrupted ({exc!r})"))
+                    done.exception()  # marks it seen: the cancelled writer's own future has no reader
+            self._waiting = []
+            raise
+        finally:
+            self._writing = False

@@ -1,0 +1,107 @@
+"""Refunds: ``PUT/GET /pix/{e2eid}/devolucao/{id}`` (decisions §7)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Controller, Request, Response, get, put
+from litestar.params import FromPath, JSONBody
+
+from pixcore.clock import format_timestamp
+from pixcore.money import format_amount_string
+from pixcore.refunds import Refund, RefundRequest, RefundStatus
+from pixcore.usecases.refunds import get_refund, request_refund
+from pixweb.api.deps import principal_of, services_of
+from pixweb.wire import PixResponse
+
+__all__ = ["RefundController", "refund_out"]
+
+
+class RefundIn(msgspec.Struct):
+    # Taken as decoded: "10.00" must be a string (a number is a 400), checked by RefundRequest.
+    valor: Annotated[Any, msgspec.Meta(description='a string with 2 decimals, "10.00"')] = None
+    natureza: Annotated[Any, msgspec.Meta(description="ORIGINAL (default) or RETIRADA")] = None
+    descricao: Annotated[Any, msgspec.Meta(description="at most 140 characters, shown to the payer")] = None
+
+
+class HorarioOut(msgspec.Struct, omit_defaults=True):
+    solicitacao: str
+    liquidacao: str | None = None
+
+
+class RefundOut(msgspec.Struct, rename="camel", omit_defaults=True):
+    id: str
+    rtr_id: str
+    valor: str
+    natureza: str
+    horario: HorarioOut
+    status: str
+    descricao: str | None = None
+    motivo: str | None = None
+
+
+def refund_out(refund: Refund) -> RefundOut:
+    settled = refund.status is RefundStatus.DEVOLVIDO and refund.finished_at is not None
+    return RefundOut(
+        id=refund.refund_id,
+        rtr_id=refund.rtr_id,
+        valor=format_amount_string(refund.amount),
+        natureza=refund.nature.value,
+        horario=HorarioOut(
+            solicitacao=format_timestamp(refund.requested_at),
+            liquidacao=format_timestamp(refund.finished_at) if settled and refund.finished_at else None,
+        ),
+        status=refund.status.value,
+        descricao=refund.description,
+        motivo=refund.reason,
+    )
+
+
+class RefundController(Controller):
+    path = "/pix/{e2eid:str}/devolucao"
+    tags = ["Refunds"]  # noqa: RUF012 - Litestar reads class attributes
+
+    @put(
+        "/{refund_id:str}",
+        operation_id="requestRefund",
+        status_code=201,
+        summary="Refund (part of) a received PIX",
+        description="201 when created; 200 when the same id and body were sent before (the same refund).",
+    )
+    async def request(
+        self,
+        request: Request[Any, Any, Any],
+        e2eid: FromPath[str],
+        refund_id: FromPath[str],
+        data: JSONBody[RefundIn],
+    ) -> Response[RefundOut]:
+        services = services_of(request)
+        refund_request = RefundRequest.parse(
+            valor=data.valor, natureza=data.natureza, descricao=data.descricao
+        )
+        requested = await request_refund(
+            services.uow,
+            services.clock,
+            account_id=principal_of(request).account_id,
+            end_to_end_id=e2eid,
+            refund_id=refund_id,
+            request=refund_request,
+            ispb=services.settings.ispb,
+            delay=timedelta(seconds=services.settings.norm_delay_seconds),
+        )
+        return PixResponse(refund_out(requested.refund), status_code=201 if requested.created else 200)
+
+    @get("/{refund_id:str}", operation_id="getRefund", summary="Read a refund")
+    async def read(
+        self, request: Request[Any, Any, Any], e2eid: FromPath[str], refund_id: FromPath[str]
+    ) -> Response[RefundOut]:
+        services = services_of(request)
+        refund = await get_refund(
+            services.uow,
+            account_id=principal_of(request).account_id,
+            end_to_end_id=e2eid,
+            refund_id=refund_id,
+        )
+        return PixResponse(refund_out(refund))

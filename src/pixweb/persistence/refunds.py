@@ -1,0 +1,233 @@
+"""PostgreSQL repositories of refunds and MED cases (the adapters of their ports)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import asyncpg
+
+from pixcore.errors import DuplicateMedCase
+from pixcore.med import MedCase, MedReason, MedStatus, NewMedCase
+from pixcore.records import TransactionType
+from pixcore.refunds import NewRefund, Receipt, Refund, RefundKind, RefundNature, RefundStatus
+from pixweb.persistence.repository import Repository
+
+__all__ = ["PostgresMed", "PostgresRefunds"]
+
+_RECEIPT = """
+    SELECT t.id, t.account_id, t.amount, t.end_to_end_id, t.created_at, t.counterpart_name,
+           t.counterpart_document, t.counterpart_ispb,
+           (SELECT c.txid FROM charges c WHERE c.transaction_id = t.id) AS tx_id
+      FROM transactions t
+"""
+
+_REFUND_COLUMNS = """
+    id, kind, account_id, original_transaction_id, refund_id, rtr_id, amount, nature, description, status,
+    reason, reserved, transaction_id, med_case_id, requested_at, process_after, finished_at
+"""
+
+
+def _receipt(row: asyncpg.Record) -> Receipt:
+    return Receipt(
+        transaction_id=row["id"],
+        account_id=row["account_id"],
+        amount=row["amount"],
+        end_to_end_id=row["end_to_end_id"],
+        received_at=row["created_at"],
+        counterpart_name=row["counterpart_name"],
+        counterpart_document=row["counterpart_document"],
+        counterpart_ispb=row["counterpart_ispb"],
+        tx_id=row["tx_id"],
+    )
+
+
+def _refund(row: asyncpg.Record) -> Refund:
+    return Refund(
+        id=row["id"],
+        kind=RefundKind(row["kind"]),
+        account_id=row["account_id"],
+        original_transaction_id=row["original_transaction_id"],
+        refund_id=row["refund_id"],
+        rtr_id=row["rtr_id"],
+        amount=row["amount"],
+        nature=RefundNature(row["nature"]),
+        description=row["description"],
+        status=RefundStatus(row["status"]),
+        reason=row["reason"],
+        reserved=row["reserved"],
+        transaction_id=row["transaction_id"],
+        med_case_id=row["med_case_id"],
+        requested_at=row["requested_at"],
+        process_after=row["process_after"],
+        finished_at=row["finished_at"],
+    )
+
+
+class PostgresRefunds(Repository):
+    async def lock_original(
+        self, account_id: int, end_to_end_id: str, kind: TransactionType
+    ) -> Receipt | None:
+        row = await self._conn.fetchrow(
+            _RECEIPT
+            + """
+             WHERE t.end_to_end_id = $1 AND t.account_id = $2 AND t.type = $3 AND t.status = 'CONFIRMED'
+               FOR UPDATE OF t
+            """,
+            end_to_end_id,
+            account_id,
+            kind.value,
+        )
+        return _receipt(row) if row else None
+
+    async def original_of(self, transaction_id: int) -> Receipt | None:
+        row = await self._conn.fetchrow(_RECEIPT + " WHERE t.id = $1", transaction_id)
+        return _receipt(row) if row else None
+
+    async def total(self, original_transaction_id: int, kind: RefundKind) -> int:
+        total: int = await self._conn.fetchval(
+            """
+            SELECT coalesce(sum(amount), 0) FROM refunds
+             WHERE original_transaction_id = $1 AND kind = $2 AND status <> 'NAO_REALIZADO'
+            """,
+            original_transaction_id,
+            kind.value,
+        )
+        return int(total)
+
+    async def add(self, refund: NewRefund) -> Refund:
+        r = refund
+        row = await self._conn.fetchrow(
+            f"""
+            INSERT INTO refunds (kind, account_id, original_transaction_id, refund_id, rtr_id, amount, nature,
+                description, status, reserved, transaction_id, med_case_id, requested_at, process_after)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'EM_PROCESSAMENTO', $9, $10, $11, $12, $13)
+            RETURNING {_REFUND_COLUMNS}
+            """,  # noqa: S608 - fixed columns
+            r.kind.value,
+            r.account_id,
+            r.original_transaction_id,
+            r.refund_id,
+            r.rtr_id,
+            r.amount,
+            r.nature.value,
+            r.description,
+            r.reserved,
+            r.transaction_id,
+            r.med_case_id,
+            r.requested_at,
+            r.process_after,
+        )
+        if row is None:
+            raise RuntimeError("INSERT ... RETURNING returned no row")
+        return _refund(row)
+
+    async def find(self, original_transaction_id: int, refund_id: str) -> Refund | None:
+        row = await self._conn.fetchrow(
+            f"""
+            SELECT {_REFUND_COLUMNS} FROM refunds
+             WHERE original_transaction_id = $1 AND kind = 'sent' AND refund_id = $2
+            """,  # noqa: S608 - fixed columns
+            original_transaction_id,
+            refund_id,
+        )
+        return _refund(row) if row else None
+
+    async def due(self, now: datetime, limit: int) -> list[int]:
+        rows = await self._conn.fetch(
+            """
+            SELECT id FROM refunds WHERE status = 'EM_PROCESSAMENTO' AND process_after <= $1
+             ORDER BY process_after LIMIT $2
+            """,
+            now,
+            limit,
+        )
+        return [row["id"] for row in rows]
+
+    async def lock_pending(self, refund_pk: int) -> Refund | None:
+        row = await self._conn.fetchrow(
+            f"""
+            SELECT {_REFUND_COLUMNS} FROM refunds
+             WHERE id = $1 AND status = 'EM_PROCESSAMENTO'
+               FOR UPDATE SKIP LOCKED
+            """,  # noqa: S608 - fixed columns
+            refund_pk,
+        )
+        return _refund(row) if row else None
+
+    async def finish(self, refund_pk: int, status: RefundStatus, reason: str | None, at: datetime) -> None:
+        await self._conn.execute(
+            "UPDATE refunds SET status = $2, reason = $3, finished_at = $4 WHERE id = $1",
+            refund_pk,
+            status.value,
+            reason,
+            at,
+        )
+
+
+_MED_COLUMNS = """
+    id, account_id, original_transaction_id, end_to_end_id, reason, status, amount, blocked, created_at,
+    finished_at
+"""
+
+
+def _case(row: asyncpg.Record) -> MedCase:
+    return MedCase(
+        id=row["id"],
+        account_id=row["account_id"],
+        original_transaction_id=row["original_transaction_id"],
+        end_to_end_id=row["end_to_end_id"],
+        reason=MedReason(row["reason"]),
+        status=MedStatus(row["status"]),
+        amount=row["amount"],
+        blocked=row["blocked"],
+        transaction_id=row["original_transaction_id"] if row["blocked"] else None,
+        created_at=row["created_at"],
+        finished_at=row["finished_at"],
+    )
+
+
+class PostgresMed(Repository):
+    async def add(self, case: NewMedCase) -> MedCase:
+        c = case
+        try:
+            async with self._conn.transaction():  # a savepoint: a conflict leaves the unit usable
+                row = await self._conn.fetchrow(
+                    f"""
+                    INSERT INTO med_cases (account_id, original_transaction_id, end_to_end_id, reason, status,
+                        amount, blocked, created_at)
+                    VALUES ($1, $2, $3, $4, 'CREATED', $5, $6, $7)
+                    RETURNING {_MED_COLUMNS}
+                    """,  # noqa: S608 - fixed columns
+                    c.account_id,
+                    c.original_transaction_id,
+                    c.end_to_end_id,
+                    c.reason.value,
+                    c.amount,
+                    c.blocked,
+                    c.created_at,
+                )
+        except asyncpg.UniqueViolationError:
+            raise DuplicateMedCase() from None
+        if row is None:
+            raise RuntimeError("INSERT ... RETURNING returned no row")
+        return _case(row)
+
+    async def lock(self, account_id: int, case_id: int) -> MedCase | None:
+        row = await self._conn.fetchrow(
+            f"SELECT {_MED_COLUMNS} FROM med_cases WHERE id = $1 AND account_id = $2 FOR UPDATE",  # noqa: S608
+            case_id,
+            account_id,
+        )
+        return _case(row) if row else None
+
+    async def open_amount(self, original_transaction_id: int) -> int:
+        amount = await self._conn.fetchval(
+            "SELECT amount FROM med_cases WHERE original_transaction_id = $1 AND status = 'CREATED'",
+            original_transaction_id,
+        )
+        return int(amount or 0)
+
+    async def finish(self, case_id: int, status: MedStatus, at: datetime) -> None:
+        await self._conn.execute(
+            "UPDATE med_cases SET status = $2, finished_at = $3 WHERE id = $1", case_id, status.value, at
+        )

@@ -49,6 +49,7 @@ from typing import Any
 
 import asyncpg
 import httpx
+import uvloop
 
 from pixcore.webhook_delivery import encode_body
 from pixweb.persistence.database import database_name, with_database
@@ -166,17 +167,13 @@ class Receiving(asyncio.Protocol):
 
 
 def serve_receiver(port: int) -> None:
-    with contextlib.suppress(ImportError):
-        import uvloop
-
-        uvloop.install()
-
     async def serve() -> None:
         server = await asyncio.get_running_loop().create_server(Receiving, "127.0.0.1", port, backlog=1024)
         async with server:
             await server.serve_forever()
 
-    asyncio.run(serve())
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        runner.run(serve())
 
 
 def free_port() -> int:
@@ -460,6 +457,7 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=100, help="the notifier's --batch-size")
     parser.add_argument("--rate", type=float, default=100.0, help="events per second in the latency run")
     parser.add_argument("--latency-seconds", type=float, default=10.0, help="length of the latency run")
+    parser.add_argument("--asyncio", action="store_true", help="baseline on asyncio's loop, not uvloop")
     parser.add_argument("--receiver", type=int, help=argparse.SUPPRESS)  # internal: serve on this port
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--database-url", default=DEFAULT_URL, help=f"server to use (default {DEFAULT_URL})")
@@ -479,7 +477,12 @@ def main() -> None:
         )
         meter = CpuMeter(database_name(db_url))
         meter.pids["receiver"] = receiver.pid
-        asyncio.run(measure(db_url, f"http://127.0.0.1:{port}/hook", folder, meter, args))
+        work = measure(db_url, f"http://127.0.0.1:{port}/hook", folder, meter, args)
+        if args.asyncio:
+            asyncio.run(work)
+        else:  # the event loop `pixnotify run` uses: the baseline runs on it too
+            with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+                runner.run(work)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import logging
 import signal
 import sys
 import warnings
+from collections.abc import Coroutine
 from typing import Any, NoReturn
 
 import asyncpg
@@ -38,6 +39,17 @@ def _settings() -> Settings:
         return get_settings()
     except ValueError as exc:
         _fail("InvalidSetting", str(exc))
+
+
+def _run_fast(work: Coroutine[Any, Any, None]) -> None:
+    """Run on uvloop where it is installed (the web extra brings it, as for uvicorn), else asyncio."""
+    try:
+        import uvloop
+    except ImportError:
+        asyncio.run(work)
+    else:
+        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+            runner.run(work)
 
 
 @click.group()
@@ -159,7 +171,7 @@ def run(
             await notifier.run(stop)
 
     try:
-        asyncio.run(serve())
+        _run_fast(serve())
     except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
         _fail("DatabaseUnavailable", f"cannot use the database: {exc}")
     finally:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from contextlib import asynccontextmanager
+from typing import Any
 
 from litestar import Litestar
 from litestar.config.app import AppConfig
@@ -65,11 +66,9 @@ def _lifespan(settings: Settings, clock: SystemClock | None) -> object:
             app.state.services = services
             stop = asyncio.Event()
             loops = [asyncio.create_task(settlement_loop(services, stop))] if settings.run_workers else []
-            if settings.run_workers:  # webhook delivery too (pixnotify, the `notify` extra), on this pool
-                from pixnotify.worker import delivery_loop
-
-                allow_private = settings.webhook_allow_private
-                loops.append(asyncio.create_task(delivery_loop(stop, allow_private=allow_private)))
+            delivery = _delivery_loop(settings, stop) if settings.run_workers else None
+            if delivery is not None:
+                loops.append(asyncio.create_task(delivery))
             try:
                 yield
             finally:
@@ -77,6 +76,19 @@ def _lifespan(settings: Settings, clock: SystemClock | None) -> object:
                 await asyncio.gather(*loops)
 
     return lifespan
+
+
+def _delivery_loop(settings: Settings, stop: asyncio.Event) -> Coroutine[Any, Any, None] | None:
+    """Webhook delivery on this process's pool, when the notifier (the ``notify`` extra) is
+    installed; without it the API still serves, and ``pixnotify run`` elsewhere delivers."""
+    try:
+        from pixnotify.worker import delivery_loop
+    except ImportError as missing:
+        logging.getLogger("pixweb.app").warning(
+            "webhook delivery is off in this process: %s (install pixservice[notify])", missing
+        )
+        return None
+    return delivery_loop(stop, allow_private=settings.webhook_allow_private)
 
 
 def _logging(settings: Settings) -> None:

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from pixcore.clock import SystemClock
 from pixcore.ports import KeyDirectory, SecretHasher, UnitOfWorkFactory
+from pixcore.queries import TransactionQueries
+from pixweb.persistence.queries import PostgresTransactionQueries
 from pixweb.persistence.uow import PostgresUnitOfWork
 from pixweb.sandbox.clock import ClockKeeper
 from pixweb.sandbox.directory import SandboxDirectory
@@ -26,6 +28,7 @@ class Services:
     tokens: JwtIssuer
     directory: KeyDirectory
     sandbox_directory: SandboxDirectory
+    queries: TransactionQueries
 
     @classmethod
     def build(cls, settings: Settings, clock: SystemClock | None = None) -> Services:
@@ -44,4 +47,5 @@ class Services:
             tokens=tokens,
             directory=directory,
             sandbox_directory=directory,
+            queries=PostgresTransactionQueries(),
         )

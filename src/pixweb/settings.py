@@ -104,7 +104,8 @@ class Settings:
     """``PIX_LOG_LEVEL`` (default ``INFO``)."""
 
     run_workers: bool = True
-    """``PIX_WORKERS`` (default on): run the settlement loop inside ``pixweb serve``."""
+    """``PIX_WORKERS`` (default on): run settlement, refund processing, the charge sweep and webhook
+    delivery inside ``pixweb serve``."""
 
     norm_delay_seconds: int = 2
     """``PIX_NORM_SETTLEMENT_DELAY`` (default ``2``): seconds before a NORM transfer settles."""

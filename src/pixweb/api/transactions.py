@@ -20,18 +20,15 @@ from pixcore.clock import format_timestamp
 from pixcore.money import cents_to_decimal, format_amount_string
 from pixcore.queries import (
     TransactionPage,
-    TransactionQueries,
     TransactionView,
     display_status,
     display_type,
 )
 from pixcore.usecases.queries import find_by_pix_key, get_transaction, list_by_pix_key, list_transactions
 from pixweb.api.deps import principal_of, services_of
-from pixweb.persistence.queries import PostgresTransactionQueries
 
 __all__ = ["TransactionController"]
 
-QUERIES: TransactionQueries = PostgresTransactionQueries()
 
 Page = Annotated[str | None, QueryParameter(name="page", description="Page number, from 1. Default 1.")]
 StatusFilter = Annotated[
@@ -227,7 +224,7 @@ class TransactionController(Controller):
         """Newest first. Pages are stable while new transactions arrive when ``endDate`` is fixed."""
         services = services_of(request)
         found = await list_transactions(
-            QUERIES,
+            services.queries,
             services.clock,
             account_id=principal_of(request).account_id,
             page=page,
@@ -267,7 +264,7 @@ class TransactionController(Controller):
         newest first; the newest 1000 matches at most."""
         services = services_of(request)
         found = await list_by_pix_key(
-            QUERIES,
+            services.queries,
             services.clock,
             account_id=principal_of(request).account_id,
             pix_key=pix_key,
@@ -289,7 +286,10 @@ class TransactionController(Controller):
         self, request: Request[Any, Any, Any], pix_key: FromPath[str], identifier: FromPath[str]
     ) -> TransactionOut:
         found = await find_by_pix_key(
-            QUERIES, account_id=principal_of(request).account_id, pix_key=pix_key, identifier=identifier
+            services_of(request).queries,
+            account_id=principal_of(request).account_id,
+            pix_key=pix_key,
+            identifier=identifier,
         )
         return transaction_out(found)
 
@@ -299,5 +299,7 @@ class TransactionController(Controller):
         summary="The status record of a transaction, by id or externalId",
     )
     async def get_status(self, request: Request[Any, Any, Any], id: FromPath[str]) -> StatusRecordOut:  # noqa: A002
-        found = await get_transaction(QUERIES, account_id=principal_of(request).account_id, identifier=id)
+        found = await get_transaction(
+            services_of(request).queries, account_id=principal_of(request).account_id, identifier=id
+        )
         return status_record_out(found)

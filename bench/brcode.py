@@ -42,6 +42,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from _figures import Figure, add_summary_option, write_summary  # bench/ is on sys.path
+
 from pixcore.brcode import BrCode, crc16, decode, encode
 
 VECTORS = Path(__file__).resolve().parents[1] / "tests" / "data" / "brcode-vectors.json"
@@ -257,6 +259,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=0.3, help="per repetition and case (default 0.3)")
     parser.add_argument("--repeat", type=int, default=7, help="repetitions, median kept (default 7)")
     parser.add_argument("--no-vectors", action="store_true", help="only the static and the dynamic code")
+    add_summary_option(parser)
     args = parser.parse_args()
     if args.seconds <= 0 or args.repeat < 1:
         parser.error("--seconds must be positive and --repeat at least 1")
@@ -296,6 +299,19 @@ def main() -> None:
         )
     spread = max((max(values) - min(values)) / median[case] for case, values in rates.items())
     print(f"\nlargest spread of a case across repetitions: {spread:.0%} of its median")
+    write_summary(
+        args.summary,
+        [
+            Figure(
+                "brcode",
+                operation,
+                median[operation, SIDES[0]],
+                "ops/s",
+                baseline=median[operation, SIDES[1]],
+            )
+            for operation in OPERATIONS
+        ],
+    )
 
 
 if __name__ == "__main__":

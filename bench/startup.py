@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import httpx
+from _figures import Figure, add_summary_option, write_summary  # bench/ is on sys.path
 
 TARGET_SECONDS = 10.0
 PIXWEB = Path(sys.executable).parent / "pixweb"
@@ -70,6 +71,7 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--runs", type=int, default=3, help="second starts to measure (default 3)")
+    add_summary_option(parser)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="pixbench-") as folder:
         data_dir = Path(folder) / "data"
@@ -87,6 +89,19 @@ def main() -> None:
     print(f"ratio second start / baseline:                  {second / floor:6.2f}")
     verdict = "met" if second < TARGET_SECONDS else "MISSED"
     print(f"target: second start under {TARGET_SECONDS:.0f} s: {verdict}")
+    figure = Figure(
+        "startup",
+        "second start (median)",
+        second,
+        "s",
+        baseline=floor,
+        higher_is_better=False,
+        target=f"< {TARGET_SECONDS:.0f} s",
+        met=second < TARGET_SECONDS,
+    )
+    write_summary(
+        args.summary, [Figure("startup", "first start", first, "s", higher_is_better=False), figure]
+    )
 
 
 if __name__ == "__main__":

@@ -65,6 +65,7 @@ from urllib.parse import quote
 
 import asyncpg
 import httpx
+from _figures import Figure, add_summary_option, write_summary  # bench/ is on sys.path
 
 from pixcore.identifiers import new_end_to_end_id
 from pixcore.usecases import link_certificate, open_account
@@ -485,6 +486,31 @@ def report(results: list[tuple[int, Run, Run]], args: argparse.Namespace) -> Non
                 busy = sum(run.cpu.values()) / (run.elapsed * cores)
                 print(f"| {clients} | {name} | {cells} | {busy:.0%} |")
     target = next((r for r in results if r[0] == TARGET_CLIENTS), None)
+    figures = [
+        Figure(
+            "transfers",
+            f"{clients} clients, tx/s",
+            api.rate,
+            "tx/s",
+            baseline=base.rate,
+            target=f"ratio >= {TARGET_RATIO}" if clients == TARGET_CLIENTS else "",
+            met=(api.rate / base.rate >= TARGET_RATIO if base.rate else False)
+            if clients == TARGET_CLIENTS
+            else None,
+        )
+        for clients, api, base in results
+    ] + [
+        Figure(
+            "transfers",
+            f"{clients} clients, p99",
+            api.ms(99),
+            "ms",
+            baseline=base.ms(99),
+            higher_is_better=False,
+        )
+        for clients, api, base in results
+    ]
+    write_summary(args.summary, figures)
     if target is None:
         print(f"\ntarget: ratio at least {TARGET_RATIO} at {TARGET_CLIENTS} clients: not measured")
         return
@@ -581,6 +607,7 @@ def main() -> None:
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--database-url", default=DEFAULT_URL, help=f"server to use (default {DEFAULT_URL})")
     where.add_argument("--embedded", action="store_true", help="use a throw-away embedded server")
+    add_summary_option(parser)
     args = parser.parse_args()
     # A SIGTERM unwinds like Ctrl-C (asyncio.run cancels its task): the server stops, the database goes.
     signal.signal(signal.SIGTERM, lambda *_: signal.raise_signal(signal.SIGINT))

@@ -50,6 +50,7 @@ from typing import Any
 import asyncpg
 import httpx
 import uvloop
+from _figures import Figure, add_summary_option, write_summary  # bench/ is on sys.path
 
 from pixcore.webhook_delivery import encode_body
 from pixweb.persistence.database import database_name, with_database
@@ -394,6 +395,29 @@ async def measure(
     verdict = "met" if ratio >= TARGET_RATIO else "MISSED"
     cells = f"{args.concurrency} | {notifier:,.0f} | {baseline:,.0f} | {ratio:.2f}"
     print(f"| {cells} | >= {TARGET_RATIO}: {verdict} |")
+    write_summary(
+        args.summary,
+        [
+            Figure(
+                "webhooks",
+                f"deliveries/s, concurrency {args.concurrency}",
+                notifier,
+                "deliveries/s",
+                baseline=baseline,
+                target=f"ratio >= {TARGET_RATIO}",
+                met=ratio >= TARGET_RATIO,
+            ),
+            Figure(
+                "webhooks",
+                f"commit -> received p99 at {args.rate:g}/s",
+                p99,
+                "ms",
+                higher_is_better=False,
+                target=f"< {TARGET_P99_MS:g} ms",
+                met=p99 < TARGET_P99_MS,
+            ),
+        ],
+    )
     verdict = "met" if p99 < TARGET_P99_MS else "MISSED"
     print(
         f"\nlatency at {args.rate:g} events/s, {len(latencies)} events, commit -> received:"
@@ -462,6 +486,7 @@ def main() -> None:
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--database-url", default=DEFAULT_URL, help=f"server to use (default {DEFAULT_URL})")
     where.add_argument("--embedded", action="store_true", help="use a throw-away embedded server")
+    add_summary_option(parser)
     args = parser.parse_args()
     if args.receiver:
         serve_receiver(args.receiver)

@@ -12,7 +12,7 @@ VENV := .venv
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: run test lint type unit integration e2e sync clean
+.PHONY: run test lint type unit integration e2e fuzz faults sync clean
 
 run: $(VENV)/.synced
 	$(VENV)/bin/pixweb serve
@@ -35,6 +35,16 @@ integration: $(VENV)/.synced
 
 e2e: $(VENV)/.synced
 	$(VENV)/bin/pytest tests/e2e $(PYTEST_ARGS)
+
+# Schemathesis against the OpenAPI document, PIX_FUZZ_EXAMPLES examples per operation (default 300).
+# Not part of `make test` (pytest deselects the `fuzz` marker unless asked for it).
+fuzz: $(VENV)/.synced
+	$(VENV)/bin/pytest tests/fuzz -m fuzz $(PYTEST_ARGS)
+
+# Not part of `make test` either: the service as processes, killed and cut off from its database
+# under load (minutes). PIX_FAULT_OPS sets the operations per test (default 1000).
+faults: $(VENV)/.synced
+	$(VENV)/bin/pytest tests/faults -m faults $(PYTEST_ARGS)
 
 sync: $(VENV)/.synced
 

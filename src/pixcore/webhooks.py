@@ -87,12 +87,31 @@ def event_type_of(event: dict[str, Any]) -> EventType | None:
             return None
 
 
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")  # RFC 6052: a NAT64 gateway reaches the IPv4 inside
+_NAT64_LOCAL = ipaddress.IPv6Network("64:ff9b:1::/48")  # RFC 8215: local translation, to anything
+_IPV4_COMPATIBLE = ipaddress.IPv6Network("::/96")  # RFC 4291 §2.5.5.1, deprecated: ::127.0.0.1
+
+
+def _inner_ipv4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 address carries (mapped, 6to4, NAT64, IPv4-compatible)."""
+    if (inner := ip.ipv4_mapped or ip.sixtofour) is not None:
+        return inner
+    if ip in _NAT64 or ip in _IPV4_COMPATIBLE:
+        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    return None
+
+
 def is_public_address(address: str) -> bool:
     """True for a globally routable unicast address; loopback, private, link-local, multicast,
-    reserved and unspecified addresses (and IPv4 written inside IPv6) are not."""
+    reserved and unspecified addresses are not, nor IPv6 addresses that carry one of those
+    IPv4 addresses (``::ffff:127.0.0.1``, ``64:ff9b::a00:1``, ``::127.0.0.1``, 6to4), nor the
+    local-use NAT64 prefix (which Python before 3.12 counts as global)."""
     ip = ipaddress.ip_address(address)
-    if isinstance(ip, ipaddress.IPv6Address) and (mapped := ip.ipv4_mapped or ip.sixtofour) is not None:
-        ip = mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip in _NAT64_LOCAL:
+            return False
+        if (inner := _inner_ipv4(ip)) is not None:
+            ip = inner
     return ip.is_global and not ip.is_multicast
 
 
@@ -132,6 +151,7 @@ _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # RFC 9110 §5.6.2
 _FIELD_VALUE = re.compile(r"[\t\x20-\x7e]*")  # visible ASCII, space and tab: no CR, LF, NUL or other controls
 _URL_CHARS = re.compile(r"[\x21-\x7e]+")  # printable ASCII without spaces
 _LABEL = re.compile(r"(?!-)[a-z0-9_-]{1,63}(?<!-)")
+_NUMERIC_LABEL = re.compile(r"[0-9]+|0x[0-9a-f]*")  # a host ending so is an IPv4 address (WHATWG URL)
 _LOCAL_NAMES = ("localhost", "localhost.")
 
 
@@ -205,6 +225,8 @@ def _check_name(host: str) -> None:
     labels = host[:-1].split(".") if host.endswith(".") else host.split(".")
     if len(host) > 253 or not all(_LABEL.fullmatch(label) for label in labels):
         raise InvalidWebhook(f"{host!r} is not a valid host name")
+    if _NUMERIC_LABEL.fullmatch(labels[-1]):  # 2130706433, 0177.0.0.1, 0x7f.1, 127.1: resolvers differ
+        raise InvalidWebhook(f"{host!r} is not a valid host name (write an IPv4 address as a.b.c.d)")
 
 
 def parse_webhook_url(raw: str) -> WebhookUrl:

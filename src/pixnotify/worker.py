@@ -6,20 +6,21 @@ deliveries in flight) and sends each in a task of its own. When the stop event i
 is claimed; deliveries in flight get ``grace_period`` seconds to finish, the rest are cancelled
 and their leases given back, so that any notifier can claim them at once.
 
-Each attempt is logged as one JSON object (logger ``pixnotify.worker``): delivery, message id,
-registration, attempt number, status code or error, verdict, next attempt. Secrets, custom
-header values and URLs' paths and queries are never logged.
+Each attempt is logged as one record (logger ``pixnotify.worker``) whose fields (``extra``) are
+delivery, message id, registration, attempt number, status code or error, verdict, next attempt:
+one JSON line with ``PIX_LOG_FORMAT=json`` (``pixweb.observability.logs``). Secrets, custom
+header values and URLs' paths and queries are never logged. Each attempt is also counted by
+result (:mod:`pixnotify.metrics`) when the notifier is given metrics.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import logging
 import random
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from types import TracebackType
 from typing import Any, Self
 from urllib.parse import urlsplit
@@ -31,13 +32,17 @@ from pixcore.clock import Clock, SystemClock, format_timestamp
 from pixcore.webhook_delivery import Verdict, encode_body, judge
 from pixcore.webhooks import DeliveryStatus
 from pixnotify import store
+from pixnotify.metrics import DeliveryMetrics, result_of
 from pixnotify.recorder import Recorder
 from pixnotify.sender import Outcome, build_headers, post
 from pixnotify.transport import Resolver, make_client, system_resolver
+from pixweb.persistence.availability import FailureStreak, database_unavailable
 
 __all__ = ["Notifier", "NotifierConfig", "Round", "delivery_loop", "engine_pool"]
 
 log = logging.getLogger("pixnotify.worker")
+
+MAX_BACKOFF = 2.0  # seconds between rounds at most while rounds fail (the database is down)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,8 +94,10 @@ class Notifier:
         resolver: Resolver = system_resolver,
         rng: random.Random | None = None,
         client: httpx.AsyncClient | None = None,
+        metrics: DeliveryMetrics | None = None,
     ) -> None:
         self.pool = pool
+        self.metrics = metrics
         self.config = config or NotifierConfig()
         self.clock: Clock = clock or SystemClock()
         self.rng = rng or random.Random()  # noqa: S311 - retry jitter, not a secret
@@ -132,6 +139,7 @@ class Notifier:
             return None  # too late to finish within the lease: it comes back when the lease ends
         if not claim.active:
             kept = await store.finish_inactive(self.pool, claim, started)
+            self._count("inactive" if kept else "lease_lost")
             self._log(claim, Outcome(None, error="registration inactive"), None, kept=kept)
             return DeliveryStatus.FAILED if kept else None
         if claim.secrets:
@@ -154,11 +162,31 @@ class Notifier:
             retry_after=outcome.retry_after,
             error=outcome.error,
         )
-        kept = await self.recorder.record(
-            claim, verdict, attempted_at=started, status_code=outcome.status_code
-        )
+        kept = await self._record(claim, verdict, attempted_at=started, status_code=outcome.status_code)
+        self._count(result_of(verdict, kept=kept))
         self._log(claim, outcome, verdict, kept=kept)
         return verdict.status if kept else None
+
+    async def _record(
+        self, claim: store.Claim, verdict: Verdict, *, attempted_at: datetime, status_code: int | None
+    ) -> bool:
+        """Store an attempt's outcome. While the database is unreachable, try again (0.1 s, doubling
+        to 2 s) as long as the lease lasts: the request was made, and storing its outcome late beats
+        sending it again once the lease has ended. Past the lease the error propagates, and the
+        delivery is due again for any notifier."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + (claim.lease_until - self.clock.now()).total_seconds()
+        pause = 0.1
+        while True:
+            try:
+                return await self.recorder.record(
+                    claim, verdict, attempted_at=attempted_at, status_code=status_code
+                )
+            except Exception as exc:
+                if not database_unavailable(exc) or loop.time() + pause >= deadline:
+                    raise
+            await asyncio.sleep(pause)
+            pause = min(2 * pause, 2.0)
 
     async def run_once(self) -> Round:
         """Fan out everything undispatched, then attempt every delivery due now and wait for them
@@ -196,6 +224,7 @@ class Notifier:
         finished = asyncio.Event()
         loop = asyncio.get_running_loop()
         next_dispatch = 0.0
+        failures = FailureStreak(log, "notifier", most=MAX_BACKOFF)  # the wait grows during an outage
         log.info(
             "notifier started: concurrency %d, batch %d, poll %.3g s, timeout %.3g s, lease %.3g s",
             config.concurrency,
@@ -223,9 +252,11 @@ class Notifier:
                             self._in_flight[task] = claim
                             task.add_done_callback(functools.partial(self._finished, finished))
                         more = more or len(claims) == wanted
-                except Exception:
-                    log.exception("notifier round failed; retrying")
+                except Exception as exc:  # noqa: BLE001 - logged by the streak, with its traceback if unexpected
+                    failures.failed(exc)
                     more = False
+                else:
+                    failures.succeeded()
                 if more and len(self._in_flight) <= config.concurrency:
                     continue
                 # Wait for the stop, a delivery to finish (when the queue is full), or the poll interval.
@@ -233,7 +264,8 @@ class Notifier:
                     [finished.wait()] if len(self._in_flight) > config.concurrency else []
                 )
                 tasks = [asyncio.ensure_future(w) for w in waits]
-                await asyncio.wait(tasks, timeout=config.poll_interval, return_when=asyncio.FIRST_COMPLETED)
+                pause = failures.pause(config.poll_interval)
+                await asyncio.wait(tasks, timeout=pause, return_when=asyncio.FIRST_COMPLETED)
                 for pending in tasks:
                     pending.cancel()
         finally:
@@ -258,6 +290,7 @@ class Notifier:
             except asyncio.CancelledError:
                 raise
             except Exception:
+                self._count("error")
                 log.exception("delivery %d failed unexpectedly; it is retried after its lease", claim.id)
                 return None
 
@@ -286,6 +319,10 @@ class Notifier:
 
     # ------------------------------------------------------------------------------- logging
 
+    def _count(self, result: str) -> None:
+        if self.metrics is not None:
+            self.metrics.attempted(result)
+
     def _log(self, claim: store.Claim, outcome: Outcome, verdict: Verdict | None, *, kept: bool) -> None:
         delivered = verdict is not None and verdict.status is DeliveryStatus.DELIVERED
         level = logging.INFO if delivered and kept else logging.WARNING
@@ -309,7 +346,7 @@ class Notifier:
             "deactivated": bool(verdict and verdict.deactivate),
             "leaseLost": not kept,
         }
-        log.log(level, "%s", json.dumps(fields), extra={"webhook_attempt": fields})
+        log.log(level, "webhook attempt: %s", fields["result"], extra=fields)  # fields: one JSON line
 
 
 def engine_pool() -> asyncpg.Pool[asyncpg.Record]:
@@ -321,8 +358,15 @@ def engine_pool() -> asyncpg.Pool[asyncpg.Record]:
     return DB.pool
 
 
-async def delivery_loop(stop: asyncio.Event, *, allow_private: bool, grace_period: float = 5.0) -> None:
-    """The loop as ``pixweb serve`` runs it next to settlement: default settings, the engine's pool."""
+async def delivery_loop(
+    stop: asyncio.Event,
+    *,
+    allow_private: bool,
+    grace_period: float = 5.0,
+    metrics: DeliveryMetrics | None = None,
+) -> None:
+    """The loop as ``pixweb serve`` runs it next to settlement: default settings, the engine's pool,
+    attempts counted in ``metrics`` (the app's registry)."""
     config = NotifierConfig(allow_private=allow_private, grace_period=grace_period)
-    async with Notifier(engine_pool(), config) as notifier:
+    async with Notifier(engine_pool(), config, metrics=metrics) as notifier:
         await notifier.run(stop)

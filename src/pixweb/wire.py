@@ -8,14 +8,18 @@ made by ``pixcore.clock.format_timestamp``.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 import msgspec
 from litestar import Response
+from litestar.openapi.spec import OpenAPIType, Schema
+from litestar.plugins import OpenAPISchemaPlugin
 from litestar.response.base import MEDIA_TYPE_APPLICATION_JSON_PATTERN
 from litestar.serialization import default_serializer
+from litestar.typing import FieldDefinition
 
-__all__ = ["PixResponse"]
+__all__ = ["DecimalAsNumber", "PixResponse"]
 
 _ENCODER = msgspec.json.Encoder(enc_hook=default_serializer, decimal_format="number")
 
@@ -27,3 +31,19 @@ class PixResponse(Response[Any]):
         if not isinstance(content, bytes | str) and MEDIA_TYPE_APPLICATION_JSON_PATTERN.match(media_type):
             return _ENCODER.encode(content)
         return super().render(content, media_type, enc_hook)
+
+
+class DecimalAsNumber(OpenAPISchemaPlugin):
+    """The OpenAPI document types ``Decimal`` as the number it is on the wire (Litestar's default
+    says string, which is msgspec's default encoding, not ours)."""
+
+    @staticmethod
+    def is_plugin_supported_type(value: Any) -> bool:
+        return value is Decimal
+
+    def to_openapi_schema(
+        self,
+        field_definition: FieldDefinition,  # noqa: ARG002 - the plugin protocol's signature
+        schema_creator: Any,  # noqa: ARG002
+    ) -> Schema:
+        return Schema(type=OpenAPIType.NUMBER)

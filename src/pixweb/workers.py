@@ -13,9 +13,11 @@ import logging
 from datetime import timedelta
 
 from pixcore.clock import Clock
+from pixcore.ports import UnitOfWorkFactory
 from pixcore.usecases.charges import expire_charges
 from pixcore.usecases.refunds import process_due_refunds
 from pixcore.usecases.transfers import settle_due
+from pixweb.persistence.availability import FailureStreak
 from pixweb.persistence.engine import DB
 from pixweb.services import Services
 
@@ -26,6 +28,7 @@ log = logging.getLogger("pixweb.workers")
 IDEMPOTENCY_KEEP = timedelta(hours=25)  # the promise is 24 hours; an hour's margin
 PURGE_EVERY = 600  # rounds
 SWEEP_EVERY = 10  # rounds: expired charges are persisted within about a second
+MAX_BACKOFF = 2.0  # seconds between rounds at most while rounds fail
 
 
 async def purge_idempotency_keys(clock: Clock) -> int:
@@ -39,21 +42,39 @@ async def purge_idempotency_keys(clock: Clock) -> int:
     return int(status.split()[-1])
 
 
-async def settlement_loop(services: Services, stop: asyncio.Event, *, interval: float = 0.1) -> None:
+async def settlement_loop(
+    services: Services,
+    stop: asyncio.Event,
+    *,
+    interval: float = 0.1,
+    settle_with: UnitOfWorkFactory | None = None,
+) -> None:
+    """Settle, process refunds, sweep charges and purge keys until ``stop`` is set.
+
+    ``settle_with`` is the unit of work transfers are settled in (default ``services.uow``); the
+    app passes one that counts the transfers it finishes (``pixweb.observability.settlement``).
+
+    A failed round is logged and retried; while the database is unreachable the wait between
+    rounds doubles up to ``MAX_BACKOFF`` seconds (one warning per outage, not one per round),
+    and the pool reconnects by itself once the server is back.
+    """
     rounds = 0
+    failures = FailureStreak(log, "settlement", most=MAX_BACKOFF)
     while not stop.is_set():
         finished = 0
         try:
             await services.keeper.refresh()
-            finished = await settle_due(services.uow, services.clock)
+            finished = await settle_due(settle_with or services.uow, services.clock)
             finished += await process_due_refunds(services.uow, services.clock)
             if rounds % SWEEP_EVERY == 0:
                 await expire_charges(services.uow, services.clock)
             if rounds % PURGE_EVERY == 0:
                 await purge_idempotency_keys(services.clock)
-        except Exception:
-            log.exception("settlement round failed; retrying")
+        except Exception as exc:  # noqa: BLE001 - logged by the streak, with its traceback if unexpected
+            failures.failed(exc)
+        else:
+            failures.succeeded()
         rounds += 1
         if finished == 0:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), timeout=interval)
+                await asyncio.wait_for(stop.wait(), timeout=failures.pause(interval))

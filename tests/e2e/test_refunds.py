@@ -364,3 +364,15 @@ async def test_med_rejected_releases_and_blocks_only_what_is_available(
     bad = await api.client.post("/sandbox/med", json={"endToEndId": e2e, "reason": "ORIGINAL"}, headers=auth)
     assert bad.status_code == 400
     assert (await ledger_report(migrated_database))["ok"]
+
+
+@pytest.mark.parametrize("action", ["accept", "reject"])
+@pytest.mark.parametrize("case_id", [0, 2**63, 10**22])
+async def test_a_med_case_id_out_of_range_is_not_found(
+    api: Api, owner: tuple[Client, dict[str, str]], action: str, case_id: int
+) -> None:
+    # Found by the fuzz suite: an id beyond bigint reached the database and came back as a 500.
+    _, auth = owner
+    response = await api.client.post(f"/sandbox/med/{case_id}/{action}", headers=auth)
+    assert response.status_code == 404, response.text
+    assert set(response.json()) == {"statusCode", "message", "error"}

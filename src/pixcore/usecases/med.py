@@ -16,6 +16,7 @@ from pixcore.errors import DuplicateMedCase, MedCaseNotFound, RefundAboveRefunda
 from pixcore.events import med_event
 from pixcore.med import MedCase, MedLifecycle, MedReason, MedStatus, NewMedCase
 from pixcore.ports import UnitOfWork, UnitOfWorkFactory
+from pixcore.queries import MAX_ID
 from pixcore.records import TransactionType
 from pixcore.refunds import Receipt, Refund, RefundNature
 from pixcore.usecases.refunds import finish_refund, refundable, start_refund
@@ -78,6 +79,8 @@ async def _notify(tx: UnitOfWork, case: MedCase, status: MedStatus) -> None:
 
 
 async def _locked(tx: UnitOfWork, account_id: int, case_id: int) -> tuple[MedCase, Receipt]:
+    if not 1 <= case_id <= MAX_ID:  # ids are bigint: a larger one names nothing
+        raise MedCaseNotFound()
     case = await tx.med.lock(account_id, case_id)
     if case is None:
         raise MedCaseNotFound()

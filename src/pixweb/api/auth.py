@@ -9,12 +9,13 @@ from urllib.parse import unquote_plus
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter, JSONBody, URLEncodedBody
 
 from pixcore.errors import AuthenticationError, PermissionDenied, PixError
 from pixcore.usecases import issue_token
 from pixweb.api.deps import services_of
-from pixweb.errors import status_of
+from pixweb.errors import error_responses, status_of
 from pixweb.security.certificates import read_certificate_header
 
 __all__ = ["AuthController"]
@@ -102,6 +103,7 @@ class AuthController(Controller):
     @post(
         "/api/auth/token",
         operation_id="createToken",
+        responses=error_responses(400, 401, 403, 413),
         status_code=201,
         summary="Get an access token",
         description="Client credentials plus the linked client certificate. Tokens last 1800 s.",
@@ -118,6 +120,10 @@ class AuthController(Controller):
     @post(
         "/oauth/token",
         operation_id="oauthToken",
+        # A malformed form is the usual 400; the OAuth errors (RFC 6749 §5.2) are its superset.
+        responses={200: ResponseSpec(TokenResponse, description="The access token")}
+        | error_responses(400, 413)
+        | error_responses(401, 403, body=OAuthError),
         status_code=200,
         summary="Get an access token (RFC 6749 client_credentials)",
         description="Form body; client authentication in the body or by HTTP Basic. Same certificate rules.",

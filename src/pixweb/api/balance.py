@@ -12,6 +12,7 @@ from pixcore.clock import format_timestamp
 from pixcore.money import cents_to_decimal
 from pixcore.usecases import get_balance
 from pixweb.api.deps import principal_of, services_of
+from pixweb.errors import error_responses
 
 __all__ = ["BalanceController"]
 
@@ -41,7 +42,12 @@ class StandardBalance(msgspec.Struct, rename="camel"):
 class BalanceController(Controller):
     tags = ["Balance"]  # noqa: RUF012 - Litestar reads class attributes
 
-    @get("/accounts/balances", operation_id="getAccountBalances", summary="Balance, central-bank format")
+    @get(
+        "/accounts/balances",
+        operation_id="getAccountBalances",
+        responses=error_responses(401),
+        summary="Balance, central-bank format",
+    )
     async def account_balances(self, request: Request[Any, Any, Any]) -> AccountBalances:
         services = services_of(request)
         balance = await get_balance(services.uow, principal_of(request).account_id)
@@ -52,7 +58,12 @@ class BalanceController(Controller):
         )
         return AccountBalances(data=[BalanceItem(format_timestamp(services.clock.now()), amount)])
 
-    @get("/balance", operation_id="getBalance", summary="Balance, standard format")
+    @get(
+        "/balance",
+        operation_id="getBalance",
+        responses=error_responses(401),
+        summary="Balance, standard format",
+    )
     async def balance(self, request: Request[Any, Any, Any]) -> StandardBalance:
         services = services_of(request)
         balance = await get_balance(services.uow, principal_of(request).account_id)

@@ -13,6 +13,7 @@ from pixcore.charges import CashInRequest, Charge
 from pixcore.clock import format_timestamp
 from pixcore.usecases.charges import create_cash_in
 from pixweb.api.deps import principal_of, services_of
+from pixweb.errors import error_responses
 from pixweb.qr import png_base64
 from pixweb.wire import PixResponse
 
@@ -67,7 +68,11 @@ class CashInController(Controller):
     tags = ["Cash-in"]  # noqa: RUF012 - Litestar reads class attributes
 
     @post(
-        "/api/pix/cash-in", operation_id="createCashIn", status_code=201, summary="Create a cash-in QR code"
+        "/api/pix/cash-in",
+        operation_id="createCashIn",
+        responses=error_responses(400, 401, 409, 413),
+        status_code=201,
+        summary="Create a cash-in QR code",
     )
     async def create(self, request: Request[Any, Any, Any], data: JSONBody[CashInIn]) -> Response[CashInOut]:
         services = services_of(request)

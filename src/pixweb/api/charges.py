@@ -15,6 +15,7 @@ from pixcore.errors import ValidationError
 from pixcore.money import format_amount_string
 from pixcore.usecases.charges import cancel_charge, create_charge, get_charge, get_charge_by_location
 from pixweb.api.deps import principal_of, services_of
+from pixweb.errors import error_responses
 from pixweb.wire import PixResponse
 
 __all__ = ["ChargeController", "PayloadController", "charge_out"]
@@ -139,7 +140,13 @@ class ChargeController(Controller):
     path = "/cob"
     tags = ["Charges"]  # noqa: RUF012 - Litestar reads class attributes
 
-    @put("/{txid:str}", operation_id="createCharge", status_code=201, summary="Create an immediate charge")
+    @put(
+        "/{txid:str}",
+        operation_id="createCharge",
+        responses=error_responses(400, 401, 409, 413),
+        status_code=201,
+        summary="Create an immediate charge",
+    )
     async def create(
         self, request: Request[Any, Any, Any], txid: FromPath[str], data: JSONBody[CobIn]
     ) -> Response[CobOut]:
@@ -162,13 +169,23 @@ class ChargeController(Controller):
         )
         return PixResponse(charge_out(charge, charge.status), status_code=201)
 
-    @get("/{txid:str}", operation_id="getCharge", summary="Read a charge")
+    @get(
+        "/{txid:str}",
+        operation_id="getCharge",
+        responses=error_responses(400, 401, 404),
+        summary="Read a charge",
+    )
     async def read(self, request: Request[Any, Any, Any], txid: FromPath[str]) -> Response[CobOut]:
         services = services_of(request)
         charge = await get_charge(services.uow, account_id=principal_of(request).account_id, txid=txid)
         return PixResponse(charge_out(charge, charge.status_at(services.clock.now())))
 
-    @patch("/{txid:str}", operation_id="cancelCharge", summary="Cancel an active charge")
+    @patch(
+        "/{txid:str}",
+        operation_id="cancelCharge",
+        responses=error_responses(400, 401, 404, 413, 422),
+        summary="Cancel an active charge",
+    )
     async def cancel(
         self, request: Request[Any, Any, Any], txid: FromPath[str], data: JSONBody[CobPatchIn]
     ) -> Response[CobOut]:
@@ -193,6 +210,7 @@ class PayloadController(Controller):
     @get(
         "/{location_id:str}",
         operation_id="getChargePayload",
+        responses=error_responses(400, 404),
         summary="The signed payload of a charge, for the payer's PSP",
         security=[{}],  # no bearer token: the payer's PSP reads it
         media_type="application/jose",

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, Response, get, put
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, JSONBody
 
 from pixcore.clock import format_timestamp
@@ -14,6 +15,7 @@ from pixcore.money import format_amount_string
 from pixcore.refunds import Refund, RefundRequest, RefundStatus
 from pixcore.usecases.refunds import get_refund, request_refund
 from pixweb.api.deps import principal_of, services_of
+from pixweb.errors import error_responses
 from pixweb.wire import PixResponse
 
 __all__ = ["RefundController", "refund_out"]
@@ -66,6 +68,8 @@ class RefundController(Controller):
     @put(
         "/{refund_id:str}",
         operation_id="requestRefund",
+        responses={200: ResponseSpec(RefundOut, description="The same refund, asked for again")}
+        | error_responses(400, 401, 404, 409, 413, 422),
         status_code=201,
         summary="Refund (part of) a received PIX",
         description="201 when created; 200 when the same id and body were sent before (the same refund).",
@@ -93,7 +97,12 @@ class RefundController(Controller):
         )
         return PixResponse(refund_out(requested.refund), status_code=201 if requested.created else 200)
 
-    @get("/{refund_id:str}", operation_id="getRefund", summary="Read a refund")
+    @get(
+        "/{refund_id:str}",
+        operation_id="getRefund",
+        responses=error_responses(400, 401, 404),
+        summary="Read a refund",
+    )
     async def read(
         self, request: Request[Any, Any, Any], e2eid: FromPath[str], refund_id: FromPath[str]
     ) -> Response[RefundOut]:

@@ -22,6 +22,7 @@ from pixcore.transfers import DirectoryEntry
 from pixcore.usecases.charges import pay_charge
 from pixcore.usecases.receipts import receive_payment
 from pixweb.api.deps import principal_of, services_of
+from pixweb.errors import error_responses
 
 __all__ = ["SandboxController"]
 
@@ -78,7 +79,11 @@ class SandboxController(Controller):
     tags = ["Sandbox"]  # noqa: RUF012 - Litestar reads class attributes
 
     @post(
-        "/dict", operation_id="sandboxAddKey", status_code=201, summary="Add an external key to the directory"
+        "/dict",
+        operation_id="sandboxAddKey",
+        responses=error_responses(400, 401, 409, 413),
+        status_code=201,
+        summary="Add an external key to the directory",
     )
     async def add_key(self, request: Request[Any, Any, Any], data: JSONBody[DirectoryIn]) -> DirectoryIn:
         entry = DirectoryEntry.parse(
@@ -97,6 +102,7 @@ class SandboxController(Controller):
     @post(
         "/payments",
         operation_id="sandboxPay",
+        responses=error_responses(400, 401, 404, 413, 422),
         status_code=201,
         summary="An outside payer pays one of your keys",
     )
@@ -137,6 +143,7 @@ class SandboxController(Controller):
     @post(
         "/clock",
         operation_id="sandboxAdvanceClock",
+        responses=error_responses(400, 401, 413),
         status_code=200,
         summary="Move the service clock forward",
     )

@@ -18,6 +18,7 @@ from pixcore.usecases.med import accept_med, open_med, reject_med
 from pixcore.usecases.refunds import receive_refund
 from pixweb.api.deps import principal_of, services_of
 from pixweb.api.refunds import RefundOut, refund_out
+from pixweb.errors import error_responses
 
 __all__ = ["SandboxReturnsController"]
 
@@ -65,6 +66,7 @@ class SandboxReturnsController(Controller):
     @post(
         "/refunds",
         operation_id="sandboxReceiveRefund",
+        responses=error_responses(400, 401, 404, 413, 422),
         status_code=201,
         summary="The receiver of one of your transfers refunds it",
     )
@@ -80,7 +82,13 @@ class SandboxReturnsController(Controller):
         )
         return refund_out(refund)
 
-    @post("/med", operation_id="sandboxOpenMed", status_code=201, summary="Open a MED case against a receipt")
+    @post(
+        "/med",
+        operation_id="sandboxOpenMed",
+        responses=error_responses(400, 401, 404, 409, 413, 422),
+        status_code=201,
+        summary="Open a MED case against a receipt",
+    )
     async def open(self, request: Request[Any, Any, Any], data: JSONBody[MedIn]) -> MedOut:
         services = services_of(request)
         case = await open_med(
@@ -93,7 +101,11 @@ class SandboxReturnsController(Controller):
         return med_out(case)
 
     @post(
-        "/med/{case_id:int}/accept", operation_id="sandboxAcceptMed", status_code=200, summary="Accept a MED"
+        "/med/{case_id:int}/accept",
+        operation_id="sandboxAcceptMed",
+        responses=error_responses(400, 401, 404, 422),
+        status_code=200,
+        summary="Accept a MED",
     )
     async def accept(self, request: Request[Any, Any, Any], case_id: FromPath[int]) -> MedOut:
         services = services_of(request)
@@ -107,7 +119,11 @@ class SandboxReturnsController(Controller):
         return med_out(outcome.case, refund_out(outcome.refund) if outcome.refund else None)
 
     @post(
-        "/med/{case_id:int}/reject", operation_id="sandboxRejectMed", status_code=200, summary="Reject a MED"
+        "/med/{case_id:int}/reject",
+        operation_id="sandboxRejectMed",
+        responses=error_responses(400, 401, 404, 422),
+        status_code=200,
+        summary="Reject a MED",
     )
     async def reject(self, request: Request[Any, Any, Any], case_id: FromPath[int]) -> MedOut:
         services = services_of(request)

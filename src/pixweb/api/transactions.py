@@ -26,6 +26,7 @@ from pixcore.queries import (
 )
 from pixcore.usecases.queries import find_by_pix_key, get_transaction, list_by_pix_key, list_transactions
 from pixweb.api.deps import principal_of, services_of
+from pixweb.errors import error_responses
 
 __all__ = ["TransactionController"]
 
@@ -198,7 +199,12 @@ def status_record_out(view: TransactionView) -> StatusRecordOut:
 class TransactionController(Controller):
     tags = ["Transactions"]  # noqa: RUF012 - Litestar reads class attributes
 
-    @get("/api/transactions", operation_id="listTransactions", summary="List the account's transactions")
+    @get(
+        "/api/transactions",
+        operation_id="listTransactions",
+        responses=error_responses(400, 401),
+        summary="List the account's transactions",
+    )
     async def list_transactions(
         self,
         request: Request[Any, Any, Any],
@@ -241,6 +247,7 @@ class TransactionController(Controller):
     @get(
         "/api/pix/transactions/pix-key/{pix_key:str}",
         operation_id="listTransactionsByPixKey",
+        responses=error_responses(400, 401, 404),
         summary="List the account's transactions of one PIX key",
     )
     async def list_by_pix_key(
@@ -280,6 +287,7 @@ class TransactionController(Controller):
     @get(
         "/api/pix/transactions/pix-key/{pix_key:str}/{identifier:str}",
         operation_id="getTransactionByPixKey",
+        responses=error_responses(400, 401, 404),
         summary="One transaction of a PIX key, by endToEndId, id or externalId",
     )
     async def get_by_pix_key(
@@ -296,6 +304,7 @@ class TransactionController(Controller):
     @get(
         "/api/pix/transaction/{id:str}",
         operation_id="getTransactionStatus",
+        responses=error_responses(400, 401, 404),
         summary="The status record of a transaction, by id or externalId",
     )
     async def get_status(self, request: Request[Any, Any, Any], id: FromPath[str]) -> StatusRecordOut:  # noqa: A002

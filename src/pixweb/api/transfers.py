@@ -16,6 +16,7 @@ from pixcore.records import Transfer
 from pixcore.transfers import TransferRequest, parse_idempotency_key
 from pixcore.usecases.transfers import create_transfer
 from pixweb.api.deps import principal_of, services_of
+from pixweb.errors import error_responses
 from pixweb.wire import PixResponse
 
 __all__ = ["TransferController"]
@@ -71,7 +72,13 @@ def created_response(transfer: Transfer) -> TransferOut:
 class TransferController(Controller):
     tags = ["Transfers"]  # noqa: RUF012 - Litestar reads class attributes
 
-    @post("/dict/pix", operation_id="createPixTransfer", status_code=201, summary="Send a PIX to a key")
+    @post(
+        "/dict/pix",
+        operation_id="createPixTransfer",
+        responses=error_responses(400, 401, 413, 422),
+        status_code=201,
+        summary="Send a PIX to a key",
+    )
     async def create(
         self,
         request: Request[Any, Any, Any],

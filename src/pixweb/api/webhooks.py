@@ -23,6 +23,7 @@ from pixcore.usecases.webhooks import (
 from pixcore.webhooks import Delivery, DeliveryStatus, Registration, Webhook, WebhookSecret
 from pixweb.api.deps import principal_of, services_of
 from pixweb.dns import LoopResolver
+from pixweb.errors import error_responses
 
 __all__ = ["WebhookController", "WebhookDeliveryController", "WebhookSecretController"]
 
@@ -135,7 +136,13 @@ class WebhookController(Controller):
     path = "/api/webhooks"
     tags = ["Webhooks"]  # noqa: RUF012 - Litestar reads class attributes
 
-    @post("/", operation_id="registerWebhook", status_code=200, summary="Register a webhook URL")
+    @post(
+        "/",
+        operation_id="registerWebhook",
+        responses=error_responses(400, 401, 413),
+        status_code=200,
+        summary="Register a webhook URL",
+    )
     async def register(self, request: Request[Any, Any, Any], data: JSONBody[WebhookIn]) -> ResultOut:
         """Register an HTTPS URL for an event type (at most 3 active per type), or update the
         headers of a URL registered already, which bumps its version."""
@@ -163,7 +170,9 @@ class WebhookController(Controller):
             message=f"Webhook {webhook.id} updated for {webhook.event_type}: version {webhook.version}.",
         )
 
-    @get("/", operation_id="listWebhooks", summary="List webhook registrations")
+    @get(
+        "/", operation_id="listWebhooks", responses=error_responses(401), summary="List webhook registrations"
+    )
     async def index(self, request: Request[Any, Any, Any]) -> WebhookList:
         """Every registration of the account, deactivated ones included, oldest first."""
         account_id = principal_of(request).account_id
@@ -172,7 +181,13 @@ class WebhookController(Controller):
             account_id=account_id, webhooks=[webhook_out(w) for w in webhooks], total=len(webhooks)
         )
 
-    @delete("/{webhook_id:int}", operation_id="deactivateWebhook", status_code=200, summary="Deactivate")
+    @delete(
+        "/{webhook_id:int}",
+        operation_id="deactivateWebhook",
+        responses=error_responses(400, 401, 404),
+        status_code=200,
+        summary="Deactivate",
+    )
     async def deactivate(self, request: Request[Any, Any, Any], webhook_id: FromPath[int]) -> ResultOut:
         """Deactivate one registration: it receives nothing more. Deactivating it again changes nothing."""
         services = services_of(request)
@@ -187,7 +202,7 @@ class WebhookSecretController(Controller):
     path = "/api/webhooks/secret"
     tags = ["Webhooks"]  # noqa: RUF012 - Litestar reads class attributes
 
-    @get("/", operation_id="getWebhookSecret", summary="The signing secret")
+    @get("/", operation_id="getWebhookSecret", responses=error_responses(401), summary="The signing secret")
     async def secret(self, request: Request[Any, Any, Any]) -> SecretOut:
         """The account's ``whsec_`` signing secret (Standard Webhooks), created on first use.
         ``previousSecretValidUntil`` is set while a rotated-out secret still signs too."""
@@ -197,7 +212,13 @@ class WebhookSecretController(Controller):
         )
         return _secret_out(secret, request)
 
-    @post("/rotate", operation_id="rotateWebhookSecret", status_code=200, summary="Rotate the signing secret")
+    @post(
+        "/rotate",
+        operation_id="rotateWebhookSecret",
+        responses=error_responses(401),
+        status_code=200,
+        summary="Rotate the signing secret",
+    )
     async def rotate(self, request: Request[Any, Any, Any]) -> SecretOut:
         """A new signing secret. For 24 hours the previous one signs too (two signatures)."""
         services = services_of(request)
@@ -217,7 +238,12 @@ class WebhookDeliveryController(Controller):
     path = "/api/webhooks/deliveries"
     tags = ["Webhooks"]  # noqa: RUF012 - Litestar reads class attributes
 
-    @get("/", operation_id="listWebhookDeliveries", summary="Recent deliveries")
+    @get(
+        "/",
+        operation_id="listWebhookDeliveries",
+        responses=error_responses(400, 401),
+        summary="Recent deliveries",
+    )
     async def index(
         self,
         request: Request[Any, Any, Any],
@@ -234,7 +260,11 @@ class WebhookDeliveryController(Controller):
         )
 
     @post(
-        "/{delivery_id:int}/replay", operation_id="replayWebhookDelivery", status_code=200, summary="Replay"
+        "/{delivery_id:int}/replay",
+        operation_id="replayWebhookDelivery",
+        responses=error_responses(400, 401, 404, 409, 422),
+        status_code=200,
+        summary="Replay",
     )
     async def replay(self, request: Request[Any, Any, Any], delivery_id: FromPath[int]) -> DeliveryOut:
         """Send a delivered or failed delivery again, now, with a fresh retry schedule and the same

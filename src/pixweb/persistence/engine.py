@@ -22,8 +22,14 @@ def bind(url: str) -> None:
     DB.config = {"dsn": url}
 
 
+CONNECT_TIMEOUT = 10.0  # seconds; asyncpg's default (60) would hold a request that long
+
+
 async def open_pool(*, min_size: int = 2, max_size: int = 20) -> None:
-    await DB.start_connection_pool(min_size=min_size, max_size=max_size)
+    """Open the pool. asyncpg replaces a connection found closed when it is next acquired, so
+    the pool outlives a restart of the server: requests fail (503) while it is down, and the
+    first ones after it is back reconnect."""
+    await DB.start_connection_pool(min_size=min_size, max_size=max_size, timeout=CONNECT_TIMEOUT)
 
 
 async def close_pool() -> None:

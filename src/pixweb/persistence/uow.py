@@ -7,6 +7,8 @@ rolls back. Table rows become domain objects here and nowhere else.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 from types import TracebackType
 from typing import Any, Self
 
@@ -44,6 +46,8 @@ from pixweb.persistence.tables import (
 from pixweb.persistence.webhooks import PostgresWebhooks
 
 __all__ = ["PostgresUnitOfWork"]
+
+log = logging.getLogger(__name__)
 
 BRANCH = "0001"
 
@@ -211,8 +215,19 @@ class PostgresUnitOfWork:
         return connection
 
     async def __aenter__(self) -> Self:
-        self._transaction = DB.transaction(allow_nested=False)
-        await self._transaction.__aenter__()
+        transaction = DB.transaction(allow_nested=False)
+        try:
+            await transaction.__aenter__()
+        except BaseException:
+            # Piccolo acquires the connection, then BEGINs; if BEGIN fails (the server went away,
+            # the request was cancelled) nobody would give the connection back, and a pool that
+            # loses one per outage ends up empty, every request waiting forever for a connection.
+            connection = getattr(transaction, "connection", None)
+            if connection is not None and DB.pool is not None:
+                with contextlib.suppress(Exception):
+                    await DB.pool.release(connection)
+            raise
+        self._transaction = transaction
         return self
 
     async def __aexit__(
@@ -230,7 +245,16 @@ class PostgresUnitOfWork:
             # transaction, never COMMIT or ROLLBACK again (that would hide the caller's error
             # and leak the connection). The caller's exception, if any, propagates.
             transaction._rolled_back = transaction._rolled_back or not transaction._committed
-            await transaction.__aexit__(None, None, None)
+            try:
+                await transaction.__aexit__(None, None, None)
+            except Exception as broken:  # noqa: BLE001 - the connection broke after the transaction ended
+                # Giving the connection back failed (the server cut it): asyncpg has closed it and
+                # the pool opens another. What was committed stays committed, so the caller is not
+                # told; but Piccolo stopped before forgetting the transaction, and unless it does,
+                # every later unit of work in this task (a background loop's) is refused as nested.
+                log.warning("a connection broke as its unit of work ended: %r", broken)
+                with contextlib.suppress(ValueError, RuntimeError):
+                    DB.current_transaction.reset(transaction.context)
 
     async def commit(self) -> None:
         try:

@@ -13,6 +13,7 @@ import base64
 import hashlib
 import json
 import os
+import re
 import uuid
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ __all__ = ["ALGORITHM", "JwtIssuer", "Principal", "SigningKey", "load_or_create_
 ALGORITHM = "ES256"
 REQUIRED_CLAIMS = ("iss", "sub", "aud", "iat", "exp", "jti", "cnf")
 VERIFIED_CACHE_SIZE = 10_000
+_ACCOUNT_ID = re.compile(r"[1-9][0-9]{0,18}")  # as issued: ASCII, canonical (isdigit() takes U+0661)
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +173,7 @@ class JwtIssuer:
         exp, iat, sub, cnf = claims["exp"], claims["iat"], claims["sub"], claims["cnf"]
         if not (isinstance(exp, int) and isinstance(iat, int)):
             raise InvalidToken()
-        if not isinstance(sub, str) or not sub.isdigit() or not isinstance(cnf, dict):
+        if not isinstance(sub, str) or not _ACCOUNT_ID.fullmatch(sub) or not isinstance(cnf, dict):
             raise InvalidToken()
         thumbprint = cnf.get("x5t#S256")
         if not isinstance(thumbprint, str):

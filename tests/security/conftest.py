@@ -1,0 +1,160 @@
+"""Fixtures of the security suite: the real app (as in ``tests/e2e``), two signed-in accounts,
+and names that resolve only inside a test.
+
+Every test here plays an attacker against the service as deployed: no fakes of the service's
+own parts, only of the outside world (DNS answers, a receiver on 127.0.0.1).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from pixcore.clock import SystemClock
+from pixweb.settings import Settings
+from tests.e2e.conftest import Api, running_api
+from tests.support import Client, bearer, new_client
+
+__all__ = ["ERROR_KEYS", "Signed", "all_logs", "assert_error", "fake_getaddrinfo", "log_text", "signed_in"]
+
+ERROR_KEYS = {"statusCode", "message", "error"}
+
+
+@pytest.fixture
+async def api(migrated_database: str, tmp_path: Path) -> AsyncIterator[Api]:
+    """The API as deployed by default: private webhook addresses refused, workers off (tests
+    drive settlement), the sandbox on."""
+    settings = Settings(database_url=migrated_database, data_dir=tmp_path, run_workers=False)
+    assert settings.webhook_allow_private is False
+    async with running_api(settings, SystemClock()) as running:
+        yield running
+
+
+@dataclass(frozen=True)
+class Signed:
+    """An account with a fresh token."""
+
+    client: Client
+    auth: dict[str, str]
+
+    @property
+    def account_id(self) -> int:
+        return self.client.account_id
+
+    @property
+    def key(self) -> str:
+        return self.client.opened.keys[0].value
+
+
+async def signed_in(http: httpx.AsyncClient) -> Signed:
+    client = await new_client()
+    return Signed(client, await bearer(http, client))
+
+
+def assert_error(response: httpx.Response, status: int, *, reasons: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The service's error shape with ``status``; ``reasons``: the accepted ``error`` phrases."""
+    assert response.status_code == status, response.text
+    body: dict[str, Any] = response.json()
+    assert ERROR_KEYS <= set(body) <= ERROR_KEYS | {"details"}, body
+    assert body["statusCode"] == status
+    assert isinstance(body["message"], str)
+    assert body["message"]
+    if reasons:
+        assert body["error"] in reasons, body
+    assert "Traceback" not in response.text
+    return body
+
+
+GetAddrInfo = Callable[..., Awaitable[list[tuple[Any, ...]]]]
+
+
+def fake_getaddrinfo(table: dict[str, list[str]]) -> GetAddrInfo:
+    """The event loop's ``getaddrinfo`` for the names of ``table`` only (others do not resolve),
+    so that no test asks a real DNS server."""
+
+    async def getaddrinfo(host: str, port: int, *_: Any, **__: Any) -> list[tuple[Any, ...]]:
+        if host not in table:
+            raise socket.gaierror(socket.EAI_NONAME, f"{host} is not a name of this test")
+        return [
+            (
+                socket.AF_INET6 if ":" in address else socket.AF_INET,
+                socket.SOCK_STREAM,
+                6,
+                "",
+                (address, port),
+            )
+            for address in table[host]
+        ]
+
+    return getaddrinfo
+
+
+@pytest.fixture
+async def dns(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
+    """Names answered by the event loop for this test; the test fills (and may change) the table."""
+    table: dict[str, list[str]] = {}
+    monkeypatch.setattr(asyncio.get_running_loop(), "getaddrinfo", fake_getaddrinfo(table))
+    return table
+
+
+_RECORD_FIELDS = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
+
+
+@contextmanager
+def all_logs() -> Iterator[list[logging.LogRecord]]:
+    """Every log record of every logger, at DEBUG, while the block runs (levels, handlers and
+    ``disabled`` flags are put back afterwards)."""
+    records: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+
+    keep = Keep(logging.DEBUG)
+    root = logging.getLogger()
+    loggers = [root] + [
+        logger for logger in logging.root.manager.loggerDict.values() if isinstance(logger, logging.Logger)
+    ]
+    saved = [(logger, logger.level, logger.disabled) for logger in loggers]
+    holders = [root] + [logger for logger in loggers if not logger.propagate]
+    for logger in loggers:
+        logger.setLevel(logging.DEBUG)
+        logger.disabled = False
+    for logger in holders:
+        logger.addHandler(keep)
+    try:
+        yield records
+    finally:
+        for logger in holders:
+            logger.removeHandler(keep)
+        for logger, level, disabled in saved:
+            logger.setLevel(level)
+            logger.disabled = disabled
+
+
+def log_text(records: list[logging.LogRecord]) -> str:
+    """All a log record could show anywhere: its message, arguments, traceback, stack and any
+    extra fields (what a structured formatter would print)."""
+    formatter = logging.Formatter()
+    lines: list[str] = []
+    for record in records:
+        lines.append(f"{record.name} {record.levelname} {record.getMessage()} {record.msg!r} {record.args!r}")
+        if record.exc_info:
+            lines.append(formatter.formatException(record.exc_info))
+        if record.exc_text:
+            lines.append(record.exc_text)
+        if record.stack_info:
+            lines.append(record.stack_info)
+        extra = {name: value for name, value in vars(record).items() if name not in _RECORD_FIELDS}
+        if extra:
+            lines.append(repr(extra))
+    return "\n".join(lines)

@@ -80,7 +80,8 @@ def _lifespan(settings: Settings, clock: SystemClock | None, metrics: Metrics) -
                 if settings.run_workers
                 else []
             )
-            delivery = _delivery_loop(settings, stop, metrics) if settings.run_workers else None
+            in_process = settings.run_workers and settings.run_delivery
+            delivery = _delivery_loop(settings, stop, metrics) if in_process else None
             if delivery is not None:
                 loops.append(asyncio.create_task(delivery))
             try:

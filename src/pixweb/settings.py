@@ -124,6 +124,10 @@ class Settings:
     """``PIX_WORKERS`` (default on): run settlement, refund processing, the charge sweep and webhook
     delivery inside ``pixweb serve``."""
 
+    run_delivery: bool = True
+    """``PIX_DELIVERY`` (default on): with ``PIX_WORKERS`` on, deliver webhooks inside ``pixweb serve``
+    too; off leaves delivery to ``pixnotify run`` processes."""
+
     norm_delay_seconds: int = 2
     """``PIX_NORM_SETTLEMENT_DELAY`` (default ``2``): seconds before a NORM transfer settles."""
 
@@ -155,6 +159,7 @@ class Settings:
             log_level=_str("PIX_LOG_LEVEL", "INFO").upper(),
             log_format=_choice("PIX_LOG_FORMAT", ("json", "text"), "json"),
             run_workers=_flag("PIX_WORKERS", default=True),
+            run_delivery=_flag("PIX_DELIVERY", default=True),
             norm_delay_seconds=_int("PIX_NORM_SETTLEMENT_DELAY", 2),
             db_pool_size=_positive_int("PIX_DB_POOL_SIZE", 20),
         )

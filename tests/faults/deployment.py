@@ -83,7 +83,14 @@ async def _register_webhooks(url: str, accounts: list[Account], receiver: Receiv
 
 @contextlib.asynccontextmanager
 async def deployed(
-    url: str, folder: Path, receiver: Receiver, *, apis: int = 1, notifiers: int = 0, accounts: int = 3
+    url: str,
+    folder: Path,
+    receiver: Receiver,
+    *,
+    apis: int = 1,
+    notifiers: int = 0,
+    accounts: int = 3,
+    api_delivery: bool = True,
 ) -> AsyncIterator[Deployment]:
     """The deployment, ready for load; every process is stopped (SIGTERM, then SIGKILL) on the way out."""
     env = service_env(url, folder / "data")
@@ -95,7 +102,7 @@ async def deployed(
         )
         deployment.paths = await _register_webhooks(url, deployment.accounts, receiver)
         for n in range(apis):
-            api = ApiProcess(f"api-{n}", env, folder / f"api-{n}.log")
+            api = ApiProcess(f"api-{n}", env, folder / f"api-{n}.log", delivery=api_delivery)
             deployment.apis.append(api)
             await api.start()
         for n in range(notifiers):

@@ -102,9 +102,15 @@ class Process:
 class ApiProcess(Process):
     """``pixweb serve --no-demo`` on a port of its own (kept across restarts)."""
 
-    def __init__(self, name: str, env: dict[str, str], log: Path, *, workers: bool = True) -> None:
+    def __init__(
+        self, name: str, env: dict[str, str], log: Path, *, workers: bool = True, delivery: bool = True
+    ) -> None:
         self.port = free_port()
-        env = env | {"PIX_PORT": str(self.port), "PIX_WORKERS": "on" if workers else "off"}
+        env = env | {
+            "PIX_PORT": str(self.port),
+            "PIX_WORKERS": "on" if workers else "off",
+            "PIX_DELIVERY": "on" if delivery else "off",
+        }
         super().__init__(name, [str(BIN / "pixweb"), "serve", "--no-demo"], env, log)
 
     @property

@@ -95,7 +95,9 @@ async def test_a_notifier_killed_mid_delivery_loses_no_event(
 
     trickling = asyncio.create_task(trickle())
     try:
-        async with deployed(own_database, tmp_path, receiver, notifiers=1) as deployment:
+        # Only the notifier delivers (the API settles, PIX_DELIVERY off): the kill finds it mid-delivery.
+        deployment_of = deployed(own_database, tmp_path, receiver, notifiers=1, api_delivery=False)
+        async with deployment_of as deployment:
             (notifier,) = deployment.notifiers
             for path in deployment.paths.values():
                 receiver.plan[path] = [Reply(200, hold=slow)]
@@ -105,8 +107,8 @@ async def test_a_notifier_killed_mid_delivery_loses_no_event(
                 arrived = len(receiver.received)
                 await receiver.wait_for(arrived + 20)  # delivering now
                 assert await notifier.kill() == -signal.SIGKILL
-                # It died holding claims: pending deliveries leased for its 5 seconds (the API's own
-                # loop leases for 60, and no receiver answers anything but 200 here, so no retries).
+                # It died holding claims: pending deliveries leased for its 5 seconds (no receiver
+                # answers anything but 200 here, so no retries).
                 assert await fetch_value(own_database, HELD_BY_THE_NOTIFIER) > 0
                 await notifier.start()
             await wait_until_quiet(own_database)

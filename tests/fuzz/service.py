@@ -74,6 +74,9 @@ class Target:
         return token
 
 
+OFFLINE = Path(__file__).with_name("offline")
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -92,6 +95,8 @@ def _env(database_url: str, data_dir: Path, port: int) -> dict[str, str]:
         "PIX_WORKERS": "0",  # no settlement or delivery behind the fuzzer's back, nothing sent out
         "PIX_WEBHOOK_ALLOW_PRIVATE": "1",
         "PIX_LOG_LEVEL": "WARNING",
+        # Webhook hosts resolve offline in the fuzzed process (see offline/sitecustomize.py): no DNS.
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(OFFLINE), env.get("PYTHONPATH")])),
     }
 
 

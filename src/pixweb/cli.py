@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import sys
 import warnings
 from collections.abc import Awaitable, Callable
@@ -97,6 +98,10 @@ def serve(*, demo: bool) -> None:
 
     settings = _settings()
     configure_logging(settings.log_level, settings.log_format)
+    # uvicorn shuts down gracefully on SIGTERM, then raises the signal again: with the default
+    # action the process would die there, before the embedded PostgreSQL is stopped. As an
+    # interrupt it unwinds through `finally` below, as Ctrl-C does.
+    signal.signal(signal.SIGTERM, lambda *_: signal.raise_signal(signal.SIGINT))
     try:
         settings = replace(settings, database_url=resolve_database_url(settings))
         if demo:

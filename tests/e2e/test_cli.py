@@ -488,3 +488,47 @@ async def test_an_unreachable_database_is_a_json_error_and_leaves_nothing(
     # a certificate that could not be linked is not left behind
     assert not (out / "client-key.pem").exists()
     assert not (out / "client-cert.pem").exists()
+
+
+@pytest.mark.slow
+async def test_serve_stopped_by_sigterm_stops_its_embedded_database(tmp_path: Path) -> None:
+    import signal
+    import socket
+
+    import httpx
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = _base_env(tmp_path) | {"PIX_PORT": str(port), "PIX_WORKERS": "off"}
+    server = await asyncio.create_subprocess_exec(
+        PIXWEB,
+        "serve",
+        "--no-demo",
+        env=env,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    pgdata = (tmp_path / "pg").resolve()
+    try:
+        async with httpx.AsyncClient() as http:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                try:
+                    if (await http.get(f"http://127.0.0.1:{port}/health/live")).status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+                await asyncio.sleep(0.25)
+        assert _processes_mentioning(str(pgdata)), "the embedded server should run while serving"
+        server.send_signal(signal.SIGTERM)  # what a supervisor sends
+        await asyncio.wait_for(server.wait(), timeout=30)
+    finally:
+        if server.returncode is None:
+            server.kill()
+    deadline = time.monotonic() + 15
+    left = _processes_mentioning(str(pgdata))
+    while left and time.monotonic() < deadline:
+        await asyncio.sleep(0.25)
+        left = _processes_mentioning(str(pgdata))
+    assert left == [], f"the embedded PostgreSQL outlived pixweb serve: {left}"

@@ -13,7 +13,6 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
-from pixcore import ledger
 from pixcore.accounts import Account, Counterpart
 from pixcore.charges import (
     CashInRequest,
@@ -28,11 +27,11 @@ from pixcore.charges import (
 )
 from pixcore.clock import Clock
 from pixcore.errors import AccountNotFound, ChargeNotFound, InvalidPixKey, KeyNotInDirectory
-from pixcore.events import receive_event
 from pixcore.identifiers import new_end_to_end_id, new_txid, validate_txid
 from pixcore.keys import parse_pix_key
 from pixcore.ports import UnitOfWork, UnitOfWorkFactory
 from pixcore.records import NewTransaction, TransactionStatus, TransactionType
+from pixcore.usecases.receipts import credit_receipt
 
 __all__ = [
     "ChargePayment",
@@ -262,25 +261,18 @@ async def pay_charge(
             raise ChargeNotFound()
         status = ChargeLifecycle(charge.status_at(now)).conclude()
         credited = amount_to_pay(charge, amount)
-        transaction_id = charge.transaction_id
-        if transaction_id is None:
-            transaction_id = await tx.transactions.add(
-                NewTransaction(
-                    account_id=charge.account_id,
-                    type=TransactionType.PAYMENT,
-                    status=TransactionStatus.CONFIRMED,
-                    amount=credited,
-                    created_at=now,
-                    end_to_end_id=e2e,
-                    pix_key=charge.pix_key,
-                    description=charge.payer_request,
-                    counterpart=payer,
-                    processed_at=now,
-                )
-            )
-        else:
-            await tx.transactions.confirm(transaction_id, e2e, payer, now)
-        await tx.ledger.post(transaction_id, ledger.receive(charge.account_id, credited), now)
+        transaction_id = await credit_receipt(
+            tx,
+            account_id=charge.account_id,
+            amount=credited,
+            payer=payer,
+            end_to_end_id=e2e,
+            at=now,
+            pix_key=charge.pix_key,
+            tx_id=charge.txid,
+            description=charge.payer_request,
+            pending_record=charge.transaction_id,  # a cash-in's PENDING record
+        )
         await tx.charges.update(
             charge.id,
             status=status,
@@ -289,15 +281,6 @@ async def pay_charge(
             transaction_id=transaction_id,
             paid_end_to_end_id=e2e,
         )
-        event = receive_event(
-            transaction_id=transaction_id,
-            tx_id=charge.txid,
-            amount=credited,
-            end_to_end_id=e2e,
-            debtor_name=payer.name,
-            debtor_document=payer.document,
-        )
-        await tx.outbox.add(charge.account_id, event, now)
         await tx.commit()
     paid = dataclasses.replace(
         charge, status=status, transaction_id=transaction_id, paid_end_to_end_id=e2e, paid_at=now

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from pixcore import ledger
 from pixcore.accounts import Counterpart
@@ -12,10 +13,10 @@ from pixcore.events import receive_event
 from pixcore.identifiers import new_end_to_end_id
 from pixcore.keys import PixKey
 from pixcore.money import require_positive
-from pixcore.ports import UnitOfWorkFactory
+from pixcore.ports import UnitOfWork, UnitOfWorkFactory
 from pixcore.records import NewTransaction, TransactionStatus, TransactionType
 
-__all__ = ["Receipt", "receive_payment"]
+__all__ = ["Receipt", "credit_receipt", "receive_payment"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,28 +48,61 @@ async def receive_payment(
         account_id = await tx.keys.owner_of(key)
         if account_id is None or (only_for is not None and account_id != only_for):
             raise KeyNotInDirectory("The key is not a key of your account." if only_for else None)
+        transaction_id = await credit_receipt(
+            tx,
+            account_id=account_id,
+            amount=amount,
+            payer=payer,
+            end_to_end_id=e2e,
+            at=now,
+            pix_key=key.value,
+            tx_id=tx_id,
+        )
+        await tx.commit()
+    return Receipt(transaction_id, account_id, e2e)
+
+
+async def credit_receipt(
+    tx: UnitOfWork,
+    *,
+    account_id: int,
+    amount: int,
+    payer: Counterpart,
+    end_to_end_id: str,
+    at: datetime,
+    pix_key: str,
+    tx_id: str | None = None,
+    description: str | None = None,
+    pending_record: int | None = None,
+) -> int:
+    """Inside a unit of work: the CONFIRMED PAYMENT record (a new one, or ``pending_record``
+    confirmed), the ``receive`` posting and the RECEIVE event. Returns the record's id."""
+    transaction_id = pending_record
+    if transaction_id is None:
         transaction_id = await tx.transactions.add(
             NewTransaction(
                 account_id=account_id,
                 type=TransactionType.PAYMENT,
                 status=TransactionStatus.CONFIRMED,
                 amount=amount,
-                created_at=now,
-                end_to_end_id=e2e,
-                pix_key=key.value,
+                created_at=at,
+                end_to_end_id=end_to_end_id,
+                pix_key=pix_key,
+                description=description,
                 counterpart=payer,
-                processed_at=now,
+                processed_at=at,
             )
         )
-        await tx.ledger.post(transaction_id, ledger.receive(account_id, amount), now)
-        event = receive_event(
-            transaction_id=transaction_id,
-            tx_id=tx_id,
-            amount=amount,
-            end_to_end_id=e2e,
-            debtor_name=payer.name,
-            debtor_document=payer.document,
-        )
-        await tx.outbox.add(account_id, event, now)
-        await tx.commit()
-    return Receipt(transaction_id, account_id, e2e)
+    else:
+        await tx.transactions.confirm(transaction_id, end_to_end_id, payer, at)
+    await tx.ledger.post(transaction_id, ledger.receive(account_id, amount), at)
+    event = receive_event(
+        transaction_id=transaction_id,
+        tx_id=tx_id,
+        amount=amount,
+        end_to_end_id=end_to_end_id,
+        debtor_name=payer.name,
+        debtor_document=payer.document,
+    )
+    await tx.outbox.add(account_id, event, at)
+    return transaction_id

@@ -13,6 +13,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
+from pixcore import brcode
 from pixcore.accounts import Account, Counterpart
 from pixcore.charges import (
     CashInRequest,
@@ -26,12 +27,19 @@ from pixcore.charges import (
     new_location_id,
 )
 from pixcore.clock import Clock
-from pixcore.errors import AccountNotFound, ChargeNotFound, InvalidPixKey, KeyNotInDirectory
+from pixcore.errors import (
+    AccountNotFound,
+    ChargeNotFound,
+    InvalidAmount,
+    InvalidBrCode,
+    InvalidPixKey,
+    KeyNotInDirectory,
+)
 from pixcore.identifiers import new_end_to_end_id, new_txid, validate_txid
 from pixcore.keys import parse_pix_key
 from pixcore.ports import UnitOfWork, UnitOfWorkFactory
 from pixcore.records import NewTransaction, TransactionStatus, TransactionType
-from pixcore.usecases.receipts import credit_receipt
+from pixcore.usecases.receipts import credit_receipt, receive_payment
 
 __all__ = [
     "ChargePayment",
@@ -42,6 +50,7 @@ __all__ = [
     "get_charge",
     "get_charge_by_location",
     "pay_charge",
+    "pay_code",
 ]
 
 
@@ -286,3 +295,39 @@ async def pay_charge(
         charge, status=status, transaction_id=transaction_id, paid_end_to_end_id=e2e, paid_at=now
     )
     return ChargePayment(paid, transaction_id, e2e, credited)
+
+
+async def pay_code(
+    uow: UnitOfWorkFactory,
+    clock: Clock,
+    *,
+    code: str,
+    location_prefix: str,
+    payer: Counterpart,
+    amount: int | None = None,
+    only_for: int | None = None,
+) -> str:
+    """An outside payer pays a BR Code ("Pix Copia e Cola"); returns the end-to-end id.
+
+    A dynamic code pays the charge at its location, which must be one of this service's
+    (``location_prefix``: another PSP's payload names no charge of ours); a static code pays
+    its key, with its own amount unless ``amount`` is given.
+    """
+    decoded = brcode.decode(code)
+    if decoded.location is not None:
+        if not decoded.location.startswith(location_prefix):
+            raise ChargeNotFound("The code points at another PSP's payload, not at a charge of this service.")
+        location_id = decoded.location.removeprefix(location_prefix)
+        paid = await pay_charge(
+            uow, clock, location_id=location_id, payer=payer, amount=amount, only_for=only_for
+        )
+        return paid.end_to_end_id
+    if decoded.key is None:
+        raise InvalidBrCode("the code names neither a key nor a charge")
+    paying = amount if amount is not None else decoded.amount
+    if paying is None:
+        raise InvalidAmount("the code leaves the amount to the payer: give one")
+    receipt = await receive_payment(
+        uow, clock, key=parse_pix_key(decoded.key), amount=paying, payer=payer, tx_id=None, only_for=only_for
+    )
+    return receipt.end_to_end_id

@@ -10,16 +10,15 @@ import msgspec
 from litestar import Controller, Request, post
 from litestar.params import JSONBody
 
-from pixcore import brcode
 from pixcore.accounts import Counterpart
 from pixcore.clock import format_timestamp
 from pixcore.documents import parse_document
-from pixcore.errors import ChargeNotFound, ValidationError
+from pixcore.errors import ValidationError
 from pixcore.identifiers import validate_ispb
 from pixcore.keys import parse_pix_key
 from pixcore.money import parse_amount_number, require_positive
 from pixcore.transfers import DirectoryEntry
-from pixcore.usecases.charges import pay_charge
+from pixcore.usecases.charges import pay_code
 from pixcore.usecases.receipts import receive_payment
 from pixweb.api.deps import principal_of, services_of
 from pixweb.errors import error_responses
@@ -67,13 +66,6 @@ class ClockOut(msgspec.Struct):
     now: str
 
 
-def _location_id(location: str, prefix: str) -> str:
-    """The charge id in a payload URL of this service; another PSP's URL names no charge of ours."""
-    if not location.startswith(prefix):
-        raise ChargeNotFound("The code points at another PSP's payload, not at a charge of this service.")
-    return location.removeprefix(prefix)
-
-
 class SandboxController(Controller):
     path = "/sandbox"
     tags = ["Sandbox"]  # noqa: RUF012 - Litestar reads class attributes
@@ -112,28 +104,25 @@ class SandboxController(Controller):
         counterpart = Counterpart(payer.name, parse_document(payer.document).value, validate_ispb(payer.ispb))
         amount = None if data.amount is None else require_positive(parse_amount_number(data.amount))
         account_id = principal_of(request).account_id
-        pix_key = data.pix_key
         if data.pix_copia_e_cola is not None:
-            if pix_key is not None:
+            if data.pix_key is not None:
                 raise ValidationError("Give pixCopiaECola or pixKey, not both.")
-            code = brcode.decode(data.pix_copia_e_cola)
-            if code.location is not None:
-                paid = await pay_charge(
-                    services.uow,
-                    services.clock,
-                    location_id=_location_id(code.location, services.settings.location_prefix),
-                    payer=counterpart,
-                    amount=amount,
-                    only_for=account_id,
-                )
-                return PaymentOut(end_to_end_id=paid.end_to_end_id)
-            pix_key, amount = code.key, amount if amount is not None else code.amount
-        if pix_key is None or amount is None:
+            e2e = await pay_code(
+                services.uow,
+                services.clock,
+                code=data.pix_copia_e_cola,
+                location_prefix=services.settings.location_prefix,
+                payer=counterpart,
+                amount=amount,
+                only_for=account_id,
+            )
+            return PaymentOut(end_to_end_id=e2e)
+        if data.pix_key is None or amount is None:
             raise ValidationError("Give pixCopiaECola, or pixKey and amount.")
         receipt = await receive_payment(
             services.uow,
             services.clock,
-            key=parse_pix_key(pix_key),
+            key=parse_pix_key(data.pix_key),
             amount=amount,
             payer=counterpart,
             only_for=account_id,

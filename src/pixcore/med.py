@@ -76,9 +76,8 @@ class NewMedCase:
     amount: int
     """The disputed amount: what of the receipt was still refundable when the case opened."""
     blocked: int
-    """What was blocked: the disputed amount, or what ``available`` held if that was less."""
-    transaction_id: int | None
-    """The REFUND_IN record the block is posted on (None when nothing could be blocked)."""
+    """What was blocked (posted on the disputed receipt's transaction): the disputed amount, or
+    what ``available`` held if that was less."""
     created_at: datetime
 
 

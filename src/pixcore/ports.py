@@ -27,7 +27,7 @@ from pixcore.keys import PixKey
 from pixcore.ledger import Posting
 from pixcore.med import MedCase, MedStatus, NewMedCase
 from pixcore.records import NewTransaction, NewTransfer, TransactionStatus, TransactionType, Transfer
-from pixcore.refunds import NewRefund, Receipt, Refund, RefundKind, RefundStatus
+from pixcore.refunds import NewRefund, Original, Refund, RefundKind, RefundStatus
 from pixcore.transfers import DirectoryEntry, TransferState
 from pixcore.webhooks import Delivery, DeliveryStatus, EventType, NewWebhook, Webhook, WebhookSecret
 
@@ -182,12 +182,12 @@ class ChargeRepository(Protocol):
 class RefundRepository(Protocol):
     async def lock_original(
         self, account_id: int, end_to_end_id: str, kind: TransactionType
-    ) -> Receipt | None:
+    ) -> Original | None:
         """The account's CONFIRMED transaction of ``kind`` with this end-to-end id, locked
         (``FOR UPDATE``) so that refunds of it are counted one request at a time."""
         ...
 
-    async def original_of(self, transaction_id: int) -> Receipt | None:
+    async def original_of(self, transaction_id: int) -> Original | None:
         """The transaction a refund refers to, read without a lock."""
         ...
 

@@ -23,7 +23,7 @@ __all__ = [
     "MAX_DESCRIPTION",
     "REFUND_WINDOW",
     "NewRefund",
-    "Receipt",
+    "Original",
     "Refund",
     "RefundKind",
     "RefundLifecycle",
@@ -127,8 +127,9 @@ class RefundRequest:
 
 
 @dataclass(frozen=True, slots=True)
-class Receipt:
-    """What a refund refers to: a transaction of the account, locked while refunds are counted."""
+class Original:
+    """The transaction a refund refers to (a receipt, or a transfer we sent), locked while its
+    refunds are counted."""
 
     transaction_id: int
     account_id: int

@@ -8,7 +8,7 @@ from datetime import datetime
 from pixcore.errors import DuplicateMedCase
 from pixcore.med import MedCase, MedStatus, NewMedCase
 from pixcore.records import TransactionStatus, TransactionType
-from pixcore.refunds import NewRefund, Receipt, Refund, RefundKind, RefundStatus
+from pixcore.refunds import NewRefund, Original, Refund, RefundKind, RefundStatus
 from pixcore.testing._store import IntegrityError, _Repository
 
 __all__ = ["InMemoryMed", "InMemoryRefunds"]
@@ -20,7 +20,7 @@ class InMemoryRefunds(_Repository):
     def _visible(self) -> dict[int, Refund]:
         return {**self._committed.refunds, **self._staged.refunds}
 
-    def _receipt(self, transaction_id: int) -> Receipt | None:
+    def _receipt(self, transaction_id: int) -> Original | None:
         record = self._staged.transactions.get(transaction_id) or self._committed.transactions.get(
             transaction_id
         )
@@ -29,7 +29,7 @@ class InMemoryRefunds(_Repository):
         charges = {**self._committed.charges, **self._staged.charges}.values()
         tx_id = next((c.txid for c in charges if c.transaction_id == transaction_id), None)
         c = record.counterpart
-        return Receipt(
+        return Original(
             transaction_id=transaction_id,
             account_id=record.account_id,
             amount=record.amount,
@@ -43,7 +43,7 @@ class InMemoryRefunds(_Repository):
 
     async def lock_original(
         self, account_id: int, end_to_end_id: str, kind: TransactionType
-    ) -> Receipt | None:
+    ) -> Original | None:
         records = {**self._committed.transactions, **self._staged.transactions}
         for transaction_id, record in records.items():
             if (
@@ -55,7 +55,7 @@ class InMemoryRefunds(_Repository):
                 return self._receipt(transaction_id)
         return None
 
-    async def original_of(self, transaction_id: int) -> Receipt | None:
+    async def original_of(self, transaction_id: int) -> Original | None:
         return self._receipt(transaction_id)
 
     async def total(self, original_transaction_id: int, kind: RefundKind) -> int:

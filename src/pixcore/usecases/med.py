@@ -18,7 +18,7 @@ from pixcore.med import MedCase, MedLifecycle, MedReason, MedStatus, NewMedCase
 from pixcore.ports import UnitOfWork, UnitOfWorkFactory
 from pixcore.queries import MAX_ID
 from pixcore.records import TransactionType
-from pixcore.refunds import Receipt, Refund, RefundNature
+from pixcore.refunds import Original, Refund, RefundNature
 from pixcore.usecases.refunds import finish_refund, refundable, start_refund
 
 __all__ = ["MedOutcome", "accept_med", "open_med", "reject_med"]
@@ -58,7 +58,6 @@ async def open_med(
                 reason=reason,
                 amount=disputed,
                 blocked=blocked,
-                transaction_id=receipt.transaction_id if blocked else None,
                 created_at=now,
             )
         )
@@ -78,7 +77,7 @@ async def _notify(tx: UnitOfWork, case: MedCase, status: MedStatus) -> None:
     await tx.outbox.add(case.account_id, event, case.finished_at or case.created_at)
 
 
-async def _locked(tx: UnitOfWork, account_id: int, case_id: int) -> tuple[MedCase, Receipt]:
+async def _locked(tx: UnitOfWork, account_id: int, case_id: int) -> tuple[MedCase, Original]:
     if not 1 <= case_id <= MAX_ID:  # ids are bigint: a larger one names nothing
         raise MedCaseNotFound()
     case = await tx.med.lock(account_id, case_id)

@@ -30,7 +30,7 @@ from pixcore.refunds import (
     INSUFFICIENT_FUNDS,
     REFUND_WINDOW,
     NewRefund,
-    Receipt,
+    Original,
     Refund,
     RefundKind,
     RefundLifecycle,
@@ -57,14 +57,14 @@ class RequestedRefund:
     """False when the same request was made before: this is that refund."""
 
 
-async def refundable(tx: UnitOfWork, receipt: Receipt) -> int:
+async def refundable(tx: UnitOfWork, receipt: Original) -> int:
     """What of a receipt may still be refunded: its amount less the refunds not NAO_REALIZADO
     and an open MED case's disputed amount. Call with the receipt locked."""
     taken = await tx.refunds.total(receipt.transaction_id, RefundKind.SENT)
     return receipt.amount - taken - await tx.med.open_amount(receipt.transaction_id)
 
 
-def _counterpart(receipt: Receipt) -> Counterpart | None:
+def _counterpart(receipt: Original) -> Counterpart | None:
     if receipt.counterpart_name is None or receipt.counterpart_document is None:
         return None
     return Counterpart(receipt.counterpart_name, receipt.counterpart_document, receipt.counterpart_ispb or "")
@@ -72,7 +72,7 @@ def _counterpart(receipt: Receipt) -> Counterpart | None:
 
 async def start_refund(
     tx: UnitOfWork,
-    receipt: Receipt,
+    receipt: Original,
     *,
     refund_id: str,
     amount: int,
@@ -234,7 +234,7 @@ def _finished(refund: Refund, status: RefundStatus, reason: str | None, now: dat
     return dataclasses.replace(refund, status=status, reason=reason, finished_at=now)
 
 
-async def _original(tx: UnitOfWork, refund: Refund) -> Receipt:
+async def _original(tx: UnitOfWork, refund: Refund) -> Original:
     receipt = await tx.refunds.original_of(refund.original_transaction_id)
     if receipt is None:  # a foreign key guarantees it
         raise TransactionNotFound()

@@ -9,7 +9,7 @@ import asyncpg
 from pixcore.errors import DuplicateMedCase
 from pixcore.med import MedCase, MedReason, MedStatus, NewMedCase
 from pixcore.records import TransactionType
-from pixcore.refunds import NewRefund, Receipt, Refund, RefundKind, RefundNature, RefundStatus
+from pixcore.refunds import NewRefund, Original, Refund, RefundKind, RefundNature, RefundStatus
 from pixweb.persistence.repository import Repository
 
 __all__ = ["PostgresMed", "PostgresRefunds"]
@@ -27,8 +27,8 @@ _REFUND_COLUMNS = """
 """
 
 
-def _receipt(row: asyncpg.Record) -> Receipt:
-    return Receipt(
+def _receipt(row: asyncpg.Record) -> Original:
+    return Original(
         transaction_id=row["id"],
         account_id=row["account_id"],
         amount=row["amount"],
@@ -66,7 +66,7 @@ def _refund(row: asyncpg.Record) -> Refund:
 class PostgresRefunds(Repository):
     async def lock_original(
         self, account_id: int, end_to_end_id: str, kind: TransactionType
-    ) -> Receipt | None:
+    ) -> Original | None:
         row = await self._conn.fetchrow(
             _RECEIPT
             + """
@@ -79,7 +79,7 @@ class PostgresRefunds(Repository):
         )
         return _receipt(row) if row else None
 
-    async def original_of(self, transaction_id: int) -> Receipt | None:
+    async def original_of(self, transaction_id: int) -> Original | None:
         row = await self._conn.fetchrow(_RECEIPT + " WHERE t.id = $1", transaction_id)
         return _receipt(row) if row else None
 
@@ -180,7 +180,6 @@ def _case(row: asyncpg.Record) -> MedCase:
         status=MedStatus(row["status"]),
         amount=row["amount"],
         blocked=row["blocked"],
-        transaction_id=row["original_transaction_id"] if row["blocked"] else None,
         created_at=row["created_at"],
         finished_at=row["finished_at"],
     )

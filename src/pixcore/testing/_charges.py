@@ -34,7 +34,7 @@ class InMemoryCharges(_Repository):
         ):
             raise DuplicateExternalId(f"a cash-in with externalId {charge.external_id} exists already")
         fields = {f.name: getattr(charge, f.name) for f in dataclasses.fields(charge)}
-        stored = Charge(**fields, id=self._uow.store._next_charge_id(), updated_at=charge.created_at)
+        stored = Charge(**fields, id=self._uow.store._next_id("charges"), updated_at=charge.created_at)
         self._staged.charges[stored.id] = stored
         return stored
 

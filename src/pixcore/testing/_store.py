@@ -116,7 +116,6 @@ class InMemoryStore:
         self.commits = 0
         self._last_account_id = 0
         self._last_transaction_id = 0
-        self._last_charge_id = 0
         self._sequences: dict[str, int] = {}
         self._transfer_locks: dict[int, InMemoryUnitOfWork] = {}
         self.account_locks = AccountLocks()  # webhook registrations lock their account
@@ -200,13 +199,9 @@ class InMemoryStore:
         return self._last_account_id
 
     def _next_id(self, table: str) -> int:
-        """A sequence per table (refunds, med_cases): spent even on rollback."""
+        """A sequence per table (charges, refunds, med_cases): spent even on rollback."""
         self._sequences[table] = self._sequences.get(table, 0) + 1
         return self._sequences[table]
-
-    def _next_charge_id(self) -> int:
-        self._last_charge_id += 1
-        return self._last_charge_id
 
     def _next_transaction_id(self) -> int:
         self._last_transaction_id += 1

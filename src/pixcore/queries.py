@@ -153,9 +153,14 @@ def mask_counterpart_document(document: str | None) -> str | None:
 # ------------------------------------------------------------------------------ read model
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TransactionView:
-    """One transaction record as the queries read it. Amounts in centavos."""
+    """One transaction record as the queries read it. Amounts in centavos.
+
+    Not frozen: a statement page makes a thousand of these, and a frozen dataclass's
+    ``__init__`` (``object.__setattr__`` per field) costs four times as much. Nothing
+    writes to one after it is made.
+    """
 
     id: int
     account_id: int

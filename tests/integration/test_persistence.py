@@ -429,3 +429,28 @@ async def test_a_failing_commit_raises_its_error_and_frees_the_connection(migrat
     async with PostgresUnitOfWork() as uow:
         assert await uow.connection.fetchval("SELECT 1") == 1
         await uow.rollback()
+
+
+async def test_a_connection_goes_back_to_the_pool_without_a_reset_round_trip(
+    migrated_database: str, conn: asyncpg.Connection
+) -> None:
+    """``engine.keep_session``: no ``RESET ALL ...`` statement on release (the connection's last
+    statement is the caller's own), yet a transaction left open is rolled back."""
+    from pixweb.persistence.engine import DB
+
+    assert DB.pool is not None
+    async with DB.pool.acquire() as pooled:
+        pid = pooled.get_server_pid()
+        await pooled.fetchval("SELECT 'the last statement'")
+    activity = "SELECT state, query FROM pg_stat_activity WHERE pid = $1"
+    state, query = await conn.fetchrow(activity, pid)
+    assert (state, query) == ("idle", "SELECT 'the last statement'")
+
+    async with DB.pool.acquire() as pooled:
+        pid = pooled.get_server_pid()
+        await pooled.execute("BEGIN")
+        await pooled.execute("SELECT pg_advisory_xact_lock(42)")
+    state, query = await conn.fetchrow(activity, pid)
+    assert (state, query) == ("idle", "ROLLBACK")
+    locks = "SELECT count(*) FROM pg_locks WHERE pid = $1 AND locktype = 'advisory'"
+    assert await conn.fetchval(locks, pid) == 0

@@ -201,3 +201,40 @@ async def test_lookups_use_indexes(
 
 def test_the_adapter_reads_columns_in_the_order_of_the_read_model() -> None:
     assert tuple(field.name for field in dataclasses.fields(TransactionView)) == COLUMNS
+
+
+PAGING = [
+    ({}, 100),
+    ({"status": "ERROR"}, 37),
+    ({"type": "REFUND_IN", "status": "PENDING"}, 20),
+]
+
+
+@pytest.mark.parametrize(("params", "size"), PAGING, ids=["all", "status", "status and type"])
+async def test_every_page_holds_the_rows_a_plain_offset_gives(
+    populated: Populated, conn: asyncpg.Connection, params: dict[str, str], size: int
+) -> None:
+    """Pages past the middle are read from the oldest end (``list_statement``): the same rows,
+    newest first, for every page and one past the last."""
+    now = datetime.now(UTC)
+    query = parse_list_query(ListKind.TRANSACTIONS, now=now, size=str(size), **params)  # type: ignore[arg-type]
+    extra = "".join(f" AND {column} = ${n}" for n, column in enumerate(params, start=4))
+    plain = (
+        "SELECT id FROM transactions WHERE account_id = $1 AND created_at >= $2 AND created_at <= $3"  # noqa: S608
+        f"{extra} ORDER BY created_at DESC, id DESC"
+    )
+    everything = [
+        row["id"]
+        for row in await conn.fetch(
+            plain, populated.account_id, query.filter.start, query.filter.end, *params.values()
+        )
+    ]
+    pages = -(-len(everything) // size)
+    assert pages >= 10  # deep enough for both ends to be used
+    for page in range(1, pages + 2):
+        paged = dataclasses.replace(query, page=page)
+        sql, args = list_statement(populated.account_id, paged)
+        rows = await conn.fetch(sql, *args)
+        assert rows[0]["total"] == len(everything)
+        got = [row["id"] for row in rows if row["id"] is not None]
+        assert got == everything[(page - 1) * size : page * size], page

@@ -49,7 +49,7 @@ EndDate = Annotated[
 ]
 
 
-class BankOut(msgspec.Struct, rename={"bank_ispb": "bankISPB"}):
+class BankOut(msgspec.Struct, rename={"bank_ispb": "bankISPB"}, gc=False):
     bank_ispb: str | None
     bankName: str | None  # noqa: N815 - the wire's names
     bankCode: str | None  # noqa: N815
@@ -57,13 +57,16 @@ class BankOut(msgspec.Struct, rename={"bank_ispb": "bankISPB"}):
     accountNumber: str | None  # noqa: N815
 
 
-class CounterpartOut(msgspec.Struct):
+class CounterpartOut(msgspec.Struct, gc=False):
     name: str | None
     document: str | None
     bank: BankOut
 
 
-class TransactionOut(msgspec.Struct, rename="camel"):
+# The list items are untracked by the garbage collector (gc=False): trees of strings, numbers
+# and these structs, never part of a cycle. A 1,000-record page would otherwise add 3,000
+# objects to every collection that runs while it is built.
+class TransactionOut(msgspec.Struct, rename="camel", gc=False):
     transaction_id: str
     external_id: str | None
     status: str

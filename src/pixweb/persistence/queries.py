@@ -87,14 +87,31 @@ def list_statement(account_id: int, query: ListQuery, *, cap: int | None = None)
         limit = min(query.size, cap - offset)
     args += [limit, offset]
     at_limit, at_offset = len(args) - 1, len(args)
+    newest_first = (
+        f"SELECT id FROM transactions WHERE {matches}"  # noqa: S608 - fixed text
+        f" ORDER BY created_at DESC, id DESC LIMIT ${at_limit} OFFSET ${at_offset}"
+    )
+    if cap is None:
+        # A page past the middle is found from the other end: the same rows, with the shorter
+        # skip (the last page of 85,000 matches skips 0 rows instead of 84,980).
+        oldest_first = (
+            f"SELECT id FROM transactions WHERE {matches}"  # noqa: S608 - fixed text
+            f" ORDER BY created_at, id LIMIT greatest(least(${at_limit}, c.total - ${at_offset}), 0)"
+            f" OFFSET greatest(c.total - ${at_offset} - ${at_limit}, 0)"
+        )
+        ids = (
+            f"CASE WHEN 2 * ${at_offset} + ${at_limit} <= c.total THEN ARRAY({newest_first})"
+            f" ELSE ARRAY({oldest_first}) END"
+        )
+    else:  # the capped count is no position from the oldest end
+        ids = f"ARRAY({newest_first})"
     sql = f"""
 SELECT c.total, {_SELECTED}
   FROM ({count}) c
-  LEFT JOIN (
+  LEFT JOIN LATERAL (
         SELECT {_SELECTED}
           FROM transactions t
-         WHERE t.id = ANY (ARRAY(SELECT id FROM transactions WHERE {matches}
-                                  ORDER BY created_at DESC, id DESC LIMIT ${at_limit} OFFSET ${at_offset}))
+         WHERE t.id = ANY ({ids})
        ) t ON true
  ORDER BY t.created_at DESC, t.id DESC
 """  # noqa: S608 - fixed text: columns and placeholders, every value is a parameter

@@ -335,7 +335,8 @@ class PlainClient:
     async def open(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         """A fresh connection (the server closes one left idle for 5 s)."""
         await self.close()
-        self.streams = await asyncio.open_connection(self.host, self.port)
+        # a buffer the size of the largest page, so that reading one never pauses the transport
+        self.streams = await asyncio.open_connection(self.host, self.port, limit=1 << 20)
         return self.streams
 
     async def close(self) -> None:

@@ -23,7 +23,9 @@ from pixcore.queries import (
     TransactionView,
     display_status,
     display_type,
+    movement_of,
 )
+from pixcore.records import TransactionStatus, TransactionType
 from pixcore.usecases.queries import find_by_pix_key, get_transaction, list_by_pix_key, list_transactions
 from pixweb.api.deps import principal_of, services_of
 from pixweb.errors import error_responses
@@ -133,14 +135,20 @@ def _amount_string(cents: int) -> str:
     return format_amount_string(cents) if cents >= 0 else "-" + format_amount_string(-cents)
 
 
+# The display texts by raw value, looked up once here: a 1,000-record page asks 3,000 times.
+_STATUS_TEXT = {status: display_status(status) for status in TransactionStatus}
+_TYPE_TEXT = {kind: display_type(kind) for kind in TransactionType}
+_MOVEMENT_TEXT = {kind: movement_of(kind).value for kind in TransactionType}
+
+
 def transaction_out(view: TransactionView) -> TransactionOut:
     """A list item (and the pix-key look-up): display values, amounts as numbers, document masked."""
     return TransactionOut(
         transaction_id=str(view.id),
         external_id=view.external_id,
-        status=display_status(view.status),
-        operation_type=display_type(view.type),
-        movement_type=view.movement.value,
+        status=_STATUS_TEXT[view.status],
+        operation_type=_TYPE_TEXT[view.type],
+        movement_type=_MOVEMENT_TEXT[view.type],
         original_amount=cents_to_decimal(view.amount),
         fee_amount=cents_to_decimal(view.fee),
         final_amount=cents_to_decimal(view.final_amount),

@@ -28,9 +28,15 @@ While the recorded requests of either run, this process's garbage collector
 is off (``timeit`` does the same): on two CPUs a collection in the client
 would land in the service's latency.
 
-Printed: p50 and p99 of both, and the ratios SQL/API (1.0 would mean the
-service adds nothing to its query). Targets (issue 7): API p99 under 25 ms
-for every case, ratio at least 0.4.
+* Floor: ``bench/_floor_app.py``, a bare ASGI app on uvicorn (no framework,
+  no authentication, no read model) that runs the same statement and returns
+  its rows as JSON, measured with the same client. It shows what any service
+  on this HTTP server could reach: where the floor's own ratio is under 0.4,
+  so is every service's.
+
+Printed: p50 and p99 of each, and the ratios SQL/API (1.0 would mean the
+service adds nothing to its query) and SQL/floor. Targets (issue 7): API p99
+under 25 ms for every case, ratio at least 0.4.
 
 Every run uses a fresh database ``pixbench_<random>`` on the server of
 ``--database-url`` (or, with ``--embedded``, a throw-away embedded server),
@@ -46,14 +52,17 @@ import asyncio
 import contextlib
 import gc
 import importlib.util
+import os
+import pickle
 import random
 import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -96,6 +105,7 @@ _transfers = _sibling("transfers")
 api_server = _transfers.api_server
 bench_database = _transfers.bench_database
 postgres_server = _transfers.postgres_server
+free_port = _transfers.free_port
 DEFAULT_URL: str = _transfers.DEFAULT_URL
 
 TARGET_P99_MS = 25.0
@@ -226,6 +236,7 @@ class Case:
     params: dict[str, str]
     statement: Callable[[], tuple[str, list[Any]]]  # built afresh per call: "now" moves
     api: list[float] = field(default_factory=list)
+    floor: list[float] = field(default_factory=list)
     sql: list[float] = field(default_factory=list)
 
     @staticmethod
@@ -372,7 +383,42 @@ async def timed(call: Callable[[], Awaitable[object]], warmup: int, count: int) 
     return samples
 
 
-async def measure(url: str, base_url: str, holder: Holder, args: argparse.Namespace) -> list[Case]:
+@contextlib.contextmanager
+def floor_server(url: str, statements: list[tuple[str, list[Any]]], folder: Path) -> Iterator[str]:
+    """``bench/_floor_app.py`` serving ``statements`` on a free port, until it answers; stopped on exit."""
+    cases = folder / "floor-cases.pickle"
+    cases.write_bytes(pickle.dumps(statements))
+    port = free_port()
+    env = os.environ | {"FLOOR_CASES": str(cases), "FLOOR_DATABASE_URL": url}
+    script = Path(__file__).with_name("_floor_app.py")
+    process = subprocess.Popen([sys.executable, str(script), str(port)], env=env, start_new_session=True)  # noqa: S603
+    base_url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            if process.poll() is not None:
+                raise SystemExit(f"the floor app exited with {process.returncode}")
+            if time.monotonic() > deadline:
+                raise SystemExit("the floor app did not answer in 30 s")
+            try:
+                if httpx.get(f"{base_url}/case/0", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.05)
+        yield base_url
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+async def measure(
+    url: str, base_url: str, holder: Holder, args: argparse.Namespace, folder: Path
+) -> list[Case]:
+    stack = contextlib.ExitStack()
     async with httpx.AsyncClient(base_url=base_url, timeout=30) as http:
         token = await http.post(
             "/api/auth/token",
@@ -384,8 +430,10 @@ async def measure(url: str, base_url: str, holder: Holder, args: argparse.Namesp
         cases = await make_cases(url, holder, http, auth)
         plain = PlainClient(base_url)
         conn = await asyncpg.connect(url)
+        floor_url = stack.enter_context(floor_server(url, [case.statement() for case in cases], folder))
+        floor = PlainClient(floor_url)
         try:
-            for case in cases:
+            for number, case in enumerate(cases):
                 probe = await http.get(case.path, params=case.params, headers=auth)
                 if probe.status_code != 200:
                     raise SystemExit(f"{case.name}: {probe.status_code} {probe.text}")
@@ -400,16 +448,25 @@ async def measure(url: str, base_url: str, holder: Holder, args: argparse.Namesp
                     if status != 200:
                         raise SystemExit(f"{case.name}: {status} {body.decode(errors='replace')}")
 
+                async def floor_call(number: int = number) -> None:
+                    status, body = await floor.get(f"/case/{number}", {}, {})
+                    if status != 200:
+                        raise SystemExit(f"floor of case {number}: {status} {body.decode(errors='replace')}")
+
                 async def sql_call(case: Case = case) -> None:
                     sql, sql_args = case.statement()
                     await conn.fetch(sql, *sql_args)
 
                 case.api = await timed(api_call, args.warmup, args.requests)
+                await floor.open()
+                case.floor = await timed(floor_call, args.warmup, args.requests)
                 case.sql = await timed(sql_call, args.warmup, args.requests)
                 print(f"  {case.name}: API p50 {case.ms(case.api, 50):.2f} ms", flush=True)
         finally:
             await plain.close()
+            await floor.close()
             await conn.close()
+            stack.close()
     return cases
 
 
@@ -418,16 +475,24 @@ def report(cases: list[Case], args: argparse.Namespace) -> None:
         f"\n{args.requests} requests per case, one {args.client} client, after {args.warmup} unrecorded;"
         f" {args.rows:,} rows"
     )
-    print("\n| case | API p50 / p99 ms | SQL p50 / p99 ms | ratio p50 | ratio p99 |")
-    print("|---|---:|---:|---:|---:|")
+    print(
+        "\n| case | API p50 / p99 ms | floor p50 / p99 ms | SQL p50 / p99 ms | ratio p50 | ratio p99"
+        " | floor's ratio p50 |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
     worst_p99, worst_ratio = 0.0, float("inf")
+    below_floor = []
     for case in cases:
         api50, api99 = case.ms(case.api, 50), case.ms(case.api, 99)
+        floor50, floor99 = case.ms(case.floor, 50), case.ms(case.floor, 99)
         sql50, sql99 = case.ms(case.sql, 50), case.ms(case.sql, 99)
         worst_p99, worst_ratio = max(worst_p99, api99), min(worst_ratio, sql50 / api50)
+        if sql50 / floor50 < TARGET_RATIO:
+            below_floor.append(case.name)
         print(
-            f"| {case.name} | {api50:.2f} / {api99:.2f} | {sql50:.2f} / {sql99:.2f} |"
-            f" {sql50 / api50:.2f} | {sql99 / api99:.2f} |"
+            f"| {case.name} | {api50:.2f} / {api99:.2f} | {floor50:.2f} / {floor99:.2f} |"
+            f" {sql50:.2f} / {sql99:.2f} | {sql50 / api50:.2f} | {sql99 / api99:.2f} |"
+            f" {sql50 / floor50:.2f} |"
         )
     write_summary(
         args.summary,
@@ -450,6 +515,11 @@ def report(cases: list[Case], args: argparse.Namespace) -> None:
     ratio = "met" if worst_ratio >= TARGET_RATIO else "MISSED"
     print(f"\ntarget: API p99 under {TARGET_P99_MS:g} ms in every case: {p99} (worst {worst_p99:.2f} ms)")
     print(f"target: ratio (p50) at least {TARGET_RATIO} in every case: {ratio} (lowest {worst_ratio:.2f})")
+    if below_floor:
+        print(
+            f"the floor itself (a bare ASGI app on uvicorn) is under {TARGET_RATIO} in {len(below_floor)}"
+            f" case(s): {', '.join(below_floor)}"
+        )
 
 
 def main() -> None:
@@ -482,7 +552,7 @@ def main() -> None:
         holder = asyncio.run(open_holder(db_url, folder))
         asyncio.run(load(db_url, holder, args.rows, datetime.now(UTC) - timedelta(minutes=1)))
         base_url, _ = stack.enter_context(api_server(db_url, folder))
-        cases = asyncio.run(measure(db_url, base_url, holder, args))
+        cases = asyncio.run(measure(db_url, base_url, holder, args, folder))
     report(cases, args)
 
 

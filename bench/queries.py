@@ -51,7 +51,6 @@ import argparse
 import asyncio
 import contextlib
 import gc
-import importlib.util
 import os
 import pickle
 import random
@@ -66,13 +65,13 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
 import asyncpg
 import httpx
 from _figures import Figure, add_summary_option, write_summary  # bench/ is on sys.path
+from _servers import DEFAULT_URL, api_server, bench_database, free_port, postgres_server
 
 from pixcore.queries import (
     PIX_KEY_TOTAL_CAP,
@@ -88,25 +87,6 @@ from pixweb.runtime import database_ready
 from pixweb.security.certificates import create_self_signed
 from pixweb.security.secrets import Argon2Hasher
 from pixweb.settings import Settings
-
-
-def _sibling(name: str) -> ModuleType:
-    """Another bench script, for its server and database helpers (bench/ is not a package)."""
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", Path(__file__).with_name(f"{name}.py"))
-    if spec is None or spec.loader is None:
-        raise SystemExit(f"bench/{name}.py not found")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-_transfers = _sibling("transfers")
-api_server = _transfers.api_server
-bench_database = _transfers.bench_database
-postgres_server = _transfers.postgres_server
-free_port = _transfers.free_port
-DEFAULT_URL: str = _transfers.DEFAULT_URL
 
 TARGET_P99_MS = 25.0
 TARGET_RATIO = 0.4

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import os
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -22,16 +21,9 @@ from pathlib import Path
 
 import httpx
 from _figures import Figure, add_summary_option, write_summary  # bench/ is on sys.path
+from _servers import PIXWEB, free_port
 
 TARGET_SECONDS = 10.0
-PIXWEB = Path(sys.executable).parent / "pixweb"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def serve_until_ready(data_dir: Path) -> float:

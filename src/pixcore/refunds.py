@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 
 from transitions import Machine, MachineError
 
+from pixcore.accounts import Counterpart
 from pixcore.errors import InvalidTransition, ValidationError
 from pixcore.money import parse_amount_string, require_positive
 from pixcore.validation import collect
@@ -136,9 +137,8 @@ class Original:
     amount: int
     end_to_end_id: str
     received_at: datetime
-    counterpart_name: str | None = None
-    counterpart_document: str | None = None
-    counterpart_ispb: str | None = None
+    counterpart: Counterpart | None = None
+    """Who paid (or whom we paid): name, document and institution, as the original recorded them."""
     tx_id: str | None = None
     """The txid of the charge it paid, if any (the REFUND event's ``txId``)."""
 

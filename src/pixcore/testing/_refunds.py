@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime
 
+from pixcore.accounts import Counterpart
 from pixcore.errors import DuplicateMedCase
 from pixcore.med import MedCase, MedStatus, NewMedCase
 from pixcore.records import TransactionStatus, TransactionType
@@ -35,9 +36,7 @@ class InMemoryRefunds(_Repository):
             amount=record.amount,
             end_to_end_id=record.end_to_end_id,
             received_at=record.created_at,
-            counterpart_name=c.name if c else None,
-            counterpart_document=c.document if c else None,
-            counterpart_ispb=c.ispb if c else None,
+            counterpart=Counterpart(c.name, c.document, c.ispb) if c else None,  # what the table keeps
             tx_id=tx_id,
         )
 

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from pixcore import ledger
-from pixcore.accounts import Counterpart
 from pixcore.clock import Clock
 from pixcore.errors import (
     RefundAboveRefundable,
@@ -64,12 +63,6 @@ async def refundable(tx: UnitOfWork, receipt: Original) -> int:
     return receipt.amount - taken - await tx.med.open_amount(receipt.transaction_id)
 
 
-def _counterpart(receipt: Original) -> Counterpart | None:
-    if receipt.counterpart_name is None or receipt.counterpart_document is None:
-        return None
-    return Counterpart(receipt.counterpart_name, receipt.counterpart_document, receipt.counterpart_ispb or "")
-
-
 async def start_refund(
     tx: UnitOfWork,
     receipt: Original,
@@ -98,7 +91,7 @@ async def start_refund(
                 created_at=now,
                 end_to_end_id=rtr_id,
                 description=description,
-                counterpart=_counterpart(receipt),
+                counterpart=receipt.counterpart,
             )
         )
     if reserved is None:
@@ -262,7 +255,7 @@ async def receive_refund(
         if amount > remaining:
             problem = f"amount: at most {format_amount_string(max(remaining, 0))} of the transfer remains"
             raise RefundAboveRefundable(f"Invalid refund: {problem}", details=[problem])
-        rtr_id = new_return_id(transfer.counterpart_ispb or ispb, now)
+        rtr_id = new_return_id((transfer.counterpart.ispb if transfer.counterpart else "") or ispb, now)
         transaction_id = await tx.transactions.add(
             NewTransaction(
                 account_id=account_id,
@@ -271,7 +264,7 @@ async def receive_refund(
                 amount=amount,
                 created_at=now,
                 end_to_end_id=rtr_id,
-                counterpart=_counterpart(transfer),
+                counterpart=transfer.counterpart,
                 processed_at=now,
             )
         )

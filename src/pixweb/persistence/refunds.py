@@ -6,6 +6,7 @@ from datetime import datetime
 
 import asyncpg
 
+from pixcore.accounts import Counterpart
 from pixcore.errors import DuplicateMedCase
 from pixcore.med import MedCase, MedReason, MedStatus, NewMedCase
 from pixcore.records import TransactionType
@@ -27,6 +28,13 @@ _REFUND_COLUMNS = """
 """
 
 
+def _counterpart(row: asyncpg.Record) -> Counterpart | None:
+    name, document = row["counterpart_name"], row["counterpart_document"]
+    if name is None or document is None:
+        return None
+    return Counterpart(name, document, row["counterpart_ispb"] or "")
+
+
 def _receipt(row: asyncpg.Record) -> Original:
     return Original(
         transaction_id=row["id"],
@@ -34,9 +42,7 @@ def _receipt(row: asyncpg.Record) -> Original:
         amount=row["amount"],
         end_to_end_id=row["end_to_end_id"],
         received_at=row["created_at"],
-        counterpart_name=row["counterpart_name"],
-        counterpart_document=row["counterpart_document"],
-        counterpart_ispb=row["counterpart_ispb"],
+        counterpart=_counterpart(row),
         tx_id=row["tx_id"],
     )
 

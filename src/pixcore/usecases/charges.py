@@ -21,6 +21,7 @@ from pixcore.charges import (
     ChargeKind,
     ChargeLifecycle,
     ChargeRequest,
+    Debtor,
     NewCharge,
     amount_to_pay,
     dynamic_code,
@@ -96,6 +97,12 @@ def _new_charge(
     modality: int,
     pix_key: str,
     location_prefix: str,
+    payer_request: str | None = None,
+    debtor: Debtor | None = None,
+    info: tuple[tuple[str, str], ...] = (),
+    external_id: str | None = None,
+    correlation_id: uuid.UUID | None = None,
+    transaction_id: int | None = None,
 ) -> NewCharge:
     location_id = new_location_id()
     location = location_prefix + location_id
@@ -114,6 +121,12 @@ def _new_charge(
         location_id=location_id,
         location=location,
         br_code=code,
+        payer_request=payer_request,
+        debtor=debtor,
+        info=info,
+        external_id=external_id,
+        correlation_id=correlation_id,
+        transaction_id=transaction_id,
     )
 
 
@@ -142,9 +155,9 @@ async def create_charge(
             modality=request.modality,
             pix_key=key,
             location_prefix=location_prefix,
-        )
-        new = dataclasses.replace(
-            new, payer_request=request.payer_request, debtor=request.debtor, info=request.info
+            payer_request=request.payer_request,
+            debtor=request.debtor,
+            info=request.info,
         )
         charge = await tx.charges.add(new)
         await tx.commit()
@@ -186,9 +199,6 @@ async def create_cash_in(
             modality=0,
             pix_key=key,
             location_prefix=location_prefix,
-        )
-        new = dataclasses.replace(
-            new,
             payer_request=request.description,
             info=request.additional_info,
             external_id=request.external_id,

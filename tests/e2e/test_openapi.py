@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from tests.e2e.conftest import Api
+from tests.support import bearer, new_client
 
 HTTP_METHODS = {"get", "put", "post", "patch", "delete"}
 
@@ -55,3 +56,17 @@ async def test_browsable_reference_page_is_served(api: Api) -> None:
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/html")
     assert "openapi.json" in response.text
+
+
+async def test_the_idempotency_key_is_a_required_header_and_its_absence_is_the_spec_400(api: Api) -> None:
+    document = (await api.client.get("/schema/openapi.json")).json()
+    parameters = document["paths"]["/dict/pix"]["post"]["parameters"]
+    header = next(p for p in parameters if p["name"].lower() == "x-idempotency-key")
+    assert (header["in"], header["required"]) == ("header", True)
+
+    auth = await bearer(api.client, await new_client())
+    response = await api.client.post("/dict/pix", json={}, headers=auth)
+    assert response.status_code == 400
+    body = response.json()
+    assert body["statusCode"] == 400
+    assert "x-idempotency-key" in body["message"]

@@ -22,8 +22,8 @@ from pixweb.wire import PixResponse
 __all__ = ["TransferController"]
 
 IdempotencyHeader = Annotated[
-    str | None,
-    HeaderParameter(name="x-idempotency-key", required=False, description="UUID v4. Required."),
+    str,
+    HeaderParameter(name="x-idempotency-key", required=True, description="UUID v4."),
 ]
 
 
@@ -83,7 +83,7 @@ class TransferController(Controller):
         self,
         request: Request[Any, Any, Any],
         data: JSONBody[TransferIn],
-        x_idempotency_key: IdempotencyHeader = None,
+        x_idempotency_key: IdempotencyHeader,
     ) -> Response[TransferOut]:
         services = services_of(request)
         key = parse_idempotency_key(x_idempotency_key)

@@ -28,6 +28,7 @@ __all__ = [
     "PIXWEB",
     "api_server",
     "bench_database",
+    "child",
     "free_port",
     "postgres_server",
     "without_pix_settings",
@@ -98,6 +99,44 @@ def bench_database(server_url: str, *, migrated_in: Path | None = None) -> Itera
 
 
 @contextlib.contextmanager
+def child(
+    command: list[str],
+    env: dict[str, str] | None,
+    log: Path,
+    *,
+    ready_url: str | None = None,
+    stop: signal.Signals = signal.SIGINT,
+) -> Iterator[subprocess.Popen[bytes]]:
+    """``command`` in its own session, its output in ``log``; with ``ready_url``, once that answers
+    200 (60 s at most). On exit ``stop`` is sent, then, after 20 s, a kill."""
+    with log.open("wb") as out:
+        process = subprocess.Popen(  # noqa: S603 - our own commands
+            command, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    try:
+        deadline = time.monotonic() + 60
+        while ready_url is not None:
+            if process.poll() is not None:
+                raise SystemExit(f"{command[0]} exited with {process.returncode}:\n{log.read_text()}")
+            if time.monotonic() > deadline:
+                raise SystemExit(f"{command[0]} did not answer in 60 s:\n{log.read_text()}")
+            try:
+                if httpx.get(ready_url, timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.05)
+        yield process
+    finally:
+        if process.poll() is None:
+            process.send_signal(stop)
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+@contextlib.contextmanager
 def api_server(url: str, data_dir: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """``pixweb serve --no-demo`` on a free port, until it answers; stopped (killed if need be) on exit."""
     port = free_port()
@@ -108,34 +147,8 @@ def api_server(url: str, data_dir: Path) -> Iterator[tuple[str, subprocess.Popen
         "PIX_WORKERS": "off",
         "PIX_LOG_LEVEL": "WARNING",
     }
-    log_path = data_dir / "server.log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(  # noqa: S603 - our own command
-            [str(PIXWEB), "serve", "--no-demo"],
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # a Ctrl-C reaches us only; we stop it in order
-        )
-    try:
-        base_url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                raise SystemExit(f"pixweb serve exited with {process.returncode}:\n{log_path.read_text()}")
-            if time.monotonic() > deadline:
-                raise SystemExit(f"pixweb serve did not answer in 60 s:\n{log_path.read_text()}")
-            try:
-                if httpx.get(f"{base_url}/.well-known/jwks.json", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.05)
+    base_url = f"http://127.0.0.1:{port}"
+    command = [str(PIXWEB), "serve", "--no-demo"]
+    ready = f"{base_url}/.well-known/jwks.json"
+    with child(command, env, data_dir / "server.log", ready_url=ready) as process:
         yield base_url, process
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGINT)
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()

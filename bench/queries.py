@@ -56,7 +56,6 @@ import pickle
 import random
 import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -71,7 +70,7 @@ from urllib.parse import quote, urlencode, urlsplit
 import asyncpg
 import httpx
 from _figures import Figure, add_summary_option, write_summary  # bench/ is on sys.path
-from _servers import DEFAULT_URL, api_server, bench_database, free_port, postgres_server
+from _servers import DEFAULT_URL, api_server, bench_database, child, free_port, postgres_server
 
 from pixcore.queries import (
     PIX_KEY_TOTAL_CAP,
@@ -370,29 +369,10 @@ def floor_server(url: str, statements: list[tuple[str, list[Any]]], folder: Path
     cases.write_bytes(pickle.dumps(statements))
     port = free_port()
     env = os.environ | {"FLOOR_CASES": str(cases), "FLOOR_DATABASE_URL": url}
-    script = Path(__file__).with_name("_floor_app.py")
-    process = subprocess.Popen([sys.executable, str(script), str(port)], env=env, start_new_session=True)  # noqa: S603
+    command = [sys.executable, str(Path(__file__).with_name("_floor_app.py")), str(port)]
     base_url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            if process.poll() is not None:
-                raise SystemExit(f"the floor app exited with {process.returncode}")
-            if time.monotonic() > deadline:
-                raise SystemExit("the floor app did not answer in 30 s")
-            try:
-                if httpx.get(f"{base_url}/case/0", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.05)
+    with child(command, env, folder / "floor.log", ready_url=f"{base_url}/case/0"):
         yield base_url
-    finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 async def measure(

@@ -37,11 +37,9 @@ import os
 import secrets
 import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +47,7 @@ import asyncpg
 import httpx
 import uvloop
 from _figures import Figure, add_summary_option, write_summary  # bench/ is on sys.path
-from _servers import DEFAULT_URL, bench_database, free_port, postgres_server
+from _servers import DEFAULT_URL, bench_database, child, free_port, postgres_server
 
 from pixcore.webhook_delivery import encode_body
 from pixweb.persistence.database import database_name
@@ -172,24 +170,6 @@ def serve_receiver(port: int) -> None:
 
     with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
         runner.run(serve())
-
-
-@contextlib.contextmanager
-def child(command: list[str], env: dict[str, str] | None, log: Path) -> Iterator[subprocess.Popen[bytes]]:
-    with log.open("wb") as out:
-        process = subprocess.Popen(  # noqa: S603 - our own commands
-            command, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-        )
-    try:
-        yield process
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
 
 
 async def stats(http: httpx.AsyncClient) -> dict[str, float]:
@@ -363,7 +343,7 @@ async def measure(
             f"--concurrency={args.concurrency}",
             f"--batch-size={args.batch_size}",
         ]
-        with child(command, env, folder / "notifier.log") as process:
+        with child(command, env, folder / "notifier.log", stop=signal.SIGTERM) as process:
             meter.pids["notifier"] = process.pid
             # Warm-up (not counted): the process is up, its pool and connections open.
             conn = await asyncpg.connect(db_url)
@@ -444,9 +424,9 @@ def main() -> None:
         server_url = stack.enter_context(postgres_server(args, folder))
         db_url = stack.enter_context(bench_database(server_url, migrated_in=folder))
         port = free_port()
-        receiver = stack.enter_context(
-            child([sys.executable, __file__, f"--receiver={port}"], None, folder / "receiver.log")
-        )
+        receiver_command = [sys.executable, __file__, f"--receiver={port}"]
+        receiver_log = folder / "receiver.log"
+        receiver = stack.enter_context(child(receiver_command, None, receiver_log, stop=signal.SIGTERM))
         meter = CpuMeter(database_name(db_url))
         meter.pids["receiver"] = receiver.pid
         work = measure(db_url, f"http://127.0.0.1:{port}/hook", folder, meter, args)

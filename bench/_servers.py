@@ -26,6 +26,7 @@ from pixweb.persistence.database import with_database
 __all__ = [
     "DEFAULT_URL",
     "PIXWEB",
+    "add_database_options",
     "api_server",
     "bench_database",
     "child",
@@ -48,6 +49,13 @@ def free_port() -> int:
 def without_pix_settings() -> dict[str, str]:
     """This process's environment without any ``PIX_`` setting (each child gets its own)."""
     return {k: v for k, v in os.environ.items() if not k.startswith("PIX_")}
+
+
+def add_database_options(parser: argparse.ArgumentParser) -> None:
+    """``--database-url`` or ``--embedded``: what :func:`postgres_server` reads."""
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--database-url", default=DEFAULT_URL, help=f"server to use (default {DEFAULT_URL})")
+    where.add_argument("--embedded", action="store_true", help="use a throw-away embedded server")
 
 
 @contextlib.contextmanager

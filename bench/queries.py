@@ -70,7 +70,7 @@ from urllib.parse import quote, urlencode, urlsplit
 import asyncpg
 import httpx
 from _figures import Figure, add_summary_option, write_summary  # bench/ is on sys.path
-from _servers import DEFAULT_URL, api_server, bench_database, child, free_port, postgres_server
+from _servers import add_database_options, api_server, bench_database, child, free_port, postgres_server
 
 from pixcore.queries import (
     PIX_KEY_TOTAL_CAP,
@@ -503,9 +503,7 @@ def main() -> None:
         default="plain",
         help="HTTP client of the API runs (default plain: see above)",
     )
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument("--database-url", default=DEFAULT_URL, help=f"server to use (default {DEFAULT_URL})")
-    where.add_argument("--embedded", action="store_true", help="use a throw-away embedded server")
+    add_database_options(parser)
     add_summary_option(parser)
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: signal.raise_signal(signal.SIGINT))

@@ -61,7 +61,7 @@ from urllib.parse import quote
 import asyncpg
 import httpx
 from _figures import Figure, add_summary_option, write_summary  # bench/ is on sys.path
-from _servers import DEFAULT_URL, api_server, bench_database, postgres_server
+from _servers import add_database_options, api_server, bench_database, postgres_server
 
 from pixcore.identifiers import new_end_to_end_id
 from pixcore.usecases import link_certificate, open_account
@@ -510,9 +510,7 @@ def main() -> None:
         action="store_true",
         help="all API tasks share one httpx client with N connections (default: one client each)",
     )
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument("--database-url", default=DEFAULT_URL, help=f"server to use (default {DEFAULT_URL})")
-    where.add_argument("--embedded", action="store_true", help="use a throw-away embedded server")
+    add_database_options(parser)
     add_summary_option(parser)
     args = parser.parse_args()
     # A SIGTERM unwinds like Ctrl-C (asyncio.run cancels its task): the server stops, the database goes.

@@ -47,7 +47,7 @@ import asyncpg
 import httpx
 import uvloop
 from _figures import Figure, add_summary_option, write_summary  # bench/ is on sys.path
-from _servers import DEFAULT_URL, bench_database, child, free_port, postgres_server
+from _servers import add_database_options, bench_database, child, free_port, postgres_server
 
 from pixcore.webhook_delivery import encode_body
 from pixweb.persistence.database import database_name
@@ -410,14 +410,13 @@ def main() -> None:
     parser.add_argument("--latency-seconds", type=float, default=10.0, help="length of the latency run")
     parser.add_argument("--asyncio", action="store_true", help="baseline on asyncio's loop, not uvloop")
     parser.add_argument("--receiver", type=int, help=argparse.SUPPRESS)  # internal: serve on this port
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument("--database-url", default=DEFAULT_URL, help=f"server to use (default {DEFAULT_URL})")
-    where.add_argument("--embedded", action="store_true", help="use a throw-away embedded server")
+    add_database_options(parser)
     add_summary_option(parser)
     args = parser.parse_args()
     if args.receiver:
         serve_receiver(args.receiver)
         return
+    # A SIGTERM unwinds like Ctrl-C: the server stops, the database goes.
     signal.signal(signal.SIGTERM, lambda *_: signal.raise_signal(signal.SIGINT))
     with contextlib.ExitStack() as stack:
         folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="pixbench-")))

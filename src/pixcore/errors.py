@@ -50,7 +50,9 @@ tree to HTTP statuses in exactly one place (``pixweb.errors``)::
         ├── IdempotencyKeyReused
         ├── WebhookInactive
         ├── AmountMismatch
-        └── RefundWindowClosed
+        ├── RefundWindowClosed
+        ├── InternalRefund
+        └── OwnInstitution
 """
 
 from __future__ import annotations
@@ -73,6 +75,7 @@ __all__ = [
     "DuplicatePixKey",
     "IdempotencyKeyReused",
     "InsufficientFunds",
+    "InternalRefund",
     "InvalidAmount",
     "InvalidBrCode",
     "InvalidCertificate",
@@ -90,6 +93,7 @@ __all__ = [
     "MedCaseNotFound",
     "NotFound",
     "OwnAccountTransfer",
+    "OwnInstitution",
     "PermissionDenied",
     "PixError",
     "RefundAboveRefundable",
@@ -319,3 +323,13 @@ class AmountMismatch(RuleViolation):
 
 class RefundWindowClosed(RuleViolation):
     """The refund deadline has passed: a receipt can be refunded for 89 days."""
+
+
+class InternalRefund(RuleViolation):
+    """The receiver of this transfer is an account of this service: it refunds through the API
+    (PUT /pix/{e2eid}/devolucao/{id}), not as an outside receiver."""
+
+
+class OwnInstitution(RuleViolation):
+    """That ISPB is this service's own institution: the outside world is another institution
+    (an account of this service pays with POST /dict/pix)."""

@@ -25,7 +25,7 @@ async def _set_balance(url: str, account_id: int, available: int, blocked: int) 
                 account_id, TransactionType.PAYMENT, TransactionStatus.CONFIRMED, available + blocked, now
             )
         )
-        await tx.ledger.post(transaction_id, ledger.receive(account_id, available + blocked), now)
+        await tx.ledger.post(transaction_id, ledger.receive(account_id, available + blocked, "12345678"), now)
         if blocked:
             await tx.ledger.post(transaction_id, ledger.reserve(account_id, blocked), now)
         await tx.commit()

@@ -47,6 +47,7 @@ async def test_ledger_check_passes_then_catches_a_tampered_balance(
         assert report["ok"] is True
         assert report["accounts"] == 1
         assert report["mismatchedAccounts"] == []
+        assert (report["ledgerTotal"], report["ours"], report["outside"]) == (0, 0, [])
 
         conn = await asyncpg.connect(url)
         try:
@@ -66,6 +67,7 @@ async def test_ledger_check_passes_then_catches_a_tampered_balance(
                 "entriesBlocked": 0,
             }
         ]
+        assert report["ledgerTotal"] == 500  # 5.00 made from nothing: the sum over every account moved
     finally:
         await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         await admin.close()

@@ -25,14 +25,16 @@ from pixcore.testing import (
 from tests.unit.usecase_helpers import HOLDER_CPF, ISPB, OTHER_CPF
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
+ELSEWHERE = "12345678"
+"""An outside institution (the accounts here are of ``ISPB``)."""
 
 # Every posting builder, as a function of (first account, second account, amount).
 BUILDERS: dict[str, Callable[[int, int, int], Posting]] = {
     "reserve": lambda a, _b, x: ledger.reserve(a, x),
     "release": lambda a, _b, x: ledger.release(a, x),
-    "settle_out": lambda a, _b, x: ledger.settle_out(a, x),
+    "settle_out": lambda a, _b, x: ledger.settle_out(a, x, ELSEWHERE),
     "settle_in": ledger.settle_in,
-    "receive": lambda a, _b, x: ledger.receive(a, x),
+    "receive": lambda a, _b, x: ledger.receive(a, x, ELSEWHERE),
 }
 
 # -- postings --------------------------------------------------------------------------
@@ -47,6 +49,7 @@ def test_every_posting_balances(name: str, amount: int, first: int, second: int)
     assert sorted(abs(entry.amount) for entry in posting.entries) == [amount, amount]
     for entry in posting.entries:
         assert (entry.account_id is None) == (entry.bucket is Bucket.EXTERNAL)
+        assert entry.institution == (ELSEWHERE if entry.account_id is None else None)
 
 
 @pytest.mark.parametrize(
@@ -54,10 +57,10 @@ def test_every_posting_balances(name: str, amount: int, first: int, second: int)
     [
         (ledger.reserve(1, 500), {1: (-500, 500)}),
         (ledger.release(1, 500), {1: (500, -500)}),
-        (ledger.settle_out(1, 500), {1: (0, -500)}),
+        (ledger.settle_out(1, 500, ELSEWHERE), {1: (0, -500)}),
         (ledger.settle_in(1, 2, 500), {1: (0, -500), 2: (500, 0)}),
         (ledger.settle_in(3, 3, 500), {3: (500, -500)}),
-        (ledger.receive(2, 500), {2: (500, 0)}),
+        (ledger.receive(2, 500, ELSEWHERE), {2: (500, 0)}),
     ],
 )
 def test_deltas_are_the_change_of_available_and_blocked_per_account(
@@ -80,6 +83,9 @@ def test_postings_move_a_positive_amount(name: str, amount: int) -> None:
         ((Entry(1, Bucket.AVAILABLE, 0), Entry(1, Bucket.BLOCKED, 0)), "empty entry"),
         ((Entry(1, Bucket.EXTERNAL, -5), Entry(1, Bucket.AVAILABLE, 5)), "outside world"),
         ((Entry(None, Bucket.AVAILABLE, -5), Entry(1, Bucket.AVAILABLE, 5)), "outside world"),
+        ((Entry(None, Bucket.EXTERNAL, -5), Entry(1, Bucket.AVAILABLE, 5)), "names its institution"),
+        ((Entry(None, Bucket.EXTERNAL, -5, "1234"), Entry(1, Bucket.AVAILABLE, 5)), "8 digits"),
+        ((Entry(None, Bucket.EXTERNAL, -5, ELSEWHERE), Entry(1, Bucket.AVAILABLE, 5, ELSEWHERE)), "only"),
     ],
 )
 def test_a_malformed_posting_is_refused(entries: tuple[Entry, ...], message: str) -> None:
@@ -111,7 +117,7 @@ async def _funded(store: InMemoryStore, *amounts: int) -> list[int]:
     async with store.unit_of_work() as tx:
         ids = [(await _open(tx)).id for _ in amounts]
         for account_id, amount in zip(ids, amounts, strict=True):
-            await _post(tx, account_id, ledger.receive(account_id, amount))
+            await _post(tx, account_id, ledger.receive(account_id, amount, ELSEWHERE))
         await tx.commit()
     return ids
 
@@ -154,7 +160,7 @@ async def test_a_posting_needs_its_transaction_and_its_accounts(store: InMemoryS
         with pytest.raises(IntegrityError):
             await tx.ledger.post(404, ledger.reserve(account, 1), NOW)
         with pytest.raises(IntegrityError):
-            await _post(tx, account, ledger.receive(404, 1))
+            await _post(tx, account, ledger.receive(404, 1, ELSEWHERE))
 
 
 async def test_the_second_of_two_units_spending_the_same_money_fails_at_commit(store: InMemoryStore) -> None:
@@ -194,23 +200,53 @@ async def test_ledger_check_reports_a_balance_that_is_not_the_sum_of_its_entries
 
     store.balances[account] = Balance(100, 5)
 
-    assert ledger_check(store) == [f"account {account}: blocked is 5, its entries sum to 0"]
+    assert ledger_check(store) == [
+        f"account {account}: blocked is 5, its entries sum to 0",
+        "money moved: our balances (105) and the outside's (-100) do not cancel",
+    ]
 
 
 async def test_ledger_check_reports_a_transaction_that_does_not_sum_to_zero(store: InMemoryStore) -> None:
     await _funded(store, 100)
     transaction_id = store.entries[0].transaction_id
-    store.entries.append(StoredEntry(transaction_id, "forged", None, Bucket.EXTERNAL, 7, NOW))
+    store.entries.append(StoredEntry(transaction_id, "forged", None, Bucket.EXTERNAL, 7, NOW, ELSEWHERE))
 
-    assert ledger_check(store) == [f"transaction {transaction_id}: its entries sum to 7, not 0"]
+    assert ledger_check(store) == [
+        f"transaction {transaction_id}: its entries sum to 7, not 0",
+        "money moved: our balances (100) and the outside's (-93) do not cancel",
+    ]
 
 
 async def test_ledger_check_reports_entries_of_an_account_without_balance(store: InMemoryStore) -> None:
     await _funded(store, 100)
     store.entries.append(StoredEntry(99, "forged", 42, Bucket.AVAILABLE, 7, NOW))
-    store.entries.append(StoredEntry(99, "forged", None, Bucket.EXTERNAL, -7, NOW))
+    store.entries.append(StoredEntry(99, "forged", None, Bucket.EXTERNAL, -7, NOW, ELSEWHERE))
 
-    assert ledger_check(store) == ["account 42 has entries but no balance"]
+    assert ledger_check(store) == [
+        "account 42 has entries but no balance",
+        "money moved: our balances (100) and the outside's (-107) do not cancel",
+    ]
+
+
+async def test_ledger_check_reports_money_sent_to_our_own_institution(store: InMemoryStore) -> None:
+    (account,) = await _funded(store, 100)
+    transaction_id = store.entries[0].transaction_id
+    # What a refund between two of our accounts once did: the money "left" to our own ISPB.
+    store.entries.append(StoredEntry(transaction_id, "forged", account, Bucket.AVAILABLE, -10, NOW))
+    store.entries.append(StoredEntry(transaction_id, "forged", None, Bucket.EXTERNAL, 10, NOW, ISPB))
+    store.balances[account] = Balance(90, 0)
+
+    assert ledger_check(store) == [
+        f"an outside entry of transaction {transaction_id} names our own institution {ISPB}"
+    ]
+
+
+async def test_the_fake_ledger_refuses_an_outside_entry_of_our_own_institution(store: InMemoryStore) -> None:
+    (account,) = await _funded(store, 100)
+    async with store.unit_of_work() as tx:
+        with pytest.raises(IntegrityError, match="institution of one of our accounts"):
+            await _post(tx, account, ledger.receive(account, 5, ISPB))
+    assert store.balances[account] == Balance(100, 0)
 
 
 async def test_ledger_check_reports_a_negative_balance(store: InMemoryStore) -> None:

@@ -157,7 +157,6 @@ class Books(RuleBasedStateMachine):
                     account_id=self.account,
                     end_to_end_id=e2e,
                     amount=amount,
-                    ispb="12345678",
                 )
             )
 

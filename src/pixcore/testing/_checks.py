@@ -16,7 +16,10 @@ def ledger_check(store: InMemoryStore) -> list[str]:
     * every account's balance is, bucket by bucket, the sum of its entries;
     * no entry belongs to an account without a balance;
     * the entries of every transaction sum to zero;
-    * no balance is negative.
+    * no balance is negative;
+    * the sum over every ledger account (our balances, and each outside institution's entries)
+      is zero: money is neither created nor destroyed;
+    * no outside entry names the institution of one of our accounts.
     """
     problems: list[str] = []
     sums: dict[int, dict[Bucket, int]] = defaultdict(lambda: {Bucket.AVAILABLE: 0, Bucket.BLOCKED: 0})
@@ -42,6 +45,15 @@ def ledger_check(store: InMemoryStore) -> list[str]:
         f"transaction {transaction_id}: its entries sum to {total}, not 0"
         for transaction_id, total in sorted(per_transaction.items())
         if total
+    )
+    held, outside = sum(b.available + b.blocked for b in store.balances.values()), external_total(store)
+    if held + outside != 0:
+        problems.append(f"money moved: our balances ({held}) and the outside's ({outside}) do not cancel")
+    ours = {account.ispb for account in store.accounts.values()}
+    problems.extend(
+        f"an outside entry of transaction {e.transaction_id} names our own institution {e.institution}"
+        for e in store.entries
+        if e.institution in ours
     )
     return problems
 

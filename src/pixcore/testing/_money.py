@@ -61,6 +61,9 @@ class InMemoryLedger(_Repository):
     async def post(self, transaction_id: int, posting: Posting, at: datetime) -> None:
         """Apply the posting to the staged balances, or raise ``InsufficientFunds`` and change nothing."""
         self._require_transaction(transaction_id)
+        ours = {a.ispb for a in {**self._committed.accounts, **self._staged.accounts}.values()}
+        if any(entry.institution in ours for entry in posting.entries):
+            raise IntegrityError("an outside entry names the institution of one of our accounts")
         after: dict[int, Balance] = {}
         for account_id, (available, blocked) in posting.deltas().items():
             balance = self._balance(account_id)
@@ -75,8 +78,8 @@ class InMemoryLedger(_Repository):
             was_available, was_blocked = staged.balance_changes.get(account_id, (0, 0))
             staged.balance_changes[account_id] = (was_available + available, was_blocked + blocked)
         staged.entries.extend(
-            StoredEntry(transaction_id, posting.name, entry.account_id, entry.bucket, entry.amount, at)
-            for entry in posting.entries
+            StoredEntry(transaction_id, posting.name, e.account_id, e.bucket, e.amount, at, e.institution)
+            for e in posting.entries
         )
 
 

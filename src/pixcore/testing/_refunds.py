@@ -30,6 +30,21 @@ class InMemoryRefunds(_Repository):
         charges = {**self._committed.charges, **self._staged.charges}.values()
         tx_id = next((c.txid for c in charges if c.transaction_id == transaction_id), None)
         c = record.counterpart
+        transfers = {**self._committed.transfers, **self._staged.transfers}
+        if record.type is TransactionType.WITHDRAW:
+            sent = transfers.get(transaction_id)
+            other = sent.receiver_account_id if sent else None
+        elif record.type is TransactionType.PAYMENT:  # a receipt from a transfer of ours: its sender
+            other = next(
+                (
+                    t.account_id
+                    for t in transfers.values()
+                    if t.end_to_end_id == record.end_to_end_id and t.receiver_account_id == record.account_id
+                ),
+                None,
+            )
+        else:
+            other = None
         return Original(
             transaction_id=transaction_id,
             account_id=record.account_id,
@@ -38,6 +53,7 @@ class InMemoryRefunds(_Repository):
             received_at=record.created_at,
             counterpart=Counterpart(c.name, c.document, c.ispb) if c else None,  # what the table keeps
             tx_id=tx_id,
+            counterpart_account_id=other,
         )
 
     async def lock_original(

@@ -69,6 +69,8 @@ class StoredEntry:
     bucket: Bucket
     amount: int
     at: datetime
+    institution: str | None = None
+    """The outside institution (ISPB) of an ``EXTERNAL`` entry."""
 
 
 class OutboxItem(NamedTuple):

@@ -95,7 +95,7 @@ async def credit_receipt(
         )
     else:
         await tx.transactions.confirm(transaction_id, end_to_end_id, payer, at)
-    await tx.ledger.post(transaction_id, ledger.receive(account_id, amount), at)
+    await tx.ledger.post(transaction_id, ledger.receive(account_id, amount, payer.ispb), at)
     event = receive_event(
         transaction_id=transaction_id,
         tx_id=tx_id,

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from pixcore import ledger
 from pixcore.clock import Clock
 from pixcore.errors import (
+    InternalRefund,
     RefundAboveRefundable,
     RefundIdReused,
     RefundNotFound,
@@ -40,6 +41,7 @@ from pixcore.refunds import (
 
 __all__ = [
     "RequestedRefund",
+    "credit_return",
     "get_refund",
     "process_due_refunds",
     "process_refund",
@@ -197,6 +199,9 @@ async def process_refund(uow: UnitOfWorkFactory, clock: Clock, refund_pk: int) -
 
 
 async def finish_refund(tx: UnitOfWork, refund: Refund, now: datetime) -> Refund:
+    """DEVOLVIDO: the reserved amount goes back to the payer, to an outside institution or, when
+    the payer is an account of this service, to that account (decisions §13); NAO_REALIZADO when
+    nothing could be reserved."""
     lifecycle = RefundLifecycle(refund.status)
     if not refund.reserved:
         status = lifecycle.fail()
@@ -204,10 +209,15 @@ async def finish_refund(tx: UnitOfWork, refund: Refund, now: datetime) -> Refund
         await tx.refunds.finish(refund.id, status, INSUFFICIENT_FUNDS, now)
         return _finished(refund, status, INSUFFICIENT_FUNDS, now)
     status = lifecycle.complete()
-    await tx.ledger.post(refund.transaction_id, ledger.settle_out(refund.account_id, refund.amount), now)
+    original = await _original(tx, refund)
+    payer_account = original.counterpart_account_id
+    if payer_account is None:
+        posting = ledger.settle_out(refund.account_id, refund.amount, _institution_of(original))
+    else:
+        posting = ledger.settle_in(refund.account_id, payer_account, refund.amount)
+    await tx.ledger.post(refund.transaction_id, posting, now)
     await tx.transactions.set_status(refund.transaction_id, TransactionStatus.CONFIRMED, now)
     await tx.refunds.finish(refund.id, status, None, now)
-    original = await _original(tx, refund)
     event = refund_event(
         original_transaction_id=original.transaction_id,
         tx_id=original.tx_id,
@@ -220,7 +230,22 @@ async def finish_refund(tx: UnitOfWork, refund: Refund, now: datetime) -> Refund
         credit_debit_type="DEBIT",
     )
     await tx.outbox.add(refund.account_id, event, now)
+    if payer_account is not None:
+        transfer = await tx.refunds.lock_original(
+            payer_account, original.end_to_end_id, TransactionType.WITHDRAW
+        )
+        if transfer is None:  # the receipt names the transfer it came from
+            raise TransactionNotFound()
+        await credit_return(
+            tx, transfer, amount=refund.amount, rtr_id=refund.rtr_id, description=refund.description, now=now
+        )
     return _finished(refund, status, None, now)
+
+
+def _institution_of(original: Original) -> str:
+    if original.counterpart is None or not original.counterpart.ispb:
+        raise ValueError(f"transaction {original.transaction_id} names no institution to return money to")
+    return original.counterpart.ispb
 
 
 def _finished(refund: Refund, status: RefundStatus, reason: str | None, now: datetime) -> Refund:
@@ -241,63 +266,92 @@ async def receive_refund(
     account_id: int,
     end_to_end_id: str,
     amount: int,
-    ispb: str,
 ) -> Refund:
-    """The receiver of one of our settled transfers refunds (part of) it: REFUND_OUT record,
-    ``available`` credited, REFUND event (CREDIT). Never more than the transfer's amount."""
+    """The outside receiver of one of our settled transfers refunds (part of) it: REFUND_OUT
+    record, ``available`` credited from that institution, REFUND event (CREDIT). Never more than
+    the transfer's amount; a transfer to an account of ours is refunded by that account instead."""
     require_positive(amount)
     now = clock.now()
     async with uow() as tx:
         transfer = await tx.refunds.lock_original(account_id, end_to_end_id, TransactionType.WITHDRAW)
         if transfer is None:
             raise TransactionNotFound("No settled transfer of your account has this endToEndId.")
+        if transfer.counterpart_account_id is not None:
+            raise InternalRefund()
         remaining = transfer.amount - await tx.refunds.total(transfer.transaction_id, RefundKind.RECEIVED)
         if amount > remaining:
             problem = f"amount: at most {format_amount_string(max(remaining, 0))} of the transfer remains"
             raise RefundAboveRefundable(f"Invalid refund: {problem}", details=[problem])
-        rtr_id = new_return_id((transfer.counterpart.ispb if transfer.counterpart else "") or ispb, now)
-        transaction_id = await tx.transactions.add(
-            NewTransaction(
-                account_id=account_id,
-                type=TransactionType.REFUND_OUT,
-                status=TransactionStatus.CONFIRMED,
-                amount=amount,
-                created_at=now,
-                end_to_end_id=rtr_id,
-                counterpart=transfer.counterpart,
-                processed_at=now,
-            )
+        institution = _institution_of(transfer)
+        refund = await credit_return(
+            tx,
+            transfer,
+            amount=amount,
+            rtr_id=new_return_id(institution, now),
+            now=now,
+            posting=ledger.receive(account_id, amount, institution),
         )
-        await tx.ledger.post(transaction_id, ledger.receive(account_id, amount), now)
-        refund = await tx.refunds.add(
-            NewRefund(
-                kind=RefundKind.RECEIVED,
-                account_id=account_id,
-                original_transaction_id=transfer.transaction_id,
-                refund_id=rtr_id,
-                rtr_id=rtr_id,
-                amount=amount,
-                nature=RefundNature.ORIGINAL,
-                requested_at=now,
-                process_after=now,
-                transaction_id=transaction_id,
-                reserved=False,
-            )
-        )
-        lifecycle = RefundLifecycle(refund.status)
-        status = lifecycle.complete()
-        await tx.refunds.finish(refund.id, status, None, now)
-        event = refund_event(
-            original_transaction_id=transfer.transaction_id,
-            tx_id=None,
-            original_amount=transfer.amount,
-            original_end_to_end_id=transfer.end_to_end_id,
-            refund_amount=amount,
-            return_id=rtr_id,
-            refunded_at=now,
-            information=None,
-            credit_debit_type="CREDIT",
-        )
-        await tx.outbox.add(account_id, event, now)
         await tx.commit()
+    return refund
+
+
+async def credit_return(
+    tx: UnitOfWork,
+    transfer: Original,
+    *,
+    amount: int,
+    rtr_id: str,
+    now: datetime,
+    posting: ledger.Posting | None = None,
+    description: str | None = None,
+) -> Refund:
+    """Inside a unit of work: part of one of our transfers comes back to its sender. The REFUND_OUT
+    record (CONFIRMED, with ``posting`` on it when the money comes from outside; a refund between
+    two of our accounts posts on the refunder's record), the received refund, DEVOLVIDO, and the
+    REFUND event (CREDIT)."""
+    transaction_id = await tx.transactions.add(
+        NewTransaction(
+            account_id=transfer.account_id,
+            type=TransactionType.REFUND_OUT,
+            status=TransactionStatus.CONFIRMED,
+            amount=amount,
+            created_at=now,
+            end_to_end_id=rtr_id,
+            description=description,
+            counterpart=transfer.counterpart,
+            processed_at=now,
+        )
+    )
+    if posting is not None:
+        await tx.ledger.post(transaction_id, posting, now)
+    refund = await tx.refunds.add(
+        NewRefund(
+            kind=RefundKind.RECEIVED,
+            account_id=transfer.account_id,
+            original_transaction_id=transfer.transaction_id,
+            refund_id=rtr_id,
+            rtr_id=rtr_id,
+            amount=amount,
+            nature=RefundNature.ORIGINAL,
+            description=description,
+            requested_at=now,
+            process_after=now,
+            transaction_id=transaction_id,
+            reserved=False,
+        )
+    )
+    status = RefundLifecycle(refund.status).complete()
+    await tx.refunds.finish(refund.id, status, None, now)
+    event = refund_event(
+        original_transaction_id=transfer.transaction_id,
+        tx_id=None,
+        original_amount=transfer.amount,
+        original_end_to_end_id=transfer.end_to_end_id,
+        refund_amount=amount,
+        return_id=rtr_id,
+        refunded_at=now,
+        information=description,
+        credit_debit_type="CREDIT",
+    )
+    await tx.outbox.add(transfer.account_id, event, now)
     return _finished(refund, status, None, now)

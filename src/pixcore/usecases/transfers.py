@@ -248,7 +248,9 @@ async def _complete(tx: UnitOfWork, transfer: Transfer, lifecycle: TransferLifec
     state = lifecycle.settle()
     amount, sender = transfer.amount, transfer.account_id
     if transfer.receiver_account_id is None:
-        await tx.ledger.post(transfer.transaction_id, ledger.settle_out(sender, amount), now)
+        await tx.ledger.post(
+            transfer.transaction_id, ledger.settle_out(sender, amount, transfer.creditor_ispb), now
+        )
     else:
         await _credit_receiver(tx, transfer, now)
     await tx.transactions.set_status(transfer.transaction_id, TransactionStatus.CONFIRMED, now)

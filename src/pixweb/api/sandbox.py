@@ -16,6 +16,7 @@ from pixcore.documents import parse_document
 from pixcore.errors import ValidationError
 from pixcore.identifiers import validate_ispb
 from pixcore.keys import parse_pix_key
+from pixcore.ledger import require_outside
 from pixcore.money import parse_amount_number, require_positive
 from pixcore.transfers import DirectoryEntry
 from pixcore.usecases.charges import pay_code
@@ -73,11 +74,12 @@ class SandboxController(Controller):
     @post(
         "/dict",
         operation_id="sandboxAddKey",
-        responses=error_responses(400, 401, 409, 413),
+        responses=error_responses(400, 401, 409, 413, 422),
         status_code=201,
         summary="Add an external key to the directory",
     )
     async def add_key(self, request: Request[Any, Any, Any], data: JSONBody[DirectoryIn]) -> DirectoryIn:
+        services = services_of(request)
         entry = DirectoryEntry.parse(
             pix_key=data.pix_key,
             ispb=data.ispb,
@@ -88,7 +90,8 @@ class SandboxController(Controller):
             account_number=data.account_number,
             behavior=data.behavior,
         )
-        await services_of(request).sandbox_directory.add(entry)
+        require_outside(entry.ispb, services.settings.ispb)
+        await services.sandbox_directory.add(entry)
         return data
 
     @post(
@@ -101,7 +104,8 @@ class SandboxController(Controller):
     async def pay(self, request: Request[Any, Any, Any], data: JSONBody[PaymentIn]) -> PaymentOut:
         services = services_of(request)
         payer = data.payer or PayerIn()
-        counterpart = Counterpart(payer.name, parse_document(payer.document).value, validate_ispb(payer.ispb))
+        institution = require_outside(validate_ispb(payer.ispb), services.settings.ispb)
+        counterpart = Counterpart(payer.name, parse_document(payer.document).value, institution)
         amount = None if data.amount is None else require_positive(parse_amount_number(data.amount))
         account_id = principal_of(request).account_id
         if data.pix_copia_e_cola is not None:

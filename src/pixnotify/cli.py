@@ -164,6 +164,7 @@ def run(
     from pixnotify.metrics import DeliveryMetrics, serve_metrics
     from pixnotify.worker import Notifier, NotifierConfig, engine_pool
     from pixweb.observability import configure_logging
+    from pixweb.persistence.supervisor import supervising
 
     settings = _settings()
     configure_logging(settings.log_level, settings.log_format)
@@ -195,6 +196,7 @@ def run(
             loop.add_signal_handler(signum, stop.set)
         async with (
             database_ready(settings, pool_size=min(concurrency, 8) + 2),
+            supervising(metrics.registry if metrics is not None else None),  # an embedded server
             Notifier(engine_pool(), config, metrics=metrics) as notifier,
         ):
             await notifier.run(stop)

@@ -37,6 +37,7 @@ from pixweb.observability import (
     configure_logging,
     counting_transfers,
 )
+from pixweb.persistence.supervisor import supervising
 from pixweb.runtime import database_ready
 from pixweb.services import Services
 from pixweb.settings import Settings, get_settings
@@ -69,7 +70,8 @@ def _openapi() -> OpenAPIConfig:
 def _lifespan(settings: Settings, clock: SystemClock | None, metrics: Metrics) -> object:
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        async with database_ready(settings):
+        async with database_ready(settings), supervising(metrics.registry) as supervisor:
+            app.state.supervisor = supervisor  # /health/live asks it (None: nothing to supervise)
             services = Services.build(settings, clock)
             await services.keeper.refresh()
             app.state.services = services

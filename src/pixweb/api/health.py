@@ -1,6 +1,8 @@
 """For load balancers and monitoring: liveness, readiness and the Prometheus metrics. No token.
 
-``GET /health/live`` answers while the process runs (it touches nothing); ``GET /health/ready``
+``GET /health/live`` answers while the process runs (it touches nothing), except that on an embedded
+PostgreSQL it is a 503 once the server has died and could not be restarted within the back-off
+budget (``pixweb.persistence.supervisor``); ``GET /health/ready``
 only while the database answers and has every migration applied (503 with the error shape
 otherwise); ``GET /metrics`` is the Prometheus text exposition of the app's registry.
 """
@@ -18,6 +20,7 @@ from pixcore.clock import SystemClock
 from pixweb.errors import ErrorBody, error_response
 from pixweb.observability.metrics import Metrics
 from pixweb.observability.readiness import ReadinessProbe
+from pixweb.persistence.supervisor import Supervisor
 
 __all__ = ["HealthController", "HealthStatus", "MetricsController"]
 
@@ -36,11 +39,19 @@ class HealthController(Controller):
     @get(
         "/live",
         operation_id="getLiveness",
-        summary="Liveness: the process runs",
+        summary="Liveness: the process runs (and its embedded database could be restarted)",
         security=[{}],  # no bearer token: load balancers and orchestrators call it
+        responses={
+            200: ResponseSpec(HealthStatus, description="Live"),
+            503: ResponseSpec(ErrorBody, description="Not live: the embedded database cannot be restarted"),
+        },
     )
-    async def live(self) -> HealthStatus:
-        return OK
+    async def live(self, request: Request[Any, Any, Any]) -> Response[Any]:
+        supervisor: Supervisor | None = request.app.state.get("supervisor")
+        problem = supervisor.problem() if supervisor is not None else None
+        if problem is not None:
+            return error_response(503, problem, headers={"Retry-After": "10"})
+        return Response(OK)
 
     @get(
         "/ready",

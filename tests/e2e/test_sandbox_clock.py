@@ -8,6 +8,7 @@ its clock still, for every other test.
 from __future__ import annotations
 
 import os
+import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import quote
@@ -17,9 +18,10 @@ import pytest
 
 from pixcore.clock import parse_timestamp
 from pixweb.sandbox.clock import MAX_ADVANCE, MAX_OFFSET
+from pixweb.workers import purge_idempotency_keys
 from tests.e2e.conftest import Api
 from tests.e2e.test_cli import pixweb
-from tests.support import bearer, new_client, random_cpf
+from tests.support import add_external_key, bearer, fund, new_client, random_cpf
 
 
 def _env(url: str, data_dir: Path, **extra: str) -> dict[str, str]:
@@ -93,6 +95,30 @@ async def test_the_clock_never_runs_past_its_bound_ahead(api: Api) -> None:
         assert api.clock.offset == timedelta(seconds=MAX_OFFSET - 10)
     finally:
         api.clock.offset = timedelta(0)
+
+
+async def test_a_clock_move_forgets_no_idempotency_key(api: Api) -> None:
+    """A client's retry after the operator moved the clock two days replays its transfer: the key
+    is kept 24 hours of real time, whatever the service clock says (the retry debited twice when
+    the purge went by the service clock)."""
+    client = await new_client()
+    auth = await bearer(api.client, client)
+    await fund(api.client, client, auth, "10.00")
+    key, _ = await add_external_key(api.client, auth)
+    body = {"pixKey": key, "payment": {"currency": "BRL", "amount": 4}}
+    headers = auth | {"x-idempotency-key": str(uuid.uuid4())}
+    first = await api.client.post("/dict/pix", json=body, headers=headers)
+    assert first.status_code == 201, first.text
+
+    api.clock.advance(2 * 86_400)
+    await purge_idempotency_keys()  # what the settlement loop does every 600 rounds
+
+    auth = await bearer(api.client, client)  # the old token expired with the move
+    retry = await api.client.post("/dict/pix", json=body, headers=headers | auth)
+    assert retry.status_code == 201, retry.text
+    assert retry.json()["id"] == first.json()["id"]
+    balance = (await api.client.get("/balance", headers=auth)).json()
+    assert (balance["netBalance"], balance["blockedBalance"]) == (6, 4)  # debited once
 
 
 async def test_account_create_sandbox_admin_is_stored(

@@ -88,9 +88,11 @@ def main() -> None:
 
 @main.command()
 @click.option(
-    "--demo/--no-demo", default=True, show_default=True, help="Create and explain the demo account."
+    "--demo/--no-demo",
+    default=None,
+    help="Create and explain the demo account (default: yes, except in production mode, which refuses it).",
 )
-def serve(*, demo: bool) -> None:
+def serve(*, demo: bool | None) -> None:
     """Serve the API (embedded PostgreSQL unless PIX_DATABASE_URL is set)."""
     import uvicorn
 
@@ -99,6 +101,9 @@ def serve(*, demo: bool) -> None:
     from pixweb.observability import configure_logging
 
     settings = _settings()
+    if settings.production and demo:
+        _fail("DemoInProduction", "PIX_PRODUCTION is on: pixweb serve creates no demo account (drop --demo).")
+    demo = not settings.production if demo is None else demo
     configure_logging(settings.log_level, settings.log_format)
     # uvicorn shuts down gracefully on SIGTERM, then raises the signal again: with the default
     # action the process would die there, before the embedded PostgreSQL is stopped. As an

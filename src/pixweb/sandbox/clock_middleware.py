@@ -9,6 +9,7 @@ database.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from litestar.enums import ScopeType
@@ -22,11 +23,16 @@ if TYPE_CHECKING:
 __all__ = ["CLOCKLESS_PATHS", "SharedClockMiddleware"]
 
 CLOCKLESS_PATHS = ("^/schema", "^/.well-known/", "^/health/", "^/metrics$")
+_CLOCKLESS = re.compile("|".join(CLOCKLESS_PATHS))
+
+
+def _clockless(scope: Scope) -> bool:
+    return _CLOCKLESS.match(scope["path"]) is not None
 
 
 class SharedClockMiddleware(ASGIMiddleware):
     scopes = (ScopeType.HTTP,)
-    exclude_path_pattern = CLOCKLESS_PATHS
+    should_bypass_for_scope = staticmethod(_clockless)  # by the request's path, not the route's
 
     async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
         services: Services = scope["litestar_app"].state.services

@@ -53,10 +53,19 @@ def certificate_header(pem: bytes) -> str:
     return quote(pem.decode(), safe="")
 
 
-async def new_client(*, link: bool = True, cert_now: datetime | None = None, days: int = 365) -> Client:
-    """Open an account with a random CPF and a random key, and (by default) link a new certificate."""
+async def new_client(
+    *, link: bool = True, cert_now: datetime | None = None, days: int = 365, sandbox_admin: bool = False
+) -> Client:
+    """Open an account with a random CPF and a random key, and (by default) link a new certificate.
+    ``sandbox_admin``: as ``pixweb admin account create --sandbox-admin`` (it may move the clock)."""
     opened = await open_account(
-        PostgresUnitOfWork, HASHER, ispb="99999999", name="Test Holder", document=random_cpf(), city="RECIFE"
+        PostgresUnitOfWork,
+        HASHER,
+        ispb="99999999",
+        name="Test Holder",
+        document=random_cpf(),
+        city="RECIFE",
+        sandbox_admin=sandbox_admin,
     )
     _, cert_pem, info = create_self_signed(f"test-{opened.account.id}", now=cert_now, days=days)
     if link:

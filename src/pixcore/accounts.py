@@ -27,6 +27,8 @@ class NewAccount:
     name: str
     document: str
     city: str
+    sandbox_admin: bool = False
+    """The operator lets it move the sandbox clock (decisions 13)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +41,7 @@ class Account:
     document: str
     city: str
     created_at: datetime
+    sandbox_admin: bool = False
 
 
 @dataclass(frozen=True, slots=True)

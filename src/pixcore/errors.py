@@ -16,13 +16,15 @@ tree to HTTP statuses in exactly one place (``pixweb.errors``)::
     │   ├── WebhookHostRefused
     │   ├── WebhookLimitReached
     │   ├── RefundAboveRefundable
-    │   └── MalformedCertificate
+    │   ├── MalformedCertificate
+    │   └── InvalidClockMove
     ├── AuthenticationError        the caller could not be identified
     │   ├── InvalidCredentials
     │   ├── InvalidCertificate
     │   └── InvalidToken
     ├── PermissionDenied           the caller is known but may not do this
-    │   └── CertificateNotLinked
+    │   ├── CertificateNotLinked
+    │   └── NotSandboxAdmin
     ├── NotFound                   the thing asked for does not exist (for this caller)
     │   ├── AccountNotFound
     │   ├── TransactionNotFound
@@ -79,6 +81,7 @@ __all__ = [
     "InvalidAmount",
     "InvalidBrCode",
     "InvalidCertificate",
+    "InvalidClockMove",
     "InvalidCredentials",
     "InvalidDocument",
     "InvalidIdentifier",
@@ -92,6 +95,7 @@ __all__ = [
     "MalformedCertificate",
     "MedCaseNotFound",
     "NotFound",
+    "NotSandboxAdmin",
     "OwnAccountTransfer",
     "OwnInstitution",
     "PermissionDenied",
@@ -162,6 +166,10 @@ class MalformedCertificate(ValidationError):
     """The client certificate is missing or is not a URL-encoded PEM certificate."""
 
 
+class InvalidClockMove(ValidationError):
+    """The sandbox clock moves forward only, by a bounded number of seconds."""
+
+
 class InvalidWebhook(ValidationError):
     """Invalid webhook registration."""
 
@@ -202,6 +210,10 @@ class PermissionDenied(PixError):
 
 class CertificateNotLinked(PermissionDenied):
     """The client certificate is not linked to this account."""
+
+
+class NotSandboxAdmin(PermissionDenied):
+    """Only a sandbox administrator may move the clock (the operator makes one with --sandbox-admin)."""
 
 
 # -- 404 ------------------------------------------------------------------

@@ -39,6 +39,7 @@ from pixweb.observability import (
 )
 from pixweb.persistence.supervisor import supervising
 from pixweb.runtime import database_ready
+from pixweb.sandbox.clock_middleware import SharedClockMiddleware
 from pixweb.services import Services
 from pixweb.settings import Settings, get_settings
 from pixweb.wire import DecimalAsNumber, PixResponse
@@ -147,7 +148,7 @@ def create_app(settings: Settings | None = None, *, clock: SystemClock | None = 
         ],
         lifespan=[_lifespan(settings, clock, metrics)],  # type: ignore[list-item]
         state=State({"metrics": metrics, "readiness": ReadinessProbe()}),
-        middleware=[DefineMiddleware(BearerAuthMiddleware, exclude=PUBLIC_PATHS)],
+        middleware=[SharedClockMiddleware(), DefineMiddleware(BearerAuthMiddleware, exclude=PUBLIC_PATHS)],
         exception_handlers=exception_handlers,
         response_class=PixResponse,
         plugins=[DecimalAsNumber()],

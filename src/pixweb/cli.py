@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import re
 import signal
 import sys
 import warnings
@@ -87,9 +88,11 @@ def main() -> None:
 
 @main.command()
 @click.option(
-    "--demo/--no-demo", default=True, show_default=True, help="Create and explain the demo account."
+    "--demo/--no-demo",
+    default=None,
+    help="Create and explain the demo account (default: yes, except in production mode, which refuses it).",
 )
-def serve(*, demo: bool) -> None:
+def serve(*, demo: bool | None) -> None:
     """Serve the API (embedded PostgreSQL unless PIX_DATABASE_URL is set)."""
     import uvicorn
 
@@ -98,6 +101,9 @@ def serve(*, demo: bool) -> None:
     from pixweb.observability import configure_logging
 
     settings = _settings()
+    if settings.production and demo:
+        _fail("DemoInProduction", "PIX_PRODUCTION is on: pixweb serve creates no demo account (drop --demo).")
+    demo = not settings.production if demo is None else demo
     configure_logging(settings.log_level, settings.log_format)
     # uvicorn shuts down gracefully on SIGTERM, then raises the signal again: with the default
     # action the process would die there, before the embedded PostgreSQL is stopped. As an
@@ -176,7 +182,12 @@ def account() -> None:
     "--key", "keys", multiple=True, help="A PIX key for the account (repeatable). None: a random key."
 )
 @click.option("--city", default=None, help="Holder's city (default: PIX_CITY).")
-def account_create(name: str, document: str, keys: tuple[str, ...], city: str | None) -> None:
+@click.option(
+    "--sandbox-admin", is_flag=True, help="Let the account move the sandbox clock (POST /sandbox/clock)."
+)
+def account_create(
+    name: str, document: str, keys: tuple[str, ...], city: str | None, *, sandbox_admin: bool
+) -> None:
     """Open an account; prints its client id and (once only) its client secret."""
 
     async def action(settings: Settings) -> dict[str, Any]:
@@ -188,6 +199,7 @@ def account_create(name: str, document: str, keys: tuple[str, ...], city: str | 
             document=document,
             city=city or settings.city,
             keys=keys,
+            sandbox_admin=sandbox_admin,
         )
         return {
             "accountId": opened.account.id,
@@ -223,6 +235,53 @@ def ledger_check() -> None:
     click.echo(json.dumps(report, indent=2))
     if not report["ok"]:
         sys.exit(1)
+
+
+@admin.group()
+def clock() -> None:
+    """The sandbox clock, which only the operator moves (decisions 13)."""
+
+
+def _now_of(settings: Settings, *, advance: int = 0) -> Callable[[Settings], Awaitable[dict[str, Any]]]:
+    from pixcore.clock import SystemClock, format_timestamp
+    from pixweb.sandbox.clock import ClockKeeper
+
+    async def action(_: Settings) -> dict[str, Any]:
+        # With the sandbox off the service runs on the wall clock, whatever is stored.
+        keeper = ClockKeeper(SystemClock(), shared=settings.sandbox)
+        await keeper.refresh()
+        if advance:
+            await keeper.advance(advance)
+        return {"now": format_timestamp(keeper.clock.now())}
+
+    return action
+
+
+@clock.command("advance")
+@click.option(
+    "--seconds", required=True, help="How far to move the clock forward (whole seconds, at least 1)."
+)
+def clock_advance(seconds: str) -> None:
+    """Move the clock forward for every process of the service; prints the new now."""
+    from pixweb.sandbox.clock import MAX_ADVANCE
+
+    settings = _settings()
+    if not settings.sandbox:
+        _fail(
+            "SandboxOff",
+            "The sandbox is off (PIX_SANDBOX, production mode): the service runs on the wall clock.",
+        )
+    if not re.fullmatch(r"[0-9]{1,20}", seconds.strip()) or not 1 <= int(seconds) <= MAX_ADVANCE:
+        _fail(
+            "InvalidClockMove", f"--seconds must be a whole number from 1 to {MAX_ADVANCE}, not {seconds!r}."
+        )
+    _run_admin(_now_of(settings, advance=int(seconds)))
+
+
+@clock.command("show")
+def clock_show() -> None:
+    """Print the service clock's now without moving it."""
+    _run_admin(_now_of(_settings()))
 
 
 @admin.group()

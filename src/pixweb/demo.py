@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
+from pixcore.accounts import OpenedAccount
 from pixcore.errors import DuplicatePixKey
 from pixcore.ports import SecretHasher, UnitOfWorkFactory
 from pixcore.usecases import link_certificate, open_account
@@ -52,16 +53,35 @@ async def _load(settings: Settings, uow: UnitOfWorkFactory) -> Demo | None:
     return Demo(saved["accountId"], saved["clientId"], saved["clientSecret"], saved["keys"], cert_pem)
 
 
+async def _open(
+    settings: Settings, uow: UnitOfWorkFactory, hasher: SecretHasher, keys: tuple[str, ...]
+) -> OpenedAccount:
+    return await open_account(
+        uow,
+        hasher,
+        ispb=settings.ispb,
+        name=DEMO_NAME,
+        document=DEMO_DOCUMENT,
+        city=settings.city,
+        keys=keys,
+        sandbox_admin=True,  # who runs `make run` is the operator of that sandbox: it may move the clock
+    )
+
+
 async def ensure_demo(settings: Settings, uow: UnitOfWorkFactory, hasher: SecretHasher) -> tuple[Demo, bool]:
-    """The demo account, created on first use. Returns it and whether it is new."""
+    """The demo account, created on first use. Returns it and whether it is new.
+
+    Never in production mode (decisions 13): its secret and key are printed and kept on disk.
+    """
+    if settings.production:
+        raise ValueError("production mode has no demo account")
     existing = await _load(settings, uow)
     if existing:
         return existing, False
-    common = {"ispb": settings.ispb, "name": DEMO_NAME, "document": DEMO_DOCUMENT, "city": settings.city}
     try:
-        opened = await open_account(uow, hasher, keys=DEMO_KEYS, **common)
+        opened = await _open(settings, uow, hasher, DEMO_KEYS)
     except DuplicatePixKey:  # a shared database already has a demo's keys: take a random key
-        opened = await open_account(uow, hasher, keys=(), **common)
+        opened = await _open(settings, uow, hasher, ())
     key_pem, cert_pem, info = create_self_signed(f"demo-account-{opened.account.id}")
     await link_certificate(uow, account_id=opened.account.id, certificate=info)
     folder = _folder(settings)

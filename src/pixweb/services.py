@@ -32,9 +32,10 @@ class Services:
 
     @classmethod
     def build(cls, settings: Settings, clock: SystemClock | None = None) -> Services:
-        """``clock``: a private clock (tests); without one, the sandbox clock shared through the database."""
+        """``clock``: a private clock (tests); without one, the sandbox clock shared through the
+        database, or the wall clock when the sandbox is off (production mode)."""
         _ = settings.location_prefix  # a public URL too long for BR Codes stops start-up here
-        keeper = ClockKeeper(clock or SystemClock(), shared=clock is None)
+        keeper = ClockKeeper(clock or SystemClock(), shared=clock is None and settings.sandbox)
         key = load_or_create_signing_key(settings.signing_key_path)
         directory = SandboxDirectory(settings.institution_name)
         tokens = JwtIssuer(key, keeper.clock, issuer=settings.token_issuer, audience=settings.token_audience)

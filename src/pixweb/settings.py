@@ -85,16 +85,21 @@ class Settings:
     """``PIX_PUBLIC_URL`` (default ``http://{host}:{port}``): how clients and payers reach us."""
 
     production: bool = False
-    """``PIX_PRODUCTION`` (default off): production mode; turns the sandbox off by default."""
+    """``PIX_PRODUCTION`` (default off): production mode (decisions 13): never a demo account; the
+    sandbox and the console off and client certificates required, unless set explicitly."""
 
     sandbox: bool = True
     """``PIX_SANDBOX`` (default on, off in production mode): the sandbox routes and simulators."""
+
+    console: bool = True
+    """``PIX_CONSOLE`` (default on, off in production mode): the web console (not built yet)."""
 
     webhook_allow_private: bool = False
     """``PIX_WEBHOOK_ALLOW_PRIVATE`` (default off): allow webhook URLs on private addresses."""
 
     require_client_cert: bool = False
-    """``PIX_REQUIRE_CLIENT_CERT`` (default off): every bearer request must carry ``X-SSL-Client-Cert``."""
+    """``PIX_REQUIRE_CLIENT_CERT`` (default off, on in production mode): every bearer request must
+    carry ``X-SSL-Client-Cert``, the certificate its token is bound to (RFC 8705)."""
 
     ispb: str = "99999999"
     """``PIX_ISPB`` (default ``99999999``): this institution's ISPB."""
@@ -148,8 +153,9 @@ class Settings:
             public_url=_str("PIX_PUBLIC_URL", f"http://{host}:{port}").rstrip("/"),
             production=production,
             sandbox=_flag("PIX_SANDBOX", default=not production),
+            console=_flag("PIX_CONSOLE", default=not production),
             webhook_allow_private=_flag("PIX_WEBHOOK_ALLOW_PRIVATE", default=False),
-            require_client_cert=_flag("PIX_REQUIRE_CLIENT_CERT", default=False),
+            require_client_cert=_flag("PIX_REQUIRE_CLIENT_CERT", default=production),
             ispb=validate_ispb(_str("PIX_ISPB", "99999999")),
             institution_name=_str("PIX_INSTITUTION_NAME", "PIX SANDBOX"),
             city=_str("PIX_CITY", "SAO PAULO"),

@@ -12,7 +12,6 @@ import contextlib
 import logging
 from datetime import timedelta
 
-from pixcore.clock import Clock
 from pixcore.ports import UnitOfWorkFactory
 from pixcore.usecases.charges import expire_charges
 from pixcore.usecases.refunds import process_due_refunds
@@ -31,13 +30,19 @@ SWEEP_EVERY = 10  # rounds: expired charges are persisted within about a second
 MAX_BACKOFF = 2.0  # seconds between rounds at most while rounds fail
 
 
-async def purge_idempotency_keys(clock: Clock) -> int:
-    """Forget idempotency keys older than ``IDEMPOTENCY_KEEP``; returns how many."""
+async def purge_idempotency_keys() -> int:
+    """Forget idempotency keys stored more than ``IDEMPOTENCY_KEEP`` ago; returns how many.
+
+    Age is real time, by the database's clock (``stored_at``), not the service clock: a move of the
+    sandbox clock must not forget a key its client may still retry with, or the retry would send
+    the money a second time. (The sandbox clock only moves forward, so by it a key is always at
+    least as old as by real time.)
+    """
     if DB.pool is None:
         return 0
     async with DB.pool.acquire() as conn:
         status = await conn.execute(
-            "DELETE FROM idempotency_keys WHERE created_at < $1", clock.now() - IDEMPOTENCY_KEEP
+            "DELETE FROM idempotency_keys WHERE stored_at < now() - $1::interval", IDEMPOTENCY_KEEP
         )
     return int(status.split()[-1])
 
@@ -69,7 +74,7 @@ async def settlement_loop(
             if rounds % SWEEP_EVERY == 0:
                 await expire_charges(services.uow, services.clock)
             if rounds % PURGE_EVERY == 0:
-                await purge_idempotency_keys(services.clock)
+                await purge_idempotency_keys()
         except Exception as exc:  # noqa: BLE001 - logged by the streak, with its traceback if unexpected
             failures.failed(exc)
         else:

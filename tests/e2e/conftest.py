@@ -8,16 +8,20 @@ that the app shares the run's connection pool.
 from __future__ import annotations
 
 import asyncio
+import os
+import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import asyncpg
 import httpx
 import pytest
 
 from pixcore.clock import SystemClock
 from pixweb.app import create_app
+from pixweb.persistence.database import with_database
 from pixweb.settings import Settings
 
 
@@ -59,3 +63,18 @@ async def api(migrated_database: str, tmp_path: Path) -> AsyncIterator[Api]:
     settings = Settings(database_url=migrated_database, data_dir=tmp_path, run_workers=False)
     async with running_api(settings, SystemClock()) as running:
         yield running
+
+
+@pytest.fixture
+async def own_database(database_server: str) -> AsyncIterator[str]:
+    """An empty database of the test's own on the run's server (for tests that start
+    ``pixweb serve`` processes, whose clock and settings must not touch the run's), dropped
+    afterwards."""
+    name = f"pixe2e_{os.getpid()}_{secrets.token_hex(3)}"
+    admin = await asyncpg.connect(with_database(database_server, "postgres"))
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+        yield with_database(database_server, name)
+    finally:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.close()

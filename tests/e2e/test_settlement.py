@@ -169,7 +169,7 @@ async def test_settlement_runs_by_itself_in_the_service(
 
 
 async def test_sandbox_clock_moves_the_service_clock(api: Api) -> None:
-    client = await new_client()
+    client = await new_client(sandbox_admin=True)
     auth = await bearer(api.client, client)
     before = api.clock.now()
     response = await api.client.post("/sandbox/clock", json={"advanceSeconds": 3600}, headers=auth)

@@ -1,4 +1,8 @@
-"""Idempotency keys are kept at least 24 hours, then forgotten."""
+"""Idempotency keys are kept at least 24 hours of real time, then forgotten (decisions §5).
+
+Their age is read on the database's clock (``stored_at``), never on the service clock, which the
+sandbox moves forward: ``tests/e2e/test_sandbox_clock.py`` shows a move forgetting no key.
+"""
 
 from __future__ import annotations
 
@@ -7,37 +11,42 @@ from datetime import UTC, datetime, timedelta
 
 import asyncpg
 
-from pixcore.clock import ManualClock
 from pixweb.workers import purge_idempotency_keys
 from tests.support import new_client
 
 
+async def _store_key(conn: asyncpg.Connection, account_id: int, age: timedelta) -> uuid.UUID:
+    """A key stored ``age`` ago by real time, its service-clock ``created_at`` far in the past."""
+    created = datetime(2000, 1, 1, tzinfo=UTC)
+    transaction_id = await conn.fetchval(
+        """INSERT INTO transactions (account_id, type, status, amount, created_at, updated_at)
+           VALUES ($1, 'WITHDRAW', 'ERROR', 1, $2, $2) RETURNING id""",
+        account_id,
+        created,
+    )
+    key = uuid.uuid4()
+    await conn.execute(
+        """INSERT INTO idempotency_keys (account_id, key, request_hash, transaction_id, created_at, stored_at)
+           VALUES ($1, $2, $3, $4, $5, now() - $6::interval)""",
+        account_id,
+        key,
+        "0" * 64,
+        transaction_id,
+        created,
+        age,
+    )
+    return key
+
+
 async def test_keys_survive_24_hours_and_go_after_25(migrated_database: str) -> None:
     client = await new_client()
-    created = datetime(2030, 1, 1, tzinfo=UTC)
-    key = uuid.uuid4()
     conn = await asyncpg.connect(migrated_database)
     try:
-        transaction_id = await conn.fetchval(
-            """INSERT INTO transactions (account_id, type, status, amount, created_at, updated_at)
-               VALUES ($1, 'WITHDRAW', 'ERROR', 1, $2, $2) RETURNING id""",
-            client.account_id,
-            created,
-        )
-        await conn.execute(
-            "INSERT INTO idempotency_keys VALUES ($1, $2, $3, $4, $5)",
-            client.account_id,
-            key,
-            "0" * 64,
-            transaction_id,
-            created,
-        )
-        exists = "SELECT count(*) FROM idempotency_keys WHERE account_id = $1 AND key = $2"
-
-        await purge_idempotency_keys(ManualClock(created + timedelta(hours=24)))
-        assert await conn.fetchval(exists, client.account_id, key) == 1
-
-        await purge_idempotency_keys(ManualClock(created + timedelta(hours=25, seconds=1)))
-        assert await conn.fetchval(exists, client.account_id, key) == 0
+        kept = await _store_key(conn, client.account_id, timedelta(hours=24))
+        gone = await _store_key(conn, client.account_id, timedelta(hours=25, seconds=1))
+        await purge_idempotency_keys()
+        rows = await conn.fetch("SELECT key FROM idempotency_keys WHERE account_id = $1", client.account_id)
     finally:
         await conn.close()
+    assert {row["key"] for row in rows} == {kept}
+    assert gone not in {row["key"] for row in rows}

@@ -36,6 +36,7 @@ class InMemoryAccounts(_Repository):
             document=new.document,
             city=new.city,
             created_at=store.clock.now(),
+            sandbox_admin=new.sandbox_admin,
         )
         staged = self._staged
         staged.accounts[account_id] = account

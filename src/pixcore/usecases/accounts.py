@@ -15,12 +15,18 @@ from pixcore.accounts import (
     OpenedAccount,
 )
 from pixcore.documents import parse_document
-from pixcore.errors import AccountNotFound, DuplicatePixKey, InvalidPixKey, ValidationError
+from pixcore.errors import (
+    AccountNotFound,
+    DuplicatePixKey,
+    InvalidPixKey,
+    NotSandboxAdmin,
+    ValidationError,
+)
 from pixcore.identifiers import validate_ispb
 from pixcore.keys import PixKey, PixKeyType, new_evp, parse_pix_key
 from pixcore.ports import SecretHasher, UnitOfWorkFactory
 
-__all__ = ["get_balance", "link_certificate", "open_account"]
+__all__ = ["get_balance", "link_certificate", "open_account", "require_sandbox_admin"]
 
 MAX_NAME = 140
 MAX_CITY = 60
@@ -65,11 +71,13 @@ async def open_account(
     document: str,
     city: str,
     keys: Sequence[str] = (),
+    sandbox_admin: bool = False,
 ) -> OpenedAccount:
     """Open an account with its keys and one client credential, all or nothing.
 
     With no keys given, the account gets one random (EVP) key, so that it can
-    receive and charge at once.
+    receive and charge at once. ``sandbox_admin``: the operator lets it move the
+    sandbox clock (decisions 13).
     """
     name, city = _validate_holder(name, city)
     holder = parse_document(document)
@@ -78,7 +86,13 @@ async def open_account(
     secret_hash = await asyncio.to_thread(hasher.hash, client_secret)  # slow by design: off the loop
     async with uow() as tx:
         account = await tx.accounts.add(
-            NewAccount(ispb=validate_ispb(ispb), name=name, document=holder.value, city=city)
+            NewAccount(
+                ispb=validate_ispb(ispb),
+                name=name,
+                document=holder.value,
+                city=city,
+                sandbox_admin=sandbox_admin,
+            )
         )
         for key in pix_keys:
             await tx.keys.add(account.id, key)
@@ -97,6 +111,14 @@ async def link_certificate(
         linked = await tx.certificates.link(account_id, certificate)
         await tx.commit()
     return linked
+
+
+async def require_sandbox_admin(uow: UnitOfWorkFactory, account_id: int) -> None:
+    """``NotSandboxAdmin`` unless the operator made the account a sandbox administrator."""
+    async with uow() as tx:
+        account = await tx.accounts.get(account_id)
+    if account is None or not account.sandbox_admin:
+        raise NotSandboxAdmin()
 
 
 async def get_balance(uow: UnitOfWorkFactory, account_id: int) -> Balance:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from piccolo.columns import BigInt, BigSerial, Text, Timestamptz, Varchar
+from piccolo.columns import BigInt, BigSerial, Boolean, Text, Timestamptz, Varchar
 from piccolo.table import Table
 
 from pixweb.persistence.engine import DB
@@ -19,6 +19,7 @@ class AccountRow(Table, tablename="accounts", db=DB):
     document = Varchar(length=14)
     city = Varchar(length=60)
     created_at = Timestamptz()
+    sandbox_admin = Boolean(default=False)
 
 
 class BalanceRow(Table, tablename="balances", db=DB):

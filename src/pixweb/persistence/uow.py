@@ -62,6 +62,7 @@ def _account(row: dict[str, Any]) -> Account:
         document=row["document"],
         city=row["city"],
         created_at=row["created_at"],
+        sandbox_admin=row["sandbox_admin"],
     )
 
 
@@ -71,9 +72,9 @@ class PostgresAccounts(Repository):
         row = await self._conn.fetchrow(
             """
             WITH new_id AS (SELECT nextval(pg_get_serial_sequence('accounts', 'id')) AS id)
-            INSERT INTO accounts (id, ispb, branch, number, name, document, city)
+            INSERT INTO accounts (id, ispb, branch, number, name, document, city, sandbox_admin)
             OVERRIDING SYSTEM VALUE
-            SELECT id, $1, $2, lpad(id::text, greatest(8, length(id::text)), '0'), $3, $4, $5 FROM new_id
+            SELECT id, $1, $2, lpad(id::text, greatest(8, length(id::text)), '0'), $3, $4, $5, $6 FROM new_id
             RETURNING *
             """,
             new.ispb,
@@ -81,6 +82,7 @@ class PostgresAccounts(Repository):
             new.name,
             new.document,
             new.city,
+            new.sandbox_admin,
         )
         if row is None:
             raise RuntimeError("INSERT ... RETURNING returned no row")

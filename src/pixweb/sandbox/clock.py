@@ -1,8 +1,13 @@
-"""The service clock, which the sandbox can move forward (``POST /sandbox/clock``).
+"""The sandbox clock: the service clock, which the operator can move forward.
 
-The offset lives in the database (table ``sandbox_clock``) so that every
-process of the service agrees; each process refreshes it from there. A clock
-handed in by tests stays private to the test (nothing is stored).
+The offset lives in the database (the single row of ``sandbox_clock``) so that every process of
+the service agrees on it. A process reads it at the start of every request
+(:class:`pixweb.sandbox.clock_middleware.SharedClockMiddleware`) and of every round of its
+background loops, so a move is seen at once everywhere: a token issued by one process is valid in
+every other. Concurrent reads may finish in any order; the offset a process keeps only grows.
+
+A clock handed in by tests stays private to the test (nothing is read or stored), and with the
+sandbox off (production mode) the service runs on the wall clock and reads nothing.
 """
 
 from __future__ import annotations
@@ -10,9 +15,29 @@ from __future__ import annotations
 from datetime import timedelta
 
 from pixcore.clock import SystemClock
+from pixcore.errors import InvalidClockMove
 from pixweb.persistence.engine import DB
 
-__all__ = ["ClockKeeper"]
+__all__ = ["MAX_ADVANCE", "MAX_OFFSET", "ClockKeeper", "stored_offset"]
+
+MAX_ADVANCE = 400 * 86_400  # seconds one move may take at most
+MAX_OFFSET = 100 * 365 * 86_400  # seconds the clock may run ahead of the wall clock, all moves together
+# (datetimes end at the year 9999: without a bound, enough moves would break every request)
+
+_READ = "SELECT offset_micros FROM sandbox_clock WHERE id = 1"
+_ADVANCE = """
+UPDATE sandbox_clock SET offset_micros = offset_micros + $1
+WHERE id = 1 AND offset_micros + $1 <= $2
+RETURNING offset_micros
+"""
+
+
+async def stored_offset() -> timedelta:
+    """The offset stored in the database: one primary-key read."""
+    if DB.pool is None:
+        raise RuntimeError("the database is not open")
+    micros = await DB.pool.fetchval(_READ)
+    return timedelta(microseconds=micros or 0)
 
 
 class ClockKeeper:
@@ -21,22 +46,28 @@ class ClockKeeper:
         self.shared = shared
 
     async def refresh(self) -> None:
+        """Bring the clock up to the database's offset (a no-op for a private clock)."""
         if not self.shared or DB.pool is None:
             return
-        async with DB.pool.acquire() as conn:
-            micros = await conn.fetchval("SELECT offset_micros FROM sandbox_clock WHERE id = 1")
-        self.clock.offset = timedelta(microseconds=micros or 0)
+        self._adopt(await stored_offset())
 
     async def advance(self, seconds: int) -> None:
-        if seconds < 0:
-            raise ValueError("the clock only moves forward")
+        """Move the clock ``seconds`` forward (0 to ``MAX_ADVANCE``), for every process."""
+        if not 0 <= seconds <= MAX_ADVANCE:
+            raise InvalidClockMove(f"The clock moves forward by 0 to {MAX_ADVANCE} seconds at a time.")
         if not self.shared or DB.pool is None:
+            if self.clock.offset.total_seconds() + seconds > MAX_OFFSET:
+                raise InvalidClockMove(_TOO_FAR)
             self.clock.advance(seconds)
             return
-        async with DB.pool.acquire() as conn:
-            micros = await conn.fetchval(
-                "UPDATE sandbox_clock SET offset_micros = offset_micros + $1 WHERE id = 1"
-                " RETURNING offset_micros",
-                seconds * 1_000_000,
-            )
-        self.clock.offset = timedelta(microseconds=micros)
+        micros = await DB.pool.fetchval(_ADVANCE, seconds * 1_000_000, MAX_OFFSET * 1_000_000)
+        if micros is None:
+            raise InvalidClockMove(_TOO_FAR)
+        self._adopt(timedelta(microseconds=micros))
+
+    def _adopt(self, offset: timedelta) -> None:
+        # A read that finishes late (it began before another's) must not move the clock back.
+        self.clock.offset = max(self.clock.offset, offset)
+
+
+_TOO_FAR = f"The clock may run at most {MAX_OFFSET // 86_400} days ahead of real time."

@@ -37,7 +37,8 @@ from pixcore.ports import SecretHasher
 
 __all__ = ["HASH_NICENESS", "BoundedVerifier"]
 
-HASH_NICENESS = 10
+HASH_NICENESS = 10  # added to the process's nice value, up to MOST_NICE
+MOST_NICE = 19
 RETRY_AFTER_SECONDS = 1
 _T = TypeVar("_T")
 
@@ -45,8 +46,10 @@ _T = TypeVar("_T")
 def _lower_priority() -> None:
     """Runs in each hashing thread as it starts: on Linux a nice value is per thread."""
     if sys.platform == "linux":
+        thread = threading.get_native_id()
         with contextlib.suppress(OSError):
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), HASH_NICENESS)
+            nice = os.getpriority(os.PRIO_PROCESS, thread)
+            os.setpriority(os.PRIO_PROCESS, thread, min(MOST_NICE, nice + HASH_NICENESS))
 
 
 def _timed(work: Callable[[], _T]) -> tuple[_T, float]:

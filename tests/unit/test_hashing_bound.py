@@ -71,6 +71,8 @@ async def test_at_most_slots_hashes_run_and_a_full_queue_is_refused_at_once() ->
         await asyncio.sleep(0.05)  # the three others wait for a slot
         assert (hasher.running, verifier.admitted) == (2, 5)
 
+        with pytest.raises(ServiceBusy):
+            verifier.check_room()  # what the token endpoints ask before any database work
         started = time.monotonic()
         with pytest.raises(ServiceBusy) as caught:
             await verifier.verify("h:s", "s")
@@ -81,6 +83,7 @@ async def test_at_most_slots_hashes_run_and_a_full_queue_is_refused_at_once() ->
         assert await asyncio.gather(*checks) == [True] * 5
         assert hasher.most == 2
         assert verifier.admitted == 0
+        verifier.check_room()  # room again
         assert await verifier.verify("h:s", "wrong") is False
     finally:
         verifier.close()

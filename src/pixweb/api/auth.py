@@ -71,6 +71,7 @@ async def _issue(
 ) -> TokenResponse:
     services = services_of(request)
     services.token_limits.check_client(client_id)
+    services.verifier.check_room()  # a flood beyond the hashing queue costs no database work
     certificate = read_certificate_header(cert)
     issued = await issue_token(
         services.uow,

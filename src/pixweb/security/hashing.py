@@ -91,15 +91,24 @@ class BoundedVerifier:
             self._admitted -= 1
         await asyncio.sleep(self.typical)
 
+    def check_room(self) -> None:
+        """Refuse at once (``ServiceBusy``) if a check asked now would be: callers ask before they
+        spend anything else on a request that could not be checked anyway."""
+        if self._admitted >= self.slots + self.queue:
+            raise self._busy()
+
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
     def _admit(self) -> None:
-        if self._admitted >= self.slots + self.queue:
-            raise ServiceBusy(
-                "Too many credential checks are waiting: retry shortly.", retry_after=RETRY_AFTER_SECONDS
-            )
+        self.check_room()
         self._admitted += 1
+
+    @staticmethod
+    def _busy() -> ServiceBusy:
+        return ServiceBusy(
+            "Too many credential checks are waiting: retry shortly.", retry_after=RETRY_AFTER_SECONDS
+        )
 
     async def _run(self, work: Callable[[], _T]) -> _T:
         self._admit()

@@ -145,16 +145,24 @@ def child(
 
 
 @contextlib.contextmanager
-def api_server(url: str, data_dir: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """``pixweb serve --no-demo`` on a free port, until it answers; stopped (killed if need be) on exit."""
+def api_server(
+    url: str, data_dir: Path, settings: dict[str, str] | None = None
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """``pixweb serve --no-demo`` on a free port, until it answers; stopped (killed if need be) on exit.
+
+    ``settings``: further ``PIX_`` variables for it."""
     port = free_port()
-    env = without_pix_settings() | {
-        "PIX_DATABASE_URL": url,
-        "PIX_PORT": str(port),
-        "PIX_DATA_DIR": str(data_dir),
-        "PIX_WORKERS": "off",
-        "PIX_LOG_LEVEL": "WARNING",
-    }
+    env = (
+        without_pix_settings()
+        | {
+            "PIX_DATABASE_URL": url,
+            "PIX_PORT": str(port),
+            "PIX_DATA_DIR": str(data_dir),
+            "PIX_WORKERS": "off",
+            "PIX_LOG_LEVEL": "WARNING",
+        }
+        | (settings or {})
+    )
     base_url = f"http://127.0.0.1:{port}"
     command = [str(PIXWEB), "serve", "--no-demo"]
     ready = f"{base_url}/.well-known/jwks.json"

@@ -72,6 +72,7 @@ import httpx
 from _figures import Figure, add_summary_option, write_summary  # bench/ is on sys.path
 from _servers import add_database_options, api_server, bench_database, child, free_port, postgres_server
 
+from pixcore.clock import SystemClock
 from pixcore.queries import (
     PIX_KEY_TOTAL_CAP,
     ListKind,
@@ -137,7 +138,9 @@ async def open_holder(url: str, data_dir: Path) -> Holder:
             city="RECIFE",
         )
         _, cert_pem, info = create_self_signed(f"bench-{opened.account.id}")
-        await link_certificate(PostgresUnitOfWork, account_id=opened.account.id, certificate=info)
+        await link_certificate(
+            PostgresUnitOfWork, account_id=opened.account.id, certificate=info, clock=SystemClock()
+        )
     return Holder(
         opened.account.id,
         opened.client_id,

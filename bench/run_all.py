@@ -30,7 +30,7 @@ from pathlib import Path
 from _figures import Figure  # bench/ is on sys.path
 
 HERE = Path(__file__).parent
-DATABASE = frozenset({"transfers", "queries", "webhooks"})
+DATABASE = frozenset({"transfers", "queries", "webhooks", "token_flood"})
 
 FULL: dict[str, list[str]] = {
     "brcode": [],
@@ -38,6 +38,7 @@ FULL: dict[str, list[str]] = {
     "transfers": [],
     "queries": [],
     "webhooks": [],
+    "token_flood": [],
 }
 QUICK: dict[str, list[str]] = {
     "brcode": ["--seconds", "0.1", "--repeat", "3"],
@@ -45,6 +46,7 @@ QUICK: dict[str, list[str]] = {
     "transfers": ["--duration", "3", "--warmup", "1", "--clients", "16,64"],
     "queries": ["--rows", "100000", "--requests", "100", "--warmup", "10"],
     "webhooks": ["--events", "2000", "--latency-seconds", "5"],
+    "token_flood": ["--rounds", "2", "--idle", "200"],
 }
 
 

@@ -63,6 +63,7 @@ import httpx
 from _figures import Figure, add_summary_option, write_summary  # bench/ is on sys.path
 from _servers import add_database_options, api_server, bench_database, postgres_server
 
+from pixcore.clock import SystemClock
 from pixcore.identifiers import new_end_to_end_id
 from pixcore.usecases import link_certificate, open_account
 from pixweb.persistence.database import database_name
@@ -235,7 +236,9 @@ async def open_senders(url: str, data_dir: Path) -> list[Sender]:
                 city="RECIFE",
             )
             _, cert_pem, info = create_self_signed(f"bench-{opened.account.id}")
-            await link_certificate(PostgresUnitOfWork, account_id=opened.account.id, certificate=info)
+            await link_certificate(
+                PostgresUnitOfWork, account_id=opened.account.id, certificate=info, clock=SystemClock()
+            )
             senders.append(
                 Sender(
                     account_id=opened.account.id,

@@ -11,6 +11,7 @@ import asyncpg
 import httpx
 
 from pixcore.accounts import OpenedAccount
+from pixcore.clock import SystemClock
 from pixcore.documents import cpf_check_digits
 from pixcore.usecases import link_certificate, open_account
 from pixweb.persistence.uow import PostgresUnitOfWork
@@ -57,7 +58,12 @@ async def new_client(
     *, link: bool = True, cert_now: datetime | None = None, days: int = 365, sandbox_admin: bool = False
 ) -> Client:
     """Open an account with a random CPF and a random key, and (by default) link a new certificate.
-    ``sandbox_admin``: as ``pixweb admin account create --sandbox-admin`` (it may move the clock)."""
+    ``sandbox_admin``: as ``pixweb admin account create --sandbox-admin`` (it may move the clock).
+
+    With ``cert_now`` the certificate is valid from then: one that expired (or is not yet valid)
+    by now is linked as if it had been linked while valid, through the repository, since
+    ``link_certificate`` refuses it today.
+    """
     opened = await open_account(
         PostgresUnitOfWork,
         HASHER,
@@ -68,8 +74,14 @@ async def new_client(
         sandbox_admin=sandbox_admin,
     )
     _, cert_pem, info = create_self_signed(f"test-{opened.account.id}", now=cert_now, days=days)
-    if link:
-        await link_certificate(PostgresUnitOfWork, account_id=opened.account.id, certificate=info)
+    if link and cert_now is None:
+        await link_certificate(
+            PostgresUnitOfWork, account_id=opened.account.id, certificate=info, clock=SystemClock()
+        )
+    elif link:
+        async with PostgresUnitOfWork() as tx:
+            await tx.certificates.link(opened.account.id, info)
+            await tx.commit()
     return Client(opened=opened, cert_pem=cert_pem, fingerprint=info.fingerprint)
 
 

@@ -16,6 +16,7 @@ __all__ = [
     "LinkedCertificate",
     "NewAccount",
     "OpenedAccount",
+    "RotatedSecret",
 ]
 
 
@@ -86,6 +87,7 @@ class CertificateInfo:
 class LinkedCertificate:
     fingerprint: str
     account_id: int
+    revoked_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +98,15 @@ class OpenedAccount:
     client_id: str
     client_secret: str
     keys: tuple[PixKey, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RotatedSecret:
+    """A client's new secret: shown this once, stored only as a hash; the old one no longer works."""
+
+    account_id: int
+    client_id: str
+    client_secret: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,7 @@ tree to HTTP statuses in exactly one place (``pixweb.errors``)::
     ├── AuthenticationError        the caller could not be identified
     │   ├── InvalidCredentials
     │   ├── InvalidCertificate
+    │   │   └── CertificateRevoked
     │   └── InvalidToken
     ├── PermissionDenied           the caller is known but may not do this
     │   ├── CertificateNotLinked
@@ -32,7 +33,8 @@ tree to HTTP statuses in exactly one place (``pixweb.errors``)::
     │   ├── DeliveryNotFound
     │   ├── ChargeNotFound
     │   ├── RefundNotFound
-    │   └── MedCaseNotFound
+    │   ├── MedCaseNotFound
+    │   └── CertificateNotFound
     ├── Conflict                   the thing to create exists already
     │   ├── DuplicatePixKey
     │   ├── DuplicateAccount
@@ -55,6 +57,14 @@ tree to HTTP statuses in exactly one place (``pixweb.errors``)::
         ├── RefundWindowClosed
         ├── InternalRefund
         └── OwnInstitution
+
+Besides the tree's rules, two errors say "not now" and carry ``retry_after``
+(seconds, for the ``Retry-After`` header)::
+
+    PixError
+    └── TryLater                   not now: retry after ``retry_after`` seconds
+        ├── TooManyRequests        the caller went over a rate limit (429)
+        └── ServiceBusy            the service is at capacity for this work (503)
 """
 
 from __future__ import annotations
@@ -64,7 +74,9 @@ __all__ = [
     "AmountMismatch",
     "AuthenticationError",
     "CertificateInUse",
+    "CertificateNotFound",
     "CertificateNotLinked",
+    "CertificateRevoked",
     "ChargeNotFound",
     "Conflict",
     "CreditorDocumentMismatch",
@@ -105,7 +117,10 @@ __all__ = [
     "RefundNotFound",
     "RefundWindowClosed",
     "RuleViolation",
+    "ServiceBusy",
+    "TooManyRequests",
     "TransactionNotFound",
+    "TryLater",
     "ValidationError",
     "WebhookHostRefused",
     "WebhookInactive",
@@ -197,6 +212,10 @@ class InvalidCertificate(AuthenticationError):
     """Invalid client certificate."""
 
 
+class CertificateRevoked(InvalidCertificate):
+    """The client certificate was revoked."""
+
+
 class InvalidToken(AuthenticationError):
     """The access token is missing, invalid or expired."""
 
@@ -249,6 +268,10 @@ class RefundNotFound(NotFound):
 
 class MedCaseNotFound(NotFound):
     """MED case not found."""
+
+
+class CertificateNotFound(NotFound):
+    """No certificate with this fingerprint is linked to this account."""
 
 
 # -- 409 ------------------------------------------------------------------
@@ -345,3 +368,24 @@ class InternalRefund(RuleViolation):
 class OwnInstitution(RuleViolation):
     """That ISPB is this service's own institution: the outside world is another institution
     (an account of this service pays with POST /dict/pix)."""
+
+
+# -- 429 and 503 ------------------------------------------------------------
+
+
+class TryLater(PixError):
+    """Not now: retry later."""
+
+    def __init__(
+        self, message: str | None = None, *, details: list[str] | None = None, retry_after: int = 1
+    ) -> None:
+        super().__init__(message, details=details)
+        self.retry_after = max(1, retry_after)
+
+
+class TooManyRequests(TryLater):
+    """Too many requests: retry later."""
+
+
+class ServiceBusy(TryLater):
+    """The service is busy: retry shortly."""

@@ -47,6 +47,7 @@ __all__ = [
     "PixKeyRepository",
     "RefundRepository",
     "SecretHasher",
+    "SecretVerifier",
     "TokenIssuer",
     "TransactionRepository",
     "TransferRepository",
@@ -83,6 +84,11 @@ class CredentialRepository(Protocol):
 
     async def get(self, client_id: str) -> ClientCredential | None: ...
 
+    async def replace_secret(self, account_id: int, secret_hash: str) -> str | None:
+        """Give the account's credential this secret hash (the old secret stops working);
+        its client id, or None if the account has no credential."""
+        ...
+
 
 class CertificateRepository(Protocol):
     async def link(self, account_id: int, certificate: CertificateInfo) -> LinkedCertificate:
@@ -94,6 +100,10 @@ class CertificateRepository(Protocol):
         ...
 
     async def get(self, fingerprint: str) -> LinkedCertificate | None: ...
+
+    async def revoke(self, fingerprint: str, at: datetime) -> datetime:
+        """Mark a linked certificate revoked at ``at``, unless it was already: when it was revoked."""
+        ...
 
 
 class TransactionRepository(Protocol):
@@ -388,6 +398,20 @@ class SecretHasher(Protocol):
     def hash(self, secret: str) -> str: ...
 
     def verify(self, secret_hash: str, secret: str) -> bool: ...
+
+
+class SecretVerifier(Protocol):
+    """Checks client secrets off the event loop, within the bounds the adapter sets.
+
+    Both methods may raise ``ServiceBusy`` at once when too many checks wait already.
+    """
+
+    async def verify(self, secret_hash: str, secret: str) -> bool: ...
+
+    async def decoy(self, secret: str) -> None:
+        """Take about as long as :meth:`verify` would, for a client id that does not exist,
+        so that response times do not tell which client ids exist."""
+        ...
 
 
 class TokenIssuer(Protocol):

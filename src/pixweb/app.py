@@ -92,6 +92,7 @@ def _lifespan(settings: Settings, clock: SystemClock | None, metrics: Metrics) -
             finally:
                 stop.set()
                 await asyncio.gather(*loops)
+                services.close()
 
     return lifespan
 

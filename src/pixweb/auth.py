@@ -3,7 +3,9 @@
 A request passes with ``Authorization: Bearer <token>`` whose token verifies
 (:meth:`JwtIssuer.verify`). If the request also carries ``X-SSL-Client-Cert``,
 that certificate must be the one the token is bound to; with
-``PIX_REQUIRE_CLIENT_CERT`` on, the header is mandatory.
+``PIX_REQUIRE_CLIENT_CERT`` on, the header is mandatory. Last, the certificate the
+token is bound to must still be linked to the token's account and not revoked: one
+look-up by primary key per request, so that a revocation holds at once everywhere.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from litestar.connection import ASGIConnection
 from litestar.middleware.authentication import AbstractAuthenticationMiddleware, AuthenticationResult
 
 from pixcore.errors import InvalidToken, MalformedCertificate
-from pixweb.security.certificates import fingerprint_to_x5t, read_certificate_header
+from pixweb.security.certificates import fingerprint_to_x5t, read_certificate_header, x5t_to_fingerprint
 from pixweb.security.tokens import Principal
 from pixweb.services import Services
 
@@ -40,4 +42,7 @@ class BearerAuthMiddleware(AbstractAuthenticationMiddleware):
                 raise InvalidToken("The client certificate does not match the token.") from None
             if fingerprint_to_x5t(certificate.fingerprint) != principal.fingerprint:
                 raise InvalidToken("The client certificate does not match the token.")
+        fingerprint = x5t_to_fingerprint(principal.fingerprint)
+        if not await services.certificate_status.in_force(principal.account_id, fingerprint):
+            raise InvalidToken("The client certificate of this token was revoked.")
         return AuthenticationResult(user=principal, auth=token)

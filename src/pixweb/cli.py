@@ -23,11 +23,13 @@ from typing import Any, NoReturn
 import asyncpg
 import click
 
+from pixcore.clock import SystemClock, format_timestamp
 from pixcore.errors import PixError
-from pixcore.usecases import link_certificate, open_account
+from pixcore.usecases import link_certificate, open_account, revoke_certificate, rotate_secret
 from pixweb.persistence.database import resolve_database_url, stop_embedded
 from pixweb.persistence.uow import PostgresUnitOfWork
 from pixweb.runtime import database_ready
+from pixweb.sandbox.clock import ClockKeeper
 from pixweb.security.certificates import create_self_signed, read_pem, write_private
 from pixweb.security.secrets import Argon2Hasher
 from pixweb.settings import Settings, get_settings
@@ -214,6 +216,29 @@ def account_create(
     _run_admin(action)
 
 
+@account.command("rotate-secret")
+@click.option("--account", "account_id", type=int, required=True, help="Account id.")
+def account_rotate_secret(account_id: int) -> None:
+    """Give the account's client a new secret, printed once; the old one stops working."""
+
+    async def action(_: Settings) -> dict[str, Any]:
+        rotated = await rotate_secret(PostgresUnitOfWork, Argon2Hasher(), account_id=account_id)
+        return {
+            "accountId": rotated.account_id,
+            "clientId": rotated.client_id,
+            "clientSecret": rotated.client_secret,
+        }
+
+    _run_admin(action)
+
+
+async def _service_clock() -> SystemClock:
+    """The service clock as every process sees it (the sandbox may have moved it forward)."""
+    keeper = ClockKeeper(SystemClock(), shared=True)
+    await keeper.refresh()
+    return keeper.clock
+
+
 @admin.group()
 def ledger() -> None:
     """The ledger."""
@@ -306,8 +331,32 @@ def cert_link(account_id: int, cert_file: Path) -> None:
         _fail(type(exc).__name__, f"{cert_file}: {exc.message}")
 
     async def action(_: Settings) -> dict[str, Any]:
-        linked = await link_certificate(PostgresUnitOfWork, account_id=account_id, certificate=info)
+        clock = await _service_clock()
+        linked = await link_certificate(
+            PostgresUnitOfWork, account_id=account_id, certificate=info, clock=clock
+        )
         return {"fingerprint": linked.fingerprint, "accountId": linked.account_id}
+
+    _run_admin(action)
+
+
+@cert.command("revoke")
+@click.option("--account", "account_id", type=int, required=True, help="Account id.")
+@click.option("--fingerprint", required=True, help="SHA-256 of the certificate's DER, in hex.")
+def cert_revoke(account_id: int, fingerprint: str) -> None:
+    """Revoke a certificate: its tokens and new tokens with it are refused at once."""
+
+    async def action(_: Settings) -> dict[str, Any]:
+        clock = await _service_clock()
+        revoked = await revoke_certificate(
+            PostgresUnitOfWork, clock, account_id=account_id, fingerprint=fingerprint
+        )
+        assert revoked.revoked_at is not None  # noqa: S101 - revoke_certificate sets it
+        return {
+            "fingerprint": revoked.fingerprint,
+            "accountId": revoked.account_id,
+            "revokedAt": format_timestamp(revoked.revoked_at),
+        }
 
     _run_admin(action)
 
@@ -319,8 +368,10 @@ def cert_link(account_id: int, cert_file: Path) -> None:
 )
 @click.option("--days", type=click.IntRange(1, 3650), default=365, show_default=True)
 def cert_create(account_id: int, out_dir: Path, days: int) -> None:
-    """Make a key pair and a self-signed client certificate, and link it."""
-    key_pem, cert_pem, info = create_self_signed(f"pix-client-{account_id}", days=days)
+    """Make a key pair and a self-signed client certificate, and link it.
+
+    The certificate is valid from the service clock's now (which the sandbox may have moved).
+    """
     key_file, cert_file = out_dir / "client-key.pem", out_dir / "client-cert.pem"
     if out_dir.exists() and not out_dir.is_dir():
         _fail("UnwritableOutput", f"{out_dir} is not a folder")
@@ -328,6 +379,8 @@ def cert_create(account_id: int, out_dir: Path, days: int) -> None:
         _fail("OutputExists", f"{out_dir} already holds a client certificate; choose another folder")
 
     async def action(_: Settings) -> dict[str, Any]:
+        clock = await _service_clock()
+        key_pem, cert_pem, info = create_self_signed(f"pix-client-{account_id}", now=clock.now(), days=days)
         # Files first, then the link; if the link fails the files (and a folder we made) go again.
         made_folder = not out_dir.exists()  # noqa: ASYNC240 - one-shot CLI, nothing else on this loop
         try:
@@ -336,7 +389,9 @@ def cert_create(account_id: int, out_dir: Path, days: int) -> None:
         except OSError as exc:
             raise CommandFailed("UnwritableOutput", f"cannot write to {out_dir}: {exc.strerror}") from None
         try:
-            linked = await link_certificate(PostgresUnitOfWork, account_id=account_id, certificate=info)
+            linked = await link_certificate(
+                PostgresUnitOfWork, account_id=account_id, certificate=info, clock=clock
+            )
         except BaseException:
             key_file.unlink(missing_ok=True)
             cert_file.unlink(missing_ok=True)

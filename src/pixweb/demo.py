@@ -13,6 +13,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from pixcore.accounts import OpenedAccount
+from pixcore.clock import SystemClock
 from pixcore.errors import DuplicatePixKey
 from pixcore.ports import SecretHasher, UnitOfWorkFactory
 from pixcore.usecases import link_certificate, open_account
@@ -82,8 +83,9 @@ async def ensure_demo(settings: Settings, uow: UnitOfWorkFactory, hasher: Secret
         opened = await _open(settings, uow, hasher, DEMO_KEYS)
     except DuplicatePixKey:  # a shared database already has a demo's keys: take a random key
         opened = await _open(settings, uow, hasher, ())
-    key_pem, cert_pem, info = create_self_signed(f"demo-account-{opened.account.id}")
-    await link_certificate(uow, account_id=opened.account.id, certificate=info)
+    clock = SystemClock()  # the certificate is made valid from the wall clock's now, and linked so
+    key_pem, cert_pem, info = create_self_signed(f"demo-account-{opened.account.id}", now=clock.now())
+    await link_certificate(uow, account_id=opened.account.id, certificate=info, clock=clock)
     folder = _folder(settings)
     write_private(folder / "client-key.pem", key_pem)
     write_private(folder / "client-cert.pem", cert_pem)

@@ -27,11 +27,21 @@ from pixcore.errors import (
     PermissionDenied,
     PixError,
     RuleViolation,
+    ServiceBusy,
+    TooManyRequests,
+    TryLater,
     ValidationError,
 )
 from pixweb.persistence.availability import database_unavailable
 
-__all__ = ["ErrorBody", "error_response", "error_responses", "exception_handlers", "status_of"]
+__all__ = [
+    "ErrorBody",
+    "error_response",
+    "error_responses",
+    "exception_handlers",
+    "retry_after",
+    "status_of",
+]
 
 log = logging.getLogger("pixweb.errors")
 
@@ -46,6 +56,8 @@ _STATUS: tuple[tuple[type[PixError], int], ...] = (
     (NotFound, 404),
     (Conflict, 409),
     (RuleViolation, 422),
+    (TooManyRequests, 429),
+    (ServiceBusy, 503),
 )
 
 
@@ -91,8 +103,13 @@ def error_response(
     return Response(content=body, status_code=status, headers=headers)
 
 
+def retry_after(exc: PixError) -> dict[str, str] | None:
+    """The ``Retry-After`` header of an error that says "not now" (429, 503)."""
+    return {"Retry-After": str(exc.retry_after)} if isinstance(exc, TryLater) else None
+
+
 def _pix_error(_: Request[Any, Any, Any], exc: PixError) -> Response[ErrorBody]:
-    return error_response(status_of(exc), exc.message, exc.details)
+    return error_response(status_of(exc), exc.message, exc.details, headers=retry_after(exc))
 
 
 def _validation_details(exc: ValidationException) -> list[str]:

@@ -8,9 +8,12 @@ from pixcore.clock import SystemClock
 from pixcore.ports import KeyDirectory, SecretHasher, UnitOfWorkFactory
 from pixcore.queries import TransactionQueries
 from pixweb.persistence.queries import PostgresTransactionQueries
+from pixweb.persistence.revocation import PostgresCertificateStatus
 from pixweb.persistence.uow import PostgresUnitOfWork
 from pixweb.sandbox.clock import ClockKeeper
 from pixweb.sandbox.directory import SandboxDirectory
+from pixweb.security.hashing import BoundedVerifier
+from pixweb.security.ratelimit import TokenRateLimits
 from pixweb.security.secrets import Argon2Hasher
 from pixweb.security.tokens import JwtIssuer, load_or_create_signing_key
 from pixweb.settings import Settings
@@ -29,6 +32,9 @@ class Services:
     directory: KeyDirectory
     sandbox_directory: SandboxDirectory
     queries: TransactionQueries
+    verifier: BoundedVerifier
+    token_limits: TokenRateLimits
+    certificate_status: PostgresCertificateStatus
 
     @classmethod
     def build(cls, settings: Settings, clock: SystemClock | None = None) -> Services:
@@ -39,14 +45,24 @@ class Services:
         key = load_or_create_signing_key(settings.signing_key_path)
         directory = SandboxDirectory(settings.institution_name)
         tokens = JwtIssuer(key, keeper.clock, issuer=settings.token_issuer, audience=settings.token_audience)
+        hasher = Argon2Hasher()
         return cls(
             settings=settings,
             clock=keeper.clock,
             keeper=keeper,
             uow=PostgresUnitOfWork,
-            hasher=Argon2Hasher(),
+            hasher=hasher,
             tokens=tokens,
             directory=directory,
             sandbox_directory=directory,
             queries=PostgresTransactionQueries(),
+            verifier=BoundedVerifier(hasher, slots=settings.hash_slots, queue=settings.hash_queue),
+            token_limits=TokenRateLimits(
+                per_client=settings.token_rate_per_client, per_address=settings.token_rate_per_address
+            ),
+            certificate_status=PostgresCertificateStatus(),
         )
+
+    def close(self) -> None:
+        """Stop what the services started (the hashing threads)."""
+        self.verifier.close()

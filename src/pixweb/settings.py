@@ -49,6 +49,13 @@ def _positive_int(name: str, default: int) -> int:
     return value
 
 
+def _non_negative_int(name: str, default: int) -> int:
+    value = _int(name, default)
+    if value < 0:
+        raise ValueError(f"{name} must be at least 0, not {value}")
+    return value
+
+
 def _str(name: str, default: str) -> str:
     raw = os.environ.get(name)
     return raw if raw else default
@@ -139,6 +146,20 @@ class Settings:
     db_pool_size: int = 20
     """``PIX_DB_POOL_SIZE`` (default ``20``): most PostgreSQL connections ``pixweb serve`` holds."""
 
+    token_rate_per_client: int = 10
+    """``PIX_TOKEN_RATE_PER_CLIENT`` (default ``10``): token requests per minute per client id and
+    process, as a burst or spread out; ``0``: no limit."""
+
+    token_rate_per_address: int = 60
+    """``PIX_TOKEN_RATE_PER_ADDRESS`` (default ``60``): token requests per minute per client address
+    and process; ``0``: no limit."""
+
+    hash_slots: int = 2
+    """``PIX_HASH_SLOTS`` (default ``2``): client-secret checks (Argon2) running at once per process."""
+
+    hash_queue: int = 16
+    """``PIX_HASH_QUEUE`` (default ``16``): checks that may wait for a slot; more are refused (503)."""
+
     @classmethod
     def from_env(cls) -> Settings:
         host = _str("PIX_HOST", "127.0.0.1")
@@ -168,6 +189,10 @@ class Settings:
             run_delivery=_flag("PIX_DELIVERY", default=True),
             norm_delay_seconds=_int("PIX_NORM_SETTLEMENT_DELAY", 2),
             db_pool_size=_positive_int("PIX_DB_POOL_SIZE", 20),
+            token_rate_per_client=_non_negative_int("PIX_TOKEN_RATE_PER_CLIENT", 10),
+            token_rate_per_address=_non_negative_int("PIX_TOKEN_RATE_PER_ADDRESS", 60),
+            hash_slots=_positive_int("PIX_HASH_SLOTS", 2),
+            hash_queue=_non_negative_int("PIX_HASH_QUEUE", 16),
         )
 
     @property

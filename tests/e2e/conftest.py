@@ -18,6 +18,7 @@ from pathlib import Path
 import asyncpg
 import httpx
 import pytest
+from litestar import Litestar
 
 from pixcore.clock import SystemClock
 from pixweb.app import create_app
@@ -30,6 +31,7 @@ class Api:
     client: httpx.AsyncClient
     clock: SystemClock
     settings: Settings
+    app: Litestar | None = None  # for a second client (another address) on the same running app
 
 
 @asynccontextmanager
@@ -51,7 +53,7 @@ async def running_api(settings: Settings, clock: SystemClock) -> AsyncIterator[A
     try:
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as client:
-            yield Api(client=client, clock=clock, settings=settings)
+            yield Api(client=client, clock=clock, settings=settings, app=app)
     finally:
         stop.set()
         await task

@@ -95,6 +95,10 @@ def _env(database_url: str, data_dir: Path, port: int) -> dict[str, str]:
         "PIX_WORKERS": "0",  # no settlement or delivery behind the fuzzer's back, nothing sent out
         "PIX_WEBHOOK_ALLOW_PRIVATE": "1",
         "PIX_LOG_LEVEL": "WARNING",
+        # The fuzzer asks the token endpoints hundreds of times a minute from one address, and must
+        # still get its own token: no rate limit (tests/security/test_token_abuse.py covers them).
+        "PIX_TOKEN_RATE_PER_CLIENT": "0",
+        "PIX_TOKEN_RATE_PER_ADDRESS": "0",
         # Webhook hosts resolve offline in the fuzzed process (see offline/sitecustomize.py): no DNS.
         "PYTHONPATH": os.pathsep.join(filter(None, [str(OFFLINE), env.get("PYTHONPATH")])),
     }

@@ -17,6 +17,7 @@ import asyncpg
 import pytest
 
 from pixcore.accounts import Account, Balance, CertificateInfo, LinkedCertificate, NewAccount, OpenedAccount
+from pixcore.clock import SystemClock
 from pixcore.errors import CertificateInUse, DuplicatePixKey
 from pixcore.keys import PixKey, PixKeyType, new_evp
 from pixcore.testing import PlainHasher
@@ -50,6 +51,9 @@ def _phone() -> str:
 
 def _new_account(document: str | None = None) -> NewAccount:
     return NewAccount(ispb=ISPB, name="Test Holder", document=document or random_cpf(), city="RECIFE")
+
+
+CLOCK = SystemClock()
 
 
 def _certificate(name: str | None = None) -> CertificateInfo:
@@ -307,10 +311,14 @@ async def test_keys_are_listed_in_the_order_they_were_registered() -> None:
 async def test_a_certificate_linked_to_another_account_is_in_use(conn: asyncpg.Connection) -> None:
     owner, other = await _open(), await _open()
     certificate = _certificate()
-    await link_certificate(PostgresUnitOfWork, account_id=owner.account.id, certificate=certificate)
+    await link_certificate(
+        PostgresUnitOfWork, account_id=owner.account.id, certificate=certificate, clock=CLOCK
+    )
 
     with pytest.raises(CertificateInUse):
-        await link_certificate(PostgresUnitOfWork, account_id=other.account.id, certificate=certificate)
+        await link_certificate(
+            PostgresUnitOfWork, account_id=other.account.id, certificate=certificate, clock=CLOCK
+        )
 
     async with PostgresUnitOfWork() as uow:
         assert await uow.certificates.get(certificate.fingerprint) == LinkedCertificate(
@@ -321,12 +329,16 @@ async def test_a_certificate_linked_to_another_account_is_in_use(conn: asyncpg.C
 async def test_linking_again_to_the_same_account_is_idempotent(conn: asyncpg.Connection) -> None:
     opened = await _open()
     certificate = _certificate()
-    first = await link_certificate(PostgresUnitOfWork, account_id=opened.account.id, certificate=certificate)
+    first = await link_certificate(
+        PostgresUnitOfWork, account_id=opened.account.id, certificate=certificate, clock=CLOCK
+    )
     linked_at = await conn.fetchval(
         "SELECT linked_at FROM client_certificates WHERE fingerprint = $1", certificate.fingerprint
     )
 
-    again = await link_certificate(PostgresUnitOfWork, account_id=opened.account.id, certificate=certificate)
+    again = await link_certificate(
+        PostgresUnitOfWork, account_id=opened.account.id, certificate=certificate, clock=CLOCK
+    )
 
     assert again == first == LinkedCertificate(certificate.fingerprint, opened.account.id)
     rows = await conn.fetch(

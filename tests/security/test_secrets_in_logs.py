@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 import pytest
 
+from pixcore.clock import SystemClock
 from pixcore.usecases import link_certificate, open_account
 from pixcore.usecases.transfers import settle_due
 from pixweb.api import balance as balance_api
@@ -39,7 +40,9 @@ async def test_no_secret_is_ever_logged(api: Api, monkeypatch: pytest.MonkeyPatc
             PostgresUnitOfWork, HASHER, ispb="99999999", name="Log Test", document=random_cpf(), city="RECIFE"
         )
         key_pem, cert_pem, info = create_self_signed(f"pix-client-{opened.account.id}")
-        await link_certificate(PostgresUnitOfWork, account_id=opened.account.id, certificate=info)
+        await link_certificate(
+            PostgresUnitOfWork, account_id=opened.account.id, certificate=info, clock=SystemClock()
+        )
         cert = {"X-SSL-Client-Cert": quote(cert_pem.decode(), safe="")}
         credentials = {"clientId": opened.client_id, "clientSecret": opened.client_secret}
 

@@ -247,7 +247,9 @@ async def test_a_certificate_is_linked_to_an_existing_account(
     opened = await open_test_account(store, hasher)
     certificate = certificate_for(clock)
 
-    linked = await link_certificate(store.unit_of_work, account_id=opened.account.id, certificate=certificate)
+    linked = await link_certificate(
+        store.unit_of_work, account_id=opened.account.id, certificate=certificate, clock=clock
+    )
 
     assert linked == LinkedCertificate(fingerprint=certificate.fingerprint, account_id=opened.account.id)
     assert store.certificates == {certificate.fingerprint: StoredCertificate(opened.account.id, certificate)}
@@ -258,9 +260,13 @@ async def test_linking_again_to_the_same_account_is_a_no_op(
 ) -> None:
     opened = await open_test_account(store, hasher)
     certificate = certificate_for(clock)
-    first = await link_certificate(store.unit_of_work, account_id=opened.account.id, certificate=certificate)
+    first = await link_certificate(
+        store.unit_of_work, account_id=opened.account.id, certificate=certificate, clock=clock
+    )
 
-    again = await link_certificate(store.unit_of_work, account_id=opened.account.id, certificate=certificate)
+    again = await link_certificate(
+        store.unit_of_work, account_id=opened.account.id, certificate=certificate, clock=clock
+    )
 
     assert again == first
     assert list(store.certificates) == [certificate.fingerprint]
@@ -273,7 +279,10 @@ async def test_linking_to_an_unknown_account_is_not_found(
 
     with pytest.raises(AccountNotFound):
         await link_certificate(
-            store.unit_of_work, account_id=opened.account.id + 1, certificate=certificate_for(clock)
+            store.unit_of_work,
+            account_id=opened.account.id + 1,
+            certificate=certificate_for(clock),
+            clock=clock,
         )
 
     assert store.certificates == {}
@@ -285,10 +294,14 @@ async def test_a_certificate_linked_to_another_account_is_in_use(
     owner = await open_test_account(store, hasher)
     other = await open_test_account(store, hasher, document=OTHER_CPF)
     certificate = certificate_for(clock)
-    await link_certificate(store.unit_of_work, account_id=owner.account.id, certificate=certificate)
+    await link_certificate(
+        store.unit_of_work, account_id=owner.account.id, certificate=certificate, clock=clock
+    )
 
     with pytest.raises(CertificateInUse):
-        await link_certificate(store.unit_of_work, account_id=other.account.id, certificate=certificate)
+        await link_certificate(
+            store.unit_of_work, account_id=other.account.id, certificate=certificate, clock=clock
+        )
 
     assert store.certificates[certificate.fingerprint].account_id == owner.account.id
 

@@ -17,6 +17,7 @@ from pixcore.errors import (
     PermissionDenied,
 )
 from pixcore.testing import (
+    InlineVerifier,
     InMemoryStore,
     IssueCall,
     PlainHasher,
@@ -56,7 +57,7 @@ class Scene:
     ) -> str:
         token = await issue_token(
             self.store.unit_of_work,
-            self.hasher,
+            InlineVerifier(self.hasher),
             self.issuer,
             self.clock,
             client_id=self.opened.client_id if client_id is None else client_id,
@@ -73,7 +74,9 @@ async def scene(
 ) -> Scene:
     opened = await open_test_account(store, hasher)
     certificate = certificate_for(clock)
-    await link_certificate(store.unit_of_work, account_id=opened.account.id, certificate=certificate)
+    await link_certificate(
+        store.unit_of_work, account_id=opened.account.id, certificate=certificate, clock=clock
+    )
     return Scene(store, hasher, issuer, clock, opened, certificate)
 
 
@@ -82,7 +85,7 @@ async def test_a_token_is_issued_for_the_account_certificate_and_clock_time(scen
 
     token = await issue_token(
         scene.store.unit_of_work,
-        scene.hasher,
+        InlineVerifier(scene.hasher),
         scene.issuer,
         scene.clock,
         client_id=scene.opened.client_id,
@@ -173,7 +176,9 @@ async def test_an_unlinked_certificate_is_not_linked(scene: Scene) -> None:
 async def test_a_certificate_of_another_account_is_not_linked(scene: Scene) -> None:
     other = await open_test_account(scene.store, scene.hasher, document=OTHER_CPF)
     theirs = certificate_for(scene.clock, "theirs")
-    await link_certificate(scene.store.unit_of_work, account_id=other.account.id, certificate=theirs)
+    await link_certificate(
+        scene.store.unit_of_work, account_id=other.account.id, certificate=theirs, clock=scene.clock
+    )
 
     with pytest.raises(CertificateNotLinked):
         await scene.issue(certificate=theirs)

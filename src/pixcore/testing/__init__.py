@@ -31,8 +31,8 @@ work waits until the first commits or rolls back, as ``FOR NO KEY UPDATE`` does.
 ``StaticResolver`` is a ``HostResolver`` answering from a fixed table.
 
 ``InMemoryKeyDirectory`` is the DICT; ``ledger_check`` lists what is wrong with
-a store's ledger. ``PlainHasher`` and ``RecordingTokenIssuer`` stand in for the
-slow Argon2 hasher and the JWT issuer.
+a store's ledger. ``PlainHasher``, ``InlineVerifier`` and ``RecordingTokenIssuer``
+stand in for the slow Argon2 hasher, the bounded verifier and the JWT issuer.
 
     >>> store = InMemoryStore()
     >>> factory: UnitOfWorkFactory = store.unit_of_work
@@ -40,7 +40,7 @@ slow Argon2 hasher and the JWT issuer.
 
 from __future__ import annotations
 
-from pixcore.ports import HostResolver, KeyDirectory, UnitOfWorkFactory
+from pixcore.ports import HostResolver, KeyDirectory, SecretVerifier, UnitOfWorkFactory
 from pixcore.queries import TransactionQueries
 from pixcore.testing._accounts import (
     InMemoryAccounts,
@@ -59,7 +59,7 @@ from pixcore.testing._money import (
     InMemoryTransfers,
 )
 from pixcore.testing._queries import InMemoryTransactionQueries
-from pixcore.testing._security import IssueCall, PlainHasher, RecordingTokenIssuer
+from pixcore.testing._security import InlineVerifier, IssueCall, PlainHasher, RecordingTokenIssuer
 from pixcore.testing._store import (
     BRANCH,
     InMemoryStore,
@@ -90,6 +90,7 @@ __all__ = [
     "InMemoryTransfers",
     "InMemoryUnitOfWork",
     "InMemoryWebhooks",
+    "InlineVerifier",
     "IntegrityError",
     "IssueCall",
     "OutboxItem",
@@ -103,6 +104,11 @@ __all__ = [
     "external_total",
     "ledger_check",
 ]
+
+
+def _is_a_secret_verifier(verifier: InlineVerifier) -> SecretVerifier:
+    """Never called: mypy checks here that the fake verifier fits its port."""
+    return verifier
 
 
 def _is_a_unit_of_work_factory(store: InMemoryStore) -> UnitOfWorkFactory:

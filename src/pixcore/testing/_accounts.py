@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from datetime import datetime
+
 from pixcore.accounts import (
     Account,
     Balance,
@@ -80,8 +83,21 @@ class InMemoryCredentials(_Repository):
         staged.credentials[credential.client_id] = credential
 
     async def get(self, client_id: str) -> ClientCredential | None:
-        staged = self._staged.credentials.get(client_id)
-        return staged if staged is not None else self._committed.credentials.get(client_id)
+        staged = self._staged
+        found = staged.new_secrets.get(client_id) or staged.credentials.get(client_id)
+        return found if found is not None else self._committed.credentials.get(client_id)
+
+    async def replace_secret(self, account_id: int, secret_hash: str) -> str | None:
+        staged = self._staged
+        for client_id in sorted({*self._committed.credentials, *staged.credentials}):
+            credential = await self.get(client_id)
+            if credential is not None and credential.account_id == account_id:
+                if client_id in staged.credentials:  # added by this unit: change it in place
+                    staged.credentials[client_id] = replace(credential, secret_hash=secret_hash)
+                else:
+                    staged.new_secrets[client_id] = replace(credential, secret_hash=secret_hash)
+                return client_id
+        return None
 
 
 class InMemoryCertificates(_Repository):
@@ -90,15 +106,33 @@ class InMemoryCertificates(_Repository):
         if existing is not None:
             if existing.account_id != account_id:
                 raise CertificateInUse()
-        else:
-            self._require_account(account_id)
-            self._staged.certificates[certificate.fingerprint] = StoredCertificate(account_id, certificate)
+            return LinkedCertificate(certificate.fingerprint, account_id, existing.revoked_at)
+        self._require_account(account_id)
+        self._staged.certificates[certificate.fingerprint] = StoredCertificate(account_id, certificate)
         return LinkedCertificate(fingerprint=certificate.fingerprint, account_id=account_id)
 
     async def get(self, fingerprint: str) -> LinkedCertificate | None:
         stored = await self._stored(fingerprint)
-        return LinkedCertificate(fingerprint, stored.account_id) if stored is not None else None
+        if stored is None:
+            return None
+        return LinkedCertificate(fingerprint, stored.account_id, stored.revoked_at)
+
+    async def revoke(self, fingerprint: str, at: datetime) -> datetime:
+        stored = await self._stored(fingerprint)
+        if stored is None:
+            raise IntegrityError(f"no certificate {fingerprint} is linked")
+        if stored.revoked_at is not None:
+            return stored.revoked_at
+        if fingerprint in self._staged.certificates:  # linked by this unit
+            self._staged.certificates[fingerprint] = replace(stored, revoked_at=at)
+        else:
+            self._staged.revocations[fingerprint] = at
+        return at
 
     async def _stored(self, fingerprint: str) -> StoredCertificate | None:
         staged = self._staged.certificates.get(fingerprint)
-        return staged if staged is not None else self._committed.certificates.get(fingerprint)
+        stored = staged if staged is not None else self._committed.certificates.get(fingerprint)
+        revoked_at = self._staged.revocations.get(fingerprint)
+        if stored is not None and stored.revoked_at is None and revoked_at is not None:
+            return replace(stored, revoked_at=revoked_at)
+        return stored

@@ -7,7 +7,7 @@ import hmac
 from dataclasses import dataclass
 from datetime import datetime
 
-__all__ = ["IssueCall", "PlainHasher", "RecordingTokenIssuer"]
+__all__ = ["InlineVerifier", "IssueCall", "PlainHasher", "RecordingTokenIssuer"]
 
 
 class PlainHasher:
@@ -31,6 +31,25 @@ class PlainHasher:
         self.verify_calls += 1
         expected = self.PREFIX + hashlib.sha256(secret.encode()).hexdigest()
         return hmac.compare_digest(secret_hash.encode(), expected.encode())
+
+
+class InlineVerifier:
+    """A ``SecretVerifier`` that checks at once, in the caller's task, with ``hasher``.
+
+    Unbounded and without threads, for unit tests. A decoy spends a real hash, so
+    that ``hasher.hash_calls`` shows it; ``decoys`` counts them.
+    """
+
+    def __init__(self, hasher: PlainHasher) -> None:
+        self.hasher = hasher
+        self.decoys = 0
+
+    async def verify(self, secret_hash: str, secret: str) -> bool:
+        return self.hasher.verify(secret_hash, secret)
+
+    async def decoy(self, secret: str) -> None:
+        self.decoys += 1
+        self.hasher.hash(secret)
 
 
 @dataclass(frozen=True, slots=True)

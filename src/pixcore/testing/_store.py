@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -57,6 +57,7 @@ class StoredKey:
 class StoredCertificate:
     account_id: int
     info: CertificateInfo
+    revoked_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +91,9 @@ class _Tables:
     keys: dict[str, StoredKey] = field(default_factory=dict)  # by key value, in registration order
     credentials: dict[str, ClientCredential] = field(default_factory=dict)
     certificates: dict[str, StoredCertificate] = field(default_factory=dict)
+    # Staged only: new secret hashes of existing credentials, revocations of linked certificates.
+    new_secrets: dict[str, ClientCredential] = field(default_factory=dict)
+    revocations: dict[str, datetime] = field(default_factory=dict)
     transactions: dict[int, NewTransaction] = field(default_factory=dict)
     entries: list[StoredEntry] = field(default_factory=list)
     transfers: dict[int, Transfer] = field(default_factory=dict)
@@ -244,8 +248,13 @@ class InMemoryStore:
         committed.balances.update(balances)
         committed.keys.update(staged.keys)
         committed.credentials.update(staged.credentials)
+        committed.credentials.update(staged.new_secrets)
         for fingerprint, certificate in staged.certificates.items():
             committed.certificates.setdefault(fingerprint, certificate)
+        for fingerprint, at in staged.revocations.items():
+            stored = committed.certificates[fingerprint]
+            if stored.revoked_at is None:  # the first revocation stands, as the adapter's UPDATE
+                committed.certificates[fingerprint] = replace(stored, revoked_at=at)
         committed.transactions.update(staged.transactions)
         committed.entries.extend(staged.entries)
         committed.transfers.update(staged.transfers)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pixcore.usecases.accounts import get_balance, link_certificate, open_account
 from pixcore.usecases.auth import TOKEN_LIFETIME_SECONDS, IssuedToken, issue_token
+from pixcore.usecases.credentials import revoke_certificate, rotate_secret
 
 __all__ = [
     "TOKEN_LIFETIME_SECONDS",
@@ -12,4 +13,6 @@ __all__ = [
     "issue_token",
     "link_certificate",
     "open_account",
+    "revoke_certificate",
+    "rotate_secret",
 ]

@@ -14,10 +14,13 @@ from pixcore.accounts import (
     NewAccount,
     OpenedAccount,
 )
+from pixcore.clock import Clock, format_timestamp
 from pixcore.documents import parse_document
 from pixcore.errors import (
     AccountNotFound,
+    CertificateRevoked,
     DuplicatePixKey,
+    InvalidCertificate,
     InvalidPixKey,
     NotSandboxAdmin,
     ValidationError,
@@ -101,14 +104,34 @@ async def open_account(
     return OpenedAccount(account=account, client_id=client_id, client_secret=client_secret, keys=pix_keys)
 
 
+def _check_validity(certificate: CertificateInfo, clock: Clock) -> None:
+    now = clock.now()
+    if certificate.is_valid_at(now):
+        return
+    state = "not yet valid" if now < certificate.not_before else "expired"
+    raise InvalidCertificate(
+        f"the certificate is {state}: valid from {format_timestamp(certificate.not_before)}"
+        f" to {format_timestamp(certificate.not_after)}, and the service clock says {format_timestamp(now)}"
+    )
+
+
 async def link_certificate(
-    uow: UnitOfWorkFactory, *, account_id: int, certificate: CertificateInfo
+    uow: UnitOfWorkFactory, *, account_id: int, certificate: CertificateInfo, clock: Clock
 ) -> LinkedCertificate:
-    """Link a client certificate to an account (idempotent for the same account)."""
+    """Link a client certificate to an account (idempotent for the same account).
+
+    A certificate outside its validity period by the service clock is refused, and so
+    is one that was revoked: a revoked certificate stays revoked.
+    """
+    _check_validity(certificate, clock)
     async with uow() as tx:
         if await tx.accounts.get(account_id) is None:
             raise AccountNotFound(f"account {account_id} does not exist")
         linked = await tx.certificates.link(account_id, certificate)
+        if linked.revoked_at is not None:
+            raise CertificateRevoked(
+                f"the certificate was revoked at {format_timestamp(linked.revoked_at)}; link a new one"
+            )
         await tx.commit()
     return linked
 

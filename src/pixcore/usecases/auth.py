@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 
 from pixcore.accounts import CertificateInfo
 from pixcore.clock import Clock
-from pixcore.errors import CertificateNotLinked, InvalidCertificate, InvalidCredentials
-from pixcore.ports import SecretHasher, TokenIssuer, UnitOfWorkFactory
+from pixcore.errors import CertificateNotLinked, CertificateRevoked, InvalidCertificate, InvalidCredentials
+from pixcore.ports import SecretVerifier, TokenIssuer, UnitOfWorkFactory
 
 __all__ = ["TOKEN_LIFETIME_SECONDS", "IssuedToken", "issue_token"]
 
@@ -25,7 +24,7 @@ class IssuedToken:
 
 async def issue_token(
     uow: UnitOfWorkFactory,
-    hasher: SecretHasher,
+    verifier: SecretVerifier,
     issuer: TokenIssuer,
     clock: Clock,
     *,
@@ -34,23 +33,26 @@ async def issue_token(
     certificate: CertificateInfo,
 ) -> IssuedToken:
     """Check, in this order: the credentials (401), the certificate's validity
-    period (401), and that the certificate is linked to the same account (403).
+    period (401), that the certificate is linked to the same account (403) and not
+    revoked (401, as an expired one).
 
     The caller has already turned a missing or malformed certificate into a 400.
     """
     async with uow() as tx:
         credential = await tx.credentials.get(client_id)
         linked = await tx.certificates.get(certificate.fingerprint)
-    # Hashing is slow by design: it runs off the event loop.
+    # Hashing is slow by design: the verifier runs it off the event loop, within its bounds.
     if credential is None:
-        await asyncio.to_thread(hasher.hash, client_secret)  # same cost as a real check: no client-id oracle
+        await verifier.decoy(client_secret)  # as long as a real check: no client-id oracle
         raise InvalidCredentials()
-    if not await asyncio.to_thread(hasher.verify, credential.secret_hash, client_secret):
+    if not await verifier.verify(credential.secret_hash, client_secret):
         raise InvalidCredentials()
     now = clock.now()
     if not certificate.is_valid_at(now):
         raise InvalidCertificate("The client certificate is expired or not yet valid.")
     if linked is None or linked.account_id != credential.account_id:
         raise CertificateNotLinked()
+    if linked.revoked_at is not None:
+        raise CertificateRevoked()
     token = issuer.issue(account_id=credential.account_id, fingerprint=certificate.fingerprint, issued_at=now)
     return IssuedToken(access_token=token, account_id=credential.account_id)

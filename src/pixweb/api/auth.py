@@ -1,4 +1,8 @@
-"""Token endpoints: ``POST /api/auth/token`` (the spec's), ``POST /oauth/token`` (RFC 6749), the JWKS."""
+"""Token endpoints: ``POST /api/auth/token`` (the spec's), ``POST /oauth/token`` (RFC 6749), the JWKS.
+
+Both token endpoints are rate limited per client address, then per client id
+(``pixweb.security.ratelimit``), before any certificate or secret is looked at.
+"""
 
 from __future__ import annotations
 
@@ -12,10 +16,10 @@ from litestar import Controller, Request, Response, get, post
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter, JSONBody, URLEncodedBody
 
-from pixcore.errors import AuthenticationError, PermissionDenied, PixError
+from pixcore.errors import AuthenticationError, PermissionDenied, PixError, TryLater
 from pixcore.usecases import issue_token
 from pixweb.api.deps import services_of
-from pixweb.errors import error_responses, status_of
+from pixweb.errors import error_responses, retry_after, status_of
 from pixweb.security.certificates import read_certificate_header
 
 __all__ = ["AuthController"]
@@ -56,14 +60,22 @@ class OAuthError(msgspec.Struct, rename={"status_code": "statusCode"}):
     message: str
 
 
+def _limit_address(request: Request[Any, Any, Any]) -> None:
+    """The first thing a token request meets: the limit of its address (the ASGI scope's client)."""
+    client = request.client
+    services_of(request).token_limits.check_address(client.host if client else "")
+
+
 async def _issue(
     request: Request[Any, Any, Any], client_id: str, client_secret: str, cert: str | None
 ) -> TokenResponse:
     services = services_of(request)
+    services.token_limits.check_client(client_id)
+    services.verifier.check_room()  # a flood beyond the hashing queue costs no database work
     certificate = read_certificate_header(cert)
     issued = await issue_token(
         services.uow,
-        services.hasher,
+        services.verifier,
         services.tokens,
         services.clock,
         client_id=client_id,
@@ -75,12 +87,22 @@ async def _issue(
     )
 
 
-def _oauth_error(status: int, code: str, description: str) -> Response[OAuthError]:
-    headers = {"Cache-Control": "no-store", "Pragma": "no-cache"}
+def _oauth_error(
+    status: int, code: str, description: str, extra: dict[str, str] | None = None
+) -> Response[OAuthError]:
+    headers = {"Cache-Control": "no-store", "Pragma": "no-cache"} | (extra or {})
     if status == 401:
         headers["WWW-Authenticate"] = 'Basic realm="pix"'
     body = OAuthError(error=code, error_description=description, status_code=status, message=description)
     return Response(body, status_code=status, headers=headers)
+
+
+def _oauth_later(exc: TryLater) -> Response[OAuthError]:
+    """429 ``slow_down`` (RFC 8628 registers it for token endpoint responses) or 503
+    ``temporarily_unavailable`` (RFC 6749 §4.1.2.1), with ``Retry-After``."""
+    status = status_of(exc)
+    code = "slow_down" if status == 429 else "temporarily_unavailable"
+    return _oauth_error(status, code, exc.message, retry_after(exc))
 
 
 def _basic_credentials(header: str | None) -> tuple[str, str] | None:
@@ -96,6 +118,31 @@ def _basic_credentials(header: str | None) -> tuple[str, str] | None:
     return (unquote_plus(client_id), unquote_plus(secret)) if sep else None
 
 
+async def _oauth_issue(
+    request: Request[Any, Any, Any], data: OAuthTokenForm, cert: str | None
+) -> Response[Any]:
+    if data.grant_type != "client_credentials":
+        return _oauth_error(400, "unsupported_grant_type", "Only the client_credentials grant is supported.")
+    basic = _basic_credentials(request.headers.get("authorization"))
+    in_body = (data.client_id, data.client_secret)
+    if basic and any(in_body):
+        return _oauth_error(400, "invalid_request", "Use one client authentication method, not two.")
+    client_id, client_secret = basic or in_body
+    if not client_id or client_secret is None:
+        return _oauth_error(401, "invalid_client", "Client authentication is required.")
+    try:
+        token = await _issue(request, client_id, client_secret, cert)
+    except TryLater:
+        raise
+    except PixError as exc:
+        status = status_of(exc)
+        code = {401: "invalid_client", 403: "unauthorized_client"}.get(status, "invalid_request")
+        if isinstance(exc, AuthenticationError | PermissionDenied) or status == 400:
+            return _oauth_error(status, code, exc.message)
+        raise
+    return Response(token, status_code=200, headers={"Cache-Control": "no-store", "Pragma": "no-cache"})
+
+
 class AuthController(Controller):
     tags = ["Authentication"]  # noqa: RUF012 - Litestar reads class attributes
     opt = {"exclude_from_auth": True}  # noqa: RUF012
@@ -103,10 +150,14 @@ class AuthController(Controller):
     @post(
         "/api/auth/token",
         operation_id="createToken",
-        responses=error_responses(400, 401, 403, 413),
+        responses=error_responses(400, 401, 403, 413, 429),
         status_code=201,
         summary="Get an access token",
-        description="Client credentials plus the linked client certificate. Tokens last 1800 s.",
+        description=(
+            "Client credentials plus the linked client certificate. Tokens last 1800 s."
+            " Rate limited per client id and per address: 429 with `Retry-After`; 503 with"
+            " `Retry-After` when too many credential checks wait already."
+        ),
         security=[{}],  # no bearer token: an empty requirement (OpenAPI 3)
     )
     async def create_token(
@@ -115,6 +166,7 @@ class AuthController(Controller):
         data: JSONBody[TokenRequest],
         x_ssl_client_cert: CertHeader = None,
     ) -> TokenResponse:
+        _limit_address(request)
         return await _issue(request, data.client_id, data.client_secret, x_ssl_client_cert)
 
     @post(
@@ -123,10 +175,13 @@ class AuthController(Controller):
         # A malformed form is the usual 400; the OAuth errors (RFC 6749 §5.2) are its superset.
         responses={200: ResponseSpec(TokenResponse, description="The access token")}
         | error_responses(400, 413)
-        | error_responses(401, 403, body=OAuthError),
+        | error_responses(401, 403, 429, body=OAuthError),
         status_code=200,
         summary="Get an access token (RFC 6749 client_credentials)",
-        description="Form body; client authentication in the body or by HTTP Basic. Same certificate rules.",
+        description=(
+            "Form body; client authentication in the body or by HTTP Basic. Same certificate rules,"
+            " same rate limits (429 `slow_down`, 503 `temporarily_unavailable`, with `Retry-After`)."
+        ),
         security=[{}],  # no bearer token: an empty requirement (OpenAPI 3)
     )
     async def oauth_token(
@@ -135,26 +190,11 @@ class AuthController(Controller):
         data: URLEncodedBody[OAuthTokenForm],
         x_ssl_client_cert: CertHeader = None,
     ) -> Response[Any]:
-        if data.grant_type != "client_credentials":
-            return _oauth_error(
-                400, "unsupported_grant_type", "Only the client_credentials grant is supported."
-            )
-        basic = _basic_credentials(request.headers.get("authorization"))
-        in_body = (data.client_id, data.client_secret)
-        if basic and any(in_body):
-            return _oauth_error(400, "invalid_request", "Use one client authentication method, not two.")
-        client_id, client_secret = basic or in_body
-        if not client_id or client_secret is None:
-            return _oauth_error(401, "invalid_client", "Client authentication is required.")
         try:
-            token = await _issue(request, client_id, client_secret, x_ssl_client_cert)
-        except PixError as exc:
-            status = status_of(exc)
-            code = {401: "invalid_client", 403: "unauthorized_client"}.get(status, "invalid_request")
-            if isinstance(exc, AuthenticationError | PermissionDenied) or status == 400:
-                return _oauth_error(status, code, exc.message)
-            raise
-        return Response(token, status_code=200, headers={"Cache-Control": "no-store", "Pragma": "no-cache"})
+            _limit_address(request)
+            return await _oauth_issue(request, data, x_ssl_client_cert)
+        except TryLater as exc:
+            return _oauth_later(exc)
 
     @get(
         "/.well-known/jwks.json",

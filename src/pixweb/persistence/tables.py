@@ -51,6 +51,7 @@ class ClientCertificateRow(Table, tablename="client_certificates", db=DB):
     not_before = Timestamptz()
     not_after = Timestamptz()
     linked_at = Timestamptz()
+    revoked_at = Timestamptz(null=True, default=None)
 
 
 TABLES: tuple[type[Table], ...] = (

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from datetime import datetime
 from types import TracebackType
 from typing import Any, Self
 
@@ -152,6 +153,14 @@ class PostgresCredentials(Repository):
             return None
         return ClientCredential(row["client_id"], row["account_id"], row["secret_hash"])
 
+    async def replace_secret(self, account_id: int, secret_hash: str) -> str | None:
+        client_ids = await self._conn.fetch(
+            "UPDATE client_credentials SET secret_hash = $2 WHERE account_id = $1 RETURNING client_id",
+            account_id,
+            secret_hash,
+        )
+        return min((row["client_id"] for row in client_ids), default=None)
+
 
 class PostgresCertificates(Repository):
     async def link(self, account_id: int, certificate: CertificateInfo) -> LinkedCertificate:
@@ -160,7 +169,7 @@ class PostgresCertificates(Repository):
             INSERT INTO client_certificates (fingerprint, account_id, subject, not_before, not_after)
             VALUES ($1, $2, $3, $4, $5)
             ON CONFLICT (fingerprint) DO UPDATE SET fingerprint = EXCLUDED.fingerprint
-            RETURNING account_id
+            RETURNING account_id, revoked_at
             """,
             certificate.fingerprint,
             account_id,
@@ -172,16 +181,31 @@ class PostgresCertificates(Repository):
             raise RuntimeError("INSERT ... RETURNING returned no row")
         if row["account_id"] != account_id:
             raise CertificateInUse()
-        return LinkedCertificate(fingerprint=certificate.fingerprint, account_id=account_id)
+        return LinkedCertificate(certificate.fingerprint, account_id, row["revoked_at"])
 
     async def get(self, fingerprint: str) -> LinkedCertificate | None:
+        columns = (ClientCertificateRow.account_id, ClientCertificateRow.revoked_at)
         row = (
-            await ClientCertificateRow.select(ClientCertificateRow.account_id)
+            await ClientCertificateRow.select(*columns)
             .where(ClientCertificateRow.fingerprint == fingerprint)
             .first()
             .run()
         )
-        return LinkedCertificate(fingerprint, row["account_id"]) if row else None
+        return LinkedCertificate(fingerprint, row["account_id"], row["revoked_at"]) if row else None
+
+    async def revoke(self, fingerprint: str, at: datetime) -> datetime:
+        row = await self._conn.fetchrow(
+            """
+            UPDATE client_certificates SET revoked_at = coalesce(revoked_at, $2)
+            WHERE fingerprint = $1 RETURNING revoked_at
+            """,
+            fingerprint,
+            at,
+        )
+        if row is None:
+            raise RuntimeError(f"no certificate {fingerprint} to revoke")
+        revoked_at: datetime = row["revoked_at"]
+        return revoked_at
 
 
 class PostgresUnitOfWork:

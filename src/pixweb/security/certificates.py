@@ -27,6 +27,7 @@ __all__ = [
     "read_certificate_header",
     "read_pem",
     "write_private",
+    "x5t_to_fingerprint",
 ]
 
 _PEM_BEGIN = "-----BEGIN CERTIFICATE-----"
@@ -78,6 +79,14 @@ def read_certificate_header(value: str | None) -> CertificateInfo:
 def fingerprint_to_x5t(fingerprint: str) -> str:
     """The ``x5t#S256`` value (base64url, no padding) of a hex SHA-256 fingerprint."""
     return base64.urlsafe_b64encode(bytes.fromhex(fingerprint)).rstrip(b"=").decode("ascii")
+
+
+def x5t_to_fingerprint(x5t: str) -> str:
+    """The hex SHA-256 fingerprint of an ``x5t#S256`` value (the inverse of :func:`fingerprint_to_x5t`)."""
+    try:
+        return base64.urlsafe_b64decode(x5t + "=" * (-len(x5t) % 4)).hex()
+    except ValueError:
+        return ""  # not base64url: names no certificate
 
 
 def create_self_signed(

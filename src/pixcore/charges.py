@@ -38,6 +38,17 @@ from pixcore.validation import collect
 __all__ = [
     "CASH_IN_EXPIRATION",
     "DEFAULT_EXPIRATION",
+    "MAX_ADDITIONAL_INFO",
+    "MAX_ADDITIONAL_INFO_KEY",
+    "MAX_ADDITIONAL_INFO_VALUE",
+    "MAX_CASH_IN_DESCRIPTION",
+    "MAX_DEBTOR_NAME",
+    "MAX_EXTERNAL_ID",
+    "MAX_INFO_NAME",
+    "MAX_INFO_VALUE",
+    "MAX_KEY",
+    "MAX_PAYER_NAME",
+    "MAX_PAYER_REQUEST",
     "CashInRequest",
     "Charge",
     "ChargeKind",
@@ -66,6 +77,8 @@ MAX_CASH_IN_DESCRIPTION = 140
 MAX_EXTERNAL_ID = 100
 MAX_PAYER_NAME = 100
 MAX_ADDITIONAL_INFO = 10
+MAX_ADDITIONAL_INFO_KEY = 50
+MAX_ADDITIONAL_INFO_VALUE = 200
 
 
 class ChargeStatus(enum.StrEnum):
@@ -350,6 +363,12 @@ def _additional_info(problems: list[str], value: object) -> tuple[tuple[str, str
         or not all(isinstance(v, str) for v in value.values())
     ):
         problems.append(f"additionalInfo: an object of at most {MAX_ADDITIONAL_INFO} string values")
+        return ()
+    if any(len(k) > MAX_ADDITIONAL_INFO_KEY or len(v) > MAX_ADDITIONAL_INFO_VALUE for k, v in value.items()):
+        problems.append(
+            f"additionalInfo: names of at most {MAX_ADDITIONAL_INFO_KEY} characters,"
+            f" values of at most {MAX_ADDITIONAL_INFO_VALUE}"
+        )
         return ()
     return tuple((str(k), str(v)) for k, v in value.items())
 

@@ -25,7 +25,11 @@ from pixcore.validation import collect
 
 __all__ = [
     "DEFAULT_EXPIRATION",
+    "MAX_BANK_NAME",
+    "MAX_DESCRIPTION",
     "MAX_EXPIRATION",
+    "MAX_NAME",
+    "MAX_PAYMENT_FLOW",
     "DirectoryEntry",
     "Priority",
     "SpiError",
@@ -41,6 +45,8 @@ _UUID4 = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9
 MAX_EXPIRATION = 10_800
 MAX_DESCRIPTION = 140
 MAX_NAME = 140
+MAX_BANK_NAME = 100  # the directory's column
+MAX_PAYMENT_FLOW = 100  # the transfers' column
 BEHAVIORS = ("settle", "reject")
 _BRANCH = re.compile(r"[0-9]{4}")
 _ACCOUNT = re.compile(r"[0-9]{1,20}")
@@ -102,8 +108,8 @@ class DirectoryEntry:
             problems.append(f"behavior: one of {', '.join(BEHAVIORS)}")
         if not name.strip() or len(name) > MAX_NAME:
             problems.append(f"name: 1 to {MAX_NAME} characters")
-        if not bank_name.strip() or len(bank_name) > MAX_NAME:
-            problems.append(f"bankName: 1 to {MAX_NAME} characters")
+        if not bank_name.strip() or len(bank_name) > MAX_BANK_NAME:
+            problems.append(f"bankName: 1 to {MAX_BANK_NAME} characters")
         if not _BRANCH.fullmatch(branch):
             problems.append("branch: 4 digits")
         if not _ACCOUNT.fullmatch(account_number):
@@ -169,6 +175,8 @@ class TransferRequest:
             problems.append("creditorDocument: required when priority is HIGH")
         if description is not None and len(description) > MAX_DESCRIPTION:
             problems.append(f"description: at most {MAX_DESCRIPTION} characters")
+        if payment_flow is not None and len(payment_flow) > MAX_PAYMENT_FLOW:
+            problems.append(f"paymentFlow: at most {MAX_PAYMENT_FLOW} characters")
         deny = frozenset(
             collect(problems, "ispbDeny", lambda: [validate_ispb(i) for i in ispb_deny or []]) or []
         )

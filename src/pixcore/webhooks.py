@@ -21,6 +21,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from pixcore.addresses import is_public_address
 from pixcore.errors import InvalidWebhook
 
 __all__ = [
@@ -85,34 +86,6 @@ def event_type_of(event: dict[str, Any]) -> EventType | None:
             return _MED.get(str(data.get("status")))
         case _:
             return None
-
-
-_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")  # RFC 6052: a NAT64 gateway reaches the IPv4 inside
-_NAT64_LOCAL = ipaddress.IPv6Network("64:ff9b:1::/48")  # RFC 8215: local translation, to anything
-_IPV4_COMPATIBLE = ipaddress.IPv6Network("::/96")  # RFC 4291 §2.5.5.1, deprecated: ::127.0.0.1
-
-
-def _inner_ipv4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
-    """The IPv4 address an IPv6 address carries (mapped, 6to4, NAT64, IPv4-compatible)."""
-    if (inner := ip.ipv4_mapped or ip.sixtofour) is not None:
-        return inner
-    if ip in _NAT64 or ip in _IPV4_COMPATIBLE:
-        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
-    return None
-
-
-def is_public_address(address: str) -> bool:
-    """True for a globally routable unicast address; loopback, private, link-local, multicast,
-    reserved and unspecified addresses are not, nor IPv6 addresses that carry one of those
-    IPv4 addresses (``::ffff:127.0.0.1``, ``64:ff9b::a00:1``, ``::127.0.0.1``, 6to4), nor the
-    local-use NAT64 prefix (which Python before 3.12 counts as global)."""
-    ip = ipaddress.ip_address(address)
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip in _NAT64_LOCAL:
-            return False
-        if (inner := _inner_ipv4(ip)) is not None:
-            ip = inner
-    return ip.is_global and not ip.is_multicast
 
 
 RETRY_SCHEDULE: tuple[timedelta, ...] = (

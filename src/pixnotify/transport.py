@@ -1,10 +1,11 @@
 """The HTTP client of the notifier: it connects only to public addresses, the ones it checked.
 
 A receiver's host name is resolved when a connection is opened, every address it resolves to is
-checked (``pixcore.webhooks.is_public_address``) unless private addresses are allowed, and the
-connection goes to one of the checked addresses. The name is not resolved a second time, so a
-DNS answer that changes between the check and the connection (DNS rebinding) cannot point the
-request elsewhere. TLS still verifies the certificate against the host name of the URL.
+checked (``pixcore.addresses.is_public_address``, the rule of registration too) unless private
+addresses are allowed, and the connection goes to one of the checked addresses. The name is not
+resolved a second time, so a DNS answer that changes between the check and the connection (DNS
+rebinding) cannot point the request elsewhere. TLS still verifies the certificate against the host
+name of the URL.
 
 httpx has no public switch for the network layer, so :func:`make_client` gives the transport a
 connection pool of its own with a checking network backend (httpcore's ``network_backend``).
@@ -24,7 +25,7 @@ from typing import Any
 import httpcore
 import httpx
 
-from pixcore.webhooks import is_public_address
+from pixcore.addresses import is_public_address
 
 __all__ = ["AddressRefused", "GuardedBackend", "Resolver", "make_client", "system_resolver"]
 

@@ -29,6 +29,7 @@ from pixweb.api.transactions import TransactionController
 from pixweb.api.transfers import TransferController
 from pixweb.api.webhooks import WebhookController, WebhookDeliveryController, WebhookSecretController
 from pixweb.auth import BearerAuthMiddleware
+from pixweb.edge import TextGuard
 from pixweb.errors import exception_handlers
 from pixweb.observability import (
     Metrics,
@@ -149,7 +150,13 @@ def create_app(settings: Settings | None = None, *, clock: SystemClock | None = 
         ],
         lifespan=[_lifespan(settings, clock, metrics)],  # type: ignore[list-item]
         state=State({"metrics": metrics, "readiness": ReadinessProbe()}),
-        middleware=[SharedClockMiddleware(), DefineMiddleware(BearerAuthMiddleware, exclude=PUBLIC_PATHS)],
+        # The shared clock first (token expiry reads it), authentication (headers only), then the
+        # text checks (decisions §13).
+        middleware=[
+            SharedClockMiddleware(),
+            DefineMiddleware(BearerAuthMiddleware, exclude=PUBLIC_PATHS),
+            TextGuard(),
+        ],
         exception_handlers=exception_handlers,
         response_class=PixResponse,
         plugins=[DecimalAsNumber()],

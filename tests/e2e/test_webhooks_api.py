@@ -182,7 +182,12 @@ SIX_HEADERS = [{"key": f"X-H{i}", "value": "v"} for i in range(6)]
             "control or non-ASCII",
         ),
         (
+            # Refused at the edge, before the registration rules (decisions §13).
             {"url": HOOK, "eventType": "cash_in", "headers": [{"key": "X-A", "value": "a\u0000"}]},
+            "contains a NUL character",
+        ),
+        (
+            {"url": HOOK, "eventType": "cash_in", "headers": [{"key": "X-A", "value": "a\u0007"}]},
             "control or non-ASCII",
         ),
         ({"url": HOOK, "eventType": "cash_in", "headers": [{"key": "X-A"}]}, "value"),

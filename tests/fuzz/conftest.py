@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from schemathesis import AuthContext, Case, HookContext
 from schemathesis.schemas import BaseSchema
 
+from tests.fuzz.hostile import hostile_body, hostile_parameters
 from tests.fuzz.service import Target, running_service
 from tests.fuzz.valid import (
     fresh_path_values,
@@ -75,7 +76,11 @@ def load_schema(target: Target) -> BaseSchema:
     def flatmap_path_parameters(
         context: HookContext, path_parameters: dict[str, Any]
     ) -> st.SearchStrategy[dict[str, Any]]:
-        return _with_known(path_parameters or {}, target.known, fresh)
+        return _with_known(path_parameters or {}, target.known, fresh).flatmap(hostile_parameters)
+
+    @schema.hook
+    def flatmap_query(context: HookContext, query: dict[str, Any] | None) -> st.SearchStrategy[Any]:
+        return hostile_parameters(query)
 
     accepted = valid_bodies(target)
 
@@ -83,7 +88,10 @@ def load_schema(target: Target) -> BaseSchema:
     def flatmap_body(context: HookContext, body: Any) -> st.SearchStrategy[Any]:
         generated = _with_known(body, target.bodies) if isinstance(body, dict) else st.just(body)
         valid = accepted.get(context.operation.label) if context.operation else None
-        return generated if valid is None else st.one_of(generated, valid)
+        mixed = generated if valid is None else st.one_of(generated, valid)
+        # Text the service cannot store, in any field (decisions §13).
+        is_json = context.operation is None or context.operation.label != "POST /oauth/token"
+        return mixed.flatmap(lambda drawn: hostile_body(drawn, json=is_json))
 
     @schema.hook
     def flatmap_headers(context: HookContext, headers: dict[str, Any] | None) -> st.SearchStrategy[Any]:

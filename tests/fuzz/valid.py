@@ -93,7 +93,10 @@ def fresh_path_values() -> dict[str, st.SearchStrategy[str]]:
 def with_client_certificate(target: Target, headers: dict[str, Any] | None) -> st.SearchStrategy[Any]:
     """The headers as generated, or with the signed-in account's certificate (token endpoints)."""
     generated = dict(headers or {})
-    return st.sampled_from([generated, {**generated, "X-SSL-Client-Cert": target.account.cert_header}])
+    cert = target.account.cert_header
+    # And the certificate with a NUL in it, before or after the PEM (text the service cannot store).
+    with_nul = [{**generated, "X-SSL-Client-Cert": value} for value in ("%00" + cert, cert + "%00")]
+    return st.sampled_from([generated, {**generated, "X-SSL-Client-Cert": cert}, *with_nul])
 
 
 def with_idempotency_key(headers: dict[str, Any] | None) -> st.SearchStrategy[dict[str, Any]]:

@@ -31,7 +31,10 @@ from pixcore.clock import ManualClock
 from pixcore.errors import InvalidWebhook
 from pixcore.webhooks import is_public_address, parse_webhook_url
 from pixnotify import Notifier, NotifierConfig
+from pixnotify.transport import AddressRefused, GuardedBackend
 from pixweb.persistence.database import with_database
+from tests.address_ranges import NON_GLOBAL
+from tests.address_ranges import PUBLIC as PUBLIC_RANGES
 from tests.e2e.conftest import Api
 from tests.integration.receiver import Receiver, Reply, running_receiver
 from tests.security.conftest import all_logs, assert_error, log_text, signed_in
@@ -185,6 +188,62 @@ def test_names_with_digits_are_names(host: str) -> None:
 @pytest.mark.parametrize("address", ["8.8.8.8", "64:ff9b::808:808", "::ffff:8.8.8.8", "2606:4700::1111"])
 def test_public_addresses_stay_public(address: str) -> None:
     assert is_public_address(address)
+
+
+# -- every non-global range, whatever its spelling --------------------------------------------------------
+
+
+def _literal_url(address: str) -> str:
+    host = f"[{address.replace('%', '%25')}]" if ":" in address else address
+    return f"https://{host}/hook"
+
+
+@pytest.mark.parametrize("addresses", NON_GLOBAL.values(), ids=NON_GLOBAL.keys())
+async def test_registration_refuses_each_non_global_range(
+    api: Api, dns: dict[str, list[str]], addresses: list[str]
+) -> None:
+    """As a literal in the URL, and as the answer for a name: 400, nothing registered."""
+    who = await signed_in(api.client)
+    accepted = []
+    for address in addresses:
+        dns["hook.pix.test"] = [address]
+        for url in (_literal_url(address), "https://hook.pix.test/hook"):
+            response = await api.client.post(
+                "/api/webhooks", json={"url": url, "eventType": "cash_in"}, headers=who.auth
+            )
+            if response.status_code != 400:
+                accepted.append(f"{url} ({address}): {response.status_code} {response.text}")
+            else:
+                assert_error(response, 400, reasons=("Bad Request",))
+    assert not accepted, "\n".join(accepted)
+    assert (await api.client.get("/api/webhooks", headers=who.auth)).json()["total"] == 0
+
+
+@pytest.mark.parametrize("addresses", NON_GLOBAL.values(), ids=NON_GLOBAL.keys())
+async def test_the_notifier_refuses_to_connect_to_each_non_global_range(addresses: list[str]) -> None:
+    """The connect-time check (a name may answer differently at delivery than at registration)."""
+    for address in addresses:
+
+        async def resolver(_host: str, _port: int, answer: str = address) -> list[str]:
+            return [answer]
+
+        backend = GuardedBackend(resolver, allow_private=False)
+        with pytest.raises(AddressRefused):
+            await backend.addresses("hook.pix.test", 443)
+        with pytest.raises(AddressRefused):
+            await backend.addresses(f"[{address}]" if ":" in address else address, 443)
+
+
+async def test_the_notifier_connects_to_public_ranges() -> None:
+    """The control: the same check lets each public spelling through, to the address it checked."""
+    for address in PUBLIC_RANGES:
+
+        async def resolver(_host: str, _port: int, answer: str = address) -> list[str]:
+            return [answer]
+
+        assert await GuardedBackend(resolver, allow_private=False).addresses("hook.pix.test", 443) == [
+            address
+        ]
 
 
 # -- delivery -----------------------------------------------------------------------------------------

@@ -19,10 +19,14 @@ from litestar.params import HeaderParameter, JSONBody, URLEncodedBody
 from pixcore.errors import AuthenticationError, PermissionDenied, PixError, TryLater
 from pixcore.usecases import issue_token
 from pixweb.api.deps import services_of
+from pixweb.api.fields import MAX_CLIENT_ID, MAX_CLIENT_SECRET, MAX_GRANT_TYPE
+from pixweb.edge import text_problem
 from pixweb.errors import error_responses, retry_after, status_of
 from pixweb.security.certificates import read_certificate_header
 
 __all__ = ["AuthController"]
+
+MAX_CERT_HEADER = 16_384  # a URL-encoded PEM certificate is 2 to 6 KB
 
 CertHeader = Annotated[
     str | None,
@@ -30,13 +34,16 @@ CertHeader = Annotated[
         name="X-SSL-Client-Cert",
         required=False,
         description="The client's PEM X.509 certificate, URL-encoded. Required.",
+        max_length=MAX_CERT_HEADER,
     ),
 ]
+ClientId = Annotated[str, msgspec.Meta(max_length=MAX_CLIENT_ID)]
+ClientSecret = Annotated[str, msgspec.Meta(max_length=MAX_CLIENT_SECRET)]
 
 
 class TokenRequest(msgspec.Struct, rename="camel"):
-    client_id: str
-    client_secret: str
+    client_id: ClientId
+    client_secret: ClientSecret
 
 
 class TokenResponse(msgspec.Struct):
@@ -46,9 +53,9 @@ class TokenResponse(msgspec.Struct):
 
 
 class OAuthTokenForm(msgspec.Struct):
-    grant_type: str
-    client_id: str | None = None
-    client_secret: str | None = None
+    grant_type: Annotated[str, msgspec.Meta(max_length=MAX_GRANT_TYPE)]
+    client_id: ClientId | None = None
+    client_secret: ClientSecret | None = None
 
 
 class OAuthError(msgspec.Struct, rename={"status_code": "statusCode"}):
@@ -118,12 +125,25 @@ def _basic_credentials(header: str | None) -> tuple[str, str] | None:
     return (unquote_plus(client_id), unquote_plus(secret)) if sep else None
 
 
+def _basic_problem(client_id: str, secret: str) -> str | None:
+    """What the edge would refuse in a body (decisions §13), for credentials that came in a header."""
+    checks = (("client id", client_id, MAX_CLIENT_ID), ("secret", secret, MAX_CLIENT_SECRET))
+    for name, value, limit in checks:
+        if (problem := text_problem(value)) is not None:
+            return f"The Basic credentials' {name} {problem}."
+        if len(value) > limit:
+            return f"The Basic credentials' {name} is longer than {limit} characters."
+    return None
+
+
 async def _oauth_issue(
     request: Request[Any, Any, Any], data: OAuthTokenForm, cert: str | None
 ) -> Response[Any]:
     if data.grant_type != "client_credentials":
         return _oauth_error(400, "unsupported_grant_type", "Only the client_credentials grant is supported.")
     basic = _basic_credentials(request.headers.get("authorization"))
+    if basic and (problem := _basic_problem(*basic)) is not None:
+        return _oauth_error(400, "invalid_request", problem)
     in_body = (data.client_id, data.client_secret)
     if basic and any(in_body):
         return _oauth_error(400, "invalid_request", "Use one client authentication method, not two.")

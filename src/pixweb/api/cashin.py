@@ -7,12 +7,23 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, Response, post
+from litestar.openapi.spec import OpenAPIType
 from litestar.params import JSONBody
 
-from pixcore.charges import CashInRequest, Charge
+from pixcore.charges import (
+    MAX_ADDITIONAL_INFO,
+    MAX_ADDITIONAL_INFO_KEY,
+    MAX_ADDITIONAL_INFO_VALUE,
+    MAX_CASH_IN_DESCRIPTION,
+    MAX_EXTERNAL_ID,
+    MAX_PAYER_NAME,
+    CashInRequest,
+    Charge,
+)
 from pixcore.clock import format_timestamp
 from pixcore.usecases.charges import create_cash_in
 from pixweb.api.deps import principal_of, services_of
+from pixweb.api.fields import MAX_DOCUMENT, raw, string_map
 from pixweb.errors import error_responses
 from pixweb.qr import png_base64
 from pixweb.wire import PixResponse
@@ -21,23 +32,42 @@ __all__ = ["CashInController"]
 
 
 class CashInTransactionIn(msgspec.Struct, rename="camel"):
-    # Taken as decoded: pixcore.charges.CashInRequest checks each type (no "10" for a number).
-    value: Annotated[Any, msgspec.Meta(description="JSON number, in reais, at most 2 decimals")] = None
-    description: Annotated[Any, msgspec.Meta(description="at most 140 characters")] = None
-    external_id: Annotated[Any, msgspec.Meta(description="unique per account, at most 100")] = None
-    expiration_time: Annotated[Any, msgspec.Meta(description="seconds, 300 to 604800")] = None
-    generate_qr_code: Annotated[Any, msgspec.Meta(description="true: the response has qrCodeImage")] = None
+    # Taken as decoded: pixcore.charges.CashInRequest checks each type (no "10" for a number)
+    # and each text's maximum (documented here, decisions §13).
+    value: Annotated[Any, raw("JSON number, in reais, at most 2 decimals", kind=OpenAPIType.NUMBER)] = None
+    description: Annotated[
+        Any, raw("shown to the payer", kind=OpenAPIType.STRING, max_length=MAX_CASH_IN_DESCRIPTION)
+    ] = None
+    external_id: Annotated[
+        Any, raw("unique per account", kind=OpenAPIType.STRING, max_length=MAX_EXTERNAL_ID)
+    ] = None
+    expiration_time: Annotated[Any, raw("seconds, 300 to 604800", kind=OpenAPIType.INTEGER)] = None
+    generate_qr_code: Annotated[Any, raw("true: the response has qrCodeImage", kind=OpenAPIType.BOOLEAN)] = (
+        None
+    )
 
 
 class CashInPayerIn(msgspec.Struct, rename="camel"):
-    full_name: Annotated[Any, msgspec.Meta(description="at most 100 characters")] = None
-    document: Annotated[Any, msgspec.Meta(description="CPF (11) or CNPJ (14)")] = None
+    full_name: Annotated[Any, raw("the payer's name", kind=OpenAPIType.STRING, max_length=MAX_PAYER_NAME)] = (
+        None
+    )
+    document: Annotated[
+        Any, raw("CPF (11) or CNPJ (14)", kind=OpenAPIType.STRING, max_length=MAX_DOCUMENT)
+    ] = None
 
 
 class CashInIn(msgspec.Struct, rename="camel"):
     transaction: CashInTransactionIn
     payer: CashInPayerIn
-    additional_info: Annotated[Any, msgspec.Meta(description="string values, at most 10 keys")] = None
+    additional_info: Annotated[
+        Any,
+        string_map(
+            "string values",
+            max_items=MAX_ADDITIONAL_INFO,
+            max_key=MAX_ADDITIONAL_INFO_KEY,
+            max_value=MAX_ADDITIONAL_INFO_VALUE,
+        ),
+    ] = None
 
 
 class CashInOut(msgspec.Struct, rename="camel", omit_defaults=True):

@@ -6,58 +6,79 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, Response, get, patch, put
+from litestar.openapi.spec import OpenAPIType
 from litestar.params import FromPath, JSONBody
 
-from pixcore.charges import Charge, ChargeRequest, ChargeStatus, payload
+from pixcore.charges import (
+    MAX_DEBTOR_NAME,
+    MAX_INFO_NAME,
+    MAX_INFO_VALUE,
+    MAX_KEY,
+    MAX_PAYER_REQUEST,
+    Charge,
+    ChargeRequest,
+    ChargeStatus,
+    payload,
+)
 from pixcore.clock import format_timestamp
 from pixcore.documents import DocumentKind
 from pixcore.errors import ValidationError
 from pixcore.money import format_amount_string
 from pixcore.usecases.charges import cancel_charge, create_charge, get_charge, get_charge_by_location
 from pixweb.api.deps import principal_of, services_of
+from pixweb.api.fields import MAX_AMOUNT_TEXT, MAX_DOCUMENT, MAX_SHORT_CODE, raw
 from pixweb.errors import error_responses
 from pixweb.wire import PixResponse
 
 __all__ = ["ChargeController", "PayloadController", "charge_out"]
 
 # The request's leaves are taken as decoded (Litestar would coerce "3600" into 3600 and the
-# spec wants "10.00" as a string only): pixcore.charges.ChargeRequest checks each type itself.
-Raw = Annotated[Any, msgspec.Meta(description="see the rules of the field")]
+# spec wants "10.00" as a string only): pixcore.charges.ChargeRequest checks each type itself,
+# and each text's maximum (documented here, decisions §13).
+_STRING, _INTEGER = OpenAPIType.STRING, OpenAPIType.INTEGER
 
 
 class CalendarioIn(msgspec.Struct):
-    expiracao: Annotated[Any, msgspec.Meta(description="seconds, at least 1; default 86400")] = msgspec.UNSET
+    expiracao: Annotated[Any, raw("seconds, at least 1; default 86400", kind=_INTEGER)] = msgspec.UNSET
 
 
 class DevedorIn(msgspec.Struct):
-    cpf: Annotated[Any, msgspec.Meta(description="11 digits")] = msgspec.UNSET
-    cnpj: Annotated[Any, msgspec.Meta(description="14 characters")] = msgspec.UNSET
-    nome: Annotated[Any, msgspec.Meta(description="required with a document")] = msgspec.UNSET
+    cpf: Annotated[Any, raw("11 digits", kind=_STRING, max_length=11)] = msgspec.UNSET
+    cnpj: Annotated[Any, raw("14 characters", kind=_STRING, max_length=MAX_DOCUMENT)] = msgspec.UNSET
+    nome: Annotated[Any, raw("required with a document", kind=_STRING, max_length=MAX_DEBTOR_NAME)] = (
+        msgspec.UNSET
+    )
 
 
 class ValorIn(msgspec.Struct, rename="camel"):
-    original: Annotated[Any, msgspec.Meta(description='a string with 2 decimals, "10.00"')] = msgspec.UNSET
-    modalidade_alteracao: Annotated[Any, msgspec.Meta(description="0 (fixed) or 1 (payer may change)")] = (
+    original: Annotated[
+        Any, raw('a string with 2 decimals, "10.00"', kind=_STRING, max_length=MAX_AMOUNT_TEXT)
+    ] = msgspec.UNSET
+    modalidade_alteracao: Annotated[Any, raw("0 (fixed) or 1 (payer may change)", kind=_INTEGER)] = (
         msgspec.UNSET
     )
 
 
 class InfoIn(msgspec.Struct):
-    nome: Raw = msgspec.UNSET
-    valor: Raw = msgspec.UNSET
+    nome: Annotated[Any, raw("the item's name", kind=_STRING, max_length=MAX_INFO_NAME)] = msgspec.UNSET
+    valor: Annotated[Any, raw("the item's value", kind=_STRING, max_length=MAX_INFO_VALUE)] = msgspec.UNSET
 
 
 class CobIn(msgspec.Struct, rename="camel"):
     calendario: CalendarioIn | None = None
     valor: ValorIn | None = None
     devedor: DevedorIn | None = None
-    chave: Annotated[Any, msgspec.Meta(description="a PIX key of the account, at most 77")] = None
-    solicitacao_pagador: Annotated[Any, msgspec.Meta(description="at most 140 characters")] = None
+    chave: Annotated[Any, raw("a PIX key of the account", kind=_STRING, max_length=MAX_KEY)] = None
+    solicitacao_pagador: Annotated[
+        Any, raw("shown to the payer", kind=_STRING, max_length=MAX_PAYER_REQUEST)
+    ] = None
     info_adicionais: list[InfoIn] | None = None
 
 
 class CobPatchIn(msgspec.Struct):
-    status: Annotated[Any, msgspec.Meta(description="REMOVIDA_PELO_USUARIO_RECEBEDOR")] = msgspec.UNSET
+    status: Annotated[
+        Any, raw("REMOVIDA_PELO_USUARIO_RECEBEDOR", kind=_STRING, max_length=MAX_SHORT_CODE)
+    ] = msgspec.UNSET
 
 
 class CalendarioOut(msgspec.Struct):

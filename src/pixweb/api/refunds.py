@@ -8,24 +8,33 @@ from typing import Annotated, Any
 import msgspec
 from litestar import Controller, Request, Response, get, put
 from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import OpenAPIType
 from litestar.params import FromPath, JSONBody
 
 from pixcore.clock import format_timestamp
 from pixcore.money import format_amount_string
-from pixcore.refunds import Refund, RefundRequest, RefundStatus
+from pixcore.refunds import MAX_DESCRIPTION, Refund, RefundRequest, RefundStatus
 from pixcore.usecases.refunds import get_refund, request_refund
 from pixweb.api.deps import principal_of, services_of
+from pixweb.api.fields import MAX_AMOUNT_TEXT, MAX_SHORT_CODE, raw
 from pixweb.errors import error_responses
 from pixweb.wire import PixResponse
 
 __all__ = ["RefundController", "refund_out"]
 
+_STRING = OpenAPIType.STRING
+
 
 class RefundIn(msgspec.Struct):
-    # Taken as decoded: "10.00" must be a string (a number is a 400), checked by RefundRequest.
-    valor: Annotated[Any, msgspec.Meta(description='a string with 2 decimals, "10.00"')] = None
-    natureza: Annotated[Any, msgspec.Meta(description="ORIGINAL (default) or RETIRADA")] = None
-    descricao: Annotated[Any, msgspec.Meta(description="at most 140 characters, shown to the payer")] = None
+    # Taken as decoded: "10.00" must be a string (a number is a 400), checked by RefundRequest,
+    # with each text's maximum (documented here, decisions §13).
+    valor: Annotated[
+        Any, raw('a string with 2 decimals, "10.00"', kind=_STRING, max_length=MAX_AMOUNT_TEXT)
+    ] = None
+    natureza: Annotated[
+        Any, raw("ORIGINAL (default) or RETIRADA", kind=_STRING, max_length=MAX_SHORT_CODE)
+    ] = None
+    descricao: Annotated[Any, raw("shown to the payer", kind=_STRING, max_length=MAX_DESCRIPTION)] = None
 
 
 class HorarioOut(msgspec.Struct, omit_defaults=True):

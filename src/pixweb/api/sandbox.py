@@ -4,53 +4,61 @@ the sandbox setting is on."""
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, post
 from litestar.params import JSONBody
 
 from pixcore.accounts import Counterpart
+from pixcore.brcode import MAX_LENGTH as BR_CODE_MAX_LENGTH
 from pixcore.clock import format_timestamp
 from pixcore.documents import parse_document
 from pixcore.errors import ValidationError
 from pixcore.identifiers import validate_ispb
-from pixcore.keys import parse_pix_key
+from pixcore.keys import MAX_KEY_LENGTH, parse_pix_key
 from pixcore.ledger import require_outside
 from pixcore.money import parse_amount_number, require_positive
-from pixcore.transfers import DirectoryEntry
+from pixcore.transfers import MAX_BANK_NAME, MAX_NAME, DirectoryEntry
 from pixcore.usecases.accounts import require_sandbox_admin
 from pixcore.usecases.charges import pay_code
 from pixcore.usecases.receipts import receive_payment
 from pixweb.api.deps import principal_of, services_of
+from pixweb.api.fields import MAX_DOCUMENT, MAX_ISPB, MAX_SHORT_CODE
 from pixweb.errors import error_responses
 
 __all__ = ["SandboxController"]
 
 
+PixKeyText = Annotated[str, msgspec.Meta(max_length=MAX_KEY_LENGTH)]
+NameText = Annotated[str, msgspec.Meta(max_length=MAX_NAME)]
+DocumentText = Annotated[str, msgspec.Meta(max_length=MAX_DOCUMENT)]
+IspbText = Annotated[str, msgspec.Meta(max_length=MAX_ISPB)]
+
+
 class DirectoryIn(msgspec.Struct, rename="camel"):
-    pix_key: str
-    ispb: str
-    name: str
-    document: str
-    bank_name: str = "SANDBOX BANK"
-    branch: str = "0001"
-    account_number: str = "1"
-    behavior: str = "settle"
+    pix_key: PixKeyText
+    ispb: IspbText
+    name: NameText
+    document: DocumentText
+    bank_name: Annotated[str, msgspec.Meta(max_length=MAX_BANK_NAME)] = "SANDBOX BANK"
+    branch: Annotated[str, msgspec.Meta(max_length=4)] = "0001"
+    account_number: Annotated[str, msgspec.Meta(max_length=20)] = "1"
+    behavior: Annotated[str, msgspec.Meta(max_length=MAX_SHORT_CODE)] = "settle"
 
 
 class PayerIn(msgspec.Struct):
-    name: str = "Outside Payer"
-    document: str = "11144477735"
-    ispb: str = "00000000"
+    name: NameText = "Outside Payer"
+    document: DocumentText = "11144477735"
+    ispb: IspbText = "00000000"
 
 
 class PaymentIn(msgspec.Struct, rename="camel"):
     """``{pixCopiaECola}`` (a charge's code, or a static code) or ``{pixKey, amount}``."""
 
-    pix_key: str | None = None
+    pix_key: PixKeyText | None = None
     amount: Decimal | None = None
-    pix_copia_e_cola: str | None = None
+    pix_copia_e_cola: Annotated[str, msgspec.Meta(max_length=BR_CODE_MAX_LENGTH)] | None = None
     payer: PayerIn | None = None
 
 

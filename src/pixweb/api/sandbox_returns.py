@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, post
+from litestar.openapi.spec import OpenAPIType
 from litestar.params import FromPath, JSONBody
 
 from pixcore.clock import format_timestamp
@@ -17,20 +18,26 @@ from pixcore.money import cents_to_decimal, parse_amount_number, require_positiv
 from pixcore.usecases.med import accept_med, open_med, reject_med
 from pixcore.usecases.refunds import receive_refund
 from pixweb.api.deps import principal_of, services_of
+from pixweb.api.fields import MAX_E2EID, MAX_SHORT_CODE, raw
 from pixweb.api.refunds import RefundOut, refund_out
 from pixweb.errors import error_responses
 
 __all__ = ["SandboxReturnsController"]
 
 
+E2eText = Annotated[str, msgspec.Meta(max_length=MAX_E2EID)]
+
+
 class ReturnIn(msgspec.Struct, rename="camel"):
-    end_to_end_id: str
-    amount: Annotated[Any, msgspec.Meta(description="JSON number, in reais, at most 2 decimals")]
+    end_to_end_id: E2eText
+    amount: Annotated[Any, raw("JSON number, in reais, at most 2 decimals", kind=OpenAPIType.NUMBER)]
 
 
 class MedIn(msgspec.Struct, rename="camel"):
-    end_to_end_id: str
-    reason: Annotated[Any, msgspec.Meta(description="MED_FRAUDE or MED_OPERACIONAL")]
+    end_to_end_id: E2eText
+    reason: Annotated[
+        Any, raw("MED_FRAUDE or MED_OPERACIONAL", kind=OpenAPIType.STRING, max_length=MAX_SHORT_CODE)
+    ]
 
 
 class MedOut(msgspec.Struct, rename="camel", omit_defaults=True):

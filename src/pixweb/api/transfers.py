@@ -8,14 +8,17 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, Response, post
+from litestar.openapi.spec import OpenAPIType
 from litestar.params import HeaderParameter, JSONBody
 
 from pixcore.clock import format_timestamp
+from pixcore.keys import MAX_KEY_LENGTH
 from pixcore.money import cents_to_decimal
 from pixcore.records import Transfer
-from pixcore.transfers import TransferRequest, parse_idempotency_key
+from pixcore.transfers import MAX_DESCRIPTION, MAX_PAYMENT_FLOW, TransferRequest, parse_idempotency_key
 from pixcore.usecases.transfers import create_transfer
 from pixweb.api.deps import principal_of, services_of
+from pixweb.api.fields import MAX_DOCUMENT, MAX_ISPB, MAX_SHORT_CODE, raw, text_items
 from pixweb.errors import error_responses
 from pixweb.wire import PixResponse
 
@@ -31,19 +34,22 @@ class PaymentIn(msgspec.Struct):
     # Taken as decoded (not coerced: Litestar would turn "10.00" into a number): a JSON number
     # arrives as int or float, and pixcore.money accepts a float only when it is exactly the
     # nearest float to a centavos value (10.1 yes, 10.123 no). Anything else is a 400.
-    amount: Annotated[Any, msgspec.Meta(description="JSON number, in reais, at most 2 decimals")]
-    currency: str = "BRL"
+    amount: Annotated[Any, raw("JSON number, in reais, at most 2 decimals", kind=OpenAPIType.NUMBER)]
+    currency: Annotated[str, msgspec.Meta(max_length=MAX_SHORT_CODE)] = "BRL"
+
+
+IspbText = Annotated[str, msgspec.Meta(max_length=MAX_ISPB)]
 
 
 class TransferIn(msgspec.Struct, rename="camel"):
-    pix_key: str
+    pix_key: Annotated[str, msgspec.Meta(max_length=MAX_KEY_LENGTH)]
     payment: PaymentIn
-    creditor_document: str | None = None
-    priority: str | None = None
-    description: str | None = None
+    creditor_document: Annotated[str, msgspec.Meta(max_length=MAX_DOCUMENT)] | None = None
+    priority: Annotated[str, msgspec.Meta(max_length=MAX_SHORT_CODE)] | None = None
+    description: Annotated[str, msgspec.Meta(max_length=MAX_DESCRIPTION)] | None = None
     expiration: int | None = None
-    ispb_deny: list[str] | None = None
-    payment_flow: str | None = None
+    ispb_deny: Annotated[list[IspbText], text_items(MAX_ISPB)] | None = None
+    payment_flow: Annotated[str, msgspec.Meta(max_length=MAX_PAYMENT_FLOW)] | None = None
 
 
 class PaymentOut(msgspec.Struct):

@@ -20,8 +20,18 @@ from pixcore.usecases.webhooks import (
     replay_delivery,
     rotate_webhook_secret,
 )
-from pixcore.webhooks import Delivery, DeliveryStatus, Registration, Webhook, WebhookSecret
+from pixcore.webhooks import (
+    MAX_HEADER_NAME,
+    MAX_HEADER_VALUE,
+    MAX_URL_LENGTH,
+    Delivery,
+    DeliveryStatus,
+    Registration,
+    Webhook,
+    WebhookSecret,
+)
 from pixweb.api.deps import principal_of, services_of
+from pixweb.api.fields import MAX_SHORT_CODE
 from pixweb.dns import LoopResolver
 from pixweb.errors import error_responses
 
@@ -32,13 +42,13 @@ RESOLVER = LoopResolver()
 
 
 class HeaderIn(msgspec.Struct):
-    key: str
-    value: str
+    key: Annotated[str, msgspec.Meta(max_length=MAX_HEADER_NAME)]
+    value: Annotated[str, msgspec.Meta(max_length=MAX_HEADER_VALUE)]
 
 
 class WebhookIn(msgspec.Struct, rename="camel"):
-    url: str
-    event_type: str
+    url: Annotated[str, msgspec.Meta(max_length=MAX_URL_LENGTH)]
+    event_type: Annotated[str, msgspec.Meta(max_length=MAX_SHORT_CODE)]
     headers: list[HeaderIn] | None = None
 
 

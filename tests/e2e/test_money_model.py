@@ -50,7 +50,8 @@ picks = st.integers(min_value=0, max_value=1_000)
 # Moves that cross each rule's edge: settlement delay, deadlines, token and charge expiries,
 # the refund window (89 days, inclusive).
 clock_moves = st.sampled_from([0, 0, 1, 2, 2, 10, 60, 600, 3_600, 86_400, 30 * 86_400, 89 * 86_400])
-portions = st.sampled_from(["full", "part", "over"])
+portions = st.sampled_from(["full", "part", "part", "over"])
+reasons = st.sampled_from(["MED_FRAUDE", "MED_OPERACIONAL"])
 spending = st.sampled_from(["part", "part", "part", "full", "over"])  # mostly within the balance
 
 
@@ -65,7 +66,7 @@ def portion_of(remaining: int, portion: str, extra: int) -> int:
     return remaining + 1 + extra % 1_000
 
 
-def _preferring(items: list[T], wanted: Callable[[T], bool], prefer: bool) -> list[T]:
+def _preferring(items: list[T], wanted: Callable[[T], bool], *, prefer: bool) -> list[T]:
     chosen = [item for item in items if wanted(item)] if prefer else []
     return chosen or items
 
@@ -84,8 +85,12 @@ class MoneyModel(RuleBasedStateMachine):
         for account, amount in enumerate(funds):
             self.service.run(self.driver.receive(account, amount))
 
-    def _receipt(self, pick: int, *, ours: bool) -> Receipt:
-        receipts = _preferring(self.driver.model.receipts, lambda r: r.payer is not None, ours)
+    def _receipt(self, pick: int, *, ours: bool, fresh: bool) -> Receipt:
+        """A receipt; ``fresh``: one that may still be refunded or disputed, if any; ``ours``:
+        one paid by another account of ours, if any."""
+        model = self.driver.model
+        receipts = _preferring(model.receipts, lambda r: model.refundable(r) > 0, prefer=fresh)
+        receipts = _preferring(receipts, lambda r: r.payer is not None, prefer=ours)
         return receipts[pick % len(receipts)]
 
     @rule(account=accounts, amount=amounts)
@@ -125,14 +130,13 @@ class MoneyModel(RuleBasedStateMachine):
     @rule(pick=picks, active=st.booleans())
     def pay(self, pick: int, active: bool) -> None:
         """``active``: one of the charges still ATIVA if any (else any charge, paid or not)."""
-        charges = _preferring(self.driver.model.charges, lambda c: c.status == "ATIVA", active)
+        charges = _preferring(self.driver.model.charges, lambda c: c.status == "ATIVA", prefer=active)
         self.service.run(self.driver.pay(charges[pick % len(charges)]))
 
     @precondition(lambda self: self.driver.model.receipts)
-    @rule(pick=picks, portion=portions, extra=picks, ours=st.booleans())
-    def refund(self, pick: int, portion: str, extra: int, ours: bool) -> None:
-        """``ours``: a receipt paid by another account of ours, if there is one."""
-        receipt = self._receipt(pick, ours=ours)
+    @rule(pick=picks, portion=portions, extra=picks, ours=st.booleans(), fresh=st.booleans())
+    def refund(self, pick: int, portion: str, extra: int, ours: bool, fresh: bool) -> None:
+        receipt = self._receipt(pick, ours=ours, fresh=fresh)
         amount = portion_of(self.driver.model.refundable(receipt), portion, extra)
         self.service.run(self.driver.refund(receipt, amount))
 
@@ -143,15 +147,15 @@ class MoneyModel(RuleBasedStateMachine):
         self.service.run(self.driver.repeat_refund(asked[pick % len(asked)], same=same))
 
     @precondition(lambda self: self.driver.model.receipts)
-    @rule(pick=picks, reason=st.sampled_from(["MED_FRAUDE", "MED_OPERACIONAL"]), ours=st.booleans())
-    def open_case(self, pick: int, reason: str, ours: bool) -> None:
-        receipt = self._receipt(pick, ours=ours)
+    @rule(pick=picks, reason=reasons, ours=st.booleans(), fresh=st.booleans())
+    def open_case(self, pick: int, reason: str, ours: bool, fresh: bool) -> None:
+        receipt = self._receipt(pick, ours=ours, fresh=fresh)
         self.service.run(self.driver.open_case(receipt, reason))
 
     @precondition(lambda self: self.driver.model.cases)
     @rule(pick=picks, accept=st.booleans(), open_one=st.booleans())
     def decide_case(self, pick: int, accept: bool, open_one: bool) -> None:
-        cases = _preferring(self.driver.model.cases, lambda c: c.status == "CREATED", open_one)
+        cases = _preferring(self.driver.model.cases, lambda c: c.status == "CREATED", prefer=open_one)
         self.service.run(self.driver.decide_case(cases[pick % len(cases)], accept=accept))
 
     @precondition(

@@ -10,12 +10,14 @@ outside world's balance is read (``outside_world_total``).
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
+from unittest import mock
 
 import asyncpg
 import httpx
@@ -65,11 +67,28 @@ class ModelService:
     """Runs a coroutine on the service's event loop from the state machine's thread."""
 
 
+def service_settings(database_url: str, data_dir: Path) -> Settings:
+    """The service's settings, from the environment as an operator gives them: no background
+    loops (the test runs the workers' use cases), and no limit on the token endpoints, which a
+    run asks for hundreds of tokens (fresh accounts per example, new tokens after clock moves)."""
+    environment = {
+        "PIX_DATABASE_URL": database_url,
+        "PIX_DATA_DIR": str(data_dir),
+        "PIX_WORKERS": "off",
+        "PIX_SANDBOX": "on",
+        "PIX_PRODUCTION": "off",
+        "PIX_TOKEN_RATE_PER_CLIENT": "0",
+        "PIX_TOKEN_RATE_PER_ADDRESS": "0",
+    }
+    with mock.patch.dict(os.environ, environment):
+        return Settings.from_env()
+
+
 @asynccontextmanager
 async def model_service(database_url: str, data_dir: Path) -> AsyncIterator[ModelService]:
     """The app with its lifespan (no background loops: the test runs the workers' use cases),
     a connection to look behind the API, and a bridge for a synchronous state machine."""
-    settings = Settings(database_url=database_url, data_dir=data_dir, run_workers=False)
+    settings = service_settings(database_url, data_dir)
     clock = SteppedClock()
     loop = asyncio.get_running_loop()
 

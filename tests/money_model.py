@@ -5,8 +5,9 @@ the code does: ``tests/e2e/test_money_model.py`` drives the real service and thi
 model side by side and compares them after every step.
 
 The model knows our accounts (by index), each one's ``available`` and ``blocked``,
-the records each should have (counted per type and status), every transfer,
-receipt, refund, charge and MED case with its status, the model's time, and
+the records and notifications each should have (counted per type and status),
+every transfer, receipt, refund, charge and MED case with its status, the model's
+time, and
 ``outside``: the outside world's balance (money that went out to other
 institutions minus money that came in from them). Money is conserved when the sum
 of our balances plus ``outside`` is zero.
@@ -116,6 +117,8 @@ class Model:
     norm_delay: timedelta
     outside: int = 0
     records: Counter[tuple[int, str, str]] = field(default_factory=Counter)
+    events: Counter[tuple[int, str, str]] = field(default_factory=Counter)
+    """Notifications (the outbox) per account, type and status (REFUND: credit or debit)."""
     receipts: list[Receipt] = field(default_factory=list)
     transfers: list[Transfer] = field(default_factory=list)
     charges: list[Charge] = field(default_factory=list)
@@ -131,6 +134,9 @@ class Model:
         if was is not None:
             self.records[account, kind, was] -= 1
         self.records[account, kind, status] += 1
+
+    def _notify(self, account: int, kind: str, detail: str = "") -> None:
+        self.events[account, kind, detail] += 1
 
     def _reserve(self, account: int, amount: int) -> None:
         self.accounts[account].available -= amount
@@ -162,6 +168,7 @@ class Model:
         """An outside payer pays a key of ``account`` (POST /sandbox/payments {pixKey, amount})."""
         self._credit_from_outside(account, amount)
         self._record(account, PAYMENT, CONFIRMED)
+        self._notify(account, "RECEIVE")
         receipt = Receipt(account, amount, None, self.now)
         self.receipts.append(receipt)
         return receipt
@@ -188,12 +195,15 @@ class Model:
             transfer.state = "ERROR"
             self._release(transfer.sender, transfer.amount)
             self._record(transfer.sender, WITHDRAW, ERROR, was=PENDING)
+            self._notify(transfer.sender, "TRANSFER", "ERROR")
             return
         transfer.state = "COMPLETED"
         self._pay_blocked(transfer.sender, transfer.amount, transfer.receiver)
         self._record(transfer.sender, WITHDRAW, CONFIRMED, was=PENDING)
+        self._notify(transfer.sender, "TRANSFER", "LIQUIDATED")
         if transfer.receiver is not None:
             self._record(transfer.receiver, PAYMENT, CONFIRMED)
+            self._notify(transfer.receiver, "RECEIVE")
             self.receipts.append(
                 Receipt(transfer.receiver, transfer.amount, transfer.sender, self.now, e2e=transfer.e2e)
             )
@@ -213,6 +223,7 @@ class Model:
         transfer.returned += amount
         self._credit_from_outside(transfer.sender, amount)
         self._record(transfer.sender, REFUND_OUT, CONFIRMED)
+        self._notify(transfer.sender, "REFUND", "CREDIT")
         return 201
 
     # --- charges and cash-in -----------------------------------------------------------------
@@ -232,6 +243,7 @@ class Model:
         charge.status = "CONCLUIDA"
         self._credit_from_outside(charge.account, charge.amount)
         self._record(charge.account, PAYMENT, CONFIRMED, was=PENDING if charge.cash_in else None)
+        self._notify(charge.account, "RECEIVE")
         receipt = Receipt(charge.account, charge.amount, None, self.now)
         self.receipts.append(receipt)
         return receipt
@@ -266,10 +278,13 @@ class Model:
             return
         refund.status = "DEVOLVIDO"
         self._record(receipt.account, REFUND_IN, CONFIRMED, was=PENDING)
-        # Section 13: a payer of this service gets the money back (REFUND_OUT); nothing leaves.
+        self._notify(receipt.account, "REFUND", "DEBIT")
+        # Section 13: a payer of this service gets the money back (REFUND_OUT, a REFUND
+        # notification with CREDIT); nothing leaves the service.
         self._pay_blocked(receipt.account, refund.amount, receipt.payer)
         if receipt.payer is not None:
             self._record(receipt.payer, REFUND_OUT, CONFIRMED)
+            self._notify(receipt.payer, "REFUND", "CREDIT")
 
     def open_case(self, receipt: Receipt) -> Case | int:
         """POST /sandbox/med: 409 while a case is open, 400 when nothing remains to dispute; else the
@@ -282,6 +297,7 @@ class Model:
         blocked = min(disputed, self.accounts[receipt.account].available)
         self._reserve(receipt.account, blocked)
         case = Case(receipt, disputed, blocked)
+        self._notify(receipt.account, "MED", "CREATED")
         receipt.open_case = case
         self.cases.append(case)
         return case
@@ -298,6 +314,7 @@ class Model:
         self._record(case.receipt.account, REFUND_IN, PENDING)
         case.receipt.refunds.append(refund)
         self._finish_refund(refund)
+        self._notify(case.receipt.account, "MED", "ACCEPTED")
         return refund
 
     def reject(self, case: Case) -> int:
@@ -305,6 +322,7 @@ class Model:
             return 422
         case.status, case.receipt.open_case = "REJECTED", None
         self._release(case.receipt.account, case.blocked)
+        self._notify(case.receipt.account, "MED", "REJECTED")
         return 200
 
     # --- time and the workers ----------------------------------------------------------------
@@ -334,6 +352,9 @@ class Model:
 
     def record_counts(self) -> dict[tuple[int, str, str], int]:
         return {key: count for key, count in self.records.items() if count}
+
+    def event_counts(self) -> dict[tuple[int, str, str], int]:
+        return {key: count for key, count in self.events.items() if count}
 
     def refunds(self) -> list[Refund]:
         return [refund for receipt in self.receipts for refund in receipt.refunds]

@@ -333,6 +333,18 @@ class Driver:
         records = {(index[r["account_id"]], r["type"], r["status"]): r["n"] for r in rows}
         _differ(differences, "records (account, type, status)", records, model.record_counts())
         rows = await conn.fetch(
+            """
+            SELECT account_id, event_type, count(*) AS n,
+                   CASE event_type WHEN 'RECEIVE' THEN ''
+                                   WHEN 'REFUND' THEN payload->'data'->>'creditDebitType'
+                                   ELSE payload->'data'->>'status' END AS detail
+              FROM outbox WHERE account_id = ANY($1::bigint[]) GROUP BY 1, 2, 4
+            """,
+            ids,
+        )
+        events = {(index[r["account_id"]], r["event_type"], r["detail"]): r["n"] for r in rows}
+        _differ(differences, "notifications (account, type, status)", events, model.event_counts())
+        rows = await conn.fetch(
             "SELECT transaction_id, state FROM transfers WHERE account_id = ANY($1::bigint[])", ids
         )
         transfers = {r["transaction_id"]: r["state"] for r in rows}

@@ -2,8 +2,8 @@
 
 Each operation makes one request (or runs the workers' use cases), checks the
 answer against what the model says (status, ids, amounts) and updates the model.
-``compare`` then reads the whole state of this run's accounts from the service,
-through the API and behind it, and lists every difference from the model.
+``check`` then compares the whole state of the example's accounts with the model
+(``money_compare.differences``).
 """
 
 from __future__ import annotations
@@ -25,13 +25,8 @@ from pixcore.usecases.transfers import settle_due
 from pixweb.persistence.uow import PostgresUnitOfWork
 from pixweb.security.certificates import create_self_signed
 from pixweb.security.secrets import Argon2Hasher
-from tests.e2e.money_service import (
-    ModelService,
-    advance_clock,
-    ledger_ok,
-    outside_world_total,
-    token_for,
-)
+from tests.e2e.money_compare import differences
+from tests.e2e.money_service import ModelService, advance_clock, cents, reais, token_for, valor
 from tests.money_model import Case, Charge, Model, Receipt, Refund, Transfer
 from tests.support import Client, add_external_key, random_cpf
 
@@ -46,23 +41,6 @@ PAYER_ISPB = "12345678"
 # Cheap hashes for the test's secrets: the service verifies with the parameters a hash carries.
 _HASHER = Argon2Hasher(PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
 _ENCODER = msgspec.json.Encoder(decimal_format="number")
-
-
-def reais(amount: int) -> Decimal:
-    """Centavos as a JSON number with two decimals."""
-    return Decimal(amount).scaleb(-2)
-
-
-def valor(amount: int) -> str:
-    return f"{amount // 100}.{amount % 100:02d}"
-
-
-def cents(number: Any) -> int:
-    """A JSON number or string in reais (parsed as Decimal) as centavos."""
-    value = Decimal(str(number)) * 100
-    if value != value.to_integral_value():
-        raise AssertionError(f"{number} has more than two decimals")
-    return int(value)
 
 
 async def open_client(service: ModelService) -> Client:
@@ -309,92 +287,9 @@ class Driver:
 
     # --- the comparison ----------------------------------------------------------------------
 
-    async def compare(self) -> list[str]:
-        """Every difference between the service and the model, as readable lines."""
-        differences: list[str] = []
-        model, conn, ids = self.model, self.service.conn, self.ids
-        index = {account_id: i for i, account_id in enumerate(ids)}
-        service_total = 0
-        for i, balance in enumerate(model.accounts):
-            answer = await self.call(i, "GET", "/accounts/balances")
-            amount = answer.body["data"][0]["balanceAmount"]
-            seen = (cents(amount["available"]), cents(amount["blocked"]))
-            service_total += sum(seen)
-            if seen != (balance.available, balance.blocked):
-                differences.append(
-                    f"account {'ABC'[i]}: (available, blocked) is {seen}, "
-                    f"the model says {(balance.available, balance.blocked)}"
-                )
-        rows = await conn.fetch(
-            "SELECT account_id, type, status, count(*) AS n FROM transactions"
-            " WHERE account_id = ANY($1::bigint[]) GROUP BY 1, 2, 3",
-            ids,
-        )
-        records = {(index[r["account_id"]], r["type"], r["status"]): r["n"] for r in rows}
-        _differ(differences, "records (account, type, status)", records, model.record_counts())
-        rows = await conn.fetch(
-            """
-            SELECT account_id, event_type, count(*) AS n,
-                   CASE event_type WHEN 'RECEIVE' THEN ''
-                                   WHEN 'REFUND' THEN payload->'data'->>'creditDebitType'
-                                   ELSE payload->'data'->>'status' END AS detail
-              FROM outbox WHERE account_id = ANY($1::bigint[]) GROUP BY 1, 2, 4
-            """,
-            ids,
-        )
-        events = {(index[r["account_id"]], r["event_type"], r["detail"]): r["n"] for r in rows}
-        _differ(differences, "notifications (account, type, status)", events, model.event_counts())
-        rows = await conn.fetch(
-            "SELECT transaction_id, state FROM transfers WHERE account_id = ANY($1::bigint[])", ids
-        )
-        transfers = {r["transaction_id"]: r["state"] for r in rows}
-        _differ(differences, "transfers", transfers, {t.id: t.state for t in model.transfers})
-        rows = await conn.fetch(
-            "SELECT t.end_to_end_id, r.refund_id, r.status, r.amount FROM refunds r"
-            " JOIN transactions t ON t.id = r.original_transaction_id"
-            " WHERE r.account_id = ANY($1::bigint[]) AND r.kind = 'sent'",
-            ids,
-        )
-        refunds = {(r["end_to_end_id"], r["refund_id"]): (r["status"], r["amount"]) for r in rows}
-        wanted = {(f.receipt.e2e, f.refund_id): (f.status, f.amount) for f in model.refunds()}
-        _differ(differences, "refunds", refunds, wanted)
-        rows = await conn.fetch(
-            "SELECT location_id, status FROM charges WHERE account_id = ANY($1::bigint[])", ids
-        )
-        charges = {r["location_id"]: r["status"] for r in rows}
-        _differ(differences, "charges", charges, {c.location_id: c.status for c in model.charges})
-        rows = await conn.fetch(
-            "SELECT id, status, amount, blocked FROM med_cases WHERE account_id = ANY($1::bigint[])", ids
-        )
-        cases = {r["id"]: (r["status"], r["amount"], r["blocked"]) for r in rows}
-        _differ(differences, "MED cases", cases, {c.id: (c.status, c.amount, c.blocked) for c in model.cases})
-        ok, report = await ledger_ok(self.service)
-        if not ok:
-            differences.append(f"the ledger check fails: {report}")
-        if service_total + model.outside != 0:
-            differences.append(
-                f"money is not conserved: our balances sum to {service_total}, the outside world "
-                f"(as the model keeps it) holds {model.outside}"
-            )
-        outside = await outside_world_total(self.service, ids)
-        if outside != model.outside:
-            differences.append(
-                f"the service's ledger has the outside world at {outside}, the model {model.outside}"
-            )
-        return differences
-
     async def check(self) -> None:
-        differences = await self.compare()
-        assert not differences, "the service and the model differ:\n" + "\n".join(differences)
-
-
-def _differ(out: list[str], what: str, seen: dict[Any, Any], wanted: dict[Any, Any]) -> None:
-    if seen != wanted:
-        keys = sorted(set(seen) | set(wanted), key=str)
-        lines = [
-            f"{k}: service {seen.get(k)}, model {wanted.get(k)}" for k in keys if seen.get(k) != wanted.get(k)
-        ]
-        out.append(f"{what} differ: " + "; ".join(lines))
+        found = await differences(self)
+        assert not found, "the service and the model differ:\n" + "\n".join(found)
 
 
 def _location_id(code: str) -> str:

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 from unittest import mock
@@ -30,15 +31,36 @@ from tests.support import Client, bearer
 
 __all__ = [
     "ModelService",
+    "Runner",
     "SteppedClock",
     "advance_clock",
+    "cents",
     "ledger_ok",
     "model_service",
     "outside_world_total",
+    "reais",
     "token_for",
+    "valor",
 ]
 
 T = TypeVar("T")
+
+
+def reais(amount: int) -> Decimal:
+    """Centavos as a JSON number with two decimals."""
+    return Decimal(amount).scaleb(-2)
+
+
+def valor(amount: int) -> str:
+    return f"{amount // 100}.{amount % 100:02d}"
+
+
+def cents(number: Any) -> int:
+    """A JSON number or string in reais (parsed as Decimal) as centavos."""
+    value = Decimal(str(number)) * 100
+    if value != value.to_integral_value():
+        raise AssertionError(f"{number} has more than two decimals")
+    return int(value)
 
 
 class Runner(Protocol):

@@ -7,7 +7,7 @@ idempotency keys), charges and cash-in paid, partial, full and excessive refunds
 MED cases opened, accepted and rejected, refunds from outside receivers, clock moves
 and runs of the settlement workers. After every step it compares each balance, record
 count and status with ``tests/money_model.py`` and checks the ledger and the
-conservation of money (``Driver.compare``).
+conservation of money (``tests/e2e/money_compare.py``).
 
 The real app runs on the test's event loop; the state machine, which hypothesis runs
 synchronously, runs in a thread of its own and hands each step to that loop.

@@ -7,12 +7,12 @@ so that a retry can never make a second one. Every answer is recorded: the ackno
 operations (to be found in the database afterwards), the refused ones (never to be found there),
 the status codes, any 503 whose body or headers are wrong, and any request that timed out (a hang).
 
-The load runs accounts short on purpose: one transfer in ten takes a quarter to a half of an
-account's starting funds, so balances reach zero and ordinary transfers and refunds meet an empty
-account; every twentieth operation asks for more than can ever be there (a transfer above every
-balance the load can make, 422), and as many others ask for a refund of one centavo more than the
-receipt (400). Those must be refused, whatever the fault; the others may be refused only as the
-service's rules say, and each refusal is proven to have left nothing behind.
+The load runs accounts short on purpose: one transfer in eight sends a half to the whole of an
+account's starting funds to another bank, so balances reach zero and ordinary transfers and
+refunds meet an empty account; every twentieth operation asks for more than can ever be there (a
+transfer above every balance the load can make, 422), and as many others ask for a refund of one
+centavo more than the receipt (400). Those must be refused, whatever the fault; the others may be
+refused only as the service's rules say, and each refusal is proven to have left nothing behind.
 """
 
 from __future__ import annotations
@@ -183,8 +183,9 @@ class Load:
             elif n % 20 == BEYOND_THE_RECEIPT and refundable:
                 receipt = self._rng.choice(refundable)
                 await self._refund(http, receipt, receipt.amount + 1, must_refuse=True)
-            elif draw < 0.045:
-                await self._transfer(http, account, self._rng.randint(self.funds // 4, self.funds // 2))
+            elif draw < 0.06:  # money that leaves the service: the accounts run dry
+                cents = self._rng.randint(self.funds // 2, self.funds)
+                await self._transfer(http, account, cents, outside=True)
             elif draw < 0.45:
                 await self._transfer(http, account, self._rng.randint(1, 100))
             elif draw < 0.75 or not refundable:
@@ -199,10 +200,17 @@ class Load:
     # ------------------------------------------------------------------------------------ operations
 
     async def _transfer(
-        self, http: httpx.AsyncClient, account: Account, cents: int, *, must_refuse: bool = False
+        self,
+        http: httpx.AsyncClient,
+        account: Account,
+        cents: int,
+        *,
+        outside: bool = False,
+        must_refuse: bool = False,
     ) -> None:
-        """Acknowledged (201), or refused for want of funds (422): a refusal must leave nothing."""
-        others = [(a.key, a.document) for a in self.accounts if a is not account]
+        """Acknowledged (201), or refused for want of funds (422): a refusal must leave nothing.
+        ``outside``: to another bank's key, never to another account of the service."""
+        others = [] if outside else [(a.key, a.document) for a in self.accounts if a is not account]
         target, document = self._rng.choice([*self.external, *others])
         body: dict[str, Any] = {
             "pixKey": target,

@@ -116,6 +116,9 @@ async def test_sound_books_pass(books: Books, tampering: asyncpg.Connection) -> 
     assert report["mismatchedAccounts"] == []
     assert report["unbalancedTransactions"] == []
     assert report["entriesTotal"] == 0
+    assert report["accounts"] == await tampering.fetchval("SELECT count(*) FROM balances")
+    assert report["entries"] == await tampering.fetchval("SELECT count(*) FROM ledger_entries")
+    assert report["entries"] >= 4  # this test's receipt and reservation at least
 
 
 async def test_a_blocked_that_disagrees_with_its_entries_fails(

@@ -12,7 +12,7 @@ VENV := .venv
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: run test lint type unit integration e2e fuzz faults sync clean
+.PHONY: run test lint type unit integration e2e fuzz faults mutate sync clean
 
 run: $(VENV)/.synced
 	$(VENV)/bin/pixweb serve
@@ -46,6 +46,15 @@ fuzz: $(VENV)/.synced
 faults: $(VENV)/.synced
 	$(VENV)/bin/pytest tests/faults -m faults $(PYTEST_ARGS)
 
+# Not part of `make test` or CI either (tens of minutes): mutation testing of the money modules of
+# pixcore and the ledger check against the unit suite (docs/testing.md). The ledger check's tests
+# need PostgreSQL: set PIX_TEST_DATABASE_URL (otherwise each mutant of it starts an embedded one).
+# MUTATE_CHILDREN: mutants tested at once (default 2); MUTANTS: a name pattern, e.g. "pixcore.money*".
+MUTATE_CHILDREN ?= 2
+mutate: $(VENV)/.synced
+	PIX_HYPOTHESIS_PROFILE=mutate $(VENV)/bin/mutmut run --max-children $(MUTATE_CHILDREN) $(MUTANTS)
+	$(VENV)/bin/mutmut results
+
 sync: $(VENV)/.synced
 
 $(VENV)/.synced: pyproject.toml uv.lock | $(UV)
@@ -57,4 +66,4 @@ $(VENV)/.synced: pyproject.toml uv.lock | $(UV)
 	.uv-bootstrap/bin/python -m pip install --quiet --disable-pip-version-check "uv==$(UV_VERSION)"
 
 clean:
-	rm -rf $(VENV) .uv-bootstrap .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .uv-bootstrap .pytest_cache .mypy_cache .ruff_cache mutants

@@ -15,14 +15,23 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 RUN_ID = f"{os.getpid()}_{secrets.token_hex(3)}"
 
 # No timing in tests (speed is bench/'s business): hypothesis neither fails an example for
 # taking long nor a strategy for generating slowly, which a loaded CI machine would cause.
 settings.register_profile("pix", deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("pix")
+# make mutate: the same examples for every mutant (no random seed, no example database), and a
+# failure is not shrunk (only whether a mutant fails matters, and shrinking takes most of the time).
+settings.register_profile(
+    "mutate",
+    settings.get_profile("pix"),
+    derandomize=True,
+    database=None,
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+)
+settings.load_profile(os.environ.get("PIX_HYPOTHESIS_PROFILE", "pix"))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -38,7 +38,11 @@ class Deployment:
 
     def load(self, ops: int) -> Load:
         return Load(
-            apis=[api.url for api in self.apis], accounts=self.accounts, external=self.external, ops=ops
+            apis=[api.url for api in self.apis],
+            accounts=self.accounts,
+            external=self.external,
+            ops=ops,
+            funds=FUNDS,
         )
 
     def logs(self) -> str:

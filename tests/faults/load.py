@@ -4,8 +4,15 @@ Each operation is retried until the service acknowledges it: after a refused or 
 (the API was killed) and after a 503 (the database is away), as a client that did not hear the
 answer must. A transfer is retried with the same idempotency key and a refund with the same id,
 so that a retry can never make a second one. Every answer is recorded: the acknowledged
-operations (to be found in the database afterwards), the status codes, any 503 whose body or
-headers are wrong, and any request that timed out (a hang).
+operations (to be found in the database afterwards), the refused ones (never to be found there),
+the status codes, any 503 whose body or headers are wrong, and any request that timed out (a hang).
+
+The load runs accounts short on purpose: one transfer in eight sends a half to the whole of an
+account's starting funds to another bank, so balances reach zero and ordinary transfers and
+refunds meet an empty account; every twentieth operation asks for more than can ever be there (a
+transfer above every balance the load can make, 422), and as many others ask for a refund of one
+centavo more than the receipt (400). Those must be refused, whatever the fault; the others may be
+refused only as the service's rules say, and each refusal is proven to have left nothing behind.
 """
 
 from __future__ import annotations
@@ -103,7 +110,12 @@ async def add_external_key(
 class Receipt:
     account: Account
     end_to_end_id: str
+    amount: int
     refundable: int  # centavos not yet asked back by this load
+
+
+BEYOND_EVERY_BALANCE = 7  # operation numbers n with n % 20 == 7: a transfer no balance covers
+BEYOND_THE_RECEIPT = 13  # n % 20 == 13: a refund of one centavo more than the receipt
 
 
 @dataclass
@@ -116,6 +128,7 @@ class Load:
     accounts: Sequence[Account]
     external: Sequence[tuple[str, str]]
     ops: int
+    funds: int  # centavos each account received before the load
     concurrency: int = 50
     seed: int = 9
     # What happened, for the proofs:
@@ -123,6 +136,8 @@ class Load:
     sent_keys: set[str] = field(default_factory=set)  # every idempotency key sent
     receipts: list[Receipt] = field(default_factory=list)  # acknowledged receipts
     refunds: set[str] = field(default_factory=set)  # acknowledged refunds' rtrId
+    refused_transfers: set[str] = field(default_factory=set)  # idempotency keys answered 422
+    refused_refunds: set[str] = field(default_factory=set)  # refund ids answered 400
     statuses: Counter[tuple[str, int]] = field(default_factory=Counter)
     served: Counter[str] = field(default_factory=Counter)  # answers by API
     unexpected: list[str] = field(default_factory=list)  # answers no client should get
@@ -149,34 +164,57 @@ class Load:
         async with self._progress:
             await self._progress.wait_for(lambda: self.done >= count)
 
+    def _beyond_every_balance(self) -> int:
+        """More than any account can hold: every account's funds, plus every receipt at its largest."""
+        return self.funds * len(self.accounts) + self.ops * 500 + 1
+
     def _indices(self) -> Iterator[int]:
         while self._next < self.ops:
             self._next += 1
             yield self._next
 
     async def _worker(self, http: httpx.AsyncClient) -> None:
-        for _ in self._indices():
+        for n in self._indices():
             draw = self._rng.random()
             account = self._rng.choice(self.accounts)
             refundable = [r for r in self.receipts if r.account is account and r.refundable > 0]
-            if draw < 0.45:
-                await self._transfer(http, account)
+            if n % 20 == BEYOND_EVERY_BALANCE:
+                await self._transfer(http, account, self._beyond_every_balance(), must_refuse=True)
+            elif n % 20 == BEYOND_THE_RECEIPT and refundable:
+                receipt = self._rng.choice(refundable)
+                await self._refund(http, receipt, receipt.amount + 1, must_refuse=True)
+            elif draw < 0.06:  # money that leaves the service: the accounts run dry
+                cents = self._rng.randint(self.funds // 2, self.funds)
+                await self._transfer(http, account, cents, outside=True)
+            elif draw < 0.45:
+                await self._transfer(http, account, self._rng.randint(1, 100))
             elif draw < 0.75 or not refundable:
                 await self._receipt(http, account)
             else:
-                await self._refund(http, self._rng.choice(refundable))
+                receipt = self._rng.choice(refundable)
+                await self._refund(http, receipt, min(receipt.refundable, self._rng.randint(1, 30)))
             async with self._progress:
                 self.done += 1
                 self._progress.notify_all()
 
     # ------------------------------------------------------------------------------------ operations
 
-    async def _transfer(self, http: httpx.AsyncClient, account: Account) -> None:
-        others = [(a.key, a.document) for a in self.accounts if a is not account]
+    async def _transfer(
+        self,
+        http: httpx.AsyncClient,
+        account: Account,
+        cents: int,
+        *,
+        outside: bool = False,
+        must_refuse: bool = False,
+    ) -> None:
+        """Acknowledged (201), or refused for want of funds (422): a refusal must leave nothing.
+        ``outside``: to another bank's key, never to another account of the service."""
+        others = [] if outside else [(a.key, a.document) for a in self.accounts if a is not account]
         target, document = self._rng.choice([*self.external, *others])
         body: dict[str, Any] = {
             "pixKey": target,
-            "payment": {"currency": "BRL", "amount": self._rng.randint(1, 100) / 100},
+            "payment": {"currency": "BRL", "amount": cents / 100},
         }
         if self._rng.random() < 0.5:
             body |= {"priority": "HIGH", "creditorDocument": document}
@@ -184,10 +222,23 @@ class Load:
         self.sent_keys.add(key)
         headers = account.auth | {"x-idempotency-key": key}
         answer = await self._send(
-            http, "transfer", method="POST", path="/dict/pix", body=body, headers=headers, ok={201}
+            http,
+            "transfer",
+            method="POST",
+            path="/dict/pix",
+            body=body,
+            headers=headers,
+            ok={201},
+            refused=(422, "Insufficient"),
         )
-        if answer is not None:
+        if answer is None:
+            return
+        if answer:
             self.transfers[key] = answer["endToEndId"]
+            if must_refuse:
+                self.unexpected.append(f"an overdraft: transfer {key} of {cents} centavos acknowledged")
+        else:
+            self.refused_transfers.add(key)
 
     async def _receipt(self, http: httpx.AsyncClient, account: Account) -> None:
         cents = self._rng.randint(100, 500)
@@ -202,20 +253,37 @@ class Load:
             ok={201},
         )
         if answer is not None:
-            self.receipts.append(Receipt(account, answer["endToEndId"], cents))
+            self.receipts.append(Receipt(account, answer["endToEndId"], cents, cents))
 
-    async def _refund(self, http: httpx.AsyncClient, receipt: Receipt) -> None:
-        cents = min(receipt.refundable, self._rng.randint(1, 30))
+    async def _refund(
+        self, http: httpx.AsyncClient, receipt: Receipt, cents: int, *, must_refuse: bool = False
+    ) -> None:
+        """Acknowledged (201, or 200 for a retry that finds it made), or refused above what remains
+        refundable (400): a refusal must leave nothing."""
         receipt.refundable -= cents  # before sending: a retry asks for the same refund, never more
         refund_id = "".join(self._rng.choice(string.ascii_letters + string.digits) for _ in range(20))
         path = f"/pix/{receipt.end_to_end_id}/devolucao/{refund_id}"
         body = {"valor": f"{cents // 100}.{cents % 100:02d}"}
         # 200: a retry found the refund its lost answer had created (same id, same body).
         answer = await self._send(
-            http, "refund", method="PUT", path=path, body=body, headers=receipt.account.auth, ok={200, 201}
+            http,
+            "refund",
+            method="PUT",
+            path=path,
+            body=body,
+            headers=receipt.account.auth,
+            ok={200, 201},
+            refused=(400, "refundable") if must_refuse else None,
         )
-        if answer is not None:
+        if answer is None:
+            return
+        if answer:
             self.refunds.add(answer["rtrId"])
+            if must_refuse:
+                self.unexpected.append(f"an over-refund: {cents} centavos of {receipt.end_to_end_id}")
+        else:
+            receipt.refundable += cents
+            self.refused_refunds.add(refund_id)
 
     async def _send(
         self,
@@ -227,8 +295,10 @@ class Load:
         body: dict[str, Any],
         headers: dict[str, str],
         ok: set[int],
+        refused: tuple[int, str] | None = None,
     ) -> dict[str, Any] | None:
-        """The answer's body once acknowledged; None if the service refused it or never answered."""
+        """The answer's body once acknowledged; ``{}`` once refused as ``refused`` says (a status,
+        and a word of the error's message); None if the service answered anything else or never."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + OPERATION_DEADLINE
         while True:
@@ -246,6 +316,12 @@ class Load:
                 if response.status_code in ok:
                     answer: dict[str, Any] = response.json()
                     return answer
+                if (
+                    refused
+                    and response.status_code == refused[0]
+                    and refused[1] in response.json()["message"]
+                ):
+                    return {}
                 if response.status_code != 503:
                     self.unexpected.append(f"{kind} {response.status_code}: {response.text[:300]}")
                     return None

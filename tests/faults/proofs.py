@@ -5,6 +5,9 @@
   every finished refund returned once;
 - operations: every idempotency key maps to at most one transfer, and every acknowledged
   transfer, receipt and refund exists;
+- refusals: every transfer refused for want of funds and every refund refused above what remains
+  refundable left nothing (no transfer, no record, no refund), no receipt was refunded beyond its
+  amount and no balance went negative, however the retries after a fault fell;
 - events: every outbox row dispatched, fanned out exactly once to each registration of its type
   (no pair missing, none twice), every delivery delivered, and the receiver got each message at
   least once, duplicates only as the same message (same ``webhook-id``, same bytes).
@@ -62,7 +65,11 @@ def prove_clients(load: Load) -> None:
     assert load.malformed == [], f"{len(load.malformed)} malformed 503s: {load.malformed[:5]}"
     assert load.unfinished == [], f"{len(load.unfinished)} operations never acknowledged"
     acknowledged = len(load.transfers) + len(load.receipts) + len(load.refunds)
-    assert acknowledged == load.ops
+    refused = len(load.refused_transfers) + len(load.refused_refunds)
+    assert acknowledged + refused == load.ops
+    if load.ops >= 20:  # each twenty operations hold a transfer and a refund that must be refused
+        assert load.refused_transfers, "no transfer was refused: the load never ran an account short"
+        assert load.refused_refunds, "no refund was refused above the refundable remainder"
 
 
 async def prove_operations(conn: asyncpg.Connection[Any], load: Load) -> None:
@@ -87,6 +94,33 @@ async def prove_operations(conn: asyncpg.Connection[Any], load: Load) -> None:
 
     refunds = {row["rtr_id"] for row in await conn.fetch("SELECT rtr_id FROM refunds WHERE kind = 'sent'")}
     assert load.refunds <= refunds, f"acknowledged refunds missing: {load.refunds - refunds}"
+
+
+OVER_REFUNDED = """
+SELECT t.id, t.amount, sum(r.amount) AS refunded
+  FROM transactions t JOIN refunds r ON r.original_transaction_id = t.id
+ WHERE r.kind = 'sent' AND r.status <> 'NAO_REALIZADO'
+ GROUP BY t.id, t.amount HAVING sum(r.amount) > t.amount
+"""
+
+
+async def prove_refusals(conn: asyncpg.Connection[Any], load: Load) -> None:
+    keys = sorted(load.refused_transfers)
+    made = await conn.fetch(
+        "SELECT idempotency_key::text AS key FROM transfers WHERE idempotency_key = ANY($1::uuid[])", keys
+    )
+    assert made == [], f"refused transfers that exist: {[row['key'] for row in made]}"
+    records = await conn.fetchval("SELECT count(*) FROM transactions WHERE external_id = ANY($1)", keys)
+    assert records == 0, "a refused transfer left its WITHDRAW record"
+    refunds = await conn.fetch(
+        "SELECT refund_id FROM refunds WHERE refund_id = ANY($1)", sorted(load.refused_refunds)
+    )
+    assert refunds == [], f"refused refunds that exist: {[row['refund_id'] for row in refunds]}"
+    assert [dict(row) for row in await conn.fetch(OVER_REFUNDED)] == [], (
+        "receipts refunded beyond their amount"
+    )
+    negative = await conn.fetchval("SELECT count(*) FROM balances WHERE available < 0 OR blocked < 0")
+    assert negative == 0, "an account overdrawn"
 
 
 async def prove_money(conn: asyncpg.Connection[Any]) -> None:
@@ -179,6 +213,7 @@ async def prove_everything(url: str, load: Load, receiver: Receiver, paths: dict
     conn = await asyncpg.connect(url)
     try:
         await prove_operations(conn, load)
+        await prove_refusals(conn, load)
         await prove_money(conn)
         return await prove_delivery(conn, receiver, paths)
     finally:

@@ -148,52 +148,7 @@ async def test_the_database_refuses_a_negative_balance(conn: asyncpg.Connection,
     assert await get_balance(PostgresUnitOfWork, opened.account.id) == Balance(available=0, blocked=0)
 
 
-GUARDED_DEBIT = "UPDATE balances SET available = available - $1 WHERE account_id = $2 AND available >= $1"
-
-
-async def test_a_guarded_debit_touches_no_row_when_funds_are_short(conn: asyncpg.Connection) -> None:
-    opened = await _open()
-    account_id = opened.account.id
-    await conn.execute("UPDATE balances SET available = 100 WHERE account_id = $1", account_id)
-
-    assert await conn.execute(GUARDED_DEBIT, 101, account_id) == "UPDATE 0"
-    assert await get_balance(PostgresUnitOfWork, account_id) == Balance(available=100, blocked=0)
-    assert await conn.execute(GUARDED_DEBIT, 100, account_id) == "UPDATE 1"
-    assert await conn.execute(GUARDED_DEBIT, 1, account_id) == "UPDATE 0"
-    assert await get_balance(PostgresUnitOfWork, account_id) == Balance(available=0, blocked=0)
-
-
-async def _until_waiting_on_a_lock(conn: asyncpg.Connection, pids: list[int]) -> None:
-    """Return once every backend in ``pids`` waits on a lock (polled on the server, no sleeping)."""
-    query = "SELECT count(*) FROM pg_stat_activity WHERE pid = ANY($1::int[]) AND wait_event_type = 'Lock'"
-    while await conn.fetchval(query, pids) < len(pids):
-        pass
-
-
-async def test_racing_guarded_debits_never_overdraw(migrated_database: str, conn: asyncpg.Connection) -> None:
-    opened = await _open()
-    account_id = opened.account.id
-    await conn.execute("UPDATE balances SET available = 100 WHERE account_id = $1", account_id)
-    holder = await asyncpg.connect(migrated_database)
-    racers = [await asyncpg.connect(migrated_database) for _ in range(9)]
-    try:
-        async with asyncio.timeout(30):
-            # The holder debits first and keeps the row locked until all nine racers queue behind it;
-            # each then re-reads the row it waited for, and the guard sees the money already gone.
-            held = holder.transaction()
-            await held.start()
-            assert await holder.execute(GUARDED_DEBIT, 30, account_id) == "UPDATE 1"
-            debits = [asyncio.create_task(racer.execute(GUARDED_DEBIT, 30, account_id)) for racer in racers]
-            await _until_waiting_on_a_lock(conn, [racer.get_server_pid() for racer in racers])
-            await held.commit()
-            statuses = await asyncio.gather(*debits)
-    finally:
-        await asyncio.gather(*(connection.close() for connection in [holder, *racers]))
-
-    assert sorted(statuses) == ["UPDATE 0"] * 7 + ["UPDATE 1"] * 2
-    assert await get_balance(PostgresUnitOfWork, account_id) == Balance(available=10, blocked=0)
-    # This test moves money outside the ledger on purpose; leave the books as they were.
-    await conn.execute("UPDATE balances SET available = 0 WHERE account_id = $1", account_id)
+# The guarded UPDATE of the ledger adapter itself: tests/integration/test_ledger_adapter.py.
 
 
 # -- the unit of work ------------------------------------------------------------

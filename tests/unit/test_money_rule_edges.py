@@ -14,7 +14,7 @@ from pixcore.keys import parse_pix_key
 from pixcore.med import MedLifecycle, MedReason
 from pixcore.records import TransactionStatus
 from pixcore.refunds import INSUFFICIENT_FUNDS, RefundLifecycle, RefundNature, RefundRequest, RefundStatus
-from pixcore.transfers import DirectoryEntry
+from pixcore.transfers import MAX_BANK_NAME, DirectoryEntry
 from pixcore.usecases.med import accept_med, open_med
 from pixcore.usecases.receipts import receive_payment
 from pixcore.usecases.refunds import process_due_refunds, request_refund
@@ -112,7 +112,7 @@ def test_a_directory_entry_keeps_every_field() -> None:
         ispb="12345678",
         name="A" * 140,
         document="52998224725",
-        bank_name="B" * 140,
+        bank_name="B" * MAX_BANK_NAME,  # the column holds 100
         branch="0001",
         account_number="42",
         behavior="settle",
@@ -121,7 +121,7 @@ def test_a_directory_entry_keeps_every_field() -> None:
     assert (entry.ispb, entry.document, entry.bank_name, entry.branch, entry.account_number) == (
         "12345678",
         "52998224725",
-        "B" * 140,
+        "B" * MAX_BANK_NAME,
         "0001",
         "42",
     )

@@ -31,7 +31,13 @@ from pixweb.persistence.embedded import postmaster_alive
 from tests.faults.deployment import FUNDS
 from tests.faults.load import Account, Load, add_external_key, open_account, running, sign_in
 from tests.faults.processes import ApiProcess, NotifierProcess, run_cli, service_env
-from tests.faults.proofs import prove_clients, prove_money, prove_operations, wait_until_quiet
+from tests.faults.proofs import (
+    prove_clients,
+    prove_money,
+    prove_operations,
+    prove_refusals,
+    wait_until_quiet,
+)
 
 pytestmark = pytest.mark.faults
 
@@ -120,7 +126,13 @@ async def test_a_killed_embedded_postgres_is_restarted_and_loses_nothing(
         api, pgdata = deployment.api, deployment.pgdata
         assert api.process is not None
         serving = api.process.pid
-        load = Load(apis=[api.url], accounts=deployment.accounts, external=deployment.external, ops=fault_ops)
+        load = Load(
+            apis=[api.url],
+            accounts=deployment.accounts,
+            external=deployment.external,
+            ops=fault_ops,
+            funds=FUNDS,
+        )
         async with asyncio.timeout(WITHIN), running(load):
             await load.wait_done(fault_ops // 3)
             killed = postmaster_pid(pgdata)
@@ -157,6 +169,7 @@ async def test_a_killed_embedded_postgres_is_restarted_and_loses_nothing(
         conn = await asyncpg.connect(url)
         try:
             await prove_operations(conn, load)
+            await prove_refusals(conn, load)
             await prove_money(conn)
         finally:
             await conn.close()

@@ -59,6 +59,9 @@ def _with_known(
     return st.fixed_dictionaries(choices).map(lambda drawn: {**values, **drawn})
 
 
+FRAMING = frozenset({"content-length", "transfer-encoding", "host", "connection"})
+
+
 def load_schema(target: Target) -> BaseSchema:
     schema = schemathesis.openapi.from_url(f"{target.base_url}/schema/openapi.json")
 
@@ -92,6 +95,12 @@ def load_schema(target: Target) -> BaseSchema:
         # Text the service cannot store, in any field (decisions §13).
         is_json = context.operation is None or context.operation.label != "POST /oauth/token"
         return mixed.flatmap(lambda drawn: hostile_body(drawn, json=is_json))
+
+    @schema.hook
+    def filter_headers(_context: HookContext, headers: dict[str, Any] | None) -> bool:
+        # Framing headers belong to the transport: a generated empty Content-Length makes a message
+        # that is not HTTP, which the server's parser refuses (plain 400) before any app sees it.
+        return not any(name.lower() in FRAMING for name in headers or {})
 
     @schema.hook
     def flatmap_headers(context: HookContext, headers: dict[str, Any] | None) -> st.SearchStrategy[Any]:

@@ -1,20 +1,21 @@
 """Piccolo's configuration, for running `piccolo` commands from the project folder.
 
-The service itself does not read this file: it binds the engine at start-up
-(``pixweb.runtime``). Here the database is resolved the same way, so that
-``PIX_DATABASE_URL``, or the embedded server under ``PIX_DATA_DIR``, is used:
+The service itself does not read this file: it makes Piccolo's engine only while it migrates
+(``pixweb.persistence.database.migrate``). A `piccolo` command is a process of its own, so its
+engine is made here, where that process starts, on the database resolved the same way
+(``PIX_DATABASE_URL``, or the embedded server under ``PIX_DATA_DIR``):
 
     .venv/bin/piccolo migrations check
 """
 
 from __future__ import annotations
 
-from pixweb.persistence import engine
+from piccolo.engine.postgres import PostgresEngine
+
 from pixweb.persistence.database import resolve_database_url
-from pixweb.persistence.piccolo_conf import APP_REGISTRY, DB
+from pixweb.persistence.piccolo_conf import APP_REGISTRY
 from pixweb.settings import get_settings
 
 __all__ = ["APP_REGISTRY", "DB"]
 
-if not DB.config:
-    engine.bind(resolve_database_url(get_settings()))
+DB = PostgresEngine(config={"dsn": resolve_database_url(get_settings())}, extensions=())

@@ -16,27 +16,72 @@ import sys
 import time
 import warnings
 from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from urllib.parse import quote
 
 import asyncpg
 import httpx
 
+from pixcore.clock import SystemClock
+from pixcore.usecases import link_certificate, open_account
 from pixweb.persistence.database import with_database
+from pixweb.persistence.uow import PostgresUnitOfWork
+from pixweb.runtime import database_ready
+from pixweb.security.certificates import create_self_signed
+from pixweb.security.secrets import Argon2Hasher
+from pixweb.settings import Settings
 
 __all__ = [
     "DEFAULT_URL",
+    "HOLDER_DOCUMENT",
+    "ISPB",
     "PIXWEB",
+    "Holder",
     "add_database_options",
     "api_server",
     "bench_database",
     "child",
     "free_port",
+    "open_holder",
     "postgres_server",
     "without_pix_settings",
 ]
 
 PIXWEB = Path(sys.executable).parent / "pixweb"
 DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+ISPB = "99999999"
+HOLDER_DOCUMENT = "12345678909"
+
+
+@dataclass(frozen=True)
+class Holder:
+    """The benchmarks' account: its credentials, certificate header (URL-encoded PEM) and key."""
+
+    account_id: int
+    client_id: str
+    client_secret: str
+    cert_header: str
+    key: str
+
+
+async def open_holder(url: str, data_dir: Path) -> Holder:
+    """Open the benchmarks' account on ``url`` (migrating it) with a linked certificate."""
+    async with database_ready(Settings(database_url=url, data_dir=data_dir), pool_size=2) as database:
+        uow = partial(PostgresUnitOfWork, database)
+        opened = await open_account(
+            uow, Argon2Hasher(), ispb=ISPB, name="Bench Holder", document=HOLDER_DOCUMENT, city="RECIFE"
+        )
+        _, cert_pem, info = create_self_signed(f"bench-{opened.account.id}")
+        await link_certificate(uow, account_id=opened.account.id, certificate=info, clock=SystemClock())
+    return Holder(
+        opened.account.id,
+        opened.client_id,
+        opened.client_secret,
+        quote(cert_pem.decode(), safe=""),
+        opened.keys[0].value,
+    )
 
 
 def free_port() -> int:

@@ -65,14 +65,23 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlencode, urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import asyncpg
 import httpx
 from _figures import Figure, add_summary_option, write_summary  # bench/ is on sys.path
-from _servers import add_database_options, api_server, bench_database, child, free_port, postgres_server
+from _servers import (
+    ISPB,
+    Holder,
+    add_database_options,
+    api_server,
+    bench_database,
+    child,
+    free_port,
+    open_holder,
+    postgres_server,
+)
 
-from pixcore.clock import SystemClock
 from pixcore.queries import (
     PIX_KEY_TOTAL_CAP,
     ListKind,
@@ -80,18 +89,10 @@ from pixcore.queries import (
     parse_list_query,
     parse_query_pix_key,
 )
-from pixcore.usecases import link_certificate, open_account
 from pixweb.persistence.queries import find_statement, list_statement
-from pixweb.persistence.uow import PostgresUnitOfWork
-from pixweb.runtime import database_ready
-from pixweb.security.certificates import create_self_signed
-from pixweb.security.secrets import Argon2Hasher
-from pixweb.settings import Settings
 
 TARGET_P99_MS = 25.0
 TARGET_RATIO = 0.4
-ISPB = "99999999"
-HOLDER_DOCUMENT = "12345678909"
 CHUNK = 100_000
 COLUMNS = [
     "account_id",
@@ -116,38 +117,6 @@ PAYER_DOCUMENTS = ("11144477735", "52998224725", "39053344705", "11222333000181"
 
 
 # ------------------------------------------------------------------------------------ loading
-
-
-@dataclass(frozen=True)
-class Holder:
-    account_id: int
-    client_id: str
-    client_secret: str
-    cert_header: str
-    key: str
-
-
-async def open_holder(url: str, data_dir: Path) -> Holder:
-    async with database_ready(Settings(database_url=url, data_dir=data_dir), pool_size=2):
-        opened = await open_account(
-            PostgresUnitOfWork,
-            Argon2Hasher(),
-            ispb=ISPB,
-            name="Bench Holder",
-            document=HOLDER_DOCUMENT,
-            city="RECIFE",
-        )
-        _, cert_pem, info = create_self_signed(f"bench-{opened.account.id}")
-        await link_certificate(
-            PostgresUnitOfWork, account_id=opened.account.id, certificate=info, clock=SystemClock()
-        )
-    return Holder(
-        opened.account.id,
-        opened.client_id,
-        opened.client_secret,
-        quote(cert_pem.decode(), safe=""),
-        opened.keys[0].value,
-    )
 
 
 def records(

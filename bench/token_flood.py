@@ -44,49 +44,16 @@ from collections import Counter
 from dataclasses import dataclass
 from multiprocessing.queues import Queue
 from pathlib import Path
-from urllib.parse import quote
 
 import httpx
 from _figures import Figure, add_summary_option, write_summary  # bench/ is on sys.path
-from _servers import add_database_options, api_server, bench_database, postgres_server
-
-from pixcore.clock import SystemClock
-from pixcore.usecases import link_certificate, open_account
-from pixweb.persistence.uow import PostgresUnitOfWork
-from pixweb.runtime import database_ready
-from pixweb.security.certificates import create_self_signed
-from pixweb.security.secrets import Argon2Hasher
-from pixweb.settings import Settings
+from _servers import Holder, add_database_options, api_server, bench_database, open_holder, postgres_server
 
 TARGET_RATIO = 3.0
 CASES: dict[str, dict[str, str]] = {
     "limits off": {"PIX_TOKEN_RATE_PER_CLIENT": "0", "PIX_TOKEN_RATE_PER_ADDRESS": "0"},
     "default limits": {},
 }
-
-
-@dataclass(frozen=True)
-class Holder:
-    client_id: str
-    client_secret: str
-    cert_header: str
-
-
-async def open_holder(url: str, data_dir: Path) -> Holder:
-    async with database_ready(Settings(database_url=url, data_dir=data_dir), pool_size=2):
-        opened = await open_account(
-            PostgresUnitOfWork,
-            Argon2Hasher(),
-            ispb="99999999",
-            name="Bench Holder",
-            document="12345678909",
-            city="RECIFE",
-        )
-        _, cert_pem, info = create_self_signed(f"bench-{opened.account.id}")
-        await link_certificate(
-            PostgresUnitOfWork, account_id=opened.account.id, certificate=info, clock=SystemClock()
-        )
-    return Holder(opened.client_id, opened.client_secret, quote(cert_pem.decode(), safe=""))
 
 
 # ------------------------------------------------------------------------------ the flood

@@ -55,6 +55,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from urllib.parse import quote
 
@@ -225,10 +226,10 @@ class Sender:
 async def open_senders(url: str, data_dir: Path) -> list[Sender]:
     """Migrate the fresh database; open the two sending accounts, each with a key and a certificate."""
     senders = []
-    async with database_ready(Settings(database_url=url, data_dir=data_dir), pool_size=2):
+    async with database_ready(Settings(database_url=url, data_dir=data_dir), pool_size=2) as database:
         for n, document in enumerate(SENDER_DOCUMENTS, start=1):
             opened = await open_account(
-                PostgresUnitOfWork,
+                partial(PostgresUnitOfWork, database),
                 Argon2Hasher(),
                 ispb=ISPB,
                 name=f"Bench Sender {n}",
@@ -237,7 +238,10 @@ async def open_senders(url: str, data_dir: Path) -> list[Sender]:
             )
             _, cert_pem, info = create_self_signed(f"bench-{opened.account.id}")
             await link_certificate(
-                PostgresUnitOfWork, account_id=opened.account.id, certificate=info, clock=SystemClock()
+                partial(PostgresUnitOfWork, database),
+                account_id=opened.account.id,
+                certificate=info,
+                clock=SystemClock(),
             )
             senders.append(
                 Sender(

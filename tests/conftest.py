@@ -13,9 +13,13 @@ import secrets
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import HealthCheck, Phase, settings
+
+if TYPE_CHECKING:
+    from pixweb.persistence.pool import Database
 
 RUN_ID = f"{os.getpid()}_{secrets.token_hex(3)}"
 
@@ -97,10 +101,23 @@ def database_url(database_server: str) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-async def migrated_database(database_url: str) -> AsyncIterator[str]:
-    """The run's database, migrated, with the engine's pool open on it."""
+async def database(database_url: str) -> AsyncIterator[Database]:
+    """The run's database, migrated and open: the ``Database`` the tests hand to the adapters (and
+    to the apps they run). ``tests.support.pg_uow`` makes units of work on it."""
     from pixweb.runtime import database_ready
     from pixweb.settings import Settings
+    from tests.support import RUN_DATABASE
 
-    async with database_ready(Settings(database_url=database_url)) as url:
-        yield url
+    async with database_ready(Settings(database_url=database_url)) as opened:
+        RUN_DATABASE.append(opened)
+        try:
+            yield opened
+        finally:
+            RUN_DATABASE.remove(opened)
+
+
+@pytest.fixture(scope="session")
+def migrated_database(database: Database) -> str:
+    """The URL of the run's database, migrated and open (``database``)."""
+    assert database.url is not None
+    return database.url

@@ -14,9 +14,26 @@ from pixcore.accounts import OpenedAccount
 from pixcore.clock import SystemClock
 from pixcore.documents import cpf_check_digits
 from pixcore.usecases import link_certificate, open_account
+from pixweb.persistence.pool import Database
 from pixweb.persistence.uow import PostgresUnitOfWork
 from pixweb.security.certificates import create_self_signed
 from pixweb.security.secrets import Argon2Hasher
+
+# The run's database: the ``database`` fixture (tests/conftest.py) puts it here.
+RUN_DATABASE: list[Database] = []
+
+
+def run_database() -> Database:
+    """The run's database, migrated and open (the ``database`` fixture must be in use)."""
+    if not RUN_DATABASE:
+        raise RuntimeError("the run's database is not open: use the `database` fixture")
+    return RUN_DATABASE[0]
+
+
+def pg_uow() -> PostgresUnitOfWork:
+    """A unit of work on the run's database: the ``UnitOfWorkFactory`` the helpers and tests use."""
+    return PostgresUnitOfWork(run_database())
+
 
 HASHER = Argon2Hasher()
 
@@ -65,7 +82,7 @@ async def new_client(
     ``link_certificate`` refuses it today.
     """
     opened = await open_account(
-        PostgresUnitOfWork,
+        pg_uow,
         HASHER,
         ispb="99999999",
         name="Test Holder",
@@ -75,11 +92,9 @@ async def new_client(
     )
     _, cert_pem, info = create_self_signed(f"test-{opened.account.id}", now=cert_now, days=days)
     if link and cert_now is None:
-        await link_certificate(
-            PostgresUnitOfWork, account_id=opened.account.id, certificate=info, clock=SystemClock()
-        )
+        await link_certificate(pg_uow, account_id=opened.account.id, certificate=info, clock=SystemClock())
     elif link:
-        async with PostgresUnitOfWork() as tx:
+        async with pg_uow() as tx:
             await tx.certificates.link(opened.account.id, info)
             await tx.commit()
     return Client(opened=opened, cert_pem=cert_pem, fingerprint=info.fingerprint)

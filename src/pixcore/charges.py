@@ -9,7 +9,10 @@ persists it. A cash-in is a charge whose txid the service generates, with a
 PENDING transaction record from the start (decisions §6).
 
 Its payer scans a dynamic BR Code: ``26-25`` points at ``{host}/qr/v2/{id}``,
-where the payer's PSP fetches the signed payload (:func:`payload`).
+where the payer's PSP fetches the signed payload (rendered by the web layer).
+
+No wire names here: the edge maps a request body onto :class:`ChargeFields` and renders
+charges back; the rules' messages name each field by its path in the body.
 """
 
 from __future__ import annotations
@@ -19,12 +22,10 @@ import unicodedata
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
 from transitions import Machine, MachineError
 
 from pixcore import brcode
-from pixcore.clock import format_timestamp
 from pixcore.documents import DocumentKind, is_valid_cpf, parse_document
 from pixcore.errors import AmountMismatch, InvalidTransition, ValidationError
 from pixcore.money import (
@@ -36,6 +37,7 @@ from pixcore.money import (
 from pixcore.validation import collect
 
 __all__ = [
+    "ABSENT",
     "CASH_IN_EXPIRATION",
     "DEFAULT_EXPIRATION",
     "MAX_ADDITIONAL_INFO",
@@ -49,19 +51,24 @@ __all__ = [
     "MAX_KEY",
     "MAX_PAYER_NAME",
     "MAX_PAYER_REQUEST",
+    "Absent",
+    "CalendarFields",
     "CashInRequest",
     "Charge",
+    "ChargeFields",
     "ChargeKind",
     "ChargeLifecycle",
     "ChargeRequest",
     "ChargeStatus",
     "Debtor",
+    "DebtorFields",
+    "InfoFields",
     "NewCharge",
+    "ValueFields",
     "amount_to_pay",
     "ascii_text",
     "dynamic_code",
     "new_location_id",
-    "payload",
 ]
 
 DEFAULT_EXPIRATION = 86_400
@@ -141,6 +148,65 @@ class Debtor:
     kind: DocumentKind
 
 
+class Absent(enum.Enum):
+    """The marker of a field left out of a request (``null`` is given, and may be refused)."""
+
+    ABSENT = "absent"
+
+
+ABSENT = Absent.ABSENT
+
+
+@dataclass(frozen=True, slots=True)
+class CalendarFields:
+    """``calendario`` as the body gave it: ``expiration`` is ``expiracao``."""
+
+    expiration: object = ABSENT
+
+
+@dataclass(frozen=True, slots=True)
+class ValueFields:
+    """``valor`` as the body gave it: ``original`` and ``modality`` (``modalidadeAlteracao``)."""
+
+    original: object = None
+    modality: object = ABSENT
+
+
+@dataclass(frozen=True, slots=True)
+class DebtorFields:
+    """``devedor`` as the body gave it: ``cpf``, ``cnpj`` and ``name`` (``nome``)."""
+
+    cpf: object = None
+    cnpj: object = None
+    name: object = None
+
+
+@dataclass(frozen=True, slots=True)
+class InfoFields:
+    """One item of ``infoAdicionais`` as the body gave it: ``name`` (``nome``) and ``value`` (``valor``)."""
+
+    name: object = None
+    value: object = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChargeFields:
+    """A ``PUT /cob/{txid}`` body as the edge decoded it, before any rule is checked.
+
+    The shape is the request's (the edge maps the wire's names onto these); each leaf is the
+    value as decoded from JSON (a number is never a string here, and the other way round, so
+    that ``"original": 10`` can be refused as the spec asks), ``None`` when null or left out,
+    and :data:`ABSENT` when left out of a field that has a default.
+    """
+
+    calendar: CalendarFields | None
+    value: ValueFields | None
+    debtor: DebtorFields | None = None
+    key: object = None
+    payer_request: object = None
+    info: tuple[InfoFields, ...] | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class ChargeRequest:
     """A validated ``PUT /cob/{txid}`` body. ``key`` None: the account's first key."""
@@ -154,28 +220,18 @@ class ChargeRequest:
     info: tuple[tuple[str, str], ...] = ()
 
     @classmethod
-    def parse(
-        cls,
-        *,
-        calendario: object,
-        devedor: object,
-        valor: object,
-        chave: object = None,
-        solicitacao_pagador: object = None,
-        info_adicionais: object = None,
-    ) -> ChargeRequest:
-        """Every 400 rule of the spec's table and decisions §6, collected into one ``ValidationError``.
-
-        Values arrive as decoded from JSON (a number is never a string here, and
-        the other way round), so that ``"original": 10`` is refused as the spec asks.
-        """
+    def parse(cls, fields: ChargeFields) -> ChargeRequest:
+        """Every 400 rule of the spec's table and decisions §6, collected into one ``ValidationError``
+        whose details name each field by its path in the body (``calendario.expiracao``)."""
         problems: list[str] = []
-        expiration = _expiration(problems, calendario)
-        amount, modality = _valor(problems, valor)
-        debtor = _debtor(problems, devedor)
-        key = _optional_text(problems, "chave", chave, MAX_KEY)
-        payer_request = _optional_text(problems, "solicitacaoPagador", solicitacao_pagador, MAX_PAYER_REQUEST)
-        info = _info(problems, info_adicionais)
+        expiration = _expiration(problems, fields.calendar)
+        amount, modality = _valor(problems, fields.value)
+        debtor = _debtor(problems, fields.debtor)
+        key = _optional_text(problems, "chave", fields.key, MAX_KEY)
+        payer_request = _optional_text(
+            problems, "solicitacaoPagador", fields.payer_request, MAX_PAYER_REQUEST
+        )
+        info = _info(problems, fields.info)
         if problems or expiration is None or amount is None or modality is None:
             raise ValidationError("Invalid charge: " + "; ".join(problems), details=problems)
         return cls(expiration, amount, modality, key, payer_request, debtor, info)
@@ -185,29 +241,26 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _expiration(problems: list[str], calendario: object) -> int | None:
-    if calendario is None:
+def _expiration(problems: list[str], calendar: CalendarFields | None) -> int | None:
+    if calendar is None:
         problems.append("calendario: required")
         return None
-    if not isinstance(calendario, dict):
-        problems.append("calendario: must be an object")
-        return None
-    seconds = calendario.get("expiracao", DEFAULT_EXPIRATION)
-    if not _is_int(seconds) or not 1 <= seconds <= MAX_EXPIRATION:
+    seconds = DEFAULT_EXPIRATION if calendar.expiration is ABSENT else calendar.expiration
+    if not isinstance(seconds, int) or isinstance(seconds, bool) or not 1 <= seconds <= MAX_EXPIRATION:
         problems.append(f"calendario.expiracao: must be a whole number of seconds, 1 to {MAX_EXPIRATION}")
         return None
-    return int(seconds)
+    return seconds
 
 
-def _valor(problems: list[str], valor: object) -> tuple[int | None, int | None]:
-    if not isinstance(valor, dict):
+def _valor(problems: list[str], value: ValueFields | None) -> tuple[int | None, int | None]:
+    if value is None:
         problems.append("valor: required, an object")
         return None, None
-    modality = valor.get("modalidadeAlteracao", 0)
-    if not _is_int(modality) or modality not in (0, 1):
+    given = 0 if value.modality is ABSENT else value.modality
+    modality = given if isinstance(given, int) and not isinstance(given, bool) and given in (0, 1) else None
+    if modality is None:
         problems.append("valor.modalidadeAlteracao: must be 0 or 1")
-        modality = None
-    original = valor.get("original")
+    original = value.original
     amount = None
     if not isinstance(original, str):
         problems.append('valor.original: required, a string with 2 decimals (e.g. "10.00")')
@@ -219,13 +272,10 @@ def _valor(problems: list[str], valor: object) -> tuple[int | None, int | None]:
     return amount, modality
 
 
-def _debtor(problems: list[str], devedor: object) -> Debtor | None:
-    if devedor is None:
+def _debtor(problems: list[str], debtor: DebtorFields | None) -> Debtor | None:
+    if debtor is None:
         return None
-    if not isinstance(devedor, dict):
-        problems.append("devedor: must be an object")
-        return None
-    cpf, cnpj, name = devedor.get("cpf"), devedor.get("cnpj"), devedor.get("nome")
+    cpf, cnpj, name = debtor.cpf, debtor.cnpj, debtor.name
     if cpf is None and cnpj is None:
         if name is not None:
             problems.append("devedor.nome: needs devedor.cpf or devedor.cnpj")
@@ -268,16 +318,15 @@ def _optional_text(problems: list[str], name: str, value: object, limit: int) ->
     return value
 
 
-def _info(problems: list[str], items: object) -> tuple[tuple[str, str], ...]:
+def _info(problems: list[str], items: tuple[InfoFields, ...] | None) -> tuple[tuple[str, str], ...]:
     if items is None:
         return ()
-    if not isinstance(items, list) or len(items) > MAX_INFO_ITEMS:
+    if len(items) > MAX_INFO_ITEMS:
         problems.append(f"infoAdicionais: a list of at most {MAX_INFO_ITEMS} items")
         return ()
     info: list[tuple[str, str]] = []
     for index, item in enumerate(items):
-        name = item.get("nome") if isinstance(item, dict) else None
-        value = item.get("valor") if isinstance(item, dict) else None
+        name, value = item.name, item.value
         if not isinstance(name, str) or not isinstance(value, str):
             problems.append(f"infoAdicionais[{index}]: nome and valor are required strings")
         elif len(name) > MAX_INFO_NAME or len(value) > MAX_INFO_VALUE:
@@ -460,29 +509,3 @@ def amount_to_pay(charge: Charge, offered: int | None) -> int:
             f"this charge takes exactly {format_amount_string(charge.amount)} (modalidadeAlteracao 0)"
         )
     return offered
-
-
-def payload(charge: Charge, now: datetime) -> dict[str, Any]:
-    """The JSON payload the payer's PSP reads at the location (the standard's ``CobPayload``)."""
-    body: dict[str, Any] = {
-        "txid": charge.txid,
-        "revisao": charge.revision,
-        "calendario": {
-            "criacao": format_timestamp(charge.created_at),
-            "apresentacao": format_timestamp(now),
-            "expiracao": charge.expiration,
-        },
-        "status": charge.status_at(now).value,
-        "valor": {"original": format_amount_string(charge.amount)},
-        "chave": charge.pix_key,
-    }
-    if charge.modality:
-        body["valor"]["modalidadeAlteracao"] = charge.modality
-    if charge.debtor is not None:
-        document = "cpf" if charge.debtor.kind is DocumentKind.CPF else "cnpj"
-        body["devedor"] = {document: charge.debtor.document, "nome": charge.debtor.name}
-    if charge.payer_request is not None:
-        body["solicitacaoPagador"] = charge.payer_request
-    if charge.info:
-        body["infoAdicionais"] = [{"nome": n, "valor": v} for n, v in charge.info]
-    return body

@@ -162,7 +162,7 @@ def run(
       PIX_LOG_FORMAT             json (default: one JSON object per line) or text
     """
     from pixnotify.metrics import DeliveryMetrics, serve_metrics
-    from pixnotify.worker import Notifier, NotifierConfig, engine_pool
+    from pixnotify.worker import Notifier, NotifierConfig
     from pixweb.observability import configure_logging
     from pixweb.persistence.supervisor import supervising
 
@@ -195,9 +195,9 @@ def run(
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, stop.set)
         async with (
-            database_ready(settings, pool_size=min(concurrency, 8) + 2),
+            database_ready(settings, pool_size=min(concurrency, 8) + 2) as database,
             supervising(metrics.registry if metrics is not None else None),  # an embedded server
-            Notifier(engine_pool(), config, metrics=metrics) as notifier,
+            Notifier(database.pool, config, metrics=metrics) as notifier,
         ):
             await notifier.run(stop)
 
@@ -217,13 +217,12 @@ def status() -> None:
     """Print the delivery queue as JSON: undispatched events, pending deliveries, due now, failed,
     and the age in seconds of the oldest pending delivery."""
     from pixnotify.store import queue_status
-    from pixnotify.worker import engine_pool
 
     settings = _settings()
 
     async def read() -> dict[str, Any]:
-        async with database_ready(settings, pool_size=2):
-            return (await queue_status(engine_pool(), SystemClock().now())).as_json()
+        async with database_ready(settings, pool_size=2) as database:
+            return (await queue_status(database.pool, SystemClock().now())).as_json()
 
     try:
         result = asyncio.run(read())

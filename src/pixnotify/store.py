@@ -1,6 +1,6 @@
 """The notifier's SQL: fan-out of the outbox, claims of due deliveries, outcomes, queue status.
 
-Every function takes an asyncpg pool (the process's engine pool, ``pixweb.persistence.engine.DB.pool``)
+Every function takes an asyncpg pool (the pool of the process's ``pixweb.persistence.pool.Database``)
 and the moment to use, so that one clock rules the schedule.
 
 Fan-out and claims take rows ``FOR UPDATE SKIP LOCKED``: any number of notifiers may run at once,

@@ -38,7 +38,7 @@ from pixnotify.sender import Outcome, build_headers, post
 from pixnotify.transport import Resolver, make_client, system_resolver
 from pixweb.persistence.availability import FailureStreak, database_unavailable
 
-__all__ = ["Notifier", "NotifierConfig", "Round", "delivery_loop", "engine_pool"]
+__all__ = ["Notifier", "NotifierConfig", "Round", "delivery_loop"]
 
 log = logging.getLogger("pixnotify.worker")
 
@@ -349,24 +349,16 @@ class Notifier:
         log.log(level, "webhook attempt: %s", fields["result"], extra=fields)  # fields: one JSON line
 
 
-def engine_pool() -> asyncpg.Pool[asyncpg.Record]:
-    """The process's PostgreSQL pool (``pixweb.persistence.engine.DB``), open already."""
-    from pixweb.persistence.engine import DB
-
-    if DB.pool is None:
-        raise RuntimeError("the engine's pool is not open (pixweb.runtime.database_ready opens it)")
-    return DB.pool
-
-
 async def delivery_loop(
+    pool: asyncpg.Pool[asyncpg.Record],
     stop: asyncio.Event,
     *,
     allow_private: bool,
     grace_period: float = 5.0,
     metrics: DeliveryMetrics | None = None,
 ) -> None:
-    """The loop as ``pixweb serve`` runs it next to settlement: default settings, the engine's pool,
+    """The loop as ``pixweb serve`` runs it next to settlement: default settings, the app's pool,
     attempts counted in ``metrics`` (the app's registry)."""
     config = NotifierConfig(allow_private=allow_private, grace_period=grace_period)
-    async with Notifier(engine_pool(), config, metrics=metrics) as notifier:
+    async with Notifier(pool, config, metrics=metrics) as notifier:
         await notifier.run(stop)

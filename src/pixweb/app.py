@@ -38,6 +38,7 @@ from pixweb.observability import (
     configure_logging,
     counting_transfers,
 )
+from pixweb.persistence.pool import Database
 from pixweb.persistence.supervisor import supervising
 from pixweb.runtime import database_ready
 from pixweb.sandbox.clock_middleware import SharedClockMiddleware
@@ -69,12 +70,15 @@ def _openapi() -> OpenAPIConfig:
     )
 
 
-def _lifespan(settings: Settings, clock: SystemClock | None, metrics: Metrics) -> object:
+def _lifespan(settings: Settings, clock: SystemClock | None, metrics: Metrics, database: Database) -> object:
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        async with database_ready(settings), supervising(metrics.registry) as supervisor:
+        async with (
+            database_ready(settings, database=database),
+            supervising(metrics.registry) as supervisor,
+        ):
             app.state.supervisor = supervisor  # /health/live asks it (None: nothing to supervise)
-            services = Services.build(settings, clock)
+            services = Services.build(settings, database, clock)
             await services.keeper.refresh()
             app.state.services = services
             stop = asyncio.Event()
@@ -85,7 +89,7 @@ def _lifespan(settings: Settings, clock: SystemClock | None, metrics: Metrics) -
                 else []
             )
             in_process = settings.run_workers and settings.run_delivery
-            delivery = _delivery_loop(settings, stop, metrics) if in_process else None
+            delivery = _delivery_loop(settings, database, stop, metrics) if in_process else None
             if delivery is not None:
                 loops.append(asyncio.create_task(delivery))
             try:
@@ -99,7 +103,7 @@ def _lifespan(settings: Settings, clock: SystemClock | None, metrics: Metrics) -
 
 
 def _delivery_loop(
-    settings: Settings, stop: asyncio.Event, metrics: Metrics
+    settings: Settings, database: Database, stop: asyncio.Event, metrics: Metrics
 ) -> Coroutine[Any, Any, None] | None:
     """Webhook delivery on this process's pool, when the notifier (the ``notify`` extra) is
     installed; without it the API still serves, and ``pixnotify run`` elsewhere delivers."""
@@ -112,7 +116,10 @@ def _delivery_loop(
         )
         return None
     return delivery_loop(
-        stop, allow_private=settings.webhook_allow_private, metrics=DeliveryMetrics.of(metrics.registry)
+        database.pool,
+        stop,
+        allow_private=settings.webhook_allow_private,
+        metrics=DeliveryMetrics.of(metrics.registry),
     )
 
 
@@ -126,9 +133,14 @@ def _observe(app: Litestar, metrics: Metrics) -> Litestar:
     return app
 
 
-def create_app(settings: Settings | None = None, *, clock: SystemClock | None = None) -> Litestar:
-    """The API. ``clock`` replaces the service clock (tests move time with it)."""
+def create_app(
+    settings: Settings | None = None, *, clock: SystemClock | None = None, database: Database | None = None
+) -> Litestar:
+    """The API. ``clock`` replaces the service clock (tests move time with it). ``database``: the
+    process's (default: a new one, opened and closed by the app's lifespan; one open already, as
+    a test's, is shared and left open)."""
     settings = settings or get_settings()
+    database = database or Database()
     configure_logging(settings.log_level, settings.log_format)
     metrics = Metrics()
     config = AppConfig(
@@ -148,8 +160,8 @@ def create_app(settings: Settings | None = None, *, clock: SystemClock | None = 
             HealthController,
             MetricsController,
         ],
-        lifespan=[_lifespan(settings, clock, metrics)],  # type: ignore[list-item]
-        state=State({"metrics": metrics, "readiness": ReadinessProbe()}),
+        lifespan=[_lifespan(settings, clock, metrics, database)],  # type: ignore[list-item]
+        state=State({"metrics": metrics, "readiness": ReadinessProbe(database)}),
         # The shared clock first (token expiry reads it), authentication (headers only), then the
         # text checks (decisions §13).
         middleware=[

@@ -17,6 +17,7 @@ import sys
 import warnings
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -27,6 +28,7 @@ from pixcore.clock import SystemClock, format_timestamp
 from pixcore.errors import PixError
 from pixcore.usecases import link_certificate, open_account, revoke_certificate, rotate_secret
 from pixweb.persistence.database import resolve_database_url, stop_embedded
+from pixweb.persistence.pool import Database
 from pixweb.persistence.uow import PostgresUnitOfWork
 from pixweb.runtime import database_ready
 from pixweb.sandbox.clock import ClockKeeper
@@ -58,13 +60,13 @@ def _settings() -> Settings:
 
 
 def _run_admin(
-    action: Callable[[Settings], Awaitable[dict[str, Any]]], *, echo: bool = True
+    action: Callable[[Settings, Database], Awaitable[dict[str, Any]]], *, echo: bool = True
 ) -> dict[str, Any]:
     settings = _settings()
 
     async def run() -> dict[str, Any]:
-        async with database_ready(settings, pool_size=2):
-            return await action(settings)
+        async with database_ready(settings, pool_size=2) as database:
+            return await action(settings, database)
 
     try:
         result = asyncio.run(run())
@@ -116,8 +118,10 @@ def serve(*, demo: bool | None) -> None:
         if demo:
 
             async def prepare() -> str:
-                async with database_ready(settings, pool_size=2):
-                    account, created = await ensure_demo(settings, PostgresUnitOfWork, Argon2Hasher())
+                async with database_ready(settings, pool_size=2) as database:
+                    account, created = await ensure_demo(
+                        settings, partial(PostgresUnitOfWork, database), Argon2Hasher()
+                    )
                 state = "created" if created else "reused"
                 return f"[{state}] " + instructions(account, f"http://{settings.host}:{settings.port}")
 
@@ -161,7 +165,7 @@ def tune_collector() -> None:
 def migrate() -> None:
     """Apply the database migrations and exit."""
 
-    async def action(_: Settings) -> dict[str, Any]:
+    async def action(_: Settings, _database: Database) -> dict[str, Any]:
         return {"migrated": True}
 
     _run_admin(action)
@@ -192,9 +196,9 @@ def account_create(
 ) -> None:
     """Open an account; prints its client id and (once only) its client secret."""
 
-    async def action(settings: Settings) -> dict[str, Any]:
+    async def action(settings: Settings, database: Database) -> dict[str, Any]:
         opened = await open_account(
-            PostgresUnitOfWork,
+            partial(PostgresUnitOfWork, database),
             Argon2Hasher(),
             ispb=settings.ispb,
             name=name,
@@ -221,8 +225,10 @@ def account_create(
 def account_rotate_secret(account_id: int) -> None:
     """Give the account's client a new secret, printed once; the old one stops working."""
 
-    async def action(_: Settings) -> dict[str, Any]:
-        rotated = await rotate_secret(PostgresUnitOfWork, Argon2Hasher(), account_id=account_id)
+    async def action(_: Settings, database: Database) -> dict[str, Any]:
+        rotated = await rotate_secret(
+            partial(PostgresUnitOfWork, database), Argon2Hasher(), account_id=account_id
+        )
         return {
             "accountId": rotated.account_id,
             "clientId": rotated.client_id,
@@ -232,9 +238,9 @@ def account_rotate_secret(account_id: int) -> None:
     _run_admin(action)
 
 
-async def _service_clock() -> SystemClock:
+async def _service_clock(database: Database) -> SystemClock:
     """The service clock as every process sees it (the sandbox may have moved it forward)."""
-    keeper = ClockKeeper(SystemClock(), shared=True)
+    keeper = ClockKeeper(SystemClock(), shared=True, database=database)
     await keeper.refresh()
     return keeper.clock
 
@@ -247,13 +253,10 @@ def ledger() -> None:
 @ledger.command("check")
 def ledger_check() -> None:
     """Prove balances equal their entries and money is conserved; exit 1 if not."""
-    from pixweb.persistence.engine import DB
     from pixweb.persistence.ledger_check import check_ledger
 
-    async def action(_: Settings) -> dict[str, Any]:
-        if DB.pool is None:
-            raise RuntimeError("the database is not open")
-        async with DB.pool.acquire() as conn:
+    async def action(_: Settings, database: Database) -> dict[str, Any]:
+        async with database.acquire() as conn:
             return await check_ledger(conn)
 
     report = _run_admin(action, echo=False)
@@ -267,13 +270,15 @@ def clock() -> None:
     """The sandbox clock, which only the operator moves (decisions 13)."""
 
 
-def _now_of(settings: Settings, *, advance: int = 0) -> Callable[[Settings], Awaitable[dict[str, Any]]]:
+def _now_of(
+    settings: Settings, *, advance: int = 0
+) -> Callable[[Settings, Database], Awaitable[dict[str, Any]]]:
     from pixcore.clock import SystemClock, format_timestamp
     from pixweb.sandbox.clock import ClockKeeper
 
-    async def action(_: Settings) -> dict[str, Any]:
+    async def action(_: Settings, database: Database) -> dict[str, Any]:
         # With the sandbox off the service runs on the wall clock, whatever is stored.
-        keeper = ClockKeeper(SystemClock(), shared=settings.sandbox)
+        keeper = ClockKeeper(SystemClock(), shared=settings.sandbox, database=database)
         await keeper.refresh()
         if advance:
             await keeper.advance(advance)
@@ -330,10 +335,10 @@ def cert_link(account_id: int, cert_file: Path) -> None:
     except PixError as exc:
         _fail(type(exc).__name__, f"{cert_file}: {exc.message}")
 
-    async def action(_: Settings) -> dict[str, Any]:
-        clock = await _service_clock()
+    async def action(_: Settings, database: Database) -> dict[str, Any]:
+        clock = await _service_clock(database)
         linked = await link_certificate(
-            PostgresUnitOfWork, account_id=account_id, certificate=info, clock=clock
+            partial(PostgresUnitOfWork, database), account_id=account_id, certificate=info, clock=clock
         )
         return {"fingerprint": linked.fingerprint, "accountId": linked.account_id}
 
@@ -346,10 +351,10 @@ def cert_link(account_id: int, cert_file: Path) -> None:
 def cert_revoke(account_id: int, fingerprint: str) -> None:
     """Revoke a certificate: its tokens and new tokens with it are refused at once."""
 
-    async def action(_: Settings) -> dict[str, Any]:
-        clock = await _service_clock()
+    async def action(_: Settings, database: Database) -> dict[str, Any]:
+        clock = await _service_clock(database)
         revoked = await revoke_certificate(
-            PostgresUnitOfWork, clock, account_id=account_id, fingerprint=fingerprint
+            partial(PostgresUnitOfWork, database), clock, account_id=account_id, fingerprint=fingerprint
         )
         assert revoked.revoked_at is not None  # noqa: S101 - revoke_certificate sets it
         return {
@@ -378,8 +383,8 @@ def cert_create(account_id: int, out_dir: Path, days: int) -> None:
     if key_file.exists() or cert_file.exists():
         _fail("OutputExists", f"{out_dir} already holds a client certificate; choose another folder")
 
-    async def action(_: Settings) -> dict[str, Any]:
-        clock = await _service_clock()
+    async def action(_: Settings, database: Database) -> dict[str, Any]:
+        clock = await _service_clock(database)
         key_pem, cert_pem, info = create_self_signed(f"pix-client-{account_id}", now=clock.now(), days=days)
         # Files first, then the link; if the link fails the files (and a folder we made) go again.
         made_folder = not out_dir.exists()  # noqa: ASYNC240 - one-shot CLI, nothing else on this loop
@@ -390,7 +395,7 @@ def cert_create(account_id: int, out_dir: Path, days: int) -> None:
             raise CommandFailed("UnwritableOutput", f"cannot write to {out_dir}: {exc.strerror}") from None
         try:
             linked = await link_certificate(
-                PostgresUnitOfWork, account_id=account_id, certificate=info, clock=clock
+                partial(PostgresUnitOfWork, database), account_id=account_id, certificate=info, clock=clock
             )
         except BaseException:
             key_file.unlink(missing_ok=True)

@@ -1,12 +1,14 @@
-"""The objects a running service shares: settings, clock, unit of work, key material."""
+"""The objects a running service shares: settings, database, clock, unit of work, key material."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 from pixcore.clock import SystemClock
 from pixcore.ports import KeyDirectory, SecretHasher, UnitOfWorkFactory
 from pixcore.queries import TransactionQueries
+from pixweb.persistence.pool import Database
 from pixweb.persistence.queries import PostgresTransactionQueries
 from pixweb.persistence.revocation import PostgresCertificateStatus
 from pixweb.persistence.uow import PostgresUnitOfWork
@@ -24,6 +26,7 @@ __all__ = ["Services"]
 @dataclass(slots=True)
 class Services:
     settings: Settings
+    database: Database
     clock: SystemClock
     keeper: ClockKeeper
     uow: UnitOfWorkFactory
@@ -37,30 +40,34 @@ class Services:
     certificate_status: PostgresCertificateStatus
 
     @classmethod
-    def build(cls, settings: Settings, clock: SystemClock | None = None) -> Services:
-        """``clock``: a private clock (tests); without one, the sandbox clock shared through the
-        database, or the wall clock when the sandbox is off (production mode)."""
+    def build(cls, settings: Settings, database: Database, clock: SystemClock | None = None) -> Services:
+        """``database``: the process's, open. ``clock``: a private clock (tests); without one, the
+        sandbox clock shared through the database, or the wall clock when the sandbox is off
+        (production mode)."""
         _ = settings.location_prefix  # a public URL too long for BR Codes stops start-up here
-        keeper = ClockKeeper(clock or SystemClock(), shared=clock is None and settings.sandbox)
+        keeper = ClockKeeper(
+            clock or SystemClock(), shared=clock is None and settings.sandbox, database=database
+        )
         key = load_or_create_signing_key(settings.signing_key_path)
-        directory = SandboxDirectory(settings.institution_name)
+        directory = SandboxDirectory(database, settings.institution_name)
         tokens = JwtIssuer(key, keeper.clock, issuer=settings.token_issuer, audience=settings.token_audience)
         hasher = Argon2Hasher()
         return cls(
             settings=settings,
+            database=database,
             clock=keeper.clock,
             keeper=keeper,
-            uow=PostgresUnitOfWork,
+            uow=partial(PostgresUnitOfWork, database),
             hasher=hasher,
             tokens=tokens,
             directory=directory,
             sandbox_directory=directory,
-            queries=PostgresTransactionQueries(),
+            queries=PostgresTransactionQueries(database),
             verifier=BoundedVerifier(hasher, slots=settings.hash_slots, queue=settings.hash_queue),
             token_limits=TokenRateLimits(
                 per_client=settings.token_rate_per_client, per_address=settings.token_rate_per_address
             ),
-            certificate_status=PostgresCertificateStatus(),
+            certificate_status=PostgresCertificateStatus(database),
         )
 
     def close(self) -> None:

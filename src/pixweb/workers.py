@@ -17,7 +17,7 @@ from pixcore.usecases.charges import expire_charges
 from pixcore.usecases.refunds import process_due_refunds
 from pixcore.usecases.transfers import settle_due
 from pixweb.persistence.availability import FailureStreak
-from pixweb.persistence.engine import DB
+from pixweb.persistence.pool import Database
 from pixweb.services import Services
 
 __all__ = ["IDEMPOTENCY_KEEP", "purge_idempotency_keys", "settlement_loop"]
@@ -30,7 +30,7 @@ SWEEP_EVERY = 10  # rounds: expired charges are persisted within about a second
 MAX_BACKOFF = 2.0  # seconds between rounds at most while rounds fail
 
 
-async def purge_idempotency_keys() -> int:
+async def purge_idempotency_keys(database: Database) -> int:
     """Forget idempotency keys stored more than ``IDEMPOTENCY_KEEP`` ago; returns how many.
 
     Age is real time, by the database's clock (``stored_at``), not the service clock: a move of the
@@ -38,9 +38,7 @@ async def purge_idempotency_keys() -> int:
     the money a second time. (The sandbox clock only moves forward, so by it a key is always at
     least as old as by real time.)
     """
-    if DB.pool is None:
-        return 0
-    async with DB.pool.acquire() as conn:
+    async with database.acquire() as conn:
         status = await conn.execute(
             "DELETE FROM idempotency_keys WHERE stored_at < now() - $1::interval", IDEMPOTENCY_KEEP
         )
@@ -74,7 +72,7 @@ async def settlement_loop(
             if rounds % SWEEP_EVERY == 0:
                 await expire_charges(services.uow, services.clock)
             if rounds % PURGE_EVERY == 0:
-                await purge_idempotency_keys()
+                await purge_idempotency_keys(services.database)
         except Exception as exc:  # noqa: BLE001 - logged by the streak, with its traceback if unexpected
             failures.failed(exc)
         else:

@@ -23,6 +23,7 @@ from litestar import Litestar
 from pixcore.clock import SystemClock
 from pixweb.app import create_app
 from pixweb.persistence.database import with_database
+from pixweb.persistence.pool import Database
 from pixweb.settings import Settings
 
 
@@ -35,9 +36,12 @@ class Api:
 
 
 @asynccontextmanager
-async def running_api(settings: Settings, clock: SystemClock) -> AsyncIterator[Api]:
-    """The app with its lifespan running, and an HTTP client on it."""
-    app = create_app(settings, clock=clock)
+async def running_api(
+    settings: Settings, clock: SystemClock, database: Database | None = None
+) -> AsyncIterator[Api]:
+    """The app with its lifespan running, and an HTTP client on it. ``database``: one open already
+    (the run's) for the app to share; without one the app opens its own on ``settings``."""
+    app = create_app(settings, clock=clock, database=database)
     started, stop = asyncio.Event(), asyncio.Event()
 
     async def run_lifespan() -> None:
@@ -60,10 +64,10 @@ async def running_api(settings: Settings, clock: SystemClock) -> AsyncIterator[A
 
 
 @pytest.fixture
-async def api(migrated_database: str, tmp_path: Path) -> AsyncIterator[Api]:
+async def api(database: Database, tmp_path: Path) -> AsyncIterator[Api]:
     # Settlement is driven by the tests (settle_due) unless a test starts the loop itself.
-    settings = Settings(database_url=migrated_database, data_dir=tmp_path, run_workers=False)
-    async with running_api(settings, SystemClock()) as running:
+    settings = Settings(database_url=database.url, data_dir=tmp_path, run_workers=False)
+    async with running_api(settings, SystemClock(), database) as running:
         yield running
 
 

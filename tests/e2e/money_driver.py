@@ -22,13 +22,12 @@ from pixcore.usecases import open_account
 from pixcore.usecases.charges import expire_charges
 from pixcore.usecases.refunds import process_due_refunds
 from pixcore.usecases.transfers import settle_due
-from pixweb.persistence.uow import PostgresUnitOfWork
 from pixweb.security.certificates import create_self_signed
 from pixweb.security.secrets import Argon2Hasher
 from tests.e2e.money_compare import differences
 from tests.e2e.money_service import ModelService, advance_clock, cents, reais, token_for, valor
 from tests.money_model import Case, Charge, Model, Receipt, Refund, Transfer
-from tests.support import Client, add_external_key, random_cpf
+from tests.support import Client, add_external_key, pg_uow, random_cpf
 
 __all__ = ["ACCOUNTS", "Driver", "cents"]
 
@@ -46,7 +45,7 @@ _ENCODER = msgspec.json.Encoder(decimal_format="number")
 async def open_client(service: ModelService) -> Client:
     """An account with one random key and a certificate valid on the service clock."""
     opened = await open_account(
-        PostgresUnitOfWork,
+        pg_uow,
         _HASHER,
         ispb="99999999",
         name="Model Holder",
@@ -58,7 +57,7 @@ async def open_client(service: ModelService) -> Client:
     )
     # Linked through the repository: the certificate is dated by the test's clock, which runs
     # ahead of the wall clock (the link use case's own validity check is not what this tests).
-    async with PostgresUnitOfWork() as tx:
+    async with pg_uow() as tx:
         await tx.certificates.link(opened.account.id, info)
         await tx.commit()
     return Client(opened=opened, cert_pem=cert_pem, fingerprint=info.fingerprint)
@@ -276,7 +275,7 @@ class Driver:
 
     async def run_workers(self) -> None:
         """A round of the settlement loop, by its use cases, until nothing is left to do."""
-        uow, clock = PostgresUnitOfWork, self.service.clock
+        uow, clock = pg_uow, self.service.clock
         while await settle_due(uow, clock):
             pass
         while await process_due_refunds(uow, clock):

@@ -9,9 +9,8 @@ import pytest
 
 from pixcore import ledger
 from pixcore.records import NewTransaction, TransactionStatus, TransactionType
-from pixweb.persistence.uow import PostgresUnitOfWork
 from tests.e2e.conftest import Api
-from tests.support import bearer, ledger_report, new_client
+from tests.support import bearer, ledger_report, new_client, pg_uow
 
 TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
 
@@ -19,7 +18,7 @@ TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
 async def _set_balance(url: str, account_id: int, available: int, blocked: int) -> None:
     """Bring a new account to (available, blocked) through the ledger: a receipt, then a reservation."""
     now = datetime.now(UTC)
-    async with PostgresUnitOfWork() as tx:
+    async with pg_uow() as tx:
         transaction_id = await tx.transactions.add(
             NewTransaction(
                 account_id, TransactionType.PAYMENT, TransactionStatus.CONFIRMED, available + blocked, now

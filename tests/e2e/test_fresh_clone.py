@@ -8,6 +8,7 @@ clone again (PIX_INSIDE_FRESH_CLONE deselects this module there).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -15,7 +16,9 @@ import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -41,21 +44,48 @@ def _clean_env(**extra: str) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    target = tmp_path_factory.mktemp("fresh") / "clone"
+def clone() -> Iterator[Path]:
+    """A clone in a folder of its own, not under pytest's temporary root.
+
+    Run as root, the embedded PostgreSQL runs as another user and reads its libraries (plpgsql,
+    loaded when a trigger first runs in a connection) from the clone's ``.venv``; pgserver opens
+    the folders above it to that user when it starts the server. The run inside the clone starts
+    a pytest session of its own, which closes pytest's root (``/tmp/pytest-of-<user>``) to
+    everyone but its owner again: a clone under it would lose its server's plpgsql mid-run.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="pix-fresh-clone-"))
+    target = folder / "clone"
     subprocess.run(["git", "clone", "--quiet", str(ROOT), str(target)], check=True)
-    return target
+    try:
+        yield target
+    finally:
+        _stop_postgres_under(folder)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
-def _postgres_running_for(folder: Path) -> bool:
+def _postgres_under(folder: Path) -> list[int]:
+    """The pids of the postgres processes whose command line names ``folder``."""
+    pids = []
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
         try:
             text = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
         if "postgres" in text and str(folder) in text:
-            return True
-    return False
+            pids.append(int(cmdline.parent.name))
+    return pids
+
+
+def _postgres_running_for(folder: Path) -> bool:
+    return bool(_postgres_under(folder))
+
+
+def _stop_postgres_under(folder: Path) -> None:
+    """Stop what a failed run left serving from the clone (fast shutdown), before it is deleted:
+    a postmaster whose installation is gone would linger and fail every new connection."""
+    for pid in _postgres_under(folder):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGINT)
 
 
 class Served:

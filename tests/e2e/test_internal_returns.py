@@ -9,10 +9,9 @@ from decimal import Decimal
 
 from pixcore.usecases.refunds import process_due_refunds
 from pixcore.usecases.transfers import settle_due
-from pixweb.persistence.uow import PostgresUnitOfWork
 from tests.e2e.conftest import Api
 from tests.e2e.test_refunds import balance, put_refund, receive, refund_id
-from tests.support import Client, bearer, fetch_rows, ledger_report, new_client
+from tests.support import Client, bearer, fetch_rows, ledger_report, new_client, pg_uow
 
 
 async def _pair(api: Api) -> tuple[Client, dict[str, str], Client, dict[str, str]]:
@@ -29,7 +28,7 @@ async def _send(api: Api, auth: dict[str, str], key: str, reais: int) -> str:
     )
     assert response.status_code == 201, response.text
     api.clock.advance(api.settings.norm_delay_seconds)
-    assert await settle_due(PostgresUnitOfWork, api.clock) >= 1
+    assert await settle_due(pg_uow, api.clock) >= 1
     e2e: str = response.json()["endToEndId"]
     return e2e
 
@@ -47,7 +46,7 @@ async def test_a_refund_of_a_pix_from_another_of_our_accounts_returns_it_there(
     assert response.status_code == 201, response.text
     rtr_id = response.json()["rtrId"]
     api.clock.advance(api.settings.norm_delay_seconds)
-    assert await process_due_refunds(PostgresUnitOfWork, api.clock) >= 1
+    assert await process_due_refunds(pg_uow, api.clock) >= 1
 
     assert await balance(api, receiver_auth) == (Decimal("0.00"), Decimal("0.00"))
     assert await balance(api, payer_auth) == (Decimal("100.00"), Decimal("0.00"))

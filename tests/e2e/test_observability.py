@@ -23,6 +23,7 @@ from pixcore.clock import SystemClock
 from pixweb.app import create_app
 from pixweb.observability import JsonFormatter, ReadinessProbe
 from pixweb.persistence.database import with_database
+from pixweb.persistence.pool import Database
 from tests.e2e.conftest import Api, running_api
 from tests.support import add_external_key, bearer, fetch_rows, fund, new_client
 
@@ -299,18 +300,19 @@ async def test_readiness_is_503_when_the_database_is_unreachable(
     bare_app: tuple[Any, httpx.AsyncClient],
 ) -> None:
     app, http = bare_app
-    pool = await asyncpg.create_pool(f"postgresql://pix@127.0.0.1:{_closed_port()}/pix", min_size=0)
+    unreachable = Database()
+    await unreachable.open(f"postgresql://pix@127.0.0.1:{_closed_port()}/pix", min_size=0)
     try:
-        app.state.readiness = ReadinessProbe(pool=lambda: pool, timeout=5.0)
+        app.state.readiness = ReadinessProbe(unreachable, timeout=5.0)
         assert_not_ready(await http.get("/health/ready"), "The database is unreachable.")
         assert (await http.get("/health/live")).status_code == 200  # alive all the same
     finally:
-        await pool.close()
+        await unreachable.close()
 
 
 async def test_readiness_is_503_without_a_pool(bare_app: tuple[Any, httpx.AsyncClient]) -> None:
     app, http = bare_app
-    app.state.readiness = ReadinessProbe(pool=lambda: None)
+    app.state.readiness = ReadinessProbe(Database())
     assert_not_ready(await http.get("/health/ready"), "The database pool is not open.")
 
 
@@ -322,9 +324,11 @@ async def test_readiness_is_503_until_migrations_are_applied(
     admin = await asyncpg.connect(with_database(database_server, "postgres"))
     try:
         await admin.execute(f'CREATE DATABASE "{name}"')
-        pool = await asyncpg.create_pool(with_database(database_server, name), min_size=0)
+        unmigrated = Database()
+        await unmigrated.open(with_database(database_server, name), min_size=0)
+        pool = unmigrated.pool
         try:
-            app.state.readiness = ReadinessProbe(pool=lambda: pool)
+            app.state.readiness = ReadinessProbe(unmigrated)
             assert_not_ready(await http.get("/health/ready"), "The database has no migrations applied.")
             async with pool.acquire() as conn:
                 await conn.execute("CREATE TABLE migration (name text, app_name text)")
@@ -333,7 +337,7 @@ async def test_readiness_is_503_until_migrations_are_applied(
             assert response.status_code == 503
             assert re.fullmatch(r"Migrations are not all applied \(1 of \d+\)\.", response.json()["message"])
         finally:
-            await pool.close()
+            await unmigrated.close()
     finally:
         await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         await admin.close()

@@ -15,9 +15,17 @@ import pytest
 
 from pixcore.usecases.refunds import process_due_refunds
 from pixcore.usecases.transfers import settle_due
-from pixweb.persistence.uow import PostgresUnitOfWork
 from tests.e2e.conftest import Api
-from tests.support import Client, add_external_key, bearer, fetch_rows, ledger_report, new_client, random_cpf
+from tests.support import (
+    Client,
+    add_external_key,
+    bearer,
+    fetch_rows,
+    ledger_report,
+    new_client,
+    pg_uow,
+    random_cpf,
+)
 
 
 def refund_id() -> str:
@@ -69,7 +77,7 @@ async def test_a_refund_reserves_then_returns_the_funds_and_notifies(
     assert await balance(api, auth) == (Decimal("70.00"), Decimal("30.00"))
 
     api.clock.advance(api.settings.norm_delay_seconds)
-    assert await process_due_refunds(PostgresUnitOfWork, api.clock) >= 1
+    assert await process_due_refunds(pg_uow, api.clock) >= 1
     assert await balance(api, auth) == (Decimal("70.00"), Decimal("0.00"))
     read = (await api.client.get(f"/pix/{e2e}/devolucao/{rid}", headers=auth)).json()
     assert read["status"] == "DEVOLVIDO"
@@ -232,8 +240,8 @@ async def test_a_refund_available_cannot_cover_ends_nao_realizado(
     assert await balance(api, auth) == (Decimal("5.00"), Decimal("35.00"))  # nothing reserved
 
     api.clock.advance(api.settings.norm_delay_seconds)
-    await settle_due(PostgresUnitOfWork, api.clock)
-    await process_due_refunds(PostgresUnitOfWork, api.clock)
+    await settle_due(pg_uow, api.clock)
+    await process_due_refunds(pg_uow, api.clock)
     read = (await api.client.get(f"/pix/{e2e}/devolucao/{rid}", headers=auth)).json()
     assert read["status"] == "NAO_REALIZADO"
     assert read["motivo"]
@@ -252,7 +260,7 @@ async def _settled_transfer(api: Api, auth: dict[str, str], amount: int = 20) ->
     )
     assert response.status_code == 201, response.text
     api.clock.advance(api.settings.norm_delay_seconds)
-    await settle_due(PostgresUnitOfWork, api.clock)
+    await settle_due(pg_uow, api.clock)
     e2e: str = response.json()["endToEndId"]
     return e2e
 

@@ -21,7 +21,7 @@ from pixweb.sandbox.clock import MAX_ADVANCE, MAX_OFFSET
 from pixweb.workers import purge_idempotency_keys
 from tests.e2e.conftest import Api
 from tests.e2e.test_cli import pixweb
-from tests.support import add_external_key, bearer, fund, new_client, random_cpf
+from tests.support import add_external_key, bearer, fund, new_client, random_cpf, run_database
 
 
 def _env(url: str, data_dir: Path, **extra: str) -> dict[str, str]:
@@ -111,7 +111,7 @@ async def test_a_clock_move_forgets_no_idempotency_key(api: Api) -> None:
     assert first.status_code == 201, first.text
 
     api.clock.advance(2 * 86_400)
-    await purge_idempotency_keys()  # what the settlement loop does every 600 rounds
+    await purge_idempotency_keys(run_database())  # what the settlement loop does every 600 rounds
 
     auth = await bearer(api.client, client)  # the old token expired with the move
     retry = await api.client.post("/dict/pix", json=body, headers=headers | auth)

@@ -11,9 +11,17 @@ from pathlib import Path
 from pixcore.clock import SystemClock
 from pixcore.documents import mask_document
 from pixcore.usecases.transfers import settle_due
-from pixweb.persistence.uow import PostgresUnitOfWork
 from tests.e2e.conftest import Api, running_api
-from tests.support import add_external_key, bearer, fetch_rows, fund, ledger_report, new_client, random_cpf
+from tests.support import (
+    add_external_key,
+    bearer,
+    fetch_rows,
+    fund,
+    ledger_report,
+    new_client,
+    pg_uow,
+    random_cpf,
+)
 
 
 async def test_completed_transfer_writes_its_record_and_transfer_event(
@@ -41,7 +49,7 @@ async def test_completed_transfer_writes_its_record_and_transfer_event(
     assert record["external_id"] == idempotency
     assert record["amount"] == 1234
 
-    await settle_due(PostgresUnitOfWork, api.clock)
+    await settle_due(pg_uow, api.clock)
     [record] = await fetch_rows(migrated_database, "SELECT * FROM transactions WHERE id = $1", created["id"])
     assert record["status"] == "CONFIRMED"
     assert record["processed_at"] is not None
@@ -92,7 +100,7 @@ async def test_failed_transfer_event_carries_the_spi_reason(api: Api, migrated_d
         )
     ).json()
     api.clock.advance(api.settings.norm_delay_seconds)
-    await settle_due(PostgresUnitOfWork, api.clock)
+    await settle_due(pg_uow, api.clock)
     [event] = await fetch_rows(
         migrated_database,
         "SELECT payload FROM outbox WHERE event_type = 'TRANSFER' AND (payload->'data'->>'id')::bigint = $1",
@@ -122,7 +130,7 @@ async def test_internal_transfer_gives_the_receiver_a_payment_and_a_receive_even
     created = (
         await api.client.post("/dict/pix", json=body, headers=auth | {"x-idempotency-key": str(uuid.uuid4())})
     ).json()
-    await settle_due(PostgresUnitOfWork, api.clock)
+    await settle_due(pg_uow, api.clock)
     [payment] = await fetch_rows(
         migrated_database,
         "SELECT * FROM transactions WHERE account_id = $1 AND type = 'PAYMENT'",

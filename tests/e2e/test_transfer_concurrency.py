@@ -19,7 +19,6 @@ from typing import Any
 import httpx
 
 from pixcore.usecases.transfers import settle_due
-from pixweb.persistence.uow import PostgresUnitOfWork
 from tests.e2e.conftest import Api
 from tests.support import (
     Client,
@@ -29,6 +28,7 @@ from tests.support import (
     fund,
     ledger_report,
     new_client,
+    pg_uow,
 )
 
 Auth = dict[str, str]
@@ -76,7 +76,7 @@ def _assert_no_server_errors(responses: Iterable[httpx.Response], allowed: set[i
 async def _drain(api: Api) -> int:
     """Settle until nothing due is left; the number finished."""
     total = 0
-    while finished := await settle_due(PostgresUnitOfWork, api.clock):
+    while finished := await settle_due(pg_uow, api.clock):
         total += finished
     return total
 
@@ -88,7 +88,7 @@ async def _settle_until(api: Api, done: asyncio.Event) -> int:
     total = 0
     while True:
         was_done = done.is_set()
-        finished = await settle_due(PostgresUnitOfWork, api.clock)
+        finished = await settle_due(pg_uow, api.clock)
         total += finished
         if was_done and finished == 0:
             return total
@@ -221,7 +221,7 @@ async def test_several_settlement_workers_never_settle_a_transfer_twice(
     assert await _balance(api, auth) == (Decimal("0.00"), Decimal("30.00"))
 
     api.clock.advance(api.settings.norm_delay_seconds + 1)
-    finished = await asyncio.gather(*(settle_due(PostgresUnitOfWork, api.clock) for _ in range(8)))
+    finished = await asyncio.gather(*(settle_due(pg_uow, api.clock) for _ in range(8)))
 
     assert sum(finished) == 30, finished
     events = await _transfer_event_counts(migrated_database, ids)

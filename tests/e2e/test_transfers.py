@@ -9,9 +9,17 @@ from typing import Any
 import pytest
 
 from pixcore.usecases.transfers import settle_due
-from pixweb.persistence.uow import PostgresUnitOfWork
 from tests.e2e.conftest import Api
-from tests.support import Client, add_external_key, bearer, fund, ledger_report, new_client, random_cpf
+from tests.support import (
+    Client,
+    add_external_key,
+    bearer,
+    fund,
+    ledger_report,
+    new_client,
+    pg_uow,
+    random_cpf,
+)
 
 
 def _body(key: str, amount: Any = 10, **extra: Any) -> dict[str, Any]:
@@ -50,7 +58,7 @@ async def test_transfer_reserves_then_settles_outside(
     assert await _balance(api, auth) == (74.5, 25.5)
 
     api.clock.advance(api.settings.norm_delay_seconds)
-    assert await settle_due(PostgresUnitOfWork, api.clock) >= 1
+    assert await settle_due(pg_uow, api.clock) >= 1
     assert await _balance(api, auth) == (74.5, 0)
     assert (await ledger_report(migrated_database))["ok"]
 
@@ -170,7 +178,7 @@ async def test_internal_transfer_credits_the_receiver(
     )
     response = await api.client.post("/dict/pix", json=body, headers=_headers(auth))
     assert response.status_code == 201, response.text
-    assert await settle_due(PostgresUnitOfWork, api.clock) >= 1
+    assert await settle_due(pg_uow, api.clock) >= 1
     assert await _balance(api, auth) == (70, 0)
     assert await _balance(api, receiver_auth) == (30, 0)
     assert (await ledger_report(migrated_database))["ok"]
@@ -189,6 +197,6 @@ async def test_rejecting_receiver_and_expiry_release_the_funds(
     assert (await api.client.post("/dict/pix", json=expiring, headers=_headers(auth))).status_code == 201
     assert await _balance(api, auth) == (70, 30)
     api.clock.advance(max(api.settings.norm_delay_seconds, 1))
-    await settle_due(PostgresUnitOfWork, api.clock)
+    await settle_due(pg_uow, api.clock)
     assert await _balance(api, auth) == (100, 0)
     assert (await ledger_report(migrated_database))["ok"]

@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 
 from pixweb.workers import purge_idempotency_keys
-from tests.support import new_client
+from tests.support import new_client, run_database
 
 
 async def _store_key(conn: asyncpg.Connection, account_id: int, age: timedelta) -> uuid.UUID:
@@ -44,7 +44,7 @@ async def test_keys_survive_24_hours_and_go_after_25(migrated_database: str) -> 
     try:
         kept = await _store_key(conn, client.account_id, timedelta(hours=24))
         gone = await _store_key(conn, client.account_id, timedelta(hours=25, seconds=1))
-        await purge_idempotency_keys()
+        await purge_idempotency_keys(run_database())
         rows = await conn.fetch("SELECT key FROM idempotency_keys WHERE account_id = $1", client.account_id)
     finally:
         await conn.close()

@@ -28,7 +28,7 @@ from pixcore.testing import PlainHasher
 from pixcore.usecases import get_balance, open_account
 from pixcore.usecases.receipts import receive_payment
 from pixweb.persistence.uow import PostgresUnitOfWork
-from tests.support import random_cpf
+from tests.support import pg_uow, random_cpf
 
 pytestmark = pytest.mark.usefixtures("migrated_database")
 
@@ -49,7 +49,7 @@ async def _funded(amount: int) -> int:
     """A new account that received ``amount`` centavos from outside."""
     key = f"{uuid.uuid4().hex}@example.com"
     opened = await open_account(
-        PostgresUnitOfWork,
+        pg_uow,
         PlainHasher(),
         ispb="99999999",
         name="Guarded",
@@ -57,9 +57,7 @@ async def _funded(amount: int) -> int:
         city="RECIFE",
         keys=(key,),
     )
-    await receive_payment(
-        PostgresUnitOfWork, CLOCK, key=PixKey(PixKeyType.EMAIL, key), amount=amount, payer=PAYER
-    )
+    await receive_payment(pg_uow, CLOCK, key=PixKey(PixKeyType.EMAIL, key), amount=amount, payer=PAYER)
     return opened.account.id
 
 
@@ -77,7 +75,7 @@ async def _record(uow: PostgresUnitOfWork, account_id: int, amount: int) -> int:
 
 async def _post(account_id: int, posting: Posting, amount: int) -> None:
     """One unit of work that books ``posting`` and commits, or raises what the adapter raised."""
-    async with PostgresUnitOfWork() as uow:
+    async with pg_uow() as uow:
         await uow.ledger.post(await _record(uow, account_id, amount), posting, CLOCK.now())
         await uow.commit()
 
@@ -87,12 +85,12 @@ async def test_post_refuses_a_reservation_above_the_available_balance() -> None:
 
     with pytest.raises(InsufficientFunds):
         await _post(account_id, ledger.reserve(account_id, 101), 101)
-    assert await get_balance(PostgresUnitOfWork, account_id) == Balance(available=100, blocked=0)
+    assert await get_balance(pg_uow, account_id) == Balance(available=100, blocked=0)
 
     await _post(account_id, ledger.reserve(account_id, 100), 100)  # the whole balance is allowed
     with pytest.raises(InsufficientFunds):
         await _post(account_id, ledger.reserve(account_id, 1), 1)
-    assert await get_balance(PostgresUnitOfWork, account_id) == Balance(available=0, blocked=100)
+    assert await get_balance(pg_uow, account_id) == Balance(available=0, blocked=100)
 
 
 async def test_post_refuses_taking_more_from_blocked_than_it_holds() -> None:
@@ -102,7 +100,7 @@ async def test_post_refuses_taking_more_from_blocked_than_it_holds() -> None:
     with pytest.raises(InsufficientFunds):
         await _post(account_id, ledger.release(account_id, 41), 41)
 
-    assert await get_balance(PostgresUnitOfWork, account_id) == Balance(available=60, blocked=40)
+    assert await get_balance(pg_uow, account_id) == Balance(available=60, blocked=40)
 
 
 async def test_try_post_answers_false_and_leaves_no_entry_and_the_work_goes_on(
@@ -110,7 +108,7 @@ async def test_try_post_answers_false_and_leaves_no_entry_and_the_work_goes_on(
 ) -> None:
     account_id = await _funded(100)
 
-    async with PostgresUnitOfWork() as uow:
+    async with pg_uow() as uow:
         refused = await _record(uow, account_id, 101)
         assert await uow.ledger.try_post(refused, ledger.reserve(account_id, 101), CLOCK.now()) is False
         accepted = await _record(uow, account_id, 60)
@@ -120,7 +118,7 @@ async def test_try_post_answers_false_and_leaves_no_entry_and_the_work_goes_on(
     entries = "SELECT count(*) FROM ledger_entries WHERE transaction_id = $1"
     assert await conn.fetchval(entries, refused) == 0
     assert await conn.fetchval(entries, accepted) == 2
-    assert await get_balance(PostgresUnitOfWork, account_id) == Balance(available=40, blocked=60)
+    assert await get_balance(pg_uow, account_id) == Balance(available=40, blocked=60)
 
 
 async def _until_waiting_on_a_lock(conn: asyncpg.Connection, pids: list[int]) -> None:
@@ -138,7 +136,7 @@ async def test_racing_reservations_never_overdraw(conn: asyncpg.Connection) -> N
     pids: list[int] = []
 
     async def holder() -> None:
-        async with PostgresUnitOfWork() as uow:
+        async with pg_uow() as uow:
             await uow.ledger.post(
                 await _record(uow, account_id, 30), ledger.reserve(account_id, 30), CLOCK.now()
             )
@@ -147,7 +145,7 @@ async def test_racing_reservations_never_overdraw(conn: asyncpg.Connection) -> N
             await uow.commit()
 
     async def racer() -> None:
-        async with PostgresUnitOfWork() as uow:
+        async with pg_uow() as uow:
             transaction_id = await _record(uow, account_id, 30)
             pids.append(uow.connection.get_server_pid())
             if len(pids) == 9:
@@ -168,4 +166,4 @@ async def test_racing_reservations_never_overdraw(conn: asyncpg.Connection) -> N
 
     refused = [outcome for outcome in outcomes if isinstance(outcome, InsufficientFunds)]
     assert (outcomes.count(None), len(refused)) == (2, 7), outcomes
-    assert await get_balance(PostgresUnitOfWork, account_id) == Balance(available=10, blocked=90)
+    assert await get_balance(pg_uow, account_id) == Balance(available=10, blocked=90)

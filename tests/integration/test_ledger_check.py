@@ -32,8 +32,7 @@ from pixcore.testing import PlainHasher
 from pixcore.usecases import open_account
 from pixcore.usecases.receipts import receive_payment
 from pixweb.persistence.ledger_check import check_ledger
-from pixweb.persistence.uow import PostgresUnitOfWork
-from tests.support import random_cpf
+from tests.support import pg_uow, random_cpf
 
 PAYER = Counterpart(name="Outside Payer", document=random_cpf(), ispb="12345678")
 RECEIVED, RESERVED = 10_000, 3_000
@@ -52,7 +51,7 @@ class Books:
 async def books(migrated_database: str) -> Books:
     key = f"{uuid.uuid4().hex}@example.com"
     opened = await open_account(
-        PostgresUnitOfWork,
+        pg_uow,
         PlainHasher(),
         ispb="99999999",
         name="Ledger Holder",
@@ -62,10 +61,10 @@ async def books(migrated_database: str) -> Books:
     )
     clock = ManualClock(datetime.now(UTC))
     receipt = await receive_payment(
-        PostgresUnitOfWork, clock, key=PixKey(PixKeyType.EMAIL, key), amount=RECEIVED, payer=PAYER
+        pg_uow, clock, key=PixKey(PixKeyType.EMAIL, key), amount=RECEIVED, payer=PAYER
     )
     account_id = opened.account.id
-    async with PostgresUnitOfWork() as uow:
+    async with pg_uow() as uow:
         reservation = await uow.transactions.add(
             NewTransaction(
                 account_id=account_id,
@@ -119,6 +118,9 @@ async def test_sound_books_pass(books: Books, tampering: asyncpg.Connection) -> 
     assert report["accounts"] == await tampering.fetchval("SELECT count(*) FROM balances")
     assert report["entries"] == await tampering.fetchval("SELECT count(*) FROM ledger_entries")
     assert report["entries"] >= 4  # this test's receipt and reservation at least
+    assert report["ours"] == await tampering.fetchval("SELECT sum(available + blocked) FROM balances")
+    assert report["ours"] >= RECEIVED
+    assert report["ledgerTotal"] == report["ours"] + sum(row["balance"] for row in report["outside"]) == 0
 
 
 async def test_a_blocked_that_disagrees_with_its_entries_fails(
@@ -203,7 +205,7 @@ async def test_entries_whose_grand_total_is_not_zero_fail_though_balances_agree(
 
 async def test_a_balance_without_any_entry_is_compared_with_zero(tampering: asyncpg.Connection) -> None:
     opened = await open_account(
-        PostgresUnitOfWork, PlainHasher(), ispb="99999999", name="Empty", document=random_cpf(), city="RECIFE"
+        pg_uow, PlainHasher(), ispb="99999999", name="Empty", document=random_cpf(), city="RECIFE"
     )
     await tampering.execute("UPDATE balances SET blocked = 1 WHERE account_id = $1", opened.account.id)
 
@@ -217,5 +219,25 @@ async def test_a_balance_without_any_entry_is_compared_with_zero(tampering: asyn
             "blocked": 1,
             "entriesAvailable": 0,
             "entriesBlocked": 0,
+        }
+    ]
+
+
+async def test_entries_of_an_account_without_a_balance_row_are_listed(
+    books: Books, tampering: asyncpg.Connection
+) -> None:
+    # The balance row gone: its entries still count, compared with a balance of zero.
+    await tampering.execute("DELETE FROM balances WHERE account_id = $1", books.account_id)
+
+    report = await check_ledger(tampering)
+
+    assert report["ok"] is False
+    assert report["mismatchedAccounts"] == [
+        {
+            "accountId": books.account_id,
+            "available": 0,
+            "blocked": 0,
+            "entriesAvailable": RECEIVED - RESERVED,
+            "entriesBlocked": RESERVED,
         }
     ]

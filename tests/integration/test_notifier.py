@@ -28,10 +28,9 @@ from pixcore.clock import ManualClock
 from pixcore.webhook_delivery import message_id
 from pixnotify import Notifier, NotifierConfig
 from pixnotify.store import dispatch
-from pixnotify.worker import engine_pool
 from pixweb.persistence.database import with_database
 from tests.integration.receiver import Received, Receiver, Reply, running_receiver
-from tests.support import new_client
+from tests.support import new_client, run_database
 
 BIN = Path(sys.executable).parent
 
@@ -152,7 +151,7 @@ async def fake_resolver(host: str, port: int) -> list[str]:
 
 def notifier(clock: ManualClock, **config: Any) -> Notifier:
     settings = {"allow_private": True, "timeout": 5.0, "lease": 30.0} | config
-    return Notifier(engine_pool(), NotifierConfig(**settings), clock=clock, resolver=fake_resolver)
+    return Notifier(run_database().pool, NotifierConfig(**settings), clock=clock, resolver=fake_resolver)
 
 
 # ------------------------------------------------------------------------------------ fan-out
@@ -239,7 +238,7 @@ async def test_racing_dispatchers_fan_each_event_out_once(tables: Tables, clock:
     await tables.secret(account, new_secret())
     hooks = [await tables.webhook(account, f"https://race-{n}.example/hook") for n in range(2)]
     ours = [await tables.emit(account, transfer(n)) for n in range(300)]
-    pool = engine_pool()
+    pool = run_database().pool
     consumed: list[list[int]] = [[] for _ in range(4)]
 
     async def dispatcher(n: int) -> None:

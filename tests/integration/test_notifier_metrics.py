@@ -22,11 +22,11 @@ from prometheus_client.parser import text_string_to_metric_families
 from pixcore.clock import ManualClock
 from pixnotify import Notifier, NotifierConfig
 from pixnotify.metrics import DeliveryMetrics
-from pixnotify.worker import engine_pool
 from pixweb.observability import JsonFormatter
 from pixweb.persistence.database import with_database
 from tests.integration.receiver import Receiver, Reply, running_receiver
 from tests.integration.test_notifier import BIN, Tables, fake_resolver, new_secret, process_env, transfer
+from tests.support import run_database
 
 
 @pytest.fixture
@@ -100,7 +100,7 @@ async def test_attempts_are_counted_by_result_and_logged_as_fields(
     logger.setLevel(logging.INFO)
     try:
         async with Notifier(
-            engine_pool(), config, clock=clock, resolver=fake_resolver, metrics=metrics
+            run_database().pool, config, clock=clock, resolver=fake_resolver, metrics=metrics
         ) as notifier:
             await notifier.run_once()
             clock.advance(6)

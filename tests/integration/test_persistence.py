@@ -23,8 +23,7 @@ from pixcore.keys import PixKey, PixKeyType, new_evp
 from pixcore.testing import PlainHasher
 from pixcore.usecases import get_balance, link_certificate, open_account
 from pixweb.persistence.database import migrate
-from pixweb.persistence.uow import PostgresUnitOfWork
-from tests.support import random_cpf
+from tests.support import pg_uow, random_cpf, run_database
 
 HASHER = PlainHasher()
 ISPB = "99999999"
@@ -69,7 +68,7 @@ def _certificate(name: str | None = None) -> CertificateInfo:
 
 async def _open(*, document: str | None = None, keys: tuple[str, ...] = ()) -> OpenedAccount:
     return await open_account(
-        PostgresUnitOfWork,
+        pg_uow,
         HASHER,
         ispb=ISPB,
         name="Test Holder",
@@ -145,7 +144,7 @@ async def test_the_database_refuses_a_negative_balance(conn: asyncpg.Connection,
     with pytest.raises(asyncpg.CheckViolationError):
         await conn.execute(f"UPDATE balances SET {column} = -1 WHERE account_id = $1", opened.account.id)  # noqa: S608 - the column is one of two literals
 
-    assert await get_balance(PostgresUnitOfWork, opened.account.id) == Balance(available=0, blocked=0)
+    assert await get_balance(pg_uow, opened.account.id) == Balance(available=0, blocked=0)
 
 
 # The guarded UPDATE of the ledger adapter itself: tests/integration/test_ledger_adapter.py.
@@ -155,7 +154,7 @@ async def test_the_database_refuses_a_negative_balance(conn: asyncpg.Connection,
 
 
 async def test_a_unit_of_work_left_without_commit_rolls_back(conn: asyncpg.Connection) -> None:
-    async with PostgresUnitOfWork() as uow:
+    async with pg_uow() as uow:
         account = await uow.accounts.add(_new_account())
         assert await uow.accounts.get(account.id) == account  # visible inside its transaction
         assert await uow.balances.get(account.id) == Balance(available=0, blocked=0)
@@ -170,7 +169,7 @@ class Boom(Exception):
 
 
 async def _add_then_raise(document: str) -> None:
-    async with PostgresUnitOfWork() as uow:
+    async with pg_uow() as uow:
         await uow.accounts.add(_new_account(document))
         raise Boom
 
@@ -185,18 +184,18 @@ async def test_a_unit_of_work_left_with_an_exception_rolls_back(conn: asyncpg.Co
 
 
 async def test_a_committed_unit_of_work_is_visible_to_everyone(conn: asyncpg.Connection) -> None:
-    async with PostgresUnitOfWork() as uow:
+    async with pg_uow() as uow:
         account = await uow.accounts.add(_new_account())
         await uow.commit()
 
     assert await _account_exists(conn, account.id)
-    async with PostgresUnitOfWork() as uow:
+    async with pg_uow() as uow:
         assert await uow.accounts.get(account.id) == account
         assert await uow.balances.get(account.id) == Balance(available=0, blocked=0)
 
 
 async def test_an_explicit_rollback_discards_the_work(conn: asyncpg.Connection) -> None:
-    async with PostgresUnitOfWork() as uow:
+    async with pg_uow() as uow:
         account = await uow.accounts.add(_new_account())
         await uow.rollback()
 
@@ -204,7 +203,7 @@ async def test_an_explicit_rollback_discards_the_work(conn: asyncpg.Connection) 
 
 
 async def test_accounts_are_numbered_by_their_id_in_branch_0001() -> None:
-    async with PostgresUnitOfWork() as uow:
+    async with pg_uow() as uow:
         first = await uow.accounts.add(_new_account())
         second = await uow.accounts.add(_new_account())
         await uow.commit()
@@ -220,7 +219,7 @@ async def test_a_failed_key_insert_leaves_the_transaction_usable(conn: asyncpg.C
     owner = await _open(keys=(taken.value,))
     other_key = PixKey(PixKeyType.PHONE, _phone())
 
-    async with PostgresUnitOfWork() as uow:
+    async with pg_uow() as uow:
         account = await uow.accounts.add(_new_account())
         with pytest.raises(DuplicatePixKey):
             await uow.keys.add(account.id, taken)
@@ -230,7 +229,7 @@ async def test_a_failed_key_insert_leaves_the_transaction_usable(conn: asyncpg.C
         await uow.commit()
 
     assert await _account_exists(conn, account.id)
-    async with PostgresUnitOfWork() as uow:
+    async with pg_uow() as uow:
         assert await uow.keys.owner_of(taken) == owner.account.id
         assert await uow.keys.owner_of(other_key) == account.id
 
@@ -239,7 +238,7 @@ async def test_a_key_is_refused_for_its_own_account_too() -> None:
     key = PixKey(PixKeyType.EMAIL, _email())
     opened = await _open(keys=(key.value,))
 
-    async with PostgresUnitOfWork() as uow:
+    async with pg_uow() as uow:
         with pytest.raises(DuplicatePixKey):
             await uow.keys.add(opened.account.id, key)
         assert await uow.keys.list_for(opened.account.id) == [key]
@@ -250,12 +249,12 @@ async def test_keys_are_listed_in_the_order_they_were_registered() -> None:
     keys = (_email(), _phone(), _email())
     opened = await _open(keys=keys)
 
-    async with PostgresUnitOfWork() as uow:
+    async with pg_uow() as uow:
         listed = await uow.keys.list_for(opened.account.id)
         late = PixKey(PixKeyType.EVP, new_evp())
         await uow.keys.add(opened.account.id, late)
         await uow.commit()
-    async with PostgresUnitOfWork() as uow:
+    async with pg_uow() as uow:
         relisted = await uow.keys.list_for(opened.account.id)
         assert await uow.keys.owner_of(PixKey(PixKeyType.EVP, new_evp())) is None
 
@@ -266,16 +265,12 @@ async def test_keys_are_listed_in_the_order_they_were_registered() -> None:
 async def test_a_certificate_linked_to_another_account_is_in_use(conn: asyncpg.Connection) -> None:
     owner, other = await _open(), await _open()
     certificate = _certificate()
-    await link_certificate(
-        PostgresUnitOfWork, account_id=owner.account.id, certificate=certificate, clock=CLOCK
-    )
+    await link_certificate(pg_uow, account_id=owner.account.id, certificate=certificate, clock=CLOCK)
 
     with pytest.raises(CertificateInUse):
-        await link_certificate(
-            PostgresUnitOfWork, account_id=other.account.id, certificate=certificate, clock=CLOCK
-        )
+        await link_certificate(pg_uow, account_id=other.account.id, certificate=certificate, clock=CLOCK)
 
-    async with PostgresUnitOfWork() as uow:
+    async with pg_uow() as uow:
         assert await uow.certificates.get(certificate.fingerprint) == LinkedCertificate(
             certificate.fingerprint, owner.account.id
         )
@@ -284,16 +279,12 @@ async def test_a_certificate_linked_to_another_account_is_in_use(conn: asyncpg.C
 async def test_linking_again_to_the_same_account_is_idempotent(conn: asyncpg.Connection) -> None:
     opened = await _open()
     certificate = _certificate()
-    first = await link_certificate(
-        PostgresUnitOfWork, account_id=opened.account.id, certificate=certificate, clock=CLOCK
-    )
+    first = await link_certificate(pg_uow, account_id=opened.account.id, certificate=certificate, clock=CLOCK)
     linked_at = await conn.fetchval(
         "SELECT linked_at FROM client_certificates WHERE fingerprint = $1", certificate.fingerprint
     )
 
-    again = await link_certificate(
-        PostgresUnitOfWork, account_id=opened.account.id, certificate=certificate, clock=CLOCK
-    )
+    again = await link_certificate(pg_uow, account_id=opened.account.id, certificate=certificate, clock=CLOCK)
 
     assert again == first == LinkedCertificate(certificate.fingerprint, opened.account.id)
     rows = await conn.fetch(
@@ -304,7 +295,7 @@ async def test_linking_again_to_the_same_account_is_idempotent(conn: asyncpg.Con
 
 
 async def test_an_unknown_certificate_and_credential_are_none() -> None:
-    async with PostgresUnitOfWork() as uow:
+    async with pg_uow() as uow:
         assert await uow.certificates.get(_certificate().fingerprint) is None
         assert await uow.credentials.get("pix_" + uuid.uuid4().hex) is None
         assert await uow.accounts.get(-1) is None
@@ -314,7 +305,7 @@ async def test_an_unknown_certificate_and_credential_are_none() -> None:
 async def test_open_account_stores_the_credential_hashed() -> None:
     opened = await _open()
 
-    async with PostgresUnitOfWork() as uow:
+    async with pg_uow() as uow:
         credential = await uow.credentials.get(opened.client_id)
 
     assert credential is not None
@@ -364,36 +355,31 @@ async def test_migrating_again_changes_nothing(migrated_database: str, conn: asy
 
     assert await conn.fetch("SELECT name FROM migration WHERE app_name = 'pixweb' ORDER BY name") == applied
     opened = await _open()  # and the schema still works
-    assert await get_balance(PostgresUnitOfWork, opened.account.id) == Balance(available=0, blocked=0)
+    assert await get_balance(pg_uow, opened.account.id) == Balance(available=0, blocked=0)
 
 
 async def test_an_error_after_commit_propagates_and_frees_the_connection(migrated_database: str) -> None:
-    from pixweb.persistence.engine import DB
-
-    assert DB.pool is not None
-    free_before = DB.pool.get_idle_size()
+    pool = run_database().pool
+    free_before = pool.get_idle_size()
     for _ in range(3):
         with pytest.raises(Boom):  # noqa: PT012 - the error must cross the unit of work's exit
-            async with PostgresUnitOfWork() as uow:
+            async with pg_uow() as uow:
                 await uow.commit()
                 raise Boom
-    async with PostgresUnitOfWork() as uow:  # the task can open a new unit of work
+    async with pg_uow() as uow:  # the task can open a new unit of work
         await uow.rollback()
-    assert DB.pool.get_idle_size() >= free_before
+    assert pool.get_idle_size() >= free_before
 
 
 async def test_a_failing_commit_raises_its_error_and_frees_the_connection(migrated_database: str) -> None:
-    from pixweb.persistence.engine import DB
-
-    assert DB.pool is not None
     with pytest.raises(asyncpg.UniqueViolationError):  # noqa: PT012 - raised by COMMIT, inside the block
-        async with PostgresUnitOfWork() as uow:
+        async with pg_uow() as uow:
             await uow.connection.execute(
                 "CREATE TEMP TABLE deferred_probe (x int UNIQUE DEFERRABLE INITIALLY DEFERRED)"
             )
             await uow.connection.execute("INSERT INTO deferred_probe VALUES (1), (1)")
             await uow.commit()  # the deferred unique check fails here
-    async with PostgresUnitOfWork() as uow:
+    async with pg_uow() as uow:
         assert await uow.connection.fetchval("SELECT 1") == 1
         await uow.rollback()
 
@@ -401,19 +387,17 @@ async def test_a_failing_commit_raises_its_error_and_frees_the_connection(migrat
 async def test_a_connection_goes_back_to_the_pool_without_a_reset_round_trip(
     migrated_database: str, conn: asyncpg.Connection
 ) -> None:
-    """``engine.keep_session``: no ``RESET ALL ...`` statement on release (the connection's last
+    """``pool.keep_session``: no ``RESET ALL ...`` statement on release (the connection's last
     statement is the caller's own), yet a transaction left open is rolled back."""
-    from pixweb.persistence.engine import DB
-
-    assert DB.pool is not None
-    async with DB.pool.acquire() as pooled:
+    pool = run_database().pool
+    async with pool.acquire() as pooled:
         pid = pooled.get_server_pid()
         await pooled.fetchval("SELECT 'the last statement'")
     activity = "SELECT state, query FROM pg_stat_activity WHERE pid = $1"
     state, query = await conn.fetchrow(activity, pid)
     assert (state, query) == ("idle", "SELECT 'the last statement'")
 
-    async with DB.pool.acquire() as pooled:
+    async with pool.acquire() as pooled:
         pid = pooled.get_server_pid()
         await pooled.execute("BEGIN")
         await pooled.execute("SELECT pg_advisory_xact_lock(42)")

@@ -29,8 +29,7 @@ from pixcore.queries import (
 from pixcore.testing import PlainHasher
 from pixcore.usecases import open_account
 from pixweb.persistence.queries import COLUMNS, find_statement, list_statement
-from pixweb.persistence.uow import PostgresUnitOfWork
-from tests.support import random_cpf
+from tests.support import pg_uow, random_cpf
 
 ROWS, OTHER_ROWS = 40_000, 10_000
 KEY = "plans-{}@example.com"
@@ -63,7 +62,7 @@ async def populated(migrated_database: str) -> Populated:
     accounts = []
     for _ in range(2):
         opened = await open_account(
-            PostgresUnitOfWork,
+            pg_uow,
             PlainHasher(),
             ispb="99999999",
             name="Plans",

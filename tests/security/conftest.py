@@ -20,6 +20,7 @@ import httpx
 import pytest
 
 from pixcore.clock import SystemClock
+from pixweb.persistence.pool import Database
 from pixweb.settings import Settings
 from tests.e2e.conftest import Api, running_api
 from tests.support import Client, bearer, new_client
@@ -30,12 +31,12 @@ ERROR_KEYS = {"statusCode", "message", "error"}
 
 
 @pytest.fixture
-async def api(migrated_database: str, tmp_path: Path) -> AsyncIterator[Api]:
+async def api(database: Database, tmp_path: Path) -> AsyncIterator[Api]:
     """The API as deployed by default: private webhook addresses refused, workers off (tests
     drive settlement), the sandbox on."""
-    settings = Settings(database_url=migrated_database, data_dir=tmp_path, run_workers=False)
+    settings = Settings(database_url=database.url, data_dir=tmp_path, run_workers=False)
     assert settings.webhook_allow_private is False
-    async with running_api(settings, SystemClock()) as running:
+    async with running_api(settings, SystemClock(), database) as running:
         yield running
 
 

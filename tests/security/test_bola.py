@@ -27,11 +27,10 @@ from pixcore import brcode
 from pixcore.identifiers import new_end_to_end_id
 from pixcore.usecases.transfers import settle_due
 from pixweb.app import create_app
-from pixweb.persistence.uow import PostgresUnitOfWork
 from pixweb.settings import Settings
 from tests.e2e.conftest import Api
 from tests.security.conftest import Signed, assert_error, signed_in
-from tests.support import add_external_key, fetch_rows, random_cpf
+from tests.support import add_external_key, fetch_rows, pg_uow, random_cpf
 
 ALPHANUMERIC = string.ascii_letters + string.digits
 PUBLIC_HOOK = "https://93.184.216.34/hook"  # a public IP literal: registration asks no DNS
@@ -193,7 +192,7 @@ async def build_world(api: Api, owner: Signed) -> Ids:
         )
     )
     api.clock.advance(api.settings.norm_delay_seconds)
-    await settle_due(PostgresUnitOfWork, api.clock)
+    await settle_due(pg_uow, api.clock)
     hook = {"url": PUBLIC_HOOK, "eventType": "med_created"}
     await _ok(await http.post("/api/webhooks", json=hook, headers=auth), 200)
     webhook = (await _ok(await http.get("/api/webhooks", headers=auth), 200))["webhooks"][0]["id"]

@@ -22,11 +22,10 @@ from pixcore.clock import SystemClock
 from pixcore.usecases import link_certificate, open_account
 from pixcore.usecases.transfers import settle_due
 from pixweb.api import balance as balance_api
-from pixweb.persistence.uow import PostgresUnitOfWork
 from pixweb.security.certificates import create_self_signed
 from tests.e2e.conftest import Api
 from tests.security.conftest import all_logs, log_text
-from tests.support import HASHER, add_external_key, random_cpf
+from tests.support import HASHER, add_external_key, pg_uow, random_cpf
 
 HOOK = "https://93.184.216.34/hook"  # public literal: registration asks no DNS, nothing is sent
 
@@ -37,12 +36,10 @@ async def test_no_secret_is_ever_logged(api: Api, monkeypatch: pytest.MonkeyPatc
     header_secret = "hdr-" + secrets.token_urlsafe(24)
     with all_logs() as records:
         opened = await open_account(
-            PostgresUnitOfWork, HASHER, ispb="99999999", name="Log Test", document=random_cpf(), city="RECIFE"
+            pg_uow, HASHER, ispb="99999999", name="Log Test", document=random_cpf(), city="RECIFE"
         )
         key_pem, cert_pem, info = create_self_signed(f"pix-client-{opened.account.id}")
-        await link_certificate(
-            PostgresUnitOfWork, account_id=opened.account.id, certificate=info, clock=SystemClock()
-        )
+        await link_certificate(pg_uow, account_id=opened.account.id, certificate=info, clock=SystemClock())
         cert = {"X-SSL-Client-Cert": quote(cert_pem.decode(), safe="")}
         credentials = {"clientId": opened.client_id, "clientSecret": opened.client_secret}
 
@@ -74,7 +71,7 @@ async def test_no_secret_is_ever_logged(api: Api, monkeypatch: pytest.MonkeyPatc
         )
         assert sent.status_code == 201, sent.text
         api.clock.advance(api.settings.norm_delay_seconds)
-        await settle_due(PostgresUnitOfWork, api.clock)
+        await settle_due(pg_uow, api.clock)
 
         hook = {
             "url": HOOK,

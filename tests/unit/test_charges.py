@@ -6,6 +6,7 @@ import dataclasses
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -21,10 +22,10 @@ from pixcore.charges import (
     amount_to_pay,
     ascii_text,
     dynamic_code,
-    payload,
 )
 from pixcore.documents import DocumentKind
 from pixcore.errors import AmountMismatch, InvalidAmount, InvalidTransition, ValidationError
+from pixweb.api.charges import CobIn, charge_fields, charge_payload
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 TERMINAL = [s for s in ChargeStatus if s is not ChargeStatus.ATIVA]
@@ -82,9 +83,14 @@ def test_expiry_shows_without_a_writer() -> None:
     assert paid.status_at(NOW + timedelta(days=9)) is ChargeStatus.CONCLUIDA
 
 
+_WIRE_NAMES = {"solicitacao_pagador": "solicitacaoPagador", "info_adicionais": "infoAdicionais"}
+
+
 def parse(**fields: Any) -> ChargeRequest:
+    """A body's fields as JSON decodes them, through the edge (``charge_fields``) to the rules."""
     base: dict[str, Any] = {"calendario": {}, "devedor": None, "valor": {"original": "10.00"}}
-    return ChargeRequest.parse(**(base | fields))
+    body = {_WIRE_NAMES.get(name, name): value for name, value in (base | fields).items()}
+    return ChargeRequest.parse(charge_fields(msgspec.convert(body, CobIn)))
 
 
 def test_defaults() -> None:
@@ -214,7 +220,7 @@ def test_what_a_payment_credits() -> None:
 
 
 def test_the_payload_shows_the_status_a_reader_sees() -> None:
-    body = payload(charge(expiration=60), NOW + timedelta(seconds=61))
+    body = charge_payload(charge(expiration=60), NOW + timedelta(seconds=61))
     assert body["status"] == "REMOVIDA_PELO_PSP"
     assert body["valor"] == {"original": "10.00"}
     assert body["calendario"]["apresentacao"] == "2026-11-22T12:01:01.000Z"

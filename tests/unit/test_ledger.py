@@ -72,18 +72,27 @@ def test_deltas_are_the_change_of_available_and_blocked_per_account(
 @pytest.mark.parametrize("name", sorted(BUILDERS))
 @pytest.mark.parametrize("amount", [0, -1, -500])
 def test_postings_move_a_positive_amount(name: str, amount: int) -> None:
-    with pytest.raises(ValueError, match="positive"):
+    with pytest.raises(ValueError, match=r"^postings move a positive amount$"):
         BUILDERS[name](1, 2, amount)
 
 
 @pytest.mark.parametrize(
     ("entries", "message"),
     [
-        ((Entry(1, Bucket.AVAILABLE, -5), Entry(1, Bucket.BLOCKED, 4)), "does not balance"),
-        ((Entry(1, Bucket.AVAILABLE, 0), Entry(1, Bucket.BLOCKED, 0)), "empty entry"),
-        ((Entry(1, Bucket.EXTERNAL, -5), Entry(1, Bucket.AVAILABLE, 5)), "outside world"),
-        ((Entry(None, Bucket.AVAILABLE, -5), Entry(1, Bucket.AVAILABLE, 5)), "outside world"),
-        ((Entry(None, Bucket.EXTERNAL, -5), Entry(1, Bucket.AVAILABLE, 5)), "names its institution"),
+        ((Entry(1, Bucket.AVAILABLE, -5), Entry(1, Bucket.BLOCKED, 4)), "^posting bad does not balance$"),
+        ((Entry(1, Bucket.AVAILABLE, 0), Entry(1, Bucket.BLOCKED, 0)), "^posting bad has an empty entry$"),
+        (
+            (Entry(1, Bucket.EXTERNAL, -5), Entry(1, Bucket.AVAILABLE, 5)),
+            "^only the outside world has no account, and it has only the external bucket$",
+        ),
+        (
+            (Entry(None, Bucket.AVAILABLE, -5), Entry(1, Bucket.AVAILABLE, 5)),
+            "^only the outside world has no account, and it has only the external bucket$",
+        ),
+        (
+            (Entry(None, Bucket.EXTERNAL, -5), Entry(1, Bucket.AVAILABLE, 5)),
+            "^an outside entry names its institution, and only an outside entry does$",
+        ),
         ((Entry(None, Bucket.EXTERNAL, -5, "1234"), Entry(1, Bucket.AVAILABLE, 5)), "8 digits"),
         ((Entry(None, Bucket.EXTERNAL, -5, ELSEWHERE), Entry(1, Bucket.AVAILABLE, 5, ELSEWHERE)), "only"),
     ],

@@ -25,6 +25,7 @@ from pixcore.queries import (
     mask_counterpart_document,
     movement_of,
     parse_list_query,
+    parse_query_pix_key,
 )
 from pixcore.records import NewTransaction, TransactionStatus, TransactionType
 from pixcore.testing import InMemoryStore, InMemoryTransactionQueries
@@ -325,23 +326,29 @@ async def test_use_cases_on_the_fakes() -> None:
     clock = ManualClock(NOW)
     mine, other, ids = await _seeded(store)
 
-    page = await list_transactions(queries, clock, account_id=mine, size="2", page="2")
+    listing = ListKind.TRANSACTIONS
+    query = parse_list_query(listing, now=clock.now(), size="2", page="2")
+    page = await list_transactions(queries, account_id=mine, query=query)
     assert [v.id for v in page.items] == [ids[2], ids[1]]
     assert (page.total, page.total_pages, page.has_next, page.has_previous) == (5, 3, True, True)
-    assert (await list_transactions(queries, clock, account_id=other)).total == 0
+    query = parse_list_query(listing, now=clock.now())
+    assert (await list_transactions(queries, account_id=other, query=query)).total == 0
 
-    by_key = await list_by_pix_key(queries, clock, account_id=mine, pix_key="KEY@example.com")
+    query = parse_list_query(ListKind.PIX_KEY, now=clock.now())
+    key = parse_query_pix_key("KEY@example.com")
+    by_key = await list_by_pix_key(queries, account_id=mine, pix_key=key, query=query)
     assert [v.id for v in by_key.items] == [ids[2], ids[1], ids[0]]
     with pytest.raises(InvalidPixKey):
-        await list_by_pix_key(queries, clock, account_id=mine, pix_key="not a key")
+        parse_query_pix_key("not a key")
 
-    found = await find_by_pix_key(queries, account_id=mine, pix_key="other@example.com", identifier="ext-4")
+    other_key = parse_query_pix_key("other@example.com")
+    found = await find_by_pix_key(queries, account_id=mine, pix_key=other_key, identifier="ext-4")
     assert found.id == ids[4]
     assert found.masked_document == "***.533.447-**"
     assert (await get_transaction(queries, account_id=mine, identifier=str(ids[0]))).id == ids[0]
     for wrong in (
-        find_by_pix_key(queries, account_id=mine, pix_key="key@example.com", identifier="ext-4"),
-        find_by_pix_key(queries, account_id=other, pix_key="other@example.com", identifier="ext-4"),
+        find_by_pix_key(queries, account_id=mine, pix_key=key, identifier="ext-4"),
+        find_by_pix_key(queries, account_id=other, pix_key=other_key, identifier="ext-4"),
         get_transaction(queries, account_id=other, identifier=str(ids[0])),
         get_transaction(queries, account_id=mine, identifier="x" * 300),
     ):

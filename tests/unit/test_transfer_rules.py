@@ -16,6 +16,7 @@ from pixcore.money import MAX_CENTS, cents_to_decimal
 from pixcore.transfers import (
     DEFAULT_EXPIRATION,
     MAX_EXPIRATION,
+    MAX_PAYMENT_FLOW,
     DirectoryEntry,
     Priority,
     TransferLifecycle,
@@ -326,3 +327,9 @@ def test_a_valid_directory_entry_is_canonical() -> None:
     assert entry.name == "Ana"
     assert entry.behavior == "reject"
     assert entry.account_id is None
+
+
+def test_a_payment_flow_of_its_maximum_length_is_taken_and_one_more_refused() -> None:
+    longest = "F" * MAX_PAYMENT_FLOW
+    assert parse(payment_flow=longest).payment_flow == longest
+    assert problems_of(payment_flow=longest + "F") == [f"paymentFlow: at most {MAX_PAYMENT_FLOW} characters"]

@@ -8,7 +8,15 @@ from typing import Any
 import pytest
 
 from pixcore.accounts import Balance, Counterpart, OpenedAccount
-from pixcore.charges import CashInRequest, Charge, ChargeRequest, ChargeStatus
+from pixcore.charges import (
+    CalendarFields,
+    CashInRequest,
+    Charge,
+    ChargeFields,
+    ChargeRequest,
+    ChargeStatus,
+    ValueFields,
+)
 from pixcore.clock import ManualClock
 from pixcore.errors import (
     AmountMismatch,
@@ -36,9 +44,9 @@ TXID = "T" * 30
 PAYER = Counterpart("Outside Payer", OTHER_CPF, "12345678")
 
 
-def request(original: str = "10.00", expiracao: int = 60, **fields: Any) -> ChargeRequest:
+def request(original: str = "10.00", expiracao: int = 60, chave: str | None = None) -> ChargeRequest:
     return ChargeRequest.parse(
-        calendario={"expiracao": expiracao}, devedor=None, valor={"original": original}, **fields
+        ChargeFields(calendar=CalendarFields(expiracao), value=ValueFields(original), key=chave)
     )
 
 

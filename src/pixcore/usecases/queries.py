@@ -1,98 +1,56 @@
 """Reading transactions: the two lists and the two look-ups (decisions §8).
 
-Each takes the read port (:class:`~pixcore.queries.TransactionQueries`) and,
-where a default date depends on it, the service clock. Every call is scoped to
-the caller's account: another account's record is "not found", never
-"forbidden".
+Each takes the read port (:class:`~pixcore.queries.TransactionQueries`). The lists take
+their query parameters parsed once, at the edge, into a :class:`~pixcore.queries.ListQuery`
+(:func:`~pixcore.queries.parse_list_query`, whose default dates depend on the service clock)
+and the pix-key list its key as a :class:`~pixcore.keys.PixKey`. Every call is scoped to
+the caller's account: another account's record is "not found", never "forbidden".
 """
 
 from __future__ import annotations
 
-from pixcore.clock import Clock
+from dataclasses import replace
+
 from pixcore.errors import TransactionNotFound
+from pixcore.keys import PixKey
 from pixcore.queries import (
     PIX_KEY_TOTAL_CAP,
-    ListKind,
+    ListQuery,
     TransactionPage,
     TransactionQueries,
     TransactionView,
     classify_identifier,
-    parse_list_query,
-    parse_query_pix_key,
 )
 
 __all__ = ["find_by_pix_key", "get_transaction", "list_by_pix_key", "list_transactions"]
 
 
 async def list_transactions(
-    queries: TransactionQueries,
-    clock: Clock,
-    *,
-    account_id: int,
-    page: str | None = None,
-    size: str | None = None,
-    status: str | None = None,
-    type: str | None = None,  # noqa: A002 - the parameter's name on the wire
-    start_date: str | None = None,
-    end_date: str | None = None,
-    external_id: str | None = None,
-    end_to_end_id: str | None = None,
+    queries: TransactionQueries, *, account_id: int, query: ListQuery
 ) -> TransactionPage:
-    """``GET /api/transactions``: size up to 100, the last 31 days by default."""
-    query = parse_list_query(
-        ListKind.TRANSACTIONS,
-        now=clock.now(),
-        page=page,
-        size=size,
-        status=status,
-        type=type,
-        start_date=start_date,
-        end_date=end_date,
-        external_id=external_id,
-        end_to_end_id=end_to_end_id,
-    )
+    """``GET /api/transactions``: ``query`` parsed at the edge (``parse_list_query`` with
+    ``ListKind.TRANSACTIONS``: size up to 100, the last 31 days by default)."""
     return await queries.list(account_id, query)
 
 
 async def list_by_pix_key(
-    queries: TransactionQueries,
-    clock: Clock,
-    *,
-    account_id: int,
-    pix_key: str,
-    page: str | None = None,
-    size: str | None = None,
-    status: str | None = None,
-    type: str | None = None,  # noqa: A002 - the parameter's name on the wire
-    start_date: str | None = None,
-    end_date: str | None = None,
+    queries: TransactionQueries, *, account_id: int, pix_key: PixKey, query: ListQuery
 ) -> TransactionPage:
     """``GET /api/pix/transactions/pix-key/{pixKey}``: the records whose key is ``pix_key`` (the
-    account's receiving key or the counterpart's), size up to 1000, the last 30 days by default,
-    the newest 1000 matches at most."""
-    key = parse_query_pix_key(pix_key)
-    query = parse_list_query(
-        ListKind.PIX_KEY,
-        now=clock.now(),
-        page=page,
-        size=size,
-        status=status,
-        type=type,
-        start_date=start_date,
-        end_date=end_date,
-        pix_key=key,
-    )
-    return await queries.list(account_id, query, cap=PIX_KEY_TOTAL_CAP)
+    account's receiving key or the counterpart's) among those ``query`` selects (parsed at the edge
+    with ``ListKind.PIX_KEY``: size up to 1000, the last 30 days by default), the newest 1000
+    matches at most."""
+    keyed = replace(query, filter=replace(query.filter, pix_key=pix_key.value))
+    return await queries.list(account_id, keyed, cap=PIX_KEY_TOTAL_CAP)
 
 
 async def find_by_pix_key(
-    queries: TransactionQueries, *, account_id: int, pix_key: str, identifier: str
+    queries: TransactionQueries, *, account_id: int, pix_key: PixKey, identifier: str
 ) -> TransactionView:
     """``GET /api/pix/transactions/pix-key/{pixKey}/{identifier}``: one record of the account
     under that key, by endToEndId, id or externalId at once."""
-    key = parse_query_pix_key(pix_key)
     wanted = classify_identifier(identifier)
-    found = None if wanted.impossible else await queries.find(account_id, wanted, pix_key=key.value)
+    found = None if wanted.impossible else await queries.find(account_id, wanted, pix_key=pix_key.value)
     if found is None:
         raise TransactionNotFound
     return found

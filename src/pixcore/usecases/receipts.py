@@ -16,7 +16,7 @@ from pixcore.money import require_positive
 from pixcore.ports import UnitOfWork, UnitOfWorkFactory
 from pixcore.records import NewTransaction, TransactionStatus, TransactionType
 
-__all__ = ["Receipt", "credit_receipt", "receive_payment"]
+__all__ = ["InternalPayer", "Receipt", "credit_receipt", "receive_payment"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +24,18 @@ class Receipt:
     transaction_id: int
     account_id: int
     end_to_end_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class InternalPayer:
+    """A payer that is an account of this service: its transfer reserved the money.
+
+    The money then moves from the payer's blocked funds (``settle_in``, posted under the
+    transfer's record ``transaction_id``) instead of arriving from an outside institution.
+    """
+
+    account_id: int
+    transaction_id: int
 
 
 async def receive_payment(
@@ -74,9 +86,14 @@ async def credit_receipt(
     tx_id: str | None = None,
     description: str | None = None,
     pending_record: int | None = None,
+    internal: InternalPayer | None = None,
 ) -> int:
     """Inside a unit of work: the CONFIRMED PAYMENT record (a new one, or ``pending_record``
-    confirmed), the ``receive`` posting and the RECEIVE event. Returns the record's id."""
+    confirmed), the posting and the RECEIVE event. Returns the record's id.
+
+    The posting is ``receive`` from the payer's institution, or, for an ``internal`` payer
+    (a transfer between two accounts of this service), ``settle_in`` from its reserve.
+    """
     transaction_id = pending_record
     if transaction_id is None:
         transaction_id = await tx.transactions.add(
@@ -95,7 +112,11 @@ async def credit_receipt(
         )
     else:
         await tx.transactions.confirm(transaction_id, end_to_end_id, payer, at)
-    await tx.ledger.post(transaction_id, ledger.receive(account_id, amount, payer.ispb), at)
+    if internal is None:
+        await tx.ledger.post(transaction_id, ledger.receive(account_id, amount, payer.ispb), at)
+    else:
+        posting = ledger.settle_in(internal.account_id, account_id, amount)
+        await tx.ledger.post(internal.transaction_id, posting, at)
     event = receive_event(
         transaction_id=transaction_id,
         tx_id=tx_id,

@@ -26,11 +26,12 @@ from pixcore.errors import (
     OwnAccountTransfer,
     RuleViolation,
 )
-from pixcore.events import receive_event, transfer_event
+from pixcore.events import transfer_event
 from pixcore.identifiers import new_end_to_end_id
 from pixcore.ports import KeyDirectory, UnitOfWork, UnitOfWorkFactory
 from pixcore.records import NewTransaction, NewTransfer, TransactionStatus, TransactionType, Transfer
 from pixcore.transfers import DirectoryEntry, SpiError, TransferLifecycle, TransferRequest
+from pixcore.usecases.receipts import InternalPayer, credit_receipt
 
 __all__ = ["CreatedTransfer", "create_transfer", "request_fingerprint", "settle_due", "settle_transfer"]
 
@@ -259,40 +260,24 @@ async def _complete(tx: UnitOfWork, transfer: Transfer, lifecycle: TransferLifec
 
 
 async def _credit_receiver(tx: UnitOfWork, transfer: Transfer, now: datetime) -> None:
+    """The receiver of an internal transfer is paid as any receipt is, from the sender's reserve."""
     receiver_id = transfer.receiver_account_id
     if receiver_id is None:
         raise ValueError("not an internal transfer")
     sender = await tx.accounts.get(transfer.account_id)
     if sender is None:
         raise AccountNotFound()
-    await tx.ledger.post(
-        transfer.transaction_id, ledger.settle_in(transfer.account_id, receiver_id, transfer.amount), now
-    )
-    receipt_id = await tx.transactions.add(
-        NewTransaction(
-            account_id=receiver_id,
-            type=TransactionType.PAYMENT,
-            status=TransactionStatus.CONFIRMED,
-            amount=transfer.amount,
-            created_at=now,
-            end_to_end_id=transfer.end_to_end_id,
-            pix_key=transfer.pix_key,
-            description=transfer.description,
-            counterpart=Counterpart(
-                sender.name, sender.document, sender.ispb, "", sender.branch, sender.number
-            ),
-            processed_at=now,
-        )
-    )
-    event = receive_event(
-        transaction_id=receipt_id,
-        tx_id=None,
+    await credit_receipt(
+        tx,
+        account_id=receiver_id,
         amount=transfer.amount,
+        payer=Counterpart(sender.name, sender.document, sender.ispb, "", sender.branch, sender.number),
         end_to_end_id=transfer.end_to_end_id,
-        debtor_name=sender.name,
-        debtor_document=sender.document,
+        at=now,
+        pix_key=transfer.pix_key,
+        description=transfer.description,
+        internal=InternalPayer(transfer.account_id, transfer.transaction_id),
     )
-    await tx.outbox.add(receiver_id, event, now)
 
 
 async def _fail(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any
 
 import msgspec
@@ -10,15 +11,20 @@ from litestar.openapi.spec import OpenAPIType
 from litestar.params import FromPath, JSONBody
 
 from pixcore.charges import (
+    ABSENT,
     MAX_DEBTOR_NAME,
     MAX_INFO_NAME,
     MAX_INFO_VALUE,
     MAX_KEY,
     MAX_PAYER_REQUEST,
+    CalendarFields,
     Charge,
+    ChargeFields,
     ChargeRequest,
     ChargeStatus,
-    payload,
+    DebtorFields,
+    InfoFields,
+    ValueFields,
 )
 from pixcore.clock import format_timestamp
 from pixcore.documents import DocumentKind
@@ -30,11 +36,12 @@ from pixweb.api.fields import MAX_AMOUNT_TEXT, MAX_DOCUMENT, MAX_SHORT_CODE, raw
 from pixweb.errors import error_responses
 from pixweb.wire import PixResponse
 
-__all__ = ["ChargeController", "PayloadController", "charge_out"]
+__all__ = ["ChargeController", "PayloadController", "charge_fields", "charge_out", "charge_payload"]
 
 # The request's leaves are taken as decoded (Litestar would coerce "3600" into 3600 and the
-# spec wants "10.00" as a string only): pixcore.charges.ChargeRequest checks each type itself,
-# and each text's maximum (documented here, decisions §13).
+# spec wants "10.00" as a string only): charge_fields hands them to pixcore.charges.ChargeRequest
+# under the domain's names, which checks each type itself, and each text's maximum (documented
+# here, decisions §13).
 _STRING, _INTEGER = OpenAPIType.STRING, OpenAPIType.INTEGER
 
 
@@ -152,9 +159,61 @@ def charge_out(charge: Charge, status: ChargeStatus) -> CobOut:
     )
 
 
-def _raw(struct: msgspec.Struct | None) -> Any:
-    """A request object back as plain JSON values, absent fields left out."""
-    return None if struct is None else msgspec.to_builtins(struct)
+def _given(value: Any) -> Any:
+    """A leaf with a default: left out is ``ABSENT`` (``null`` is given, and judged)."""
+    return ABSENT if value is msgspec.UNSET else value
+
+
+def _value(value: Any) -> Any:
+    """A leaf without a default: left out reads as ``null``."""
+    return None if value is msgspec.UNSET else value
+
+
+def charge_fields(body: CobIn) -> ChargeFields:
+    """The body under the domain's names, each leaf as decoded (``ChargeRequest.parse`` judges it)."""
+    calendar = body.calendario
+    value = body.valor
+    debtor = body.devedor
+    return ChargeFields(
+        calendar=None if calendar is None else CalendarFields(expiration=_given(calendar.expiracao)),
+        value=None
+        if value is None
+        else ValueFields(original=_value(value.original), modality=_given(value.modalidade_alteracao)),
+        debtor=None
+        if debtor is None
+        else DebtorFields(cpf=_value(debtor.cpf), cnpj=_value(debtor.cnpj), name=_value(debtor.nome)),
+        key=body.chave,
+        payer_request=body.solicitacao_pagador,
+        info=None
+        if body.info_adicionais is None
+        else tuple(InfoFields(name=_value(i.nome), value=_value(i.valor)) for i in body.info_adicionais),
+    )
+
+
+def charge_payload(charge: Charge, now: datetime) -> dict[str, Any]:
+    """The JSON payload the payer's PSP reads at the location (the standard's ``CobPayload``)."""
+    body: dict[str, Any] = {
+        "txid": charge.txid,
+        "revisao": charge.revision,
+        "calendario": {
+            "criacao": format_timestamp(charge.created_at),
+            "apresentacao": format_timestamp(now),
+            "expiracao": charge.expiration,
+        },
+        "status": charge.status_at(now).value,
+        "valor": {"original": format_amount_string(charge.amount)},
+        "chave": charge.pix_key,
+    }
+    if charge.modality:
+        body["valor"]["modalidadeAlteracao"] = charge.modality
+    if charge.debtor is not None:
+        document = "cpf" if charge.debtor.kind is DocumentKind.CPF else "cnpj"
+        body["devedor"] = {document: charge.debtor.document, "nome": charge.debtor.name}
+    if charge.payer_request is not None:
+        body["solicitacaoPagador"] = charge.payer_request
+    if charge.info:
+        body["infoAdicionais"] = [{"nome": n, "valor": v} for n, v in charge.info]
+    return body
 
 
 class ChargeController(Controller):
@@ -172,14 +231,7 @@ class ChargeController(Controller):
         self, request: Request[Any, Any, Any], txid: FromPath[str], data: JSONBody[CobIn]
     ) -> Response[CobOut]:
         services = services_of(request)
-        charge_request = ChargeRequest.parse(
-            calendario=_raw(data.calendario),
-            devedor=_raw(data.devedor),
-            valor=_raw(data.valor),
-            chave=data.chave,
-            solicitacao_pagador=data.solicitacao_pagador,
-            info_adicionais=_raw_list(data.info_adicionais),
-        )
+        charge_request = ChargeRequest.parse(charge_fields(data))
         charge = await create_charge(
             services.uow,
             services.clock,
@@ -220,10 +272,6 @@ class ChargeController(Controller):
         return PixResponse(charge_out(charge, charge.status))
 
 
-def _raw_list(items: list[InfoIn] | None) -> Any:
-    return None if items is None else [msgspec.to_builtins(item) for item in items]
-
-
 class PayloadController(Controller):
     path = "/qr/v2"
     tags = ["Charges"]  # noqa: RUF012 - Litestar reads class attributes
@@ -240,5 +288,5 @@ class PayloadController(Controller):
         services = services_of(request)
         charge = await get_charge_by_location(services.uow, location_id)
         jku = f"{services.settings.public_url}/.well-known/jwks.json"
-        body = services.tokens.sign(payload(charge, services.clock.now()), jku=jku)
+        body = services.tokens.sign(charge_payload(charge, services.clock.now()), jku=jku)
         return Response(body, media_type="application/jose", headers={"Cache-Control": "no-store"})

@@ -86,5 +86,5 @@ class MetricsController(Controller):
         services = getattr(request.app.state, "services", None)
         clock = services.clock if services is not None else SystemClock()
         probe: ReadinessProbe = request.app.state.readiness
-        await metrics.refresh_queue(probe.pool(), clock.now())
+        await metrics.refresh_queue(probe.database.pool if probe.database.is_open else None, clock.now())
         return Response(metrics.exposition(), media_type=CONTENT_TYPE_LATEST)

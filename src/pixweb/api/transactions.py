@@ -1,9 +1,9 @@
 """Transaction queries (decisions §8): ``/api/transactions``, the pix-key list and look-up, and the
 status record ``/api/pix/transaction/{id}``.
 
-Query parameters arrive as raw strings and are judged by ``pixcore.queries``
-(one 400 lists every broken rule). Only the caller's own records are ever
-read; another account's is "not found".
+Query parameters arrive as raw strings and are parsed here, once, by ``pixcore.queries``
+(one 400 lists every broken rule): the use cases receive a typed ``ListQuery`` and ``PixKey``.
+Only the caller's own records are ever read; another account's is "not found".
 """
 
 from __future__ import annotations
@@ -19,11 +19,14 @@ from litestar.params import FromPath, QueryParameter
 from pixcore.clock import format_timestamp
 from pixcore.money import cents_to_decimal, format_amount_string
 from pixcore.queries import (
+    ListKind,
     TransactionPage,
     TransactionView,
     display_status,
     display_type,
     movement_of,
+    parse_list_query,
+    parse_query_pix_key,
 )
 from pixcore.records import TransactionStatus, TransactionType
 from pixcore.usecases.queries import find_by_pix_key, get_transaction, list_by_pix_key, list_transactions
@@ -240,10 +243,9 @@ class TransactionController(Controller):
     ) -> TransactionListOut:
         """Newest first. Pages are stable while new transactions arrive when ``endDate`` is fixed."""
         services = services_of(request)
-        found = await list_transactions(
-            services.queries,
-            services.clock,
-            account_id=principal_of(request).account_id,
+        query = parse_list_query(
+            ListKind.TRANSACTIONS,
+            now=services.clock.now(),
             page=page,
             size=size,
             status=status,
@@ -252,6 +254,9 @@ class TransactionController(Controller):
             end_date=end_date,
             external_id=external_id,
             end_to_end_id=end_to_end_id,
+        )
+        found = await list_transactions(
+            services.queries, account_id=principal_of(request).account_id, query=query
         )
         return list_out(found)
 
@@ -281,17 +286,19 @@ class TransactionController(Controller):
         """Records whose key is ``pixKey`` (the account's receiving key or the counterpart's),
         newest first; the newest 1000 matches at most."""
         services = services_of(request)
-        found = await list_by_pix_key(
-            services.queries,
-            services.clock,
-            account_id=principal_of(request).account_id,
-            pix_key=pix_key,
+        key = parse_query_pix_key(pix_key)
+        query = parse_list_query(
+            ListKind.PIX_KEY,
+            now=services.clock.now(),
             page=page,
             size=size,
             status=status,
             type=kind,
             start_date=start_date,
             end_date=end_date,
+        )
+        found = await list_by_pix_key(
+            services.queries, account_id=principal_of(request).account_id, pix_key=key, query=query
         )
         return list_out(found)
 
@@ -307,7 +314,7 @@ class TransactionController(Controller):
         found = await find_by_pix_key(
             services_of(request).queries,
             account_id=principal_of(request).account_id,
-            pix_key=pix_key,
+            pix_key=parse_query_pix_key(pix_key),
             identifier=identifier,
         )
         return transaction_out(found)

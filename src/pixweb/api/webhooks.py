@@ -9,6 +9,7 @@ from litestar import Controller, Request, delete, get, post
 from litestar.params import FromPath, FromQuery, JSONBody, QueryParameter
 
 from pixcore.clock import format_timestamp
+from pixcore.dns import SystemResolver
 from pixcore.usecases.webhooks import (
     DEFAULT_DELIVERY_LIMIT,
     MAX_DELIVERY_LIMIT,
@@ -32,12 +33,11 @@ from pixcore.webhooks import (
 )
 from pixweb.api.deps import principal_of, services_of
 from pixweb.api.fields import MAX_SHORT_CODE
-from pixweb.dns import LoopResolver
 from pixweb.errors import error_responses
 
 __all__ = ["WebhookController", "WebhookDeliveryController", "WebhookSecretController"]
 
-RESOLVER = LoopResolver()
+RESOLVER = SystemResolver()
 """How registration resolves URL hosts (tests replace the event loop's ``getaddrinfo``)."""
 
 

@@ -8,11 +8,12 @@ out of rotation while :meth:`ReadinessProbe.check` returns a reason.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 
 import asyncpg
+
+from pixweb.persistence.pool import Database
 
 __all__ = ["ReadinessProbe", "expected_migrations"]
 
@@ -33,25 +34,18 @@ def expected_migrations() -> tuple[str, ...]:
     return tuple(sorted(modules))
 
 
-def _engine_pool() -> asyncpg.Pool[asyncpg.Record] | None:
-    from pixweb.persistence.engine import DB
-
-    pool: asyncpg.Pool[asyncpg.Record] | None = DB.pool
-    return pool
-
-
 @dataclass(slots=True)
 class ReadinessProbe:
-    """``pool`` gives the pool to probe (the engine's, unless a test points elsewhere)."""
+    """Probes ``database`` (the process's, opened by the app's lifespan)."""
 
-    pool: Callable[[], asyncpg.Pool[asyncpg.Record] | None] = field(default=_engine_pool)
+    database: Database
     timeout: float = 2.0
 
     async def check(self) -> str | None:
         """None when ready; otherwise why not, in a sentence fit for the client."""
-        pool = self.pool()
-        if pool is None:
+        if not self.database.is_open:
             return "The database pool is not open."
+        pool = self.database.pool
         migrations = expected_migrations()
         try:
             async with asyncio.timeout(self.timeout), pool.acquire() as conn:

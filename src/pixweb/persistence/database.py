@@ -10,6 +10,7 @@ one server: the first starts it, the last to leave stops it. That is how
 
 from __future__ import annotations
 
+import asyncio
 import io
 import logging
 from contextlib import redirect_stdout
@@ -98,11 +99,17 @@ def resolve_database_url(settings: Settings) -> str:
 async def migrate(url: str) -> None:
     """Apply every migration not yet applied. Safe to run from several processes at once."""
     from piccolo.apps.migrations.commands.forwards import run_forwards
+    from piccolo.engine.postgres import PostgresEngine
 
-    from pixweb.persistence import engine
+    from pixweb.persistence.piccolo_conf import migrating
 
-    engine.bind(url) if engine.DB.pool is None else None
+    # Piccolo's engine lives for this call only (it opens a connection per migration, no pool).
+    # Piccolo's own ``migration`` table remembers the first engine it finds: a process migrates
+    # one database (its own), so that engine's URL stays right.
+    # Piccolo's engine asks the server's version as it is made, synchronously: made off the loop.
+    engine = await asyncio.to_thread(PostgresEngine, config={"dsn": url}, extensions=())
     lock = await asyncpg.connect(url)
+    token = migrating.set(engine)
     try:
         await lock.execute("SELECT pg_advisory_lock($1)", _MIGRATION_LOCK)
         narration = io.StringIO()
@@ -113,5 +120,6 @@ async def migrate(url: str) -> None:
         if not result.success:
             raise RuntimeError(f"migrations failed: {result.message}")
     finally:
+        migrating.reset(token)
         await lock.execute("SELECT pg_advisory_unlock($1)", _MIGRATION_LOCK)
         await lock.close()

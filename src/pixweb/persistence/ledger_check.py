@@ -3,7 +3,8 @@
 The ledger accounts are ours (an account's ``available`` and ``blocked``) and the
 outside world's (one per institution, in the ``external`` bucket). The proofs,
 each a query over one snapshot:
-- every account's ``available`` and ``blocked`` equal the sums of its entries in those buckets;
+- every account's ``available`` and ``blocked`` equal the sums of its entries in those buckets
+  (an account with entries and no balance row has a balance of zero);
 - every transaction's entries sum to zero (each posting balances);
 - all entries together, the outside world's included, sum to zero;
 - the sum over every ledger account (our balances as the ``balances`` table holds them, plus
@@ -30,11 +31,12 @@ WITH sums AS (
      WHERE account_id IS NOT NULL
      GROUP BY account_id
 )
-SELECT b.account_id, b.available, b.blocked,
+SELECT account_id, coalesce(b.available, 0) AS available, coalesce(b.blocked, 0) AS blocked,
        coalesce(s.available, 0) AS entries_available, coalesce(s.blocked, 0) AS entries_blocked
-  FROM balances b LEFT JOIN sums s USING (account_id)
- WHERE b.available <> coalesce(s.available, 0) OR b.blocked <> coalesce(s.blocked, 0)
- ORDER BY b.account_id
+  FROM balances b FULL JOIN sums s USING (account_id)
+ WHERE coalesce(b.available, 0) <> coalesce(s.available, 0)
+    OR coalesce(b.blocked, 0) <> coalesce(s.blocked, 0)
+ ORDER BY account_id
 """
 
 _UNBALANCED_TRANSACTIONS = """

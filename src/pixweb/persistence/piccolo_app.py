@@ -1,4 +1,4 @@
-"""The Piccolo app of the service: its tables and its migrations folder."""
+"""The Piccolo app of the service: its migrations folder (no tables: every query is SQL on asyncpg)."""
 
 from __future__ import annotations
 
@@ -6,14 +6,12 @@ from pathlib import Path
 
 from piccolo.conf.apps import AppConfig
 
-from pixweb.persistence.tables import TABLES
-
 __all__ = ["APP_CONFIG"]
 
 APP_CONFIG = AppConfig(
     app_name="pixweb",
     migrations_folder_path=str(Path(__file__).parent / "piccolo_migrations"),
-    table_classes=list(TABLES),
+    table_classes=[],
     migration_dependencies=[],
     commands=[],
 )

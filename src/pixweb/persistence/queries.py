@@ -29,7 +29,7 @@ import asyncpg
 
 from pixcore.queries import Identifier, ListQuery, TransactionPage, TransactionView
 from pixcore.records import TransactionStatus, TransactionType
-from pixweb.persistence.engine import DB
+from pixweb.persistence.pool import Database
 
 __all__ = ["PostgresTransactionQueries", "find_statement", "list_statement"]
 
@@ -160,19 +160,15 @@ def _view(row: asyncpg.Record, skip: int = 0) -> TransactionView:
     return TransactionView(r[0], r[1], _TYPES[r[2]], _STATUSES[r[3]], *r[4:])
 
 
-def _pool() -> asyncpg.Pool[asyncpg.Record]:
-    pool = DB.pool
-    if pool is None:
-        raise RuntimeError("the database pool is not open")
-    return pool
-
-
 class PostgresTransactionQueries:
-    """Reads on the engine's pool."""
+    """Reads on ``database``'s pool, outside any transaction."""
+
+    def __init__(self, database: Database) -> None:
+        self._database = database
 
     async def list(self, account_id: int, query: ListQuery, *, cap: int | None = None) -> TransactionPage:
         sql, args = list_statement(account_id, query, cap=cap)
-        async with _pool().acquire() as conn:
+        async with self._database.acquire() as conn:
             rows = await conn.fetch(sql, *args)
         total = rows[0]["total"] if rows else 0
         items = [_view(row, skip=1) for row in rows if row["id"] is not None]
@@ -184,6 +180,6 @@ class PostgresTransactionQueries:
         if identifier.impossible:
             return None
         sql, args = find_statement(account_id, identifier, pix_key=pix_key)
-        async with _pool().acquire() as conn:
+        async with self._database.acquire() as conn:
             row = await conn.fetchrow(sql, *args)
         return _view(row) if row else None

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-import asyncpg
+from asyncpg.pool import PoolConnectionProxy
 
 __all__ = ["Repository"]
 
 
 class _HasConnection(Protocol):
     @property
-    def connection(self) -> asyncpg.Connection[Any]: ...
+    def connection(self) -> PoolConnectionProxy[Any]: ...
 
 
 class Repository:
@@ -19,5 +19,5 @@ class Repository:
         self._uow = uow
 
     @property
-    def _conn(self) -> asyncpg.Connection[Any]:
+    def _conn(self) -> PoolConnectionProxy[Any]:
         return self._uow.connection

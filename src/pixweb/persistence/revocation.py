@@ -7,9 +7,7 @@ revoke``) refuses the very next request everywhere, with nothing cached in betwe
 
 from __future__ import annotations
 
-import asyncpg
-
-from pixweb.persistence.engine import DB
+from pixweb.persistence.pool import Database
 
 __all__ = ["PostgresCertificateStatus"]
 
@@ -19,14 +17,10 @@ WHERE fingerprint = $1 AND account_id = $2 AND revoked_at IS NULL
 """
 
 
-def _pool() -> asyncpg.Pool[asyncpg.Record]:
-    pool = DB.pool
-    if pool is None:
-        raise RuntimeError("the database pool is not open")
-    return pool
-
-
 class PostgresCertificateStatus:
+    def __init__(self, database: Database) -> None:
+        self._database = database
+
     async def in_force(self, account_id: int, fingerprint: str) -> bool:
         """True while the certificate (hex SHA-256) is linked to the account and not revoked."""
-        return await _pool().fetchval(IN_FORCE, fingerprint, account_id) is not None
+        return await self._database.pool.fetchval(IN_FORCE, fingerprint, account_id) is not None

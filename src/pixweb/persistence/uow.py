@@ -1,8 +1,9 @@
 """The PostgreSQL unit of work and its repositories (the adapters of ``pixcore.ports``).
 
-A unit of work is one Piccolo transaction; every repository query inside it
-runs on that transaction's connection. Leaving the block without ``commit()``
-rolls back. Table rows become domain objects here and nowhere else.
+A unit of work is one transaction (asyncpg's ``Connection.transaction()``) on a connection
+of the :class:`~pixweb.persistence.pool.Database` it is given; every repository query inside it
+runs on that connection. Leaving the block without ``commit()`` rolls back. Table rows become
+domain objects here and nowhere else.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from types import TracebackType
 from typing import Any, Self
 
 import asyncpg
-from piccolo.engine.postgres import PostgresTransaction
+from asyncpg.pool import PoolConnectionProxy
+from asyncpg.transaction import Transaction
 
 from pixcore.accounts import (
     Account,
@@ -27,7 +29,6 @@ from pixcore.accounts import (
 from pixcore.errors import CertificateInUse, DuplicatePixKey
 from pixcore.keys import PixKey, PixKeyType
 from pixweb.persistence.charges import PostgresCharges
-from pixweb.persistence.engine import DB
 from pixweb.persistence.money import (
     PostgresIdempotency,
     PostgresLedger,
@@ -35,15 +36,9 @@ from pixweb.persistence.money import (
     PostgresTransactions,
     PostgresTransfers,
 )
+from pixweb.persistence.pool import Database
 from pixweb.persistence.refunds import PostgresMed, PostgresRefunds
 from pixweb.persistence.repository import Repository
-from pixweb.persistence.tables import (
-    AccountRow,
-    BalanceRow,
-    ClientCertificateRow,
-    ClientCredentialRow,
-    PixKeyRow,
-)
 from pixweb.persistence.webhooks import PostgresWebhooks
 
 __all__ = ["PostgresUnitOfWork"]
@@ -91,17 +86,14 @@ class PostgresAccounts(Repository):
         return _account(dict(row))
 
     async def get(self, account_id: int) -> Account | None:
-        row = await AccountRow.select().where(AccountRow.id == account_id).first().run()
-        return _account(row) if row else None
+        row = await self._conn.fetchrow("SELECT * FROM accounts WHERE id = $1", account_id)
+        return _account(dict(row)) if row else None
 
 
 class PostgresBalances(Repository):
     async def get(self, account_id: int) -> Balance | None:
-        row = (
-            await BalanceRow.select(BalanceRow.available, BalanceRow.blocked)
-            .where(BalanceRow.account_id == account_id)
-            .first()
-            .run()
+        row = await self._conn.fetchrow(
+            "SELECT available, blocked FROM balances WHERE account_id = $1", account_id
         )
         return Balance(available=row["available"], blocked=row["blocked"]) if row else None
 
@@ -120,34 +112,31 @@ class PostgresPixKeys(Repository):
             raise DuplicatePixKey(f"the key {key.value} is registered already") from None
 
     async def owner_of(self, key: PixKey) -> int | None:
-        row = (
-            await PixKeyRow.select(PixKeyRow.account_id).where(PixKeyRow.key_value == key.value).first().run()
+        row = await self._conn.fetchrow(
+            "SELECT account_id FROM pix_keys WHERE key_value = $1 LIMIT 1", key.value
         )
         return int(row["account_id"]) if row else None
 
     async def list_for(self, account_id: int) -> list[PixKey]:
-        rows = (
-            await PixKeyRow.select(PixKeyRow.key_type, PixKeyRow.key_value)
-            .where(PixKeyRow.account_id == account_id)
-            .order_by(PixKeyRow.id)
-            .run()
+        rows = await self._conn.fetch(
+            "SELECT key_type, key_value FROM pix_keys WHERE account_id = $1 ORDER BY id", account_id
         )
         return [PixKey(PixKeyType(row["key_type"]), row["key_value"]) for row in rows]
 
 
 class PostgresCredentials(Repository):
     async def add(self, credential: ClientCredential) -> None:
-        await ClientCredentialRow.insert(
-            ClientCredentialRow(
-                client_id=credential.client_id,
-                account_id=credential.account_id,
-                secret_hash=credential.secret_hash,
-            )
-        ).run()
+        await self._conn.execute(
+            "INSERT INTO client_credentials (client_id, account_id, secret_hash) VALUES ($1, $2, $3)",
+            credential.client_id,
+            credential.account_id,
+            credential.secret_hash,
+        )
 
     async def get(self, client_id: str) -> ClientCredential | None:
-        row = (
-            await ClientCredentialRow.select().where(ClientCredentialRow.client_id == client_id).first().run()
+        row = await self._conn.fetchrow(
+            "SELECT client_id, account_id, secret_hash FROM client_credentials WHERE client_id = $1",
+            client_id,
         )
         if row is None:
             return None
@@ -184,12 +173,8 @@ class PostgresCertificates(Repository):
         return LinkedCertificate(certificate.fingerprint, account_id, row["revoked_at"])
 
     async def get(self, fingerprint: str) -> LinkedCertificate | None:
-        columns = (ClientCertificateRow.account_id, ClientCertificateRow.revoked_at)
-        row = (
-            await ClientCertificateRow.select(*columns)
-            .where(ClientCertificateRow.fingerprint == fingerprint)
-            .first()
-            .run()
+        row = await self._conn.fetchrow(
+            "SELECT account_id, revoked_at FROM client_certificates WHERE fingerprint = $1", fingerprint
         )
         return LinkedCertificate(fingerprint, row["account_id"], row["revoked_at"]) if row else None
 
@@ -209,9 +194,10 @@ class PostgresCertificates(Repository):
 
 
 class PostgresUnitOfWork:
-    """One transaction on the engine's pool. Rolls back unless ``commit()`` was called."""
+    """One transaction on a connection of ``database``. Rolls back unless ``commit()`` was called."""
 
-    def __init__(self) -> None:
+    def __init__(self, database: Database) -> None:
+        self.database = database
         self.accounts = PostgresAccounts(self)
         self.balances = PostgresBalances(self)
         self.keys = PostgresPixKeys(self)
@@ -226,34 +212,38 @@ class PostgresUnitOfWork:
         self.idempotency = PostgresIdempotency(self)
         self.outbox = PostgresOutbox(self)
         self.webhooks = PostgresWebhooks(self)
-        self._transaction: PostgresTransaction | None = None
+        self._connection: PoolConnectionProxy[Any] | None = None
+        self._transaction: Transaction | None = None
         self._done = False
 
     @property
-    def transaction(self) -> PostgresTransaction:
+    def connection(self) -> PoolConnectionProxy[Any]:
+        if self._connection is None:
+            raise RuntimeError("the unit of work is not open")
+        return self._connection
+
+    @property
+    def transaction(self) -> Transaction:
         if self._transaction is None:
             raise RuntimeError("the unit of work is not open")
         return self._transaction
 
-    @property
-    def connection(self) -> asyncpg.Connection[Any]:
-        connection: asyncpg.Connection[Any] = self.transaction.connection
-        return connection
-
     async def __aenter__(self) -> Self:
-        transaction = DB.transaction(allow_nested=False)
+        if self._connection is not None:
+            raise RuntimeError("the unit of work is open already")
+        pool = self.database.pool
+        connection = await pool.acquire()
         try:
-            await transaction.__aenter__()
+            transaction = connection.transaction()
+            await transaction.start()
         except BaseException:
-            # Piccolo acquires the connection, then BEGINs; if BEGIN fails (the server went away,
-            # the request was cancelled) nobody would give the connection back, and a pool that
-            # loses one per outage ends up empty, every request waiting forever for a connection.
-            connection = getattr(transaction, "connection", None)
-            if connection is not None and DB.pool is not None:
-                with contextlib.suppress(Exception):
-                    await DB.pool.release(connection)
+            # BEGIN failed (the server went away, the request was cancelled): give the connection
+            # back, or a pool that loses one per outage ends up empty, every request waiting
+            # forever for a connection.
+            with contextlib.suppress(Exception):
+                await pool.release(connection)
             raise
-        self._transaction = transaction
+        self._connection, self._transaction = connection, transaction
         return self
 
     async def __aexit__(
@@ -262,34 +252,30 @@ class PostgresUnitOfWork:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        transaction = self.transaction
+        connection = self.connection
         try:
             if not self._done:
                 await self.rollback()
         finally:
-            # Finished either way: Piccolo must only release the connection and forget the
-            # transaction, never COMMIT or ROLLBACK again (that would hide the caller's error
-            # and leak the connection). The caller's exception, if any, propagates.
-            transaction._rolled_back = transaction._rolled_back or not transaction._committed
+            # Finished either way: only the connection goes back. The caller's exception, if any,
+            # propagates.
+            self._connection, self._transaction = None, None
             try:
-                await transaction.__aexit__(None, None, None)
+                await self.database.pool.release(connection)
             except Exception as broken:  # noqa: BLE001 - the connection broke after the transaction ended
                 # Giving the connection back failed (the server cut it): asyncpg has closed it and
                 # the pool opens another. What was committed stays committed, so the caller is not
-                # told; but Piccolo stopped before forgetting the transaction, and unless it does,
-                # every later unit of work in this task (a background loop's) is refused as nested.
+                # told.
                 log.warning("a connection broke as its unit of work ended: %r", broken)
-                with contextlib.suppress(ValueError, RuntimeError):
-                    DB.current_transaction.reset(transaction.context)
 
     async def commit(self) -> None:
         try:
-            await self.transaction.commit()  # type: ignore[no-untyped-call]
+            await self.transaction.commit()
         finally:
             self._done = True  # a failed COMMIT ends the transaction too (the server rolled it back)
 
     async def rollback(self) -> None:
         try:
-            await self.transaction.rollback()  # type: ignore[no-untyped-call]
+            await self.transaction.rollback()
         finally:
             self._done = True

@@ -16,7 +16,7 @@ from datetime import timedelta
 
 from pixcore.clock import SystemClock
 from pixcore.errors import InvalidClockMove
-from pixweb.persistence.engine import DB
+from pixweb.persistence.pool import Database
 
 __all__ = ["MAX_ADVANCE", "MAX_OFFSET", "ClockKeeper", "stored_offset"]
 
@@ -32,35 +32,43 @@ RETURNING offset_micros
 """
 
 
-async def stored_offset() -> timedelta:
+async def stored_offset(database: Database) -> timedelta:
     """The offset stored in the database: one primary-key read."""
-    if DB.pool is None:
-        raise RuntimeError("the database is not open")
-    micros = await DB.pool.fetchval(_READ)
+    micros = await database.pool.fetchval(_READ)
     return timedelta(microseconds=micros or 0)
 
 
 class ClockKeeper:
-    def __init__(self, clock: SystemClock, *, shared: bool) -> None:
+    """Keeps ``clock`` at the offset stored in ``database`` when ``shared``; a clock that is not
+    shared (or a keeper without an open database) moves alone."""
+
+    def __init__(self, clock: SystemClock, *, shared: bool, database: Database | None = None) -> None:
         self.clock = clock
         self.shared = shared
+        self.database = database
+
+    def _stored(self) -> Database | None:
+        database = self.database
+        return database if self.shared and database is not None and database.is_open else None
 
     async def refresh(self) -> None:
         """Bring the clock up to the database's offset (a no-op for a private clock)."""
-        if not self.shared or DB.pool is None:
+        database = self._stored()
+        if database is None:
             return
-        self._adopt(await stored_offset())
+        self._adopt(await stored_offset(database))
 
     async def advance(self, seconds: int) -> None:
         """Move the clock ``seconds`` forward (0 to ``MAX_ADVANCE``), for every process."""
         if not 0 <= seconds <= MAX_ADVANCE:
             raise InvalidClockMove(f"The clock moves forward by 0 to {MAX_ADVANCE} seconds at a time.")
-        if not self.shared or DB.pool is None:
+        database = self._stored()
+        if database is None:
             if self.clock.offset.total_seconds() + seconds > MAX_OFFSET:
                 raise InvalidClockMove(_TOO_FAR)
             self.clock.advance(seconds)
             return
-        micros = await DB.pool.fetchval(_ADVANCE, seconds * 1_000_000, MAX_OFFSET * 1_000_000)
+        micros = await database.pool.fetchval(_ADVANCE, seconds * 1_000_000, MAX_OFFSET * 1_000_000)
         if micros is None:
             raise InvalidClockMove(_TOO_FAR)
         self._adopt(timedelta(microseconds=micros))

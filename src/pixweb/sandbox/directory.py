@@ -10,19 +10,18 @@ from __future__ import annotations
 from pixcore.errors import DuplicatePixKey
 from pixcore.keys import PixKey
 from pixcore.transfers import DirectoryEntry
-from pixweb.persistence.engine import DB
+from pixweb.persistence.pool import Database
 
 __all__ = ["SandboxDirectory"]
 
 
 class SandboxDirectory:
-    def __init__(self, bank_name: str) -> None:
+    def __init__(self, database: Database, bank_name: str) -> None:
+        self._database = database
         self._bank_name = bank_name
 
     async def lookup(self, key: PixKey) -> DirectoryEntry | None:
-        if DB.pool is None:
-            raise RuntimeError("the database is not open")
-        async with DB.pool.acquire() as conn:
+        async with self._database.acquire() as conn:
             # One round trip: an account's key wins over a sandbox entry for the same key.
             row = await conn.fetchrow(
                 """
@@ -56,9 +55,7 @@ class SandboxDirectory:
 
     async def add(self, entry: DirectoryEntry) -> None:
         """Register an external key; a key any account or earlier entry has is ``DuplicatePixKey``."""
-        if DB.pool is None:
-            raise RuntimeError("the database is not open")
-        async with DB.pool.acquire() as conn, conn.transaction():
+        async with self._database.transaction() as conn:
             # Serialise additions of one key against each other and against accounts' keys.
             await conn.execute("SELECT pg_advisory_xact_lock(hashtext($1))", entry.key.value)
             taken = await conn.fetchval("SELECT 1 FROM pix_keys WHERE key_value = $1", entry.key.value)

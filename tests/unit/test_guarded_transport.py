@@ -1,0 +1,166 @@
+"""The webhook client's transport (``pixnotify.transport.GuardedTransport``) behaves as httpx's
+own: bodies and headers both ways, httpcore's errors raised as httpx's, the pool's limits; and
+every connection goes through the checking backend. A receiver on 127.0.0.1, no internet."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import AsyncIterator
+
+import httpcore
+import httpx
+import pytest
+
+from pixnotify.transport import AddressRefused, GuardedBackend, GuardedTransport, make_client
+
+
+async def loopback(host: str, port: int) -> list[str]:
+    return ["127.0.0.1"]
+
+
+class Receiver:
+    """Answers each request with 201, echoing the request's body and a header; ``stall`` makes it
+    read the request and never answer."""
+
+    def __init__(self) -> None:
+        self.requests: list[bytes] = []
+        self.connections = 0
+        self.stall = False
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = next(
+                    (
+                        int(line.split(b":", 1)[1])
+                        for line in head.split(b"\r\n")
+                        if line.lower().startswith(b"content-length:")
+                    ),
+                    0,
+                )
+                body = await reader.readexactly(length)
+                self.requests.append(head + body)
+                if self.stall:
+                    await asyncio.sleep(3600)
+                writer.write(
+                    b"HTTP/1.1 201 Created\r\nx-echo: yes\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body)
+                )
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+
+@pytest.fixture
+async def receiver() -> AsyncIterator[tuple[Receiver, int]]:
+    state = Receiver()
+    server = await asyncio.start_server(state.handle, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    async with server:
+        yield state, port
+        server.close()
+
+
+def client(
+    *, allow_private: bool = True, timeout: float = 5.0, max_connections: int = 4
+) -> httpx.AsyncClient:
+    return make_client(
+        resolver=loopback, allow_private=allow_private, timeout=timeout, max_connections=max_connections
+    )
+
+
+async def test_a_request_and_its_answer_cross_the_transport_whole(receiver: tuple[Receiver, int]) -> None:
+    state, port = receiver
+    async with client() as http:
+        response = await http.post(
+            f"http://hooks.pix.test:{port}/in", content=b'{"a":1}', headers={"x-k": "v"}
+        )
+    assert (response.status_code, response.content, response.headers["x-echo"]) == (201, b'{"a":1}', "yes")
+    sent = state.requests[0]
+    assert sent.startswith(b"POST /in HTTP/1.1\r\n")
+    assert b"\r\nx-k: v\r\n" in sent
+    assert b"\r\nHost: hooks.pix.test:" in sent  # the URL's name, though the connection went to the address
+    assert sent.endswith(b'{"a":1}')
+
+
+async def test_connections_are_kept_alive_and_reused(receiver: tuple[Receiver, int]) -> None:
+    state, port = receiver
+    async with client() as http:
+        for _ in range(3):
+            assert (await http.post(f"http://hooks.pix.test:{port}/", content=b"x")).status_code == 201
+    assert state.connections == 1
+
+
+async def test_a_non_public_address_is_refused_before_connecting(receiver: tuple[Receiver, int]) -> None:
+    state, port = receiver
+    async with client(allow_private=False) as http:
+        with pytest.raises(AddressRefused, match="non-public address"):
+            await http.post(f"http://hooks.pix.test:{port}/", content=b"x")
+    assert state.connections == 0
+
+
+async def test_a_closed_port_is_an_httpx_connect_error() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    async with client() as http:
+        with pytest.raises(httpx.ConnectError):
+            await http.post(f"http://hooks.pix.test:{port}/", content=b"x")
+
+
+async def test_a_receiver_that_never_answers_is_an_httpx_read_timeout(receiver: tuple[Receiver, int]) -> None:
+    state, port = receiver
+    state.stall = True
+    async with client(timeout=0.2) as http:
+        with pytest.raises(httpx.ReadTimeout):
+            await http.post(f"http://hooks.pix.test:{port}/", content=b"x")
+
+
+@pytest.mark.parametrize("limit", [1, 2])
+async def test_the_pool_holds_at_most_max_connections(receiver: tuple[Receiver, int], limit: int) -> None:
+    state, port = receiver
+    state.stall = True
+    async with client(max_connections=limit) as http:
+        posts = [
+            asyncio.create_task(http.post(f"http://hooks.pix.test:{port}/", content=b"x")) for _ in range(3)
+        ]
+        for _ in range(100):
+            await asyncio.sleep(0.01)
+            if len(state.requests) >= limit:
+                break
+        await asyncio.sleep(0.1)  # time for a connection beyond the limit, if there were one
+        assert (state.connections, len(state.requests)) == (limit, limit)
+        for post in posts:
+            post.cancel()
+        await asyncio.gather(*posts, return_exceptions=True)
+
+
+async def test_a_synchronous_body_is_refused() -> None:
+    transport = GuardedTransport(GuardedBackend(loopback, allow_private=True), httpx.Limits())
+    request = httpx.Request("POST", "http://hooks.pix.test/", stream=httpx.ByteStream(b"x"))
+    request.stream = iter([b"x"])  # type: ignore[assignment] - what a synchronous client would hand over
+    with pytest.raises(TypeError):
+        await transport.handle_async_request(request)
+    await transport.aclose()
+
+
+def test_httpcore_errors_map_to_the_most_specific_httpx_error() -> None:
+    from pixnotify.transport import httpx_errors
+
+    cases = [
+        (httpcore.ConnectTimeout("t"), httpx.ConnectTimeout),
+        (httpcore.ReadError("r"), httpx.ReadError),
+        (httpcore.RemoteProtocolError("p"), httpx.RemoteProtocolError),
+        (httpcore.PoolTimeout("p"), httpx.PoolTimeout),
+    ]
+    for raised, expected in cases:
+        with pytest.raises(expected) as caught, httpx_errors():
+            raise raised
+        assert type(caught.value) is expected
+        assert caught.value.__cause__ is raised
+    with pytest.raises(AddressRefused), httpx_errors():
+        raise AddressRefused("as it is")

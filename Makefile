@@ -23,6 +23,7 @@ test: lint type
 lint: $(VENV)/.synced
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 
 type: $(VENV)/.synced
 	$(VENV)/bin/mypy

@@ -1,7 +1,7 @@
 """Piccolo's configuration, for running `piccolo` commands from the project folder.
 
 The service itself does not read this file: it makes Piccolo's engine only while it migrates
-(``pixweb.persistence.database.migrate``). A `piccolo` command is a process of its own, so its
+(``pixinfra.postgres.database.migrate``). A `piccolo` command is a process of its own, so its
 engine is made here, where that process starts, on the database resolved the same way
 (``PIX_DATABASE_URL``, or the embedded server under ``PIX_DATA_DIR``):
 
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from piccolo.engine.postgres import PostgresEngine
 
-from pixweb.persistence.database import resolve_database_url
-from pixweb.persistence.piccolo_conf import APP_REGISTRY
-from pixweb.settings import get_settings
+from pixinfra.postgres.database import resolve_database_url
+from pixinfra.postgres.piccolo_conf import APP_REGISTRY
+from pixinfra.settings import get_settings
 
 __all__ = ["APP_REGISTRY", "DB"]
 

@@ -28,7 +28,7 @@ state: dict[str, asyncpg.Pool[asyncpg.Record]] = {}
 
 
 async def keep_session(_: asyncpg.Connection[asyncpg.Record]) -> None:
-    """No reset query on release (as ``pixweb.persistence.pool.keep_session``)."""
+    """No reset query on release (as ``pixinfra.postgres.pool.keep_session``)."""
 
 
 async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:

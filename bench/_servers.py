@@ -26,12 +26,12 @@ import httpx
 
 from pixcore.clock import SystemClock
 from pixcore.usecases import link_certificate, open_account
-from pixweb.persistence.database import with_database
+from pixinfra.postgres.database import with_database
+from pixinfra.runtime import database_ready
+from pixinfra.settings import Settings
 from pixweb.persistence.uow import PostgresUnitOfWork
-from pixweb.runtime import database_ready
 from pixweb.security.certificates import create_self_signed
 from pixweb.security.secrets import Argon2Hasher
-from pixweb.settings import Settings
 
 __all__ = [
     "DEFAULT_URL",

@@ -67,13 +67,13 @@ from _servers import add_database_options, api_server, bench_database, postgres_
 from pixcore.clock import SystemClock
 from pixcore.identifiers import new_end_to_end_id
 from pixcore.usecases import link_certificate, open_account
-from pixweb.persistence.database import database_name
+from pixinfra.postgres.database import database_name
+from pixinfra.runtime import database_ready
+from pixinfra.settings import Settings
 from pixweb.persistence.ledger_check import check_ledger
 from pixweb.persistence.uow import PostgresUnitOfWork
-from pixweb.runtime import database_ready
 from pixweb.security.certificates import create_self_signed
 from pixweb.security.secrets import Argon2Hasher
-from pixweb.settings import Settings
 
 TARGET_RATIO = 0.5
 TARGET_CLIENTS = 16

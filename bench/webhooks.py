@@ -50,7 +50,7 @@ from _figures import Figure, add_summary_option, write_summary  # bench/ is on s
 from _servers import add_database_options, bench_database, child, free_port, postgres_server
 
 from pixcore.webhook_delivery import encode_body
-from pixweb.persistence.database import database_name
+from pixinfra.postgres.database import database_name
 
 TARGET_RATIO = 0.6
 TARGET_P99_MS = 200.0

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, settings
 
 if TYPE_CHECKING:
-    from pixweb.persistence.pool import Database
+    from pixinfra.postgres.pool import Database
 
 RUN_ID = f"{os.getpid()}_{secrets.token_hex(3)}"
 
@@ -49,7 +49,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 async def _create(server_url: str, name: str) -> None:
     import asyncpg
 
-    from pixweb.persistence.database import with_database
+    from pixinfra.postgres.database import with_database
 
     conn = await asyncpg.connect(with_database(server_url, "postgres"))
     try:
@@ -61,7 +61,7 @@ async def _create(server_url: str, name: str) -> None:
 async def _drop(server_url: str, name: str) -> None:
     import asyncpg
 
-    from pixweb.persistence.database import with_database
+    from pixinfra.postgres.database import with_database
 
     conn = await asyncpg.connect(with_database(server_url, "postgres"))
     try:
@@ -90,7 +90,7 @@ def database_server() -> Iterator[str]:
 @pytest.fixture(scope="session")
 def database_url(database_server: str) -> Iterator[str]:
     """A database of its own for this test run, created empty and dropped afterwards."""
-    from pixweb.persistence.database import with_database
+    from pixinfra.postgres.database import with_database
 
     name = f"pixtest_{RUN_ID}"
     asyncio.run(_create(database_server, name))
@@ -104,8 +104,8 @@ def database_url(database_server: str) -> Iterator[str]:
 async def database(database_url: str) -> AsyncIterator[Database]:
     """The run's database, migrated and open: the ``Database`` the tests hand to the adapters (and
     to the apps they run). ``tests.support.pg_uow`` makes units of work on it."""
-    from pixweb.runtime import database_ready
-    from pixweb.settings import Settings
+    from pixinfra.runtime import database_ready
+    from pixinfra.settings import Settings
     from tests.support import RUN_DATABASE
 
     async with database_ready(Settings(database_url=database_url)) as opened:

@@ -14,7 +14,7 @@ from pixcore.accounts import OpenedAccount
 from pixcore.clock import SystemClock
 from pixcore.documents import cpf_check_digits
 from pixcore.usecases import link_certificate, open_account
-from pixweb.persistence.pool import Database
+from pixinfra.postgres.pool import Database
 from pixweb.persistence.uow import PostgresUnitOfWork
 from pixweb.security.certificates import create_self_signed
 from pixweb.security.secrets import Argon2Hasher

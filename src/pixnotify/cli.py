@@ -13,20 +13,23 @@ import logging
 import signal
 import sys
 import warnings
-from collections.abc import Coroutine
-from typing import Any, NoReturn
+from collections.abc import Callable, Coroutine
+from dataclasses import replace
+from typing import Any, NoReturn, TypeVar
 
 import asyncpg
 import click
 
 from pixcore.clock import SystemClock
-from pixweb.persistence.database import stop_embedded
-from pixweb.runtime import database_ready
-from pixweb.settings import Settings, get_settings
+from pixinfra.postgres.database import stop_embedded
+from pixinfra.runtime import database_ready
+from pixinfra.settings import NotifierSettings, Settings, get_settings
 
 __all__ = ["main"]
 
 log = logging.getLogger("pixnotify")
+
+Fn = TypeVar("Fn", bound=Callable[..., Any])
 
 
 def _fail(kind: str, message: str, code: int = 2) -> NoReturn:
@@ -58,136 +61,110 @@ def main() -> None:
     warnings.filterwarnings("ignore", module="platformdirs")
 
 
-def _positive(_: click.Context, param: click.Parameter, value: float) -> float:
-    if value <= 0:
+def _positive(_: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    if value is not None and value <= 0:
         raise click.BadParameter("must be more than 0", param=param)
     return value
 
 
+DEFAULTS = NotifierSettings()
+
+
+def _option(name: str, variable: str, help_text: str, **kwargs: Any) -> Callable[[Fn], Fn]:
+    """An option that overrides the setting of ``variable`` (read into ``Settings.notifier``); its
+    help shows the default from :class:`NotifierSettings`, the one place it is written."""
+    field = name.removeprefix("--").replace("-", "_")
+    default = getattr(DEFAULTS, field)
+    return click.option(name, default=None, help=f"{help_text} [{variable}; default: {default}]", **kwargs)
+
+
 @main.command()
-@click.option(
+@_option(
     "--concurrency",
+    "PIX_NOTIFY_CONCURRENCY",
+    "Deliveries in flight at most (HTTP connections).",
     type=click.IntRange(min=1),
-    default=16,
-    show_default=True,
-    envvar="PIX_NOTIFY_CONCURRENCY",
-    show_envvar=True,
-    help="Deliveries in flight at most (HTTP connections).",
 )
-@click.option(
+@_option(
     "--batch-size",
+    "PIX_NOTIFY_BATCH_SIZE",
+    "Outbox events fanned out per transaction; deliveries claimed per round at most.",
     type=click.IntRange(min=1),
-    default=100,
-    show_default=True,
-    envvar="PIX_NOTIFY_BATCH_SIZE",
-    show_envvar=True,
-    help="Outbox events fanned out per transaction; deliveries claimed per round at most.",
 )
-@click.option(
+@_option(
     "--poll-interval",
+    "PIX_NOTIFY_POLL_INTERVAL",
+    "Seconds to wait when there was nothing to do.",
     type=float,
-    default=0.1,
-    show_default=True,
     callback=_positive,
-    envvar="PIX_NOTIFY_POLL_INTERVAL",
-    show_envvar=True,
-    help="Seconds to wait when there was nothing to do.",
 )
-@click.option(
+@_option(
     "--grace-period",
+    "PIX_NOTIFY_GRACE_PERIOD",
+    "On SIGTERM/SIGINT, seconds deliveries in flight get to finish; the rest are given back.",
     type=click.FloatRange(min=0),
-    default=10.0,
-    show_default=True,
-    envvar="PIX_NOTIFY_GRACE_PERIOD",
-    show_envvar=True,
-    help="On SIGTERM/SIGINT, seconds deliveries in flight get to finish; the rest are given back.",
 )
-@click.option(
+@_option(
     "--timeout",
+    "PIX_NOTIFY_TIMEOUT",
+    "Seconds one delivery attempt may take, connection included.",
     type=float,
-    default=15.0,
-    show_default=True,
     callback=_positive,
-    envvar="PIX_NOTIFY_TIMEOUT",
-    show_envvar=True,
-    help="Seconds one delivery attempt may take, connection included.",
 )
-@click.option(
+@_option(
     "--lease",
-    type=float,
-    default=60.0,
-    show_default=True,
-    callback=_positive,
-    envvar="PIX_NOTIFY_LEASE",
-    show_envvar=True,
-    help="Seconds a claimed delivery stays with this process; if it dies, others retry it after that. "
+    "PIX_NOTIFY_LEASE",
+    "Seconds a claimed delivery stays with this process; if it dies, others retry it after that. "
     "More than twice --timeout.",
+    type=float,
+    callback=_positive,
 )
-@click.option(
+@_option(
     "--metrics-port",
+    "PIX_NOTIFY_METRICS_PORT",
+    "Serve Prometheus metrics at http://HOST:PORT/metrics; 0: off.",
     type=click.IntRange(0, 65535),
-    default=0,
-    show_default=True,
-    envvar="PIX_NOTIFY_METRICS_PORT",
-    show_envvar=True,
-    help="Serve Prometheus metrics at http://HOST:PORT/metrics; 0: off.",
 )
-@click.option(
+@_option(
     "--metrics-host",
-    default="127.0.0.1",
-    show_default=True,
-    envvar="PIX_NOTIFY_METRICS_HOST",
-    show_envvar=True,
-    help="Address the metrics server listens on (0.0.0.0 for a scraper on another host).",
+    "PIX_NOTIFY_METRICS_HOST",
+    "Address the metrics server listens on (0.0.0.0 for a scraper on another host).",
 )
-def run(
-    *,
-    concurrency: int,
-    batch_size: int,
-    poll_interval: float,
-    grace_period: float,
-    timeout: float,
-    lease: float,
-    metrics_port: int,
-    metrics_host: str,
-) -> None:
+def run(**given: Any) -> None:
     """Deliver webhooks until SIGTERM or SIGINT.
 
     \b
-    Also read from the environment, as pixweb reads them:
+    Each option overrides its variable; also read from the environment, as pixweb reads them:
       PIX_DATABASE_URL           PostgreSQL URL; unset: the embedded server under PIX_DATA_DIR
       PIX_DATA_DIR               data folder (default ./.pixdata)
       PIX_WEBHOOK_ALLOW_PRIVATE  send to loopback/private addresses too (default off)
       PIX_LOG_LEVEL              log level (default INFO: one line per attempt)
       PIX_LOG_FORMAT             json (default: one JSON object per line) or text
     """
+    from pixinfra.logs import configure_logging
+    from pixinfra.postgres.supervisor import supervising
     from pixnotify.metrics import DeliveryMetrics, serve_metrics
-    from pixnotify.worker import Notifier, NotifierConfig
-    from pixweb.observability import configure_logging
-    from pixweb.persistence.supervisor import supervising
+    from pixnotify.worker import Notifier
 
     settings = _settings()
     configure_logging(settings.log_level, settings.log_format)
     try:
-        config = NotifierConfig(
-            concurrency=concurrency,
-            batch_size=batch_size,
-            poll_interval=poll_interval,
-            grace_period=grace_period,
-            timeout=timeout,
-            lease=lease,
-            allow_private=settings.webhook_allow_private,
+        config = replace(
+            settings.notifier, **{name: value for name, value in given.items() if value is not None}
         )
     except ValueError as exc:
         _fail("InvalidSetting", str(exc))
     metrics: DeliveryMetrics | None = None
     server = None
-    if metrics_port:
+    if config.metrics_port:
         try:
-            metrics, server, _ = serve_metrics(metrics_port, metrics_host)
+            metrics, server, _ = serve_metrics(config.metrics_port, config.metrics_host)
         except OSError as exc:
-            _fail("MetricsUnavailable", f"cannot serve metrics on {metrics_host}:{metrics_port}: {exc}")
-        log.info("metrics at http://%s:%d/metrics", metrics_host, metrics_port)
+            _fail(
+                "MetricsUnavailable",
+                f"cannot serve metrics on {config.metrics_host}:{config.metrics_port}: {exc}",
+            )
+        log.info("metrics at http://%s:%d/metrics", config.metrics_host, config.metrics_port)
 
     async def serve() -> None:
         stop = asyncio.Event()
@@ -195,9 +172,11 @@ def run(
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, stop.set)
         async with (
-            database_ready(settings, pool_size=min(concurrency, 8) + 2) as database,
+            database_ready(settings, pool_size=min(config.concurrency, 8) + 2) as database,
             supervising(metrics.registry if metrics is not None else None),  # an embedded server
-            Notifier(database.pool, config, metrics=metrics) as notifier,
+            Notifier(
+                database.pool, config, allow_private=settings.webhook_allow_private, metrics=metrics
+            ) as notifier,
         ):
             await notifier.run(stop)
 

@@ -1,6 +1,6 @@
 """The notifier's SQL: fan-out of the outbox, claims of due deliveries, outcomes, queue status.
 
-Every function takes an asyncpg pool (the pool of the process's ``pixweb.persistence.pool.Database``)
+Every function takes an asyncpg pool (the pool of the process's ``pixinfra.postgres.pool.Database``)
 and the moment to use, so that one clock rules the schedule.
 
 Fan-out and claims take rows ``FOR UPDATE SKIP LOCKED``: any number of notifiers may run at once,

@@ -8,7 +8,7 @@ and their leases given back, so that any notifier can claim them at once.
 
 Each attempt is logged as one record (logger ``pixnotify.worker``) whose fields (``extra``) are
 delivery, message id, registration, attempt number, status code or error, verdict, next attempt:
-one JSON line with ``PIX_LOG_FORMAT=json`` (``pixweb.observability.logs``). Secrets, custom
+one JSON line with ``PIX_LOG_FORMAT=json`` (``pixinfra.logs``). Secrets, custom
 header values and URLs' paths and queries are never logged. Each attempt is also counted by
 result (:mod:`pixnotify.metrics`) when the notifier is given metrics.
 """
@@ -27,50 +27,25 @@ from urllib.parse import urlsplit
 
 import asyncpg
 import httpx
+from prometheus_client import CollectorRegistry
 
 from pixcore.clock import Clock, SystemClock, format_timestamp
 from pixcore.webhook_delivery import Verdict, encode_body, judge
 from pixcore.webhooks import DeliveryStatus
+from pixinfra.postgres.availability import FailureStreak, database_unavailable
+from pixinfra.postgres.pool import Database
+from pixinfra.settings import NotifierSettings, Settings
 from pixnotify import store
 from pixnotify.metrics import DeliveryMetrics, result_of
 from pixnotify.recorder import Recorder
 from pixnotify.sender import Outcome, build_headers, post
 from pixnotify.transport import Resolver, make_client, system_resolver
-from pixweb.persistence.availability import FailureStreak, database_unavailable
 
-__all__ = ["Notifier", "NotifierConfig", "Round", "delivery_loop"]
+__all__ = ["Notifier", "Round", "deliver_in_process"]
 
 log = logging.getLogger("pixnotify.worker")
 
 MAX_BACKOFF = 2.0  # seconds between rounds at most while rounds fail (the database is down)
-
-
-@dataclass(frozen=True, slots=True)
-class NotifierConfig:
-    """How a notifier works; ``pixnotify run --help`` documents each (and its variable)."""
-
-    concurrency: int = 16
-    """Deliveries in flight at most."""
-    batch_size: int = 100
-    """Outbox rows consumed per fan-out transaction; deliveries claimed per round at most."""
-    poll_interval: float = 0.1
-    """Seconds to wait when a round found nothing to do."""
-    grace_period: float = 10.0
-    """Seconds deliveries in flight get to finish once stopping."""
-    timeout: float = 15.0
-    """Seconds one attempt may take, all included."""
-    lease: float = 60.0
-    """Seconds a claim holds a delivery; past it, another notifier may claim it. More than two timeouts."""
-    allow_private: bool = False
-    """Send to loopback, private and other non-public addresses (``PIX_WEBHOOK_ALLOW_PRIVATE``)."""
-
-    def __post_init__(self) -> None:
-        if self.concurrency < 1 or self.batch_size < 1:
-            raise ValueError("concurrency and batch size are at least 1")
-        if self.timeout <= 0 or self.poll_interval <= 0 or self.grace_period < 0:
-            raise ValueError("timeout and poll interval are positive, the grace period not negative")
-        if self.lease <= 2 * self.timeout:
-            raise ValueError("the lease must be longer than two timeouts (a queued claim waits one)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,8 +63,9 @@ class Notifier:
     def __init__(
         self,
         pool: asyncpg.Pool[asyncpg.Record],
-        config: NotifierConfig | None = None,
+        config: NotifierSettings | None = None,
         *,
+        allow_private: bool = False,
         clock: Clock | None = None,
         resolver: Resolver = system_resolver,
         rng: random.Random | None = None,
@@ -98,13 +74,13 @@ class Notifier:
     ) -> None:
         self.pool = pool
         self.metrics = metrics
-        self.config = config or NotifierConfig()
+        self.config = config or NotifierSettings()
         self.clock: Clock = clock or SystemClock()
         self.rng = rng or random.Random()  # noqa: S311 - retry jitter, not a secret
         self._own_client = client is None
         self.client = client or make_client(
             resolver=resolver,
-            allow_private=self.config.allow_private,
+            allow_private=allow_private,
             timeout=self.config.timeout,
             max_connections=self.config.concurrency,
         )
@@ -349,16 +325,16 @@ class Notifier:
         log.log(level, "webhook attempt: %s", fields["result"], extra=fields)  # fields: one JSON line
 
 
-async def delivery_loop(
-    pool: asyncpg.Pool[asyncpg.Record],
-    stop: asyncio.Event,
-    *,
-    allow_private: bool,
-    grace_period: float = 5.0,
-    metrics: DeliveryMetrics | None = None,
+async def deliver_in_process(
+    settings: Settings, database: Database, stop: asyncio.Event, registry: CollectorRegistry
 ) -> None:
-    """The loop as ``pixweb serve`` runs it next to settlement: default settings, the app's pool,
-    attempts counted in ``metrics`` (the app's registry)."""
-    config = NotifierConfig(allow_private=allow_private, grace_period=grace_period)
-    async with Notifier(pool, config, metrics=metrics) as notifier:
+    """The loop as ``pixweb serve`` runs it next to settlement (a :data:`pixinfra.runtime.DeliveryLoop`):
+    the same settings as ``pixnotify run``, the app's database, attempts counted in the app's
+    metrics ``registry``."""
+    async with Notifier(
+        database.pool,
+        settings.notifier,
+        allow_private=settings.webhook_allow_private,
+        metrics=DeliveryMetrics.of(registry),
+    ) as notifier:
         await notifier.run(stop)

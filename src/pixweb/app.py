@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 from litestar import Litestar
 from litestar.config.app import AppConfig
@@ -17,6 +16,10 @@ from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 
 from pixcore.clock import SystemClock
+from pixinfra.postgres.pool import Database
+from pixinfra.postgres.supervisor import supervising
+from pixinfra.runtime import DeliveryLoop, database_ready
+from pixinfra.settings import Settings, get_settings
 from pixweb.api.auth import AuthController
 from pixweb.api.balance import BalanceController
 from pixweb.api.cashin import CashInController
@@ -38,12 +41,8 @@ from pixweb.observability import (
     configure_logging,
     counting_transfers,
 )
-from pixweb.persistence.pool import Database
-from pixweb.persistence.supervisor import supervising
-from pixweb.runtime import database_ready
 from pixweb.sandbox.clock_middleware import SharedClockMiddleware
 from pixweb.services import Services
-from pixweb.settings import Settings, get_settings
 from pixweb.wire import DecimalAsNumber, PixResponse
 from pixweb.workers import settlement_loop
 
@@ -70,7 +69,13 @@ def _openapi() -> OpenAPIConfig:
     )
 
 
-def _lifespan(settings: Settings, clock: SystemClock | None, metrics: Metrics, database: Database) -> object:
+def _lifespan(
+    settings: Settings,
+    clock: SystemClock | None,
+    metrics: Metrics,
+    database: Database,
+    delivery: DeliveryLoop | None,
+) -> object:
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         async with (
@@ -88,10 +93,14 @@ def _lifespan(settings: Settings, clock: SystemClock | None, metrics: Metrics, d
                 if settings.run_workers
                 else []
             )
-            in_process = settings.run_workers and settings.run_delivery
-            delivery = _delivery_loop(settings, database, stop, metrics) if in_process else None
-            if delivery is not None:
-                loops.append(asyncio.create_task(delivery))
+            if settings.run_workers and settings.run_delivery:
+                if delivery is not None:
+                    loops.append(asyncio.create_task(delivery(settings, database, stop, metrics.registry)))
+                else:
+                    logging.getLogger("pixweb.app").warning(
+                        "webhook delivery is off in this process: none was handed to the app "
+                        "(run `pixnotify run`, or start the API with the `pixweb` command)"
+                    )
             try:
                 yield
             finally:
@@ -100,27 +109,6 @@ def _lifespan(settings: Settings, clock: SystemClock | None, metrics: Metrics, d
                 services.close()
 
     return lifespan
-
-
-def _delivery_loop(
-    settings: Settings, database: Database, stop: asyncio.Event, metrics: Metrics
-) -> Coroutine[Any, Any, None] | None:
-    """Webhook delivery on this process's pool, when the notifier (the ``notify`` extra) is
-    installed; without it the API still serves, and ``pixnotify run`` elsewhere delivers."""
-    try:
-        from pixnotify.metrics import DeliveryMetrics
-        from pixnotify.worker import delivery_loop
-    except ImportError as missing:
-        logging.getLogger("pixweb.app").warning(
-            "webhook delivery is off in this process: %s (install pixservice[notify])", missing
-        )
-        return None
-    return delivery_loop(
-        database.pool,
-        stop,
-        allow_private=settings.webhook_allow_private,
-        metrics=DeliveryMetrics.of(metrics.registry),
-    )
 
 
 def _observe(app: Litestar, metrics: Metrics) -> Litestar:
@@ -134,11 +122,17 @@ def _observe(app: Litestar, metrics: Metrics) -> Litestar:
 
 
 def create_app(
-    settings: Settings | None = None, *, clock: SystemClock | None = None, database: Database | None = None
+    settings: Settings | None = None,
+    *,
+    clock: SystemClock | None = None,
+    database: Database | None = None,
+    delivery: DeliveryLoop | None = None,
 ) -> Litestar:
     """The API. ``clock`` replaces the service clock (tests move time with it). ``database``: the
     process's (default: a new one, opened and closed by the app's lifespan; one open already, as
-    a test's, is shared and left open)."""
+    a test's, is shared and left open). ``delivery``: the webhook delivery loop to run beside
+    settlement (``PIX_WORKERS`` and ``PIX_DELIVERY`` on); the composer of the process hands it over
+    (``pixservice``: ``pixnotify.deliver_in_process``), since ``pixweb`` does not import ``pixnotify``."""
     settings = settings or get_settings()
     database = database or Database()
     configure_logging(settings.log_level, settings.log_format)
@@ -160,7 +154,7 @@ def create_app(
             HealthController,
             MetricsController,
         ],
-        lifespan=[_lifespan(settings, clock, metrics, database)],  # type: ignore[list-item]
+        lifespan=[_lifespan(settings, clock, metrics, database, delivery)],  # type: ignore[list-item]
         state=State({"metrics": metrics, "readiness": ReadinessProbe(database)}),
         # The shared clock first (token expiry reads it), authentication (headers only), then the
         # text checks (decisions §13).

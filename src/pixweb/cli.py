@@ -16,7 +16,7 @@ import signal
 import sys
 import warnings
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, NoReturn
@@ -27,16 +27,16 @@ import click
 from pixcore.clock import SystemClock, format_timestamp
 from pixcore.errors import PixError
 from pixcore.usecases import link_certificate, open_account, revoke_certificate, rotate_secret
-from pixweb.persistence.database import resolve_database_url, stop_embedded
-from pixweb.persistence.pool import Database
+from pixinfra.postgres.database import resolve_database_url, stop_embedded
+from pixinfra.postgres.pool import Database
+from pixinfra.runtime import DeliveryLoop, database_ready
+from pixinfra.settings import Settings, get_settings
 from pixweb.persistence.uow import PostgresUnitOfWork
-from pixweb.runtime import database_ready
 from pixweb.sandbox.clock import ClockKeeper
 from pixweb.security.certificates import create_self_signed, read_pem, write_private
 from pixweb.security.secrets import Argon2Hasher
-from pixweb.settings import Settings, get_settings
 
-__all__ = ["main"]
+__all__ = ["Composition", "main"]
 
 
 class CommandFailed(Exception):
@@ -83,6 +83,14 @@ def _run_admin(
     return result
 
 
+@dataclass(frozen=True, slots=True)
+class Composition:
+    """What the composer of the process (:mod:`pixservice`) hands the commands: the webhook
+    delivery loop ``pixweb serve`` runs (``pixweb`` does not import ``pixnotify``)."""
+
+    delivery: DeliveryLoop | None = None
+
+
 @click.group()
 def main() -> None:
     """PIX account service: the API server and the operator's commands."""
@@ -96,7 +104,8 @@ def main() -> None:
     default=None,
     help="Create and explain the demo account (default: yes, except in production mode, which refuses it).",
 )
-def serve(*, demo: bool | None) -> None:
+@click.pass_obj
+def serve(composed: Composition | None, *, demo: bool | None) -> None:
     """Serve the API (embedded PostgreSQL unless PIX_DATABASE_URL is set)."""
     import uvicorn
 
@@ -126,7 +135,7 @@ def serve(*, demo: bool | None) -> None:
                 return f"[{state}] " + instructions(account, f"http://{settings.host}:{settings.port}")
 
             click.echo(asyncio.run(prepare()), err=False)
-        app = create_app(settings)
+        app = create_app(settings, delivery=composed.delivery if composed is not None else None)
         tune_collector()
         uvicorn.run(
             app,

@@ -17,8 +17,8 @@ from pixcore.clock import SystemClock
 from pixcore.errors import DuplicatePixKey
 from pixcore.ports import SecretHasher, UnitOfWorkFactory
 from pixcore.usecases import link_certificate, open_account
+from pixinfra.settings import Settings
 from pixweb.security.certificates import create_self_signed, write_private
-from pixweb.settings import Settings
 
 __all__ = ["Demo", "ensure_demo", "instructions"]
 

@@ -32,7 +32,7 @@ from pixcore.errors import (
     TryLater,
     ValidationError,
 )
-from pixweb.persistence.availability import database_unavailable
+from pixinfra.postgres.availability import database_unavailable
 
 __all__ = [
     "ErrorBody",

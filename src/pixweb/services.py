@@ -8,7 +8,8 @@ from functools import partial
 from pixcore.clock import SystemClock
 from pixcore.ports import KeyDirectory, SecretHasher, UnitOfWorkFactory
 from pixcore.queries import TransactionQueries
-from pixweb.persistence.pool import Database
+from pixinfra.postgres.pool import Database
+from pixinfra.settings import Settings
 from pixweb.persistence.queries import PostgresTransactionQueries
 from pixweb.persistence.revocation import PostgresCertificateStatus
 from pixweb.persistence.uow import PostgresUnitOfWork
@@ -18,7 +19,6 @@ from pixweb.security.hashing import BoundedVerifier
 from pixweb.security.ratelimit import TokenRateLimits
 from pixweb.security.secrets import Argon2Hasher
 from pixweb.security.tokens import JwtIssuer, load_or_create_signing_key
-from pixweb.settings import Settings
 
 __all__ = ["Services"]
 

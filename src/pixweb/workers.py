@@ -16,8 +16,8 @@ from pixcore.ports import UnitOfWorkFactory
 from pixcore.usecases.charges import expire_charges
 from pixcore.usecases.refunds import process_due_refunds
 from pixcore.usecases.transfers import settle_due
-from pixweb.persistence.availability import FailureStreak
-from pixweb.persistence.pool import Database
+from pixinfra.postgres.availability import FailureStreak
+from pixinfra.postgres.pool import Database
 from pixweb.services import Services
 
 __all__ = ["IDEMPOTENCY_KEEP", "purge_idempotency_keys", "settlement_loop"]

@@ -21,10 +21,11 @@ import pytest
 from litestar import Litestar
 
 from pixcore.clock import SystemClock
+from pixinfra.postgres.database import with_database
+from pixinfra.postgres.pool import Database
+from pixinfra.settings import Settings
+from pixnotify import deliver_in_process
 from pixweb.app import create_app
-from pixweb.persistence.database import with_database
-from pixweb.persistence.pool import Database
-from pixweb.settings import Settings
 
 
 @dataclass
@@ -41,7 +42,8 @@ async def running_api(
 ) -> AsyncIterator[Api]:
     """The app with its lifespan running, and an HTTP client on it. ``database``: one open already
     (the run's) for the app to share; without one the app opens its own on ``settings``."""
-    app = create_app(settings, clock=clock, database=database)
+    # Composed as the `pixweb` command composes it (pixservice): delivery runs in the app's process.
+    app = create_app(settings, clock=clock, database=database, delivery=deliver_in_process)
     started, stop = asyncio.Event(), asyncio.Event()
 
     async def run_lifespan() -> None:

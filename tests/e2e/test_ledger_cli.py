@@ -12,7 +12,7 @@ from typing import Any
 
 import asyncpg
 
-from pixweb.persistence.database import with_database
+from pixinfra.postgres.database import with_database
 
 PIXWEB = Path(sys.executable).parent / "pixweb"
 

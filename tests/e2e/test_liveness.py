@@ -8,8 +8,8 @@ from pathlib import Path
 
 import httpx
 
+from pixinfra.settings import Settings
 from pixweb.app import create_app
-from pixweb.settings import Settings
 from tests.unit.embedded_fakes import FakeServer, supervised
 
 

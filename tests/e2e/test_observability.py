@@ -20,10 +20,10 @@ from litestar import get
 from prometheus_client.parser import text_string_to_metric_families
 
 from pixcore.clock import SystemClock
+from pixinfra.postgres.database import with_database
+from pixinfra.postgres.pool import Database
 from pixweb.app import create_app
 from pixweb.observability import JsonFormatter, ReadinessProbe
-from pixweb.persistence.database import with_database
-from pixweb.persistence.pool import Database
 from tests.e2e.conftest import Api, running_api
 from tests.support import add_external_key, bearer, fetch_rows, fund, new_client
 

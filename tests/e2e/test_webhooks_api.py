@@ -20,7 +20,7 @@ import httpx
 import pytest
 
 from pixcore.clock import SystemClock, parse_timestamp
-from pixweb.settings import Settings
+from pixinfra.settings import Settings
 from tests.e2e.conftest import Api, running_api
 from tests.support import Client, bearer, fetch_rows, new_client
 

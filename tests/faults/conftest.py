@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 
-from pixweb.persistence.database import with_database
+from pixinfra.postgres.database import with_database
 from tests.integration.receiver import Receiver, running_receiver
 
 

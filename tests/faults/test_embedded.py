@@ -26,8 +26,8 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from pixweb.persistence.database import EMBEDDED_DATABASE, with_database
-from pixweb.persistence.embedded import postmaster_alive
+from pixinfra.postgres.database import EMBEDDED_DATABASE, with_database
+from pixinfra.postgres.embedded import postmaster_alive
 from tests.faults.deployment import FUNDS
 from tests.faults.load import Account, Load, add_external_key, open_account, running, sign_in
 from tests.faults.processes import ApiProcess, NotifierProcess, run_cli, service_env

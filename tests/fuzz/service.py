@@ -26,7 +26,7 @@ from typing import Any
 import asyncpg
 import httpx
 
-from pixweb.persistence.database import with_database
+from pixinfra.postgres.database import with_database
 from pixweb.security.certificates import create_self_signed
 from tests.support import random_cpf
 

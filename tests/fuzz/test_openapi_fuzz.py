@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from schemathesis import Case, GenerationMode, Response
 from schemathesis.schemas import BaseSchema
 
+from pixinfra.settings import Settings
 from pixweb.app import create_app
-from pixweb.settings import Settings
 from tests.fuzz.checks import CHECKS, ERROR_KEYS
 from tests.fuzz.conftest import EXAMPLES
 from tests.fuzz.hostile import raw_bodies, raw_form_bodies

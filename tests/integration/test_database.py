@@ -1,4 +1,4 @@
-"""``pixweb.persistence.pool.Database``: its transactions commit on success, roll back on an
+"""``pixinfra.postgres.pool.Database``: its transactions commit on success, roll back on an
 exception, and always give the connection back to the pool."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 
-from pixweb.persistence.pool import Database
+from pixinfra.postgres.pool import Database
 
 
 class Boom(Exception):

@@ -26,9 +26,10 @@ import pytest
 
 from pixcore.clock import ManualClock
 from pixcore.webhook_delivery import message_id
-from pixnotify import Notifier, NotifierConfig
+from pixinfra.postgres.database import with_database
+from pixinfra.settings import NotifierSettings
+from pixnotify import Notifier
 from pixnotify.store import dispatch
-from pixweb.persistence.database import with_database
 from tests.integration.receiver import Received, Receiver, Reply, running_receiver
 from tests.support import new_client, run_database
 
@@ -149,9 +150,11 @@ async def fake_resolver(host: str, port: int) -> list[str]:
     return HOSTS[host]
 
 
-def notifier(clock: ManualClock, **config: Any) -> Notifier:
-    settings = {"allow_private": True, "timeout": 5.0, "lease": 30.0} | config
-    return Notifier(run_database().pool, NotifierConfig(**settings), clock=clock, resolver=fake_resolver)
+def notifier(clock: ManualClock, *, allow_private: bool = True, **config: Any) -> Notifier:
+    settings = NotifierSettings(**{"timeout": 5.0, "lease": 30.0} | config)
+    return Notifier(
+        run_database().pool, settings, allow_private=allow_private, clock=clock, resolver=fake_resolver
+    )
 
 
 # ------------------------------------------------------------------------------------ fan-out

@@ -20,10 +20,11 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.parser import text_string_to_metric_families
 
 from pixcore.clock import ManualClock
-from pixnotify import Notifier, NotifierConfig
+from pixinfra.postgres.database import with_database
+from pixinfra.settings import NotifierSettings
+from pixnotify import Notifier
 from pixnotify.metrics import DeliveryMetrics
 from pixweb.observability import JsonFormatter
-from pixweb.persistence.database import with_database
 from tests.integration.receiver import Receiver, Reply, running_receiver
 from tests.integration.test_notifier import BIN, Tables, fake_resolver, new_secret, process_env, transfer
 from tests.support import run_database
@@ -93,14 +94,19 @@ async def test_attempts_are_counted_by_result_and_logged_as_fields(
     await tables.emit(account, transfer(7))
     registry = CollectorRegistry()
     metrics = DeliveryMetrics.of(registry)
-    config = NotifierConfig(allow_private=True, timeout=5.0, lease=30.0)
+    config = NotifierSettings(timeout=5.0, lease=30.0)
     lines, logger = Lines(), logging.getLogger("pixnotify.worker")
     logger.addHandler(lines)
     level = logger.level
     logger.setLevel(logging.INFO)
     try:
         async with Notifier(
-            run_database().pool, config, clock=clock, resolver=fake_resolver, metrics=metrics
+            run_database().pool,
+            config,
+            allow_private=True,
+            clock=clock,
+            resolver=fake_resolver,
+            metrics=metrics,
         ) as notifier:
             await notifier.run_once()
             clock.advance(6)

@@ -22,7 +22,7 @@ from pixcore.errors import CertificateInUse, DuplicatePixKey
 from pixcore.keys import PixKey, PixKeyType, new_evp
 from pixcore.testing import PlainHasher
 from pixcore.usecases import get_balance, link_certificate, open_account
-from pixweb.persistence.database import migrate
+from pixinfra.postgres.database import migrate
 from tests.support import pg_uow, random_cpf, run_database
 
 HASHER = PlainHasher()

@@ -20,8 +20,8 @@ import httpx
 import pytest
 
 from pixcore.clock import SystemClock
-from pixweb.persistence.pool import Database
-from pixweb.settings import Settings
+from pixinfra.postgres.pool import Database
+from pixinfra.settings import Settings
 from tests.e2e.conftest import Api, running_api
 from tests.support import Client, bearer, new_client
 

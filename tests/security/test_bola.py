@@ -26,8 +26,8 @@ import httpx
 from pixcore import brcode
 from pixcore.identifiers import new_end_to_end_id
 from pixcore.usecases.transfers import settle_due
+from pixinfra.settings import Settings
 from pixweb.app import create_app
-from pixweb.settings import Settings
 from tests.e2e.conftest import Api
 from tests.security.conftest import Signed, assert_error, signed_in
 from tests.support import add_external_key, fetch_rows, pg_uow, random_cpf

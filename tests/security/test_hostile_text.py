@@ -153,8 +153,8 @@ class Document:
 
 
 def _document() -> Document:
+    from pixinfra.settings import Settings
     from pixweb.app import create_app
-    from pixweb.settings import Settings
 
     return Document(create_app(Settings(run_workers=False, sandbox=True)).openapi_schema.to_schema())
 

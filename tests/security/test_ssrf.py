@@ -30,9 +30,10 @@ import pytest
 from pixcore.clock import ManualClock
 from pixcore.errors import InvalidWebhook
 from pixcore.webhooks import is_public_address, parse_webhook_url
-from pixnotify import Notifier, NotifierConfig
+from pixinfra.postgres.database import with_database
+from pixinfra.settings import NotifierSettings
+from pixnotify import Notifier
 from pixnotify.transport import AddressRefused, GuardedBackend
-from pixweb.persistence.database import with_database
 from tests.address_ranges import NON_GLOBAL
 from tests.address_ranges import PUBLIC as PUBLIC_RANGES
 from tests.e2e.conftest import Api
@@ -344,8 +345,10 @@ def notifier(
             raise OSError(f"{host} is not a name of this test")
         return answers[host]
 
-    config = NotifierConfig(allow_private=allow_private, timeout=5.0, lease=30.0)
-    return Notifier(pool, config, clock=ManualClock(datetime.now(UTC)), resolver=resolver)
+    config = NotifierSettings(timeout=5.0, lease=30.0)
+    return Notifier(
+        pool, config, allow_private=allow_private, clock=ManualClock(datetime.now(UTC)), resolver=resolver
+    )
 
 
 @pytest.mark.parametrize("status", [301, 302, 303, 307, 308])

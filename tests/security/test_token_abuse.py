@@ -16,8 +16,8 @@ import httpx
 import pytest
 
 from pixcore.clock import SystemClock
+from pixinfra.settings import Settings
 from pixweb.security.secrets import Argon2Hasher
-from pixweb.settings import Settings
 from tests.e2e.conftest import Api, running_api
 from tests.security.conftest import assert_error
 from tests.support import Client, bearer, new_client

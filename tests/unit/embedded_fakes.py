@@ -6,7 +6,7 @@ import asyncio
 
 from prometheus_client import CollectorRegistry
 
-from pixweb.persistence.supervisor import Supervisor, SupervisorMetrics
+from pixinfra.postgres.supervisor import Supervisor, SupervisorMetrics
 
 __all__ = ["FakeServer", "Read", "Script", "supervised"]
 

@@ -11,8 +11,8 @@ from asyncpg import exceptions as pg
 from litestar import Litestar, get
 from litestar.testing import TestClient
 
+from pixinfra.postgres.availability import FailureStreak, database_unavailable
 from pixweb.errors import exception_handlers
-from pixweb.persistence.availability import FailureStreak, database_unavailable
 
 
 async def asyncpg_oserror(tmp_path: Path) -> OSError:

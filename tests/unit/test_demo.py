@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from pixcore.testing import InMemoryStore, PlainHasher
+from pixinfra.settings import Settings
 from pixweb.demo import ensure_demo
-from pixweb.settings import Settings
 
 
 async def test_the_demo_account_may_move_the_sandbox_clock(tmp_path: Path) -> None:

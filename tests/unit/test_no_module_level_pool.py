@@ -13,16 +13,18 @@ from piccolo.engine.base import Engine
 from piccolo.engine.postgres import PostgresEngine
 
 import pixcore
+import pixinfra
 import pixnotify
+import pixservice
 import pixweb
-from pixweb.persistence.pool import Database
+from pixinfra.postgres.pool import Database
 
 HELD = (asyncpg.Pool, asyncpg.Connection, Engine, Database)
 
 
 def every_module() -> list[ModuleType]:
     modules: list[ModuleType] = []
-    for package in (pixcore, pixweb, pixnotify):
+    for package in (pixcore, pixinfra, pixweb, pixnotify, pixservice):
         modules.append(package)
         names = [info.name for info in pkgutil.walk_packages(package.__path__, package.__name__ + ".")]
         modules.extend(importlib.import_module(name) for name in names)
@@ -54,7 +56,7 @@ def test_no_module_holds_a_pool_or_an_engine() -> None:
 
 
 def test_piccolo_finds_an_engine_only_while_migrating() -> None:
-    from pixweb.persistence import piccolo_conf
+    from pixinfra.postgres import piccolo_conf
 
     with pytest.raises(AttributeError):
         _ = piccolo_conf.DB

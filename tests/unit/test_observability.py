@@ -16,6 +16,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from pixcore.webhook_delivery import Verdict
 from pixcore.webhooks import DeliveryStatus
+from pixinfra.settings import Settings
 from pixnotify.metrics import DeliveryMetrics, result_of
 from pixweb.observability import (
     REQUEST_ID,
@@ -27,7 +28,6 @@ from pixweb.observability import (
     counting_transfers,
 )
 from pixweb.observability.requests import request_id_from
-from pixweb.settings import Settings
 from tests.unit.transfer_world import CLOSED, SHOP, World
 
 RFC3339_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pixweb.settings import Settings
+from pixinfra.settings import Settings
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pixweb.settings import Settings
+from pixinfra.settings import Settings
 
 AFFECTED = ("PIX_PRODUCTION", "PIX_SANDBOX", "PIX_CONSOLE", "PIX_REQUIRE_CLIENT_CERT")
 

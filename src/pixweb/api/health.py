@@ -2,7 +2,7 @@
 
 ``GET /health/live`` answers while the process runs (it touches nothing), except that on an embedded
 PostgreSQL it is a 503 once the server has died and could not be restarted within the back-off
-budget (``pixweb.persistence.supervisor``); ``GET /health/ready``
+budget (``pixinfra.postgres.supervisor``); ``GET /health/ready``
 only while the database answers and has every migration applied (503 with the error shape
 otherwise); ``GET /metrics`` is the Prometheus text exposition of the app's registry.
 """
@@ -17,10 +17,10 @@ from litestar.openapi.datastructures import ResponseSpec
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from pixcore.clock import SystemClock
+from pixinfra.postgres.supervisor import Supervisor
 from pixweb.errors import ErrorBody, error_response
 from pixweb.observability.metrics import Metrics
 from pixweb.observability.readiness import ReadinessProbe
-from pixweb.persistence.supervisor import Supervisor
 
 __all__ = ["HealthController", "HealthStatus", "MetricsController"]
 

@@ -1,6 +1,6 @@
 """What the service tells its operators: structured logs, request ids, metrics, readiness.
 
-- :mod:`~pixweb.observability.logs`: JSON (or text) log lines, configured in one place.
+- :mod:`~pixinfra.logs`: JSON (or text) log lines, configured in one place.
 - :mod:`~pixweb.observability.requests`: the ASGI middleware giving each request an id, a
   latency observation and an access log line.
 - :mod:`~pixweb.observability.metrics`: the app's Prometheus registry and metrics.
@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from pixweb.observability.logs import (
+from pixinfra.logs import (
     REQUEST_ID,
     JsonFormatter,
     TextFormatter,

@@ -13,7 +13,7 @@ from functools import cache
 
 import asyncpg
 
-from pixweb.persistence.pool import Database
+from pixinfra.postgres.pool import Database
 
 __all__ = ["ReadinessProbe", "expected_migrations"]
 
@@ -28,7 +28,7 @@ def expected_migrations() -> tuple[str, ...]:
     """The ids of the migrations this code ships (what ``pixweb migrate`` applies)."""
     from piccolo.apps.migrations.commands.base import BaseMigrationManager
 
-    from pixweb.persistence.piccolo_app import APP_CONFIG
+    from pixinfra.postgres.piccolo_app import APP_CONFIG
 
     modules = BaseMigrationManager().get_migration_modules(str(APP_CONFIG.migrations_folder_path))
     return tuple(sorted(modules))

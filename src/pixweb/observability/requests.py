@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from litestar.enums import ScopeType
 
-from pixweb.observability.logs import REQUEST_ID
+from pixinfra.logs import REQUEST_ID
 
 if TYPE_CHECKING:
     from litestar.types import ASGIApp, Message, Receive, Scope, Send

@@ -29,7 +29,7 @@ import asyncpg
 
 from pixcore.queries import Identifier, ListQuery, TransactionPage, TransactionView
 from pixcore.records import TransactionStatus, TransactionType
-from pixweb.persistence.pool import Database
+from pixinfra.postgres.pool import Database
 
 __all__ = ["PostgresTransactionQueries", "find_statement", "list_statement"]
 

@@ -7,7 +7,7 @@ revoke``) refuses the very next request everywhere, with nothing cached in betwe
 
 from __future__ import annotations
 
-from pixweb.persistence.pool import Database
+from pixinfra.postgres.pool import Database
 
 __all__ = ["PostgresCertificateStatus"]
 

@@ -1,7 +1,7 @@
 """The PostgreSQL unit of work and its repositories (the adapters of ``pixcore.ports``).
 
 A unit of work is one transaction (asyncpg's ``Connection.transaction()``) on a connection
-of the :class:`~pixweb.persistence.pool.Database` it is given; every repository query inside it
+of the :class:`~pixinfra.postgres.pool.Database` it is given; every repository query inside it
 runs on that connection. Leaving the block without ``commit()`` rolls back. Table rows become
 domain objects here and nowhere else.
 """
@@ -28,6 +28,7 @@ from pixcore.accounts import (
 )
 from pixcore.errors import CertificateInUse, DuplicatePixKey
 from pixcore.keys import PixKey, PixKeyType
+from pixinfra.postgres.pool import Database
 from pixweb.persistence.charges import PostgresCharges
 from pixweb.persistence.money import (
     PostgresIdempotency,
@@ -36,7 +37,6 @@ from pixweb.persistence.money import (
     PostgresTransactions,
     PostgresTransfers,
 )
-from pixweb.persistence.pool import Database
 from pixweb.persistence.refunds import PostgresMed, PostgresRefunds
 from pixweb.persistence.repository import Repository
 from pixweb.persistence.webhooks import PostgresWebhooks

@@ -16,7 +16,7 @@ from datetime import timedelta
 
 from pixcore.clock import SystemClock
 from pixcore.errors import InvalidClockMove
-from pixweb.persistence.pool import Database
+from pixinfra.postgres.pool import Database
 
 __all__ = ["MAX_ADVANCE", "MAX_OFFSET", "ClockKeeper", "stored_offset"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pixcore.errors import DuplicatePixKey
 from pixcore.keys import PixKey
 from pixcore.transfers import DirectoryEntry
-from pixweb.persistence.pool import Database
+from pixinfra.postgres.pool import Database
 
 __all__ = ["SandboxDirectory"]
 

@@ -5,7 +5,7 @@ Without ``PIX_DATABASE_URL`` the service runs a PostgreSQL server of its own
 a Unix socket there. Every process that opens the same data folder shares the
 one server: the first starts it, the last to leave stops it. That is how
 ``pixweb admin`` acts on the database of a running ``make run``. ``pixweb serve`` and
-``pixnotify run`` also supervise it (``pixweb.persistence.supervisor``).
+``pixnotify run`` also supervise it (``pixinfra.postgres.supervisor``).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 
-from pixweb.persistence.embedded import EmbeddedPostgres
-from pixweb.settings import Settings
+from pixinfra.postgres.embedded import EmbeddedPostgres
+from pixinfra.settings import Settings
 
 __all__ = [
     "EMBEDDED_DATABASE",
@@ -101,7 +101,7 @@ async def migrate(url: str) -> None:
     from piccolo.apps.migrations.commands.forwards import run_forwards
     from piccolo.engine.postgres import PostgresEngine
 
-    from pixweb.persistence.piccolo_conf import migrating
+    from pixinfra.postgres.piccolo_conf import migrating
 
     # Piccolo's engine lives for this call only (it opens a connection per migration, no pool).
     # Piccolo's own ``migration`` table remembers the first engine it finds: a process migrates

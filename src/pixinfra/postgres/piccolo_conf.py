@@ -2,7 +2,7 @@
 migration under way.
 
 Piccolo is here for migrations only (decisions, "Persistence: one injected database"). Its engine
-exists only while :func:`pixweb.persistence.database.migrate` runs: ``migrating`` holds it for the
+exists only while :func:`pixinfra.postgres.database.migrate` runs: ``migrating`` holds it for the
 duration, and Piccolo's ``engine_finder`` finds it as this module's ``DB``. Outside a migration
 there is no ``DB``.
 """
@@ -16,7 +16,7 @@ from piccolo.engine.postgres import PostgresEngine
 
 __all__ = ["APP_REGISTRY", "migrating"]
 
-APP_REGISTRY = AppRegistry(apps=["pixweb.persistence.piccolo_app"])
+APP_REGISTRY = AppRegistry(apps=["pixinfra.postgres.piccolo_app"])
 
 migrating: ContextVar[PostgresEngine | None] = ContextVar("pixweb_migration_engine", default=None)
 

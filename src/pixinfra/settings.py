@@ -7,6 +7,7 @@ through unchanged.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from functools import cache
@@ -14,7 +15,7 @@ from pathlib import Path
 
 from pixcore.identifiers import validate_ispb
 
-__all__ = ["Settings", "get_settings"]
+__all__ = ["NotifierSettings", "Settings", "get_settings"]
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
@@ -56,6 +57,20 @@ def _non_negative_int(name: str, default: int) -> int:
     return value
 
 
+def _float(name: str, default: float, *, low: float, strict: bool) -> float:
+    """A number of seconds: more than ``low`` (``strict``), or at least ``low``."""
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a number, not {raw!r}") from None
+    if not math.isfinite(value) or value < low or (strict and value == low):
+        raise ValueError(f"{name} must be {'more than' if strict else 'at least'} {low:g}, not {raw!r}")
+    return value
+
+
 def _str(name: str, default: str) -> str:
     raw = os.environ.get(name)
     return raw if raw else default
@@ -70,6 +85,63 @@ def _choice(name: str, choices: tuple[str, ...], default: str) -> str:
 
 LOCATION_ID_LENGTH = 32
 MAX_LOCATION = 77  # a BR Code URL (26-25) holds at most 77 characters
+
+
+@dataclass(frozen=True, slots=True)
+class NotifierSettings:
+    """How webhook delivery works, in ``pixnotify run`` and inside ``pixweb serve`` alike
+    (``pixnotify run --help`` shows each with its variable; options given there win)."""
+
+    concurrency: int = 16
+    """``PIX_NOTIFY_CONCURRENCY`` (default ``16``): deliveries in flight at most (HTTP connections)."""
+
+    batch_size: int = 100
+    """``PIX_NOTIFY_BATCH_SIZE`` (default ``100``): outbox events fanned out per transaction;
+    deliveries claimed per round at most."""
+
+    poll_interval: float = 0.1
+    """``PIX_NOTIFY_POLL_INTERVAL`` (default ``0.1``): seconds to wait when a round found nothing to do."""
+
+    grace_period: float = 10.0
+    """``PIX_NOTIFY_GRACE_PERIOD`` (default ``10``): on stopping, seconds deliveries in flight get to
+    finish; the rest are given back."""
+
+    timeout: float = 15.0
+    """``PIX_NOTIFY_TIMEOUT`` (default ``15``): seconds one attempt may take, connection included."""
+
+    lease: float = 60.0
+    """``PIX_NOTIFY_LEASE`` (default ``60``): seconds a claim holds a delivery; if its process dies,
+    others retry it after that. More than twice the timeout."""
+
+    metrics_port: int = 0
+    """``PIX_NOTIFY_METRICS_PORT`` (default ``0``: off): ``pixnotify run`` serves Prometheus metrics
+    at ``http://HOST:PORT/metrics`` (inside ``pixweb serve``, they are on the API's ``/metrics``)."""
+
+    metrics_host: str = "127.0.0.1"
+    """``PIX_NOTIFY_METRICS_HOST`` (default ``127.0.0.1``): the address the metrics server listens on."""
+
+    def __post_init__(self) -> None:
+        if self.concurrency < 1 or self.batch_size < 1:
+            raise ValueError("concurrency and batch size are at least 1")
+        if self.timeout <= 0 or self.poll_interval <= 0 or self.grace_period < 0:
+            raise ValueError("timeout and poll interval are positive, the grace period not negative")
+        if self.lease <= 2 * self.timeout:
+            raise ValueError("the lease must be longer than two timeouts (a queued claim waits one)")
+        if not 0 <= self.metrics_port <= 65535:
+            raise ValueError("the metrics port is between 0 and 65535")
+
+    @classmethod
+    def from_env(cls) -> NotifierSettings:
+        return cls(
+            concurrency=_positive_int("PIX_NOTIFY_CONCURRENCY", 16),
+            batch_size=_positive_int("PIX_NOTIFY_BATCH_SIZE", 100),
+            poll_interval=_float("PIX_NOTIFY_POLL_INTERVAL", 0.1, low=0, strict=True),
+            grace_period=_float("PIX_NOTIFY_GRACE_PERIOD", 10.0, low=0, strict=False),
+            timeout=_float("PIX_NOTIFY_TIMEOUT", 15.0, low=0, strict=True),
+            lease=_float("PIX_NOTIFY_LEASE", 60.0, low=0, strict=True),
+            metrics_port=_non_negative_int("PIX_NOTIFY_METRICS_PORT", 0),
+            metrics_host=_str("PIX_NOTIFY_METRICS_HOST", "127.0.0.1"),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +232,9 @@ class Settings:
     hash_queue: int = 16
     """``PIX_HASH_QUEUE`` (default ``16``): checks that may wait for a slot; more are refused (503)."""
 
+    notifier: NotifierSettings = field(default_factory=NotifierSettings)
+    """Webhook delivery (``PIX_NOTIFY_*``): :class:`NotifierSettings`."""
+
     @classmethod
     def from_env(cls) -> Settings:
         host = _str("PIX_HOST", "127.0.0.1")
@@ -193,6 +268,7 @@ class Settings:
             token_rate_per_address=_non_negative_int("PIX_TOKEN_RATE_PER_ADDRESS", 60),
             hash_slots=_positive_int("PIX_HASH_SLOTS", 2),
             hash_queue=_non_negative_int("PIX_HASH_QUEUE", 16),
+            notifier=NotifierSettings.from_env(),
         )
 
     @property

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from piccolo.apps.migrations.auto.migration_manager import MigrationManager
 
-from pixweb.persistence.sql_migration import sql_migration
+from pixinfra.postgres.sql_migration import sql_migration
 
 ID = "2026-11-24T00:00:00:000000"
 VERSION = "1.38.0"

@@ -32,7 +32,7 @@ from typing import Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
-from pixweb.persistence.database import embedded_server
+from pixinfra.postgres.database import embedded_server
 
 __all__ = ["Backoff", "Supervised", "Supervisor", "SupervisorMetrics", "supervising"]
 
@@ -58,7 +58,7 @@ class Backoff:
 
 
 class Supervised(Protocol):
-    """The server as the supervisor sees it (``pixweb.persistence.embedded.EmbeddedPostgres``)."""
+    """The server as the supervisor sees it (``pixinfra.postgres.embedded.EmbeddedPostgres``)."""
 
     def alive(self) -> bool:
         """Its postmaster runs and is ready."""

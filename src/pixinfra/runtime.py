@@ -1,20 +1,30 @@
-"""Bringing the database up for a process: resolve, create, migrate, open a :class:`Database`."""
+"""What a process needs to start: the migrated database open (:func:`database_ready`), and the
+shape of the webhook delivery loop the API process may run (:data:`DeliveryLoop`)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
+from typing import Any
 
-from pixweb.persistence.database import ensure_database, migrate, resolve_database_url
-from pixweb.persistence.pool import Database
-from pixweb.settings import Settings
+from prometheus_client import CollectorRegistry
 
-__all__ = ["database_ready"]
+from pixinfra.postgres.database import ensure_database, migrate, resolve_database_url
+from pixinfra.postgres.pool import Database
+from pixinfra.settings import Settings
+
+__all__ = ["DeliveryLoop", "database_ready"]
+
+DeliveryLoop = Callable[[Settings, Database, asyncio.Event, CollectorRegistry], Coroutine[Any, Any, None]]
+"""Webhook delivery inside the API process, until the event is set: ``pixnotify.deliver_in_process``.
+``pixweb`` does not import ``pixnotify``; whoever composes the process (``pixservice``) hands the
+loop to :func:`pixweb.app.create_app`, with the process's settings, database and metrics registry."""
 
 # Piccolo finds its apps (and, while migrating, its engine) through this module (also for
 # `piccolo` commands).
-os.environ.setdefault("PICCOLO_CONF", "pixweb.persistence.piccolo_conf")
+os.environ.setdefault("PICCOLO_CONF", "pixinfra.postgres.piccolo_conf")
 
 
 @asynccontextmanager

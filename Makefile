@@ -12,7 +12,7 @@ VENV := .venv
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: run test lint type unit integration e2e fuzz faults mutate sync clean
+.PHONY: run test lint type unit integration e2e fuzz faults mutate diagram sync clean
 
 run: $(VENV)/.synced
 	$(VENV)/bin/pixweb serve
@@ -55,6 +55,10 @@ MUTATE_CHILDREN ?= 2
 mutate: $(VENV)/.synced
 	PIX_HYPOTHESIS_PROFILE=mutate $(VENV)/bin/mutmut run --max-children $(MUTATE_CHILDREN) $(MUTANTS)
 	$(VENV)/bin/mutmut results
+
+# docs/architecture.svg from the code's imports (needs Graphviz's `dot`; a unit test checks it is current).
+diagram: $(VENV)/.synced
+	$(VENV)/bin/python tools/architecture.py
 
 sync: $(VENV)/.synced
 

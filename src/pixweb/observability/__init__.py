@@ -1,6 +1,6 @@
 """What the service tells its operators: structured logs, request ids, metrics, readiness.
 
-- :mod:`~pixinfra.logs`: JSON (or text) log lines, configured in one place.
+- :mod:`pixinfra.logs` (shared with the notifier): JSON (or text) log lines, configured in one place.
 - :mod:`~pixweb.observability.requests`: the ASGI middleware giving each request an id, a
   latency observation and an access log line.
 - :mod:`~pixweb.observability.metrics`: the app's Prometheus registry and metrics.

@@ -339,7 +339,12 @@ def _info(problems: list[str], items: tuple[InfoFields, ...] | None) -> tuple[tu
 
 @dataclass(frozen=True, slots=True)
 class CashInRequest:
-    """A validated ``POST /api/pix/cash-in`` body. The payer is informative only."""
+    """A validated ``POST /api/pix/cash-in`` body. The payer is informative only.
+
+    The edge hands :meth:`parse` each leaf under the domain's name, as decoded from JSON (None
+    when null or left out); the rules' messages name each field by its path in the body
+    (``transaction.value``).
+    """
 
     amount: int
     description: str
@@ -354,21 +359,21 @@ class CashInRequest:
     def parse(
         cls,
         *,
-        value: object,
+        amount: object,
         description: object,
         external_id: object,
-        expiration_time: object,
+        expiration: object,
         generate_qr_code: object,
         payer_name: object,
         payer_document: object,
         additional_info: object,
     ) -> CashInRequest:
         problems: list[str] = []
-        amount = collect(problems, "transaction.value", lambda: require_positive(parse_amount_number(value)))
+        cents = collect(problems, "transaction.value", lambda: require_positive(parse_amount_number(amount)))
         text = _required_text(problems, "transaction.description", description, MAX_CASH_IN_DESCRIPTION)
         external = _required_text(problems, "transaction.externalId", external_id, MAX_EXTERNAL_ID)
         low, high = CASH_IN_EXPIRATION
-        seconds = DEFAULT_EXPIRATION if expiration_time is None else expiration_time
+        seconds = DEFAULT_EXPIRATION if expiration is None else expiration
         if not isinstance(seconds, int) or isinstance(seconds, bool) or not low <= seconds <= high:
             problems.append(f"transaction.expirationTime: must be {low} to {high} seconds")
             seconds = None
@@ -379,7 +384,7 @@ class CashInRequest:
         info = _additional_info(problems, additional_info)
         if (
             problems
-            or amount is None
+            or cents is None
             or text is None
             or external is None
             or seconds is None
@@ -387,7 +392,7 @@ class CashInRequest:
             or document is None
         ):
             raise ValidationError("Invalid cash-in: " + "; ".join(problems), details=problems)
-        return cls(amount, text, external, seconds, generate_qr_code is True, name, document, info)
+        return cls(cents, text, external, seconds, generate_qr_code is True, name, document, info)
 
 
 def _required_text(problems: list[str], name: str, value: object, limit: int) -> str | None:

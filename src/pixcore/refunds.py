@@ -100,31 +100,38 @@ class RefundLifecycle:
 
 @dataclass(frozen=True, slots=True)
 class RefundRequest:
-    """A validated ``PUT /pix/{e2eid}/devolucao/{id}`` body."""
+    """A validated ``PUT /pix/{e2eid}/devolucao/{id}`` body.
+
+    The edge hands :meth:`parse` each leaf under the domain's name, as decoded from JSON (a
+    number is not a string here, so that ``"valor": 10`` can be refused), None when null or left
+    out; the rules' messages name each field by its name in the body (``valor``).
+    """
 
     amount: int
     nature: RefundNature = RefundNature.ORIGINAL
     description: str | None = None
 
     @classmethod
-    def parse(cls, *, valor: object, natureza: object = None, descricao: object = None) -> RefundRequest:
+    def parse(cls, *, amount: object, nature: object = None, description: object = None) -> RefundRequest:
+        """Every 400 rule of the body, collected into one ``ValidationError``."""
         problems: list[str] = []
-        amount = None
-        if not isinstance(valor, str):
+        cents = None
+        if not isinstance(amount, str):
             problems.append('valor: required, a string with 2 decimals (e.g. "10.00")')
         else:
-            amount = collect(problems, "valor", lambda: require_positive(parse_amount_string(valor)))
-        nature = RefundNature.ORIGINAL
-        if natureza is not None:
-            if natureza not in [n.value for n in REQUESTABLE]:
+            cents = collect(problems, "valor", lambda: require_positive(parse_amount_string(amount)))
+        kind = RefundNature.ORIGINAL
+        if nature is not None:
+            if nature not in [n.value for n in REQUESTABLE]:
                 problems.append("natureza: ORIGINAL or RETIRADA (the MED natures cannot be requested)")
             else:
-                nature = RefundNature(str(natureza))
-        if descricao is not None and (not isinstance(descricao, str) or len(descricao) > MAX_DESCRIPTION):
+                kind = RefundNature(str(nature))
+        text = description if isinstance(description, str) else None
+        if description is not None and (text is None or len(text) > MAX_DESCRIPTION):
             problems.append(f"descricao: a string of at most {MAX_DESCRIPTION} characters")
-        if problems or amount is None:
+        if problems or cents is None:
             raise ValidationError("Invalid refund: " + "; ".join(problems), details=problems)
-        return cls(amount, nature, descricao if isinstance(descricao, str) else None)
+        return cls(cents, kind, text)
 
 
 @dataclass(frozen=True, slots=True)

@@ -228,10 +228,10 @@ def test_the_payload_shows_the_status_a_reader_sees() -> None:
 
 def cash_in(**fields: Any) -> CashInRequest:
     base: dict[str, Any] = {
-        "value": 10,
+        "amount": 10,
         "description": "d",
         "external_id": "e-1",
-        "expiration_time": None,
+        "expiration": None,
         "generate_qr_code": None,
         "payer_name": "Ana",
         "payer_document": "52998224725",
@@ -243,10 +243,10 @@ def cash_in(**fields: Any) -> CashInRequest:
 @given(st.integers(min_value=0, max_value=700_000))
 def test_cash_in_expiration_bounds(seconds: int) -> None:
     if 300 <= seconds <= 604_800:
-        assert cash_in(expiration_time=seconds).expiration == seconds
+        assert cash_in(expiration=seconds).expiration == seconds
     else:
         with pytest.raises(ValidationError, match="expirationTime"):
-            cash_in(expiration_time=seconds)
+            cash_in(expiration=seconds)
 
 
 def test_cash_in_defaults() -> None:

@@ -129,7 +129,7 @@ def test_a_directory_entry_keeps_every_field() -> None:
 
 
 def test_a_refund_request_keeps_its_description_up_to_140_characters() -> None:
-    assert RefundRequest.parse(valor="1.00", descricao="d" * 140) == RefundRequest(
+    assert RefundRequest.parse(amount="1.00", description="d" * 140) == RefundRequest(
         100, RefundNature.ORIGINAL, "d" * 140
     )
 

@@ -33,18 +33,18 @@ def test_a_med_case_is_decided_once(trigger: str, status: MedStatus) -> None:
 
 
 def test_refund_request_rules() -> None:
-    assert RefundRequest.parse(valor="1.50") == RefundRequest(150, RefundNature.ORIGINAL, None)
+    assert RefundRequest.parse(amount="1.50") == RefundRequest(150, RefundNature.ORIGINAL, None)
     assert (
-        RefundRequest.parse(valor="2.00", natureza="RETIRADA", descricao="x").nature is RefundNature.RETIRADA
+        RefundRequest.parse(amount="2.00", nature="RETIRADA", description="x").nature is RefundNature.RETIRADA
     )
-    for bad in ({"valor": 1.5}, {"valor": "1.5"}, {"valor": "0.00"}, {"valor": None}):
+    for bad in ({"amount": 1.5}, {"amount": "1.5"}, {"amount": "0.00"}, {"amount": None}):
         with pytest.raises(ValidationError, match="valor"):
             RefundRequest.parse(**bad)
     for nature in ("MED_FRAUDE", "MED_OPERACIONAL", "original", 1):
         with pytest.raises(ValidationError, match="natureza"):
-            RefundRequest.parse(valor="1.00", natureza=nature)
+            RefundRequest.parse(amount="1.00", nature=nature)
     with pytest.raises(ValidationError, match="descricao"):
-        RefundRequest.parse(valor="1.00", descricao="d" * 141)
+        RefundRequest.parse(amount="1.00", description="d" * 141)
     assert MedReason.parse("MED_FRAUDE") is MedReason.MED_FRAUDE
     with pytest.raises(ValidationError):
         MedReason.parse("FRAUDE")

@@ -174,10 +174,10 @@ async def test_expiry_refuses_payment_and_the_sweep_persists_it(
 
 def cash_in_request(external_id: str = "order-1", expiration: int = 300) -> CashInRequest:
     return CashInRequest.parse(
-        value=25,
+        amount=25,
         description="Pedido",
         external_id=external_id,
-        expiration_time=expiration,
+        expiration=expiration,
         generate_qr_code=False,
         payer_name="Ana",
         payer_document=OTHER_CPF,

@@ -28,7 +28,7 @@ from pixweb.errors import error_responses
 from pixweb.qr import png_base64
 from pixweb.wire import PixResponse
 
-__all__ = ["CashInController"]
+__all__ = ["CashInController", "cash_in_request"]
 
 
 class CashInTransactionIn(msgspec.Struct, rename="camel"):
@@ -70,6 +70,21 @@ class CashInIn(msgspec.Struct, rename="camel"):
     ] = None
 
 
+def cash_in_request(body: CashInIn) -> CashInRequest:
+    """The body under the domain's names, each leaf as decoded (``CashInRequest.parse`` judges it)."""
+    transaction, payer = body.transaction, body.payer
+    return CashInRequest.parse(
+        amount=transaction.value,
+        description=transaction.description,
+        external_id=transaction.external_id,
+        expiration=transaction.expiration_time,
+        generate_qr_code=transaction.generate_qr_code,
+        payer_name=payer.full_name,
+        payer_document=payer.document,
+        additional_info=body.additional_info,
+    )
+
+
 class CashInOut(msgspec.Struct, rename="camel", omit_defaults=True):
     transaction_id: str
     correlation_id: str
@@ -106,17 +121,7 @@ class CashInController(Controller):
     )
     async def create(self, request: Request[Any, Any, Any], data: JSONBody[CashInIn]) -> Response[CashInOut]:
         services = services_of(request)
-        t, payer = data.transaction, data.payer
-        cash_in = CashInRequest.parse(
-            value=t.value,
-            description=t.description,
-            external_id=t.external_id,
-            expiration_time=t.expiration_time,
-            generate_qr_code=t.generate_qr_code,
-            payer_name=payer.full_name,
-            payer_document=payer.document,
-            additional_info=data.additional_info,
-        )
+        cash_in = cash_in_request(data)
         charge = await create_cash_in(
             services.uow,
             services.clock,

@@ -20,7 +20,7 @@ from pixweb.api.fields import MAX_AMOUNT_TEXT, MAX_SHORT_CODE, raw
 from pixweb.errors import error_responses
 from pixweb.wire import PixResponse
 
-__all__ = ["RefundController", "refund_out"]
+__all__ = ["RefundController", "refund_out", "refund_request"]
 
 _STRING = OpenAPIType.STRING
 
@@ -35,6 +35,11 @@ class RefundIn(msgspec.Struct):
         Any, raw("ORIGINAL (default) or RETIRADA", kind=_STRING, max_length=MAX_SHORT_CODE)
     ] = None
     descricao: Annotated[Any, raw("shown to the payer", kind=_STRING, max_length=MAX_DESCRIPTION)] = None
+
+
+def refund_request(body: RefundIn) -> RefundRequest:
+    """The body under the domain's names, each leaf as decoded (``RefundRequest.parse`` judges it)."""
+    return RefundRequest.parse(amount=body.valor, nature=body.natureza, description=body.descricao)
 
 
 class HorarioOut(msgspec.Struct, omit_defaults=True):
@@ -91,16 +96,13 @@ class RefundController(Controller):
         data: JSONBody[RefundIn],
     ) -> Response[RefundOut]:
         services = services_of(request)
-        refund_request = RefundRequest.parse(
-            valor=data.valor, natureza=data.natureza, descricao=data.descricao
-        )
         requested = await request_refund(
             services.uow,
             services.clock,
             account_id=principal_of(request).account_id,
             end_to_end_id=e2eid,
             refund_id=refund_id,
-            request=refund_request,
+            request=refund_request(data),
             ispb=services.settings.ispb,
             delay=timedelta(seconds=services.settings.norm_delay_seconds),
         )

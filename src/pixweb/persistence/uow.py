@@ -30,15 +30,13 @@ from pixcore.errors import CertificateInUse, DuplicatePixKey
 from pixcore.keys import PixKey, PixKeyType
 from pixinfra.postgres.pool import Database
 from pixweb.persistence.charges import PostgresCharges
-from pixweb.persistence.money import (
-    PostgresIdempotency,
-    PostgresLedger,
-    PostgresOutbox,
-    PostgresTransactions,
-    PostgresTransfers,
-)
+from pixweb.persistence.idempotency import PostgresIdempotency
+from pixweb.persistence.ledger import PostgresLedger
+from pixweb.persistence.outbox import PostgresOutbox
 from pixweb.persistence.refunds import PostgresMed, PostgresRefunds
 from pixweb.persistence.repository import Repository
+from pixweb.persistence.transactions import PostgresTransactions
+from pixweb.persistence.transfers import PostgresTransfers
 from pixweb.persistence.webhooks import PostgresWebhooks
 
 __all__ = ["PostgresUnitOfWork"]

@@ -1,0 +1,27 @@
+"""PostgreSQL repository of the outbox: the events the notifier delivers, written in the
+transaction that caused them."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import msgspec
+
+from pixweb.persistence.repository import Repository
+
+__all__ = ["PostgresOutbox"]
+
+# Events may carry Decimal amounts (REFUND's refunds[].payment.amount): written as exact JSON numbers.
+_EVENT_ENCODER = msgspec.json.Encoder(decimal_format="number")
+
+
+class PostgresOutbox(Repository):
+    async def add(self, account_id: int, event: dict[str, Any], at: datetime) -> None:
+        await self._conn.execute(
+            "INSERT INTO outbox (account_id, event_type, payload, created_at) VALUES ($1, $2, $3::jsonb, $4)",
+            account_id,
+            event["type"],
+            _EVENT_ENCODER.encode(event).decode(),
+            at,
+        )

@@ -1,0 +1,114 @@
+"""PostgreSQL repository of the transfers we send (``transfers``): their state until settled."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import asyncpg
+
+from pixcore.records import NewTransfer, Transfer
+from pixcore.transfers import Priority, TransferState
+from pixweb.persistence.repository import Repository
+
+__all__ = ["PostgresTransfers"]
+
+_TRANSFER_COLUMNS = """
+    transaction_id, account_id, idempotency_key, state, priority, pix_key, amount, end_to_end_id,
+    creditor_name, creditor_document, creditor_ispb, behavior, settle_after, deadline, created_at,
+    receiver_account_id, description, payment_flow, error_code
+"""
+
+
+def _transfer(row: asyncpg.Record) -> Transfer:
+    return Transfer(
+        transaction_id=row["transaction_id"],
+        account_id=row["account_id"],
+        idempotency_key=row["idempotency_key"],
+        state=TransferState(row["state"]),
+        priority=Priority(row["priority"]),
+        pix_key=row["pix_key"],
+        amount=row["amount"],
+        end_to_end_id=row["end_to_end_id"],
+        creditor_name=row["creditor_name"],
+        creditor_document=row["creditor_document"],
+        creditor_ispb=row["creditor_ispb"],
+        behavior=row["behavior"],
+        settle_after=row["settle_after"],
+        deadline=row["deadline"],
+        created_at=row["created_at"],
+        receiver_account_id=row["receiver_account_id"],
+        description=row["description"],
+        payment_flow=row["payment_flow"],
+        error_code=row["error_code"],
+    )
+
+
+class PostgresTransfers(Repository):
+    async def add(self, transfer: NewTransfer) -> None:
+        t = transfer
+        await self._conn.execute(
+            """
+            INSERT INTO transfers (transaction_id, account_id, idempotency_key, state, priority, pix_key,
+                creditor_document, description, payment_flow, amount, end_to_end_id, receiver_account_id,
+                creditor_name, creditor_ispb, behavior, settle_after, deadline, created_at)
+            VALUES ($1, $2, $3, 'PENDING', $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+            """,
+            t.transaction_id,
+            t.account_id,
+            t.idempotency_key,
+            t.priority.value,
+            t.pix_key,
+            t.creditor_document,
+            t.description,
+            t.payment_flow,
+            t.amount,
+            t.end_to_end_id,
+            t.receiver_account_id,
+            t.creditor_name,
+            t.creditor_ispb,
+            t.behavior,
+            t.settle_after,
+            t.deadline,
+            t.created_at,
+        )
+
+    async def get(self, transaction_id: int) -> Transfer | None:
+        row = await self._conn.fetchrow(
+            f"SELECT {_TRANSFER_COLUMNS} FROM transfers WHERE transaction_id = $1",  # noqa: S608 - fixed columns
+            transaction_id,
+        )
+        return _transfer(row) if row else None
+
+    async def due(self, now: datetime, limit: int) -> list[int]:
+        rows = await self._conn.fetch(
+            """
+            SELECT transaction_id FROM transfers
+             WHERE state = 'PENDING' AND (settle_after <= $1 OR deadline <= $1)
+             ORDER BY settle_after LIMIT $2
+            """,
+            now,
+            limit,
+        )
+        return [row["transaction_id"] for row in rows]
+
+    async def lock_pending(self, transaction_id: int) -> Transfer | None:
+        row = await self._conn.fetchrow(
+            f"""
+            SELECT {_TRANSFER_COLUMNS} FROM transfers
+             WHERE transaction_id = $1 AND state = 'PENDING'
+               FOR UPDATE SKIP LOCKED
+            """,  # noqa: S608 - fixed columns
+            transaction_id,
+        )
+        return _transfer(row) if row else None
+
+    async def finish(
+        self, transaction_id: int, state: TransferState, error_code: str | None, at: datetime
+    ) -> None:
+        await self._conn.execute(
+            "UPDATE transfers SET state = $2, error_code = $3, finished_at = $4 WHERE transaction_id = $1",
+            transaction_id,
+            state.value,
+            error_code,
+            at,
+        )

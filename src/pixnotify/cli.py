@@ -154,6 +154,12 @@ def run(**given: Any) -> None:
         )
     except ValueError as exc:
         _fail("InvalidSetting", str(exc))
+    # A stop asked for while starting, before the event loop's handlers exist, is kept for the
+    # loop rather than fatal: SIGTERM's default action would end the process at once, before the
+    # embedded server is stopped (and with an exit code a supervisor reads as a crash).
+    asked_to_stop: list[int] = []
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda number, _frame: asked_to_stop.append(number))
     metrics: DeliveryMetrics | None = None
     server = None
     if config.metrics_port:
@@ -171,6 +177,8 @@ def run(**given: Any) -> None:
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, stop.set)
+        if asked_to_stop:
+            stop.set()
         async with (
             database_ready(settings, pool_size=min(config.concurrency, 8) + 2) as database,
             supervising(metrics.registry if metrics is not None else None),  # an embedded server

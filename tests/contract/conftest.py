@@ -2,12 +2,17 @@
 PostgreSQL), so that the fake the unit tests trust cannot drift from the adapter.
 
 The PostgreSQL half works on a database of its own (created and migrated once per run, its
-delivery tables emptied before each test), so that a claim sees only the test's own deliveries.
+webhook tables emptied before each test), so that a claim sees only the test's own deliveries.
 """
 
 from __future__ import annotations
 
+import asyncio
+import os
+import subprocess
+import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import asyncpg
 import pytest
@@ -20,17 +25,26 @@ from tests.contract.rows import MemoryRows, PostgresRows, Rows
 
 
 @pytest.fixture(scope="session")
-async def contract_pool(database_server: str) -> AsyncIterator[asyncpg.Pool[asyncpg.Record]]:
+async def contract_pool(
+    database_server: str, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[asyncpg.Pool[asyncpg.Record]]:
+    """A database of the contract suites' own, migrated by ``pixweb migrate`` (a process of its own:
+    Piccolo migrates one database per process, and this one has migrated the run's already)."""
     from pixinfra.postgres.database import with_database
-    from pixinfra.runtime import database_ready
-    from pixinfra.settings import Settings
 
     name = f"pixcontract_{RUN_ID}"
     admin = await asyncpg.connect(with_database(database_server, "postgres"))
     try:
         await admin.execute(f'CREATE DATABASE "{name}"')
-        async with database_ready(Settings(database_url=with_database(database_server, name))) as database:
-            yield database.pool
+        url = with_database(database_server, name)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PIX_")}
+        env |= {"PIX_DATABASE_URL": url, "PIX_DATA_DIR": str(tmp_path_factory.mktemp("contract"))}
+        migrated = await asyncio.create_subprocess_exec(
+            Path(sys.executable).parent / "pixweb", "migrate", env=env, stdout=subprocess.DEVNULL
+        )
+        assert await migrated.wait() == 0
+        async with asyncpg.create_pool(url, min_size=1, max_size=8) as pool:
+            yield pool
     finally:
         await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         await admin.close()

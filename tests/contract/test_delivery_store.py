@@ -119,6 +119,24 @@ async def test_an_event_without_registrations_or_type_is_consumed_without_delive
     assert await rows.dispatched_at(no_type) == NOW
 
 
+async def test_racing_dispatchers_fan_each_event_out_once(store: DeliveryStore, rows: Rows) -> None:
+    account = await rows.account()
+    hooks = [await rows.webhook(account, f"https://race-{n}.example/hook") for n in range(2)]
+    events = [await rows.emit(account, transfer(n)) for n in range(120)]
+    consumed: list[list[int]] = [[] for _ in range(4)]
+
+    async def dispatcher(n: int) -> None:
+        while batch := await store.dispatch(NOW, 7):
+            consumed[n].extend(batch)
+
+    await asyncio.gather(*(dispatcher(n) for n in range(4)))
+
+    everything = [outbox_id for batch in consumed for outbox_id in batch]
+    assert sorted(everything) == events  # each consumed once, none skipped
+    for event in events:
+        assert [d.webhook_id for d in await rows.deliveries_of(event)] == hooks
+
+
 # ------------------------------------------------------------------------------------ claims
 
 

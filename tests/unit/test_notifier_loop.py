@@ -8,20 +8,22 @@ does, PostgreSQL does too: ``tests/contract/test_delivery_store.py`` runs both.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import random
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import asyncpg
 import httpx
 import pytest
 from prometheus_client import CollectorRegistry
 
 from pixcore.clock import ManualClock
 from pixcore.testing import InMemoryDeliveryStore
-from pixcore.webhook_delivery import GONE_REASON, INACTIVE_REASON, message_id, sign
+from pixcore.webhook_delivery import GONE_REASON, INACTIVE_REASON, Attempted, message_id, sign
 from pixcore.webhooks import DeliveryStatus, EventType
 from pixinfra.settings import NotifierSettings
 from pixnotify import DeliveryMetrics, Notifier
@@ -360,3 +362,70 @@ async def test_on_stop_deliveries_past_the_grace_period_and_queued_ones_are_give
         (DeliveryStatus.PENDING, 0, clock.now())
     ] * 2
     assert len(await deliveries.claim_due(clock.now(), 10, clock.now() + timedelta(seconds=30))) == 2
+
+
+# ------------------------------------------------------------------------------------ outages
+
+
+class Flaky(InMemoryDeliveryStore):
+    """A store whose next ``fail`` calls of ``method`` find the database down."""
+
+    def __init__(self, method: str, fail: int) -> None:
+        super().__init__()
+        self.method, self.fail = method, fail
+
+    def _down(self, method: str) -> None:
+        if method == self.method and self.fail > 0:
+            self.fail -= 1
+            raise asyncpg.exceptions.CannotConnectNowError("the database system is starting up")
+
+    async def dispatch(self, now: datetime, limit: int) -> list[int]:
+        self._down("dispatch")
+        return await super().dispatch(now, limit)
+
+    async def record_many(self, outcomes: Sequence[Attempted]) -> set[int]:
+        self._down("record_many")
+        return await super().record_many(outcomes)
+
+
+@contextlib.asynccontextmanager
+async def flaky_notifier(store: Flaky, receiver: Receiver, clock: ManualClock) -> AsyncIterator[Notifier]:
+    settings = NotifierSettings(timeout=5.0, lease=30.0, poll_interval=0.01)
+    async with (
+        httpx.AsyncClient(transport=httpx.MockTransport(receiver)) as client,
+        Notifier(store, settings, clock=clock, client=client) as notifier,
+    ):
+        yield notifier
+
+
+async def test_an_outcome_is_stored_late_rather_than_sent_again_while_the_database_is_down(
+    receiver: Receiver, clock: ManualClock
+) -> None:
+    store = Flaky("record_many", fail=2)
+    store.set_secret(ACCOUNT, SECRET)
+    hook = store.add_webhook(ACCOUNT, "https://hooks.example/outage")
+    event = store.emit(ACCOUNT, transfer(11))
+    async with flaky_notifier(store, receiver, clock) as notifier:
+        done = await notifier.run_once()
+    row = store.delivery_to(event, hook)
+    assert (row.status, row.attempts) == (DeliveryStatus.DELIVERED, 1)
+    assert done.verdicts == {row.id: DeliveryStatus.DELIVERED}
+    assert store.fail == 0
+    assert len(receiver.received) == 1
+
+
+async def test_the_loop_outlives_a_failed_round(receiver: Receiver, clock: ManualClock) -> None:
+    store = Flaky("dispatch", fail=1)
+    store.set_secret(ACCOUNT, SECRET)
+    hook = store.add_webhook(ACCOUNT, "https://hooks.example/after-outage")
+    event = store.emit(ACCOUNT, transfer(12))
+    stop = asyncio.Event()
+    async with flaky_notifier(store, receiver, clock) as notifier:
+        loop = asyncio.create_task(notifier.run(stop))
+        async with asyncio.timeout(5):
+            while not any(d.status is DeliveryStatus.DELIVERED for d in store.deliveries_of(event)):  # noqa: ASYNC110 - polls the fake
+                await asyncio.sleep(0.005)
+        stop.set()
+        await asyncio.wait_for(loop, 5)
+    assert store.fail == 0
+    assert store.delivery_to(event, hook).status is DeliveryStatus.DELIVERED

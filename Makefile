@@ -12,7 +12,7 @@ VENV := .venv
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: run test lint type unit integration e2e fuzz faults mutate diagram sync clean
+.PHONY: run test lint type unit contract integration e2e fuzz faults mutate diagram sync clean
 
 run: $(VENV)/.synced
 	$(VENV)/bin/pixweb serve
@@ -30,6 +30,9 @@ type: $(VENV)/.synced
 
 unit: $(VENV)/.synced
 	$(VENV)/bin/pytest tests/unit $(PYTEST_ARGS)
+
+contract: $(VENV)/.synced
+	$(VENV)/bin/pytest tests/contract $(PYTEST_ARGS)
 
 integration: $(VENV)/.synced
 	$(VENV)/bin/pytest tests/integration $(PYTEST_ARGS)

@@ -1,13 +1,14 @@
 """The ports: what the domain needs from persistence and the outside world.
 
 Each is a ``typing.Protocol``. ``pixweb.persistence`` implements them on
-PostgreSQL; ``pixcore.testing`` implements them in memory for unit tests.
+PostgreSQL (``DeliveryStore``: ``pixnotify.store``); ``pixcore.testing`` implements
+them in memory for unit tests.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from types import TracebackType
@@ -29,6 +30,7 @@ from pixcore.med import MedCase, MedStatus, NewMedCase
 from pixcore.records import NewTransaction, NewTransfer, TransactionStatus, TransactionType, Transfer
 from pixcore.refunds import NewRefund, Original, Refund, RefundKind, RefundStatus
 from pixcore.transfers import DirectoryEntry, TransferState
+from pixcore.webhook_delivery import Attempted, Claim, Verdict
 from pixcore.webhooks import Delivery, DeliveryStatus, EventType, NewWebhook, Webhook, WebhookSecret
 
 __all__ = [
@@ -37,6 +39,7 @@ __all__ = [
     "CertificateRepository",
     "ChargeRepository",
     "CredentialRepository",
+    "DeliveryStore",
     "HostResolver",
     "IdempotencyRecord",
     "IdempotencyRepository",
@@ -312,6 +315,48 @@ class WebhookRepository(Protocol):
     async def requeue_delivery(self, account_id: int, delivery_id: int, at: datetime) -> Delivery | None:
         """A finished (delivered or failed) delivery becomes pending again, due at ``at``, with no
         attempts; None (and nothing changed) if it is pending or not the account's."""
+        ...
+
+
+class DeliveryStore(Protocol):
+    """The notifier's tables: the outbox, registrations and secrets (read), the deliveries.
+
+    Any number of notifiers may share one store. Each outbox event is fanned out once; a claim is
+    a lease: a claimed delivery is not claimable again until ``lease_until`` has passed, and an
+    outcome is stored only while the claim's lease is still the delivery's (a notifier that lost
+    its lease writes nothing: the methods below return False, or leave the delivery out).
+    """
+
+    async def dispatch(self, now: datetime, limit: int) -> list[int]:
+        """Consume up to ``limit`` undispatched outbox events, oldest first: one pending delivery,
+        due at ``now``, per active registration of each event's account and type. Returns the ids
+        of the events consumed (with or without registrations)."""
+        ...
+
+    async def claim_due(self, now: datetime, limit: int, lease_until: datetime) -> list[Claim]:
+        """Lease up to ``limit`` pending deliveries due at ``now`` (oldest due first) until
+        ``lease_until``."""
+        ...
+
+    async def record(
+        self, claim: Claim, verdict: Verdict, *, attempted_at: datetime, status_code: int | None
+    ) -> bool:
+        """Store an attempt's outcome, and deactivate the registration if the verdict says so
+        (410), together. False: the lease was lost, nothing was written."""
+        ...
+
+    async def record_many(self, outcomes: Sequence[Attempted]) -> set[int]:
+        """Store many outcomes at once (none may deactivate: ``ValueError``); the ids of the
+        deliveries whose lease still held."""
+        ...
+
+    async def finish_inactive(self, claim: Claim, now: datetime) -> bool:
+        """Fail, without an attempt, a delivery whose registration went inactive after the fan-out
+        (``INACTIVE_REASON``); False if the lease was lost."""
+        ...
+
+    async def release(self, claims: Sequence[Claim], now: datetime) -> int:
+        """Give leases back unused: those deliveries are due again at ``now``. How many were."""
         ...
 
 

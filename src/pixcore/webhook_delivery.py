@@ -10,6 +10,8 @@ Pure rules, no I/O: the notifier (``pixnotify``) does the sending and the storin
   delivered, retry at a moment, or failed (and whether the registration is to be deactivated).
 * :func:`retry_delay` is the jittered schedule (``RETRY_SCHEDULE``);
   :func:`parse_retry_after` reads a ``Retry-After`` header, bounded.
+* :class:`Claim` (a due delivery leased to a notifier) and :class:`Attempted` (an attempt and its
+  verdict) are what the notifier and its store (``pixcore.ports.DeliveryStore``) exchange.
 """
 
 from __future__ import annotations
@@ -29,10 +31,15 @@ from typing import Any
 from pixcore.webhooks import RETRY_SCHEDULE, SECRET_PREFIX, DeliveryStatus
 
 __all__ = [
+    "GONE_REASON",
+    "INACTIVE_REASON",
     "JITTER",
     "MAX_ATTEMPTS",
+    "MAX_REASON",
     "MAX_RETRY_AFTER",
     "MIN_RETRY_AFTER",
+    "Attempted",
+    "Claim",
     "Verdict",
     "encode_body",
     "judge",
@@ -51,6 +58,12 @@ MIN_RETRY_AFTER = timedelta(seconds=1)
 MAX_RETRY_AFTER = max(RETRY_SCHEDULE)
 """A receiver's ``Retry-After`` is honoured within these bounds (not sooner, not later than the
 schedule's longest step)."""
+MAX_REASON = 300
+"""A delivery keeps at most this many characters of why its last attempt failed."""
+GONE_REASON = "gone (HTTP 410)"
+"""Why a registration whose receiver answered 410 Gone was deactivated."""
+INACTIVE_REASON = "the registration is no longer active"
+"""Why a delivery whose registration went inactive after the fan-out failed without an attempt."""
 
 
 def message_id(outbox_id: int, webhook_id: int) -> str:
@@ -160,3 +173,30 @@ def judge(
     if status_code in (429, 503) and (asked := parse_retry_after(retry_after, now)) is not None:
         delay = asked
     return Verdict(DeliveryStatus.PENDING, now + delay, reason=reason)
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A due delivery, leased to one notifier until ``lease_until``, with what it takes to send it."""
+
+    id: int
+    message_id: str
+    webhook_id: int
+    account_id: int
+    attempts: int  # made before this one
+    lease_until: datetime
+    event: dict[str, Any]
+    url: str
+    headers: dict[str, str]
+    active: bool
+    secrets: tuple[str, ...]  # the current one first; the previous one during a rotation
+
+
+@dataclass(frozen=True, slots=True)
+class Attempted:
+    """An attempt and its verdict, to store."""
+
+    claim: Claim
+    verdict: Verdict
+    attempted_at: datetime
+    status_code: int | None

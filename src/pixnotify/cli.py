@@ -144,6 +144,7 @@ def run(**given: Any) -> None:
     from pixinfra.logs import configure_logging
     from pixinfra.postgres.supervisor import supervising
     from pixnotify.metrics import DeliveryMetrics, serve_metrics
+    from pixnotify.store import PostgresDeliveryStore
     from pixnotify.worker import Notifier
 
     settings = _settings()
@@ -183,7 +184,10 @@ def run(**given: Any) -> None:
             database_ready(settings, pool_size=min(config.concurrency, 8) + 2) as database,
             supervising(metrics.registry if metrics is not None else None),  # an embedded server
             Notifier(
-                database.pool, config, allow_private=settings.webhook_allow_private, metrics=metrics
+                PostgresDeliveryStore(database.pool),
+                config,
+                allow_private=settings.webhook_allow_private,
+                metrics=metrics,
             ) as notifier,
         ):
             await notifier.run(stop)

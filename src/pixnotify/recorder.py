@@ -10,30 +10,26 @@ from __future__ import annotations
 import asyncio
 from datetime import datetime
 
-import asyncpg
-
-from pixcore.webhook_delivery import Verdict
-from pixnotify import store
+from pixcore.ports import DeliveryStore
+from pixcore.webhook_delivery import Attempted, Claim, Verdict
 
 __all__ = ["Recorder"]
 
 
 class Recorder:
-    def __init__(self, pool: asyncpg.Pool[asyncpg.Record]) -> None:
-        self.pool = pool
-        self._waiting: list[tuple[store.Attempted, asyncio.Future[bool]]] = []
+    def __init__(self, store: DeliveryStore) -> None:
+        self.store = store
+        self._waiting: list[tuple[Attempted, asyncio.Future[bool]]] = []
         self._writing = False
 
     async def record(
-        self, claim: store.Claim, verdict: Verdict, *, attempted_at: datetime, status_code: int | None
+        self, claim: Claim, verdict: Verdict, *, attempted_at: datetime, status_code: int | None
     ) -> bool:
         """Store one outcome; False if the lease had been lost (nothing stored)."""
         if verdict.deactivate:  # rare, and two tables: a transaction of its own
-            return await store.record(
-                self.pool, claim, verdict, attempted_at=attempted_at, status_code=status_code
-            )
+            return await self.store.record(claim, verdict, attempted_at=attempted_at, status_code=status_code)
         done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        self._waiting.append((store.Attempted(claim, verdict, attempted_at, status_code), done))
+        self._waiting.append((Attempted(claim, verdict, attempted_at, status_code), done))
         if not self._writing:
             await self._write()
         return await done
@@ -41,12 +37,12 @@ class Recorder:
     async def _write(self) -> None:
         """Write groups until none is waiting; if a write fails or is cancelled, its waiters get an error."""
         self._writing = True
-        group: list[tuple[store.Attempted, asyncio.Future[bool]]] = []
+        group: list[tuple[Attempted, asyncio.Future[bool]]] = []
         try:
             while self._waiting:
                 group, self._waiting = self._waiting, []
                 try:
-                    kept = await store.record_many(self.pool, [outcome for outcome, _ in group])
+                    kept = await self.store.record_many([outcome for outcome, _ in group])
                 except Exception as exc:  # noqa: BLE001 - handed to every waiter, none may hang
                     for _, done in group:
                         done.set_exception(exc)

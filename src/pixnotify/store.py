@@ -1,7 +1,8 @@
-"""The notifier's SQL: fan-out of the outbox, claims of due deliveries, outcomes, queue status.
+"""The notifier's SQL: :class:`PostgresDeliveryStore`, the ``DeliveryStore`` port on PostgreSQL
+(fan-out of the outbox, claims of due deliveries, outcomes), and :func:`queue_status`.
 
-Every function takes an asyncpg pool (the pool of the process's ``pixinfra.postgres.pool.Database``)
-and the moment to use, so that one clock rules the schedule.
+The store works on an asyncpg pool (the pool of the process's ``pixinfra.postgres.pool.Database``);
+every method takes the moment to use, so that one clock rules the schedule.
 
 Fan-out and claims take rows ``FOR UPDATE SKIP LOCKED``: any number of notifiers may run at once,
 each outbox row is consumed by exactly one of them (in the transaction that creates its
@@ -9,6 +10,10 @@ deliveries), and each due delivery is claimed by one. A claim is a lease: it pus
 ``next_attempt_at`` forward past the longest an attempt can take, so a notifier that dies holding
 claims only delays them. The outcome of an attempt is written only while its lease is still the
 delivery's ``next_attempt_at``: a notifier that lost its lease writes nothing.
+
+``pixcore.testing.InMemoryDeliveryStore`` is the same contract in memory; both run the suite in
+``tests/contract/test_delivery_store.py``. :func:`queue_status` (``pixnotify status``) is not the
+loop's, so not the port's: it stays a query of its own.
 """
 
 from __future__ import annotations
@@ -21,92 +26,30 @@ from typing import Any
 
 import asyncpg
 
-from pixcore.webhook_delivery import Verdict, message_id
+from pixcore.ports import DeliveryStore
+from pixcore.webhook_delivery import (
+    GONE_REASON,
+    INACTIVE_REASON,
+    MAX_REASON,
+    Attempted,
+    Claim,
+    Verdict,
+    message_id,
+)
 from pixcore.webhooks import DeliveryStatus, event_type_of
+from pixinfra.postgres.webhook_sql import DEACTIVATE_WEBHOOK
 
-__all__ = [
-    "Attempted",
-    "Claim",
-    "QueueStatus",
-    "claim_due",
-    "dispatch",
-    "finish_inactive",
-    "queue_status",
-    "record",
-    "record_many",
-    "release",
-]
+__all__ = ["Attempted", "Claim", "PostgresDeliveryStore", "QueueStatus", "queue_status"]
 
-MAX_ERROR = 300  # webhook_deliveries.last_error is varchar(300)
+MAX_ERROR = MAX_REASON  # webhook_deliveries.last_error is varchar(300)
 
 
-@dataclass(frozen=True, slots=True)
-class Claim:
-    """A due delivery, leased to this notifier until ``lease_until``, with what it takes to send it."""
-
-    id: int
-    message_id: str
-    webhook_id: int
-    account_id: int
-    attempts: int  # made before this one
-    lease_until: datetime
-    event: dict[str, Any]
-    url: str
-    headers: dict[str, str]
-    active: bool
-    secrets: tuple[str, ...]  # the current one first; the previous one during a rotation
-
-
-async def dispatch(pool: asyncpg.Pool[asyncpg.Record], now: datetime, limit: int) -> list[int]:
-    """Consume up to ``limit`` undispatched outbox rows, oldest first: one pending delivery per
-    active registration of each event's type, created in the transaction that marks the rows
-    dispatched. Returns the ids of the rows consumed."""
-    async with pool.acquire() as conn, conn.transaction():
-        events = await conn.fetch(
-            """
-            SELECT id, account_id, payload::text AS payload FROM outbox
-            WHERE dispatched_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED
-            """,
-            limit,
-        )
-        if not events:
-            return []
-        wanted = [(row["id"], row["account_id"], event_type_of(json.loads(row["payload"]))) for row in events]
-        routed = [(outbox_id, account, kind.value) for outbox_id, account, kind in wanted if kind]
-        if routed:
-            hooks = await conn.fetch(
-                """
-                SELECT w.id, w.account_id, w.event_type FROM webhooks w
-                WHERE w.is_active AND (w.account_id, w.event_type) IN
-                    (SELECT * FROM unnest($1::bigint[], $2::text[]))
-                ORDER BY w.id
-                """,
-                [account for _, account, _ in routed],
-                [kind for _, _, kind in routed],
-            )
-            targets: dict[tuple[int, str], list[int]] = {}
-            for hook in hooks:
-                targets.setdefault((hook["account_id"], hook["event_type"]), []).append(hook["id"])
-            deliveries = [
-                (message_id(outbox_id, hook_id), outbox_id, hook_id, account)
-                for outbox_id, account, kind in routed
-                for hook_id in targets.get((account, kind), [])
-            ]
-            if deliveries:
-                await conn.execute(
-                    """
-                    INSERT INTO webhook_deliveries
-                        (message_id, outbox_id, webhook_id, account_id, status, next_attempt_at, created_at)
-                    SELECT m, o, w, a, 'pending', $5, $5
-                    FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[]) AS t(m, o, w, a)
-                    """,
-                    *(list(column) for column in zip(*deliveries, strict=True)),
-                    now,
-                )
-        consumed = [row["id"] for row in events]
-        await conn.execute("UPDATE outbox SET dispatched_at = $2 WHERE id = ANY($1::bigint[])", consumed, now)
-        return consumed
-
+FAN_OUT = """
+INSERT INTO webhook_deliveries
+    (message_id, outbox_id, webhook_id, account_id, status, next_attempt_at, created_at)
+SELECT m, o, w, a, 'pending', $5, $5
+FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[]) AS t(m, o, w, a)
+"""
 
 CLAIM = """
 WITH due AS (
@@ -124,77 +67,11 @@ RETURNING d.id, d.message_id, d.webhook_id, d.account_id, d.attempts, d.next_att
     s.secret, CASE WHEN s.previous_until > $1 THEN s.previous_secret END AS previous_secret
 """
 
-
-async def claim_due(
-    pool: asyncpg.Pool[asyncpg.Record], now: datetime, limit: int, lease_until: datetime
-) -> list[Claim]:
-    """Lease up to ``limit`` deliveries due at ``now`` (oldest due first) until ``lease_until``."""
-    async with pool.acquire() as conn:
-        rows = await conn.fetch(CLAIM, now, limit, lease_until)
-    return [
-        Claim(
-            id=row["id"],
-            message_id=row["message_id"],
-            webhook_id=row["webhook_id"],
-            account_id=row["account_id"],
-            attempts=row["attempts"],
-            lease_until=row["next_attempt_at"],
-            event=json.loads(row["payload"]),
-            url=row["url"],
-            headers={str(k): str(v) for k, v in json.loads(row["headers"]).items()},
-            active=row["is_active"],
-            secrets=tuple(s for s in (row["secret"], row["previous_secret"]) if s),
-        )
-        for row in rows
-    ]
-
-
 RECORD = """
 UPDATE webhook_deliveries SET attempts = attempts + 1, status = $3, next_attempt_at = $4,
     last_attempt_at = $5, last_status_code = $6, last_error = $7, finished_at = $8
 WHERE id = $1 AND status = 'pending' AND next_attempt_at = $2
 """
-
-
-async def record(
-    pool: asyncpg.Pool[asyncpg.Record],
-    claim: Claim,
-    verdict: Verdict,
-    *,
-    attempted_at: datetime,
-    status_code: int | None,
-) -> bool:
-    """Store an attempt's outcome (and deactivate the registration on 410) if the lease still
-    holds. False: the lease was lost (expired and claimed again), nothing was written."""
-    finished = attempted_at if verdict.status is not DeliveryStatus.PENDING else None
-    reason = verdict.reason[:MAX_ERROR] if verdict.reason else None
-    arguments = (
-        claim.id,
-        claim.lease_until,
-        verdict.status.value,
-        verdict.next_attempt_at,
-        attempted_at,
-        status_code,
-        reason,
-        finished,
-    )
-    async with pool.acquire() as conn:
-        if not verdict.deactivate:  # one statement: no transaction block, one round trip
-            return bool(await conn.execute(RECORD, *arguments) == "UPDATE 1")
-        async with conn.transaction():
-            if await conn.execute(RECORD, *arguments) != "UPDATE 1":
-                return False
-            await conn.execute(
-                """
-                UPDATE webhooks SET is_active = false, deactivated_at = $2, updated_at = $2,
-                    deactivation_reason = 'gone (HTTP 410)'
-                WHERE id = $1 AND is_active
-                """,
-                claim.webhook_id,
-                attempted_at,
-            )
-            return True
-
 
 RECORD_MANY = """
 UPDATE webhook_deliveries d SET attempts = d.attempts + 1, status = v.status, next_attempt_at = v.next_at,
@@ -207,73 +84,152 @@ RETURNING d.id
 """
 
 
-@dataclass(frozen=True, slots=True)
-class Attempted:
-    """An attempt and its verdict, to store."""
-
-    claim: Claim
-    verdict: Verdict
-    attempted_at: datetime
-    status_code: int | None
-
-
-async def record_many(pool: asyncpg.Pool[asyncpg.Record], outcomes: Sequence[Attempted]) -> set[int]:
-    """Store many outcomes in one statement (none may deactivate a registration: see :func:`record`).
-    Returns the ids of the deliveries whose lease still held (the others were left alone)."""
-    columns: list[list[Any]] = [[] for _ in range(8)]
-    for o in outcomes:
-        if o.verdict.deactivate:
-            raise ValueError("a 410 deactivates its registration: store it with record()")
-        finished = o.attempted_at if o.verdict.status is not DeliveryStatus.PENDING else None
-        row = (
-            o.claim.id,
-            o.claim.lease_until,
-            o.verdict.status.value,
-            o.verdict.next_attempt_at,
-            o.attempted_at,
-            o.status_code,
-            o.verdict.reason[:MAX_ERROR] if o.verdict.reason else None,
-            finished,
-        )
-        for column, value in zip(columns, row, strict=True):
-            column.append(value)
-    async with pool.acquire() as conn:
-        rows = await conn.fetch(RECORD_MANY, *columns)
-    return {row["id"] for row in rows}
+def _outcome_row(outcome: Attempted) -> tuple[Any, ...]:
+    """The arguments of :data:`RECORD`, one row of :data:`RECORD_MANY`."""
+    verdict = outcome.verdict
+    return (
+        outcome.claim.id,
+        outcome.claim.lease_until,
+        verdict.status.value,
+        verdict.next_attempt_at,
+        outcome.attempted_at,
+        outcome.status_code,
+        verdict.reason[:MAX_ERROR] if verdict.reason else None,
+        outcome.attempted_at if verdict.status is not DeliveryStatus.PENDING else None,
+    )
 
 
-async def finish_inactive(pool: asyncpg.Pool[asyncpg.Record], claim: Claim, now: datetime) -> bool:
-    """A delivery whose registration went inactive after the fan-out fails without an attempt."""
-    async with pool.acquire() as conn:
-        status = await conn.execute(
-            """
-            UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, finished_at = $3,
-                last_error = 'the registration is no longer active'
-            WHERE id = $1 AND status = 'pending' AND next_attempt_at = $2
-            """,
-            claim.id,
-            claim.lease_until,
-            now,
-        )
-    return bool(status == "UPDATE 1")
+class PostgresDeliveryStore:
+    """The ``DeliveryStore`` port on the tables behind ``pool``."""
+
+    def __init__(self, pool: asyncpg.Pool[asyncpg.Record]) -> None:
+        self.pool = pool
+
+    async def dispatch(self, now: datetime, limit: int) -> list[int]:
+        async with self.pool.acquire() as conn, conn.transaction():
+            events = await conn.fetch(
+                """
+                SELECT id, account_id, payload::text AS payload FROM outbox
+                WHERE dispatched_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED
+                """,
+                limit,
+            )
+            if not events:
+                return []
+            wanted = [
+                (row["id"], row["account_id"], event_type_of(json.loads(row["payload"]))) for row in events
+            ]
+            routed = [(outbox_id, account, kind.value) for outbox_id, account, kind in wanted if kind]
+            if routed:
+                hooks = await conn.fetch(
+                    """
+                    SELECT w.id, w.account_id, w.event_type FROM webhooks w
+                    WHERE w.is_active AND (w.account_id, w.event_type) IN
+                        (SELECT * FROM unnest($1::bigint[], $2::text[]))
+                    ORDER BY w.id
+                    """,
+                    [account for _, account, _ in routed],
+                    [kind for _, _, kind in routed],
+                )
+                targets: dict[tuple[int, str], list[int]] = {}
+                for hook in hooks:
+                    targets.setdefault((hook["account_id"], hook["event_type"]), []).append(hook["id"])
+                deliveries = [
+                    (message_id(outbox_id, hook_id), outbox_id, hook_id, account)
+                    for outbox_id, account, kind in routed
+                    for hook_id in targets.get((account, kind), [])
+                ]
+                if deliveries:
+                    await conn.execute(
+                        FAN_OUT,
+                        *(list(column) for column in zip(*deliveries, strict=True)),
+                        now,
+                    )
+            consumed = [row["id"] for row in events]
+            await conn.execute(
+                "UPDATE outbox SET dispatched_at = $2 WHERE id = ANY($1::bigint[])", consumed, now
+            )
+            return consumed
+
+    async def claim_due(self, now: datetime, limit: int, lease_until: datetime) -> list[Claim]:
+        async with self.pool.acquire() as conn:
+            rows = await conn.fetch(CLAIM, now, limit, lease_until)
+        return [
+            Claim(
+                id=row["id"],
+                message_id=row["message_id"],
+                webhook_id=row["webhook_id"],
+                account_id=row["account_id"],
+                attempts=row["attempts"],
+                lease_until=row["next_attempt_at"],
+                event=json.loads(row["payload"]),
+                url=row["url"],
+                headers={str(k): str(v) for k, v in json.loads(row["headers"]).items()},
+                active=row["is_active"],
+                secrets=tuple(s for s in (row["secret"], row["previous_secret"]) if s),
+            )
+            for row in rows
+        ]
+
+    async def record(
+        self, claim: Claim, verdict: Verdict, *, attempted_at: datetime, status_code: int | None
+    ) -> bool:
+        arguments = _outcome_row(Attempted(claim, verdict, attempted_at, status_code))
+        async with self.pool.acquire() as conn:
+            if not verdict.deactivate:  # one statement: no transaction block, one round trip
+                return bool(await conn.execute(RECORD, *arguments) == "UPDATE 1")
+            async with conn.transaction():
+                if await conn.execute(RECORD, *arguments) != "UPDATE 1":
+                    return False
+                await conn.execute(DEACTIVATE_WEBHOOK, claim.webhook_id, GONE_REASON, attempted_at)
+                return True
+
+    async def record_many(self, outcomes: Sequence[Attempted]) -> set[int]:
+        columns: list[list[Any]] = [[] for _ in range(8)]
+        for outcome in outcomes:
+            if outcome.verdict.deactivate:
+                raise ValueError("a 410 deactivates its registration: store it with record()")
+            for column, value in zip(columns, _outcome_row(outcome), strict=True):
+                column.append(value)
+        async with self.pool.acquire() as conn:
+            rows = await conn.fetch(RECORD_MANY, *columns)
+        return {row["id"] for row in rows}
+
+    async def finish_inactive(self, claim: Claim, now: datetime) -> bool:
+        async with self.pool.acquire() as conn:
+            status = await conn.execute(
+                """
+                UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, finished_at = $3,
+                    last_error = $4
+                WHERE id = $1 AND status = 'pending' AND next_attempt_at = $2
+                """,
+                claim.id,
+                claim.lease_until,
+                now,
+                INACTIVE_REASON,
+            )
+        return bool(status == "UPDATE 1")
+
+    async def release(self, claims: Sequence[Claim], now: datetime) -> int:
+        if not claims:
+            return 0
+        async with self.pool.acquire() as conn:
+            status = await conn.execute(
+                """
+                UPDATE webhook_deliveries d SET next_attempt_at = $3
+                FROM unnest($1::bigint[], $2::timestamptz[]) AS c(id, lease_until)
+                WHERE d.id = c.id AND d.status = 'pending' AND d.next_attempt_at = c.lease_until
+                """,
+                [claim.id for claim in claims],
+                [claim.lease_until for claim in claims],
+                now,
+            )
+        return int(status.split()[-1])
 
 
-async def release(pool: asyncpg.Pool[asyncpg.Record], claims: Sequence[Claim], now: datetime) -> int:
-    """Give leases back unused (shutdown): the deliveries are due again at ``now``."""
-    if not claims:
-        return 0
-    async with pool.acquire() as conn:
-        status = await conn.execute(
-            """
-            UPDATE webhook_deliveries d SET next_attempt_at = $3
-            FROM unnest($1::bigint[], $2::timestamptz[]) AS c(id, lease_until)
-            WHERE d.id = c.id AND d.status = 'pending' AND d.next_attempt_at = c.lease_until
-            """,
-            [claim.id for claim in claims],
-            [claim.lease_until for claim in claims],
-            now,
-        )
-    return int(status.split()[-1])
+def _is_a_delivery_store(store: PostgresDeliveryStore) -> DeliveryStore:
+    """Never called: mypy checks here that the adapter fits its port."""
+    return store
 
 
 @dataclass(frozen=True, slots=True)

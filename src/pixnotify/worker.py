@@ -25,20 +25,20 @@ from types import TracebackType
 from typing import Any, Self
 from urllib.parse import urlsplit
 
-import asyncpg
 import httpx
 from prometheus_client import CollectorRegistry
 
 from pixcore.clock import Clock, SystemClock, format_timestamp
-from pixcore.webhook_delivery import Verdict, encode_body, judge
+from pixcore.ports import DeliveryStore
+from pixcore.webhook_delivery import Claim, Verdict, encode_body, judge
 from pixcore.webhooks import DeliveryStatus
 from pixinfra.postgres.availability import FailureStreak, database_unavailable
 from pixinfra.postgres.pool import Database
 from pixinfra.settings import NotifierSettings, Settings
-from pixnotify import store
 from pixnotify.metrics import DeliveryMetrics, result_of
 from pixnotify.recorder import Recorder
 from pixnotify.sender import Outcome, build_headers, post
+from pixnotify.store import PostgresDeliveryStore
 from pixnotify.transport import Resolver, make_client, system_resolver
 
 __all__ = ["Notifier", "Round", "deliver_in_process"]
@@ -58,11 +58,13 @@ class Round:
 
 
 class Notifier:
-    """Delivers webhooks from the database behind ``pool``. An async context manager (its HTTP client)."""
+    """Delivers webhooks from ``store`` (a :class:`~pixnotify.store.PostgresDeliveryStore` on the
+    process's database; in unit tests ``pixcore.testing.InMemoryDeliveryStore``). An async context
+    manager (its HTTP client)."""
 
     def __init__(
         self,
-        pool: asyncpg.Pool[asyncpg.Record],
+        store: DeliveryStore,
         config: NotifierSettings | None = None,
         *,
         allow_private: bool = False,
@@ -72,7 +74,7 @@ class Notifier:
         client: httpx.AsyncClient | None = None,
         metrics: DeliveryMetrics | None = None,
     ) -> None:
-        self.pool = pool
+        self.store = store
         self.metrics = metrics
         self.config = config or NotifierSettings()
         self.clock: Clock = clock or SystemClock()
@@ -84,8 +86,8 @@ class Notifier:
             timeout=self.config.timeout,
             max_connections=self.config.concurrency,
         )
-        self.recorder = Recorder(pool)
-        self._in_flight: dict[asyncio.Task[DeliveryStatus | None], store.Claim] = {}
+        self.recorder = Recorder(store)
+        self._in_flight: dict[asyncio.Task[DeliveryStatus | None], Claim] = {}
         self._sending: set[asyncio.Task[DeliveryStatus | None]] = set()
 
     async def __aenter__(self) -> Self:
@@ -101,20 +103,20 @@ class Notifier:
 
     async def dispatch(self) -> int:
         """One fan-out transaction; returns how many outbox rows it consumed."""
-        return len(await store.dispatch(self.pool, self.clock.now(), self.config.batch_size))
+        return len(await self.store.dispatch(self.clock.now(), self.config.batch_size))
 
-    async def claim(self, limit: int) -> list[store.Claim]:
+    async def claim(self, limit: int) -> list[Claim]:
         """Lease up to ``limit`` deliveries due now."""
         now = self.clock.now()
-        return await store.claim_due(self.pool, now, limit, now + timedelta(seconds=self.config.lease))
+        return await self.store.claim_due(now, limit, now + timedelta(seconds=self.config.lease))
 
-    async def deliver(self, claim: store.Claim) -> DeliveryStatus | None:
+    async def deliver(self, claim: Claim) -> DeliveryStatus | None:
         """Make one attempt and store its outcome; the delivery's status, None if the lease was lost."""
         started = self.clock.now()
         if claim.lease_until - started < timedelta(seconds=self.config.timeout):
             return None  # too late to finish within the lease: it comes back when the lease ends
         if not claim.active:
-            kept = await store.finish_inactive(self.pool, claim, started)
+            kept = await self.store.finish_inactive(claim, started)
             self._count("inactive" if kept else "lease_lost")
             self._log(claim, Outcome(None, error="registration inactive"), None, kept=kept)
             return DeliveryStatus.FAILED if kept else None
@@ -144,7 +146,7 @@ class Notifier:
         return verdict.status if kept else None
 
     async def _record(
-        self, claim: store.Claim, verdict: Verdict, *, attempted_at: datetime, status_code: int | None
+        self, claim: Claim, verdict: Verdict, *, attempted_at: datetime, status_code: int | None
     ) -> bool:
         """Store an attempt's outcome. While the database is unreachable, try again (0.1 s, doubling
         to 2 s) as long as the lease lasts: the request was made, and storing its outcome late beats
@@ -175,7 +177,7 @@ class Notifier:
         while claims := await self.claim(self.config.concurrency):
             again = [claim for claim in claims if claim.id in attempted]
             if again:  # due again already (a real clock and a short Retry-After): next round
-                await store.release(self.pool, again, self.clock.now())
+                await self.store.release(again, self.clock.now())
                 claims = [claim for claim in claims if claim.id not in attempted]
                 if not claims:
                     break
@@ -254,9 +256,7 @@ class Notifier:
         if len(self._in_flight) <= self.config.concurrency:  # room for the next claim: wake the loop
             finished.set()
 
-    async def _deliver_when_free(
-        self, claim: store.Claim, sending: asyncio.Semaphore
-    ) -> DeliveryStatus | None:
+    async def _deliver_when_free(self, claim: Claim, sending: asyncio.Semaphore) -> DeliveryStatus | None:
         async with sending:
             task = asyncio.current_task()
             if task is not None:
@@ -286,7 +286,7 @@ class Notifier:
             task.cancel()
         await asyncio.gather(*late, return_exceptions=True)
         try:
-            released = await store.release(self.pool, claims, self.clock.now())
+            released = await self.store.release(claims, self.clock.now())
         except Exception:
             log.exception("could not give %d leases back; they expire by themselves", len(claims))
         else:
@@ -299,7 +299,7 @@ class Notifier:
         if self.metrics is not None:
             self.metrics.attempted(result)
 
-    def _log(self, claim: store.Claim, outcome: Outcome, verdict: Verdict | None, *, kept: bool) -> None:
+    def _log(self, claim: Claim, outcome: Outcome, verdict: Verdict | None, *, kept: bool) -> None:
         delivered = verdict is not None and verdict.status is DeliveryStatus.DELIVERED
         level = logging.INFO if delivered and kept else logging.WARNING
         if not log.isEnabledFor(level):
@@ -332,7 +332,7 @@ async def deliver_in_process(
     the same settings as ``pixnotify run``, the app's database, attempts counted in the app's
     metrics ``registry``."""
     async with Notifier(
-        database.pool,
+        PostgresDeliveryStore(database.pool),
         settings.notifier,
         allow_private=settings.webhook_allow_private,
         metrics=DeliveryMetrics.of(registry),

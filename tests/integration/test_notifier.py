@@ -28,8 +28,7 @@ from pixcore.clock import ManualClock
 from pixcore.webhook_delivery import message_id
 from pixinfra.postgres.database import with_database
 from pixinfra.settings import NotifierSettings
-from pixnotify import Notifier
-from pixnotify.store import dispatch
+from pixnotify import Notifier, PostgresDeliveryStore
 from tests.integration.receiver import Received, Receiver, Reply, running_receiver
 from tests.support import new_client, run_database
 
@@ -153,7 +152,11 @@ async def fake_resolver(host: str, port: int) -> list[str]:
 def notifier(clock: ManualClock, *, allow_private: bool = True, **config: Any) -> Notifier:
     settings = NotifierSettings(**{"timeout": 5.0, "lease": 30.0} | config)
     return Notifier(
-        run_database().pool, settings, allow_private=allow_private, clock=clock, resolver=fake_resolver
+        PostgresDeliveryStore(run_database().pool),
+        settings,
+        allow_private=allow_private,
+        clock=clock,
+        resolver=fake_resolver,
     )
 
 
@@ -233,37 +236,6 @@ async def test_an_event_without_registrations_is_only_marked_dispatched(
     assert (
         await tables.conn.fetchval("SELECT count(*) FROM webhook_deliveries WHERE outbox_id = $1", outbox_id)
         == 0
-    )
-
-
-async def test_racing_dispatchers_fan_each_event_out_once(tables: Tables, clock: ManualClock) -> None:
-    account = await tables.account()
-    await tables.secret(account, new_secret())
-    hooks = [await tables.webhook(account, f"https://race-{n}.example/hook") for n in range(2)]
-    ours = [await tables.emit(account, transfer(n)) for n in range(300)]
-    pool = run_database().pool
-    consumed: list[list[int]] = [[] for _ in range(4)]
-
-    async def dispatcher(n: int) -> None:
-        while batch := await dispatch(pool, clock.now(), 7):
-            consumed[n].extend(batch)
-
-    await asyncio.gather(*(dispatcher(n) for n in range(4)))
-
-    everything = [outbox_id for batch in consumed for outbox_id in batch]
-    assert len(everything) == len(set(everything))  # no event consumed twice
-    assert set(ours) <= set(everything)  # none skipped
-    rows = await tables.conn.fetch(
-        "SELECT outbox_id, webhook_id FROM webhook_deliveries WHERE outbox_id = ANY($1::bigint[])", ours
-    )
-    assert sorted((r["outbox_id"], r["webhook_id"]) for r in rows) == sorted(
-        (outbox_id, hook) for outbox_id in ours for hook in hooks
-    )
-    # Leave nothing due that later tests would send to these unresolvable names.
-    await tables.conn.execute(
-        """UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL
-           WHERE outbox_id = ANY($1::bigint[])""",
-        ours,
     )
 
 

@@ -22,7 +22,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from pixcore.clock import ManualClock
 from pixinfra.postgres.database import with_database
 from pixinfra.settings import NotifierSettings
-from pixnotify import Notifier
+from pixnotify import Notifier, PostgresDeliveryStore
 from pixnotify.metrics import DeliveryMetrics
 from pixweb.observability import JsonFormatter
 from tests.integration.receiver import Receiver, Reply, running_receiver
@@ -101,7 +101,7 @@ async def test_attempts_are_counted_by_result_and_logged_as_fields(
     logger.setLevel(logging.INFO)
     try:
         async with Notifier(
-            run_database().pool,
+            PostgresDeliveryStore(run_database().pool),
             config,
             allow_private=True,
             clock=clock,

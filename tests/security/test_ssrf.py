@@ -32,7 +32,7 @@ from pixcore.errors import InvalidWebhook
 from pixcore.webhooks import is_public_address, parse_webhook_url
 from pixinfra.postgres.database import with_database
 from pixinfra.settings import NotifierSettings
-from pixnotify import Notifier
+from pixnotify import Notifier, PostgresDeliveryStore
 from pixnotify.transport import AddressRefused, GuardedBackend
 from tests.address_ranges import NON_GLOBAL
 from tests.address_ranges import PUBLIC as PUBLIC_RANGES
@@ -347,7 +347,11 @@ def notifier(
 
     config = NotifierSettings(timeout=5.0, lease=30.0)
     return Notifier(
-        pool, config, allow_private=allow_private, clock=ManualClock(datetime.now(UTC)), resolver=resolver
+        PostgresDeliveryStore(pool),
+        config,
+        allow_private=allow_private,
+        clock=ManualClock(datetime.now(UTC)),
+        resolver=resolver,
     )
 
 

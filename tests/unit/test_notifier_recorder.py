@@ -5,21 +5,20 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any
 
 import pytest
 
-from pixcore.webhook_delivery import Verdict
+from pixcore.testing import InMemoryDeliveryStore
+from pixcore.webhook_delivery import Attempted, Claim, Verdict
 from pixcore.webhooks import DeliveryStatus
-from pixnotify import store
 from pixnotify.recorder import Recorder
 
 NOW = datetime(2026, 11, 22, tzinfo=UTC)
 DELIVERED = Verdict(DeliveryStatus.DELIVERED, None)
 
 
-def claim(n: int) -> store.Claim:
-    return store.Claim(
+def claim(n: int) -> Claim:
+    return Claim(
         id=n,
         message_id=f"msg_{n}_1",
         webhook_id=1,
@@ -34,16 +33,18 @@ def claim(n: int) -> store.Claim:
     )
 
 
-class FakeWrites:
-    """Stands for store.record_many: the first write waits for ``release``; ``lost`` ids lost their lease."""
+class FakeWrites(InMemoryDeliveryStore):
+    """A store whose ``record_many`` the test holds: the first write waits for ``release``;
+    ``lost`` ids lost their lease."""
 
     def __init__(self, lost: frozenset[int] = frozenset(), error: Exception | None = None) -> None:
+        super().__init__()
         self.groups: list[list[int]] = []
         self.release = asyncio.Event()
         self.lost = lost
         self.error = error
 
-    async def __call__(self, pool: Any, outcomes: Sequence[store.Attempted]) -> set[int]:  # noqa: ARG002
+    async def record_many(self, outcomes: Sequence[Attempted]) -> set[int]:
         self.groups.append([o.claim.id for o in outcomes])
         if len(self.groups) == 1:
             await self.release.wait()
@@ -52,12 +53,9 @@ class FakeWrites:
         return {o.claim.id for o in outcomes} - self.lost
 
 
-async def test_outcomes_arriving_during_a_write_go_together_in_the_next(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+async def test_outcomes_arriving_during_a_write_go_together_in_the_next() -> None:
     writes = FakeWrites(lost=frozenset({4}))
-    monkeypatch.setattr(store, "record_many", writes)
-    recorder = Recorder(pool=None)  # type: ignore[arg-type]
+    recorder = Recorder(writes)
     calls = [
         asyncio.create_task(recorder.record(claim(n), DELIVERED, attempted_at=NOW, status_code=200))
         for n in range(1, 6)
@@ -69,10 +67,9 @@ async def test_outcomes_arriving_during_a_write_go_together_in_the_next(
     assert kept == [True, True, True, False, True]
 
 
-async def test_a_failed_write_reaches_every_waiter_of_its_group(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_failed_write_reaches_every_waiter_of_its_group() -> None:
     writes = FakeWrites(error=ConnectionError("database gone"))
-    monkeypatch.setattr(store, "record_many", writes)
-    recorder = Recorder(pool=None)  # type: ignore[arg-type]
+    recorder = Recorder(writes)
     calls = [
         asyncio.create_task(recorder.record(claim(n), DELIVERED, attempted_at=NOW, status_code=200))
         for n in range(1, 4)
@@ -84,10 +81,9 @@ async def test_a_failed_write_reaches_every_waiter_of_its_group(monkeypatch: pyt
     assert writes.groups == [[1], [2, 3]]
 
 
-async def test_a_cancelled_writer_leaves_no_waiter_hanging(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_cancelled_writer_leaves_no_waiter_hanging() -> None:
     writes = FakeWrites()
-    monkeypatch.setattr(store, "record_many", writes)
-    recorder = Recorder(pool=None)  # type: ignore[arg-type]
+    recorder = Recorder(writes)
     writer = asyncio.create_task(recorder.record(claim(1), DELIVERED, attempted_at=NOW, status_code=200))
     await asyncio.sleep(0)
     follower = asyncio.create_task(recorder.record(claim(2), DELIVERED, attempted_at=NOW, status_code=200))

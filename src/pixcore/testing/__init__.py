@@ -30,6 +30,9 @@ Webhook registrations lock their account (``lock_account``): a second unit of
 work waits until the first commits or rolls back, as ``FOR NO KEY UPDATE`` does.
 ``StaticResolver`` is a ``HostResolver`` answering from a fixed table.
 
+``InMemoryDeliveryStore`` is the notifier's ``DeliveryStore`` (its own tables: outbox,
+registrations, secrets, deliveries).
+
 ``InMemoryKeyDirectory`` is the DICT; ``ledger_check`` lists what is wrong with
 a store's ledger. ``PlainHasher``, ``InlineVerifier`` and ``RecordingTokenIssuer``
 stand in for the slow Argon2 hasher, the bounded verifier and the JWT issuer.
@@ -40,7 +43,7 @@ stand in for the slow Argon2 hasher, the bounded verifier and the JWT issuer.
 
 from __future__ import annotations
 
-from pixcore.ports import HostResolver, KeyDirectory, SecretVerifier, UnitOfWorkFactory
+from pixcore.ports import DeliveryStore, HostResolver, KeyDirectory, SecretVerifier, UnitOfWorkFactory
 from pixcore.queries import TransactionQueries
 from pixcore.testing._accounts import (
     InMemoryAccounts,
@@ -72,6 +75,7 @@ from pixcore.testing._store import (
 from pixcore.testing._uow import InMemoryUnitOfWork
 from pixcore.testing._webhook_data import WebhookTables
 from pixcore.testing._webhooks import InMemoryWebhooks, StaticResolver
+from pixcore.testing.deliveries import InMemoryDeliveryStore, OutboxEvent
 
 __all__ = [
     "BRANCH",
@@ -79,6 +83,7 @@ __all__ = [
     "InMemoryBalances",
     "InMemoryCertificates",
     "InMemoryCredentials",
+    "InMemoryDeliveryStore",
     "InMemoryIdempotency",
     "InMemoryKeyDirectory",
     "InMemoryLedger",
@@ -93,6 +98,7 @@ __all__ = [
     "InlineVerifier",
     "IntegrityError",
     "IssueCall",
+    "OutboxEvent",
     "OutboxItem",
     "PlainHasher",
     "RecordingTokenIssuer",
@@ -129,3 +135,8 @@ def _is_a_key_directory(directory: InMemoryKeyDirectory) -> KeyDirectory:
 def _is_a_transaction_queries(queries: InMemoryTransactionQueries) -> TransactionQueries:
     """Never called: mypy checks here that the fake read side fits its port."""
     return queries
+
+
+def _is_a_delivery_store(store: InMemoryDeliveryStore) -> DeliveryStore:
+    """Never called: mypy checks here that the notifier's fake fits its port."""
+    return store

@@ -16,6 +16,7 @@ from datetime import datetime
 import asyncpg
 
 from pixcore.webhooks import Delivery, DeliveryStatus, EventType, NewWebhook, Webhook, WebhookSecret
+from pixinfra.postgres.webhook_sql import DEACTIVATE_WEBHOOK
 from pixweb.persistence.repository import Repository
 
 __all__ = ["PostgresWebhooks"]
@@ -142,16 +143,7 @@ class PostgresWebhooks(Repository):
         return _webhook(_one(row))
 
     async def deactivate(self, webhook_id: int, reason: str, at: datetime) -> None:
-        await self._conn.execute(
-            """
-            UPDATE webhooks
-               SET is_active = false, updated_at = $3, deactivated_at = $3, deactivation_reason = $2
-             WHERE id = $1 AND is_active
-            """,
-            webhook_id,
-            reason,
-            at,
-        )
+        await self._conn.execute(DEACTIVATE_WEBHOOK, webhook_id, reason, at)
 
     async def secret(self, account_id: int) -> WebhookSecret | None:
         row = await self._conn.fetchrow("SELECT * FROM webhook_secrets WHERE account_id = $1", account_id)

@@ -7,12 +7,12 @@ from datetime import datetime
 
 from pixcore.charges import Charge, ChargeStatus, NewCharge
 from pixcore.errors import DuplicateCharge, DuplicateExternalId
-from pixcore.testing._store import _Repository
+from pixcore.testing._store import Repository
 
 __all__ = ["InMemoryCharges"]
 
 
-class InMemoryCharges(_Repository):
+class InMemoryCharges(Repository):
     """Charges by id. ``lock*`` read like ``get*``: the fakes run one unit of work at a time,
     so there is nobody to wait for (the PostgreSQL tests race the real locks)."""
 
@@ -34,7 +34,7 @@ class InMemoryCharges(_Repository):
         ):
             raise DuplicateExternalId(f"a cash-in with externalId {charge.external_id} exists already")
         fields = {f.name: getattr(charge, f.name) for f in dataclasses.fields(charge)}
-        stored = Charge(**fields, id=self._uow.store._next_id("charges"), updated_at=charge.created_at)
+        stored = Charge(**fields, id=self._uow.store.next_id("charges"), updated_at=charge.created_at)
         self._staged.charges[stored.id] = stored
         return stored
 

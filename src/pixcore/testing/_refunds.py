@@ -10,12 +10,12 @@ from pixcore.errors import DuplicateMedCase
 from pixcore.med import MedCase, MedStatus, NewMedCase
 from pixcore.records import TransactionStatus, TransactionType
 from pixcore.refunds import NewRefund, Original, Refund, RefundKind, RefundStatus
-from pixcore.testing._store import IntegrityError, _Repository
+from pixcore.testing._store import IntegrityError, Repository
 
 __all__ = ["InMemoryMed", "InMemoryRefunds"]
 
 
-class InMemoryRefunds(_Repository):
+class InMemoryRefunds(Repository):
     """Refunds by id. ``lock_*`` read like plain reads: the fakes run one unit at a time."""
 
     def _visible(self) -> dict[int, Refund]:
@@ -92,7 +92,7 @@ class InMemoryRefunds(_Repository):
         ):
             raise IntegrityError(f"refund {refund.refund_id} exists already")
         fields = {f.name: getattr(refund, f.name) for f in dataclasses.fields(refund)}
-        stored = Refund(**fields, id=self._uow.store._next_id("refunds"))
+        stored = Refund(**fields, id=self._uow.store.next_id("refunds"))
         self._staged.refunds[stored.id] = stored
         return stored
 
@@ -126,7 +126,7 @@ class InMemoryRefunds(_Repository):
         )
 
 
-class InMemoryMed(_Repository):
+class InMemoryMed(Repository):
     def _visible(self) -> dict[int, MedCase]:
         return {**self._committed.med_cases, **self._staged.med_cases}
 
@@ -135,7 +135,7 @@ class InMemoryMed(_Repository):
         if await self.open_amount(case.original_transaction_id):
             raise DuplicateMedCase()
         fields = {f.name: getattr(case, f.name) for f in dataclasses.fields(case)}
-        stored = MedCase(**fields, id=self._uow.store._next_id("med_cases"))
+        stored = MedCase(**fields, id=self._uow.store.next_id("med_cases"))
         self._staged.med_cases[stored.id] = stored
         return stored
 

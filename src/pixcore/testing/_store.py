@@ -34,9 +34,11 @@ __all__ = [
     "InMemoryStore",
     "IntegrityError",
     "OutboxItem",
+    "Repository",
     "StoredCertificate",
     "StoredEntry",
     "StoredKey",
+    "Tables",
 ]
 
 BRANCH = "0001"
@@ -83,7 +85,7 @@ class OutboxItem(NamedTuple):
 
 
 @dataclass
-class _Tables:
+class Tables:
     """One set of rows: the committed state of a store, or the staged changes of a unit of work."""
 
     accounts: dict[int, Account] = field(default_factory=dict)
@@ -114,11 +116,15 @@ class InMemoryStore:
 
     ``clock`` stamps ``created_at`` on new accounts. ``commits`` counts the
     units of work that committed.
+
+    ``tables`` holds the committed rows. The sequences (``next_*``), the transfer locks
+    (``lock_transfer``, ``release_locks``) and ``apply`` are what the fake repositories and
+    units of work of this package call; a test has no reason to.
     """
 
     def __init__(self, clock: Clock | None = None) -> None:
         self.clock: Clock = clock or SystemClock()
-        self._tables = _Tables()
+        self.tables = Tables()
         self.commits = 0
         self._last_account_id = 0
         self._last_transaction_id = 0
@@ -128,70 +134,70 @@ class InMemoryStore:
 
     @property
     def accounts(self) -> dict[int, Account]:
-        return self._tables.accounts
+        return self.tables.accounts
 
     @property
     def balances(self) -> dict[int, Balance]:
-        return self._tables.balances
+        return self.tables.balances
 
     @property
     def keys(self) -> dict[str, StoredKey]:
-        return self._tables.keys
+        return self.tables.keys
 
     @property
     def credentials(self) -> dict[str, ClientCredential]:
-        return self._tables.credentials
+        return self.tables.credentials
 
     @property
     def certificates(self) -> dict[str, StoredCertificate]:
-        return self._tables.certificates
+        return self.tables.certificates
 
     @property
     def transactions(self) -> dict[int, NewTransaction]:
-        return self._tables.transactions
+        return self.tables.transactions
 
     @property
     def entries(self) -> list[StoredEntry]:
-        return self._tables.entries
+        return self.tables.entries
 
     @property
     def transfers(self) -> dict[int, Transfer]:
-        return self._tables.transfers
+        return self.tables.transfers
 
     @property
     def finished_at(self) -> dict[int, datetime]:
         """When each finished transfer was finished."""
-        return self._tables.finished_at
+        return self.tables.finished_at
 
     @property
     def idempotency(self) -> dict[tuple[int, uuid.UUID], IdempotencyRecord]:
-        return self._tables.idempotency
+        return self.tables.idempotency
 
     @property
     def claimed_at(self) -> dict[tuple[int, uuid.UUID], datetime]:
         """When each idempotency key was claimed."""
-        return self._tables.claimed_at
+        return self.tables.claimed_at
 
     @property
     def outbox(self) -> list[OutboxItem]:
-        return self._tables.outbox
+        return self.tables.outbox
 
     @property
     def webhooks(self) -> WebhookTables:
         """Webhook registrations, secrets and deliveries (tests seed ``deliveries`` here)."""
-        return self._tables.webhooks
+        return self.tables.webhooks
 
     @property
     def charges(self) -> dict[int, Charge]:
-        return self._tables.charges
+        return self.tables.charges
 
     @property
     def refunds(self) -> dict[int, Refund]:
-        return self._tables.refunds
+        return self.tables.refunds
 
     @property
     def med_cases(self) -> dict[int, MedCase]:
-        return self._tables.med_cases
+        return self.tables.med_cases
 
     def unit_of_work(self) -> InMemoryUnitOfWork:
         """A new unit of work on this store: the ``UnitOfWorkFactory``."""
@@ -199,33 +205,35 @@ class InMemoryStore:
 
         return InMemoryUnitOfWork(self)
 
-    def _next_account_id(self) -> int:
-        # Like a PostgreSQL sequence: an id is spent even if its transaction rolls back.
+    def next_account_id(self) -> int:
+        """The next account id. Like a PostgreSQL sequence: spent even if its unit rolls back."""
         self._last_account_id += 1
         return self._last_account_id
 
-    def _next_id(self, table: str) -> int:
+    def next_id(self, table: str) -> int:
         """A sequence per table (charges, refunds, med_cases): spent even on rollback."""
         self._sequences[table] = self._sequences.get(table, 0) + 1
         return self._sequences[table]
 
-    def _next_transaction_id(self) -> int:
+    def next_transaction_id(self) -> int:
+        """The next transaction id: a sequence, spent even on rollback."""
         self._last_transaction_id += 1
         return self._last_transaction_id
 
-    def _lock_transfer(self, transaction_id: int, uow: InMemoryUnitOfWork) -> bool:
+    def lock_transfer(self, transaction_id: int, uow: InMemoryUnitOfWork) -> bool:
         """Like ``FOR UPDATE SKIP LOCKED``: False if another open unit of work holds the row."""
         holder = self._transfer_locks.setdefault(transaction_id, uow)
         return holder is uow
 
-    def _release_locks(self, uow: InMemoryUnitOfWork) -> None:
+    def release_locks(self, uow: InMemoryUnitOfWork) -> None:
+        """Free the transfers and accounts ``uow`` locked (it committed or rolled back)."""
         for transaction_id in [t for t, holder in self._transfer_locks.items() if holder is uow]:
             del self._transfer_locks[transaction_id]
         self.account_locks.release(uow)
 
-    def _apply(self, staged: _Tables) -> None:
+    def apply(self, staged: Tables) -> None:
         """Check the staged rows against what others committed meanwhile, then make them visible."""
-        committed = self._tables
+        committed = self.tables
         for value in staged.keys:
             if value in committed.keys:
                 raise DuplicatePixKey(f"the key {value} is registered already")
@@ -268,7 +276,7 @@ class InMemoryStore:
         committed.med_cases.update(staged.med_cases)
         self.commits += 1
 
-    def _balances_after(self, staged: _Tables) -> dict[int, Balance]:
+    def _balances_after(self, staged: Tables) -> dict[int, Balance]:
         """The staged balances, with the postings re-applied to what is committed now.
 
         PostgreSQL guards each ``UPDATE`` with ``available + $1 >= 0`` against the
@@ -277,7 +285,7 @@ class InMemoryStore:
         """
         balances = dict(staged.balances)
         for account_id, (available, blocked) in staged.balance_changes.items():
-            base = self._tables.balances.get(account_id)
+            base = self.tables.balances.get(account_id)
             if base is None:  # opened in this unit: its staged balance is the whole truth
                 continue
             if base.available + available < 0 or base.blocked + blocked < 0:
@@ -311,19 +319,19 @@ def _check_med_cases(committed: dict[int, MedCase], staged: dict[int, MedCase]) 
         raise DuplicateMedCase()
 
 
-class _Repository:
+class Repository:
     """A repository of a unit of work: it reads the unit's staged rows, then the committed ones."""
 
     def __init__(self, uow: InMemoryUnitOfWork) -> None:
         self._uow = uow
 
     @property
-    def _staged(self) -> _Tables:
-        return self._uow._active_changes()
+    def _staged(self) -> Tables:
+        return self._uow.active_changes()
 
     @property
-    def _committed(self) -> _Tables:
-        return self._uow.store._tables
+    def _committed(self) -> Tables:
+        return self._uow.store.tables
 
     def _require_account(self, account_id: int) -> None:
         if account_id not in self._staged.accounts and account_id not in self._committed.accounts:

@@ -6,14 +6,14 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from pixcore.testing._store import IntegrityError, _Repository
+from pixcore.testing._store import IntegrityError, Repository
 from pixcore.testing._webhook_data import WebhookTables
 from pixcore.webhooks import Delivery, DeliveryStatus, EventType, NewWebhook, Webhook, WebhookSecret
 
 __all__ = ["InMemoryWebhooks", "StaticResolver"]
 
 
-class InMemoryWebhooks(_Repository):
+class InMemoryWebhooks(Repository):
     @property
     def _mine(self) -> WebhookTables:
         return self._staged.webhooks

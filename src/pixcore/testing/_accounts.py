@@ -120,7 +120,7 @@ class InMemoryCertificates(Repository):
     async def revoke(self, fingerprint: str, at: datetime) -> datetime:
         stored = await self._stored(fingerprint)
         if stored is None:
-            raise IntegrityError(f"no certificate {fingerprint} is linked")
+            raise RuntimeError(f"no certificate {fingerprint} to revoke")  # as the adapter: a caller's bug
         if stored.revoked_at is not None:
             return stored.revoked_at
         if fingerprint in self._staged.certificates:  # linked by this unit

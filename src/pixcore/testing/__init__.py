@@ -15,7 +15,8 @@ Two open units of work cannot see each other's staged rows. Where PostgreSQL
 would make the second writer wait for the first and then fail, the fake fails
 the second writer at ``commit()`` instead, and discards all its changes:
 
-* a PIX key, a certificate or a client id committed meanwhile by another unit;
+* a PIX key, a certificate, a client id or a transfer's end-to-end id committed meanwhile
+  by another unit;
 * an idempotency key claimed and committed meanwhile (``IntegrityError``;
   PostgreSQL would make the second ``claim`` wait, then return False);
 * postings that the balances committed meanwhile no longer cover

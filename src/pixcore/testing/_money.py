@@ -94,6 +94,9 @@ class InMemoryTransfers(Repository):
         self._require_transaction(t.transaction_id)
         if await self.get(t.transaction_id) is not None:
             raise IntegrityError(f"transaction {t.transaction_id} has a transfer already")
+        visible = {**self._committed.transfers, **self._staged.transfers}.values()
+        if any(other.end_to_end_id == t.end_to_end_id for other in visible):
+            raise IntegrityError(f"a transfer with end-to-end id {t.end_to_end_id} exists already")
         self._staged.transfers[t.transaction_id] = Transfer(**_fields(t))
 
     async def get(self, transaction_id: int) -> Transfer | None:

@@ -247,6 +247,10 @@ class InMemoryStore:
         for account_id, key in staged.idempotency:
             if (account_id, key) in committed.idempotency:
                 raise IntegrityError(f"the idempotency key {key} of account {account_id} is taken")
+        sent = {t.end_to_end_id for i, t in committed.transfers.items() if i not in staged.transfers}
+        for transfer in staged.transfers.values():
+            if transfer.end_to_end_id in sent:
+                raise IntegrityError(f"a transfer with end-to-end id {transfer.end_to_end_id} exists already")
         _check_charges(committed.charges, staged.charges)
         _check_med_cases(committed.med_cases, staged.med_cases)
         if (webhook_conflict := committed.webhooks.conflict(staged.webhooks)) is not None:

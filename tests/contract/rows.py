@@ -21,6 +21,9 @@ T0 = datetime(2001, 2, 3, 4, 5, 6, 789000, tzinfo=UTC)
 """A fixed time long past: a ``due``/``expired`` query at such a time finds only the test's own
 rows, never the rest of the run's."""
 
+FAR = datetime(2100, 1, 2, 3, 4, 5, tzinfo=UTC)
+"""A time no worker of the run reaches: for pending rows (transfers, charges) a test commits."""
+
 
 def new_account(name: str = "Test Holder") -> NewAccount:
     return NewAccount(ispb=ISPB, name=name, document=random_cpf(), city="RECIFE")

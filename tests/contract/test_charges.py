@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 
@@ -16,17 +16,21 @@ from pixcore.charges import Charge, ChargeKind, ChargeStatus, Debtor, NewCharge
 from pixcore.documents import DocumentKind
 from pixcore.errors import DuplicateCharge, DuplicateExternalId
 from tests.contract.conftest import Backend
-from tests.contract.rows import T0, add_account, e2e, receipt
+from tests.contract.rows import FAR, T0, add_account, e2e, receipt
 from tests.support import random_cpf
 
 
-def _new_charge(account_id: int, *, expiration: int = 3600, **changes: object) -> NewCharge:
+def _new_charge(
+    account_id: int, *, created_at: datetime = FAR, expiration: int = 3600, **changes: object
+) -> NewCharge:
+    """A charge created at ``created_at``: by default one that no expiry worker of the run reaches,
+    for tests that commit it."""
     location_id = uuid.uuid4().hex
     charge = NewCharge(
         account_id=account_id,
         txid=uuid.uuid4().hex,
         kind=ChargeKind.COB,
-        created_at=T0,
+        created_at=created_at,
         expiration=expiration,
         amount=12_345,
         modality=0,
@@ -186,11 +190,11 @@ async def test_lock_expired_gives_the_active_charges_past_their_expiry_oldest_ex
 ) -> None:
     async with backend.uow() as tx:
         account = await add_account(tx)
-        late = await tx.charges.add(_new_charge(account.id, expiration=300))
-        early = await tx.charges.add(_new_charge(account.id, expiration=60))
-        middle = await tx.charges.add(_new_charge(account.id, expiration=120))
-        not_yet = await tx.charges.add(_new_charge(account.id, expiration=3600))
-        paid = await tx.charges.add(_new_charge(account.id, expiration=30))
+        late = await tx.charges.add(_new_charge(account.id, created_at=T0, expiration=300))
+        early = await tx.charges.add(_new_charge(account.id, created_at=T0, expiration=60))
+        middle = await tx.charges.add(_new_charge(account.id, created_at=T0, expiration=120))
+        not_yet = await tx.charges.add(_new_charge(account.id, created_at=T0, expiration=3600))
+        paid = await tx.charges.add(_new_charge(account.id, created_at=T0, expiration=30))
         await tx.charges.update(
             paid.id, status=ChargeStatus.CONCLUIDA, revision=0, at=T0 + timedelta(seconds=10)
         )

@@ -23,6 +23,7 @@ from pixcore.refunds import Original
 from pixcore.transfers import TransferState
 from tests.contract.conftest import Backend
 from tests.contract.rows import (
+    FAR,
     ISPB,
     OUTSIDE,
     PAYER,
@@ -36,9 +37,6 @@ from tests.contract.rows import (
 
 HASH = {n: hashlib.sha256(str(n).encode()).hexdigest() for n in range(1, 5)}
 """Request hashes as the use cases make them (the column is 64 characters wide)."""
-
-FAR = T0.replace(year=2100)
-"""Settlement times no worker of the run reaches, for transfers a test commits."""
 
 
 async def _funded(tx: UnitOfWork, amount: int = 1_000) -> tuple[int, int]:

@@ -118,7 +118,7 @@ class InMemoryTransfers(Repository):
         transfer = await self.get(transaction_id)
         if transfer is None or transfer.state is not TransferState.PENDING:
             return None
-        if not self._uow.store.lock_transfer(transaction_id, self._uow):
+        if not self._uow.store.lock_row("transfers", transaction_id, self._uow):
             return None  # another open unit of work holds it: skipped, as SKIP LOCKED does
         return transfer
 

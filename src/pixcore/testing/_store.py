@@ -23,7 +23,7 @@ from pixcore.ledger import Bucket
 from pixcore.med import MedCase
 from pixcore.ports import IdempotencyRecord
 from pixcore.records import NewTransaction, Transfer
-from pixcore.refunds import Refund
+from pixcore.refunds import NewRefund, Refund
 from pixcore.testing._webhook_data import AccountLocks, WebhookTables
 
 if TYPE_CHECKING:
@@ -118,7 +118,7 @@ class InMemoryStore:
     units of work that committed.
 
     ``tables`` holds the committed rows. The sequences (``next_*``), the transfer locks
-    (``lock_transfer``, ``release_locks``) and ``apply`` are what the fake repositories and
+    (``lock_row``, ``release_locks``) and ``apply`` are what the fake repositories and
     units of work of this package call; a test has no reason to.
     """
 
@@ -129,7 +129,7 @@ class InMemoryStore:
         self._last_account_id = 0
         self._last_transaction_id = 0
         self._sequences: dict[str, int] = {}
-        self._transfer_locks: dict[int, InMemoryUnitOfWork] = {}
+        self._row_locks: dict[tuple[str, int], InMemoryUnitOfWork] = {}
         self.account_locks = AccountLocks()  # webhook registrations lock their account
 
     @property
@@ -220,15 +220,15 @@ class InMemoryStore:
         self._last_transaction_id += 1
         return self._last_transaction_id
 
-    def lock_transfer(self, transaction_id: int, uow: InMemoryUnitOfWork) -> bool:
+    def lock_row(self, table: str, row_id: int, uow: InMemoryUnitOfWork) -> bool:
         """Like ``FOR UPDATE SKIP LOCKED``: False if another open unit of work holds the row."""
-        holder = self._transfer_locks.setdefault(transaction_id, uow)
+        holder = self._row_locks.setdefault((table, row_id), uow)
         return holder is uow
 
     def release_locks(self, uow: InMemoryUnitOfWork) -> None:
-        """Free the transfers and accounts ``uow`` locked (it committed or rolled back)."""
-        for transaction_id in [t for t, holder in self._transfer_locks.items() if holder is uow]:
-            del self._transfer_locks[transaction_id]
+        """Free the rows and accounts ``uow`` locked (it committed or rolled back)."""
+        for row in [row for row, holder in self._row_locks.items() if holder is uow]:
+            del self._row_locks[row]
         self.account_locks.release(uow)
 
     def apply(self, staged: Tables) -> None:
@@ -247,11 +247,9 @@ class InMemoryStore:
         for account_id, key in staged.idempotency:
             if (account_id, key) in committed.idempotency:
                 raise IntegrityError(f"the idempotency key {key} of account {account_id} is taken")
-        sent = {t.end_to_end_id for i, t in committed.transfers.items() if i not in staged.transfers}
-        for transfer in staged.transfers.values():
-            if transfer.end_to_end_id in sent:
-                raise IntegrityError(f"a transfer with end-to-end id {transfer.end_to_end_id} exists already")
+        _check_transfers(committed.transfers, staged.transfers)
         _check_charges(committed.charges, staged.charges)
+        _check_refunds(committed.refunds, staged.refunds)
         _check_med_cases(committed.med_cases, staged.med_cases)
         if (webhook_conflict := committed.webhooks.conflict(staged.webhooks)) is not None:
             raise IntegrityError(webhook_conflict)
@@ -312,6 +310,39 @@ def _check_charges(committed: dict[int, Charge], staged: dict[int, Charge]) -> N
             raise DuplicateExternalId(f"a cash-in with externalId {charge.external_id} exists already")
         if charge.location_id in locations:
             raise IntegrityError(f"location {charge.location_id} is taken")
+
+
+def _check_transfers(committed: dict[int, Transfer], staged: dict[int, Transfer]) -> None:
+    """The unique end-to-end id of the transfers table."""
+    sent = {t.end_to_end_id for i, t in committed.items() if i not in staged}
+    for transfer in staged.values():
+        if transfer.end_to_end_id in sent:
+            raise IntegrityError(f"a transfer with end-to-end id {transfer.end_to_end_id} exists already")
+
+
+def _check_refunds(committed: dict[int, Refund], staged: dict[int, Refund]) -> None:
+    """The unique columns of the refunds table: the request per original and kind, the RTR id per
+    kind and the refund's own transaction record."""
+    others = [r for i, r in committed.items() if i not in staged]
+    for refund in staged.values():
+        for other in others:
+            if (conflict := refund_conflict(refund, other)) is not None:
+                raise IntegrityError(conflict)
+
+
+def refund_conflict(new: NewRefund, other: Refund) -> str | None:
+    """What the refunds table's unique indexes would refuse in ``new`` beside ``other``, if anything."""
+    if (new.original_transaction_id, new.kind, new.refund_id) == (
+        other.original_transaction_id,
+        other.kind,
+        other.refund_id,
+    ):
+        return f"refund {new.refund_id} exists already"
+    if (new.rtr_id, new.kind) == (other.rtr_id, other.kind):  # both sides of a return share it
+        return f"the RTR id {new.rtr_id} is taken"
+    if new.transaction_id == other.transaction_id:
+        return f"transaction {new.transaction_id} has a refund already"
+    return None
 
 
 def _check_med_cases(committed: dict[int, MedCase], staged: dict[int, MedCase]) -> None:

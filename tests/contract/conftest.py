@@ -12,7 +12,8 @@ own rows (random documents, keys, ids) and, unless committing is what it tests, 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import asyncpg
@@ -21,6 +22,7 @@ import pytest
 from pixcore.clock import ManualClock
 from pixcore.ports import UnitOfWorkFactory
 from pixcore.testing import InMemoryStore, IntegrityError
+from pixcore.webhooks import Delivery
 
 
 @dataclass(frozen=True)
@@ -32,17 +34,65 @@ class Backend:
     refused: tuple[type[Exception], ...]
     """What a write the database refuses raises when no domain error names the rule (a row
     pointing at a missing account, a second row under a unique index)."""
+    seed_delivery: Callable[[Delivery], Awaitable[int]]
+    """Store a committed delivery (its ``id`` ignored) and return its id. No port creates
+    deliveries (the notifier does, from the outbox): this is the one way in besides the ports."""
 
 
 def _memory() -> Backend:
-    return Backend("memory", InMemoryStore(clock=ManualClock()).unit_of_work, (IntegrityError,))
+    store = InMemoryStore(clock=ManualClock())
+
+    async def seed_delivery(delivery: Delivery) -> int:
+        delivery_id = store.next_id("webhook_deliveries")
+        store.webhooks.deliveries[delivery_id] = dataclasses.replace(delivery, id=delivery_id)
+        return delivery_id
+
+    return Backend("memory", store.unit_of_work, (IntegrityError,), seed_delivery)
+
+
+async def _seed_postgres_delivery(delivery: Delivery) -> int:
+    from tests.support import pg_uow
+
+    d = delivery
+    async with pg_uow() as tx:
+        # An outbox row marked dispatched already, so that no notifier of the run fans it out.
+        outbox_id = await tx.connection.fetchval(
+            """
+            INSERT INTO outbox (account_id, event_type, payload, created_at, dispatched_at)
+            VALUES ($1, $2, '{}'::jsonb, $3, $3) RETURNING id
+            """,
+            d.account_id,
+            d.event_type.value,
+            d.created_at,
+        )
+        delivery_id: int = await tx.connection.fetchval(
+            """
+            INSERT INTO webhook_deliveries (message_id, outbox_id, webhook_id, account_id, status, attempts,
+                next_attempt_at, last_attempt_at, last_status_code, last_error, created_at, finished_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id
+            """,
+            d.message_id,
+            outbox_id,
+            d.webhook_id,
+            d.account_id,
+            d.status.value,
+            d.attempts,
+            d.next_attempt_at,
+            d.last_attempt_at,
+            d.last_status_code,
+            d.last_error,
+            d.created_at,
+            d.finished_at,
+        )
+        await tx.commit()
+    return delivery_id
 
 
 def _postgres(request: pytest.FixtureRequest) -> Backend:
     request.getfixturevalue("database")  # the run's database, migrated and open
     from tests.support import pg_uow
 
-    return Backend("postgres", pg_uow, (asyncpg.IntegrityConstraintViolationError,))
+    return Backend("postgres", pg_uow, (asyncpg.IntegrityConstraintViolationError,), _seed_postgres_delivery)
 
 
 _BACKENDS: dict[str, Callable[[pytest.FixtureRequest], Backend]] = {

@@ -12,7 +12,7 @@ VENV := .venv
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: run test lint type unit integration e2e fuzz faults mutate sync clean
+.PHONY: run test lint type unit contract integration e2e fuzz faults mutate sync clean
 
 run: $(VENV)/.synced
 	$(VENV)/bin/pixweb serve
@@ -29,6 +29,11 @@ type: $(VENV)/.synced
 
 unit: $(VENV)/.synced
 	$(VENV)/bin/pytest tests/unit $(PYTEST_ARGS)
+
+# Every port's tests on the in-memory fake and on PostgreSQL (docs/testing.md, "Contract tests");
+# PYTEST_ARGS='-m "not postgres"' runs the fakes' half alone, without a database.
+contract: $(VENV)/.synced
+	$(VENV)/bin/pytest tests/contract $(PYTEST_ARGS)
 
 integration: $(VENV)/.synced
 	$(VENV)/bin/pytest tests/integration $(PYTEST_ARGS)

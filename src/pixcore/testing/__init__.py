@@ -24,8 +24,9 @@ the second writer at ``commit()`` instead, and discards all its changes:
   latest row). Postings are re-applied to the committed balances as changes,
   so two units that both fit commit both: no update is lost.
 
-``lock_pending`` locks a transfer for the unit of work until it commits or
-rolls back; another unit asking for it meanwhile gets None (``SKIP LOCKED``).
+``lock_pending`` locks a transfer or a refund for the unit of work until it commits
+or rolls back; another unit asking for it meanwhile gets None (``SKIP LOCKED``).
+tests/contract runs the same tests on these fakes and on the PostgreSQL adapter.
 
 Webhook registrations lock their account (``lock_account``): a second unit of
 work waits until the first commits or rolls back, as ``FOR NO KEY UPDATE`` does.

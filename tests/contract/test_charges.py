@@ -208,3 +208,27 @@ async def test_lock_expired_gives_the_active_charges_past_their_expiry_oldest_ex
             c.id for c in await tx.charges.lock_expired(T0 + timedelta(seconds=3599), 10)
         ]
         assert await tx.charges.lock_expired(T0, 10) == []
+
+
+async def test_lock_expired_skips_the_charges_another_unit_holds(backend: Backend) -> None:
+    async with backend.uow() as tx:
+        account = await add_account(tx)
+        first = await tx.charges.add(_new_charge(account.id, created_at=T0, expiration=60))
+        second = await tx.charges.add(_new_charge(account.id, created_at=T0, expiration=120))
+        third = await tx.charges.add(_new_charge(account.id, created_at=T0, expiration=180))
+        await tx.commit()
+
+    now = T0 + timedelta(seconds=180)
+    try:
+        async with backend.uow() as one, backend.uow() as other:
+            assert [c.id for c in await one.charges.lock_expired(now, 1)] == [first.id]
+            assert await one.charges.lock(account.id, third.txid) == third
+            # LIMIT counts the rows not skipped: the other unit gets the next one.
+            assert [c.id for c in await other.charges.lock_expired(now, 5)] == [second.id]
+        async with backend.uow() as later:  # the locks ended with their units
+            assert [c.id for c in await later.charges.lock_expired(now, 5)] == [first.id, second.id, third.id]
+    finally:  # leave nothing expired behind for the run's workers
+        async with backend.uow() as tx:
+            for charge in (first, second, third):
+                await tx.charges.update(charge.id, status=ChargeStatus.REMOVIDA_PELO_PSP, revision=0, at=now)
+            await tx.commit()

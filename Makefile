@@ -31,6 +31,8 @@ type: $(VENV)/.synced
 unit: $(VENV)/.synced
 	$(VENV)/bin/pytest tests/unit $(PYTEST_ARGS)
 
+# Every port's tests on the in-memory fake and on PostgreSQL (docs/testing.md, "Contract tests");
+# PYTEST_ARGS='-m "not postgres"' runs the fakes' half alone, without a database.
 contract: $(VENV)/.synced
 	$(VENV)/bin/pytest tests/contract $(PYTEST_ARGS)
 

@@ -1,27 +1,127 @@
-"""The contract suites: one test, two implementations of a port (the in-memory fake and
-PostgreSQL), so that the fake the unit tests trust cannot drift from the adapter.
+"""The contract suites: every port's tests written once, run on the in-memory fake and on the
+PostgreSQL adapter, so that the fake the unit tests trust cannot drift from the adapter.
 
-The PostgreSQL half works on a database of its own (created and migrated once per run, its
-webhook tables emptied before each test), so that a claim sees only the test's own deliveries.
+The unit of work and its repositories: a test takes ``backend`` and works through ``backend.uow``
+(a ``UnitOfWorkFactory``) only, so it sees what the ``Protocol`` promises and nothing of either
+implementation. Their ``postgres`` half uses the run's database (``database``, tests/conftest.py):
+shared by the whole run, so a test never assumes it is empty, makes its own rows (random
+documents, keys, ids) and, unless committing is what it tests, rolls back.
+
+The notifier's ``DeliveryStore``: a test takes ``store`` (and ``rows`` to seed and read it). Its
+PostgreSQL half works on a database of its own (created and migrated once per run, its webhook
+tables emptied before each test), so that a claim sees only the test's own deliveries.
+
+Every ``postgres`` half carries the ``postgres`` marker: ``-m "not postgres"`` runs the fakes
+alone, without a database.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import asyncpg
 import pytest
 
-from pixcore.ports import DeliveryStore
-from pixcore.testing import InMemoryDeliveryStore
+from pixcore.clock import ManualClock
+from pixcore.ports import DeliveryStore, UnitOfWorkFactory
+from pixcore.testing import InMemoryDeliveryStore, InMemoryStore, IntegrityError
+from pixcore.webhooks import Delivery
 from pixnotify.store import PostgresDeliveryStore
 from tests.conftest import RUN_ID
-from tests.contract.rows import MemoryRows, PostgresRows, Rows
+from tests.contract.delivery_rows import MemoryRows, PostgresRows, Rows
+
+
+@dataclass(frozen=True)
+class Backend:
+    """One implementation of the ports, as a contract test sees it."""
+
+    name: str
+    uow: UnitOfWorkFactory
+    refused: tuple[type[Exception], ...]
+    """What a write the database refuses raises when no domain error names the rule (a row
+    pointing at a missing account, a second row under a unique index)."""
+    seed_delivery: Callable[[Delivery], Awaitable[int]]
+    """Store a committed delivery (its ``id`` ignored) and return its id. No port creates
+    deliveries (the notifier does, from the outbox): this is the one way in besides the ports."""
+
+
+def _memory() -> Backend:
+    store = InMemoryStore(clock=ManualClock())
+
+    async def seed_delivery(delivery: Delivery) -> int:
+        delivery_id = store.next_id("webhook_deliveries")
+        store.webhooks.deliveries[delivery_id] = dataclasses.replace(delivery, id=delivery_id)
+        return delivery_id
+
+    return Backend("memory", store.unit_of_work, (IntegrityError,), seed_delivery)
+
+
+async def _seed_postgres_delivery(delivery: Delivery) -> int:
+    from tests.support import pg_uow
+
+    d = delivery
+    async with pg_uow() as tx:
+        # An outbox row marked dispatched already, so that no notifier of the run fans it out.
+        outbox_id = await tx.connection.fetchval(
+            """
+            INSERT INTO outbox (account_id, event_type, payload, created_at, dispatched_at)
+            VALUES ($1, $2, '{}'::jsonb, $3, $3) RETURNING id
+            """,
+            d.account_id,
+            d.event_type.value,
+            d.created_at,
+        )
+        delivery_id: int = await tx.connection.fetchval(
+            """
+            INSERT INTO webhook_deliveries (message_id, outbox_id, webhook_id, account_id, status, attempts,
+                next_attempt_at, last_attempt_at, last_status_code, last_error, created_at, finished_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id
+            """,
+            d.message_id,
+            outbox_id,
+            d.webhook_id,
+            d.account_id,
+            d.status.value,
+            d.attempts,
+            d.next_attempt_at,
+            d.last_attempt_at,
+            d.last_status_code,
+            d.last_error,
+            d.created_at,
+            d.finished_at,
+        )
+        await tx.commit()
+    return delivery_id
+
+
+def _postgres(request: pytest.FixtureRequest) -> Backend:
+    request.getfixturevalue("database")  # the run's database, migrated and open
+    from tests.support import pg_uow
+
+    return Backend("postgres", pg_uow, (asyncpg.IntegrityConstraintViolationError,), _seed_postgres_delivery)
+
+
+_BACKENDS: dict[str, Callable[[pytest.FixtureRequest], Backend]] = {
+    "memory": lambda _: _memory(),
+    "postgres": _postgres,
+}
+
+
+@pytest.fixture(params=["memory", pytest.param("postgres", marks=pytest.mark.postgres)])
+def backend(request: pytest.FixtureRequest) -> Backend:
+    """The implementation under test: a fresh in-memory store, or the run's PostgreSQL database."""
+    name: str = request.param
+    return _BACKENDS[name](request)
+
+
+# -- the notifier's DeliveryStore ---------------------------------------------------------------
 
 
 @pytest.fixture(scope="session")
@@ -57,7 +157,7 @@ async def empty_tables(contract_pool: asyncpg.Pool[asyncpg.Record]) -> asyncpg.P
     return contract_pool
 
 
-@pytest.fixture(params=["memory", "postgres"])
+@pytest.fixture(params=["memory", pytest.param("postgres", marks=pytest.mark.postgres)])
 def store(request: pytest.FixtureRequest) -> DeliveryStore:
     """The port, in memory and on PostgreSQL (asked for only by the ``postgres`` half)."""
     if request.param == "memory":

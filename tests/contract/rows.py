@@ -1,202 +1,107 @@
-"""The rows a contract test starts from, written the same way into either store.
-
-``Rows`` is what a test needs besides the port itself: accounts, secrets, registrations and
-outbox events seeded as the API writes them, and the deliveries and registrations read back as
-domain objects. ``MemoryRows`` seeds :class:`~pixcore.testing.InMemoryDeliveryStore` through its
-own methods; ``PostgresRows`` writes the tables.
-"""
+"""Rows for the contract tests: new every time (the PostgreSQL database is shared by the run)."""
 
 from __future__ import annotations
 
-import itertools
-import json
-from collections.abc import Mapping
-from datetime import datetime
-from typing import Any, Protocol
+import hashlib
+import uuid
+from datetime import UTC, datetime, timedelta
 
-import asyncpg
+from pixcore.accounts import Account, CertificateInfo, Counterpart, NewAccount
+from pixcore.keys import PixKey, PixKeyType
+from pixcore.ports import UnitOfWork
+from pixcore.records import NewTransaction, NewTransfer, TransactionStatus, TransactionType
+from pixcore.transfers import Priority
+from tests.support import random_cpf
 
-from pixcore.testing import InMemoryDeliveryStore
-from pixcore.webhooks import Delivery, DeliveryStatus, EventType, Webhook
-from pixinfra.postgres.webhook_sql import DEACTIVATE_WEBHOOK
+ISPB = "99999999"
+OUTSIDE = "12345678"
+"""An outside institution's ISPB."""
 
-__all__ = ["MemoryRows", "PostgresRows", "Rows"]
+T0 = datetime(2001, 2, 3, 4, 5, 6, 789000, tzinfo=UTC)
+"""A fixed time long past: a ``due``/``expired`` query at such a time finds only the test's own
+rows, never the rest of the run's."""
 
-
-class Rows(Protocol):
-    async def account(self) -> int: ...
-
-    async def secret(
-        self, account_id: int, secret: str, previous: str | None = None, until: datetime | None = None
-    ) -> None: ...
-
-    async def webhook(
-        self,
-        account_id: int,
-        url: str,
-        event_type: EventType = EventType.CASH_OUT,
-        headers: Mapping[str, str] | None = None,
-        *,
-        active: bool = True,
-    ) -> int: ...
-
-    async def deactivate(self, webhook_id: int, reason: str, at: datetime) -> None: ...
-
-    async def emit(self, account_id: int, event: dict[str, Any]) -> int: ...
-
-    async def dispatched_at(self, outbox_id: int) -> datetime | None: ...
-
-    async def deliveries_of(self, outbox_id: int) -> list[Delivery]: ...
-
-    async def registration(self, webhook_id: int) -> Webhook: ...
+FAR = datetime(2100, 1, 2, 3, 4, 5, tzinfo=UTC)
+"""A time no worker of the run reaches: for pending rows (transfers, charges) a test commits."""
 
 
-class MemoryRows:
-    def __init__(self, store: InMemoryDeliveryStore) -> None:
-        self.store = store
-        self._accounts = itertools.count(1)
-
-    async def account(self) -> int:
-        return next(self._accounts)
-
-    async def secret(
-        self, account_id: int, secret: str, previous: str | None = None, until: datetime | None = None
-    ) -> None:
-        self.store.set_secret(account_id, secret, previous=previous, previous_until=until)
-
-    async def webhook(
-        self,
-        account_id: int,
-        url: str,
-        event_type: EventType = EventType.CASH_OUT,
-        headers: Mapping[str, str] | None = None,
-        *,
-        active: bool = True,
-    ) -> int:
-        return self.store.add_webhook(account_id, url, event_type, headers, active=active)
-
-    async def deactivate(self, webhook_id: int, reason: str, at: datetime) -> None:
-        self.store.deactivate(webhook_id, reason, at)
-
-    async def emit(self, account_id: int, event: dict[str, Any]) -> int:
-        return self.store.emit(account_id, event)
-
-    async def dispatched_at(self, outbox_id: int) -> datetime | None:
-        return self.store.events[outbox_id].dispatched_at
-
-    async def deliveries_of(self, outbox_id: int) -> list[Delivery]:
-        return self.store.deliveries_of(outbox_id)
-
-    async def registration(self, webhook_id: int) -> Webhook:
-        return self.store.webhook(webhook_id)
+def new_account(name: str = "Test Holder") -> NewAccount:
+    return NewAccount(ispb=ISPB, name=name, document=random_cpf(), city="RECIFE")
 
 
-_ACCOUNT_NUMBERS = itertools.count(1)  # accounts outlive a test: their numbers are unique per run
+async def add_account(tx: UnitOfWork) -> Account:
+    return await tx.accounts.add(new_account())
 
 
-class PostgresRows:
-    def __init__(self, pool: asyncpg.Pool[asyncpg.Record]) -> None:
-        self.pool = pool
+def email_key() -> PixKey:
+    return PixKey(PixKeyType.EMAIL, f"{uuid.uuid4().hex}@example.com")
 
-    async def account(self) -> int:
-        account_id: int = await self.pool.fetchval(
-            """INSERT INTO accounts (ispb, branch, number, name, document, city)
-               VALUES ('99999999', '0001', $1, 'Contract Test', '12345678909', 'RECIFE') RETURNING id""",
-            f"{next(_ACCOUNT_NUMBERS):08d}",
-        )
-        return account_id
 
-    async def secret(
-        self, account_id: int, secret: str, previous: str | None = None, until: datetime | None = None
-    ) -> None:
-        await self.pool.execute(
-            """INSERT INTO webhook_secrets (account_id, secret, previous_secret, previous_until, created_at)
-               VALUES ($1, $2, $3, $4, now())""",
-            account_id,
-            secret,
-            previous,
-            until,
-        )
+def phone_key() -> PixKey:
+    return PixKey(PixKeyType.PHONE, "+55" + str(uuid.uuid4().int)[:11])
 
-    async def webhook(
-        self,
-        account_id: int,
-        url: str,
-        event_type: EventType = EventType.CASH_OUT,
-        headers: Mapping[str, str] | None = None,
-        *,
-        active: bool = True,
-    ) -> int:
-        webhook_id: int = await self.pool.fetchval(
-            """INSERT INTO webhooks (account_id, event_type, url, headers, is_active, created_at, updated_at)
-               VALUES ($1, $2, $3, $4::jsonb, $5, now(), now()) RETURNING id""",
-            account_id,
-            event_type.value,
-            url,
-            json.dumps(dict(headers or {})),
-            active,
-        )
-        return webhook_id
 
-    async def deactivate(self, webhook_id: int, reason: str, at: datetime) -> None:
-        await self.pool.execute(DEACTIVATE_WEBHOOK, webhook_id, reason, at)  # as the API does it
+def certificate() -> CertificateInfo:
+    name = uuid.uuid4().hex
+    return CertificateInfo(
+        fingerprint=hashlib.sha256(name.encode()).hexdigest(),
+        subject=f"CN={name}",
+        not_before=T0 - timedelta(days=1),
+        not_after=T0 + timedelta(days=365),
+    )
 
-    async def emit(self, account_id: int, event: dict[str, Any]) -> int:
-        outbox_id: int = await self.pool.fetchval(
-            """INSERT INTO outbox (account_id, event_type, payload, created_at)
-               VALUES ($1, $2, $3::jsonb, now()) RETURNING id""",
-            account_id,
-            event["type"],
-            json.dumps(event),
-        )
-        return outbox_id
 
-    async def dispatched_at(self, outbox_id: int) -> datetime | None:
-        moment: datetime | None = await self.pool.fetchval(
-            "SELECT dispatched_at FROM outbox WHERE id = $1", outbox_id
-        )
-        return moment
+def e2e() -> str:
+    return "E" + uuid.uuid4().hex[:31].upper()
 
-    async def deliveries_of(self, outbox_id: int) -> list[Delivery]:
-        rows = await self.pool.fetch(
-            """SELECT d.*, w.event_type, w.url
-               FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-               WHERE d.outbox_id = $1 ORDER BY d.id""",
-            outbox_id,
-        )
-        return [
-            Delivery(
-                id=row["id"],
-                message_id=row["message_id"],
-                webhook_id=row["webhook_id"],
-                account_id=row["account_id"],
-                event_type=EventType(row["event_type"]),
-                url=row["url"],
-                status=DeliveryStatus(row["status"]),
-                attempts=row["attempts"],
-                created_at=row["created_at"],
-                next_attempt_at=row["next_attempt_at"],
-                last_attempt_at=row["last_attempt_at"],
-                last_status_code=row["last_status_code"],
-                last_error=row["last_error"],
-                finished_at=row["finished_at"],
-            )
-            for row in rows
-        ]
 
-    async def registration(self, webhook_id: int) -> Webhook:
-        row = await self.pool.fetchrow("SELECT * FROM webhooks WHERE id = $1", webhook_id)
-        assert row is not None, f"no webhook {webhook_id}"
-        return Webhook(
-            id=row["id"],
-            account_id=row["account_id"],
-            event_type=EventType(row["event_type"]),
-            url=row["url"],
-            headers=json.loads(row["headers"]),
-            version=row["version"],
-            is_active=row["is_active"],
-            created_at=row["created_at"],
-            updated_at=row["updated_at"],
-            deactivated_at=row["deactivated_at"],
-            deactivation_reason=row["deactivation_reason"],
-        )
+PAYER = Counterpart("Outside Payer", "12345678909", OUTSIDE, "OTHER BANK", "0001", "123")
+
+
+def receipt(account_id: int, amount: int = 1_000, *, at: datetime = T0) -> NewTransaction:
+    """A confirmed PAYMENT (money in) from an outside payer."""
+    return NewTransaction(
+        account_id=account_id,
+        type=TransactionType.PAYMENT,
+        status=TransactionStatus.CONFIRMED,
+        amount=amount,
+        created_at=at,
+        end_to_end_id=e2e(),
+        counterpart=PAYER,
+        processed_at=at,
+    )
+
+
+def withdrawal(account_id: int, amount: int = 500, *, at: datetime = T0) -> NewTransaction:
+    """A PENDING WITHDRAW (a transfer's record)."""
+    return NewTransaction(
+        account_id=account_id,
+        type=TransactionType.WITHDRAW,
+        status=TransactionStatus.PENDING,
+        amount=amount,
+        created_at=at,
+        end_to_end_id=e2e(),
+        pix_key="someone@example.com",
+    )
+
+
+def new_transfer(
+    transaction_id: int, account_id: int, *, settle_after: datetime = T0, amount: int = 500
+) -> NewTransfer:
+    return NewTransfer(
+        transaction_id=transaction_id,
+        account_id=account_id,
+        idempotency_key=uuid.uuid4(),
+        priority=Priority.HIGH,
+        pix_key="someone@example.com",
+        amount=amount,
+        end_to_end_id=e2e(),
+        creditor_name="Someone Outside",
+        creditor_document="12345678909",
+        creditor_ispb=OUTSIDE,
+        behavior="settle",
+        settle_after=settle_after,
+        deadline=settle_after + timedelta(seconds=30),
+        created_at=settle_after - timedelta(seconds=1),
+        description="rent",
+    )

@@ -23,7 +23,7 @@ from pixcore.webhook_delivery import (
     message_id,
 )
 from pixcore.webhooks import DeliveryStatus, EventType
-from tests.contract.rows import Rows
+from tests.contract.delivery_rows import Rows
 
 NOW = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
 LEASE = timedelta(seconds=30)

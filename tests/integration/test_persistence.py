@@ -1,4 +1,11 @@
-"""The PostgreSQL adapter and the schema it relies on, against a real server.
+"""The PostgreSQL adapter and the schema it relies on, against a real server: what is
+PostgreSQL's alone.
+
+What the adapter promises through the ports (a unit of work rolls back unless committed, keys are
+unique and listed in registration order, certificates link once, ...) is tested once for it and
+for the in-memory fakes in tests/contract. What stays here has no counterpart in the fakes: the
+schema's constraints, rows and columns the ports do not show, concurrent transactions, migrations
+and the connection pool.
 
 Every test makes its own rows (random documents and keys) and never assumes the
 database is empty: the suites share one database per run.
@@ -8,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import random
 import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
@@ -16,10 +22,9 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 import pytest
 
-from pixcore.accounts import Account, Balance, CertificateInfo, LinkedCertificate, NewAccount, OpenedAccount
+from pixcore.accounts import Balance, CertificateInfo, LinkedCertificate, OpenedAccount
 from pixcore.clock import SystemClock
-from pixcore.errors import CertificateInUse, DuplicatePixKey
-from pixcore.keys import PixKey, PixKeyType, new_evp
+from pixcore.errors import DuplicatePixKey
 from pixcore.testing import PlainHasher
 from pixcore.usecases import get_balance, link_certificate, open_account
 from pixinfra.postgres.database import migrate
@@ -42,14 +47,6 @@ async def conn(migrated_database: str) -> AsyncIterator[asyncpg.Connection]:
 
 def _email() -> str:
     return f"{uuid.uuid4().hex}@example.com"
-
-
-def _phone() -> str:
-    return "+55" + "".join(random.choice("0123456789") for _ in range(11))  # noqa: S311 - test data
-
-
-def _new_account(document: str | None = None) -> NewAccount:
-    return NewAccount(ispb=ISPB, name="Test Holder", document=document or random_cpf(), city="RECIFE")
 
 
 CLOCK = SystemClock()
@@ -76,10 +73,6 @@ async def _open(*, document: str | None = None, keys: tuple[str, ...] = ()) -> O
         city="RECIFE",
         keys=keys,
     )
-
-
-async def _account_exists(conn: asyncpg.Connection, account_id: int) -> bool:
-    return bool(await conn.fetchval("SELECT count(*) FROM accounts WHERE id = $1", account_id))
 
 
 # -- the schema ----------------------------------------------------------------
@@ -150,133 +143,11 @@ async def test_the_database_refuses_a_negative_balance(conn: asyncpg.Connection,
 # The guarded UPDATE of the ledger adapter itself: tests/integration/test_ledger_adapter.py.
 
 
-# -- the unit of work ------------------------------------------------------------
-
-
-async def test_a_unit_of_work_left_without_commit_rolls_back(conn: asyncpg.Connection) -> None:
-    async with pg_uow() as uow:
-        account = await uow.accounts.add(_new_account())
-        assert await uow.accounts.get(account.id) == account  # visible inside its transaction
-        assert await uow.balances.get(account.id) == Balance(available=0, blocked=0)
-        assert not await _account_exists(conn, account.id)  # and nowhere else yet
-
-    assert not await _account_exists(conn, account.id)
-    assert await conn.fetchval("SELECT count(*) FROM balances WHERE account_id = $1", account.id) == 0
-
-
-class Boom(Exception):
-    pass
-
-
-async def _add_then_raise(document: str) -> None:
-    async with pg_uow() as uow:
-        await uow.accounts.add(_new_account(document))
-        raise Boom
-
-
-async def test_a_unit_of_work_left_with_an_exception_rolls_back(conn: asyncpg.Connection) -> None:
-    document = random_cpf()
-
-    with pytest.raises(Boom):
-        await _add_then_raise(document)
-
-    assert await conn.fetchval("SELECT count(*) FROM accounts WHERE document = $1", document) == 0
-
-
-async def test_a_committed_unit_of_work_is_visible_to_everyone(conn: asyncpg.Connection) -> None:
-    async with pg_uow() as uow:
-        account = await uow.accounts.add(_new_account())
-        await uow.commit()
-
-    assert await _account_exists(conn, account.id)
-    async with pg_uow() as uow:
-        assert await uow.accounts.get(account.id) == account
-        assert await uow.balances.get(account.id) == Balance(available=0, blocked=0)
-
-
-async def test_an_explicit_rollback_discards_the_work(conn: asyncpg.Connection) -> None:
-    async with pg_uow() as uow:
-        account = await uow.accounts.add(_new_account())
-        await uow.rollback()
-
-    assert not await _account_exists(conn, account.id)
-
-
-async def test_accounts_are_numbered_by_their_id_in_branch_0001() -> None:
-    async with pg_uow() as uow:
-        first = await uow.accounts.add(_new_account())
-        second = await uow.accounts.add(_new_account())
-        await uow.commit()
-
-    for account in (first, second):
-        assert isinstance(account, Account)
-        assert (account.ispb, account.branch, account.number) == (ISPB, "0001", f"{account.id:08d}")
-    assert second.id > first.id
-
-
-async def test_a_failed_key_insert_leaves_the_transaction_usable(conn: asyncpg.Connection) -> None:
-    taken = PixKey(PixKeyType.EMAIL, _email())
-    owner = await _open(keys=(taken.value,))
-    other_key = PixKey(PixKeyType.PHONE, _phone())
-
-    async with pg_uow() as uow:
-        account = await uow.accounts.add(_new_account())
-        with pytest.raises(DuplicatePixKey):
-            await uow.keys.add(account.id, taken)
-        # The savepoint took the failed insert back; the transaction goes on.
-        await uow.keys.add(account.id, other_key)
-        assert await uow.keys.list_for(account.id) == [other_key]
-        await uow.commit()
-
-    assert await _account_exists(conn, account.id)
-    async with pg_uow() as uow:
-        assert await uow.keys.owner_of(taken) == owner.account.id
-        assert await uow.keys.owner_of(other_key) == account.id
-
-
-async def test_a_key_is_refused_for_its_own_account_too() -> None:
-    key = PixKey(PixKeyType.EMAIL, _email())
-    opened = await _open(keys=(key.value,))
-
-    async with pg_uow() as uow:
-        with pytest.raises(DuplicatePixKey):
-            await uow.keys.add(opened.account.id, key)
-        assert await uow.keys.list_for(opened.account.id) == [key]
-
-
-async def test_keys_are_listed_in_the_order_they_were_registered() -> None:
-    # Neither alphabetical ("+55..." sorts first) nor grouped by type: only registration order fits.
-    keys = (_email(), _phone(), _email())
-    opened = await _open(keys=keys)
-
-    async with pg_uow() as uow:
-        listed = await uow.keys.list_for(opened.account.id)
-        late = PixKey(PixKeyType.EVP, new_evp())
-        await uow.keys.add(opened.account.id, late)
-        await uow.commit()
-    async with pg_uow() as uow:
-        relisted = await uow.keys.list_for(opened.account.id)
-        assert await uow.keys.owner_of(PixKey(PixKeyType.EVP, new_evp())) is None
-
-    assert [key.value for key in listed] == list(keys)
-    assert relisted == [*listed, late]
-
-
-async def test_a_certificate_linked_to_another_account_is_in_use(conn: asyncpg.Connection) -> None:
-    owner, other = await _open(), await _open()
-    certificate = _certificate()
-    await link_certificate(pg_uow, account_id=owner.account.id, certificate=certificate, clock=CLOCK)
-
-    with pytest.raises(CertificateInUse):
-        await link_certificate(pg_uow, account_id=other.account.id, certificate=certificate, clock=CLOCK)
-
-    async with pg_uow() as uow:
-        assert await uow.certificates.get(certificate.fingerprint) == LinkedCertificate(
-            certificate.fingerprint, owner.account.id
-        )
+# -- rows the ports do not show ----------------------------------------------------
 
 
 async def test_linking_again_to_the_same_account_is_idempotent(conn: asyncpg.Connection) -> None:
+    """SQL-only: the upsert leaves the row as it was (its ``linked_at``, which no port reads)."""
     opened = await _open()
     certificate = _certificate()
     first = await link_certificate(pg_uow, account_id=opened.account.id, certificate=certificate, clock=CLOCK)
@@ -294,15 +165,8 @@ async def test_linking_again_to_the_same_account_is_idempotent(conn: asyncpg.Con
     assert [(row["account_id"], row["linked_at"]) for row in rows] == [(opened.account.id, linked_at)]
 
 
-async def test_an_unknown_certificate_and_credential_are_none() -> None:
-    async with pg_uow() as uow:
-        assert await uow.certificates.get(_certificate().fingerprint) is None
-        assert await uow.credentials.get("pix_" + uuid.uuid4().hex) is None
-        assert await uow.accounts.get(-1) is None
-        assert await uow.balances.get(-1) is None
-
-
 async def test_open_account_stores_the_credential_hashed() -> None:
+    """The use case on the adapter: the hash, not the secret, is what the table holds."""
     opened = await _open()
 
     async with pg_uow() as uow:
@@ -356,6 +220,10 @@ async def test_migrating_again_changes_nothing(migrated_database: str, conn: asy
     assert await conn.fetch("SELECT name FROM migration WHERE app_name = 'pixweb' ORDER BY name") == applied
     opened = await _open()  # and the schema still works
     assert await get_balance(pg_uow, opened.account.id) == Balance(available=0, blocked=0)
+
+
+class Boom(Exception):
+    pass
 
 
 async def test_an_error_after_commit_propagates_and_frees_the_connection(migrated_database: str) -> None:

@@ -15,7 +15,8 @@ Two open units of work cannot see each other's staged rows. Where PostgreSQL
 would make the second writer wait for the first and then fail, the fake fails
 the second writer at ``commit()`` instead, and discards all its changes:
 
-* a PIX key, a certificate or a client id committed meanwhile by another unit;
+* a PIX key, a certificate, a client id or a transfer's end-to-end id committed meanwhile
+  by another unit;
 * an idempotency key claimed and committed meanwhile (``IntegrityError``;
   PostgreSQL would make the second ``claim`` wait, then return False);
 * postings that the balances committed meanwhile no longer cover
@@ -23,8 +24,9 @@ the second writer at ``commit()`` instead, and discards all its changes:
   latest row). Postings are re-applied to the committed balances as changes,
   so two units that both fit commit both: no update is lost.
 
-``lock_pending`` locks a transfer for the unit of work until it commits or
-rolls back; another unit asking for it meanwhile gets None (``SKIP LOCKED``).
+``lock_pending`` locks a transfer or a refund for the unit of work until it commits
+or rolls back; another unit asking for it meanwhile gets None (``SKIP LOCKED``).
+tests/contract runs the same tests on these fakes and on the PostgreSQL adapter.
 
 Webhook registrations lock their account (``lock_account``): a second unit of
 work waits until the first commits or rolls back, as ``FOR NO KEY UPDATE`` does.

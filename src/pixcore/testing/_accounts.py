@@ -15,7 +15,7 @@ from pixcore.accounts import (
 )
 from pixcore.errors import CertificateInUse, DuplicatePixKey
 from pixcore.keys import PixKey
-from pixcore.testing._store import BRANCH, IntegrityError, StoredCertificate, StoredKey, _Repository
+from pixcore.testing._store import BRANCH, IntegrityError, Repository, StoredCertificate, StoredKey
 
 __all__ = [
     "InMemoryAccounts",
@@ -26,10 +26,10 @@ __all__ = [
 ]
 
 
-class InMemoryAccounts(_Repository):
+class InMemoryAccounts(Repository):
     async def add(self, new: NewAccount) -> Account:
         store = self._uow.store
-        account_id = store._next_account_id()
+        account_id = store.next_account_id()
         account = Account(
             id=account_id,
             ispb=new.ispb,
@@ -51,12 +51,12 @@ class InMemoryAccounts(_Repository):
         return staged if staged is not None else self._committed.accounts.get(account_id)
 
 
-class InMemoryBalances(_Repository):
+class InMemoryBalances(Repository):
     async def get(self, account_id: int) -> Balance | None:
         return self._balance(account_id)
 
 
-class InMemoryPixKeys(_Repository):
+class InMemoryPixKeys(Repository):
     async def add(self, account_id: int, key: PixKey) -> None:
         staged = self._staged
         if key.value in staged.keys or key.value in self._committed.keys:
@@ -74,7 +74,7 @@ class InMemoryPixKeys(_Repository):
         return [row.key for row in rows if row.account_id == account_id]
 
 
-class InMemoryCredentials(_Repository):
+class InMemoryCredentials(Repository):
     async def add(self, credential: ClientCredential) -> None:
         staged = self._staged
         if credential.client_id in staged.credentials or credential.client_id in self._committed.credentials:
@@ -100,7 +100,7 @@ class InMemoryCredentials(_Repository):
         return None
 
 
-class InMemoryCertificates(_Repository):
+class InMemoryCertificates(Repository):
     async def link(self, account_id: int, certificate: CertificateInfo) -> LinkedCertificate:
         existing = await self._stored(certificate.fingerprint)
         if existing is not None:
@@ -120,7 +120,7 @@ class InMemoryCertificates(_Repository):
     async def revoke(self, fingerprint: str, at: datetime) -> datetime:
         stored = await self._stored(fingerprint)
         if stored is None:
-            raise IntegrityError(f"no certificate {fingerprint} is linked")
+            raise RuntimeError(f"no certificate {fingerprint} to revoke")  # as the adapter: a caller's bug
         if stored.revoked_at is not None:
             return stored.revoked_at
         if fingerprint in self._staged.certificates:  # linked by this unit

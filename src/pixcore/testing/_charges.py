@@ -7,14 +7,15 @@ from datetime import datetime
 
 from pixcore.charges import Charge, ChargeStatus, NewCharge
 from pixcore.errors import DuplicateCharge, DuplicateExternalId
-from pixcore.testing._store import _Repository
+from pixcore.testing._store import Repository
 
 __all__ = ["InMemoryCharges"]
 
 
-class InMemoryCharges(_Repository):
-    """Charges by id. ``lock*`` read like ``get*``: the fakes run one unit of work at a time,
-    so there is nobody to wait for (the PostgreSQL tests race the real locks)."""
+class InMemoryCharges(Repository):
+    """Charges by id. ``lock*`` lock the row for the unit of work (``lock_expired`` skips rows
+    another open unit holds, as ``SKIP LOCKED``), but a ``lock`` of a row held elsewhere does not
+    wait: the fakes run one writer at a time (the PostgreSQL tests race the real locks)."""
 
     def _visible(self) -> dict[int, Charge]:
         return {**self._committed.charges, **self._staged.charges}
@@ -34,7 +35,7 @@ class InMemoryCharges(_Repository):
         ):
             raise DuplicateExternalId(f"a cash-in with externalId {charge.external_id} exists already")
         fields = {f.name: getattr(charge, f.name) for f in dataclasses.fields(charge)}
-        stored = Charge(**fields, id=self._uow.store._next_id("charges"), updated_at=charge.created_at)
+        stored = Charge(**fields, id=self._uow.store.next_id("charges"), updated_at=charge.created_at)
         self._staged.charges[stored.id] = stored
         return stored
 
@@ -47,18 +48,29 @@ class InMemoryCharges(_Repository):
     async def get_by_external_id(self, account_id: int, external_id: str) -> Charge | None:
         return self._find({"account_id": account_id, "external_id": external_id})
 
+    def _locked(self, charge: Charge | None) -> Charge | None:
+        if charge is not None:
+            self._uow.store.lock_row("charges", charge.id, self._uow)
+        return charge
+
     async def lock(self, account_id: int, txid: str) -> Charge | None:
-        return await self.get(account_id, txid)
+        return self._locked(await self.get(account_id, txid))
 
     async def lock_by_location(self, location_id: str) -> Charge | None:
-        return await self.get_by_location(location_id)
+        return self._locked(await self.get_by_location(location_id))
 
     async def lock_expired(self, now: datetime, limit: int) -> list[Charge]:
         expired = [
             c for c in self._visible().values() if c.status is ChargeStatus.ATIVA and c.expires_at <= now
         ]
         expired.sort(key=lambda c: c.expires_at)
-        return expired[:limit]
+        locked: list[Charge] = []
+        for charge in expired:
+            if len(locked) == limit:
+                break
+            if self._uow.store.lock_row("charges", charge.id, self._uow):  # others' rows are skipped
+                locked.append(charge)
+        return locked
 
     async def update(
         self,

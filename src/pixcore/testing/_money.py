@@ -12,7 +12,7 @@ from pixcore.errors import InsufficientFunds
 from pixcore.ledger import Posting
 from pixcore.ports import IdempotencyRecord
 from pixcore.records import NewTransaction, NewTransfer, TransactionStatus, Transfer
-from pixcore.testing._store import IntegrityError, OutboxItem, StoredEntry, _Repository
+from pixcore.testing._store import IntegrityError, OutboxItem, Repository, StoredEntry
 from pixcore.transfers import TransferState
 
 __all__ = [
@@ -24,10 +24,10 @@ __all__ = [
 ]
 
 
-class InMemoryTransactions(_Repository):
+class InMemoryTransactions(Repository):
     async def add(self, record: NewTransaction) -> int:
         self._require_account(record.account_id)
-        transaction_id = self._uow.store._next_transaction_id()  # spent even on rollback, like a sequence
+        transaction_id = self._uow.store.next_transaction_id()  # spent even on rollback, like a sequence
         self._staged.transactions[transaction_id] = record
         return transaction_id
 
@@ -50,7 +50,7 @@ class InMemoryTransactions(_Repository):
         )
 
 
-class InMemoryLedger(_Repository):
+class InMemoryLedger(Repository):
     async def try_post(self, transaction_id: int, posting: Posting, at: datetime) -> bool:
         try:
             await self.post(transaction_id, posting, at)
@@ -87,13 +87,16 @@ def _fields(transfer: NewTransfer) -> dict[str, Any]:
     return {f.name: getattr(transfer, f.name) for f in dataclasses.fields(transfer)}
 
 
-class InMemoryTransfers(_Repository):
+class InMemoryTransfers(Repository):
     async def add(self, transfer: NewTransfer) -> None:
         t = transfer
         self._require_account(t.account_id)
         self._require_transaction(t.transaction_id)
         if await self.get(t.transaction_id) is not None:
             raise IntegrityError(f"transaction {t.transaction_id} has a transfer already")
+        visible = {**self._committed.transfers, **self._staged.transfers}.values()
+        if any(other.end_to_end_id == t.end_to_end_id for other in visible):
+            raise IntegrityError(f"a transfer with end-to-end id {t.end_to_end_id} exists already")
         self._staged.transfers[t.transaction_id] = Transfer(**_fields(t))
 
     async def get(self, transaction_id: int) -> Transfer | None:
@@ -115,7 +118,7 @@ class InMemoryTransfers(_Repository):
         transfer = await self.get(transaction_id)
         if transfer is None or transfer.state is not TransferState.PENDING:
             return None
-        if not self._uow.store._lock_transfer(transaction_id, self._uow):
+        if not self._uow.store.lock_row("transfers", transaction_id, self._uow):
             return None  # another open unit of work holds it: skipped, as SKIP LOCKED does
         return transfer
 
@@ -130,7 +133,7 @@ class InMemoryTransfers(_Repository):
         staged.finished_at[transaction_id] = at
 
 
-class InMemoryIdempotency(_Repository):
+class InMemoryIdempotency(Repository):
     async def find(self, account_id: int, key: uuid.UUID) -> IdempotencyRecord | None:
         staged = self._staged.idempotency.get((account_id, key))
         return staged if staged is not None else self._committed.idempotency.get((account_id, key))
@@ -148,7 +151,7 @@ class InMemoryIdempotency(_Repository):
         return True
 
 
-class InMemoryOutbox(_Repository):
+class InMemoryOutbox(Repository):
     async def add(self, account_id: int, event: dict[str, Any], at: datetime) -> None:
         self._require_account(account_id)
         self._staged.outbox.append(OutboxItem(account_id, event, at))

@@ -10,13 +10,14 @@ from pixcore.errors import DuplicateMedCase
 from pixcore.med import MedCase, MedStatus, NewMedCase
 from pixcore.records import TransactionStatus, TransactionType
 from pixcore.refunds import NewRefund, Original, Refund, RefundKind, RefundStatus
-from pixcore.testing._store import IntegrityError, _Repository
+from pixcore.testing._store import IntegrityError, Repository, refund_conflict
 
 __all__ = ["InMemoryMed", "InMemoryRefunds"]
 
 
-class InMemoryRefunds(_Repository):
-    """Refunds by id. ``lock_*`` read like plain reads: the fakes run one unit at a time."""
+class InMemoryRefunds(Repository):
+    """Refunds by id. ``lock_pending`` skips a refund another open unit holds (``SKIP LOCKED``);
+    ``lock_original`` reads like a plain read (the PostgreSQL tests race the real lock)."""
 
     def _visible(self) -> dict[int, Refund]:
         return {**self._committed.refunds, **self._staged.refunds}
@@ -85,14 +86,12 @@ class InMemoryRefunds(_Repository):
     async def add(self, refund: NewRefund) -> Refund:
         self._require_account(refund.account_id)
         self._require_transaction(refund.transaction_id)
-        if any(
-            (r.original_transaction_id, r.kind, r.refund_id)
-            == (refund.original_transaction_id, refund.kind, refund.refund_id)
-            for r in self._visible().values()
-        ):
-            raise IntegrityError(f"refund {refund.refund_id} exists already")
+        self._require_transaction(refund.original_transaction_id)
+        for other in self._visible().values():
+            if (conflict := refund_conflict(refund, other)) is not None:
+                raise IntegrityError(conflict)
         fields = {f.name: getattr(refund, f.name) for f in dataclasses.fields(refund)}
-        stored = Refund(**fields, id=self._uow.store._next_id("refunds"))
+        stored = Refund(**fields, id=self._uow.store.next_id("refunds"))
         self._staged.refunds[stored.id] = stored
         return stored
 
@@ -117,7 +116,11 @@ class InMemoryRefunds(_Repository):
 
     async def lock_pending(self, refund_pk: int) -> Refund | None:
         refund = self._visible().get(refund_pk)
-        return refund if refund is not None and refund.status is RefundStatus.EM_PROCESSAMENTO else None
+        if refund is None or refund.status is not RefundStatus.EM_PROCESSAMENTO:
+            return None
+        if not self._uow.store.lock_row("refunds", refund_pk, self._uow):
+            return None  # another open unit of work holds it: skipped, as SKIP LOCKED does
+        return refund
 
     async def finish(self, refund_pk: int, status: RefundStatus, reason: str | None, at: datetime) -> None:
         refund = self._visible()[refund_pk]
@@ -126,16 +129,17 @@ class InMemoryRefunds(_Repository):
         )
 
 
-class InMemoryMed(_Repository):
+class InMemoryMed(Repository):
     def _visible(self) -> dict[int, MedCase]:
         return {**self._committed.med_cases, **self._staged.med_cases}
 
     async def add(self, case: NewMedCase) -> MedCase:
         self._require_account(case.account_id)
+        self._require_transaction(case.original_transaction_id)
         if await self.open_amount(case.original_transaction_id):
             raise DuplicateMedCase()
         fields = {f.name: getattr(case, f.name) for f in dataclasses.fields(case)}
-        stored = MedCase(**fields, id=self._uow.store._next_id("med_cases"))
+        stored = MedCase(**fields, id=self._uow.store.next_id("med_cases"))
         self._staged.med_cases[stored.id] = stored
         return stored
 

@@ -23,7 +23,7 @@ from pixcore.ledger import Bucket
 from pixcore.med import MedCase
 from pixcore.ports import IdempotencyRecord
 from pixcore.records import NewTransaction, Transfer
-from pixcore.refunds import Refund
+from pixcore.refunds import NewRefund, Refund
 from pixcore.testing._webhook_data import AccountLocks, WebhookTables
 
 if TYPE_CHECKING:
@@ -34,9 +34,11 @@ __all__ = [
     "InMemoryStore",
     "IntegrityError",
     "OutboxItem",
+    "Repository",
     "StoredCertificate",
     "StoredEntry",
     "StoredKey",
+    "Tables",
 ]
 
 BRANCH = "0001"
@@ -83,7 +85,7 @@ class OutboxItem(NamedTuple):
 
 
 @dataclass
-class _Tables:
+class Tables:
     """One set of rows: the committed state of a store, or the staged changes of a unit of work."""
 
     accounts: dict[int, Account] = field(default_factory=dict)
@@ -114,84 +116,88 @@ class InMemoryStore:
 
     ``clock`` stamps ``created_at`` on new accounts. ``commits`` counts the
     units of work that committed.
+
+    ``tables`` holds the committed rows. The sequences (``next_*``), the transfer locks
+    (``lock_row``, ``release_locks``) and ``apply`` are what the fake repositories and
+    units of work of this package call; a test has no reason to.
     """
 
     def __init__(self, clock: Clock | None = None) -> None:
         self.clock: Clock = clock or SystemClock()
-        self._tables = _Tables()
+        self.tables = Tables()
         self.commits = 0
         self._last_account_id = 0
         self._last_transaction_id = 0
         self._sequences: dict[str, int] = {}
-        self._transfer_locks: dict[int, InMemoryUnitOfWork] = {}
+        self._row_locks: dict[tuple[str, int], InMemoryUnitOfWork] = {}
         self.account_locks = AccountLocks()  # webhook registrations lock their account
 
     @property
     def accounts(self) -> dict[int, Account]:
-        return self._tables.accounts
+        return self.tables.accounts
 
     @property
     def balances(self) -> dict[int, Balance]:
-        return self._tables.balances
+        return self.tables.balances
 
     @property
     def keys(self) -> dict[str, StoredKey]:
-        return self._tables.keys
+        return self.tables.keys
 
     @property
     def credentials(self) -> dict[str, ClientCredential]:
-        return self._tables.credentials
+        return self.tables.credentials
 
     @property
     def certificates(self) -> dict[str, StoredCertificate]:
-        return self._tables.certificates
+        return self.tables.certificates
 
     @property
     def transactions(self) -> dict[int, NewTransaction]:
-        return self._tables.transactions
+        return self.tables.transactions
 
     @property
     def entries(self) -> list[StoredEntry]:
-        return self._tables.entries
+        return self.tables.entries
 
     @property
     def transfers(self) -> dict[int, Transfer]:
-        return self._tables.transfers
+        return self.tables.transfers
 
     @property
     def finished_at(self) -> dict[int, datetime]:
         """When each finished transfer was finished."""
-        return self._tables.finished_at
+        return self.tables.finished_at
 
     @property
     def idempotency(self) -> dict[tuple[int, uuid.UUID], IdempotencyRecord]:
-        return self._tables.idempotency
+        return self.tables.idempotency
 
     @property
     def claimed_at(self) -> dict[tuple[int, uuid.UUID], datetime]:
         """When each idempotency key was claimed."""
-        return self._tables.claimed_at
+        return self.tables.claimed_at
 
     @property
     def outbox(self) -> list[OutboxItem]:
-        return self._tables.outbox
+        return self.tables.outbox
 
     @property
     def webhooks(self) -> WebhookTables:
         """Webhook registrations, secrets and deliveries (tests seed ``deliveries`` here)."""
-        return self._tables.webhooks
+        return self.tables.webhooks
 
     @property
     def charges(self) -> dict[int, Charge]:
-        return self._tables.charges
+        return self.tables.charges
 
     @property
     def refunds(self) -> dict[int, Refund]:
-        return self._tables.refunds
+        return self.tables.refunds
 
     @property
     def med_cases(self) -> dict[int, MedCase]:
-        return self._tables.med_cases
+        return self.tables.med_cases
 
     def unit_of_work(self) -> InMemoryUnitOfWork:
         """A new unit of work on this store: the ``UnitOfWorkFactory``."""
@@ -199,33 +205,35 @@ class InMemoryStore:
 
         return InMemoryUnitOfWork(self)
 
-    def _next_account_id(self) -> int:
-        # Like a PostgreSQL sequence: an id is spent even if its transaction rolls back.
+    def next_account_id(self) -> int:
+        """The next account id. Like a PostgreSQL sequence: spent even if its unit rolls back."""
         self._last_account_id += 1
         return self._last_account_id
 
-    def _next_id(self, table: str) -> int:
+    def next_id(self, table: str) -> int:
         """A sequence per table (charges, refunds, med_cases): spent even on rollback."""
         self._sequences[table] = self._sequences.get(table, 0) + 1
         return self._sequences[table]
 
-    def _next_transaction_id(self) -> int:
+    def next_transaction_id(self) -> int:
+        """The next transaction id: a sequence, spent even on rollback."""
         self._last_transaction_id += 1
         return self._last_transaction_id
 
-    def _lock_transfer(self, transaction_id: int, uow: InMemoryUnitOfWork) -> bool:
+    def lock_row(self, table: str, row_id: int, uow: InMemoryUnitOfWork) -> bool:
         """Like ``FOR UPDATE SKIP LOCKED``: False if another open unit of work holds the row."""
-        holder = self._transfer_locks.setdefault(transaction_id, uow)
+        holder = self._row_locks.setdefault((table, row_id), uow)
         return holder is uow
 
-    def _release_locks(self, uow: InMemoryUnitOfWork) -> None:
-        for transaction_id in [t for t, holder in self._transfer_locks.items() if holder is uow]:
-            del self._transfer_locks[transaction_id]
+    def release_locks(self, uow: InMemoryUnitOfWork) -> None:
+        """Free the rows and accounts ``uow`` locked (it committed or rolled back)."""
+        for row in [row for row, holder in self._row_locks.items() if holder is uow]:
+            del self._row_locks[row]
         self.account_locks.release(uow)
 
-    def _apply(self, staged: _Tables) -> None:
+    def apply(self, staged: Tables) -> None:
         """Check the staged rows against what others committed meanwhile, then make them visible."""
-        committed = self._tables
+        committed = self.tables
         for value in staged.keys:
             if value in committed.keys:
                 raise DuplicatePixKey(f"the key {value} is registered already")
@@ -239,7 +247,9 @@ class InMemoryStore:
         for account_id, key in staged.idempotency:
             if (account_id, key) in committed.idempotency:
                 raise IntegrityError(f"the idempotency key {key} of account {account_id} is taken")
+        _check_transfers(committed.transfers, staged.transfers)
         _check_charges(committed.charges, staged.charges)
+        _check_refunds(committed.refunds, staged.refunds)
         _check_med_cases(committed.med_cases, staged.med_cases)
         if (webhook_conflict := committed.webhooks.conflict(staged.webhooks)) is not None:
             raise IntegrityError(webhook_conflict)
@@ -268,7 +278,7 @@ class InMemoryStore:
         committed.med_cases.update(staged.med_cases)
         self.commits += 1
 
-    def _balances_after(self, staged: _Tables) -> dict[int, Balance]:
+    def _balances_after(self, staged: Tables) -> dict[int, Balance]:
         """The staged balances, with the postings re-applied to what is committed now.
 
         PostgreSQL guards each ``UPDATE`` with ``available + $1 >= 0`` against the
@@ -277,7 +287,7 @@ class InMemoryStore:
         """
         balances = dict(staged.balances)
         for account_id, (available, blocked) in staged.balance_changes.items():
-            base = self._tables.balances.get(account_id)
+            base = self.tables.balances.get(account_id)
             if base is None:  # opened in this unit: its staged balance is the whole truth
                 continue
             if base.available + available < 0 or base.blocked + blocked < 0:
@@ -302,6 +312,39 @@ def _check_charges(committed: dict[int, Charge], staged: dict[int, Charge]) -> N
             raise IntegrityError(f"location {charge.location_id} is taken")
 
 
+def _check_transfers(committed: dict[int, Transfer], staged: dict[int, Transfer]) -> None:
+    """The unique end-to-end id of the transfers table."""
+    sent = {t.end_to_end_id for i, t in committed.items() if i not in staged}
+    for transfer in staged.values():
+        if transfer.end_to_end_id in sent:
+            raise IntegrityError(f"a transfer with end-to-end id {transfer.end_to_end_id} exists already")
+
+
+def _check_refunds(committed: dict[int, Refund], staged: dict[int, Refund]) -> None:
+    """The unique columns of the refunds table: the request per original and kind, the RTR id per
+    kind and the refund's own transaction record."""
+    others = [r for i, r in committed.items() if i not in staged]
+    for refund in staged.values():
+        for other in others:
+            if (conflict := refund_conflict(refund, other)) is not None:
+                raise IntegrityError(conflict)
+
+
+def refund_conflict(new: NewRefund, other: Refund) -> str | None:
+    """What the refunds table's unique indexes would refuse in ``new`` beside ``other``, if anything."""
+    if (new.original_transaction_id, new.kind, new.refund_id) == (
+        other.original_transaction_id,
+        other.kind,
+        other.refund_id,
+    ):
+        return f"refund {new.refund_id} exists already"
+    if (new.rtr_id, new.kind) == (other.rtr_id, other.kind):  # both sides of a return share it
+        return f"the RTR id {new.rtr_id} is taken"
+    if new.transaction_id == other.transaction_id:
+        return f"transaction {new.transaction_id} has a refund already"
+    return None
+
+
 def _check_med_cases(committed: dict[int, MedCase], staged: dict[int, MedCase]) -> None:
     """The partial unique index: one open case per receipt."""
     open_elsewhere = {
@@ -311,19 +354,19 @@ def _check_med_cases(committed: dict[int, MedCase], staged: dict[int, MedCase]) 
         raise DuplicateMedCase()
 
 
-class _Repository:
+class Repository:
     """A repository of a unit of work: it reads the unit's staged rows, then the committed ones."""
 
     def __init__(self, uow: InMemoryUnitOfWork) -> None:
         self._uow = uow
 
     @property
-    def _staged(self) -> _Tables:
-        return self._uow._active_changes()
+    def _staged(self) -> Tables:
+        return self._uow.active_changes()
 
     @property
-    def _committed(self) -> _Tables:
-        return self._uow.store._tables
+    def _committed(self) -> Tables:
+        return self._uow.store.tables
 
     def _require_account(self, account_id: int) -> None:
         if account_id not in self._staged.accounts and account_id not in self._committed.accounts:

@@ -21,7 +21,7 @@ from pixcore.testing._money import (
     InMemoryTransfers,
 )
 from pixcore.testing._refunds import InMemoryMed, InMemoryRefunds
-from pixcore.testing._store import InMemoryStore, _Tables
+from pixcore.testing._store import InMemoryStore, Tables
 from pixcore.testing._webhooks import InMemoryWebhooks
 
 __all__ = ["InMemoryUnitOfWork"]
@@ -55,7 +55,7 @@ class InMemoryUnitOfWork:
         self.committed = False
         self._entered = False
         self._open = False
-        self._changes = _Tables()
+        self._changes = Tables()
 
     async def __aenter__(self) -> Self:
         if self._entered:
@@ -74,20 +74,21 @@ class InMemoryUnitOfWork:
 
     async def commit(self) -> None:
         changes = self._finish()
-        self.store._apply(changes)  # on a conflict, nothing is applied and the changes are gone
+        self.store.apply(changes)  # on a conflict, nothing is applied and the changes are gone
         self.committed = True
 
     async def rollback(self) -> None:
         self._finish()
 
-    def _finish(self) -> _Tables:
-        changes = self._active_changes()
+    def _finish(self) -> Tables:
+        changes = self.active_changes()
         self._open = False
-        self._changes = _Tables()
-        self.store._release_locks(self)
+        self._changes = Tables()
+        self.store.release_locks(self)
         return changes
 
-    def _active_changes(self) -> _Tables:
+    def active_changes(self) -> Tables:
+        """The rows this unit staged (its repositories write here); raises once it is finished."""
         if not self._open:
             state = "finished" if self._entered else "not open"
             raise RuntimeError(f"the unit of work is {state}")

@@ -6,14 +6,14 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from pixcore.testing._store import IntegrityError, _Repository
+from pixcore.testing._store import IntegrityError, Repository
 from pixcore.testing._webhook_data import WebhookTables
 from pixcore.webhooks import Delivery, DeliveryStatus, EventType, NewWebhook, Webhook, WebhookSecret
 
 __all__ = ["InMemoryWebhooks", "StaticResolver"]
 
 
-class InMemoryWebhooks(_Repository):
+class InMemoryWebhooks(Repository):
     @property
     def _mine(self) -> WebhookTables:
         return self._staged.webhooks
@@ -69,16 +69,14 @@ class InMemoryWebhooks(_Repository):
     async def list_for(self, account_id: int) -> list[Webhook]:
         return [w for w in self._webhooks() if w.account_id == account_id]
 
-    def _current(self, webhook_id: int) -> Webhook:
-        webhook = self._mine.webhooks.get(webhook_id) or self._theirs.webhooks.get(webhook_id)
-        if webhook is None:
-            raise IntegrityError(f"webhook {webhook_id} does not exist")
-        return webhook
+    def _current(self, webhook_id: int) -> Webhook | None:
+        return self._mine.webhooks.get(webhook_id) or self._theirs.webhooks.get(webhook_id)
 
     async def update_headers(self, webhook_id: int, headers: Mapping[str, str], at: datetime) -> Webhook:
         webhook = self._current(webhook_id)
-        if not webhook.is_active:
-            raise IntegrityError(f"webhook {webhook_id} is not active")
+        if webhook is None or not webhook.is_active:
+            # As the adapter, whose guarded UPDATE finds no row: the caller checks first.
+            raise RuntimeError(f"webhook {webhook_id} is not an active registration")
         updated = dataclasses.replace(
             webhook, headers=dict(headers), version=webhook.version + 1, updated_at=at
         )
@@ -87,7 +85,7 @@ class InMemoryWebhooks(_Repository):
 
     async def deactivate(self, webhook_id: int, reason: str, at: datetime) -> None:
         webhook = self._current(webhook_id)
-        if webhook.is_active:
+        if webhook is not None and webhook.is_active:  # otherwise nothing changes, as in the adapter
             self._mine.webhooks[webhook_id] = dataclasses.replace(
                 webhook, is_active=False, updated_at=at, deactivated_at=at, deactivation_reason=reason
             )

@@ -94,7 +94,10 @@ class PostgresRefunds(Repository):
         return _receipt(row) if row else None
 
     async def original_of(self, transaction_id: int) -> Original | None:
-        row = await self._conn.fetchrow(_RECEIPT + " WHERE t.id = $1", transaction_id)
+        # As the port's Original: a transaction with an end-to-end id (a PENDING cash-in has none).
+        row = await self._conn.fetchrow(
+            _RECEIPT + " WHERE t.id = $1 AND t.end_to_end_id IS NOT NULL", transaction_id
+        )
         return _receipt(row) if row else None
 
     async def total(self, original_transaction_id: int, kind: RefundKind) -> int:

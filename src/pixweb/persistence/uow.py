@@ -216,19 +216,25 @@ class PostgresUnitOfWork:
 
     @property
     def connection(self) -> PoolConnectionProxy[Any]:
+        """The unit's connection while its transaction is open. After ``commit()`` or ``rollback()``
+        a statement would run outside any transaction: the repositories are refused, as the fakes'."""
+        if self._done:
+            raise RuntimeError("the unit of work is finished")
         if self._connection is None:
             raise RuntimeError("the unit of work is not open")
         return self._connection
 
     @property
     def transaction(self) -> Transaction:
+        if self._done:
+            raise RuntimeError("the unit of work is finished")
         if self._transaction is None:
             raise RuntimeError("the unit of work is not open")
         return self._transaction
 
     async def __aenter__(self) -> Self:
-        if self._connection is not None:
-            raise RuntimeError("the unit of work is open already")
+        if self._connection is not None or self._done:
+            raise RuntimeError("a unit of work is entered once")
         pool = self.database.pool
         connection = await pool.acquire()
         try:
@@ -250,7 +256,9 @@ class PostgresUnitOfWork:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        connection = self.connection
+        connection = self._connection
+        if connection is None:
+            raise RuntimeError("the unit of work is not open")
         try:
             if not self._done:
                 await self.rollback()

@@ -1,0 +1,202 @@
+"""The rows a contract test starts from, written the same way into either store.
+
+``Rows`` is what a test needs besides the port itself: accounts, secrets, registrations and
+outbox events seeded as the API writes them, and the deliveries and registrations read back as
+domain objects. ``MemoryRows`` seeds :class:`~pixcore.testing.InMemoryDeliveryStore` through its
+own methods; ``PostgresRows`` writes the tables.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any, Protocol
+
+import asyncpg
+
+from pixcore.testing import InMemoryDeliveryStore
+from pixcore.webhooks import Delivery, DeliveryStatus, EventType, Webhook
+from pixinfra.postgres.webhook_sql import DEACTIVATE_WEBHOOK
+
+__all__ = ["MemoryRows", "PostgresRows", "Rows"]
+
+
+class Rows(Protocol):
+    async def account(self) -> int: ...
+
+    async def secret(
+        self, account_id: int, secret: str, previous: str | None = None, until: datetime | None = None
+    ) -> None: ...
+
+    async def webhook(
+        self,
+        account_id: int,
+        url: str,
+        event_type: EventType = EventType.CASH_OUT,
+        headers: Mapping[str, str] | None = None,
+        *,
+        active: bool = True,
+    ) -> int: ...
+
+    async def deactivate(self, webhook_id: int, reason: str, at: datetime) -> None: ...
+
+    async def emit(self, account_id: int, event: dict[str, Any]) -> int: ...
+
+    async def dispatched_at(self, outbox_id: int) -> datetime | None: ...
+
+    async def deliveries_of(self, outbox_id: int) -> list[Delivery]: ...
+
+    async def registration(self, webhook_id: int) -> Webhook: ...
+
+
+class MemoryRows:
+    def __init__(self, store: InMemoryDeliveryStore) -> None:
+        self.store = store
+        self._accounts = itertools.count(1)
+
+    async def account(self) -> int:
+        return next(self._accounts)
+
+    async def secret(
+        self, account_id: int, secret: str, previous: str | None = None, until: datetime | None = None
+    ) -> None:
+        self.store.set_secret(account_id, secret, previous=previous, previous_until=until)
+
+    async def webhook(
+        self,
+        account_id: int,
+        url: str,
+        event_type: EventType = EventType.CASH_OUT,
+        headers: Mapping[str, str] | None = None,
+        *,
+        active: bool = True,
+    ) -> int:
+        return self.store.add_webhook(account_id, url, event_type, headers, active=active)
+
+    async def deactivate(self, webhook_id: int, reason: str, at: datetime) -> None:
+        self.store.deactivate(webhook_id, reason, at)
+
+    async def emit(self, account_id: int, event: dict[str, Any]) -> int:
+        return self.store.emit(account_id, event)
+
+    async def dispatched_at(self, outbox_id: int) -> datetime | None:
+        return self.store.events[outbox_id].dispatched_at
+
+    async def deliveries_of(self, outbox_id: int) -> list[Delivery]:
+        return self.store.deliveries_of(outbox_id)
+
+    async def registration(self, webhook_id: int) -> Webhook:
+        return self.store.webhook(webhook_id)
+
+
+_ACCOUNT_NUMBERS = itertools.count(1)  # accounts outlive a test: their numbers are unique per run
+
+
+class PostgresRows:
+    def __init__(self, pool: asyncpg.Pool[asyncpg.Record]) -> None:
+        self.pool = pool
+
+    async def account(self) -> int:
+        account_id: int = await self.pool.fetchval(
+            """INSERT INTO accounts (ispb, branch, number, name, document, city)
+               VALUES ('99999999', '0001', $1, 'Contract Test', '12345678909', 'RECIFE') RETURNING id""",
+            f"{next(_ACCOUNT_NUMBERS):08d}",
+        )
+        return account_id
+
+    async def secret(
+        self, account_id: int, secret: str, previous: str | None = None, until: datetime | None = None
+    ) -> None:
+        await self.pool.execute(
+            """INSERT INTO webhook_secrets (account_id, secret, previous_secret, previous_until, created_at)
+               VALUES ($1, $2, $3, $4, now())""",
+            account_id,
+            secret,
+            previous,
+            until,
+        )
+
+    async def webhook(
+        self,
+        account_id: int,
+        url: str,
+        event_type: EventType = EventType.CASH_OUT,
+        headers: Mapping[str, str] | None = None,
+        *,
+        active: bool = True,
+    ) -> int:
+        webhook_id: int = await self.pool.fetchval(
+            """INSERT INTO webhooks (account_id, event_type, url, headers, is_active, created_at, updated_at)
+               VALUES ($1, $2, $3, $4::jsonb, $5, now(), now()) RETURNING id""",
+            account_id,
+            event_type.value,
+            url,
+            json.dumps(dict(headers or {})),
+            active,
+        )
+        return webhook_id
+
+    async def deactivate(self, webhook_id: int, reason: str, at: datetime) -> None:
+        await self.pool.execute(DEACTIVATE_WEBHOOK, webhook_id, reason, at)  # as the API does it
+
+    async def emit(self, account_id: int, event: dict[str, Any]) -> int:
+        outbox_id: int = await self.pool.fetchval(
+            """INSERT INTO outbox (account_id, event_type, payload, created_at)
+               VALUES ($1, $2, $3::jsonb, now()) RETURNING id""",
+            account_id,
+            event["type"],
+            json.dumps(event),
+        )
+        return outbox_id
+
+    async def dispatched_at(self, outbox_id: int) -> datetime | None:
+        moment: datetime | None = await self.pool.fetchval(
+            "SELECT dispatched_at FROM outbox WHERE id = $1", outbox_id
+        )
+        return moment
+
+    async def deliveries_of(self, outbox_id: int) -> list[Delivery]:
+        rows = await self.pool.fetch(
+            """SELECT d.*, w.event_type, w.url
+               FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+               WHERE d.outbox_id = $1 ORDER BY d.id""",
+            outbox_id,
+        )
+        return [
+            Delivery(
+                id=row["id"],
+                message_id=row["message_id"],
+                webhook_id=row["webhook_id"],
+                account_id=row["account_id"],
+                event_type=EventType(row["event_type"]),
+                url=row["url"],
+                status=DeliveryStatus(row["status"]),
+                attempts=row["attempts"],
+                created_at=row["created_at"],
+                next_attempt_at=row["next_attempt_at"],
+                last_attempt_at=row["last_attempt_at"],
+                last_status_code=row["last_status_code"],
+                last_error=row["last_error"],
+                finished_at=row["finished_at"],
+            )
+            for row in rows
+        ]
+
+    async def registration(self, webhook_id: int) -> Webhook:
+        row = await self.pool.fetchrow("SELECT * FROM webhooks WHERE id = $1", webhook_id)
+        assert row is not None, f"no webhook {webhook_id}"
+        return Webhook(
+            id=row["id"],
+            account_id=row["account_id"],
+            event_type=EventType(row["event_type"]),
+            url=row["url"],
+            headers=json.loads(row["headers"]),
+            version=row["version"],
+            is_active=row["is_active"],
+            created_at=row["created_at"],
+            updated_at=row["updated_at"],
+            deactivated_at=row["deactivated_at"],
+            deactivation_reason=row["deactivation_reason"],
+        )

@@ -1,0 +1,234 @@
+"""The contract of ``ChargeRepository``: charges and cash-ins, by txid, location and external id.
+
+Whether ``lock`` waits for another writer is PostgreSQL's alone (the fake runs one unit at a time
+on a row): the charge payment races of tests/e2e/test_charges.py cover it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from datetime import datetime, timedelta
+
+import pytest
+
+from pixcore.charges import Charge, ChargeKind, ChargeStatus, Debtor, NewCharge
+from pixcore.documents import DocumentKind
+from pixcore.errors import DuplicateCharge, DuplicateExternalId
+from tests.contract.conftest import Backend
+from tests.contract.rows import FAR, T0, add_account, e2e, receipt
+from tests.support import random_cpf
+
+
+def _new_charge(
+    account_id: int, *, created_at: datetime = FAR, expiration: int = 3600, **changes: object
+) -> NewCharge:
+    """A charge created at ``created_at``: by default one that no expiry worker of the run reaches,
+    for tests that commit it."""
+    location_id = uuid.uuid4().hex
+    charge = NewCharge(
+        account_id=account_id,
+        txid=uuid.uuid4().hex,
+        kind=ChargeKind.COB,
+        created_at=created_at,
+        expiration=expiration,
+        amount=12_345,
+        modality=0,
+        pix_key="shop@example.com",
+        location_id=location_id,
+        location=f"pix.example.com/qr/v2/{location_id}",
+        br_code="000201010212",
+        payer_request="Order 42",
+        debtor=Debtor("Fulano de Tal", random_cpf(), DocumentKind.CPF),
+        info=(("Order", "42"), ("Table", "7")),
+        correlation_id=uuid.uuid4(),
+    )
+    return dataclasses.replace(charge, **changes)  # type: ignore[arg-type]
+
+
+def _stored(new: NewCharge, charge_id: int) -> Charge:
+    fields = {f.name: getattr(new, f.name) for f in dataclasses.fields(new)}
+    return Charge(**fields, id=charge_id, updated_at=new.created_at)
+
+
+async def test_a_charge_reads_back_the_same_by_txid_location_and_lock(backend: Backend) -> None:
+    async with backend.uow() as tx:
+        account = await add_account(tx)
+        new = _new_charge(account.id)
+        charge = await tx.charges.add(new)
+        assert charge == _stored(new, charge.id)
+        assert (charge.status, charge.revision, charge.paid_at) == (ChargeStatus.ATIVA, 0, None)
+        await tx.commit()
+
+    async with backend.uow() as tx:
+        assert await tx.charges.get(account.id, new.txid) == charge
+        assert await tx.charges.get_by_location(new.location_id) == charge
+        assert await tx.charges.lock(account.id, new.txid) == charge
+        assert await tx.charges.lock_by_location(new.location_id) == charge
+
+
+async def test_a_charge_without_debtor_or_info_reads_back_the_same(backend: Backend) -> None:
+    async with backend.uow() as tx:
+        account = await add_account(tx)
+        new = _new_charge(account.id, debtor=None, info=(), payer_request=None, correlation_id=None)
+        charge = await tx.charges.add(new)
+        assert await tx.charges.get(account.id, new.txid) == charge == _stored(new, charge.id)
+
+
+async def test_unknown_charges_are_none(backend: Backend) -> None:
+    async with backend.uow() as tx:
+        account = await add_account(tx)
+        other = await add_account(tx)
+        new = _new_charge(account.id)
+        await tx.charges.add(new)
+        assert await tx.charges.get(other.id, new.txid) is None  # another account's txid
+        assert await tx.charges.lock(other.id, new.txid) is None
+        assert await tx.charges.get(account.id, uuid.uuid4().hex) is None
+        assert await tx.charges.get_by_location(uuid.uuid4().hex) is None
+        assert await tx.charges.lock_by_location(uuid.uuid4().hex) is None
+        assert await tx.charges.get_by_external_id(account.id, "nothing") is None
+
+
+async def test_a_txid_is_unique_per_account(backend: Backend) -> None:
+    async with backend.uow() as tx:
+        account = await add_account(tx)
+        other = await add_account(tx)
+        first = await tx.charges.add(_new_charge(account.id))
+        await tx.commit()
+
+    async with backend.uow() as tx:
+        with pytest.raises(DuplicateCharge):
+            await tx.charges.add(_new_charge(account.id, txid=first.txid))
+        # The refusal left the unit usable; the same txid is free for another account.
+        theirs = await tx.charges.add(_new_charge(other.id, txid=first.txid))
+        assert await tx.charges.get(other.id, first.txid) == theirs
+        assert await tx.charges.get(account.id, first.txid) == first
+
+
+async def test_a_cash_in_is_found_by_its_external_id_which_is_unique_per_account(backend: Backend) -> None:
+    async with backend.uow() as tx:
+        account = await add_account(tx)
+        other = await add_account(tx)
+        transaction_id = await tx.transactions.add(receipt(account.id))
+        new = _new_charge(
+            account.id, kind=ChargeKind.CASH_IN, external_id="order-1", transaction_id=transaction_id
+        )
+        cash_in = await tx.charges.add(new)
+        assert cash_in == _stored(new, cash_in.id)
+        assert await tx.charges.get_by_external_id(account.id, "order-1") == cash_in
+        assert await tx.charges.get_by_external_id(other.id, "order-1") is None
+
+        with pytest.raises(DuplicateExternalId):
+            await tx.charges.add(
+                dataclasses.replace(new, txid=uuid.uuid4().hex, location_id=uuid.uuid4().hex)
+            )
+        other_transaction = await tx.transactions.add(receipt(other.id))
+        theirs = dataclasses.replace(
+            new, account_id=other.id, location_id=uuid.uuid4().hex, transaction_id=other_transaction
+        )
+        assert (await tx.charges.add(theirs)).account_id == other.id
+
+
+async def test_a_charge_of_a_missing_account_is_refused(backend: Backend) -> None:
+    async with backend.uow() as tx:
+        with pytest.raises(backend.refused):
+            await tx.charges.add(_new_charge(-1))
+
+
+async def test_an_update_stores_the_status_and_when_paid_the_payment(backend: Backend) -> None:
+    async with backend.uow() as tx:
+        account = await add_account(tx)
+        charge = await tx.charges.add(_new_charge(account.id))
+        later = T0 + timedelta(minutes=5)
+        await tx.charges.update(charge.id, status=ChargeStatus.ATIVA, revision=1, at=later)
+        revised = await tx.charges.get(account.id, charge.txid)
+        assert revised == dataclasses.replace(charge, revision=1, updated_at=later)
+
+        paid_at = T0 + timedelta(minutes=9)
+        transaction_id = await tx.transactions.add(receipt(account.id))
+        end_to_end_id = e2e()
+        await tx.charges.update(
+            charge.id,
+            status=ChargeStatus.CONCLUIDA,
+            revision=1,
+            at=paid_at,
+            transaction_id=transaction_id,
+            paid_end_to_end_id=end_to_end_id,
+        )
+        paid = dataclasses.replace(
+            revised,
+            status=ChargeStatus.CONCLUIDA,
+            updated_at=paid_at,
+            transaction_id=transaction_id,
+            paid_end_to_end_id=end_to_end_id,
+            paid_at=paid_at,
+        )
+        assert await tx.charges.get(account.id, charge.txid) == paid
+        await tx.commit()
+
+    async with backend.uow() as tx:
+        assert await tx.charges.lock_by_location(charge.location_id) == paid
+
+
+async def test_an_update_without_payment_keeps_the_one_stored(backend: Backend) -> None:
+    async with backend.uow() as tx:
+        account = await add_account(tx)
+        transaction_id = await tx.transactions.add(receipt(account.id))
+        new = _new_charge(
+            account.id, kind=ChargeKind.CASH_IN, external_id="order-2", transaction_id=transaction_id
+        )
+        charge = await tx.charges.add(new)
+        at = T0 + timedelta(minutes=1)
+        await tx.charges.update(charge.id, status=ChargeStatus.REMOVIDA_PELO_PSP, revision=0, at=at)
+        assert await tx.charges.get(account.id, charge.txid) == dataclasses.replace(
+            charge, status=ChargeStatus.REMOVIDA_PELO_PSP, updated_at=at
+        )
+
+
+async def test_lock_expired_gives_the_active_charges_past_their_expiry_oldest_expiry_first(
+    backend: Backend,
+) -> None:
+    async with backend.uow() as tx:
+        account = await add_account(tx)
+        late = await tx.charges.add(_new_charge(account.id, created_at=T0, expiration=300))
+        early = await tx.charges.add(_new_charge(account.id, created_at=T0, expiration=60))
+        middle = await tx.charges.add(_new_charge(account.id, created_at=T0, expiration=120))
+        not_yet = await tx.charges.add(_new_charge(account.id, created_at=T0, expiration=3600))
+        paid = await tx.charges.add(_new_charge(account.id, created_at=T0, expiration=30))
+        await tx.charges.update(
+            paid.id, status=ChargeStatus.CONCLUIDA, revision=0, at=T0 + timedelta(seconds=10)
+        )
+
+        now = T0 + timedelta(seconds=300)  # ``late`` expires exactly now: it is included
+        expired = await tx.charges.lock_expired(now, 10)
+        assert [c.id for c in expired] == [early.id, middle.id, late.id]
+        assert expired[0] == early
+        assert [c.id for c in await tx.charges.lock_expired(now, 2)] == [early.id, middle.id]
+        assert not_yet.id not in [
+            c.id for c in await tx.charges.lock_expired(T0 + timedelta(seconds=3599), 10)
+        ]
+        assert await tx.charges.lock_expired(T0, 10) == []
+
+
+async def test_lock_expired_skips_the_charges_another_unit_holds(backend: Backend) -> None:
+    async with backend.uow() as tx:
+        account = await add_account(tx)
+        first = await tx.charges.add(_new_charge(account.id, created_at=T0, expiration=60))
+        second = await tx.charges.add(_new_charge(account.id, created_at=T0, expiration=120))
+        third = await tx.charges.add(_new_charge(account.id, created_at=T0, expiration=180))
+        await tx.commit()
+
+    now = T0 + timedelta(seconds=180)
+    try:
+        async with backend.uow() as one, backend.uow() as other:
+            assert [c.id for c in await one.charges.lock_expired(now, 1)] == [first.id]
+            assert await one.charges.lock(account.id, third.txid) == third
+            # LIMIT counts the rows not skipped: the other unit gets the next one.
+            assert [c.id for c in await other.charges.lock_expired(now, 5)] == [second.id]
+        async with backend.uow() as later:  # the locks ended with their units
+            assert [c.id for c in await later.charges.lock_expired(now, 5)] == [first.id, second.id, third.id]
+    finally:  # leave nothing expired behind for the run's workers
+        async with backend.uow() as tx:
+            for charge in (first, second, third):
+                await tx.charges.update(charge.id, status=ChargeStatus.REMOVIDA_PELO_PSP, revision=0, at=now)
+            await tx.commit()

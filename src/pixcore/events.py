@@ -1,133 +1,234 @@
-"""Notification payloads, as the spec's Events table draws them.
+"""Notifications as typed values, and the one function that writes them as the spec's Events table
+draws them.
 
-They are built here, at the moment money moves, and written to the outbox in
-the same database transaction; the notifier only delivers them.
+The use cases build an event at the moment money moves and hand it to the outbox port
+(``OutboxRepository.add``) in the same unit of work; the outbox stores the event's
+:attr:`~TransferEvent.type` beside its :func:`payload`. The notifier only delivers what was stored.
+
+* :class:`TransferEvent` (TRANSFER), :class:`ReceiveEvent` (RECEIVE), :class:`RefundEvent` (REFUND)
+  and :class:`MedEvent` (MED), each knowing its :class:`NotificationType` (``type``) and the
+  registration type it is delivered to (``webhook_type``, decisions §9).
+* :func:`payload` is the only place where an event becomes the envelope ``{type, data}`` with the
+  wire's keys: documents masked, amounts formatted, keys in the order the spec lists them.
 """
 
 from __future__ import annotations
 
+import enum
+import uuid
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar, assert_never
 
 from pixcore.clock import format_timestamp
 from pixcore.documents import mask_document
+from pixcore.med import MedReason, MedStatus
 from pixcore.money import cents_to_decimal, format_amount_string
+from pixcore.transfers import SpiError
+from pixcore.webhooks import EventType
 
-__all__ = ["med_event", "receive_event", "refund_event", "transfer_event"]
+__all__ = [
+    "CURRENCY",
+    "Event",
+    "Holder",
+    "MedEvent",
+    "NotificationType",
+    "ReceiveEvent",
+    "RefundDirection",
+    "RefundEvent",
+    "Refunded",
+    "TransferEvent",
+    "payload",
+]
 
 CURRENCY = "BRL"
 
 
-def _payment(amount: int) -> dict[str, str]:
+class NotificationType(enum.StrEnum):
+    """The envelope's ``type``: what the outbox stores as the event's type."""
+
+    TRANSFER = "TRANSFER"
+    RECEIVE = "RECEIVE"
+    REFUND = "REFUND"
+    MED = "MED"
+
+
+class RefundDirection(enum.StrEnum):
+    """A REFUND's ``creditDebitType``: DEBIT for a refund the account sent, CREDIT for one it received."""
+
+    DEBIT = "DEBIT"
+    CREDIT = "CREDIT"
+
+
+@dataclass(frozen=True, slots=True)
+class Holder:
+    """The other side's account holder; the document is masked when the event is written."""
+
+    name: str
+    document: str
+
+
+@dataclass(frozen=True, slots=True)
+class Refunded:
+    """The refund a REFUND event tells of: how much went back, under which return id, when."""
+
+    amount: int
+    return_id: str
+    refunded_at: datetime
+    information: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TransferEvent:
+    """TRANSFER: a transfer made by ``POST /dict/pix`` settled (LIQUIDATED), or failed (ERROR) with
+    an SPI code."""
+
+    type: ClassVar[NotificationType] = NotificationType.TRANSFER
+    webhook_type: ClassVar[EventType] = EventType.CASH_OUT
+
+    transaction_id: int
+    pix_key: str
+    amount: int
+    end_to_end_id: str
+    idempotency_key: uuid.UUID
+    creditor: Holder
+    creditor_ispb: str
+    description: str | None
+    error: SpiError | None = None
+    """None when the transfer settled."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReceiveEvent:
+    """RECEIVE: a payment to the account was confirmed (of a charge when ``tx_id`` is set)."""
+
+    type: ClassVar[NotificationType] = NotificationType.RECEIVE
+    webhook_type: ClassVar[EventType] = EventType.CASH_IN
+
+    transaction_id: int
+    tx_id: str | None
+    amount: int
+    end_to_end_id: str
+    debtor: Holder
+
+
+@dataclass(frozen=True, slots=True)
+class RefundEvent:
+    """REFUND: a refund of a transaction was processed. The transaction's own id, charge, amount
+    and end-to-end id, and the refund that was made of it."""
+
+    type: ClassVar[NotificationType] = NotificationType.REFUND
+
+    transaction_id: int
+    tx_id: str | None
+    amount: int
+    end_to_end_id: str
+    refund: Refunded
+    direction: RefundDirection
+
+    @property
+    def webhook_type(self) -> EventType:
+        """``refund_in`` for a refund the account sent, ``refund_out`` for one it received."""
+        return EventType.REFUND_IN if self.direction is RefundDirection.DEBIT else EventType.REFUND_OUT
+
+
+_MED_TYPES = {
+    MedStatus.CREATED: EventType.MED_CREATED,
+    MedStatus.ACCEPTED: EventType.MED_ACCEPTED,
+    MedStatus.REJECTED: EventType.MED_REJECTED,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class MedEvent:
+    """MED: a special return case was opened (CREATED), ACCEPTED or REJECTED (decisions §9)."""
+
+    type: ClassVar[NotificationType] = NotificationType.MED
+
+    case_id: int
+    end_to_end_id: str
+    status: MedStatus
+    reason: MedReason
+    amount: int
+
+    @property
+    def webhook_type(self) -> EventType:
+        return _MED_TYPES[self.status]
+
+
+Event = TransferEvent | ReceiveEvent | RefundEvent | MedEvent
+
+
+def _payment(amount: int) -> dict[str, Any]:
     return {"amount": format_amount_string(amount), "currency": CURRENCY}
 
 
-def transfer_event(
-    *,
-    transaction_id: int,
-    pix_key: str,
-    liquidated: bool,
-    amount: int,
-    end_to_end_id: str,
-    idempotency_key: str,
-    creditor_name: str,
-    creditor_document: str,
-    creditor_ispb: str,
-    description: str | None,
-    error_code: str | None = None,
-) -> dict[str, Any]:
-    """TRANSFER: a transfer made by ``POST /dict/pix`` was settled (LIQUIDATED) or failed (ERROR)."""
-    data: dict[str, Any] = {
-        "id": transaction_id,
-        "txId": None,
-        "pixKey": pix_key,
-        "status": "LIQUIDATED" if liquidated else "ERROR",
-        "payment": _payment(amount),
-        "endToEndId": end_to_end_id,
-        "creditDebitType": "DEBIT",
-        "idempotencyKey": idempotency_key,
-        "creditorAccount": {
-            "name": creditor_name,
-            "document": mask_document(creditor_document),
-            "ispb": creditor_ispb,
-        },
-        "remittanceInformation": description or "",
-    }
-    if error_code:
-        data["errorCode"] = error_code
-    return {"type": "TRANSFER", "data": data}
+def payload(event: Event) -> dict[str, Any]:
+    """The event as it is stored and sent: ``{type, data}`` with the spec's keys, in its order.
 
-
-def receive_event(
-    *,
-    transaction_id: int,
-    tx_id: str | None,
-    amount: int,
-    end_to_end_id: str,
-    debtor_name: str,
-    debtor_document: str,
-) -> dict[str, Any]:
-    """RECEIVE: a payment to the account was confirmed."""
-    return {
-        "type": "RECEIVE",
-        "data": {
-            "id": transaction_id,
-            "txId": tx_id,
-            "status": "LIQUIDATED",
-            "payment": _payment(amount),
-            "endToEndId": end_to_end_id,
-            "debtorAccount": {"name": debtor_name, "document": mask_document(debtor_document)},
-        },
-    }
-
-
-def refund_event(
-    *,
-    original_transaction_id: int,
-    tx_id: str | None,
-    original_amount: int,
-    original_end_to_end_id: str,
-    refund_amount: int,
-    return_id: str,
-    refunded_at: datetime,
-    information: str | None,
-    credit_debit_type: str,
-) -> dict[str, Any]:
-    """REFUND: a refund was processed; DEBIT for one we sent, CREDIT for one we received.
-
-    ``refunds[].payment.amount`` is a number (a ``Decimal``, written exactly by the outbox).
+    Amounts are strings with two decimals, except ``refunds[].payment.amount``, a ``Decimal``
+    that the outbox writes as an exact JSON number. Nothing else in ``pixcore`` writes these keys.
     """
-    return {
-        "type": "REFUND",
-        "data": {
-            "id": original_transaction_id,
-            "txId": tx_id,
-            "status": "REFUNDED",
-            "payment": _payment(original_amount),
-            "refunds": [
-                {
-                    "status": "LIQUIDATED",
-                    "payment": {"amount": cents_to_decimal(refund_amount), "currency": CURRENCY},
-                    "endToEndId": return_id,
-                    "eventDate": format_timestamp(refunded_at),
-                    "information": information or "",
-                }
-            ],
-            "endToEndId": original_end_to_end_id,
-            "creditDebitType": credit_debit_type,
-        },
-    }
-
-
-def med_event(*, case_id: int, end_to_end_id: str, status: str, reason: str, amount: int) -> dict[str, Any]:
-    """MED: a special return case was opened (CREATED), ACCEPTED or REJECTED (decisions §9)."""
-    return {
-        "type": "MED",
-        "data": {
-            "id": case_id,
-            "endToEndId": end_to_end_id,
-            "status": status,
-            "reason": reason,
-            "payment": _payment(amount),
-        },
-    }
+    data: dict[str, Any]
+    match event:
+        case TransferEvent():
+            data = {
+                "id": event.transaction_id,
+                "txId": None,
+                "pixKey": event.pix_key,
+                "status": "LIQUIDATED" if event.error is None else "ERROR",
+                "payment": _payment(event.amount),
+                "endToEndId": event.end_to_end_id,
+                "creditDebitType": "DEBIT",
+                "idempotencyKey": str(event.idempotency_key),
+                "creditorAccount": {
+                    "name": event.creditor.name,
+                    "document": mask_document(event.creditor.document),
+                    "ispb": event.creditor_ispb,
+                },
+                "remittanceInformation": event.description or "",
+            }
+            if event.error is not None:
+                data["errorCode"] = event.error.value
+        case ReceiveEvent():
+            data = {
+                "id": event.transaction_id,
+                "txId": event.tx_id,
+                "status": "LIQUIDATED",
+                "payment": _payment(event.amount),
+                "endToEndId": event.end_to_end_id,
+                "debtorAccount": {
+                    "name": event.debtor.name,
+                    "document": mask_document(event.debtor.document),
+                },
+            }
+        case RefundEvent():
+            refund = event.refund
+            data = {
+                "id": event.transaction_id,
+                "txId": event.tx_id,
+                "status": "REFUNDED",
+                "payment": _payment(event.amount),
+                "refunds": [
+                    {
+                        "status": "LIQUIDATED",
+                        "payment": {"amount": cents_to_decimal(refund.amount), "currency": CURRENCY},
+                        "endToEndId": refund.return_id,
+                        "eventDate": format_timestamp(refund.refunded_at),
+                        "information": refund.information or "",
+                    }
+                ],
+                "endToEndId": event.end_to_end_id,
+                "creditDebitType": event.direction.value,
+            }
+        case MedEvent():
+            data = {
+                "id": event.case_id,
+                "endToEndId": event.end_to_end_id,
+                "status": event.status.value,
+                "reason": event.reason.value,
+                "payment": _payment(event.amount),
+            }
+        case _:
+            assert_never(event)
+    return {"type": event.type.value, "data": data}

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from types import TracebackType
-from typing import Any, Protocol, Self
+from typing import Protocol, Self
 
 from pixcore.accounts import (
     Account,
@@ -24,6 +24,7 @@ from pixcore.accounts import (
     NewAccount,
 )
 from pixcore.charges import Charge, ChargeStatus, NewCharge
+from pixcore.events import Event
 from pixcore.keys import PixKey
 from pixcore.ledger import Posting
 from pixcore.med import MedCase, MedStatus, NewMedCase
@@ -257,8 +258,9 @@ class IdempotencyRepository(Protocol):
 
 
 class OutboxRepository(Protocol):
-    async def add(self, account_id: int, event: dict[str, Any], at: datetime) -> None:
-        """Queue a notification (``{type, data}``) for delivery."""
+    async def add(self, account_id: int, event: Event, at: datetime) -> None:
+        """Queue a notification for delivery: store ``event.type`` as its type and
+        ``pixcore.events.payload(event)`` as its content."""
         ...
 
 

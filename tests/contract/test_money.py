@@ -16,6 +16,7 @@ import pytest
 
 from pixcore.accounts import Balance
 from pixcore.errors import InsufficientFunds
+from pixcore.events import Holder, ReceiveEvent
 from pixcore.ledger import Bucket, Entry, Posting, receive, release, reserve, settle_in, settle_out
 from pixcore.ports import IdempotencyRecord, UnitOfWork
 from pixcore.records import TransactionStatus, TransactionType
@@ -359,6 +360,7 @@ async def test_a_claim_needs_its_transaction(backend: Backend) -> None:
 
 
 async def test_a_notification_of_a_missing_account_is_refused(backend: Backend) -> None:
+    received = ReceiveEvent(1, None, 100, "E" + "9" * 31, Holder("Payer", "12345678909"))
     async with backend.uow() as tx:
         with pytest.raises(backend.refused):
-            await tx.outbox.add(-1, {"type": "cash_in", "data": {}}, T0)
+            await tx.outbox.add(-1, received, T0)

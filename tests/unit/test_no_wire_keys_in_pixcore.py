@@ -36,8 +36,10 @@ PIXCORE = SRC / "pixcore"
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _READS = frozenset({"get", "pop", "setdefault"})
 
-# (file under src/, function): the webhook events are still dicts built by pixcore.events; their
-# typing is another engineer's part of issue 15 item 5, and these two reads go with it.
+# (file under src/, function): the notifier's two reads of a payload stored in the outbox. The use
+# cases write typed events (pixcore.events, whose ``payload`` writes the keys and reads none); the
+# notifier reads back what the table holds, JSON, and finds the registration type and the envelope
+# in it.
 ALLOWED_READS = frozenset(
     {
         ("pixcore/webhooks.py", "event_type_of"),  # a stored event's type and data

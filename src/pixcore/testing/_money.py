@@ -9,6 +9,7 @@ from typing import Any
 
 from pixcore.accounts import Balance, Counterpart
 from pixcore.errors import InsufficientFunds
+from pixcore.events import Event, payload
 from pixcore.ledger import Posting
 from pixcore.ports import IdempotencyRecord
 from pixcore.records import NewTransaction, NewTransfer, TransactionStatus, Transfer
@@ -152,6 +153,6 @@ class InMemoryIdempotency(Repository):
 
 
 class InMemoryOutbox(Repository):
-    async def add(self, account_id: int, event: dict[str, Any], at: datetime) -> None:
+    async def add(self, account_id: int, event: Event, at: datetime) -> None:
         self._require_account(account_id)
-        self._staged.outbox.append(OutboxItem(account_id, event, at))
+        self._staged.outbox.append(OutboxItem(account_id, payload(event), at))

@@ -13,7 +13,7 @@ import dataclasses
 from pixcore import ledger
 from pixcore.clock import Clock
 from pixcore.errors import DuplicateMedCase, MedCaseNotFound, RefundAboveRefundable, TransactionNotFound
-from pixcore.events import med_event
+from pixcore.events import MedEvent
 from pixcore.med import MedCase, MedLifecycle, MedReason, MedStatus, NewMedCase
 from pixcore.ports import UnitOfWork, UnitOfWorkFactory
 from pixcore.queries import MAX_ID
@@ -67,11 +67,11 @@ async def open_med(
 
 
 async def _notify(tx: UnitOfWork, case: MedCase, status: MedStatus) -> None:
-    event = med_event(
+    event = MedEvent(
         case_id=case.id,
         end_to_end_id=case.end_to_end_id,
-        status=status.value,
-        reason=case.reason.value,
+        status=status,
+        reason=case.reason,
         amount=case.amount,
     )
     await tx.outbox.add(case.account_id, event, case.finished_at or case.created_at)

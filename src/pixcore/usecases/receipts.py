@@ -9,7 +9,7 @@ from pixcore import ledger
 from pixcore.accounts import Counterpart
 from pixcore.clock import Clock
 from pixcore.errors import KeyNotInDirectory
-from pixcore.events import receive_event
+from pixcore.events import Holder, ReceiveEvent
 from pixcore.identifiers import new_end_to_end_id
 from pixcore.keys import PixKey
 from pixcore.money import require_positive
@@ -117,13 +117,12 @@ async def credit_receipt(
     else:
         posting = ledger.settle_in(internal.account_id, account_id, amount)
         await tx.ledger.post(internal.transaction_id, posting, at)
-    event = receive_event(
+    event = ReceiveEvent(
         transaction_id=transaction_id,
         tx_id=tx_id,
         amount=amount,
         end_to_end_id=end_to_end_id,
-        debtor_name=payer.name,
-        debtor_document=payer.document,
+        debtor=Holder(payer.name, payer.document),
     )
     await tx.outbox.add(account_id, event, at)
     return transaction_id

@@ -21,7 +21,7 @@ from pixcore.errors import (
     RefundWindowClosed,
     TransactionNotFound,
 )
-from pixcore.events import refund_event
+from pixcore.events import RefundDirection, Refunded, RefundEvent
 from pixcore.identifiers import new_return_id, validate_e2eid_path, validate_refund_id
 from pixcore.money import format_amount_string, require_positive
 from pixcore.ports import UnitOfWork, UnitOfWorkFactory
@@ -218,16 +218,13 @@ async def finish_refund(tx: UnitOfWork, refund: Refund, now: datetime) -> Refund
     await tx.ledger.post(refund.transaction_id, posting, now)
     await tx.transactions.set_status(refund.transaction_id, TransactionStatus.CONFIRMED, now)
     await tx.refunds.finish(refund.id, status, None, now)
-    event = refund_event(
-        original_transaction_id=original.transaction_id,
+    event = RefundEvent(
+        transaction_id=original.transaction_id,
         tx_id=original.tx_id,
-        original_amount=original.amount,
-        original_end_to_end_id=original.end_to_end_id,
-        refund_amount=refund.amount,
-        return_id=refund.rtr_id,
-        refunded_at=now,
-        information=refund.description,
-        credit_debit_type="DEBIT",
+        amount=original.amount,
+        end_to_end_id=original.end_to_end_id,
+        refund=Refunded(refund.amount, refund.rtr_id, now, refund.description),
+        direction=RefundDirection.DEBIT,
     )
     await tx.outbox.add(refund.account_id, event, now)
     if payer_account is not None:
@@ -342,16 +339,13 @@ async def credit_return(
     )
     status = RefundLifecycle(refund.status).complete()
     await tx.refunds.finish(refund.id, status, None, now)
-    event = refund_event(
-        original_transaction_id=transfer.transaction_id,
+    event = RefundEvent(
+        transaction_id=transfer.transaction_id,
         tx_id=None,
-        original_amount=transfer.amount,
-        original_end_to_end_id=transfer.end_to_end_id,
-        refund_amount=amount,
-        return_id=rtr_id,
-        refunded_at=now,
-        information=description,
-        credit_debit_type="CREDIT",
+        amount=transfer.amount,
+        end_to_end_id=transfer.end_to_end_id,
+        refund=Refunded(amount, rtr_id, now, description),
+        direction=RefundDirection.CREDIT,
     )
     await tx.outbox.add(transfer.account_id, event, now)
     return _finished(refund, status, None, now)

@@ -26,7 +26,7 @@ from pixcore.errors import (
     OwnAccountTransfer,
     RuleViolation,
 )
-from pixcore.events import transfer_event
+from pixcore.events import Holder, TransferEvent
 from pixcore.identifiers import new_end_to_end_id
 from pixcore.ports import KeyDirectory, UnitOfWork, UnitOfWorkFactory
 from pixcore.records import NewTransaction, NewTransfer, TransactionStatus, TransactionType, Transfer
@@ -256,7 +256,7 @@ async def _complete(tx: UnitOfWork, transfer: Transfer, lifecycle: TransferLifec
         await _credit_receiver(tx, transfer, now)
     await tx.transactions.set_status(transfer.transaction_id, TransactionStatus.CONFIRMED, now)
     await tx.transfers.finish(transfer.transaction_id, state, None, now)
-    await tx.outbox.add(sender, _transfer_event(transfer, liquidated=True), now)
+    await tx.outbox.add(sender, _transfer_event(transfer), now)
 
 
 async def _credit_receiver(tx: UnitOfWork, transfer: Transfer, now: datetime) -> None:
@@ -287,22 +287,19 @@ async def _fail(
     await tx.ledger.post(transfer.transaction_id, ledger.release(transfer.account_id, transfer.amount), now)
     await tx.transactions.set_status(transfer.transaction_id, TransactionStatus.ERROR, now)
     await tx.transfers.finish(transfer.transaction_id, state, code.value, now)
-    await tx.outbox.add(transfer.account_id, _transfer_event(transfer, liquidated=False, error=code), now)
+    await tx.outbox.add(transfer.account_id, _transfer_event(transfer, code), now)
 
 
-def _transfer_event(
-    transfer: Transfer, *, liquidated: bool, error: SpiError | None = None
-) -> dict[str, object]:
-    return transfer_event(
+def _transfer_event(transfer: Transfer, error: SpiError | None = None) -> TransferEvent:
+    """The TRANSFER event of a transfer that settled (no ``error``) or failed with ``error``."""
+    return TransferEvent(
         transaction_id=transfer.transaction_id,
         pix_key=transfer.pix_key,
-        liquidated=liquidated,
         amount=transfer.amount,
         end_to_end_id=transfer.end_to_end_id,
-        idempotency_key=str(transfer.idempotency_key),
-        creditor_name=transfer.creditor_name,
-        creditor_document=transfer.creditor_document,
+        idempotency_key=transfer.idempotency_key,
+        creditor=Holder(transfer.creditor_name, transfer.creditor_document),
         creditor_ispb=transfer.creditor_ispb,
         description=transfer.description,
-        error_code=error.value if error else None,
+        error=error,
     )

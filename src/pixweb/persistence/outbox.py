@@ -4,10 +4,10 @@ transaction that caused them."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 import msgspec
 
+from pixcore.events import Event, payload
 from pixweb.persistence.repository import Repository
 
 __all__ = ["PostgresOutbox"]
@@ -17,11 +17,11 @@ _EVENT_ENCODER = msgspec.json.Encoder(decimal_format="number")
 
 
 class PostgresOutbox(Repository):
-    async def add(self, account_id: int, event: dict[str, Any], at: datetime) -> None:
+    async def add(self, account_id: int, event: Event, at: datetime) -> None:
         await self._conn.execute(
             "INSERT INTO outbox (account_id, event_type, payload, created_at) VALUES ($1, $2, $3::jsonb, $4)",
             account_id,
-            event["type"],
-            _EVENT_ENCODER.encode(event).decode(),
+            event.type.value,
+            _EVENT_ENCODER.encode(payload(event)).decode(),
             at,
         )

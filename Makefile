@@ -23,7 +23,7 @@ test: lint type
 lint: $(VENV)/.synced
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/lint-imports
+	$(VENV)/bin/lint-imports --no-cache
 
 type: $(VENV)/.synced
 	$(VENV)/bin/mypy

@@ -44,7 +44,7 @@ def node_of(module: str, packages: set[str]) -> str:
 def graph() -> tuple[dict[str, set[str]], set[tuple[str, str]]]:
     """The nodes (with the modules each stands for, by short name) and the arrows between them."""
     sys.path.insert(0, str(ROOT / "src"))
-    imports = grimp.build_graph(*PACKAGES)
+    imports = grimp.build_graph(*PACKAGES, cache_dir=None)  # a stale cache once hid a package
     members: dict[str, set[str]] = defaultdict(set)
     arrows: set[tuple[str, str]] = set()
     packages = {module.rsplit(".", 1)[0] for module in imports.modules if "." in module}

@@ -43,7 +43,9 @@ class Rows(Protocol):
     async def deactivate(self, webhook_id: int, reason: str, at: datetime) -> None: ...
 
     async def emit(self, account_id: int, event: dict[str, Any], webhook_type: EventType | None) -> int:
-        """An outbox row: the payload, and the registration type it goes to (None: to none)."""
+        """An outbox row: the payload, and the registration type it goes to. None (to none) only with
+        a payload that goes nowhere either: PostgreSQL routes a row written without its type by its
+        payload, for the previous version during a rolling update (migration 2026-11-24T01)."""
         ...
 
     async def dispatched_at(self, outbox_id: int) -> datetime | None: ...

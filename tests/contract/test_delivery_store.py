@@ -126,14 +126,14 @@ async def test_an_event_goes_where_its_stored_type_says_whatever_its_payload_say
     out = await rows.webhook(account, "https://hooks.example/out", EventType.CASH_OUT)
     refund_in = await rows.webhook(account, "https://hooks.example/refund-in", EventType.REFUND_IN)
     refund_out = await rows.webhook(account, "https://hooks.example/refund-out", EventType.REFUND_OUT)
-    # A TRANSFER's payload (cash_out, were it read) stored to go to refund_out; a refund sent
-    # (refund_in, were it read) stored to go nowhere.
+    # A TRANSFER's payload (cash_out, were it read) stored to go to refund_out; a payload that
+    # would go nowhere, stored to go to refund_in.
     misnamed = await rows.emit(account, transfer(1), EventType.REFUND_OUT)
-    unrouted = await rows.emit(account, {"type": "REFUND", "data": {"creditDebitType": "DEBIT"}}, None)
+    unnamed = await rows.emit(account, {"type": "MED", "data": {"status": "UNKNOWN"}}, EventType.REFUND_IN)
 
-    assert await store.dispatch(NOW, 10) == [misnamed, unrouted]
+    assert await store.dispatch(NOW, 10) == [misnamed, unnamed]
     assert [d.webhook_id for d in await rows.deliveries_of(misnamed)] == [refund_out]
-    assert await rows.deliveries_of(unrouted) == []
+    assert [d.webhook_id for d in await rows.deliveries_of(unnamed)] == [refund_in]
     assert {(await rows.registration(hook)).is_active for hook in (out, refund_in, refund_out)} == {True}
 
 

@@ -143,20 +143,22 @@ async def test_the_migration_gives_rows_written_before_it_the_type_their_payload
     conn: asyncpg.Connection,
 ) -> None:
     """The migration's own SQL, run on an outbox as it was before it (a temporary table of that
-    shape, which shadows the real one in this transaction): each legacy payload gets its route, and
+    shape, which shadows the real one; all rolled back): each legacy payload gets its route, and
     each payload the service writes gets its event's ``webhook_type``."""
     cases = [*LEGACY_ROUTES, *((payload(event), event.webhook_type.value) for event in EVERY_EVENT)]
-    async with conn.transaction():
+    before = conn.transaction()
+    await before.start()
+    try:
         await conn.execute(
             """
             CREATE TEMPORARY TABLE outbox (
-                id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-                account_id  bigint      NOT NULL,
-                event_type  varchar(10) NOT NULL,
-                payload     jsonb       NOT NULL,
-                created_at  timestamptz NOT NULL,
+                id            bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                account_id    bigint      NOT NULL,
+                event_type    varchar(10) NOT NULL,
+                payload       jsonb       NOT NULL,
+                created_at    timestamptz NOT NULL,
                 dispatched_at timestamptz
-            ) ON COMMIT DROP
+            )
             """
         )
         await conn.executemany(
@@ -169,9 +171,45 @@ async def test_the_migration_gives_rows_written_before_it_the_type_their_payload
         await conn.execute(route_migration.SQL)
 
         routes = await conn.fetch("SELECT webhook_type FROM pg_temp.outbox ORDER BY id")
+    finally:
+        await before.rollback()
     assert [row["webhook_type"] for row in routes] == [route for _, route in cases]
     # Every registration type is some legacy payload's route, so a lost branch would show above.
     assert {route for _, route in LEGACY_ROUTES} == {*(t.value for t in EventType), None}
+
+
+async def test_a_row_written_without_its_type_by_the_previous_version_gets_it(
+    conn: asyncpg.Connection,
+) -> None:
+    """During a rolling update the previous version still writes ``(account_id, event_type, payload,
+    created_at)``: the trigger routes its rows as its own notifier would have. A row written with its
+    type keeps it."""
+    opened = await open_account(
+        pg_uow, PlainHasher(), ispb="99999999", name="Outbox Holder", document=random_cpf(), city="RECIFE"
+    )
+    during = conn.transaction()
+    await during.start()
+    try:
+        legacy = [
+            await conn.fetchval(
+                """INSERT INTO outbox (account_id, event_type, payload, created_at)
+                   VALUES ($1, $2, $3::jsonb, now()) RETURNING webhook_type""",
+                opened.account.id,
+                str(event.get("type", "?"))[:10],
+                json.dumps(event),
+            )
+            for event, _ in LEGACY_ROUTES
+        ]
+        typed = await conn.fetchval(
+            """INSERT INTO outbox (account_id, event_type, webhook_type, payload, created_at)
+               VALUES ($1, 'TRANSFER', 'refund_out', $2::jsonb, now()) RETURNING webhook_type""",
+            opened.account.id,
+            json.dumps(LEGACY_ROUTES[1][0]),
+        )
+    finally:
+        await during.rollback()
+    assert legacy == [route for _, route in LEGACY_ROUTES]
+    assert typed == "refund_out"  # the TRANSFER payload would say cash_out: the written type wins
 
 
 async def test_the_stored_route_admits_registration_types_only(conn: asyncpg.Connection) -> None:

@@ -225,8 +225,9 @@ async def queue(conn: asyncpg.Connection[Any], account: int, first: int, count: 
     """Commit ``count`` events in one transaction; their outbox ids."""
     async with conn.transaction():
         rows = await conn.fetch(
-            """INSERT INTO outbox (account_id, event_type, payload, created_at)
-               SELECT $1, 'TRANSFER', p::jsonb, now() FROM unnest($2::text[]) AS p RETURNING id""",
+            """INSERT INTO outbox (account_id, event_type, webhook_type, payload, created_at)
+               SELECT $1, 'TRANSFER', 'cash_out', p::jsonb, now() FROM unnest($2::text[]) AS p
+               RETURNING id""",
             account,
             [json.dumps(event(n)) for n in range(first, first + count)],
         )

@@ -3,7 +3,8 @@ draws them.
 
 The use cases build an event at the moment money moves and hand it to the outbox port
 (``OutboxRepository.add``) in the same unit of work; the outbox stores the event's
-:attr:`~TransferEvent.type` beside its :func:`payload`. The notifier only delivers what was stored.
+:attr:`~TransferEvent.type` and :attr:`~TransferEvent.webhook_type` beside its :func:`payload`. The
+notifier routes by the stored ``webhook_type`` and sends the stored payload: it never parses it.
 
 * :class:`TransferEvent` (TRANSFER), :class:`ReceiveEvent` (RECEIVE), :class:`RefundEvent` (REFUND)
   and :class:`MedEvent` (MED), each knowing its :class:`NotificationType` (``type``) and the

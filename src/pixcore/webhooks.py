@@ -1,5 +1,6 @@
-"""Webhook rules (decisions §9): the registrable event types, which notification goes to which
-registration, whose addresses may receive notifications, and the retry schedule.
+"""Webhook rules (decisions §9): the registrable event types, whose addresses may receive
+notifications, and the retry schedule. Which registration type a notification goes to is the typed
+event's ``webhook_type`` (``pixcore.events``), stored with it in the outbox.
 
 Registration rules live here too: ``Registration.parse`` checks a ``POST /api/webhooks``
 body (HTTPS URL, event type, at most 5 custom headers whose names are HTTP tokens,
@@ -18,7 +19,6 @@ import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from pixcore.addresses import is_public_address
@@ -43,7 +43,6 @@ __all__ = [
     "Webhook",
     "WebhookSecret",
     "WebhookUrl",
-    "event_type_of",
     "header_problems",
     "is_public_address",
     "is_secret",
@@ -63,29 +62,6 @@ class EventType(enum.StrEnum):
     MED_CREATED = "med_created"
     MED_ACCEPTED = "med_accepted"
     MED_REJECTED = "med_rejected"
-
-
-_MED = {
-    "CREATED": EventType.MED_CREATED,
-    "ACCEPTED": EventType.MED_ACCEPTED,
-    "REJECTED": EventType.MED_REJECTED,
-}
-
-
-def event_type_of(event: dict[str, Any]) -> EventType | None:
-    """The registration type a notification ``{type, data}`` goes to; None for none."""
-    data = event.get("data") or {}
-    match event.get("type"):
-        case "RECEIVE":
-            return EventType.CASH_IN
-        case "TRANSFER":
-            return EventType.CASH_OUT
-        case "REFUND":
-            return EventType.REFUND_IN if data.get("creditDebitType") == "DEBIT" else EventType.REFUND_OUT
-        case "MED":
-            return _MED.get(str(data.get("status")))
-        case _:
-            return None
 
 
 RETRY_SCHEDULE: tuple[timedelta, ...] = (

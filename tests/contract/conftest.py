@@ -71,8 +71,8 @@ async def _seed_postgres_delivery(delivery: Delivery) -> int:
         # An outbox row marked dispatched already, so that no notifier of the run fans it out.
         outbox_id = await tx.connection.fetchval(
             """
-            INSERT INTO outbox (account_id, event_type, payload, created_at, dispatched_at)
-            VALUES ($1, $2, '{}'::jsonb, $3, $3) RETURNING id
+            INSERT INTO outbox (account_id, event_type, webhook_type, payload, created_at, dispatched_at)
+            VALUES ($1, $2, $2, '{}'::jsonb, $3, $3) RETURNING id
             """,
             d.account_id,
             d.event_type.value,

@@ -42,7 +42,11 @@ class Rows(Protocol):
 
     async def deactivate(self, webhook_id: int, reason: str, at: datetime) -> None: ...
 
-    async def emit(self, account_id: int, event: dict[str, Any]) -> int: ...
+    async def emit(self, account_id: int, event: dict[str, Any], webhook_type: EventType | None) -> int:
+        """An outbox row: the payload, and the registration type it goes to. None (to none) only with
+        a payload that goes nowhere either: PostgreSQL routes a row written without its type by its
+        payload, for the previous version during a rolling update (migration 2026-11-24T01)."""
+        ...
 
     async def dispatched_at(self, outbox_id: int) -> datetime | None: ...
 
@@ -78,8 +82,8 @@ class MemoryRows:
     async def deactivate(self, webhook_id: int, reason: str, at: datetime) -> None:
         self.store.deactivate(webhook_id, reason, at)
 
-    async def emit(self, account_id: int, event: dict[str, Any]) -> int:
-        return self.store.emit(account_id, event)
+    async def emit(self, account_id: int, event: dict[str, Any], webhook_type: EventType | None) -> int:
+        return self.store.emit(account_id, event, webhook_type)
 
     async def dispatched_at(self, outbox_id: int) -> datetime | None:
         return self.store.events[outbox_id].dispatched_at
@@ -141,12 +145,13 @@ class PostgresRows:
     async def deactivate(self, webhook_id: int, reason: str, at: datetime) -> None:
         await self.pool.execute(DEACTIVATE_WEBHOOK, webhook_id, reason, at)  # as the API does it
 
-    async def emit(self, account_id: int, event: dict[str, Any]) -> int:
+    async def emit(self, account_id: int, event: dict[str, Any], webhook_type: EventType | None) -> int:
         outbox_id: int = await self.pool.fetchval(
-            """INSERT INTO outbox (account_id, event_type, payload, created_at)
-               VALUES ($1, $2, $3::jsonb, now()) RETURNING id""",
+            """INSERT INTO outbox (account_id, event_type, webhook_type, payload, created_at)
+               VALUES ($1, $2, $3, $4::jsonb, now()) RETURNING id""",
             account_id,
             event["type"],
+            webhook_type and webhook_type.value,
             json.dumps(event),
         )
         return outbox_id

@@ -51,7 +51,7 @@ async def one_pending(rows: Rows, store: DeliveryStore, **webhook: Any) -> tuple
     account = await rows.account()
     await rows.secret(account, SECRET)
     hook = await rows.webhook(account, "https://hooks.example/one", **webhook)
-    event = await rows.emit(account, transfer(1))
+    event = await rows.emit(account, transfer(1), EventType.CASH_OUT)
     assert await store.dispatch(NOW, 10) == [event]
     return account, hook, event
 
@@ -72,7 +72,7 @@ async def test_dispatch_fans_each_event_out_to_the_active_registrations_of_its_t
     await rows.webhook(account, "https://hooks.example/cash-in", EventType.CASH_IN)
     await rows.webhook(account, "https://hooks.example/inactive", active=False)
     await rows.webhook(other, "https://hooks.example/other-account")
-    event = await rows.emit(account, transfer(1))
+    event = await rows.emit(account, transfer(1), EventType.CASH_OUT)
 
     assert await store.dispatch(NOW, 10) == [event]
 
@@ -96,7 +96,7 @@ async def test_dispatch_takes_the_oldest_events_first_up_to_its_limit(
 ) -> None:
     account = await rows.account()
     await rows.webhook(account, "https://hooks.example/in", EventType.CASH_IN)
-    events = [await rows.emit(account, receive(n)) for n in range(5)]
+    events = [await rows.emit(account, receive(n), EventType.CASH_IN) for n in range(5)]
     later = NOW + timedelta(seconds=1)
 
     assert await store.dispatch(NOW, 2) == events[:2]
@@ -110,8 +110,8 @@ async def test_an_event_without_registrations_or_type_is_consumed_without_delive
 ) -> None:
     account = await rows.account()
     await rows.webhook(account, "https://hooks.example/out")
-    nobody = await rows.emit(account, receive(1))  # cash_in: nobody registered
-    no_type = await rows.emit(account, {"type": "MED", "data": {"status": "UNKNOWN"}})
+    nobody = await rows.emit(account, receive(1), EventType.CASH_IN)  # nobody registered
+    no_type = await rows.emit(account, {"type": "MED", "data": {"status": "UNKNOWN"}}, None)
 
     assert await store.dispatch(NOW, 10) == [nobody, no_type]
     assert await rows.deliveries_of(nobody) == []
@@ -119,10 +119,28 @@ async def test_an_event_without_registrations_or_type_is_consumed_without_delive
     assert await rows.dispatched_at(no_type) == NOW
 
 
+async def test_an_event_goes_where_its_stored_type_says_whatever_its_payload_says(
+    store: DeliveryStore, rows: Rows
+) -> None:
+    account = await rows.account()
+    out = await rows.webhook(account, "https://hooks.example/out", EventType.CASH_OUT)
+    refund_in = await rows.webhook(account, "https://hooks.example/refund-in", EventType.REFUND_IN)
+    refund_out = await rows.webhook(account, "https://hooks.example/refund-out", EventType.REFUND_OUT)
+    # A TRANSFER's payload (cash_out, were it read) stored to go to refund_out; a payload that
+    # would go nowhere, stored to go to refund_in.
+    misnamed = await rows.emit(account, transfer(1), EventType.REFUND_OUT)
+    unnamed = await rows.emit(account, {"type": "MED", "data": {"status": "UNKNOWN"}}, EventType.REFUND_IN)
+
+    assert await store.dispatch(NOW, 10) == [misnamed, unnamed]
+    assert [d.webhook_id for d in await rows.deliveries_of(misnamed)] == [refund_out]
+    assert [d.webhook_id for d in await rows.deliveries_of(unnamed)] == [refund_in]
+    assert {(await rows.registration(hook)).is_active for hook in (out, refund_in, refund_out)} == {True}
+
+
 async def test_racing_dispatchers_fan_each_event_out_once(store: DeliveryStore, rows: Rows) -> None:
     account = await rows.account()
     hooks = [await rows.webhook(account, f"https://race-{n}.example/hook") for n in range(2)]
-    events = [await rows.emit(account, transfer(n)) for n in range(120)]
+    events = [await rows.emit(account, transfer(n), EventType.CASH_OUT) for n in range(120)]
     consumed: list[list[int]] = [[] for _ in range(4)]
 
     async def dispatcher(n: int) -> None:
@@ -144,7 +162,7 @@ async def test_a_claim_carries_what_it_takes_to_send(store: DeliveryStore, rows:
     account = await rows.account()
     await rows.secret(account, SECRET, PREVIOUS, NOW + timedelta(hours=1))
     hook = await rows.webhook(account, "https://hooks.example/c", headers={"X-Tenant": "t1"})
-    event = await rows.emit(account, transfer(7))
+    event = await rows.emit(account, transfer(7), EventType.CASH_OUT)
     await store.dispatch(NOW, 10)
 
     claim = await claim_one(store)
@@ -173,7 +191,7 @@ async def test_a_claim_signs_with_the_current_secret_alone_once_the_rotation_end
     await rows.secret(rotated, SECRET, PREVIOUS, NOW)  # the previous one's grace ends now
     for account in (rotated, without):
         await rows.webhook(account, f"https://hooks.example/{account}")
-        await rows.emit(account, transfer(account))
+        await rows.emit(account, transfer(account), EventType.CASH_OUT)
     await store.dispatch(NOW, 10)
 
     claims = await store.claim_due(NOW, 10, NOW + LEASE)
@@ -186,7 +204,7 @@ async def test_claims_take_the_oldest_due_first_and_nothing_not_yet_due(
 ) -> None:
     account = await rows.account()
     hook = await rows.webhook(account, "https://hooks.example/order")
-    first, second, third = [await rows.emit(account, transfer(n)) for n in range(3)]
+    first, second, third = [await rows.emit(account, transfer(n), EventType.CASH_OUT) for n in range(3)]
     await store.dispatch(NOW, 1)  # first: due at NOW
     await store.dispatch(NOW + timedelta(seconds=2), 1)  # second: due 2 s later
     await store.dispatch(NOW + timedelta(seconds=1), 1)  # third: due 1 s later
@@ -207,7 +225,7 @@ async def test_a_claim_takes_at_most_its_limit(store: DeliveryStore, rows: Rows)
     account = await rows.account()
     await rows.webhook(account, "https://hooks.example/limit")
     for n in range(5):
-        await rows.emit(account, transfer(n))
+        await rows.emit(account, transfer(n), EventType.CASH_OUT)
     await store.dispatch(NOW, 10)
     assert len(await store.claim_due(NOW, 3, NOW + LEASE)) == 3
     assert len(await store.claim_due(NOW, 3, NOW + LEASE)) == 2
@@ -229,7 +247,7 @@ async def test_notifiers_claiming_at_once_never_share_a_delivery(store: Delivery
     account = await rows.account()
     await rows.webhook(account, "https://hooks.example/race")
     for n in range(40):
-        await rows.emit(account, transfer(n))
+        await rows.emit(account, transfer(n), EventType.CASH_OUT)
     await store.dispatch(NOW, 100)
 
     async def claimer() -> list[int]:
@@ -313,7 +331,7 @@ async def test_many_outcomes_are_stored_at_once_but_only_where_the_lease_held(
 ) -> None:
     account = await rows.account()
     await rows.webhook(account, "https://hooks.example/many")
-    events = [await rows.emit(account, transfer(n)) for n in range(3)]
+    events = [await rows.emit(account, transfer(n), EventType.CASH_OUT) for n in range(3)]
     await store.dispatch(NOW, 10)
     kept, retried, lost = sorted(await store.claim_due(NOW, 10, NOW + LEASE), key=lambda c: c.id)
     await store.release([lost], NOW)  # given back: its lease is no longer the delivery's
@@ -355,7 +373,7 @@ async def test_a_410_fails_the_delivery_and_deactivates_its_registration(
 ) -> None:
     account, hook, event = await one_pending(rows, store)
     kept = await rows.webhook(account, "https://hooks.example/kept")
-    later = await rows.emit(account, transfer(2))
+    later = await rows.emit(account, transfer(2), EventType.CASH_OUT)
     await store.dispatch(NOW, 10)  # `later` goes to both registrations
     first, *_ = await store.claim_due(NOW, 1, NOW + LEASE)
     attempted = NOW + timedelta(seconds=1)
@@ -408,7 +426,7 @@ async def test_no_delivery_is_made_for_a_registration_deactivated_before_the_fan
     account = await rows.account()
     hook = await rows.webhook(account, "https://hooks.example/deleted")
     await rows.deactivate(hook, "deleted by the owner", NOW)
-    event = await rows.emit(account, transfer(1))
+    event = await rows.emit(account, transfer(1), EventType.CASH_OUT)
     await store.dispatch(NOW, 10)
     assert await rows.deliveries_of(event) == []
 
@@ -420,7 +438,7 @@ async def test_released_deliveries_are_due_again_at_once(store: DeliveryStore, r
     account = await rows.account()
     await rows.webhook(account, "https://hooks.example/release")
     for n in range(3):
-        await rows.emit(account, transfer(n))
+        await rows.emit(account, transfer(n), EventType.CASH_OUT)
     await store.dispatch(NOW, 10)
     claims = await store.claim_due(NOW, 10, NOW + LEASE)
     assert await store.claim_due(NOW + timedelta(seconds=1), 10, NOW + LEASE) == []

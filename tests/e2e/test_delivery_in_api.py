@@ -45,8 +45,8 @@ async def test_the_api_delivers_webhooks_while_it_runs(api: Api, tmp_path: Path)
             )
             async with running_api(settings, SystemClock()):
                 await conn.execute(
-                    """INSERT INTO outbox (account_id, event_type, payload, created_at)
-                       VALUES ($1, 'RECEIVE', $2::jsonb, now())""",
+                    """INSERT INTO outbox (account_id, event_type, webhook_type, payload, created_at)
+                       VALUES ($1, 'RECEIVE', 'cash_in', $2::jsonb, now())""",
                     account,
                     json.dumps(event),
                 )

@@ -404,8 +404,10 @@ async def seed_deliveries(url: str, account_id: int, webhook_id: int) -> list[in
         ids = []
         for i, status in enumerate(("delivered", "failed", "pending")):
             outbox_id = await conn.fetchval(
-                "INSERT INTO outbox (account_id, event_type, payload, created_at, dispatched_at)"
-                ' VALUES ($1, \'RECEIVE\', \'{"type": "RECEIVE", "data": {}}\', now(), now()) RETURNING id',
+                "INSERT INTO outbox (account_id, event_type, webhook_type, payload, created_at,"
+                " dispatched_at)"
+                " VALUES ($1, 'RECEIVE', 'cash_in', '{\"type\": \"RECEIVE\", \"data\": {}}', now(), now())"
+                " RETURNING id",
                 account_id,
             )
             ids.append(

@@ -26,6 +26,7 @@ import pytest
 
 from pixcore.clock import ManualClock
 from pixcore.webhook_delivery import message_id
+from pixcore.webhooks import EventType
 from pixinfra.postgres.database import with_database
 from pixinfra.settings import NotifierSettings
 from pixnotify import Notifier, PostgresDeliveryStore
@@ -102,12 +103,14 @@ class Tables:
         )
         return webhook_id
 
-    async def emit(self, account_id: int, event: dict[str, Any]) -> int:
+    async def emit(self, account_id: int, event: dict[str, Any], webhook_type: EventType | None) -> int:
+        """An outbox row as the outbox adapter writes it: the payload and where it goes."""
         outbox_id: int = await self.conn.fetchval(
-            """INSERT INTO outbox (account_id, event_type, payload, created_at)
-               VALUES ($1, $2, $3::jsonb, now()) RETURNING id""",
+            """INSERT INTO outbox (account_id, event_type, webhook_type, payload, created_at)
+               VALUES ($1, $2, $3, $4::jsonb, now()) RETURNING id""",
             account_id,
             event["type"],
+            webhook_type and webhook_type.value,
             json.dumps(event),
         )
         return outbox_id
@@ -178,7 +181,7 @@ async def test_an_event_goes_signed_to_each_active_url_of_its_type(
     other_account = await tables.account()
     await tables.webhook(other_account, receiver.url("/fan/other-account"))
     event = transfer(1)
-    outbox_id = await tables.emit(account, event)
+    outbox_id = await tables.emit(account, event, EventType.CASH_OUT)
 
     async with notifier(clock) as running:
         await running.run_once()
@@ -214,7 +217,7 @@ async def test_an_expired_rotation_signs_with_the_current_secret_only(
     secret, previous = new_secret(), new_secret()
     await tables.secret(account, secret, previous, clock.now() - timedelta(seconds=1))
     await tables.webhook(account, receiver.url("/expired-rotation"), "cash_in")
-    await tables.emit(account, receive(1))
+    await tables.emit(account, receive(1), EventType.CASH_IN)
     async with notifier(clock) as running:
         await running.run_once()
     (got,) = receiver.at("/expired-rotation")
@@ -228,7 +231,7 @@ async def test_an_event_without_registrations_is_only_marked_dispatched(
     tables: Tables, clock: ManualClock
 ) -> None:
     account = await tables.account()
-    outbox_id = await tables.emit(account, transfer(2))
+    outbox_id = await tables.emit(account, transfer(2), EventType.CASH_OUT)
     async with notifier(clock) as running:
         done = await running.run_once()
     assert done.dispatched >= 1
@@ -250,7 +253,7 @@ async def test_a_500_is_retried_on_the_schedule_with_the_same_id_and_body(
     await tables.secret(account, secret)
     hook = await tables.webhook(account, receiver.url("/flaky"))
     receiver.plan["/flaky"] = [Reply(500), Reply(200)]
-    outbox_id = await tables.emit(account, transfer(3))
+    outbox_id = await tables.emit(account, transfer(3), EventType.CASH_OUT)
 
     async with notifier(clock) as running:
         await running.run_once()
@@ -287,7 +290,7 @@ async def test_410_fails_the_delivery_and_deactivates_the_url(
     gone = await tables.webhook(account, receiver.url("/gone"))
     kept = await tables.webhook(account, receiver.url("/kept"))
     receiver.plan["/gone"] = [Reply(410)]
-    first = await tables.emit(account, transfer(4))
+    first = await tables.emit(account, transfer(4), EventType.CASH_OUT)
 
     async with notifier(clock) as running:
         await running.run_once()
@@ -299,7 +302,7 @@ async def test_410_fails_the_delivery_and_deactivates_the_url(
         assert hook["deactivation_reason"] == "gone (HTTP 410)"
         assert hook["deactivated_at"] is not None
 
-        second = await tables.emit(account, transfer(5))
+        second = await tables.emit(account, transfer(5), EventType.CASH_OUT)
         await running.run_once()
 
     delivered_to = await tables.conn.fetch(
@@ -319,7 +322,7 @@ async def test_retry_after_sets_the_next_attempt(
     path = f"/busy/{status}"
     hook = await tables.webhook(account, receiver.url(path))
     receiver.plan[path] = [Reply(status, {"Retry-After": "120"}), Reply(200)]
-    outbox_id = await tables.emit(account, transfer(6))
+    outbox_id = await tables.emit(account, transfer(6), EventType.CASH_OUT)
 
     async with notifier(clock) as running:
         await running.run_once()
@@ -346,7 +349,7 @@ async def test_a_receiver_slower_than_the_timeout_is_a_failed_attempt(
     hook = await tables.webhook(account, receiver.url("/slow"))
     never = asyncio.Event()
     receiver.plan["/slow"] = [Reply(200, hold=never)]
-    outbox_id = await tables.emit(account, transfer(7))
+    outbox_id = await tables.emit(account, transfer(7), EventType.CASH_OUT)
     try:
         async with notifier(clock, timeout=0.3, lease=5.0) as running:
             await running.run_once()
@@ -365,7 +368,7 @@ async def test_a_name_resolving_to_loopback_is_refused_at_delivery(
     account = await tables.account()
     await tables.secret(account, new_secret())
     hook = await tables.webhook(account, receiver.url("/ssrf", host="hooks.pix.test"))
-    outbox_id = await tables.emit(account, transfer(8))
+    outbox_id = await tables.emit(account, transfer(8), EventType.CASH_OUT)
 
     async with notifier(clock, allow_private=False) as running:
         await running.run_once()
@@ -391,7 +394,7 @@ async def test_a_delivery_to_a_url_deactivated_after_the_fan_out_fails_unsent(
     account = await tables.account()
     await tables.secret(account, new_secret())
     hook = await tables.webhook(account, receiver.url("/deleted"))
-    outbox_id = await tables.emit(account, transfer(9))
+    outbox_id = await tables.emit(account, transfer(9), EventType.CASH_OUT)
     async with notifier(clock) as running:
         await running.dispatch()
         await tables.conn.execute("UPDATE webhooks SET is_active = false WHERE id = $1", hook)
@@ -413,7 +416,7 @@ async def test_stopping_lets_deliveries_in_flight_finish_within_the_grace_period
     hook = await tables.webhook(account, receiver.url("/grace"))
     answer = asyncio.Event()
     receiver.plan["/grace"] = [Reply(200, hold=answer)]
-    outbox_id = await tables.emit(account, transfer(10))
+    outbox_id = await tables.emit(account, transfer(10), EventType.CASH_OUT)
     stop = asyncio.Event()
     async with notifier(clock, grace_period=30.0, poll_interval=0.02) as running:
         loop = asyncio.create_task(running.run(stop))
@@ -435,7 +438,7 @@ async def test_deliveries_past_the_grace_period_are_given_back(
     hook = await tables.webhook(account, receiver.url("/past-grace"))
     never = asyncio.Event()
     receiver.plan["/past-grace"] = [Reply(200, hold=never)]
-    outbox_id = await tables.emit(account, transfer(11))
+    outbox_id = await tables.emit(account, transfer(11), EventType.CASH_OUT)
     stop = asyncio.Event()
     try:
         async with notifier(clock, grace_period=0.1, poll_interval=0.02) as running:
@@ -517,7 +520,7 @@ async def test_a_killed_notifier_process_loses_nothing(
         slow = asyncio.Event()  # every answer waits a little, so that the kill finds requests in flight
         for n in range(2):
             receiver.plan[f"/kill/{n}"] = [Reply(200, hold=slow)]
-        events = [await Tables(conn).emit(account, transfer(n)) for n in range(40)]
+        events = [await Tables(conn).emit(account, transfer(n), EventType.CASH_OUT) for n in range(40)]
         expected = {message_id(outbox_id, hook) for outbox_id in events for hook in hooks}
 
         async def trickle() -> None:

@@ -20,6 +20,7 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.parser import text_string_to_metric_families
 
 from pixcore.clock import ManualClock
+from pixcore.webhooks import EventType
 from pixinfra.postgres.database import with_database
 from pixinfra.settings import NotifierSettings
 from pixnotify import Notifier, PostgresDeliveryStore
@@ -91,7 +92,7 @@ async def test_attempts_are_counted_by_result_and_logged_as_fields(
     await tables.webhook(account, receiver.url("/metrics/gone"))
     receiver.plan["/metrics/flaky"] = [Reply(500), Reply(200)]
     receiver.plan["/metrics/gone"] = [Reply(410)]
-    await tables.emit(account, transfer(7))
+    await tables.emit(account, transfer(7), EventType.CASH_OUT)
     registry = CollectorRegistry()
     metrics = DeliveryMetrics.of(registry)
     config = NotifierSettings(timeout=5.0, lease=30.0)

@@ -24,6 +24,7 @@ import asyncpg
 import pytest
 
 from pixcore.webhook_delivery import message_id
+from pixcore.webhooks import EventType
 from pixinfra.postgres.database import with_database
 from tests.integration.receiver import Receiver, running_receiver
 from tests.integration.test_notifier import Tables, new_secret, process_env, transfer
@@ -122,7 +123,7 @@ async def test_the_wheel_s_notifier_migrates_and_delivers(
         tables = Tables(conn)
         await tables.secret(account, secret)
         hook = await tables.webhook(account, receiver.url("/wheel"))
-        event = await tables.emit(account, transfer(1))
+        event = await tables.emit(account, transfer(1), EventType.CASH_OUT)
         log = tmp_path / "notifier.log"
         with log.open("wb") as out_file:
             notifier = await asyncio.create_subprocess_exec(

@@ -200,8 +200,9 @@ async def build_world(api: Api, owner: Signed) -> Ids:
         api.settings.database_url or "",
         """
         WITH event AS (
-            INSERT INTO outbox (account_id, event_type, payload, created_at, dispatched_at)
-            VALUES ($1, 'MED', '{"type": "MED", "data": {}}', now(), now()) RETURNING id
+            INSERT INTO outbox (account_id, event_type, webhook_type, payload, created_at, dispatched_at)
+            VALUES ($1, 'MED', 'med_created', '{"type": "MED", "data": {"status": "CREATED"}}', now(), now())
+            RETURNING id
         )
         INSERT INTO webhook_deliveries (message_id, outbox_id, webhook_id, account_id, status, attempts,
             next_attempt_at, last_attempt_at, last_status_code, last_error, created_at, finished_at)

@@ -313,8 +313,8 @@ async def hooked_event(
         )
         event = {"type": "RECEIVE", "data": {"id": 1, "txId": None, "status": "LIQUIDATED"}}
         outbox = await conn.fetchval(
-            """INSERT INTO outbox (account_id, event_type, payload, created_at)
-               VALUES ($1, 'RECEIVE', $2::jsonb, now()) RETURNING id""",
+            """INSERT INTO outbox (account_id, event_type, webhook_type, payload, created_at)
+               VALUES ($1, 'RECEIVE', 'cash_in', $2::jsonb, now()) RETURNING id""",
             account,
             json.dumps(event),
         )

@@ -36,13 +36,12 @@ PIXCORE = SRC / "pixcore"
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _READS = frozenset({"get", "pop", "setdefault"})
 
-# (file under src/, function): the notifier's two reads of a payload stored in the outbox. The use
+# (file under src/, function): the notifier's one read of a payload stored in the outbox. The use
 # cases write typed events (pixcore.events, whose ``payload`` writes the keys and reads none); the
-# notifier reads back what the table holds, JSON, and finds the registration type and the envelope
-# in it.
+# outbox stores where each goes beside it, so the notifier routes without reading the payload and
+# only encodes the envelope it sends.
 ALLOWED_READS = frozenset(
     {
-        ("pixcore/webhooks.py", "event_type_of"),  # a stored event's type and data
         ("pixcore/webhook_delivery.py", "encode_body"),  # the {type, data} envelope it signs
     }
 )

@@ -124,7 +124,7 @@ async def test_an_event_goes_signed_to_each_active_url_of_its_type(
     deliveries.add_webhook(ACCOUNT, "https://hooks.example/cash-in", EventType.CASH_IN)
     deliveries.add_webhook(ACCOUNT, "https://hooks.example/inactive", active=False)
     deliveries.add_webhook(ACCOUNT + 1, "https://hooks.example/other-account")
-    event = deliveries.emit(ACCOUNT, transfer(1))
+    event = deliveries.emit(ACCOUNT, transfer(1), EventType.CASH_OUT)
 
     done = await make().run_once()
 
@@ -150,7 +150,7 @@ async def test_nothing_unsigned_is_sent(
     deliveries: InMemoryDeliveryStore, receiver: Receiver, make: Make
 ) -> None:
     deliveries.add_webhook(ACCOUNT + 1, "https://hooks.example/unsigned")  # that account has no secret
-    event = deliveries.emit(ACCOUNT + 1, transfer(2))
+    event = deliveries.emit(ACCOUNT + 1, transfer(2), EventType.CASH_OUT)
     await make().run_once()
     (row,) = deliveries.deliveries_of(event)
     assert (row.status, row.attempts, row.last_error) == (
@@ -169,7 +169,7 @@ async def test_a_5xx_is_retried_on_its_schedule_with_the_same_id_and_body(
 ) -> None:
     hook = deliveries.add_webhook(ACCOUNT, "https://hooks.example/flaky")
     receiver.plan["/flaky"] = [500, 503, 200]
-    event = deliveries.emit(ACCOUNT, transfer(3))
+    event = deliveries.emit(ACCOUNT, transfer(3), EventType.CASH_OUT)
     notifier = make()
 
     await notifier.run_once()
@@ -209,7 +209,7 @@ async def test_the_last_failure_is_final(
 ) -> None:
     hook = deliveries.add_webhook(ACCOUNT, "https://hooks.example/down")
     receiver.plan["/down"] = [500] * 20
-    event = deliveries.emit(ACCOUNT, transfer(4))
+    event = deliveries.emit(ACCOUNT, transfer(4), EventType.CASH_OUT)
     notifier = make()
     for _ in range(20):
         await notifier.run_once()
@@ -236,9 +236,9 @@ async def test_410_fails_the_delivery_deactivates_the_url_and_fails_its_pending_
     kept = deliveries.add_webhook(ACCOUNT, "https://hooks.example/kept")
     receiver.plan["/gone"] = [500, 410]
     notifier = make()
-    retrying = deliveries.emit(ACCOUNT, transfer(5))
+    retrying = deliveries.emit(ACCOUNT, transfer(5), EventType.CASH_OUT)
     await notifier.run_once()  # /gone: 500, a retry is scheduled
-    answered_410 = deliveries.emit(ACCOUNT, transfer(6))
+    answered_410 = deliveries.emit(ACCOUNT, transfer(6), EventType.CASH_OUT)
     await notifier.run_once()  # /gone: 410
 
     row = deliveries.delivery_to(answered_410, gone)
@@ -260,7 +260,7 @@ async def test_410_fails_the_delivery_deactivates_the_url_and_fails_its_pending_
     assert len(receiver.at("/gone")) == 2
 
     # New events no longer go to it.
-    later = deliveries.emit(ACCOUNT, transfer(7))
+    later = deliveries.emit(ACCOUNT, transfer(7), EventType.CASH_OUT)
     await notifier.run_once()
     assert [d.webhook_id for d in deliveries.deliveries_of(later)] == [kept]
     assert len(receiver.at("/gone")) == 2
@@ -280,7 +280,7 @@ async def test_a_lease_that_ends_makes_the_delivery_claimable_again_and_the_lose
     registry: CollectorRegistry,
 ) -> None:
     hook = deliveries.add_webhook(ACCOUNT, "https://hooks.example/lease")
-    event = deliveries.emit(ACCOUNT, transfer(8))
+    event = deliveries.emit(ACCOUNT, transfer(8), EventType.CASH_OUT)
     stalled = make()  # claims, then stalls (as a process paused or cut off would)
     await stalled.dispatch()
     (claim,) = await stalled.claim(10)
@@ -307,7 +307,7 @@ async def test_a_claim_too_close_to_its_lease_end_is_not_sent(
     deliveries: InMemoryDeliveryStore, receiver: Receiver, clock: ManualClock, make: Make
 ) -> None:
     hook = deliveries.add_webhook(ACCOUNT, "https://hooks.example/late")
-    event = deliveries.emit(ACCOUNT, transfer(9))
+    event = deliveries.emit(ACCOUNT, transfer(9), EventType.CASH_OUT)
     notifier = make()
     await notifier.dispatch()
     (claim,) = await notifier.claim(10)
@@ -324,7 +324,7 @@ async def test_stopping_lets_deliveries_in_flight_finish_within_the_grace_period
     deliveries: InMemoryDeliveryStore, receiver: Receiver, make: Make
 ) -> None:
     hook = deliveries.add_webhook(ACCOUNT, "https://hooks.example/grace")
-    event = deliveries.emit(ACCOUNT, transfer(10))
+    event = deliveries.emit(ACCOUNT, transfer(10), EventType.CASH_OUT)
     receiver.hold = asyncio.Event()
     stop = asyncio.Event()
     loop = asyncio.create_task(make(grace_period=30.0).run(stop))
@@ -343,7 +343,7 @@ async def test_on_stop_deliveries_past_the_grace_period_and_queued_ones_are_give
     deliveries: InMemoryDeliveryStore, receiver: Receiver, clock: ManualClock, make: Make
 ) -> None:
     deliveries.add_webhook(ACCOUNT, "https://hooks.example/past-grace")
-    events = [deliveries.emit(ACCOUNT, transfer(n)) for n in range(2)]
+    events = [deliveries.emit(ACCOUNT, transfer(n), EventType.CASH_OUT) for n in range(2)]
     receiver.hold = asyncio.Event()  # never set: no answer comes
     stop = asyncio.Event()
     loop = asyncio.create_task(make(grace_period=0.05, concurrency=1, batch_size=10).run(stop))
@@ -404,7 +404,7 @@ async def test_an_outcome_is_stored_late_rather_than_sent_again_while_the_databa
     store = Flaky("record_many", fail=2)
     store.set_secret(ACCOUNT, SECRET)
     hook = store.add_webhook(ACCOUNT, "https://hooks.example/outage")
-    event = store.emit(ACCOUNT, transfer(11))
+    event = store.emit(ACCOUNT, transfer(11), EventType.CASH_OUT)
     async with flaky_notifier(store, receiver, clock) as notifier:
         done = await notifier.run_once()
     row = store.delivery_to(event, hook)
@@ -418,7 +418,7 @@ async def test_the_loop_outlives_a_failed_round(receiver: Receiver, clock: Manua
     store = Flaky("dispatch", fail=1)
     store.set_secret(ACCOUNT, SECRET)
     hook = store.add_webhook(ACCOUNT, "https://hooks.example/after-outage")
-    event = store.emit(ACCOUNT, transfer(12))
+    event = store.emit(ACCOUNT, transfer(12), EventType.CASH_OUT)
     stop = asyncio.Event()
     async with flaky_notifier(store, receiver, clock) as notifier:
         loop = asyncio.create_task(notifier.run(stop))

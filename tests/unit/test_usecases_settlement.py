@@ -25,6 +25,7 @@ from pixcore.testing import (
 from pixcore.transfers import DirectoryEntry, TransferState
 from pixcore.usecases.receipts import receive_payment
 from pixcore.usecases.transfers import settle_transfer as settle_one
+from pixcore.webhooks import EventType
 from tests.unit.transfer_world import (
     CLOSED,
     FUNDS,
@@ -280,6 +281,7 @@ async def test_a_receipt_credits_available_and_tells_the_receiver(world: World) 
                 "debtorAccount": {"name": PAYER.name, "document": "**.ABC.345/01DE-**"},
             },
         },
+        EventType.CASH_IN,  # where a RECEIVE goes, stored with it
         now,
     )
     assert_books_balance(store)

@@ -155,4 +155,4 @@ class InMemoryIdempotency(Repository):
 class InMemoryOutbox(Repository):
     async def add(self, account_id: int, event: Event, at: datetime) -> None:
         self._require_account(account_id)
-        self._staged.outbox.append(OutboxItem(account_id, payload(event), at))
+        self._staged.outbox.append(OutboxItem(account_id, payload(event), event.webhook_type, at))

@@ -25,6 +25,7 @@ from pixcore.ports import IdempotencyRecord
 from pixcore.records import NewTransaction, Transfer
 from pixcore.refunds import NewRefund, Refund
 from pixcore.testing._webhook_data import AccountLocks, WebhookTables
+from pixcore.webhooks import EventType
 
 if TYPE_CHECKING:
     from pixcore.testing._uow import InMemoryUnitOfWork
@@ -77,10 +78,12 @@ class StoredEntry:
 
 
 class OutboxItem(NamedTuple):
-    """A queued notification: ``(account_id, event, at)``."""
+    """A queued notification: ``(account_id, event, webhook_type, at)``, the event as its payload
+    and the registration type it goes to."""
 
     account_id: int
     event: dict[str, Any]
+    webhook_type: EventType
     at: datetime
 
 

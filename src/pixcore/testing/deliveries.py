@@ -4,7 +4,8 @@ It holds the tables the notifier reads and writes (outbox events, registrations,
 signing secrets, deliveries) and keeps the contract of ``pixnotify.store.PostgresDeliveryStore``:
 
 * :meth:`~InMemoryDeliveryStore.dispatch` fans each undispatched event (oldest first) out to the
-  active registrations of its account and type, in id order, and marks it dispatched;
+  active registrations of its account and of the registration type stored with it (never read
+  from its payload), in id order, and marks it dispatched;
 * a claim leases a delivery: it is due again only when ``lease_until`` has passed, and an
   outcome (or a give-back) is stored only while the claim's lease is still the delivery's;
 * an outcome counts an attempt and stores the verdict (a retry's moment, or the end); a 410's
@@ -38,7 +39,7 @@ from pixcore.webhook_delivery import (
     Verdict,
     message_id,
 )
-from pixcore.webhooks import Delivery, DeliveryStatus, EventType, Webhook, WebhookSecret, event_type_of
+from pixcore.webhooks import Delivery, DeliveryStatus, EventType, Webhook, WebhookSecret
 
 __all__ = ["InMemoryDeliveryStore", "OutboxEvent"]
 
@@ -47,11 +48,13 @@ EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 
 @dataclass
 class OutboxEvent:
-    """One row of the outbox: a notification ``{type, data}`` of an account, dispatched or not."""
+    """One row of the outbox: a notification ``{type, data}`` of an account, the registration type it
+    goes to (None: to none), dispatched or not."""
 
     id: int
     account_id: int
     event: dict[str, Any]
+    webhook_type: EventType | None
     created_at: datetime
     dispatched_at: datetime | None = None
 
@@ -140,10 +143,15 @@ class InMemoryDeliveryStore:
                 hook, is_active=False, updated_at=at, deactivated_at=at, deactivation_reason=reason
             )
 
-    def emit(self, account_id: int, event: Mapping[str, Any], at: datetime = EPOCH) -> int:
-        """Queue a notification in the outbox; its id."""
+    def emit(
+        self, account_id: int, event: Mapping[str, Any], webhook_type: EventType | None, at: datetime = EPOCH
+    ) -> int:
+        """Queue a notification in the outbox, as an outbox adapter writes it: the payload and the
+        registration type it goes to (``pixcore.events``' ``webhook_type``; None: to none). Its id."""
         outbox_id = max(self.events, default=0) + 1
-        self.events[outbox_id] = OutboxEvent(outbox_id, account_id, copy.deepcopy(dict(event)), at)
+        self.events[outbox_id] = OutboxEvent(
+            outbox_id, account_id, copy.deepcopy(dict(event)), webhook_type, at
+        )
         return outbox_id
 
     # ------------------------------------------------------------------------ reading
@@ -191,11 +199,12 @@ class InMemoryDeliveryStore:
         waiting = sorted(e.id for e in self.events.values() if e.dispatched_at is None)[:limit]
         for outbox_id in waiting:
             event = self.events[outbox_id]
-            kind = event_type_of(event.event)
             targets = sorted(
                 hook.id
                 for hook in self.webhooks.values()
-                if hook.is_active and hook.account_id == event.account_id and hook.event_type is kind
+                if hook.is_active
+                and hook.account_id == event.account_id
+                and hook.event_type is event.webhook_type
             )
             for webhook_id in targets:
                 delivery_id = max(self._deliveries, default=0) + 1

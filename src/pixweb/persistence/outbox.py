@@ -1,5 +1,6 @@
 """PostgreSQL repository of the outbox: the events the notifier delivers, written in the
-transaction that caused them."""
+transaction that caused them, each with its type, its payload and where it goes (``webhook_type``,
+the registration type the notifier fans it out to)."""
 
 from __future__ import annotations
 
@@ -19,9 +20,11 @@ _EVENT_ENCODER = msgspec.json.Encoder(decimal_format="number")
 class PostgresOutbox(Repository):
     async def add(self, account_id: int, event: Event, at: datetime) -> None:
         await self._conn.execute(
-            "INSERT INTO outbox (account_id, event_type, payload, created_at) VALUES ($1, $2, $3::jsonb, $4)",
+            """INSERT INTO outbox (account_id, event_type, webhook_type, payload, created_at)
+               VALUES ($1, $2, $3, $4::jsonb, $5)""",
             account_id,
             event.type.value,
+            event.webhook_type.value,
             _EVENT_ENCODER.encode(payload(event)).decode(),
             at,
         )

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
 import random
+import secrets
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from urllib.parse import quote
 
 import asyncpg
@@ -14,6 +22,7 @@ from pixcore.accounts import OpenedAccount
 from pixcore.clock import SystemClock
 from pixcore.documents import cpf_check_digits
 from pixcore.usecases import link_certificate, open_account
+from pixinfra.postgres.database import with_database
 from pixinfra.postgres.pool import Database
 from pixweb.persistence.uow import PostgresUnitOfWork
 from pixweb.security.certificates import create_self_signed
@@ -166,3 +175,44 @@ async def fetch_rows(url: str, sql: str, *args: object) -> list[asyncpg.Record]:
         return await conn.fetch(sql, *args)
     finally:
         await conn.close()
+
+
+@asynccontextmanager
+async def scratch_database(server_url: str, prefix: str) -> AsyncIterator[str]:
+    """The URL of a new, empty database on the run's server (``prefix`` names whose it is),
+    dropped, with whatever connections still use it, when the block ends."""
+    name = f"{prefix}_{os.getpid()}_{secrets.token_hex(3)}"
+    admin = await asyncpg.connect(with_database(server_url, "postgres"))
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+        yield with_database(server_url, name)
+    finally:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.close()
+
+
+def process_env(url: str, data_dir: Path, **variables: str) -> dict[str, str]:
+    """This process's environment without its ``PIX_*``, for a ``pixweb``/``pixnotify`` process on
+    ``url`` with ``data_dir`` (and ``variables``), webhooks to 127.0.0.1 allowed, warnings only."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIX_")}
+    return (
+        env
+        | {
+            "PIX_DATABASE_URL": url,
+            "PIX_DATA_DIR": str(data_dir),
+            "PIX_WEBHOOK_ALLOW_PRIVATE": "on",
+            "PIX_LOG_LEVEL": "WARNING",
+        }
+        | variables
+    )
+
+
+async def migrated_by_command(url: str, data_dir: Path) -> str:
+    """``url``, migrated by ``pixweb migrate`` in a process of its own (Piccolo migrates one
+    database per process, and this one has migrated the run's database already)."""
+    migrated = await asyncio.create_subprocess_exec(
+        Path(sys.executable).parent / "pixweb", "migrate", env=process_env(url, data_dir),
+        stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert await migrated.wait() == 0
+    return url

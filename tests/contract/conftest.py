@@ -17,14 +17,9 @@ alone, without a database.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-import os
-import subprocess
-import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import asyncpg
 import pytest
@@ -34,8 +29,8 @@ from pixcore.ports import DeliveryStore, UnitOfWorkFactory
 from pixcore.testing import InMemoryDeliveryStore, InMemoryStore, IntegrityError
 from pixcore.webhooks import Delivery
 from pixnotify.store import PostgresDeliveryStore
-from tests.conftest import RUN_ID
 from tests.contract.delivery_rows import MemoryRows, PostgresRows, Rows
+from tests.support import migrated_by_command, scratch_database
 
 
 @dataclass(frozen=True)
@@ -130,24 +125,10 @@ async def contract_pool(
 ) -> AsyncIterator[asyncpg.Pool[asyncpg.Record]]:
     """A database of the contract suites' own, migrated by ``pixweb migrate`` (a process of its own:
     Piccolo migrates one database per process, and this one has migrated the run's already)."""
-    from pixinfra.postgres.database import with_database
-
-    name = f"pixcontract_{RUN_ID}"
-    admin = await asyncpg.connect(with_database(database_server, "postgres"))
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-        url = with_database(database_server, name)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PIX_")}
-        env |= {"PIX_DATABASE_URL": url, "PIX_DATA_DIR": str(tmp_path_factory.mktemp("contract"))}
-        migrated = await asyncio.create_subprocess_exec(
-            Path(sys.executable).parent / "pixweb", "migrate", env=env, stdout=subprocess.DEVNULL
-        )
-        assert await migrated.wait() == 0
+    async with scratch_database(database_server, "pixcontract") as url:
+        await migrated_by_command(url, tmp_path_factory.mktemp("contract"))
         async with asyncpg.create_pool(url, min_size=1, max_size=8) as pool:
             yield pool
-    finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
 
 
 @pytest.fixture

@@ -17,8 +17,9 @@ from typing import Any, Protocol
 import asyncpg
 
 from pixcore.testing import InMemoryDeliveryStore
-from pixcore.webhooks import Delivery, DeliveryStatus, EventType, Webhook
+from pixcore.webhooks import Delivery, EventType, Webhook
 from pixinfra.postgres.webhook_sql import DEACTIVATE_WEBHOOK
+from pixweb.persistence.webhooks import delivery_from_row
 
 __all__ = ["MemoryRows", "PostgresRows", "Rows"]
 
@@ -169,25 +170,7 @@ class PostgresRows:
                WHERE d.outbox_id = $1 ORDER BY d.id""",
             outbox_id,
         )
-        return [
-            Delivery(
-                id=row["id"],
-                message_id=row["message_id"],
-                webhook_id=row["webhook_id"],
-                account_id=row["account_id"],
-                event_type=EventType(row["event_type"]),
-                url=row["url"],
-                status=DeliveryStatus(row["status"]),
-                attempts=row["attempts"],
-                created_at=row["created_at"],
-                next_attempt_at=row["next_attempt_at"],
-                last_attempt_at=row["last_attempt_at"],
-                last_status_code=row["last_status_code"],
-                last_error=row["last_error"],
-                finished_at=row["finished_at"],
-            )
-            for row in rows
-        ]
+        return [delivery_from_row(row) for row in rows]
 
     async def registration(self, webhook_id: int) -> Webhook:
         row = await self.pool.fetchrow("SELECT * FROM webhooks WHERE id = $1", webhook_id)

@@ -8,24 +8,21 @@ that the app shares the run's connection pool.
 from __future__ import annotations
 
 import asyncio
-import os
-import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import asyncpg
 import httpx
 import pytest
 from litestar import Litestar
 
 from pixcore.clock import SystemClock
-from pixinfra.postgres.database import with_database
 from pixinfra.postgres.pool import Database
 from pixinfra.settings import Settings
 from pixnotify import deliver_in_process
 from pixweb.app import create_app
+from tests.support import scratch_database
 
 
 @dataclass
@@ -78,11 +75,5 @@ async def own_database(database_server: str) -> AsyncIterator[str]:
     """An empty database of the test's own on the run's server (for tests that start
     ``pixweb serve`` processes, whose clock and settings must not touch the run's), dropped
     afterwards."""
-    name = f"pixe2e_{os.getpid()}_{secrets.token_hex(3)}"
-    admin = await asyncpg.connect(with_database(database_server, "postgres"))
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-        yield with_database(database_server, name)
-    finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
+    async with scratch_database(database_server, "pixe2e") as url:
+        yield url

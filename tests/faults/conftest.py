@@ -7,14 +7,12 @@ marker, which ``make test`` deselects and ``.ci/run`` (or ``make faults``) selec
 from __future__ import annotations
 
 import os
-import secrets
 from collections.abc import AsyncIterator
 
-import asyncpg
 import pytest
 
-from pixinfra.postgres.database import with_database
 from tests.integration.receiver import Receiver, running_receiver
+from tests.support import scratch_database
 
 
 @pytest.fixture
@@ -26,14 +24,8 @@ def fault_ops() -> int:
 @pytest.fixture
 async def own_database(database_server: str) -> AsyncIterator[str]:
     """An empty database of the test's own on the run's server, dropped afterwards."""
-    name = f"pixfault_{os.getpid()}_{secrets.token_hex(3)}"
-    admin = await asyncpg.connect(with_database(database_server, "postgres"))
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-        yield with_database(database_server, name)
-    finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
+    async with scratch_database(database_server, "pixfault") as url:
+        yield url
 
 
 @pytest.fixture

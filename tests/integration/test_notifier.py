@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import os
 import secrets
 import signal
 import subprocess
@@ -27,11 +26,10 @@ import pytest
 from pixcore.clock import ManualClock
 from pixcore.webhook_delivery import message_id
 from pixcore.webhooks import EventType
-from pixinfra.postgres.database import with_database
 from pixinfra.settings import NotifierSettings
 from pixnotify import Notifier, PostgresDeliveryStore
 from tests.integration.receiver import Received, Receiver, Reply, running_receiver
-from tests.support import new_client, run_database
+from tests.support import migrated_by_command, new_client, process_env, run_database, scratch_database
 
 BIN = Path(sys.executable).parent
 
@@ -460,29 +458,8 @@ async def test_deliveries_past_the_grace_period_are_given_back(
 async def own_database(database_server: str, tmp_path: Path) -> AsyncIterator[str]:
     """A database of this test's own, migrated by ``pixweb migrate``: the notifier process
     works on it alone."""
-    name = f"pixnotify_{os.getpid()}_{secrets.token_hex(3)}"
-    admin = await asyncpg.connect(with_database(database_server, "postgres"))
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-        url = with_database(database_server, name)
-        migrated = await asyncio.create_subprocess_exec(
-            BIN / "pixweb", "migrate", env=process_env(url, tmp_path), stdout=subprocess.DEVNULL
-        )
-        assert await migrated.wait() == 0
-        yield url
-    finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
-
-
-def process_env(url: str, data_dir: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PIX_")}
-    return env | {
-        "PIX_DATABASE_URL": url,
-        "PIX_DATA_DIR": str(data_dir),
-        "PIX_WEBHOOK_ALLOW_PRIVATE": "on",
-        "PIX_LOG_LEVEL": "WARNING",
-    }
+    async with scratch_database(database_server, "pixnotify") as url:
+        yield await migrated_by_command(url, tmp_path)
 
 
 async def start_notifier(url: str, data_dir: Path, log: Path) -> asyncio.subprocess.Process:

@@ -8,7 +8,6 @@ import logging
 import signal
 import socket
 import subprocess
-import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,14 +20,13 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from pixcore.clock import ManualClock
 from pixcore.webhooks import EventType
-from pixinfra.postgres.database import with_database
 from pixinfra.settings import NotifierSettings
 from pixnotify import Notifier, PostgresDeliveryStore
 from pixnotify.metrics import DeliveryMetrics
 from pixweb.observability import JsonFormatter
 from tests.integration.receiver import Receiver, Reply, running_receiver
-from tests.integration.test_notifier import BIN, Tables, fake_resolver, new_secret, process_env, transfer
-from tests.support import run_database
+from tests.integration.test_notifier import BIN, Tables, fake_resolver, new_secret, transfer
+from tests.support import migrated_by_command, process_env, run_database, scratch_database
 
 
 @pytest.fixture
@@ -40,19 +38,8 @@ async def receiver() -> AsyncIterator[Receiver]:
 @pytest.fixture
 async def own_database(database_server: str, tmp_path: Path) -> AsyncIterator[str]:
     """A migrated database for the notifier process alone."""
-    name = f"pixmetrics_{uuid.uuid4().hex[:10]}"
-    admin = await asyncpg.connect(with_database(database_server, "postgres"))
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-        url = with_database(database_server, name)
-        migrated = await asyncio.create_subprocess_exec(
-            BIN / "pixweb", "migrate", env=process_env(url, tmp_path), stdout=subprocess.DEVNULL
-        )
-        assert await migrated.wait() == 0
-        yield url
-    finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
+    async with scratch_database(database_server, "pixmetrics") as url:
+        yield await migrated_by_command(url, tmp_path)
 
 
 @pytest.fixture

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import secrets
 import shutil
 import signal
 import subprocess
@@ -25,9 +24,9 @@ import pytest
 
 from pixcore.webhook_delivery import message_id
 from pixcore.webhooks import EventType
-from pixinfra.postgres.database import with_database
 from tests.integration.receiver import Receiver, running_receiver
-from tests.integration.test_notifier import Tables, new_secret, process_env, transfer
+from tests.integration.test_notifier import Tables, new_secret, transfer
+from tests.support import process_env, scratch_database
 
 pytestmark = pytest.mark.slow
 
@@ -85,14 +84,8 @@ def test_the_notifier_environment_has_no_web_stack(notify_env: Path) -> None:
 
 @pytest.fixture
 async def empty_database(database_server: str) -> AsyncIterator[str]:
-    name = f"pixwheel_{os.getpid()}_{secrets.token_hex(3)}"
-    admin = await asyncpg.connect(with_database(database_server, "postgres"))
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-        yield with_database(database_server, name)
-    finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
+    async with scratch_database(database_server, "pixwheel") as url:
+        yield url
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from pixcore.webhooks import Delivery, DeliveryStatus, EventType, NewWebhook, We
 from pixinfra.postgres.webhook_sql import DEACTIVATE_WEBHOOK
 from pixweb.persistence.repository import Repository
 
-__all__ = ["PostgresWebhooks"]
+__all__ = ["PostgresWebhooks", "delivery_from_row"]
 
 _WEBHOOK_COLUMNS = (
     "id, account_id, event_type, url, headers, version, is_active, created_at, updated_at,"
@@ -58,7 +58,9 @@ def _secret(row: asyncpg.Record) -> WebhookSecret:
     )
 
 
-def _delivery(row: asyncpg.Record) -> Delivery:
+def delivery_from_row(row: asyncpg.Record) -> Delivery:
+    """A delivery of the API (and of the contract tests), from a row of `webhook_deliveries`
+    joined with its registration's `event_type` and `url`."""
     return Delivery(
         id=row["id"],
         message_id=row["message_id"],
@@ -195,7 +197,7 @@ class PostgresWebhooks(Repository):
             limit,
             status.value if status else None,
         )
-        return [_delivery(row) for row in rows]
+        return [delivery_from_row(row) for row in rows]
 
     async def get_delivery(self, account_id: int, delivery_id: int) -> Delivery | None:
         row = await self._conn.fetchrow(
@@ -206,7 +208,7 @@ class PostgresWebhooks(Repository):
             delivery_id,
             account_id,
         )
-        return _delivery(row) if row else None
+        return delivery_from_row(row) if row else None
 
     async def requeue_delivery(self, account_id: int, delivery_id: int, at: datetime) -> Delivery | None:
         # Guarded: a delivery the notifier still holds (pending) is left alone.
@@ -224,4 +226,4 @@ class PostgresWebhooks(Repository):
             account_id,
             at,
         )
-        return _delivery(row) if row else None
+        return delivery_from_row(row) if row else None

@@ -19,7 +19,7 @@ import asyncpg
 from pixcore.testing import InMemoryDeliveryStore
 from pixcore.webhooks import Delivery, EventType, Webhook
 from pixinfra.postgres.webhook_sql import DEACTIVATE_WEBHOOK
-from pixweb.persistence.webhooks import delivery_from_row
+from pixweb.persistence.webhooks import delivery_from_row, webhook_from_row
 
 __all__ = ["MemoryRows", "PostgresRows", "Rows"]
 
@@ -100,7 +100,9 @@ _ACCOUNT_NUMBERS = itertools.count(1)  # accounts outlive a test: their numbers 
 
 
 class PostgresRows:
-    def __init__(self, pool: asyncpg.Pool[asyncpg.Record]) -> None:
+    """The rows in PostgreSQL, written on ``pool`` (a pool, or one connection of a test's)."""
+
+    def __init__(self, pool: asyncpg.Pool[asyncpg.Record] | asyncpg.Connection[asyncpg.Record]) -> None:
         self.pool = pool
 
     async def account(self) -> int:
@@ -136,7 +138,7 @@ class PostgresRows:
             """INSERT INTO webhooks (account_id, event_type, url, headers, is_active, created_at, updated_at)
                VALUES ($1, $2, $3, $4::jsonb, $5, now(), now()) RETURNING id""",
             account_id,
-            event_type.value,
+            EventType(event_type).value,
             url,
             json.dumps(dict(headers or {})),
             active,
@@ -175,16 +177,4 @@ class PostgresRows:
     async def registration(self, webhook_id: int) -> Webhook:
         row = await self.pool.fetchrow("SELECT * FROM webhooks WHERE id = $1", webhook_id)
         assert row is not None, f"no webhook {webhook_id}"
-        return Webhook(
-            id=row["id"],
-            account_id=row["account_id"],
-            event_type=EventType(row["event_type"]),
-            url=row["url"],
-            headers=json.loads(row["headers"]),
-            version=row["version"],
-            is_active=row["is_active"],
-            created_at=row["created_at"],
-            updated_at=row["updated_at"],
-            deactivated_at=row["deactivated_at"],
-            deactivation_reason=row["deactivation_reason"],
-        )
+        return webhook_from_row(row)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
 import socket
 import sys
@@ -14,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+
+from tests.support import process_env
 
 BIN = Path(sys.executable).parent
 
@@ -28,19 +29,7 @@ def free_port() -> int:
 def service_env(url: str, data_dir: Path, **extra: str) -> dict[str, str]:
     """The environment of every process of one deployment: one database, one data folder (so one
     token signing key), private webhook addresses allowed (the receiver is on 127.0.0.1)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PIX_")}
-    return (
-        env
-        | {
-            "PIX_DATABASE_URL": url,
-            "PIX_DATA_DIR": str(data_dir),
-            "PIX_WEBHOOK_ALLOW_PRIVATE": "on",
-            "PIX_LOG_LEVEL": "WARNING",
-            "PIX_NORM_SETTLEMENT_DELAY": "1",
-            "PIX_DB_POOL_SIZE": "10",
-        }
-        | extra
-    )
+    return process_env(url, data_dir, PIX_NORM_SETTLEMENT_DELAY="1", PIX_DB_POOL_SIZE="10", **extra)
 
 
 async def run_cli(env: dict[str, str], program: str, *args: str) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from pixcore.webhook_delivery import message_id
 from pixcore.webhooks import EventType
 from pixinfra.settings import NotifierSettings
 from pixnotify import Notifier, PostgresDeliveryStore
+from tests.contract.delivery_rows import PostgresRows
 from tests.integration.receiver import Received, Receiver, Reply, running_receiver
 from tests.support import migrated_by_command, new_client, process_env, run_database, scratch_database
 
@@ -60,58 +61,16 @@ def receive(n: int = 1) -> dict[str, Any]:
     return {"type": "RECEIVE", "data": {"id": n, "txId": "t" * 26, "status": "LIQUIDATED"}}
 
 
-class Tables:
-    """Rows written straight into the webhook tables, on a connection of its own."""
+class Tables(PostgresRows):
+    """Rows written straight into the webhook tables, on a connection of its own, as the contract
+    suite writes them (its accounts opened as the API opens them)."""
 
     def __init__(self, conn: asyncpg.Connection[Any]) -> None:
+        super().__init__(conn)
         self.conn = conn
 
     async def account(self) -> int:
         return (await new_client(link=False)).account_id
-
-    async def secret(
-        self, account_id: int, secret: str, previous: str | None = None, until: Any = None
-    ) -> None:
-        await self.conn.execute(
-            """INSERT INTO webhook_secrets (account_id, secret, previous_secret, previous_until, created_at)
-               VALUES ($1, $2, $3, $4, now())""",
-            account_id,
-            secret,
-            previous,
-            until,
-        )
-
-    async def webhook(
-        self,
-        account_id: int,
-        url: str,
-        event_type: str = "cash_out",
-        headers: dict[str, str] | None = None,
-        *,
-        active: bool = True,
-    ) -> int:
-        webhook_id: int = await self.conn.fetchval(
-            """INSERT INTO webhooks (account_id, event_type, url, headers, is_active, created_at, updated_at)
-               VALUES ($1, $2, $3, $4::jsonb, $5, now(), now()) RETURNING id""",
-            account_id,
-            event_type,
-            url,
-            json.dumps(headers or {}),
-            active,
-        )
-        return webhook_id
-
-    async def emit(self, account_id: int, event: dict[str, Any], webhook_type: EventType | None) -> int:
-        """An outbox row as the outbox adapter writes it: the payload and where it goes."""
-        outbox_id: int = await self.conn.fetchval(
-            """INSERT INTO outbox (account_id, event_type, webhook_type, payload, created_at)
-               VALUES ($1, $2, $3, $4::jsonb, now()) RETURNING id""",
-            account_id,
-            event["type"],
-            webhook_type and webhook_type.value,
-            json.dumps(event),
-        )
-        return outbox_id
 
     async def delivery(self, outbox_id: int, webhook_id: int) -> asyncpg.Record:
         row = await self.conn.fetchrow(

@@ -19,7 +19,7 @@ from pixcore.webhooks import Delivery, DeliveryStatus, EventType, NewWebhook, We
 from pixinfra.postgres.webhook_sql import DEACTIVATE_WEBHOOK
 from pixweb.persistence.repository import Repository
 
-__all__ = ["PostgresWebhooks", "delivery_from_row"]
+__all__ = ["PostgresWebhooks", "delivery_from_row", "webhook_from_row"]
 
 _WEBHOOK_COLUMNS = (
     "id, account_id, event_type, url, headers, version, is_active, created_at, updated_at,"
@@ -31,7 +31,7 @@ _DELIVERY_COLUMNS = (
 )
 
 
-def _webhook(row: asyncpg.Record) -> Webhook:
+def webhook_from_row(row: asyncpg.Record) -> Webhook:
     return Webhook(
         id=row["id"],
         account_id=row["account_id"],
@@ -103,7 +103,7 @@ class PostgresWebhooks(Repository):
             json.dumps(dict(new.headers)),
             new.created_at,
         )
-        return _webhook(_one(row))
+        return webhook_from_row(_one(row))
 
     async def get(self, account_id: int, webhook_id: int) -> Webhook | None:
         row = await self._conn.fetchrow(
@@ -111,7 +111,7 @@ class PostgresWebhooks(Repository):
             webhook_id,
             account_id,
         )
-        return _webhook(row) if row else None
+        return webhook_from_row(row) if row else None
 
     async def active(self, account_id: int, event_type: EventType) -> list[Webhook]:
         rows = await self._conn.fetch(
@@ -122,14 +122,14 @@ class PostgresWebhooks(Repository):
             account_id,
             event_type.value,
         )
-        return [_webhook(row) for row in rows]
+        return [webhook_from_row(row) for row in rows]
 
     async def list_for(self, account_id: int) -> list[Webhook]:
         rows = await self._conn.fetch(
             f"SELECT {_WEBHOOK_COLUMNS} FROM webhooks WHERE account_id = $1 ORDER BY id",  # noqa: S608
             account_id,
         )
-        return [_webhook(row) for row in rows]
+        return [webhook_from_row(row) for row in rows]
 
     async def update_headers(self, webhook_id: int, headers: Mapping[str, str], at: datetime) -> Webhook:
         row = await self._conn.fetchrow(
@@ -142,7 +142,7 @@ class PostgresWebhooks(Repository):
             json.dumps(dict(headers)),
             at,
         )
-        return _webhook(_one(row))
+        return webhook_from_row(_one(row))
 
     async def deactivate(self, webhook_id: int, reason: str, at: datetime) -> None:
         await self._conn.execute(DEACTIVATE_WEBHOOK, webhook_id, reason, at)

@@ -213,6 +213,10 @@ class RefundRepository(Protocol):
 
     async def find(self, original_transaction_id: int, refund_id: str) -> Refund | None: ...
 
+    async def list_sent(self, original_transaction_id: int) -> list[Refund]:
+        """The refunds of a receipt to its payer (``devolucoes``), every status, oldest first."""
+        ...
+
     async def due(self, now: datetime, limit: int) -> list[int]:
         """Ids of EM_PROCESSAMENTO refunds whose processing time has come."""
         ...

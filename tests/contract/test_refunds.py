@@ -152,6 +152,27 @@ async def test_total_counts_the_refunds_of_a_kind_that_are_not_refused(backend: 
         assert await tx.refunds.total(original, RefundKind.RECEIVED) == 4_000
 
 
+async def test_list_sent_gives_every_refund_of_a_receipt_to_its_payer_oldest_first(backend: Backend) -> None:
+    async with backend.uow() as tx:
+        account, original = await _receipt(tx)
+        _, elsewhere = await _receipt(tx)
+        assert await tx.refunds.list_sent(original) == []
+        later = await _new_refund(tx, account, original, amount=20)
+        later = dataclasses.replace(later, requested_at=T0 + timedelta(seconds=9))
+        second = await tx.refunds.add(later)
+        first = await tx.refunds.add(await _new_refund(tx, account, original, amount=100))
+        refused = await tx.refunds.add(await _new_refund(tx, account, original, amount=300))
+        await tx.refunds.add(await _new_refund(tx, account, original, amount=4_000, kind=RefundKind.RECEIVED))
+        await tx.refunds.add(await _new_refund(tx, account, elsewhere, amount=50_000))
+        await tx.refunds.finish(refused.id, RefundStatus.NAO_REALIZADO, "no funds", T0)
+
+        listed = await tx.refunds.list_sent(original)
+        # Same time: by id; a refused one is listed too, with its status.
+        assert [r.id for r in listed] == [first.id, refused.id, second.id]
+        assert listed[1].status is RefundStatus.NAO_REALIZADO
+        assert listed[0] == first
+
+
 async def test_due_refunds_are_the_pending_ones_whose_time_came_in_time_order(backend: Backend) -> None:
     async with backend.uow() as tx:
         account, original = await _receipt(tx)

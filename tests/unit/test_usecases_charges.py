@@ -1,4 +1,4 @@
-"""The charge use cases on the in-memory fakes: create, cancel, expire, pay."""
+"""The charge use cases on the in-memory fakes: create, cancel, expire, pay, read with what paid it."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ from pixcore.errors import (
     InvalidTransition,
 )
 from pixcore.records import TransactionStatus, TransactionType
+from pixcore.refunds import RefundRequest, RefundStatus
 from pixcore.testing import InMemoryStore, PlainHasher, ledger_check
 from pixcore.usecases.charges import (
     cancel_charge,
@@ -36,7 +37,9 @@ from pixcore.usecases.charges import (
     expire_charges,
     get_charge,
     pay_charge,
+    read_charge,
 )
+from pixcore.usecases.refunds import request_refund
 from tests.unit.usecase_helpers import OTHER_CPF, open_test_account
 
 PREFIX = "pix.example.com/qr/v2/"
@@ -228,3 +231,64 @@ async def test_an_expired_cash_in_record_becomes_an_error(
     assert await expire_charges(store.unit_of_work, clock) == 1
     assert created.transaction_id is not None
     assert store.transactions[created.transaction_id].status is TransactionStatus.ERROR
+
+
+async def _refund(
+    store: InMemoryStore, clock: ManualClock, holder: OpenedAccount, e2e: str, rid: str
+) -> None:
+    await request_refund(
+        store.unit_of_work,
+        clock,
+        account_id=holder.account.id,
+        end_to_end_id=e2e,
+        refund_id=rid,
+        request=RefundRequest.parse(amount="1.00"),
+        ispb="12345678",
+        delay=timedelta(seconds=60),
+    )
+
+
+async def test_a_paid_charge_reads_with_its_pix_and_that_pix_s_refunds(
+    store: InMemoryStore, clock: ManualClock, holder: OpenedAccount
+) -> None:
+    charge = await _create(store, clock, holder, original="12.34")
+    unpaid = await read_charge(store.unit_of_work, account_id=holder.account.id, txid=TXID)
+    assert (unpaid.charge, unpaid.pix) == (charge, ())
+
+    clock.advance(5)
+    paid = await pay_charge(store.unit_of_work, clock, location_id=charge.location_id, payer=PAYER)
+    clock.advance(10)
+    await _refund(store, clock, holder, paid.end_to_end_id, "first")
+    clock.advance(10)
+    await _refund(store, clock, holder, paid.end_to_end_id, "second")
+
+    view = await read_charge(store.unit_of_work, account_id=holder.account.id, txid=TXID)
+    assert view.charge.status is ChargeStatus.CONCLUIDA
+    [pix] = view.pix
+    assert (pix.end_to_end_id, pix.tx_id, pix.amount) == (paid.end_to_end_id, TXID, 1234)
+    assert pix.received_at == charge.created_at + timedelta(seconds=5)
+    assert [(r.refund_id, r.amount, r.status) for r in pix.refunds] == [
+        ("first", 100, RefundStatus.EM_PROCESSAMENTO),
+        ("second", 100, RefundStatus.EM_PROCESSAMENTO),
+    ]
+    with pytest.raises(ChargeNotFound):
+        await read_charge(store.unit_of_work, account_id=holder.account.id, txid="U" * 30)
+
+
+async def test_a_paid_cash_in_shows_the_time_it_was_paid_not_the_time_its_record_was_made(
+    store: InMemoryStore, clock: ManualClock, holder: OpenedAccount
+) -> None:
+    created = await create_cash_in(
+        store.unit_of_work,
+        clock,
+        account_id=holder.account.id,
+        request=cash_in_request(),
+        location_prefix=PREFIX,
+    )
+    pending = await read_charge(store.unit_of_work, account_id=holder.account.id, txid=created.txid)
+    assert pending.pix == ()  # its PENDING record is no PIX yet
+    clock.advance(120)
+    paid = await pay_charge(store.unit_of_work, clock, location_id=created.location_id, payer=PAYER)
+    [pix] = (await read_charge(store.unit_of_work, account_id=holder.account.id, txid=created.txid)).pix
+    assert (pix.end_to_end_id, pix.amount, pix.refunds) == (paid.end_to_end_id, 2500, ())
+    assert pix.received_at == created.created_at + timedelta(seconds=120)

@@ -105,6 +105,16 @@ class InMemoryRefunds(Repository):
                 return refund
         return None
 
+    async def list_sent(self, original_transaction_id: int) -> list[Refund]:
+        return sorted(
+            (
+                r
+                for r in self._visible().values()
+                if r.original_transaction_id == original_transaction_id and r.kind is RefundKind.SENT
+            ),
+            key=lambda r: (r.requested_at, r.id),
+        )
+
     async def due(self, now: datetime, limit: int) -> list[int]:
         pending = [
             r

@@ -21,6 +21,7 @@ from pixcore.charges import (
     ChargeKind,
     ChargeLifecycle,
     ChargeRequest,
+    ChargeStatus,
     Debtor,
     NewCharge,
     amount_to_pay,
@@ -40,10 +41,13 @@ from pixcore.identifiers import new_end_to_end_id, new_txid, validate_txid
 from pixcore.keys import parse_pix_key
 from pixcore.ports import UnitOfWork, UnitOfWorkFactory
 from pixcore.records import NewTransaction, TransactionStatus, TransactionType
+from pixcore.refunds import Refund
 from pixcore.usecases.receipts import credit_receipt, receive_payment
 
 __all__ = [
     "ChargePayment",
+    "ChargeView",
+    "ReceivedPix",
     "cancel_charge",
     "create_cash_in",
     "create_charge",
@@ -52,6 +56,7 @@ __all__ = [
     "get_charge_by_location",
     "pay_charge",
     "pay_code",
+    "read_charge",
 ]
 
 
@@ -217,6 +222,49 @@ async def get_charge(uow: UnitOfWorkFactory, *, account_id: int, txid: str) -> C
     if charge is None:
         raise ChargeNotFound()
     return charge
+
+
+@dataclass(frozen=True, slots=True)
+class ReceivedPix:
+    """The PIX that paid a charge (the standard's ``pix`` item), with its refunds to the payer."""
+
+    end_to_end_id: str
+    tx_id: str
+    amount: int
+    """What was credited: a charge whose amount the payer may change is paid what the payer chose."""
+    received_at: datetime
+    refunds: tuple[Refund, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ChargeView:
+    """A charge as ``GET /cob/{txid}`` shows it: a CONCLUIDA one with the PIX that paid it."""
+
+    charge: Charge
+    pix: tuple[ReceivedPix, ...]
+
+
+async def read_charge(uow: UnitOfWorkFactory, *, account_id: int, txid: str) -> ChargeView:
+    """The charge and, once paid, its receipt and that receipt's refunds, read in one unit."""
+    validate_txid(txid)
+    async with uow() as tx:
+        charge = await tx.charges.get(account_id, txid)
+        if charge is None:
+            raise ChargeNotFound()
+        receipt = None
+        if charge.status is ChargeStatus.CONCLUIDA and charge.transaction_id is not None:
+            receipt = await tx.refunds.original_of(charge.transaction_id)
+        if receipt is None:
+            return ChargeView(charge, ())
+        refunds = await tx.refunds.list_sent(receipt.transaction_id)
+    paid = ReceivedPix(
+        end_to_end_id=receipt.end_to_end_id,
+        tx_id=charge.txid,
+        amount=receipt.amount,
+        received_at=charge.paid_at or receipt.received_at,
+        refunds=tuple(refunds),
+    )
+    return ChargeView(charge, (paid,))
 
 
 async def get_charge_by_location(uow: UnitOfWorkFactory, location_id: str) -> Charge:

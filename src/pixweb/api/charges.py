@@ -30,13 +30,27 @@ from pixcore.clock import format_timestamp
 from pixcore.documents import DocumentKind
 from pixcore.errors import ValidationError
 from pixcore.money import format_amount_string
-from pixcore.usecases.charges import cancel_charge, create_charge, get_charge, get_charge_by_location
+from pixcore.usecases.charges import (
+    ReceivedPix,
+    cancel_charge,
+    create_charge,
+    get_charge_by_location,
+    read_charge,
+)
 from pixweb.api.deps import principal_of, services_of
 from pixweb.api.fields import MAX_AMOUNT_TEXT, MAX_DOCUMENT, MAX_SHORT_CODE, raw
+from pixweb.api.refunds import RefundOut, refund_out
 from pixweb.errors import error_responses
 from pixweb.wire import PixResponse
 
-__all__ = ["ChargeController", "PayloadController", "charge_fields", "charge_out", "charge_payload"]
+__all__ = [
+    "ChargeController",
+    "PayloadController",
+    "charge_fields",
+    "charge_out",
+    "charge_payload",
+    "pix_out",
+]
 
 # The request's leaves are taken as decoded (Litestar would coerce "3600" into 3600 and the
 # spec wants "10.00" as a string only): charge_fields hands them to pixcore.charges.ChargeRequest
@@ -117,6 +131,17 @@ class InfoOut(msgspec.Struct):
     valor: str
 
 
+class CobPixOut(msgspec.Struct, rename="camel"):
+    """The standard's ``Pix``: the PIX that paid the charge. ``infoPagador`` is never given: a
+    payment reaches this service without a message from its payer (decisions §6)."""
+
+    end_to_end_id: str
+    txid: str
+    valor: str
+    horario: str
+    devolucoes: list[RefundOut]
+
+
 class CobOut(msgspec.Struct, rename="camel", omit_defaults=True):
     calendario: CalendarioOut
     txid: str
@@ -130,10 +155,22 @@ class CobOut(msgspec.Struct, rename="camel", omit_defaults=True):
     devedor: DevedorOut | None = None
     solicitacao_pagador: str | None = None
     info_adicionais: list[InfoOut] | None = None
+    pix: list[CobPixOut] | None = None
+    """Only on a CONCLUIDA charge: the PIX that paid it, with its refunds."""
 
 
-def charge_out(charge: Charge, status: ChargeStatus) -> CobOut:
-    """The charge as the API shows it; ``status`` is the one a reader sees now."""
+def pix_out(paid: ReceivedPix) -> CobPixOut:
+    return CobPixOut(
+        end_to_end_id=paid.end_to_end_id,
+        txid=paid.tx_id,
+        valor=format_amount_string(paid.amount),
+        horario=format_timestamp(paid.received_at),
+        devolucoes=[refund_out(r) for r in paid.refunds],
+    )
+
+
+def charge_out(charge: Charge, status: ChargeStatus, pix: tuple[ReceivedPix, ...] = ()) -> CobOut:
+    """The charge as the API shows it; ``status`` is the one a reader sees now, ``pix`` what paid it."""
     created = format_timestamp(charge.created_at)
     debtor = None
     if charge.debtor is not None:
@@ -156,6 +193,7 @@ def charge_out(charge: Charge, status: ChargeStatus) -> CobOut:
         devedor=debtor,
         solicitacao_pagador=charge.payer_request,
         info_adicionais=[InfoOut(nome=n, valor=v) for n, v in charge.info] or None,
+        pix=[pix_out(p) for p in pix] or None,
     )
 
 
@@ -250,8 +288,9 @@ class ChargeController(Controller):
     )
     async def read(self, request: Request[Any, Any, Any], txid: FromPath[str]) -> Response[CobOut]:
         services = services_of(request)
-        charge = await get_charge(services.uow, account_id=principal_of(request).account_id, txid=txid)
-        return PixResponse(charge_out(charge, charge.status_at(services.clock.now())))
+        view = await read_charge(services.uow, account_id=principal_of(request).account_id, txid=txid)
+        charge = view.charge
+        return PixResponse(charge_out(charge, charge.status_at(services.clock.now()), view.pix))
 
     @patch(
         "/{txid:str}",

@@ -149,6 +149,17 @@ class PostgresRefunds(Repository):
         )
         return _refund(row) if row else None
 
+    async def list_sent(self, original_transaction_id: int) -> list[Refund]:
+        rows = await self._conn.fetch(
+            f"""
+            SELECT {_REFUND_COLUMNS} FROM refunds
+             WHERE original_transaction_id = $1 AND kind = 'sent'
+             ORDER BY requested_at, id
+            """,  # noqa: S608 - fixed columns
+            original_transaction_id,
+        )
+        return [_refund(row) for row in rows]
+
     async def due(self, now: datetime, limit: int) -> list[int]:
         rows = await self._conn.fetch(
             """

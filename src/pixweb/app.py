@@ -20,6 +20,7 @@ from pixinfra.postgres.pool import Database
 from pixinfra.postgres.supervisor import supervising
 from pixinfra.runtime import DeliveryLoop, database_ready
 from pixinfra.settings import Settings, get_settings
+from pixweb.allow import answer_options
 from pixweb.api.auth import AuthController
 from pixweb.api.balance import BalanceController
 from pixweb.api.cashin import CashInController
@@ -164,6 +165,7 @@ def create_app(
             TextGuard(),
         ],
         exception_handlers=exception_handlers,
+        before_request=answer_options,  # OPTIONS lists every method of its path (pixweb.allow)
         response_class=PixResponse,
         plugins=[DecimalAsNumber()],
         openapi_config=_openapi(),

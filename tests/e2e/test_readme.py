@@ -120,6 +120,9 @@ async def test_the_readme_tour_runs_as_written(server: tuple[int, dict[str, str]
     assert created["location"].startswith("000201010212")
     assert len(payment["endToEndId"]) == 32
     assert paid["status"] == "CONCLUIDA"
+    assert [(p["endToEndId"], p["valor"], p["devolucoes"]) for p in paid["pix"]] == [
+        (payment["endToEndId"], "12.00", [])
+    ]
     assert refused == {
         "statusCode": 401,
         "message": "A bearer token is required (Authorization: Bearer <token>).",

@@ -133,7 +133,7 @@ class InfoOut(msgspec.Struct):
 
 class CobPixOut(msgspec.Struct, rename="camel"):
     """The standard's ``Pix``: the PIX that paid the charge. ``infoPagador`` is never given: a
-    payment reaches this service without a message from its payer (decisions §6)."""
+    payment reaches this service without a message from its payer (docs/decisions.md, Charges)."""
 
     end_to_end_id: str
     txid: str

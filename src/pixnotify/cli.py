@@ -139,7 +139,7 @@ def run(**given: Any) -> None:
       PIX_DATA_DIR               data folder (default ./.pixdata)
       PIX_WEBHOOK_ALLOW_PRIVATE  send to loopback/private addresses too (default off)
       PIX_LOG_LEVEL              log level (default INFO: one line per attempt)
-      PIX_LOG_FORMAT             json (default: one JSON object per line) or text
+      PIX_LOG_FORMAT             auto (default: text on a terminal, JSON otherwise), json or text
     """
     from pixinfra.logs import configure_logging
     from pixinfra.postgres.supervisor import supervising

@@ -33,6 +33,7 @@ from pixweb.api.transactions import TransactionController
 from pixweb.api.transfers import TransferController
 from pixweb.api.webhooks import WebhookController, WebhookDeliveryController, WebhookSecretController
 from pixweb.auth import BearerAuthMiddleware
+from pixweb.body_errors import AllBodyErrors
 from pixweb.edge import TextGuard
 from pixweb.errors import exception_handlers
 from pixweb.observability import (
@@ -158,11 +159,12 @@ def create_app(
         lifespan=[_lifespan(settings, clock, metrics, database, delivery)],  # type: ignore[list-item]
         state=State({"metrics": metrics, "readiness": ReadinessProbe(database)}),
         # The shared clock first (token expiry reads it), authentication (headers only), then the
-        # text checks (decisions §13).
+        # text checks (decisions §13), then every mistake of a body at once.
         middleware=[
             SharedClockMiddleware(),
             DefineMiddleware(BearerAuthMiddleware, exclude=PUBLIC_PATHS),
             TextGuard(),
+            AllBodyErrors(),
         ],
         exception_handlers=exception_handlers,
         before_request=answer_options,  # OPTIONS lists every method of its path (pixweb.allow)

@@ -33,6 +33,7 @@ from pixcore.errors import (
     ValidationError,
 )
 from pixinfra.postgres.availability import database_unavailable
+from pixweb.body_errors import body_details
 
 __all__ = [
     "ErrorBody",
@@ -112,10 +113,15 @@ def _pix_error(_: Request[Any, Any, Any], exc: PixError) -> Response[ErrorBody]:
     return error_response(status_of(exc), exc.message, exc.details, headers=retry_after(exc))
 
 
-def _validation_details(exc: ValidationException) -> list[str]:
+def _validation_details(exc: ValidationException, body: list[str] | None = None) -> list[str]:
+    """Litestar's messages as ``key: message``; ``body``, when given, replaces its body message
+    (msgspec reports a body's first mistake only: ``pixweb.body_errors`` found them all)."""
     details: list[str] = []
     for item in exc.extra if isinstance(exc.extra, list) else []:
-        if isinstance(item, dict):
+        if body is not None and isinstance(item, dict) and item.get("source") == "body":
+            details.extend(body)
+            body = []  # once
+        elif isinstance(item, dict):
             key, message = item.get("key"), item.get("message", "invalid")
             details.append(f"{key}: {message}" if key else str(message))
         else:
@@ -123,13 +129,13 @@ def _validation_details(exc: ValidationException) -> list[str]:
     return details
 
 
-def _http_error(_: Request[Any, Any, Any], exc: HTTPException) -> Response[ErrorBody]:
+def _http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response[ErrorBody]:
     status = exc.status_code
     if status >= 500:
         log.error("internal error", exc_info=exc)
         return error_response(status, INTERNAL_MESSAGE)
     if isinstance(exc, ValidationException):
-        details = _validation_details(exc)
+        details = _validation_details(exc, body_details(request))
         return error_response(400, _validation_message(exc.detail, details), details)
     message = exc.detail or HTTPStatus(status).description
     if status == 404 and message == "Not Found":

@@ -104,7 +104,7 @@ async def test_the_readme_tour_runs_as_written(server: tuple[int, dict[str, str]
     created, payment, paid = charge
     assert set(account) == {"accountId", "clientId", "clientSecret", "ispb", "branch", "number", "keys"}
     assert account["keys"] == ["maria@example.com"]
-    assert (workdir / "maria" / "client-cert.pem").is_file()
+    assert (workdir / ".tour" / "maria" / "client-cert.pem").is_file()
     assert certificate["accountId"] == account["accountId"]
     assert token["token_type"] == "Bearer"
     assert token["expires_in"] == 1800
@@ -128,3 +128,17 @@ async def test_the_readme_tour_runs_as_written(server: tuple[int, dict[str, str]
         "message": "A bearer token is required (Authorization: Bearer <token>).",
         "error": "Unauthorized",
     }
+    # Every file the tour wrote is in .tour (the project folder gets nothing else), and git ignores it.
+    assert sorted(p.name for p in workdir.iterdir()) == [".tour", ".venv"]
+    written = sorted(str(p.relative_to(workdir)) for p in (workdir / ".tour").rglob("*") if p.is_file())
+    assert written == [
+        ".tour/cob.json",
+        ".tour/maria/client-cert.pem",
+        ".tour/maria/client-key.pem",
+        ".tour/token.json",
+    ]
+    for path in written:
+        git = await asyncio.create_subprocess_exec(
+            "git", "check-ignore", "--quiet", "--no-index", path, cwd=ROOT
+        )
+        assert await git.wait() == 0, f"{path} is not ignored by .gitignore"

@@ -15,7 +15,10 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
+import sys
 import uuid
+from asyncio.subprocess import PIPE
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
@@ -27,7 +30,7 @@ from pixcore.clock import SystemClock
 from pixcore.errors import DuplicatePixKey
 from pixcore.testing import PlainHasher
 from pixcore.usecases import get_balance, link_certificate, open_account
-from pixinfra.postgres.database import migrate
+from pixinfra.postgres.database import migrate, with_database
 from tests.support import pg_uow, random_cpf, run_database
 
 HASHER = PlainHasher()
@@ -220,6 +223,51 @@ async def test_migrating_again_changes_nothing(migrated_database: str, conn: asy
     assert await conn.fetch("SELECT name FROM migration WHERE app_name = 'pixweb' ORDER BY name") == applied
     opened = await _open()  # and the schema still works
     assert await get_balance(pg_uow, opened.account.id) == Balance(available=0, blocked=0)
+
+
+_MIGRATE_AND_LOG = """
+import asyncio, sys
+import pixinfra.runtime  # sets PICCOLO_CONF, as every program does
+from pixinfra.logs import configure_logging
+from pixinfra.postgres.database import migrate
+configure_logging("INFO", "json")
+asyncio.run(migrate(sys.argv[1]))
+"""
+
+
+async def _migrate_in_a_process(url: str) -> list[str]:
+    """Piccolo remembers the first database a process migrates: a fresh one needs a process of its own."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", _MIGRATE_AND_LOG, url, stdout=PIPE, stderr=PIPE
+    )
+    out, err = await process.communicate()
+    assert process.returncode == 0, err.decode()
+    assert out == b""  # Piccolo's narration is not on stdout either
+    return err.decode().splitlines()  # every line, Piccolo's included: only ours are expected
+
+
+async def test_each_migration_applied_is_one_clean_log_line(database_server: str) -> None:
+    name = f"pixtest_migrate_{uuid.uuid4().hex[:8]}"
+    admin = await asyncpg.connect(with_database(database_server, "postgres"))
+    await admin.execute(f'CREATE DATABASE "{name}"')
+    url = with_database(database_server, name)
+    try:
+        lines = [json.loads(line) for line in await _migrate_in_a_process(url)]
+        conn = await asyncpg.connect(url)
+        try:
+            applied = [row["name"] for row in await conn.fetch("SELECT name FROM migration ORDER BY id")]
+        finally:
+            await conn.close()
+        assert len(applied) > 1
+        assert [(line["message"], line["app"], line["migration"]) for line in lines] == [
+            (f"migration applied: {m}", "pixweb", m) for m in applied
+        ]
+        assert all(line["message"].isascii() and "\n" not in line["message"] for line in lines)
+
+        assert await _migrate_in_a_process(url) == []  # nothing left to apply: nothing logged
+    finally:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.close()
 
 
 class Boom(Exception):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import re
@@ -16,6 +17,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from pixcore.webhook_delivery import Verdict
 from pixcore.webhooks import DeliveryStatus
+from pixinfra.logs import resolve_log_format
 from pixinfra.settings import Settings
 from pixnotify.metrics import DeliveryMetrics, result_of
 from pixweb.observability import (
@@ -150,14 +152,60 @@ def test_configure_logging_installs_one_handler_and_switches_format() -> None:
         root.setLevel(before[1])
 
 
-def test_pix_log_format_is_json_by_default_and_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_pix_log_format_is_auto_by_default_and_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PIX_LOG_FORMAT", raising=False)
-    assert Settings.from_env().log_format == "json"
+    assert Settings.from_env().log_format == "auto"
     monkeypatch.setenv("PIX_LOG_FORMAT", "TEXT")
     assert Settings.from_env().log_format == "text"
+    monkeypatch.setenv("PIX_LOG_FORMAT", "json")
+    assert Settings.from_env().log_format == "json"
     monkeypatch.setenv("PIX_LOG_FORMAT", "yaml")
     with pytest.raises(ValueError, match="PIX_LOG_FORMAT"):
         Settings.from_env()
+
+
+class _Stream(io.StringIO):
+    def __init__(self, *, terminal: bool) -> None:
+        super().__init__()
+        self.terminal = terminal
+
+    def isatty(self) -> bool:
+        return self.terminal
+
+
+@pytest.mark.parametrize(
+    ("terminal", "log_format", "expected"),
+    [
+        (True, "auto", "text"),
+        (False, "auto", "json"),
+        (True, "json", "json"),  # PIX_LOG_FORMAT wins over the terminal
+        (False, "text", "text"),
+    ],
+)
+def test_auto_logs_text_on_a_terminal_and_json_otherwise(
+    monkeypatch: pytest.MonkeyPatch, *, terminal: bool, log_format: str, expected: str
+) -> None:
+    stream = _Stream(terminal=terminal)
+    monkeypatch.setattr(sys, "stderr", stream)
+    assert resolve_log_format(log_format) == expected
+    root = logging.getLogger()
+    level = root.level
+    try:
+        configure_logging("INFO", log_format)
+        logging.getLogger("pix.test").warning("hello %s", "world", extra={"delivery": 7})
+    finally:
+        configure_logging("INFO", "json")
+        root.setLevel(level)
+    (line,) = stream.getvalue().splitlines()
+    if expected == "json":
+        assert json.loads(line)["message"] == "hello world"
+    else:
+        assert line.endswith('WARNING pix.test: hello world {"delivery":7}')
+
+
+def test_a_stderr_without_isatty_gets_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stderr", object())
+    assert resolve_log_format("auto") == "json"
 
 
 # -- request ids ----------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import io
 import logging
 from contextlib import redirect_stdout
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
@@ -96,6 +97,14 @@ def resolve_database_url(settings: Settings) -> str:
     return _start_embedded(settings.data_dir)
 
 
+async def _applied_migrations(connection: asyncpg.Connection[Any]) -> list[tuple[str, str]]:
+    """The migrations Piccolo's ``migration`` table lists as applied, oldest first (none at first)."""
+    if await connection.fetchval("SELECT to_regclass('migration')") is None:
+        return []
+    rows = await connection.fetch("SELECT app_name, name FROM migration ORDER BY id")
+    return [(row["app_name"], row["name"]) for row in rows]
+
+
 async def migrate(url: str) -> None:
     """Apply every migration not yet applied. Safe to run from several processes at once."""
     from piccolo.apps.migrations.commands.forwards import run_forwards
@@ -112,11 +121,14 @@ async def migrate(url: str) -> None:
     token = migrating.set(engine)
     try:
         await lock.execute("SELECT pg_advisory_lock($1)", _MIGRATION_LOCK)
-        narration = io.StringIO()
-        with redirect_stdout(narration):  # Piccolo narrates on stdout, which is for our JSON
+        before = await _applied_migrations(lock)
+        # Piccolo narrates on stdout (emoji, several lines per migration), which is for our JSON:
+        # swallowed, and one log line written per migration applied, read from its own table.
+        with redirect_stdout(io.StringIO()):
             result = await run_forwards(app_name="all")
-        if "Running" in narration.getvalue():
-            log.info("migrations applied:\n%s", narration.getvalue().strip())
+        for app, name in await _applied_migrations(lock):
+            if (app, name) not in before:
+                log.info("migration applied: %s", name, extra={"app": app, "migration": name})
         if not result.success:
             raise RuntimeError(f"migrations failed: {result.message}")
     finally:

@@ -27,7 +27,13 @@ import click
 from pixcore.clock import SystemClock, format_timestamp
 from pixcore.errors import PixError
 from pixcore.usecases import link_certificate, open_account, revoke_certificate, rotate_secret
-from pixinfra.postgres.database import resolve_database_url, stop_embedded
+from pixinfra.logs import configure_logging
+from pixinfra.postgres.database import (
+    NoDatabase,
+    require_existing_database,
+    resolve_database_url,
+    stop_embedded,
+)
 from pixinfra.postgres.pool import Database
 from pixinfra.runtime import DeliveryLoop, database_ready
 from pixinfra.settings import Settings, get_settings
@@ -60,9 +66,19 @@ def _settings() -> Settings:
 
 
 def _run_admin(
-    action: Callable[[Settings, Database], Awaitable[dict[str, Any]]], *, echo: bool = True
+    action: Callable[[Settings, Database], Awaitable[dict[str, Any]]],
+    *,
+    echo: bool = True,
+    create: bool = False,
 ) -> dict[str, Any]:
+    """Run ``action`` on the migrated database; only ``create`` (``migrate``) makes a new embedded one."""
     settings = _settings()
+    configure_logging(settings.log_level, settings.log_format)  # on stderr: which database
+    if not create:
+        try:
+            require_existing_database(settings)
+        except NoDatabase as exc:
+            _fail("NoDatabase", str(exc))
 
     async def run() -> dict[str, Any]:
         async with database_ready(settings, pool_size=2) as database:
@@ -91,9 +107,23 @@ class Composition:
     delivery: DeliveryLoop | None = None
 
 
-@click.group()
+HELP = {"help_option_names": ["-h", "--help"]}
+
+
+@click.group(context_settings=HELP)
+@click.version_option(package_name="pixservice", prog_name="pixweb")
 def main() -> None:
-    """PIX account service: the API server and the operator's commands."""
+    """PIX account service: the API server and the operator's commands.
+
+    \b
+    The database: PIX_DATABASE_URL (a PostgreSQL server), or the embedded server
+    in the data folder: PIX_DATA_DIR, else the nearest .pixdata folder from the
+    current folder upward, else ./.pixdata. Only `serve` and `migrate` create a
+    new embedded database; the other commands refuse to, naming where they looked.
+    Every command logs the database it uses on stderr (PIX_LOG_LEVEL, PIX_LOG_FORMAT).
+    Admin commands print JSON on stdout; an error is a JSON {error, message} on
+    stderr with a non-zero exit status. Settings: docs/operations.md.
+    """
     # The embedded server's runtime-dir fallback is harmless; keep stderr for our JSON.
     warnings.filterwarnings("ignore", module="platformdirs")
 
@@ -111,7 +141,6 @@ def serve(composed: Composition | None, *, demo: bool | None) -> None:
 
     from pixweb.app import create_app
     from pixweb.demo import ensure_demo, instructions
-    from pixweb.observability import configure_logging
 
     settings = _settings()
     if settings.production and demo:
@@ -177,7 +206,7 @@ def migrate() -> None:
     async def action(_: Settings, _database: Database) -> dict[str, Any]:
         return {"migrated": True}
 
-    _run_admin(action)
+    _run_admin(action, create=True)
 
 
 @main.group()

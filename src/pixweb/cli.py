@@ -95,8 +95,43 @@ def _run_admin(
     finally:
         stop_embedded()
     if echo:
-        click.echo(json.dumps(result, indent=2))
+        _emit(result)
     return result
+
+
+def _wants_json() -> bool:
+    """JSON (decisions 12) unless stdout is a terminal and ``--json`` was not given."""
+    context = click.get_current_context(silent=True)
+    asked = context is not None and bool(context.meta.get("pixweb.json"))
+    return asked or not sys.stdout.isatty()
+
+
+def _human(value: Any, indent: str = "") -> list[str]:
+    """``value`` as indented ``key: value`` lines, for a person at a terminal."""
+    if isinstance(value, dict):
+        lines: list[str] = []
+        for key, item in value.items():
+            if isinstance(item, dict | list) and item and not all(isinstance(x, str | int) for x in item):
+                lines += [f"{indent}{key}:", *_human(item, indent + "  ")]
+            elif isinstance(item, list):
+                lines.append(f"{indent}{key}: {', '.join(map(str, item)) or '-'}")
+            else:
+                lines.append(f"{indent}{key}: {'-' if item is None else item}")
+        return lines
+    if isinstance(value, list):
+        lines = []
+        for number, item in enumerate(value):
+            lines += ([""] if number else []) + _human(item, indent)
+        return lines
+    return [f"{indent}{value}"]
+
+
+def _emit(result: dict[str, Any]) -> None:
+    """Print a command's result: JSON when piped or with ``--json``, else for a person."""
+    if _wants_json():
+        click.echo(json.dumps(result, indent=2))
+    else:
+        click.echo("\n".join(_human(result)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,6 +293,19 @@ def account_create(
     _run_admin(action)
 
 
+@account.command("list")
+def account_list() -> None:
+    """Print every account, oldest first: id, holder, branch and number, keys and client ids
+    (never a secret), as {"accounts": [...]}."""
+    from pixweb.persistence.account_list import list_accounts
+
+    async def action(_: Settings, database: Database) -> dict[str, Any]:
+        async with database.acquire() as conn:
+            return {"accounts": await list_accounts(conn)}
+
+    _run_admin(action)
+
+
 @account.command("rotate-secret")
 @click.option("--account", "account_id", type=int, required=True, help="Account id.")
 def account_rotate_secret(account_id: int) -> None:
@@ -298,7 +346,7 @@ def ledger_check() -> None:
             return await check_ledger(conn)
 
     report = _run_admin(action, echo=False)
-    click.echo(json.dumps(report, indent=2))
+    _emit(report)
     if not report["ok"]:
         sys.exit(1)
 
@@ -449,3 +497,29 @@ def cert_create(account_id: int, out_dir: Path, days: int) -> None:
         }
 
     _run_admin(action)
+
+
+def _keep_json(context: click.Context, _: click.Parameter, value: bool) -> None:
+    if value:
+        context.meta["pixweb.json"] = True
+
+
+def _add_json_option(command: click.Command) -> None:
+    """``--json`` on every command that prints a result (a group passes it to its commands)."""
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            _add_json_option(sub)
+        return
+    command.params.append(
+        click.Option(
+            ["--json"],
+            is_flag=True,
+            expose_value=False,
+            callback=_keep_json,
+            help="Print JSON even on a terminal (JSON is the default when stdout is not a terminal).",
+        )
+    )
+
+
+_add_json_option(migrate)
+_add_json_option(admin)

@@ -17,6 +17,7 @@ import sys
 import warnings
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
+from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import Any, NoReturn
@@ -24,6 +25,7 @@ from typing import Any, NoReturn
 import asyncpg
 import click
 
+from pixcore.accounts import CertificateInfo
 from pixcore.clock import SystemClock, format_timestamp
 from pixcore.errors import PixError
 from pixcore.usecases import link_certificate, open_account, revoke_certificate, rotate_secret
@@ -398,6 +400,133 @@ def clock_advance(seconds: str) -> None:
 def clock_show() -> None:
     """Print the service clock's now without moving it."""
     _run_admin(_now_of(_settings()))
+
+
+def _matching_key(key_pem: bytes, cert_pem: bytes) -> bool:
+    """Whether the PEM private key is the certificate's (so that the pair is usable)."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import serialization
+
+    try:
+        key = serialization.load_pem_private_key(key_pem, password=None)
+    except (ValueError, TypeError):
+        return False
+    public = x509.load_pem_x509_certificate(cert_pem).public_key()
+    encoding, form = serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+    return key.public_key().public_bytes(encoding, form) == public.public_bytes(encoding, form)
+
+
+def _read_file(path: Path, kind: str) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        _fail(kind, f"cannot read {path}: {exc.strerror}")
+
+
+async def _check_pair(
+    database: Database, account_id: int, info: CertificateInfo, now: datetime, cert_path: Path
+) -> None:
+    """The checks of the token endpoints (decisions 10, 13): valid now, linked to the account,
+    not revoked."""
+    from pixcore.errors import CertificateNotLinked, CertificateRevoked, InvalidCertificate
+
+    async with PostgresUnitOfWork(database) as tx:
+        linked = await tx.certificates.get(info.fingerprint)
+    if not info.is_valid_at(now):
+        raise InvalidCertificate("The client certificate is expired or not yet valid.")
+    if linked is None or linked.account_id != account_id:
+        raise CertificateNotLinked(f"{cert_path} is not linked to account {account_id}.")
+    if linked.revoked_at is not None:
+        raise CertificateRevoked()
+
+
+@admin.command("token")
+@click.option("--account", "account_id", type=int, required=True, help="Account id.")
+@click.option(
+    "--cert",
+    "cert_file",
+    type=click.Path(path_type=Path),
+    help="The account's linked PEM certificate (with --key). Default: DATA_DIR/clients/account-ID/"
+    "client-cert.pem, made and linked the first time.",
+)
+@click.option("--key", "key_file", type=click.Path(path_type=Path), help="The certificate's PEM private key.")
+@click.option(
+    "--env",
+    "as_env",
+    is_flag=True,
+    help="Print shell lines exporting PIX_TOKEN and PIX_CERT_HEADER (for eval) instead of JSON.",
+)
+def admin_token(account_id: int, cert_file: Path | None, key_file: Path | None, *, as_env: bool) -> None:
+    """Print a ready access token for the account, bound to its certificate (as POST /token
+    would give its client), without its client secret.
+
+    \b
+    The token is signed with the service's key (PIX_SIGNING_KEY_FILE, else DATA_DIR/signing-key.pem):
+    run it where `pixweb serve` finds the same key. With --env:
+      eval "$(pixweb admin token --account 1 --env)"
+      curl -H "Authorization: Bearer $PIX_TOKEN" -H "X-SSL-Client-Cert: $PIX_CERT_HEADER" ...
+    """
+    import shlex
+    from urllib.parse import quote
+
+    from pixcore.usecases.auth import TOKEN_LIFETIME_SECONDS
+    from pixweb.security.tokens import JwtIssuer, load_or_create_signing_key
+
+    if (cert_file is None) != (key_file is None):
+        _fail("UsageError", "--cert and --key go together (or give neither: the account's own pair)")
+    settings = _settings()
+    folder = settings.data_dir / "clients" / f"account-{account_id}"
+    make_pair = cert_file is None and not (folder / "client-cert.pem").exists()
+    cert_path = cert_file or folder / "client-cert.pem"
+    key_path = key_file or folder / "client-key.pem"
+    given: tuple[bytes, CertificateInfo] | None = None
+    if not make_pair:
+        cert_pem = _read_file(cert_path, "UnreadableCertificate")
+        key_pem = _read_file(key_path, "UnreadableKey")
+        try:
+            given = cert_pem, read_pem(cert_pem)
+        except PixError as exc:
+            _fail(type(exc).__name__, f"{cert_path}: {exc.message}")
+        if not _matching_key(key_pem, cert_pem):
+            _fail("KeyMismatch", f"{key_path} is not the private key of {cert_path}")
+
+    async def action(settings: Settings, database: Database) -> dict[str, Any]:
+        keeper = ClockKeeper(SystemClock(), shared=settings.sandbox, database=database)
+        await keeper.refresh()
+        now = keeper.clock.now()
+        uow = partial(PostgresUnitOfWork, database)
+        if given is None:  # the account's own pair, made once: linked first, then written
+            new_key, cert_pem, info = create_self_signed(f"pix-client-{account_id}", now=now)
+            await link_certificate(uow, account_id=account_id, certificate=info, clock=keeper.clock)
+            write_private(key_path, new_key)
+            cert_path.write_bytes(cert_pem)
+        else:
+            cert_pem, info = given
+        await _check_pair(database, account_id, info, now, cert_path)
+        issuer = JwtIssuer(
+            load_or_create_signing_key(settings.signing_key_path),
+            keeper.clock,
+            issuer=settings.token_issuer,
+            audience=settings.token_audience,
+        )
+        token = issuer.issue(account_id=account_id, fingerprint=info.fingerprint, issued_at=now)
+        return {
+            "accessToken": token,
+            "tokenType": "Bearer",
+            "expiresIn": TOKEN_LIFETIME_SECONDS,
+            "accountId": account_id,
+            "fingerprint": info.fingerprint,
+            "cert": str(cert_path),
+            "key": str(key_path),
+            "certHeader": quote(cert_pem.decode(), safe=""),
+        }
+
+    result = _run_admin(action, echo=False)
+    if as_env:
+        click.echo(f"export PIX_TOKEN={shlex.quote(result['accessToken'])}")
+        click.echo(f"export PIX_CERT_HEADER={shlex.quote(result['certHeader'])}")
+    else:
+        _emit(result)
 
 
 @admin.group()

@@ -135,3 +135,21 @@ async def test_version_and_short_help_on_both_programs(tmp_path: Path) -> None:
     assert "--concurrency" in short_help
     assert "PIX_DATA_DIR" in short_help
     assert not (tmp_path / "pg").exists()
+
+
+@pytest.mark.parametrize(
+    ("program", "words", "expected"),
+    [("pixweb", "pixweb admin ac", "plain,account"), ("pixnotify", "pixnotify ru", "plain,run")],
+)
+async def test_shell_completion_as_documented(program: str, words: str, expected: str) -> None:
+    script = Path(sys.executable).parent / program
+    variable = f"_{program.upper()}_COMPLETE"
+    env = {"PATH": str(script.parent), variable: "bash_source"}
+    source = await asyncio.create_subprocess_exec(str(script), env=env, stdout=asyncio.subprocess.PIPE)
+    sourced, _ = await asyncio.wait_for(source.communicate(), 60)
+    assert f"complete -o nosort -F _{program}_completion {program}" in sourced.decode()
+
+    env |= {variable: "bash_complete", "COMP_WORDS": words, "COMP_CWORD": str(len(words.split()) - 1)}
+    done = await asyncio.create_subprocess_exec(str(script), env=env, stdout=asyncio.subprocess.PIPE)
+    completed, _ = await asyncio.wait_for(done.communicate(), 60)
+    assert completed.decode().split() == [expected]

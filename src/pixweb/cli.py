@@ -171,15 +171,29 @@ def main() -> None:
     default=None,
     help="Create and explain the demo account (default: yes, except in production mode, which refuses it).",
 )
+@click.option("--host", default=None, help="Address to listen on [PIX_HOST; default: 127.0.0.1].")
+@click.option(
+    "--port", type=click.IntRange(1, 65535), default=None, help="Port to listen on [PIX_PORT; default: 8000]."
+)
 @click.pass_obj
-def serve(composed: Composition | None, *, demo: bool | None) -> None:
-    """Serve the API (embedded PostgreSQL unless PIX_DATABASE_URL is set)."""
+def serve(composed: Composition | None, *, demo: bool | None, host: str | None, port: int | None) -> None:
+    """Serve the API (embedded PostgreSQL unless PIX_DATABASE_URL is set).
+
+    One process (several processes, --workers, are not offered: issue 17). Without
+    PIX_PUBLIC_URL the public URL follows --host and --port.
+    """
+    import os
+
     import uvicorn
 
     from pixweb.app import create_app
     from pixweb.demo import ensure_demo, instructions
 
     settings = _settings()
+    if host is not None or port is not None:
+        host, port = host or settings.host, port or settings.port
+        public_url = os.environ.get("PIX_PUBLIC_URL") or f"http://{host}:{port}"
+        settings = replace(settings, host=host, port=port, public_url=public_url.rstrip("/"))
     if settings.production and demo:
         _fail("DemoInProduction", "PIX_PRODUCTION is on: pixweb serve creates no demo account (drop --demo).")
     demo = not settings.production if demo is None else demo

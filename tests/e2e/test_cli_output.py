@@ -3,6 +3,7 @@ exactly as decisions 12 says, when piped or with ``--json``)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import pty
@@ -149,3 +150,30 @@ async def test_admin_token_refuses_a_pair_it_cannot_vouch_for(
     assert (await pixweb(cli_env, *base, key)).error()["error"] == "CertificateRevoked"
     half = await pixweb(cli_env, "admin", "token", "--account", account_id, "--cert", base[-2])
     assert half.error()["error"] == "UsageError"
+
+
+async def test_serve_listens_where_host_and_port_say(migrated_database: str, tmp_path: Path) -> None:
+    import socket
+
+    import httpx
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = _base_env(tmp_path) | {"PIX_DATABASE_URL": migrated_database, "PIX_LOG_LEVEL": "WARNING"}
+    args = ["serve", "--no-demo", "--host", "127.0.0.1", "--port", str(port)]
+    process = await asyncio.create_subprocess_exec(
+        str(PIXWEB), *args, env=env, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL
+    )
+    try:
+        status = None
+        async with httpx.AsyncClient() as client, asyncio.timeout(60):
+            while status != 200:
+                try:
+                    status = (await client.get(f"http://127.0.0.1:{port}/.well-known/jwks.json")).status_code
+                except httpx.TransportError:
+                    await asyncio.sleep(0.2)
+        assert process.returncode is None  # the server we started answered
+    finally:
+        process.terminate()
+        await asyncio.wait_for(process.wait(), 30)

@@ -13,8 +13,10 @@ import asyncio
 import hashlib
 import json
 import os
+import shutil
 import stat
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Mapping
@@ -445,7 +447,17 @@ def _processes_mentioning(text: str) -> list[str]:
 
 
 @pytest.mark.slow
-async def test_embedded_database_is_shared_between_commands_and_stopped_after(tmp_path: Path) -> None:
+async def test_embedded_database_is_shared_between_commands_and_stopped_after() -> None:
+    # Outside pytest's temporary root, which another pytest run may close (chmod 700) behind the
+    # server: the embedded server runs as another user when we are root (docs/operations.md).
+    tmp_path = Path(tempfile.mkdtemp(prefix="pixtest-cli-"))
+    try:
+        await _shared_and_stopped(tmp_path)
+    finally:
+        shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+async def _shared_and_stopped(tmp_path: Path) -> None:
     # no PIX_DATABASE_URL and no PIX_DATA_DIR: the embedded server in the nearest .pixdata upward
     env = {name: value for name, value in _base_env(tmp_path).items() if name != "PIX_DATA_DIR"}
     inside = tmp_path / "project" / "src"

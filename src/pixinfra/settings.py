@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pixcore.identifiers import validate_ispb
 
-__all__ = ["NotifierSettings", "Settings", "get_settings"]
+__all__ = ["DATA_FOLDER", "NotifierSettings", "Settings", "find_data_dir", "get_settings"]
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
@@ -152,7 +152,11 @@ class Settings:
     """``PIX_DATABASE_URL``: a PostgreSQL URL. Unset: an embedded server under ``data_dir``."""
 
     data_dir: Path = field(default_factory=lambda: Path(".pixdata"))
-    """``PIX_DATA_DIR`` (default ``./.pixdata``): embedded database, signing key."""
+    """``PIX_DATA_DIR``; unset: the nearest ``.pixdata`` folder from the current folder upward, else
+    ``./.pixdata`` (:func:`find_data_dir`): embedded database, signing key."""
+
+    data_dir_searched: tuple[Path, ...] = ()
+    """The folders :func:`find_data_dir` looked in (none when ``PIX_DATA_DIR`` is set)."""
 
     host: str = "127.0.0.1"
     """``PIX_HOST`` (default ``127.0.0.1``): address the API listens on."""
@@ -242,9 +246,12 @@ class Settings:
         port = _int("PIX_PORT", 8000)
         production = _flag("PIX_PRODUCTION", default=False)
         key_file = os.environ.get("PIX_SIGNING_KEY_FILE")
+        explicit = os.environ.get("PIX_DATA_DIR")
+        data_dir, searched = (Path(explicit), ()) if explicit else find_data_dir(Path.cwd())
         return cls(
             database_url=os.environ.get("PIX_DATABASE_URL") or None,
-            data_dir=Path(_str("PIX_DATA_DIR", ".pixdata")),
+            data_dir=data_dir,
+            data_dir_searched=searched,
             host=host,
             port=port,
             public_url=_str("PIX_PUBLIC_URL", f"http://{host}:{port}").rstrip("/"),
@@ -286,6 +293,19 @@ class Settings:
                 f"PIX_PUBLIC_URL is too long for BR Codes: {prefix}<id> must fit in {MAX_LOCATION} characters"
             )
         return prefix
+
+
+DATA_FOLDER = ".pixdata"
+
+
+def find_data_dir(start: Path) -> tuple[Path, tuple[Path, ...]]:
+    """The data folder when ``PIX_DATA_DIR`` is unset, and the folders looked in: the nearest
+    ``.pixdata`` folder in ``start`` or one of its parents (so every command finds the same one
+    from anywhere inside a project), else ``start/.pixdata``, where ``pixweb serve`` and
+    ``pixweb migrate`` make it."""
+    searched = tuple(folder / DATA_FOLDER for folder in (start, *start.parents))
+    found = next((candidate for candidate in searched if candidate.is_dir()), searched[0])
+    return found, searched
 
 
 @cache

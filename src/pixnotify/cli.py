@@ -21,7 +21,8 @@ import asyncpg
 import click
 
 from pixcore.clock import SystemClock
-from pixinfra.postgres.database import stop_embedded
+from pixinfra.logs import configure_logging
+from pixinfra.postgres.database import NoDatabase, require_existing_database, stop_embedded
 from pixinfra.runtime import database_ready
 from pixinfra.settings import NotifierSettings, Settings, get_settings
 
@@ -38,10 +39,18 @@ def _fail(kind: str, message: str, code: int = 2) -> NoReturn:
 
 
 def _settings() -> Settings:
+    """The settings, with logging on stderr set up, once the database is known to exist (the
+    notifier never creates an embedded one: ``pixweb serve`` or ``pixweb migrate`` does)."""
     try:
-        return get_settings()
+        settings = get_settings()
     except ValueError as exc:
         _fail("InvalidSetting", str(exc))
+    configure_logging(settings.log_level, settings.log_format)
+    try:
+        require_existing_database(settings)
+    except NoDatabase as exc:
+        _fail("NoDatabase", str(exc))
+    return settings
 
 
 def _run_fast(work: Coroutine[Any, Any, None]) -> None:
@@ -55,9 +64,17 @@ def _run_fast(work: Coroutine[Any, Any, None]) -> None:
             runner.run(work)
 
 
-@click.group()
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="pixservice", prog_name="pixnotify")
 def main() -> None:
-    """PIX webhook notifier: delivers the outbox's events to the registered URLs."""
+    """PIX webhook notifier: delivers the outbox's events to the registered URLs.
+
+    \b
+    It uses pixweb's database: PIX_DATABASE_URL, or the embedded server in the
+    data folder (PIX_DATA_DIR, else the nearest .pixdata folder upward, else
+    ./.pixdata), which it never creates: run `pixweb migrate` first. It logs the
+    database it uses on stderr. Settings: docs/operations.md.
+    """
     warnings.filterwarnings("ignore", module="platformdirs")
 
 
@@ -136,19 +153,17 @@ def run(**given: Any) -> None:
     \b
     Each option overrides its variable; also read from the environment, as pixweb reads them:
       PIX_DATABASE_URL           PostgreSQL URL; unset: the embedded server under PIX_DATA_DIR
-      PIX_DATA_DIR               data folder (default ./.pixdata)
+      PIX_DATA_DIR               data folder (default: the nearest .pixdata upward, else ./.pixdata)
       PIX_WEBHOOK_ALLOW_PRIVATE  send to loopback/private addresses too (default off)
       PIX_LOG_LEVEL              log level (default INFO: one line per attempt)
       PIX_LOG_FORMAT             auto (default: text on a terminal, JSON otherwise), json or text
     """
-    from pixinfra.logs import configure_logging
     from pixinfra.postgres.supervisor import supervising
     from pixnotify.metrics import DeliveryMetrics, serve_metrics
     from pixnotify.store import PostgresDeliveryStore
     from pixnotify.worker import Notifier
 
     settings = _settings()
-    configure_logging(settings.log_level, settings.log_format)
     try:
         config = replace(
             settings.notifier, **{name: value for name, value in given.items() if value is not None}

@@ -17,6 +17,7 @@ import sys
 import warnings
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
+from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import Any, NoReturn
@@ -24,10 +25,17 @@ from typing import Any, NoReturn
 import asyncpg
 import click
 
+from pixcore.accounts import CertificateInfo
 from pixcore.clock import SystemClock, format_timestamp
 from pixcore.errors import PixError
 from pixcore.usecases import link_certificate, open_account, revoke_certificate, rotate_secret
-from pixinfra.postgres.database import resolve_database_url, stop_embedded
+from pixinfra.logs import configure_logging
+from pixinfra.postgres.database import (
+    NoDatabase,
+    require_existing_database,
+    resolve_database_url,
+    stop_embedded,
+)
 from pixinfra.postgres.pool import Database
 from pixinfra.runtime import DeliveryLoop, database_ready
 from pixinfra.settings import Settings, get_settings
@@ -60,9 +68,19 @@ def _settings() -> Settings:
 
 
 def _run_admin(
-    action: Callable[[Settings, Database], Awaitable[dict[str, Any]]], *, echo: bool = True
+    action: Callable[[Settings, Database], Awaitable[dict[str, Any]]],
+    *,
+    echo: bool = True,
+    create: bool = False,
 ) -> dict[str, Any]:
+    """Run ``action`` on the migrated database; only ``create`` (``migrate``) makes a new embedded one."""
     settings = _settings()
+    configure_logging(settings.log_level, settings.log_format)  # on stderr: which database
+    if not create:
+        try:
+            require_existing_database(settings)
+        except NoDatabase as exc:
+            _fail("NoDatabase", str(exc))
 
     async def run() -> dict[str, Any]:
         async with database_ready(settings, pool_size=2) as database:
@@ -79,8 +97,43 @@ def _run_admin(
     finally:
         stop_embedded()
     if echo:
-        click.echo(json.dumps(result, indent=2))
+        _emit(result)
     return result
+
+
+def _wants_json() -> bool:
+    """JSON (decisions 12) unless stdout is a terminal and ``--json`` was not given."""
+    context = click.get_current_context(silent=True)
+    asked = context is not None and bool(context.meta.get("pixweb.json"))
+    return asked or not sys.stdout.isatty()
+
+
+def _human(value: Any, indent: str = "") -> list[str]:
+    """``value`` as indented ``key: value`` lines, for a person at a terminal."""
+    if isinstance(value, dict):
+        lines: list[str] = []
+        for key, item in value.items():
+            if isinstance(item, dict | list) and item and not all(isinstance(x, str | int) for x in item):
+                lines += [f"{indent}{key}:", *_human(item, indent + "  ")]
+            elif isinstance(item, list):
+                lines.append(f"{indent}{key}: {', '.join(map(str, item)) or '-'}")
+            else:
+                lines.append(f"{indent}{key}: {'-' if item is None else item}")
+        return lines
+    if isinstance(value, list):
+        lines = []
+        for number, item in enumerate(value):
+            lines += ([""] if number else []) + _human(item, indent)
+        return lines
+    return [f"{indent}{value}"]
+
+
+def _emit(result: dict[str, Any]) -> None:
+    """Print a command's result: JSON when piped or with ``--json``, else for a person."""
+    if _wants_json():
+        click.echo(json.dumps(result, indent=2))
+    else:
+        click.echo("\n".join(_human(result)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,9 +144,23 @@ class Composition:
     delivery: DeliveryLoop | None = None
 
 
-@click.group()
+HELP = {"help_option_names": ["-h", "--help"]}
+
+
+@click.group(context_settings=HELP)
+@click.version_option(package_name="pixservice", prog_name="pixweb")
 def main() -> None:
-    """PIX account service: the API server and the operator's commands."""
+    """PIX account service: the API server and the operator's commands.
+
+    \b
+    The database: PIX_DATABASE_URL (a PostgreSQL server), or the embedded server
+    in the data folder: PIX_DATA_DIR, else the nearest .pixdata folder from the
+    current folder upward, else ./.pixdata. Only `serve` and `migrate` create a
+    new embedded database; the other commands refuse to, naming where they looked.
+    Every command logs the database it uses on stderr (PIX_LOG_LEVEL, PIX_LOG_FORMAT).
+    Admin commands print JSON on stdout; an error is a JSON {error, message} on
+    stderr with a non-zero exit status. Settings: docs/operations.md.
+    """
     # The embedded server's runtime-dir fallback is harmless; keep stderr for our JSON.
     warnings.filterwarnings("ignore", module="platformdirs")
 
@@ -104,16 +171,29 @@ def main() -> None:
     default=None,
     help="Create and explain the demo account (default: yes, except in production mode, which refuses it).",
 )
+@click.option("--host", default=None, help="Address to listen on [PIX_HOST; default: 127.0.0.1].")
+@click.option(
+    "--port", type=click.IntRange(1, 65535), default=None, help="Port to listen on [PIX_PORT; default: 8000]."
+)
 @click.pass_obj
-def serve(composed: Composition | None, *, demo: bool | None) -> None:
-    """Serve the API (embedded PostgreSQL unless PIX_DATABASE_URL is set)."""
+def serve(composed: Composition | None, *, demo: bool | None, host: str | None, port: int | None) -> None:
+    """Serve the API (embedded PostgreSQL unless PIX_DATABASE_URL is set).
+
+    One process (several processes, --workers, are not offered: issue 17). Without
+    PIX_PUBLIC_URL the public URL follows --host and --port.
+    """
+    import os
+
     import uvicorn
 
     from pixweb.app import create_app
     from pixweb.demo import ensure_demo, instructions
-    from pixweb.observability import configure_logging
 
     settings = _settings()
+    if host is not None or port is not None:
+        host, port = host or settings.host, port or settings.port
+        public_url = os.environ.get("PIX_PUBLIC_URL") or f"http://{host}:{port}"
+        settings = replace(settings, host=host, port=port, public_url=public_url.rstrip("/"))
     if settings.production and demo:
         _fail("DemoInProduction", "PIX_PRODUCTION is on: pixweb serve creates no demo account (drop --demo).")
     demo = not settings.production if demo is None else demo
@@ -177,7 +257,7 @@ def migrate() -> None:
     async def action(_: Settings, _database: Database) -> dict[str, Any]:
         return {"migrated": True}
 
-    _run_admin(action)
+    _run_admin(action, create=True)
 
 
 @main.group()
@@ -229,6 +309,19 @@ def account_create(
     _run_admin(action)
 
 
+@account.command("list")
+def account_list() -> None:
+    """Print every account, oldest first: id, holder, branch and number, keys and client ids
+    (never a secret), as {"accounts": [...]}."""
+    from pixweb.persistence.account_list import list_accounts
+
+    async def action(_: Settings, database: Database) -> dict[str, Any]:
+        async with database.acquire() as conn:
+            return {"accounts": await list_accounts(conn)}
+
+    _run_admin(action)
+
+
 @account.command("rotate-secret")
 @click.option("--account", "account_id", type=int, required=True, help="Account id.")
 def account_rotate_secret(account_id: int) -> None:
@@ -269,7 +362,7 @@ def ledger_check() -> None:
             return await check_ledger(conn)
 
     report = _run_admin(action, echo=False)
-    click.echo(json.dumps(report, indent=2))
+    _emit(report)
     if not report["ok"]:
         sys.exit(1)
 
@@ -321,6 +414,133 @@ def clock_advance(seconds: str) -> None:
 def clock_show() -> None:
     """Print the service clock's now without moving it."""
     _run_admin(_now_of(_settings()))
+
+
+def _matching_key(key_pem: bytes, cert_pem: bytes) -> bool:
+    """Whether the PEM private key is the certificate's (so that the pair is usable)."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import serialization
+
+    try:
+        key = serialization.load_pem_private_key(key_pem, password=None)
+    except (ValueError, TypeError):
+        return False
+    public = x509.load_pem_x509_certificate(cert_pem).public_key()
+    encoding, form = serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+    return key.public_key().public_bytes(encoding, form) == public.public_bytes(encoding, form)
+
+
+def _read_file(path: Path, kind: str) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        _fail(kind, f"cannot read {path}: {exc.strerror}")
+
+
+async def _check_pair(
+    database: Database, account_id: int, info: CertificateInfo, now: datetime, cert_path: Path
+) -> None:
+    """The checks of the token endpoints (decisions 10, 13): valid now, linked to the account,
+    not revoked."""
+    from pixcore.errors import CertificateNotLinked, CertificateRevoked, InvalidCertificate
+
+    async with PostgresUnitOfWork(database) as tx:
+        linked = await tx.certificates.get(info.fingerprint)
+    if not info.is_valid_at(now):
+        raise InvalidCertificate("The client certificate is expired or not yet valid.")
+    if linked is None or linked.account_id != account_id:
+        raise CertificateNotLinked(f"{cert_path} is not linked to account {account_id}.")
+    if linked.revoked_at is not None:
+        raise CertificateRevoked()
+
+
+@admin.command("token")
+@click.option("--account", "account_id", type=int, required=True, help="Account id.")
+@click.option(
+    "--cert",
+    "cert_file",
+    type=click.Path(path_type=Path),
+    help="The account's linked PEM certificate (with --key). Default: DATA_DIR/clients/account-ID/"
+    "client-cert.pem, made and linked the first time.",
+)
+@click.option("--key", "key_file", type=click.Path(path_type=Path), help="The certificate's PEM private key.")
+@click.option(
+    "--env",
+    "as_env",
+    is_flag=True,
+    help="Print shell lines exporting PIX_TOKEN and PIX_CERT_HEADER (for eval) instead of JSON.",
+)
+def admin_token(account_id: int, cert_file: Path | None, key_file: Path | None, *, as_env: bool) -> None:
+    """Print a ready access token for the account, bound to its certificate (as POST /token
+    would give its client), without its client secret.
+
+    \b
+    The token is signed with the service's key (PIX_SIGNING_KEY_FILE, else DATA_DIR/signing-key.pem):
+    run it where `pixweb serve` finds the same key. With --env:
+      eval "$(pixweb admin token --account 1 --env)"
+      curl -H "Authorization: Bearer $PIX_TOKEN" -H "X-SSL-Client-Cert: $PIX_CERT_HEADER" ...
+    """
+    import shlex
+    from urllib.parse import quote
+
+    from pixcore.usecases.auth import TOKEN_LIFETIME_SECONDS
+    from pixweb.security.tokens import JwtIssuer, load_or_create_signing_key
+
+    if (cert_file is None) != (key_file is None):
+        _fail("UsageError", "--cert and --key go together (or give neither: the account's own pair)")
+    settings = _settings()
+    folder = settings.data_dir / "clients" / f"account-{account_id}"
+    make_pair = cert_file is None and not (folder / "client-cert.pem").exists()
+    cert_path = cert_file or folder / "client-cert.pem"
+    key_path = key_file or folder / "client-key.pem"
+    given: tuple[bytes, CertificateInfo] | None = None
+    if not make_pair:
+        cert_pem = _read_file(cert_path, "UnreadableCertificate")
+        key_pem = _read_file(key_path, "UnreadableKey")
+        try:
+            given = cert_pem, read_pem(cert_pem)
+        except PixError as exc:
+            _fail(type(exc).__name__, f"{cert_path}: {exc.message}")
+        if not _matching_key(key_pem, cert_pem):
+            _fail("KeyMismatch", f"{key_path} is not the private key of {cert_path}")
+
+    async def action(settings: Settings, database: Database) -> dict[str, Any]:
+        keeper = ClockKeeper(SystemClock(), shared=settings.sandbox, database=database)
+        await keeper.refresh()
+        now = keeper.clock.now()
+        uow = partial(PostgresUnitOfWork, database)
+        if given is None:  # the account's own pair, made once: linked first, then written
+            new_key, cert_pem, info = create_self_signed(f"pix-client-{account_id}", now=now)
+            await link_certificate(uow, account_id=account_id, certificate=info, clock=keeper.clock)
+            write_private(key_path, new_key)
+            cert_path.write_bytes(cert_pem)
+        else:
+            cert_pem, info = given
+        await _check_pair(database, account_id, info, now, cert_path)
+        issuer = JwtIssuer(
+            load_or_create_signing_key(settings.signing_key_path),
+            keeper.clock,
+            issuer=settings.token_issuer,
+            audience=settings.token_audience,
+        )
+        token = issuer.issue(account_id=account_id, fingerprint=info.fingerprint, issued_at=now)
+        return {
+            "accessToken": token,
+            "tokenType": "Bearer",
+            "expiresIn": TOKEN_LIFETIME_SECONDS,
+            "accountId": account_id,
+            "fingerprint": info.fingerprint,
+            "cert": str(cert_path),
+            "key": str(key_path),
+            "certHeader": quote(cert_pem.decode(), safe=""),
+        }
+
+    result = _run_admin(action, echo=False)
+    if as_env:
+        click.echo(f"export PIX_TOKEN={shlex.quote(result['accessToken'])}")
+        click.echo(f"export PIX_CERT_HEADER={shlex.quote(result['certHeader'])}")
+    else:
+        _emit(result)
 
 
 @admin.group()
@@ -420,3 +640,29 @@ def cert_create(account_id: int, out_dir: Path, days: int) -> None:
         }
 
     _run_admin(action)
+
+
+def _keep_json(context: click.Context, _: click.Parameter, value: bool) -> None:
+    if value:
+        context.meta["pixweb.json"] = True
+
+
+def _add_json_option(command: click.Command) -> None:
+    """``--json`` on every command that prints a result (a group passes it to its commands)."""
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            _add_json_option(sub)
+        return
+    command.params.append(
+        click.Option(
+            ["--json"],
+            is_flag=True,
+            expose_value=False,
+            callback=_keep_json,
+            help="Print JSON even on a terminal (JSON is the default when stdout is not a terminal).",
+        )
+    )
+
+
+_add_json_option(migrate)
+_add_json_option(admin)

@@ -13,8 +13,10 @@ import asyncio
 import hashlib
 import json
 import os
+import shutil
 import stat
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Mapping
@@ -64,10 +66,15 @@ class Outcome:
         assert self.code != 0, str(self)
         assert self.stdout == "", str(self)
         assert "Traceback" not in self.stderr, str(self)
+        *logged, last = self.stderr.strip().splitlines() or [""]
+        for line in logged:  # before the error, only log records (the database used, decisions 19)
+            record = json.loads(line)
+            assert set(record) >= {"timestamp", "level", "logger", "message"}, str(self)
+            assert record["level"] != "ERROR", str(self)
         try:
-            body = json.loads(self.stderr)  # the whole of stderr
+            body = json.loads(last)  # the last line of stderr
         except json.JSONDecodeError:
-            pytest.fail(f"stderr is not one JSON object\n{self}")
+            pytest.fail(f"stderr does not end with one JSON object\n{self}")
         assert isinstance(body, dict), str(self)
         assert set(body) == {"error", "message"}, str(self)
         assert isinstance(body["error"], str)
@@ -77,12 +84,13 @@ class Outcome:
         return body
 
 
-async def pixweb(env: Mapping[str, str], *args: str) -> Outcome:
+async def pixweb(env: Mapping[str, str], *args: str, cwd: Path | None = None) -> Outcome:
     """Run the console script to completion without blocking the session's event loop."""
     process = await asyncio.create_subprocess_exec(
         str(PIXWEB),
         *args,
         env=dict(env),
+        cwd=cwd,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
@@ -439,17 +447,39 @@ def _processes_mentioning(text: str) -> list[str]:
 
 
 @pytest.mark.slow
-async def test_embedded_database_is_shared_between_commands_and_stopped_after(tmp_path: Path) -> None:
-    env = _base_env(tmp_path)  # no PIX_DATABASE_URL: the embedded server under the data folder
-    assert "PIX_DATABASE_URL" not in env
+async def test_embedded_database_is_shared_between_commands_and_stopped_after() -> None:
+    # Outside pytest's temporary root, which another pytest run may close (chmod 700) behind the
+    # server: the embedded server runs as another user when we are root (docs/operations.md).
+    tmp_path = Path(tempfile.mkdtemp(prefix="pixtest-cli-"))
+    try:
+        await _shared_and_stopped(tmp_path)
+    finally:
+        shutil.rmtree(tmp_path, ignore_errors=True)
 
-    first = await _create_account(env, _email())
-    second = await _create_account(env, _email())
+
+async def _shared_and_stopped(tmp_path: Path) -> None:
+    # no PIX_DATABASE_URL and no PIX_DATA_DIR: the embedded server in the nearest .pixdata upward
+    env = {name: value for name, value in _base_env(tmp_path).items() if name != "PIX_DATA_DIR"}
+    inside = tmp_path / "project" / "src"
+    inside.mkdir(parents=True)
+    before = await pixweb(
+        env, "admin", "account", "create", "--name", "A", "--document", random_cpf(), cwd=inside
+    )
+    assert before.error()["error"] == "NoDatabase"  # only serve and migrate create a database
+    assert not (inside / ".pixdata").exists()
+
+    assert (await pixweb(env, "migrate", cwd=tmp_path / "project")).ok() == {"migrated": True}
+    args = ("admin", "account", "create", "--name", "Operator Test", "--document")
+    first = (await pixweb(env, *args, random_cpf(), "--key", _email(), cwd=inside)).ok()
+    second_run = await pixweb(env, *args, random_cpf(), "--key", _email(), cwd=tmp_path / "project")
+    second = second_run.ok()
 
     assert set(first) == set(second) == ACCOUNT_KEYS
     assert second["accountId"] > first["accountId"]  # the same database, reused
-    pgdata = (tmp_path / "pg").resolve()
+    pgdata = (tmp_path / "project" / ".pixdata" / "pg").resolve()
     assert pgdata.is_dir()
+    assert f"embedded PostgreSQL in {pgdata}" in second_run.stderr  # logged: the database it used
+    assert not (inside / ".pixdata").exists()
 
     deadline = time.monotonic() + 15  # the last process to leave stops the server: give it time
     left = _processes_mentioning(str(pgdata))

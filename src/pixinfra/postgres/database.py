@@ -25,9 +25,12 @@ from pixinfra.settings import Settings
 
 __all__ = [
     "EMBEDDED_DATABASE",
+    "NoDatabase",
+    "describe_database",
     "embedded_server",
     "ensure_database",
     "migrate",
+    "require_existing_database",
     "resolve_database_url",
     "stop_embedded",
 ]
@@ -90,8 +93,48 @@ async def ensure_database(url: str) -> None:
         await conn.close()
 
 
+class NoDatabase(Exception):
+    """No embedded database where the settings point, and this command does not create one."""
+
+
+def require_existing_database(settings: Settings) -> None:
+    """Raise :class:`NoDatabase` unless the database exists or is a server's (``PIX_DATABASE_URL``).
+
+    Only ``pixweb serve`` and ``pixweb migrate`` create an embedded database; the other commands
+    call this first, so that a command run from the wrong folder does not start an empty one.
+    """
+    if settings.database_url or (settings.data_dir / "pg" / "PG_VERSION").is_file():
+        return
+    if settings.data_dir_searched:
+        where = "no PIX_DATA_DIR, and no .pixdata folder with a database in " + ", ".join(
+            str(folder.parent) for folder in settings.data_dir_searched
+        )
+    else:
+        where = f"PIX_DATA_DIR is {settings.data_dir}, which holds no database"
+    raise NoDatabase(
+        f"no database found ({where}). Run `pixweb migrate` (or `pixweb serve`) to create one, "
+        "set PIX_DATA_DIR to the data folder, or PIX_DATABASE_URL to a PostgreSQL server."
+    )
+
+
+def describe_database(settings: Settings) -> str:
+    """Which database the settings name, for the logs: host, port and name, or the embedded
+    server's folder; never a password."""
+    if not settings.database_url:
+        return f"embedded PostgreSQL in {(settings.data_dir / 'pg').resolve()} (database {EMBEDDED_DATABASE})"
+    parts = urlsplit(settings.database_url)
+    host = parts.hostname or "local socket"
+    try:
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:  # not a number: the connection will say so
+        port = ""
+    user = f" as {parts.username}" if parts.username else ""
+    return f"PostgreSQL at {host}{port}, database {database_name(settings.database_url)}{user}"
+
+
 def resolve_database_url(settings: Settings) -> str:
     """The URL to use: the configured one, or the embedded server's (started if needed)."""
+    log.info("database: %s", describe_database(settings))
     if settings.database_url:
         return settings.database_url
     return _start_embedded(settings.data_dir)

@@ -3,8 +3,8 @@
 A handler's ``data`` is a msgspec Struct, and msgspec stops at the first field that does not fit:
 a body with three mistakes took three tries. :class:`AllBodyErrors` runs before the handler: when
 the body does not convert to the handler's Struct, :func:`body_errors` walks the Struct field by
-field (nested Structs included) and the request is refused with every mistake in ``details``, each
-worded exactly as msgspec words it alone (``pixKey: Expected `str`, got `int```,
+field (nested Structs included), and the error handler answers Litestar's own refusal with every
+mistake in ``details``, each worded exactly as msgspec words it alone (``pixKey: Expected `str`, got `int```,
 ``data: Object missing required field `pixKey```). A body with one mistake, or one that converts,
 keeps Litestar's own answer. Rules the domain judges (amounts, keys, documents)
 were already collected by the ``pixcore`` parsers.
@@ -22,7 +22,7 @@ from litestar.enums import RequestEncodingType, ScopeType
 from litestar.middleware import ASGIMiddleware
 from litestar.types import ASGIApp, Receive, Scope, Send
 
-__all__ = ["AllBodyErrors", "body_details", "body_errors"]
+__all__ = ["AllBodyErrors", "body_details", "body_errors", "problems_of"]
 
 _AT = re.compile(r" - at `\$(.*)`$")
 _ROOT = "data"  # Litestar's key for the body itself
@@ -135,7 +135,7 @@ class AllBodyErrors(ASGIMiddleware):
         if struct is not None:
             request: Request[Any, Any, Any] = Request(scope, receive, send)
             if request.content_type[0] not in _FORMS:
-                problems = _problems(await request.body(), struct)
+                problems = problems_of(await request.body(), struct)
                 if len(problems) > 1:
                     request.state[_STATE_KEY] = [f"{key}: {message}" for key, message in problems]
         await next_app(scope, receive, send)
@@ -147,15 +147,21 @@ def body_details(request: Request[Any, Any, Any]) -> list[str] | None:
     return list(found) if isinstance(found, list) else None
 
 
-def _problems(body: bytes, struct: type[msgspec.Struct]) -> list[tuple[str, str]]:
+# What decoding a hostile body raises besides a type mistake: malformed JSON, invalid UTF-8 in a
+# string, nesting past the interpreter's recursion limit. TextGuard refuses the last two before
+# this middleware runs; they are caught here too so that no order of middleware makes them a 500.
+_UNREADABLE = (msgspec.DecodeError, UnicodeDecodeError, RecursionError)
+
+
+def problems_of(body: bytes, struct: type[msgspec.Struct]) -> list[tuple[str, str]]:
     try:
         msgspec.json.decode(body, type=struct, strict=False)
     except msgspec.ValidationError:
         try:
             value = msgspec.json.decode(body)
-        except msgspec.DecodeError:
-            return []  # malformed, found after a type mistake: the handler's decoder says so
+        except _UNREADABLE:
+            return []  # unreadable, found after a type mistake: the handler's decoder says so
         return body_errors(value, struct) if isinstance(value, dict) else []
-    except msgspec.DecodeError:
-        return []  # malformed: the handler's decoder says so
+    except _UNREADABLE:
+        return []  # unreadable: the handler's decoder says so
     return []  # it fits: nothing to add (the usual case, one pass in C)

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import msgspec
 import pytest
 
-from pixweb.body_errors import body_errors
+from pixweb.body_errors import body_errors, problems_of
 
 
 class Inner(msgspec.Struct):
@@ -79,3 +79,25 @@ def test_unknown_fields_where_the_struct_forbids_them() -> None:
 
 def test_a_body_that_fits_has_no_errors() -> None:
     assert body_errors({"pixKey": "k", "inner": {"code": "c", "count": "3"}}, Outer) == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"name": 1, "inner": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",  # past the recursion limit
+        b'{"name": "\xff\xfe", "count": "x"}',  # invalid UTF-8 after a type mistake
+        b'{"name": 1, "count": [1, 2',  # malformed after a type mistake
+        b"\xff",
+    ],
+    ids=["deep", "invalid-utf8", "truncated", "garbage"],
+)
+def test_an_unreadable_body_adds_nothing_and_raises_nothing(body: bytes) -> None:
+    """Whatever the order of the middleware, a hostile body leaves the answer to the handler's
+    decoder (a 400): finding its mistakes never raises."""
+    assert problems_of(body, Hostile) == []
+
+
+class Hostile(msgspec.Struct):
+    name: str
+    count: int = 0
+    inner: list[int] = msgspec.field(default_factory=list)

@@ -17,7 +17,6 @@ import sys
 import warnings
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import Any, NoReturn
@@ -437,23 +436,6 @@ def _read_file(path: Path, kind: str) -> bytes:
         _fail(kind, f"cannot read {path}: {exc.strerror}")
 
 
-async def _check_pair(
-    database: Database, account_id: int, info: CertificateInfo, now: datetime, cert_path: Path
-) -> None:
-    """The checks of the token endpoints (decisions 10, 13): valid now, linked to the account,
-    not revoked."""
-    from pixcore.errors import CertificateNotLinked, CertificateRevoked, InvalidCertificate
-
-    async with PostgresUnitOfWork(database) as tx:
-        linked = await tx.certificates.get(info.fingerprint)
-    if not info.is_valid_at(now):
-        raise InvalidCertificate("The client certificate is expired or not yet valid.")
-    if linked is None or linked.account_id != account_id:
-        raise CertificateNotLinked(f"{cert_path} is not linked to account {account_id}.")
-    if linked.revoked_at is not None:
-        raise CertificateRevoked()
-
-
 @admin.command("token")
 @click.option("--account", "account_id", type=int, required=True, help="Account id.")
 @click.option(
@@ -483,7 +465,7 @@ def admin_token(account_id: int, cert_file: Path | None, key_file: Path | None, 
     import shlex
     from urllib.parse import quote
 
-    from pixcore.usecases.auth import TOKEN_LIFETIME_SECONDS
+    from pixcore.usecases.auth import TOKEN_LIFETIME_SECONDS, issue_operator_token
     from pixweb.security.tokens import JwtIssuer, load_or_create_signing_key
 
     if (cert_file is None) != (key_file is None):
@@ -516,16 +498,17 @@ def admin_token(account_id: int, cert_file: Path | None, key_file: Path | None, 
             cert_path.write_bytes(cert_pem)
         else:
             cert_pem, info = given
-        await _check_pair(database, account_id, info, now, cert_path)
         issuer = JwtIssuer(
             load_or_create_signing_key(settings.signing_key_path),
             keeper.clock,
             issuer=settings.token_issuer,
             audience=settings.token_audience,
         )
-        token = issuer.issue(account_id=account_id, fingerprint=info.fingerprint, issued_at=now)
+        issued = await issue_operator_token(
+            uow, issuer, keeper.clock, account_id=account_id, certificate=info
+        )
         return {
-            "accessToken": token,
+            "accessToken": issued.access_token,
             "tokenType": "Bearer",
             "expiresIn": TOKEN_LIFETIME_SECONDS,
             "accountId": account_id,

@@ -12,6 +12,7 @@ from pixcore.clock import ManualClock
 from pixcore.errors import (
     AuthenticationError,
     CertificateNotLinked,
+    CertificateRevoked,
     InvalidCertificate,
     InvalidCredentials,
     PermissionDenied,
@@ -25,8 +26,10 @@ from pixcore.testing import (
 )
 from pixcore.usecases import (
     TOKEN_LIFETIME_SECONDS,
+    issue_operator_token,
     issue_token,
     link_certificate,
+    revoke_certificate,
 )
 from tests.unit.usecase_helpers import (
     OTHER_CPF,
@@ -183,4 +186,41 @@ async def test_a_certificate_of_another_account_is_not_linked(scene: Scene) -> N
     with pytest.raises(CertificateNotLinked):
         await scene.issue(certificate=theirs)
 
+    assert scene.issuer.calls == []
+
+
+# -- issue_operator_token (pixweb admin token) ---------------------------------
+
+
+async def operator_token(scene: Scene, account_id: int, certificate: CertificateInfo) -> str:
+    issued = await issue_operator_token(
+        scene.store.unit_of_work, scene.issuer, scene.clock, account_id=account_id, certificate=certificate
+    )
+    assert issued.account_id == account_id
+    return issued.access_token
+
+
+async def test_the_operator_gets_a_token_bound_to_the_linked_certificate(scene: Scene) -> None:
+    assert await operator_token(scene, scene.opened.account.id, scene.certificate)
+    assert [call.fingerprint for call in scene.issuer.calls] == [scene.certificate.fingerprint]
+
+
+async def test_the_operator_s_token_has_the_certificate_checks_of_the_endpoint(scene: Scene) -> None:
+    account = scene.opened.account.id
+    with pytest.raises(CertificateNotLinked):
+        await operator_token(scene, account, certificate_for(scene.clock, "unlinked"))
+    with pytest.raises(CertificateNotLinked):  # linked, but to this account, not to another
+        await operator_token(scene, account + 1, scene.certificate)
+    await revoke_certificate(
+        scene.store.unit_of_work, scene.clock, account_id=account, fingerprint=scene.certificate.fingerprint
+    )
+    with pytest.raises(CertificateRevoked):
+        await operator_token(scene, account, scene.certificate)
+    expired = certificate_for(scene.clock, "old")
+    await link_certificate(
+        scene.store.unit_of_work, account_id=account, certificate=expired, clock=scene.clock
+    )
+    scene.clock.advance(400 * 86_400)
+    with pytest.raises(InvalidCertificate):
+        await operator_token(scene, account, expired)
     assert scene.issuer.calls == []

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pixcore.accounts import CertificateInfo
+from pixcore.accounts import CertificateInfo, LinkedCertificate
 from pixcore.clock import Clock
 from pixcore.errors import CertificateNotLinked, CertificateRevoked, InvalidCertificate, InvalidCredentials
 from pixcore.ports import SecretVerifier, TokenIssuer, UnitOfWorkFactory
 
-__all__ = ["TOKEN_LIFETIME_SECONDS", "IssuedToken", "issue_token"]
+__all__ = ["TOKEN_LIFETIME_SECONDS", "IssuedToken", "issue_operator_token", "issue_token"]
 
 TOKEN_LIFETIME_SECONDS = 1800
 
@@ -47,12 +47,40 @@ async def issue_token(
         raise InvalidCredentials()
     if not await verifier.verify(credential.secret_hash, client_secret):
         raise InvalidCredentials()
+    return _bound_token(
+        issuer, clock, account_id=credential.account_id, certificate=certificate, linked=linked
+    )
+
+
+async def issue_operator_token(
+    uow: UnitOfWorkFactory,
+    issuer: TokenIssuer,
+    clock: Clock,
+    *,
+    account_id: int,
+    certificate: CertificateInfo,
+) -> IssuedToken:
+    """The operator's token for an account (``pixweb admin token``): no client secret, and the same
+    certificate checks as :func:`issue_token` (valid now, linked to the account, not revoked)."""
+    async with uow() as tx:
+        linked = await tx.certificates.get(certificate.fingerprint)
+    return _bound_token(issuer, clock, account_id=account_id, certificate=certificate, linked=linked)
+
+
+def _bound_token(
+    issuer: TokenIssuer,
+    clock: Clock,
+    *,
+    account_id: int,
+    certificate: CertificateInfo,
+    linked: LinkedCertificate | None,
+) -> IssuedToken:
     now = clock.now()
     if not certificate.is_valid_at(now):
         raise InvalidCertificate("The client certificate is expired or not yet valid.")
-    if linked is None or linked.account_id != credential.account_id:
+    if linked is None or linked.account_id != account_id:
         raise CertificateNotLinked()
     if linked.revoked_at is not None:
         raise CertificateRevoked()
-    token = issuer.issue(account_id=credential.account_id, fingerprint=certificate.fingerprint, issued_at=now)
-    return IssuedToken(access_token=token, account_id=credential.account_id)
+    token = issuer.issue(account_id=account_id, fingerprint=certificate.fingerprint, issued_at=now)
+    return IssuedToken(access_token=token, account_id=account_id)

@@ -58,6 +58,13 @@ def _memory() -> Backend:
     return Backend("memory", store.unit_of_work, (IntegrityError,), seed_delivery)
 
 
+def _notification_of(route: str) -> str:
+    """The envelope's type of an event delivered to registrations of type ``route``."""
+    if route.startswith(("refund_", "med_")):
+        return route.split("_", maxsplit=1)[0].upper()
+    return {"cash_in": "RECEIVE", "cash_out": "TRANSFER"}[route]
+
+
 async def _seed_postgres_delivery(delivery: Delivery) -> int:
     from tests.support import pg_uow
 
@@ -67,9 +74,10 @@ async def _seed_postgres_delivery(delivery: Delivery) -> int:
         outbox_id = await tx.connection.fetchval(
             """
             INSERT INTO outbox (account_id, event_type, webhook_type, payload, created_at, dispatched_at)
-            VALUES ($1, $2, $2, '{}'::jsonb, $3, $3) RETURNING id
+            VALUES ($1, $2, $3, '{}'::jsonb, $4, $4) RETURNING id
             """,
             d.account_id,
+            _notification_of(d.event_type.value),  # the envelope's type (varchar(10)), then the route
             d.event_type.value,
             d.created_at,
         )

@@ -30,7 +30,7 @@ from pathlib import Path
 from _figures import Figure  # bench/ is on sys.path
 
 HERE = Path(__file__).parent
-DATABASE = frozenset({"transfers", "queries", "webhooks", "token_flood"})
+DATABASE = frozenset({"transfers", "queries", "webhooks", "token_flood", "console"})
 
 FULL: dict[str, list[str]] = {
     "brcode": [],
@@ -39,6 +39,7 @@ FULL: dict[str, list[str]] = {
     "queries": [],
     "webhooks": [],
     "token_flood": [],
+    "console": [],
 }
 QUICK: dict[str, list[str]] = {
     "brcode": ["--seconds", "0.1", "--repeat", "3"],
@@ -47,6 +48,7 @@ QUICK: dict[str, list[str]] = {
     "queries": ["--rows", "100000", "--requests", "100", "--warmup", "10"],
     "webhooks": ["--events", "2000", "--latency-seconds", "5"],
     "token_flood": ["--rounds", "2", "--idle", "200"],
+    "console": ["--requests", "50", "--warmup", "5"],
 }
 
 

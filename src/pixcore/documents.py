@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pixcore.errors import InvalidDocument
 
 __all__ = [
+    "CNPJ_PATTERN",
+    "CPF_PATTERN",
     "Document",
     "DocumentKind",
     "cnpj_check_digits",
@@ -36,9 +38,12 @@ __all__ = [
     "parse_document",
 ]
 
-_CPF = re.compile(r"[0-9]{11}")
+CPF_PATTERN = "[0-9]{11}"
+CNPJ_PATTERN = "[0-9A-Z]{12}[0-9]{2}"
+"""The layouts (matched whole); the check digits are a rule no pattern says."""
+_CPF = re.compile(CPF_PATTERN)
 _CPF_BODY = re.compile(r"[0-9]{9}")
-_CNPJ = re.compile(r"[0-9A-Z]{12}[0-9]{2}")
+_CNPJ = re.compile(CNPJ_PATTERN)
 _CNPJ_BODY = re.compile(r"[0-9A-Z]{12}")
 _CNPJ_WEIGHTS = (6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2)  # the first digit uses the last 12
 

@@ -39,7 +39,6 @@ tree to HTTP statuses in exactly one place (``pixweb.errors``)::
     │   ├── DuplicatePixKey
     │   ├── DuplicateAccount
     │   ├── CertificateInUse
-    │   ├── DeliveryPending
     │   ├── DuplicateCharge
     │   ├── DuplicateExternalId
     │   ├── RefundIdReused
@@ -81,7 +80,6 @@ __all__ = [
     "Conflict",
     "CreditorDocumentMismatch",
     "DeliveryNotFound",
-    "DeliveryPending",
     "DuplicateAccount",
     "DuplicateCharge",
     "DuplicateExternalId",
@@ -291,10 +289,6 @@ class DuplicateAccount(Conflict):
 
 class CertificateInUse(Conflict):
     """The certificate is linked to another account."""
-
-
-class DeliveryPending(Conflict):
-    """The delivery is pending already: it will be attempted again."""
 
 
 class DuplicateCharge(Conflict):

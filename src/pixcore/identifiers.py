@@ -20,6 +20,12 @@ from datetime import UTC, datetime
 from pixcore.errors import InvalidIdentifier
 
 __all__ = [
+    "E2EID_PATH_PATTERN",
+    "END_TO_END_ID_PATTERN",
+    "ISPB_PATTERN",
+    "LOOKUP_E2E_PATTERN",
+    "REFUND_ID_PATTERN",
+    "TXID_PATTERN",
     "is_end_to_end_id",
     "is_return_id",
     "looks_like_end_to_end_id",
@@ -35,12 +41,21 @@ __all__ = [
 ]
 
 _ALPHANUMERIC = string.ascii_letters + string.digits
-_ISPB = re.compile(r"[0-9]{8}")
+# The rules as text (matched whole): the OpenAPI document publishes these very strings.
+ISPB_PATTERN = "[0-9]{8}"
+END_TO_END_ID_PATTERN = "E[0-9]{8}[0-9]{12}[A-Za-z0-9]{11}"
+"""The layout of an end-to-end id; that its date and time are real is a rule no pattern says."""
+LOOKUP_E2E_PATTERN = "E[A-Za-z0-9]{31}"
+E2EID_PATH_PATTERN = "[A-Za-z0-9]{32}"
+TXID_PATTERN = "[A-Za-z0-9]{26,35}"
+REFUND_ID_PATTERN = "[A-Za-z0-9]{1,35}"
+
+_ISPB = re.compile(ISPB_PATTERN)
 _SPI_ID = re.compile(r"([ED])[0-9]{8}([0-9]{4})([0-9]{2})([0-9]{2})([0-9]{2})([0-9]{2})[A-Za-z0-9]{11}")
-_LOOKUP_E2E = re.compile(r"E[A-Za-z0-9]{31}")
-_E2EID_PATH = re.compile(r"[A-Za-z0-9]{32}")
-_TXID = re.compile(r"[A-Za-z0-9]{26,35}")
-_REFUND_ID = re.compile(r"[A-Za-z0-9]{1,35}")
+_LOOKUP_E2E = re.compile(LOOKUP_E2E_PATTERN)
+_E2EID_PATH = re.compile(E2EID_PATH_PATTERN)
+_TXID = re.compile(TXID_PATTERN)
+_REFUND_ID = re.compile(REFUND_ID_PATTERN)
 
 
 def _invalid(problem: str) -> InvalidIdentifier:

@@ -27,20 +27,28 @@ from dataclasses import dataclass
 from pixcore.documents import is_valid_cnpj, is_valid_cpf
 from pixcore.errors import InvalidPixKey
 
-__all__ = ["MAX_KEY_LENGTH", "PixKey", "PixKeyType", "new_evp", "parse_pix_key"]
+__all__ = ["KEY_PATTERN", "MAX_KEY_LENGTH", "PixKey", "PixKeyType", "new_evp", "parse_pix_key"]
 
 MAX_KEY_LENGTH = 77
 """No key is longer than the longest e-mail key."""
 
-_CPF = re.compile(r"[0-9]{11}")
-_CNPJ = re.compile(r"[0-9A-Z]{12}[0-9]{2}")
-_PHONE = re.compile(r"\+55[0-9]{10,11}")
-_EMAIL = re.compile(
+_CPF_TEXT = r"[0-9]{11}"
+_CNPJ_TEXT = r"[0-9A-Z]{12}[0-9]{2}"
+_PHONE_TEXT = r"\+55[0-9]{10,11}"
+_EMAIL_TEXT = (
     r"[a-z0-9.!#$&'*+/=?^_`{|}~-]+"
     r"@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
     r"(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*"
 )
-_EVP = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_EVP_TEXT = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+KEY_PATTERN = "|".join(f"(?:{text})" for text in (_CPF_TEXT, _CNPJ_TEXT, _PHONE_TEXT, _EMAIL_TEXT, _EVP_TEXT))
+"""The five layouts (e-mail and EVP in their canonical lower case; upper case is accepted and
+lowered). A CPF's or CNPJ's check digits are a rule no pattern says."""
+_CPF = re.compile(_CPF_TEXT)
+_CNPJ = re.compile(_CNPJ_TEXT)
+_PHONE = re.compile(_PHONE_TEXT)
+_EMAIL = re.compile(_EMAIL_TEXT)
+_EVP = re.compile(_EVP_TEXT)
 
 
 class PixKeyType(enum.StrEnum):

@@ -22,6 +22,7 @@ from decimal import Decimal
 from pixcore.errors import InvalidAmount
 
 __all__ = [
+    "AMOUNT_STRING_PATTERN",
     "MAX_CENTS",
     "cents_to_decimal",
     "format_amount_string",
@@ -33,7 +34,9 @@ __all__ = [
 MAX_CENTS = 999_999_999_999
 """The largest amount: ``9999999999.99`` (10 integer digits)."""
 
-_AMOUNT_STRING = re.compile(r"[0-9]{1,10}\.[0-9]{2}")
+AMOUNT_STRING_PATTERN = r"[0-9]{1,10}\.[0-9]{2}"
+"""The string wire form of an amount (matched whole), ``"1234.50"``."""
+_AMOUNT_STRING = re.compile(AMOUNT_STRING_PATTERN)
 _MAX_EXPONENT = 12  # a coefficient shifted by more than 12 places exceeds MAX_CENTS
 
 

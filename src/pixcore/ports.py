@@ -32,7 +32,16 @@ from pixcore.records import NewTransaction, NewTransfer, TransactionStatus, Tran
 from pixcore.refunds import NewRefund, Original, Refund, RefundKind, RefundStatus
 from pixcore.transfers import DirectoryEntry, TransferState
 from pixcore.webhook_delivery import Attempted, Claim, Verdict
-from pixcore.webhooks import Delivery, DeliveryStatus, EventType, NewWebhook, Webhook, WebhookSecret
+from pixcore.webhooks import (
+    Delivery,
+    DeliveryDetail,
+    DeliveryFilter,
+    DeliveryStatus,
+    EventType,
+    NewWebhook,
+    Webhook,
+    WebhookSecret,
+)
 
 __all__ = [
     "AccountRepository",
@@ -49,6 +58,7 @@ __all__ = [
     "MedRepository",
     "OutboxRepository",
     "PixKeyRepository",
+    "ProbeResult",
     "RefundRepository",
     "SecretHasher",
     "SecretVerifier",
@@ -57,6 +67,7 @@ __all__ = [
     "TransferRepository",
     "UnitOfWork",
     "UnitOfWorkFactory",
+    "WebhookProbe",
     "WebhookRepository",
 ]
 
@@ -166,6 +177,10 @@ class ChargeRepository(Protocol):
     async def get(self, account_id: int, txid: str) -> Charge | None: ...
 
     async def get_by_location(self, location_id: str) -> Charge | None: ...
+
+    async def recent(self, account_id: int, limit: int) -> list[Charge]:
+        """The account's newest charges and cash-ins, newest first, ``limit`` at most."""
+        ...
 
     async def get_by_external_id(self, account_id: int, external_id: str) -> Charge | None: ...
 
@@ -311,16 +326,28 @@ class WebhookRepository(Protocol):
         ...
 
     async def deliveries(
-        self, account_id: int, *, limit: int, status: DeliveryStatus | None = None
+        self,
+        account_id: int,
+        *,
+        limit: int,
+        status: DeliveryStatus | None = None,
+        filters: DeliveryFilter | None = None,
     ) -> list[Delivery]:
-        """The account's most recent deliveries, newest first."""
+        """The account's most recent deliveries, newest first, narrowed by ``status`` and ``filters``
+        (each of its fields that is set; the dates bound ``created_at``, inclusive)."""
         ...
 
     async def get_delivery(self, account_id: int, delivery_id: int) -> Delivery | None: ...
 
+    async def delivery_detail(self, account_id: int, delivery_id: int) -> DeliveryDetail | None:
+        """A delivery of the account with its notification and its attempts, oldest first; None if
+        there is no such delivery of the account."""
+        ...
+
     async def requeue_delivery(self, account_id: int, delivery_id: int, at: datetime) -> Delivery | None:
         """A finished (delivered or failed) delivery becomes pending again, due at ``at``, with no
-        attempts; None (and nothing changed) if it is pending or not the account's."""
+        attempts; a pending one becomes due at ``at`` (if not due earlier), its attempts kept. None
+        (and nothing changed) if it is not the account's."""
         ...
 
 
@@ -345,15 +372,30 @@ class DeliveryStore(Protocol):
         ...
 
     async def record(
-        self, claim: Claim, verdict: Verdict, *, attempted_at: datetime, status_code: int | None
+        self,
+        claim: Claim,
+        verdict: Verdict,
+        *,
+        attempted_at: datetime,
+        status_code: int | None,
+        duration_ms: int = 0,
+        error: str | None = None,
+        response_body: str | None = None,
     ) -> bool:
-        """Store an attempt's outcome, and deactivate the registration if the verdict says so
-        (410), together. False: the lease was lost, nothing was written."""
+        """Store an attempt's outcome and its line of the attempt log (``Attempted.log_error``,
+        ``Attempted.log_body``), and deactivate the registration if the verdict says so (410),
+        together. False: the lease was lost, nothing was written."""
         ...
 
     async def record_many(self, outcomes: Sequence[Attempted]) -> set[int]:
-        """Store many outcomes at once (none may deactivate: ``ValueError``); the ids of the
-        deliveries whose lease still held."""
+        """Store many outcomes at once, each with its line of the attempt log (none may
+        deactivate: ``ValueError``); the ids of the deliveries whose lease still held (the others
+        get no line)."""
+        ...
+
+    async def prune_attempts(self, before: datetime, limit: int) -> int:
+        """Delete up to ``limit`` lines of the attempt log made before ``before``, oldest first;
+        how many were deleted."""
         ...
 
     async def finish_inactive(self, claim: Claim, now: datetime) -> bool:
@@ -469,3 +511,32 @@ class TokenIssuer(Protocol):
     """Mints access tokens bound to a certificate (RFC 8705)."""
 
     def issue(self, *, account_id: int, fingerprint: str, issued_at: datetime) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeResult:
+    """What a test event got: the receiver's status code, or an error (no answer)."""
+
+    success: bool
+    status_code: int | None
+    duration_ms: int
+    error: str | None
+
+
+class WebhookProbe(Protocol):
+    """Sends one signed notification to a registration now, once (no retry): the test event of
+    ``POST /api/webhooks/{id}/test``. The notifier implements it (``pixnotify.probe``) with its
+    own HTTP client and signer, so the address guard and the TLS settings apply."""
+
+    async def send(
+        self,
+        *,
+        url: str,
+        headers: Mapping[str, str],
+        secrets: Sequence[str],
+        msg_id: str,
+        event: Mapping[str, object],
+    ) -> ProbeResult:
+        """POST ``event`` (``{type, data}``) signed with ``secrets`` as ``msg_id`` (its
+        ``webhook-timestamp`` the wall clock's, which receivers check it against)."""
+        ...

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Protocol, TypeVar
@@ -52,10 +52,13 @@ from pixcore.keys import PixKey, parse_pix_key
 from pixcore.records import TransactionStatus, TransactionType
 
 __all__ = [
+    "DATE_PATTERN",
     "DEFAULT_SIZE",
+    "FLOW_DAYS",
     "MAX_ID",
     "MAX_SPAN",
     "PIX_KEY_TOTAL_CAP",
+    "DayFlow",
     "Identifier",
     "ListKind",
     "ListQuery",
@@ -65,10 +68,12 @@ __all__ = [
     "TransactionQueries",
     "TransactionView",
     "classify_identifier",
+    "credit_types",
     "display_status",
     "display_type",
     "mask_counterpart_document",
     "movement_of",
+    "parse_date_bounds",
     "parse_list_query",
     "parse_query_pix_key",
 ]
@@ -81,6 +86,13 @@ MAX_PAGE = 10_000_000
 """Far past any result a 31-day window can hold; keeps offsets inside 64 bits."""
 MAX_ID = 2**63 - 1
 MAX_EXTERNAL_ID = 100
+DATE_PATTERN = (
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
+    r"(?:T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]{3}|\.[0-9]{6})?)?(?:Z|[+-][0-9]{2}:[0-9]{2})?)?"
+)
+"""The forms of ``startDate``/``endDate`` the OpenAPI document publishes (matched whole): a date, or
+a date and time, as :func:`_moment` reads them (it reads a few more ISO 8601 forms). That the date
+and time are real ones is a rule no pattern says."""
 """The longest externalId a record can carry."""
 
 _DIGITS = re.compile(r"[0-9]+")
@@ -215,6 +227,26 @@ class TransactionPage:
     @property
     def has_previous(self) -> bool:
         return self.page > 1
+
+
+FLOW_DAYS = 30
+"""The overview's span: money in and out per day over the last 30 days (today included)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DayFlow:
+    """Money in and out of an account on one day (UTC), in centavos: the final amounts
+    (:attr:`TransactionView.final_amount`) of its settled (``CONFIRMED``) records created that
+    day, credits in ``incoming``, debits in ``outgoing``."""
+
+    day: date
+    incoming: int
+    outgoing: int
+
+
+def credit_types() -> tuple[TransactionType, ...]:
+    """The record types whose money comes in (:class:`Movement` ``CREDIT``)."""
+    return tuple(kind for kind in TransactionType if movement_of(kind) is Movement.CREDIT)
 
 
 # ------------------------------------------------------------------------------ parameters
@@ -382,6 +414,31 @@ def _end_to_end_id(text: str | None) -> str | None:
     return text
 
 
+def parse_date_bounds(
+    start_date: str | None, end_date: str | None
+) -> tuple[datetime | None, datetime | None]:
+    """``startDate`` and ``endDate`` of a list without a default window (the webhook deliveries):
+    read as on the transaction lists (a date alone is its whole day, both bounds inclusive, to
+    the millisecond); None where absent. One error lists every problem."""
+    problems: list[str] = []
+    start = _collect(problems, "startDate", lambda: _moment(start_date))
+    end = _collect(problems, "endDate", lambda: _moment(end_date))
+    first = last = None
+    try:
+        if start is not None:
+            first = _to_millisecond(start.at)
+        if end is not None:
+            whole = end.at + timedelta(days=1) - timedelta(milliseconds=1) if end.date_only else end.at
+            last = _to_millisecond(whole) + timedelta(microseconds=999)
+    except OverflowError:
+        problems.append("startDate, endDate: out of the supported range")
+    if first is not None and last is not None and last < first:
+        problems.append("endDate: must not be before startDate")
+    if problems:
+        raise InvalidQuery("Invalid query parameters: " + "; ".join(problems) + ".", details=problems)
+    return first, last
+
+
 def parse_list_query(
     kind: ListKind,
     *,
@@ -471,6 +528,12 @@ class TransactionQueries(Protocol):
         """A page of the account's records matching ``query.filter``, newest first, with the
         number of matches (at most ``cap`` when given; then only the first ``cap`` matches are
         reachable). Total and items come from one snapshot."""
+        ...
+
+    async def daily_flows(self, account_id: int, first: date, last: date) -> Sequence[DayFlow]:
+        """Money in and out of the account per day (UTC) from ``first`` to ``last`` (both
+        included), oldest first, one :class:`DayFlow` per day that has a settled record (days
+        without one are left out). One aggregate statement: no record is read into memory."""
         ...
 
     async def find(

@@ -24,12 +24,15 @@ from pixcore.money import parse_amount_number, require_positive
 from pixcore.validation import collect
 
 __all__ = [
+    "ACCOUNT_PATTERN",
+    "BRANCH_PATTERN",
     "DEFAULT_EXPIRATION",
     "MAX_BANK_NAME",
     "MAX_DESCRIPTION",
     "MAX_EXPIRATION",
     "MAX_NAME",
     "MAX_PAYMENT_FLOW",
+    "UUID4_PATTERN",
     "DirectoryEntry",
     "Priority",
     "SpiError",
@@ -41,15 +44,19 @@ __all__ = [
 
 
 DEFAULT_EXPIRATION = 600
-_UUID4 = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}")
+UUID4_PATTERN = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}"
+"""``x-idempotency-key``: a UUID v4 in its canonical form (matched whole)."""
+_UUID4 = re.compile(UUID4_PATTERN)
 MAX_EXPIRATION = 10_800
 MAX_DESCRIPTION = 140
 MAX_NAME = 140
 MAX_BANK_NAME = 100  # the directory's column
 MAX_PAYMENT_FLOW = 100  # the transfers' column
 BEHAVIORS = ("settle", "reject")
-_BRANCH = re.compile(r"[0-9]{4}")
-_ACCOUNT = re.compile(r"[0-9]{1,20}")
+BRANCH_PATTERN = "[0-9]{4}"
+ACCOUNT_PATTERN = "[0-9]{1,20}"
+_BRANCH = re.compile(BRANCH_PATTERN)
+_ACCOUNT = re.compile(ACCOUNT_PATTERN)
 
 
 class TransferState(enum.StrEnum):

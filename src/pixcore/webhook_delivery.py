@@ -36,6 +36,7 @@ __all__ = [
     "JITTER",
     "MAX_ATTEMPTS",
     "MAX_REASON",
+    "MAX_RESPONSE_BODY",
     "MAX_RETRY_AFTER",
     "MIN_RETRY_AFTER",
     "Attempted",
@@ -60,6 +61,8 @@ MAX_RETRY_AFTER = max(RETRY_SCHEDULE)
 schedule's longest step)."""
 MAX_REASON = 300
 """A delivery keeps at most this many characters of why its last attempt failed."""
+MAX_RESPONSE_BODY = 2048
+"""An attempt's log keeps at most this many characters of the receiver's answer (decisions §13)."""
 GONE_REASON = "gone (HTTP 410)"
 """Why a registration whose receiver answered 410 Gone was deactivated."""
 INACTIVE_REASON = "the registration is no longer active"
@@ -194,9 +197,25 @@ class Claim:
 
 @dataclass(frozen=True, slots=True)
 class Attempted:
-    """An attempt and its verdict, to store."""
+    """An attempt and its verdict, to store; with what its log keeps (``webhook_attempts``): how
+    long it took, the error when no answer came, the start of the answer's body."""
 
     claim: Claim
     verdict: Verdict
     attempted_at: datetime
     status_code: int | None
+    duration_ms: int = 0
+    error: str | None = None  # None on an answer
+    response_body: str | None = None  # at most MAX_RESPONSE_BODY characters
+
+    def log_error(self) -> str | None:
+        """The error the attempt log keeps: the outcome's own words, bounded; None on an answer."""
+        if self.status_code is not None or self.error is None:
+            return None
+        return self.error[:MAX_REASON].replace("\x00", "\ufffd")
+
+    def log_body(self) -> str | None:
+        """The answer's body the attempt log keeps, bounded (``MAX_RESPONSE_BODY``); no NUL."""
+        if self.response_body is None:
+            return None
+        return self.response_body[:MAX_RESPONSE_BODY].replace("\x00", "\ufffd")

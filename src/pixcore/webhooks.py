@@ -3,7 +3,8 @@ notifications, and the retry schedule. Which registration type a notification go
 event's ``webhook_type`` (``pixcore.events``), stored with it in the outbox.
 
 Registration rules live here too: ``Registration.parse`` checks a ``POST /api/webhooks``
-body (HTTPS URL, event type, at most 5 custom headers whose names are HTTP tokens,
+body (HTTPS URL, or ``http://`` with ``PIX_WEBHOOK_ALLOW_PRIVATE`` for a loopback or private host,
+event type, at most 5 custom headers whose names are HTTP tokens,
 not blocked in any letter case, and whose values carry no control characters) and
 reports every broken rule at once. Whether the URL's host resolves to public
 addresses is I/O: ``refused_addresses`` judges what a ``HostResolver`` returned.
@@ -19,13 +20,17 @@ import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from pixcore.addresses import is_public_address
 from pixcore.errors import InvalidWebhook
 
 __all__ = [
+    "ALLOW_PRIVATE_VARIABLE",
     "BLOCKED_HEADERS",
+    "HEADER_NAME_PATTERN",
+    "HEADER_VALUE_PATTERN",
     "MAX_ACTIVE_URLS",
     "MAX_HEADERS",
     "MAX_HEADER_NAME",
@@ -36,6 +41,9 @@ __all__ = [
     "SECRET_GRACE",
     "SECRET_PREFIX",
     "Delivery",
+    "DeliveryAttempt",
+    "DeliveryDetail",
+    "DeliveryFilter",
     "DeliveryStatus",
     "EventType",
     "NewWebhook",
@@ -80,6 +88,10 @@ seventh. Jitter is added by the notifier; after the last attempt the delivery is
 
 # -- registration rules ------------------------------------------------------
 
+ALLOW_PRIVATE_VARIABLE = "PIX_WEBHOOK_ALLOW_PRIVATE"
+"""The operator's setting that lets loopback and private receivers (``http://`` ones too) be
+registered and sent to: named in every refusal it would lift."""
+
 MAX_ACTIVE_URLS = 3
 """Active URLs per event type per account (spec, Limits)."""
 
@@ -96,8 +108,10 @@ BLOCKED_HEADERS = frozenset(
 RESERVED_HEADERS = frozenset({"webhook-id", "webhook-timestamp", "webhook-signature"})
 """The Standard Webhooks headers the notifier sets: a custom header may not replace them."""
 
-_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # RFC 9110 §5.6.2
-_FIELD_VALUE = re.compile(r"[\t\x20-\x7e]*")  # visible ASCII, space and tab: no CR, LF, NUL or other controls
+HEADER_NAME_PATTERN = r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+"  # RFC 9110 §5.6.2: a token
+HEADER_VALUE_PATTERN = r"[\t\x20-\x7e]*"  # visible ASCII, space and tab: no CR, LF, NUL or other controls
+_TOKEN = re.compile(HEADER_NAME_PATTERN)
+_FIELD_VALUE = re.compile(HEADER_VALUE_PATTERN)
 _URL_CHARS = re.compile(r"[\x21-\x7e]+")  # printable ASCII without spaces
 _LABEL = re.compile(r"(?!-)[a-z0-9_-]{1,63}(?<!-)")
 _NUMERIC_LABEL = re.compile(r"[0-9]+|0x[0-9a-f]*")  # a host ending so is an IPv4 address (WHATWG URL)
@@ -150,12 +164,14 @@ def parse_headers(items: Sequence[tuple[str, str]]) -> dict[str, str]:
 
 @dataclass(frozen=True, slots=True)
 class WebhookUrl:
-    """An HTTPS URL, normalised: scheme and host lower-case, no default port, path at least ``/``."""
+    """An HTTPS URL (or, for development receivers, an HTTP one), normalised: scheme and host
+    lower-case, no default port, path at least ``/``."""
 
     url: str
     host: str  # without brackets for IPv6
     port: int
     address: ipaddress.IPv4Address | ipaddress.IPv6Address | None  # set when the host is an IP literal
+    secure: bool = True  # https; False for http (loopback and private hosts only, see check_host)
 
     @property
     def is_local_name(self) -> bool:
@@ -178,8 +194,22 @@ def _check_name(host: str) -> None:
         raise InvalidWebhook(f"{host!r} is not a valid host name (write an IPv4 address as a.b.c.d)")
 
 
-def parse_webhook_url(raw: str) -> WebhookUrl:
-    """Parse an absolute ``https://`` URL (printable ASCII, no credentials, no fragment)."""
+def _scheme(given: str, *, allow_http: bool) -> str:
+    scheme = given.lower()
+    if scheme == "http" and not allow_http:
+        raise InvalidWebhook(
+            "must be an HTTPS URL (http:// is accepted for loopback and private hosts only when the "
+            f"operator sets {ALLOW_PRIVATE_VARIABLE})"
+        )
+    if scheme not in ("https", "http"):
+        raise InvalidWebhook("must be an HTTPS URL")
+    return scheme
+
+
+def parse_webhook_url(raw: str, *, allow_http: bool = False) -> WebhookUrl:
+    """Parse an absolute ``https://`` URL (printable ASCII, no credentials, no fragment); with
+    ``allow_http`` (``PIX_WEBHOOK_ALLOW_PRIVATE`` on), an ``http://`` one too, whose host is then
+    for the address check to judge (loopback and private hosts only)."""
     if len(raw) > MAX_URL_LENGTH:
         raise InvalidWebhook(f"at most {MAX_URL_LENGTH} characters")
     if not _URL_CHARS.fullmatch(raw):
@@ -189,8 +219,7 @@ def parse_webhook_url(raw: str) -> WebhookUrl:
         port = parts.port
     except ValueError as exc:
         raise InvalidWebhook(f"not a valid URL ({exc})") from None
-    if parts.scheme.lower() != "https":
-        raise InvalidWebhook("must be an HTTPS URL")
+    scheme = _scheme(parts.scheme, allow_http=allow_http)
     host = (parts.hostname or "").lower()
     if not host:
         raise InvalidWebhook("has no host")
@@ -208,10 +237,13 @@ def parse_webhook_url(raw: str) -> WebhookUrl:
     elif isinstance(address, ipaddress.IPv6Address) and "[" not in parts.netloc:
         raise InvalidWebhook("an IPv6 address must be written in brackets")
     netloc = f"[{host}]" if isinstance(address, ipaddress.IPv6Address) else host
-    if port is not None and port != 443:
+    default_port = 443 if scheme == "https" else 80
+    if port is not None and port != default_port:
         netloc += f":{port}"
-    url = urlunsplit(("https", netloc, parts.path or "/", parts.query, ""))
-    return WebhookUrl(url=url, host=host, port=port or 443, address=address)
+    url = urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))
+    return WebhookUrl(
+        url=url, host=host, port=port or default_port, address=address, secure=scheme == "https"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,12 +255,20 @@ class Registration:
     headers: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def parse(cls, *, url: str, event_type: str, headers: Sequence[tuple[str, str]] = ()) -> Registration:
-        """Every 400 rule of the body, collected into one ``InvalidWebhook``."""
+    def parse(
+        cls,
+        *,
+        url: str,
+        event_type: str,
+        headers: Sequence[tuple[str, str]] = (),
+        allow_http: bool = False,
+    ) -> Registration:
+        """Every 400 rule of the body, collected into one ``InvalidWebhook`` (``allow_http``: see
+        :func:`parse_webhook_url`)."""
         problems: list[str] = []
         parsed_url = parsed_type = None
         try:
-            parsed_url = parse_webhook_url(url)
+            parsed_url = parse_webhook_url(url, allow_http=allow_http)
         except InvalidWebhook as exc:
             problems.append(f"url: {exc.message}")
         try:
@@ -339,3 +379,35 @@ class Delivery:
     last_status_code: int | None = None
     last_error: str | None = None
     finished_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DeliveryAttempt:
+    """One attempt of a delivery, as its log keeps it: never a secret or a custom header's value."""
+
+    attempted_at: datetime
+    status_code: int | None  # None: no answer came
+    duration_ms: int
+    error: str | None  # None on an answer
+    response_body: str | None  # the start of the answer (at most 2048 characters)
+
+
+@dataclass(frozen=True, slots=True)
+class DeliveryDetail:
+    """A delivery with the notification it sends (``{type, data}``, exactly the JSON object of the
+    body) and its attempts, oldest first."""
+
+    delivery: Delivery
+    payload: dict[str, Any]
+    attempts: tuple[DeliveryAttempt, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DeliveryFilter:
+    """Which deliveries a list shows: each field narrows it (None: any)."""
+
+    webhook_id: int | None = None
+    status: DeliveryStatus | None = None
+    event_type: EventType | None = None
+    created_from: datetime | None = None  # inclusive
+    created_to: datetime | None = None  # inclusive

@@ -11,16 +11,20 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry
 
+from pixinfra.postgres.clock import ClockKeeper
 from pixinfra.postgres.database import ensure_database, migrate, resolve_database_url
 from pixinfra.postgres.pool import Database
 from pixinfra.settings import Settings
 
 __all__ = ["DeliveryLoop", "database_ready"]
 
-DeliveryLoop = Callable[[Settings, Database, asyncio.Event, CollectorRegistry], Coroutine[Any, Any, None]]
+DeliveryLoop = Callable[
+    [Settings, Database, asyncio.Event, CollectorRegistry, ClockKeeper], Coroutine[Any, Any, None]
+]
 """Webhook delivery inside the API process, until the event is set: ``pixnotify.deliver_in_process``.
 ``pixweb`` does not import ``pixnotify``; whoever composes the process (``pixservice``) hands the
-loop to :func:`pixweb.app.create_app`, with the process's settings, database and metrics registry."""
+loop to :func:`pixweb.app.create_app`, with the process's settings, database, metrics registry and
+service clock (its keeper: retries are due by the clock the sandbox moves)."""
 
 # Piccolo finds its apps (and, while migrating, its engine) through this module (also for
 # `piccolo` commands).

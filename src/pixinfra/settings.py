@@ -83,6 +83,24 @@ def _choice(name: str, choices: tuple[str, ...], default: str) -> str:
     return value
 
 
+def _path(name: str) -> Path | None:
+    raw = os.environ.get(name, "").strip()
+    return Path(raw) if raw else None
+
+
+def _check_pem(variable: str, path: Path) -> None:
+    """A file that exists, can be read, and holds PEM (``-----BEGIN``): what each TLS file setting
+    needs before the notifier starts (whether it is the right PEM is for ``ssl`` to say)."""
+    try:
+        text = path.read_bytes()
+    except FileNotFoundError:
+        raise ValueError(f"{variable}={path}: no such file") from None
+    except OSError as exc:
+        raise ValueError(f"{variable}={path}: cannot be read ({exc.strerror})") from None
+    if b"-----BEGIN " not in text:
+        raise ValueError(f"{variable}={path}: not a PEM file (no -----BEGIN line)")
+
+
 LOCATION_ID_LENGTH = 32
 MAX_LOCATION = 77  # a BR Code URL (26-25) holds at most 77 characters
 
@@ -120,6 +138,22 @@ class NotifierSettings:
     metrics_host: str = "127.0.0.1"
     """``PIX_NOTIFY_METRICS_HOST`` (default ``127.0.0.1``): the address the metrics server listens on."""
 
+    ca_file: Path | None = None
+    """``PIX_WEBHOOK_CA_FILE`` (default unset): a PEM bundle of further certificate authorities
+    trusted for receivers, beside the public roots (a receiver with a private PKI)."""
+
+    client_cert: Path | None = None
+    """``PIX_WEBHOOK_CLIENT_CERT`` (default unset): a PEM certificate the notifier presents to
+    receivers that ask for one (mutual TLS); its key in the same file or in ``PIX_WEBHOOK_CLIENT_KEY``."""
+
+    client_key: Path | None = None
+    """``PIX_WEBHOOK_CLIENT_KEY`` (default unset): the PEM private key of ``PIX_WEBHOOK_CLIENT_CERT``."""
+
+    attempt_retention_days: int = 30
+    """``PIX_WEBHOOK_ATTEMPT_RETENTION_DAYS`` (default ``30``): days the log of each delivery attempt
+    (``GET /api/webhooks/deliveries/{id}``) is kept, by the service clock; the notifier deletes
+    older lines every 10 minutes, in bounded batches. The deliveries themselves are kept."""
+
     def __post_init__(self) -> None:
         if self.concurrency < 1 or self.batch_size < 1:
             raise ValueError("concurrency and batch size are at least 1")
@@ -129,6 +163,19 @@ class NotifierSettings:
             raise ValueError("the lease must be longer than two timeouts (a queued claim waits one)")
         if not 0 <= self.metrics_port <= 65535:
             raise ValueError("the metrics port is between 0 and 65535")
+        if self.client_key is not None and self.client_cert is None:
+            raise ValueError(
+                "PIX_WEBHOOK_CLIENT_KEY is set without PIX_WEBHOOK_CLIENT_CERT, the certificate it is for"
+            )
+        for variable, path in (
+            ("PIX_WEBHOOK_CA_FILE", self.ca_file),
+            ("PIX_WEBHOOK_CLIENT_CERT", self.client_cert),
+            ("PIX_WEBHOOK_CLIENT_KEY", self.client_key),
+        ):
+            if path is not None:
+                _check_pem(variable, path)
+        if not 1 <= self.attempt_retention_days <= 36_500:
+            raise ValueError("attempt logs are kept 1 to 36500 days")
 
     @classmethod
     def from_env(cls) -> NotifierSettings:
@@ -141,6 +188,10 @@ class NotifierSettings:
             lease=_float("PIX_NOTIFY_LEASE", 60.0, low=0, strict=True),
             metrics_port=_non_negative_int("PIX_NOTIFY_METRICS_PORT", 0),
             metrics_host=_str("PIX_NOTIFY_METRICS_HOST", "127.0.0.1"),
+            ca_file=_path("PIX_WEBHOOK_CA_FILE"),
+            client_cert=_path("PIX_WEBHOOK_CLIENT_CERT"),
+            client_key=_path("PIX_WEBHOOK_CLIENT_KEY"),
+            attempt_retention_days=_positive_int("PIX_WEBHOOK_ATTEMPT_RETENTION_DAYS", 30),
         )
 
 
@@ -175,10 +226,12 @@ class Settings:
     """``PIX_SANDBOX`` (default on, off in production mode): the sandbox routes and simulators."""
 
     console: bool = True
-    """``PIX_CONSOLE`` (default on, off in production mode): the web console (not built yet)."""
+    """``PIX_CONSOLE`` (default on, off in production mode): the web console at ``/console``."""
 
     webhook_allow_private: bool = False
-    """``PIX_WEBHOOK_ALLOW_PRIVATE`` (default off): allow webhook URLs on private addresses."""
+    """``PIX_WEBHOOK_ALLOW_PRIVATE`` (default off; ``make run`` turns it on outside production mode):
+    accept and deliver to webhook URLs on loopback and private addresses, ``http://`` ones too
+    (development and tests); a public host always needs ``https://``."""
 
     require_client_cert: bool = False
     """``PIX_REQUIRE_CLIENT_CERT`` (default off, on in production mode): every bearer request must

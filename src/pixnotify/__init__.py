@@ -13,7 +13,16 @@ the embedded server, logging) is in :mod:`pixinfra`. ``pixweb serve`` runs
 from __future__ import annotations
 
 from pixnotify.metrics import DeliveryMetrics
+from pixnotify.probe import HttpProbe, probe_for
 from pixnotify.store import PostgresDeliveryStore
 from pixnotify.worker import Notifier, Round, deliver_in_process
 
-__all__ = ["DeliveryMetrics", "Notifier", "PostgresDeliveryStore", "Round", "deliver_in_process"]
+__all__ = [
+    "DeliveryMetrics",
+    "HttpProbe",
+    "Notifier",
+    "PostgresDeliveryStore",
+    "Round",
+    "deliver_in_process",
+    "probe_for",
+]

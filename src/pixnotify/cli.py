@@ -22,7 +22,9 @@ import click
 
 from pixcore.clock import SystemClock
 from pixinfra.logs import configure_logging
+from pixinfra.postgres.clock import ClockKeeper
 from pixinfra.postgres.database import NoDatabase, require_existing_database, stop_embedded
+from pixinfra.postgres.pool import Database
 from pixinfra.runtime import database_ready
 from pixinfra.settings import NotifierSettings, Settings, get_settings
 
@@ -154,13 +156,17 @@ def run(**given: Any) -> None:
     Each option overrides its variable; also read from the environment, as pixweb reads them:
       PIX_DATABASE_URL           PostgreSQL URL; unset: the embedded server under PIX_DATA_DIR
       PIX_DATA_DIR               data folder (default: the nearest .pixdata upward, else ./.pixdata)
-      PIX_WEBHOOK_ALLOW_PRIVATE  send to loopback/private addresses too (default off)
+      PIX_WEBHOOK_ALLOW_PRIVATE  send to loopback/private addresses too, http:// ones (default off)
+      PIX_WEBHOOK_CA_FILE        PEM bundle of further CAs trusted for receivers
+      PIX_WEBHOOK_CLIENT_CERT    PEM certificate presented to receivers (mutual TLS)
+      PIX_WEBHOOK_CLIENT_KEY     its PEM private key
       PIX_LOG_LEVEL              log level (default INFO: one line per attempt)
       PIX_LOG_FORMAT             auto (default: text on a terminal, JSON otherwise), json or text
     """
     from pixinfra.postgres.supervisor import supervising
     from pixnotify.metrics import DeliveryMetrics, serve_metrics
     from pixnotify.store import PostgresDeliveryStore
+    from pixnotify.transport import webhook_ssl_context
     from pixnotify.worker import Notifier
 
     settings = _settings()
@@ -168,6 +174,7 @@ def run(**given: Any) -> None:
         config = replace(
             settings.notifier, **{name: value for name, value in given.items() if value is not None}
         )
+        webhook_ssl_context(config)  # the TLS files load, or the notifier does not start
     except ValueError as exc:
         _fail("InvalidSetting", str(exc))
     # A stop asked for while starting, before the event loop's handlers exist, is kept for the
@@ -198,13 +205,20 @@ def run(**given: Any) -> None:
         async with (
             database_ready(settings, pool_size=min(config.concurrency, 8) + 2) as database,
             supervising(metrics.registry if metrics is not None else None),  # an embedded server
-            Notifier(
-                PostgresDeliveryStore(database.pool),
-                config,
-                allow_private=settings.webhook_allow_private,
-                metrics=metrics,
-            ) as notifier,
         ):
+            # Retries are due by the service clock, which the sandbox may move (decisions 13).
+            keeper = ClockKeeper(SystemClock(), shared=settings.sandbox, database=database)
+            await run_notifier(database, keeper, stop)
+
+    async def run_notifier(database: Database, keeper: ClockKeeper, stop: asyncio.Event) -> None:
+        async with Notifier(
+            PostgresDeliveryStore(database.pool),
+            config,
+            allow_private=settings.webhook_allow_private,
+            clock=keeper.clock,
+            refresh_clock=keeper.refresh,
+            metrics=metrics,
+        ) as notifier:
             await notifier.run(stop)
 
     try:
@@ -221,14 +235,17 @@ def run(**given: Any) -> None:
 @main.command()
 def status() -> None:
     """Print the delivery queue as JSON: undispatched events, pending deliveries, due now, failed,
-    and the age in seconds of the oldest pending delivery."""
+    the age in seconds of the oldest pending delivery, and each failing URL (an active
+    registration whose latest attempt failed) with its last error in words."""
     from pixnotify.store import queue_status
 
     settings = _settings()
 
     async def read() -> dict[str, Any]:
         async with database_ready(settings, pool_size=2) as database:
-            return (await queue_status(database.pool, SystemClock().now())).as_json()
+            keeper = ClockKeeper(SystemClock(), shared=settings.sandbox, database=database)
+            await keeper.refresh()  # due by the service clock, which the sandbox may have moved
+            return (await queue_status(database.pool, keeper.clock.now())).as_json()
 
     try:
         result = asyncio.run(read())
@@ -237,3 +254,61 @@ def status() -> None:
     finally:
         stop_embedded()
     click.echo(json.dumps(result))
+
+
+@main.command()
+@click.option(
+    "--port", type=click.IntRange(0, 65535), required=True, help="Port to listen on (0: any free one)."
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option(
+    "--secret",
+    envvar="PIX_WEBHOOK_SECRET",
+    help="The account's webhook secret (whsec_...), from GET /api/webhooks/secret. [PIX_WEBHOOK_SECRET]",
+)
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(["auto", "text", "json"]),
+    default="auto",
+    show_default=True,
+    help="auto: a line for a person on a terminal, one JSON object per line otherwise.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
+@click.option(
+    "--count", type=click.IntRange(min=1), help="Stop after this many notifications (default: Ctrl-C)."
+)
+def listen(  # noqa: PLR0917 - click passes each option by keyword; the signature mirrors them
+    port: int, host: str, secret: str | None, output: str, as_json: bool, count: int | None
+) -> None:
+    """Receive webhooks on this machine and print each one.
+
+    \b
+    Register http://127.0.0.1:PORT/ as a webhook (the service needs
+    PIX_WEBHOOK_ALLOW_PRIVATE on, as `make run` has it) and every notification
+    is printed: time, type, amount, ids, and whether its signature verifies
+    with the secret (answered 204) or not (answered 401). Ctrl-C stops it.
+    See docs/webhooks.md.
+    """
+    from pixcore.webhook_delivery import secret_key
+    from pixnotify.listen import serve
+
+    if not secret:
+        _fail("NoSecret", "give the account's webhook secret: --secret whsec_... or PIX_WEBHOOK_SECRET")
+    try:
+        secret_key(secret)
+    except ValueError as exc:
+        _fail("InvalidSecret", str(exc))
+    json_lines = as_json or output == "json" or (output == "auto" and not sys.stdout.isatty())
+    try:
+        serve(
+            host=host,
+            port=port,
+            secret=secret,
+            out=sys.stdout,
+            as_json=json_lines,
+            count=count,
+            ready=lambda url: click.echo(f"listening on {url} (Ctrl-C stops)", err=True),
+        )
+    except OSError as exc:
+        _fail("CannotListen", f"cannot listen on {host}:{port}: {exc.strerror or exc}")

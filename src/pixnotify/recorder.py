@@ -23,13 +23,31 @@ class Recorder:
         self._writing = False
 
     async def record(
-        self, claim: Claim, verdict: Verdict, *, attempted_at: datetime, status_code: int | None
+        self,
+        claim: Claim,
+        verdict: Verdict,
+        *,
+        attempted_at: datetime,
+        status_code: int | None,
+        duration_ms: int = 0,
+        error: str | None = None,
+        response_body: str | None = None,
     ) -> bool:
-        """Store one outcome; False if the lease had been lost (nothing stored)."""
+        """Store one outcome and its line of the attempt log; False if the lease had been lost
+        (nothing stored)."""
+        outcome = Attempted(claim, verdict, attempted_at, status_code, duration_ms, error, response_body)
         if verdict.deactivate:  # rare, and two tables: a transaction of its own
-            return await self.store.record(claim, verdict, attempted_at=attempted_at, status_code=status_code)
+            return await self.store.record(
+                claim,
+                verdict,
+                attempted_at=attempted_at,
+                status_code=status_code,
+                duration_ms=duration_ms,
+                error=error,
+                response_body=response_body,
+            )
         done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        self._waiting.append((Attempted(claim, verdict, attempted_at, status_code), done))
+        self._waiting.append((outcome, done))
         if not self._writing:
             await self._write()
         return await done

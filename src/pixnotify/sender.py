@@ -9,17 +9,20 @@ decides when the next one is made.
 from __future__ import annotations
 
 import asyncio
+import codecs
 import time
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import httpx
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
-from pixcore.webhook_delivery import signature_header
+from pixcore.webhook_delivery import MAX_RESPONSE_BODY, signature_header
+from pixnotify.failures import Target, describe_error
 from pixnotify.transport import AddressRefused
 
-__all__ = ["CONNECT_TRIES", "MAX_RESPONSE_BYTES", "Outcome", "build_headers", "post"]
+__all__ = ["CONNECT_TRIES", "MAX_RESPONSE_BYTES", "Outcome", "body_text", "build_headers", "post"]
 
 CONNECT_TRIES = 3
 FIRST_PAUSE = 0.1  # seconds before the second try; then tenacity's exponential wait
@@ -35,6 +38,27 @@ class Outcome:
     retry_after: str | None = None
     error: str | None = None
     seconds: float = 0.0
+    body: str | None = None  # the start of the answer's body, as text (body_text)
+
+
+_KEPT = 4 * MAX_RESPONSE_BODY  # raw bytes kept for the text: a character is at most 4 bytes of UTF-8
+_DECOMPRESS = {"gzip": zlib.MAX_WBITS | 16, "deflate": zlib.MAX_WBITS, "x-gzip": zlib.MAX_WBITS | 16}
+
+
+def body_text(start: bytes, content_encoding: str | None) -> str:
+    """At most ``MAX_RESPONSE_BODY`` characters of the start of an answer's body: decompressed
+    (gzip, deflate) no further than that, decoded as UTF-8 with replacement (a character cut at the
+    end is dropped, not replaced)."""
+    encoding = (content_encoding or "identity").strip().lower()
+    if encoding in _DECOMPRESS:
+        try:
+            start = zlib.decompressobj(_DECOMPRESS[encoding]).decompress(start, _KEPT)
+        except zlib.error:
+            return f"(a {encoding} body that does not decompress)"
+    elif encoding != "identity":
+        return f"(a body in the {encoding} encoding)"
+    text = codecs.getincrementaldecoder("utf-8")("replace").decode(start, final=False)
+    return text[:MAX_RESPONSE_BODY]
 
 
 def build_headers(
@@ -62,11 +86,15 @@ async def _send_once(
 ) -> Outcome:
     async with client.stream("POST", url, content=body, headers=headers) as response:
         received = 0
+        start = bytearray()
         async for chunk in response.aiter_raw():
+            if len(start) < _KEPT:
+                start += chunk[: _KEPT - len(start)]
             received += len(chunk)
             if received > MAX_RESPONSE_BYTES:
                 break
-        return Outcome(response.status_code, response.headers.get("retry-after"))
+        text = body_text(bytes(start), response.headers.get("content-encoding")) if start else None
+        return Outcome(response.status_code, response.headers.get("retry-after"), body=text)
 
 
 async def _send(client: httpx.AsyncClient, url: str, body: bytes, headers: list[tuple[str, str]]) -> Outcome:
@@ -86,20 +114,23 @@ async def _send(client: httpx.AsyncClient, url: str, body: bytes, headers: list[
 
 
 async def post(
-    client: httpx.AsyncClient, url: str, body: bytes, headers: list[tuple[str, str]], *, deadline: float
+    client: httpx.AsyncClient,
+    url: str,
+    body: bytes,
+    headers: list[tuple[str, str]],
+    *,
+    deadline: float,
+    client_cert: bool = False,
 ) -> Outcome:
-    """POST ``body`` within ``deadline`` seconds; never raises for a failure of the receiver's side."""
+    """POST ``body`` within ``deadline`` seconds; never raises for a failure of the receiver's side:
+    the outcome's ``error`` says, in words (:func:`pixnotify.failures.describe_error`), why there
+    was no answer (``client_cert``: the notifier has a client certificate to present)."""
     began = time.monotonic()
     try:
         async with asyncio.timeout(deadline):
             outcome = await _send(client, url, body, headers)
-    except TimeoutError:
-        outcome = Outcome(None, error=f"timed out after {deadline:g} s")
-    except httpx.TimeoutException as exc:
-        outcome = Outcome(None, error=f"timed out ({type(exc).__name__})")
-    except AddressRefused as exc:
-        outcome = Outcome(None, error=f"refused: {exc}")
-    except (httpx.HTTPError, httpx.InvalidURL) as exc:
-        outcome = Outcome(None, error=f"{type(exc).__name__}: {exc}")
+    except (TimeoutError, AddressRefused, httpx.HTTPError, httpx.InvalidURL) as exc:
+        target = Target.of(url, timeout=deadline, client_cert=client_cert)
+        outcome = Outcome(None, error=describe_error(exc, target, tls=url.startswith("https:")))
     seconds = time.monotonic() - began
-    return Outcome(outcome.status_code, outcome.retry_after, outcome.error, seconds)
+    return Outcome(outcome.status_code, outcome.retry_after, outcome.error, seconds, outcome.body)

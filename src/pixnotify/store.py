@@ -26,9 +26,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 import asyncpg
 
+from pixcore.clock import format_timestamp
 from pixcore.ports import DeliveryStore
 from pixcore.webhook_delivery import (
     GONE_REASON,
@@ -42,7 +44,7 @@ from pixcore.webhook_delivery import (
 from pixcore.webhooks import DeliveryStatus
 from pixinfra.postgres.webhook_sql import DEACTIVATE_WEBHOOK
 
-__all__ = ["Attempted", "Claim", "PostgresDeliveryStore", "QueueStatus", "queue_status"]
+__all__ = ["Attempted", "Claim", "FailingUrl", "PostgresDeliveryStore", "QueueStatus", "queue_status"]
 
 MAX_ERROR = MAX_REASON  # webhook_deliveries.last_error is varchar(300)
 
@@ -70,25 +72,38 @@ RETURNING d.id, d.message_id, d.webhook_id, d.account_id, d.attempts, d.next_att
     s.secret, CASE WHEN s.previous_until > $1 THEN s.previous_secret END AS previous_secret
 """
 
-RECORD = """
-UPDATE webhook_deliveries SET attempts = attempts + 1, status = $3, next_attempt_at = $4,
-    last_attempt_at = $5, last_status_code = $6, last_error = $7, finished_at = $8
-WHERE id = $1 AND status = 'pending' AND next_attempt_at = $2
+RECORD_MANY = """
+WITH v AS (
+    SELECT * FROM unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::timestamptz[], $5::timestamptz[],
+        $6::int[], $7::text[], $8::timestamptz[], $9::int[], $10::text[], $11::text[])
+        AS v(id, lease_until, status, next_at, at, code, error, finished, ms, attempt_error, body)
+), kept AS (
+    UPDATE webhook_deliveries d SET attempts = d.attempts + 1, status = v.status, next_attempt_at = v.next_at,
+        last_attempt_at = v.at, last_status_code = v.code, last_error = v.error, finished_at = v.finished
+    FROM v
+    WHERE d.id = ANY($1::bigint[])  -- lets the planner use the primary key, not a scan of the table
+        AND d.id = v.id AND d.status = 'pending' AND d.next_attempt_at = v.lease_until
+    RETURNING d.id
+), logged AS (
+    INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, duration_ms, error, response_body)
+    SELECT v.id, v.at, v.code, v.ms, v.attempt_error, v.body FROM v JOIN kept ON kept.id = v.id
+)
+SELECT id FROM kept
+"""
+"""Outcomes and their lines of the attempt log, in one statement (one round trip, one commit): a
+delivery whose lease was lost gets neither."""
+
+PRUNE = """
+DELETE FROM webhook_attempts WHERE id IN (
+    SELECT id FROM webhook_attempts WHERE attempted_at < $1 ORDER BY attempted_at LIMIT $2
+)
 """
 
-RECORD_MANY = """
-UPDATE webhook_deliveries d SET attempts = d.attempts + 1, status = v.status, next_attempt_at = v.next_at,
-    last_attempt_at = v.at, last_status_code = v.code, last_error = v.error, finished_at = v.finished
-FROM unnest($1::bigint[], $2::timestamptz[], $3::text[], $4::timestamptz[], $5::timestamptz[], $6::int[],
-    $7::text[], $8::timestamptz[]) AS v(id, lease_until, status, next_at, at, code, error, finished)
-WHERE d.id = ANY($1::bigint[])  -- lets the planner use the primary key, not a scan of the table
-    AND d.id = v.id AND d.status = 'pending' AND d.next_attempt_at = v.lease_until
-RETURNING d.id
-"""
+COLUMNS = 11
 
 
 def _outcome_row(outcome: Attempted) -> tuple[Any, ...]:
-    """The arguments of :data:`RECORD`, one row of :data:`RECORD_MANY`."""
+    """One row of :data:`RECORD_MANY`."""
     verdict = outcome.verdict
     return (
         outcome.claim.id,
@@ -99,7 +114,18 @@ def _outcome_row(outcome: Attempted) -> tuple[Any, ...]:
         outcome.status_code,
         verdict.reason[:MAX_ERROR] if verdict.reason else None,
         outcome.attempted_at if verdict.status is not DeliveryStatus.PENDING else None,
+        max(0, outcome.duration_ms),
+        outcome.log_error(),
+        outcome.log_body(),
     )
+
+
+def _columns(outcomes: Sequence[Attempted]) -> list[list[Any]]:
+    columns: list[list[Any]] = [[] for _ in range(COLUMNS)]
+    for outcome in outcomes:
+        for column, value in zip(columns, _outcome_row(outcome), strict=True):
+            column.append(value)
+    return columns
 
 
 class PostgresDeliveryStore:
@@ -175,28 +201,37 @@ class PostgresDeliveryStore:
         ]
 
     async def record(
-        self, claim: Claim, verdict: Verdict, *, attempted_at: datetime, status_code: int | None
+        self,
+        claim: Claim,
+        verdict: Verdict,
+        *,
+        attempted_at: datetime,
+        status_code: int | None,
+        duration_ms: int = 0,
+        error: str | None = None,
+        response_body: str | None = None,
     ) -> bool:
-        arguments = _outcome_row(Attempted(claim, verdict, attempted_at, status_code))
+        outcome = Attempted(claim, verdict, attempted_at, status_code, duration_ms, error, response_body)
         async with self.pool.acquire() as conn:
             if not verdict.deactivate:  # one statement: no transaction block, one round trip
-                return bool(await conn.execute(RECORD, *arguments) == "UPDATE 1")
+                return bool(await conn.fetch(RECORD_MANY, *_columns([outcome])))
             async with conn.transaction():
-                if await conn.execute(RECORD, *arguments) != "UPDATE 1":
+                if not await conn.fetch(RECORD_MANY, *_columns([outcome])):
                     return False
                 await conn.execute(DEACTIVATE_WEBHOOK, claim.webhook_id, GONE_REASON, attempted_at)
                 return True
 
     async def record_many(self, outcomes: Sequence[Attempted]) -> set[int]:
-        columns: list[list[Any]] = [[] for _ in range(8)]
-        for outcome in outcomes:
-            if outcome.verdict.deactivate:
-                raise ValueError("a 410 deactivates its registration: store it with record()")
-            for column, value in zip(columns, _outcome_row(outcome), strict=True):
-                column.append(value)
+        if any(outcome.verdict.deactivate for outcome in outcomes):
+            raise ValueError("a 410 deactivates its registration: store it with record()")
         async with self.pool.acquire() as conn:
-            rows = await conn.fetch(RECORD_MANY, *columns)
+            rows = await conn.fetch(RECORD_MANY, *_columns(outcomes))
         return {row["id"] for row in rows}
+
+    async def prune_attempts(self, before: datetime, limit: int) -> int:
+        async with self.pool.acquire() as conn:
+            status = await conn.execute(PRUNE, before, limit)
+        return int(status.split()[-1])
 
     async def finish_inactive(self, claim: Claim, now: datetime) -> bool:
         async with self.pool.acquire() as conn:
@@ -236,12 +271,37 @@ def _is_a_delivery_store(store: PostgresDeliveryStore) -> DeliveryStore:
 
 
 @dataclass(frozen=True, slots=True)
+class FailingUrl:
+    """An active registration whose latest attempt failed, and why (``pixnotify.failures``' words)."""
+
+    webhook_id: int
+    account_id: int
+    origin: str  # scheme, host and port: a URL's path and query may carry a token, never shown
+    last_error: str
+    last_status_code: int | None
+    last_attempt_at: datetime
+    pending: int  # its deliveries waiting for a retry
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "webhookId": self.webhook_id,
+            "accountId": self.account_id,
+            "url": self.origin,
+            "lastError": self.last_error,
+            "lastStatusCode": self.last_status_code,
+            "lastAttemptAt": format_timestamp(self.last_attempt_at),
+            "pendingDeliveries": self.pending,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class QueueStatus:
     undispatched_events: int
     pending_deliveries: int
     due_now: int
     failed_deliveries: int
     oldest_pending_age_seconds: float | None
+    failing: tuple[FailingUrl, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -250,7 +310,33 @@ class QueueStatus:
             "dueNow": self.due_now,
             "failedDeliveries": self.failed_deliveries,
             "oldestPendingAgeSeconds": self.oldest_pending_age_seconds,
+            "failingUrls": [url.as_json() for url in self.failing],
         }
+
+
+FAILING = """
+SELECT w.id, w.account_id, w.url, last.last_error, last.last_status_code, last.last_attempt_at,
+    (SELECT count(*) FROM webhook_deliveries p
+        WHERE p.webhook_id = w.id AND p.status = 'pending' AND p.attempts > 0) AS pending
+FROM webhooks w
+CROSS JOIN LATERAL (
+    SELECT d.status, d.last_error, d.last_status_code, d.last_attempt_at FROM webhook_deliveries d
+    WHERE d.webhook_id = w.id AND d.last_attempt_at IS NOT NULL
+    ORDER BY d.last_attempt_at DESC, d.id DESC LIMIT 1
+) AS last
+WHERE w.is_active AND last.status <> 'delivered' AND last.last_error IS NOT NULL
+ORDER BY last.last_attempt_at DESC
+LIMIT $1
+"""
+"""Each active registration whose latest attempt did not deliver (a later success clears it)."""
+
+MAX_FAILING = 50
+"""``pixnotify status`` lists at most this many failing URLs, the most recent failures first."""
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}/"
 
 
 async def queue_status(pool: asyncpg.Pool[asyncpg.Record], now: datetime) -> QueueStatus:
@@ -270,10 +356,24 @@ async def queue_status(pool: asyncpg.Pool[asyncpg.Record], now: datetime) -> Que
     if row is None:
         raise RuntimeError("SELECT returned no row")
     oldest = row["oldest"]
+    async with pool.acquire() as conn:
+        failing = await conn.fetch(FAILING, MAX_FAILING)
     return QueueStatus(
         undispatched_events=row["undispatched"],
         pending_deliveries=row["pending"],
         due_now=row["due"],
         failed_deliveries=row["failed"],
         oldest_pending_age_seconds=round((now - oldest).total_seconds(), 3) if oldest else None,
+        failing=tuple(
+            FailingUrl(
+                webhook_id=r["id"],
+                account_id=r["account_id"],
+                origin=_origin(r["url"]),
+                last_error=r["last_error"],
+                last_status_code=r["last_status_code"],
+                last_attempt_at=r["last_attempt_at"],
+                pending=r["pending"],
+            )
+            for r in failing
+        ),
     )

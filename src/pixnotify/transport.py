@@ -7,6 +7,15 @@ resolved a second time, so a DNS answer that changes between the check and the c
 rebinding) cannot point the request elsewhere. TLS still verifies the certificate against the host
 name of the URL.
 
+Plain ``http://`` goes through a pool of its own whose backend accepts the opposite: only
+loopback and private addresses, and only with ``PIX_WEBHOOK_ALLOW_PRIVATE`` on (decisions §13), so
+a name that moves to a public address is never sent to in clear text.
+
+:func:`make_client` builds the client from :class:`~pixinfra.settings.NotifierSettings`: one
+``ssl.SSLContext`` trusting the public roots (certifi, as httpx does) and the operator's extra CAs
+(``PIX_WEBHOOK_CA_FILE``), presenting the notifier's client certificate when one is set
+(``PIX_WEBHOOK_CLIENT_CERT``/``PIX_WEBHOOK_CLIENT_KEY``, mutual TLS).
+
 httpx has no public switch for the network layer, so :func:`make_client` gives the client a
 transport of its own (:class:`GuardedTransport`, on httpx's public ``AsyncBaseTransport``): an
 httpcore connection pool with a checking network backend (httpcore's ``network_backend``), and
@@ -20,6 +29,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ipaddress
+import select
+import socket
+import ssl
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from types import TracebackType
 from typing import Any, Self
@@ -27,8 +39,10 @@ from typing import Any, Self
 import httpcore
 import httpx
 
-from pixcore.addresses import is_public_address
+from pixcore.addresses import embedded_ipv4, is_public_address
 from pixcore.dns import SystemResolver
+from pixcore.webhooks import ALLOW_PRIVATE_VARIABLE
+from pixinfra.settings import NotifierSettings
 
 __all__ = [
     "AddressRefused",
@@ -37,6 +51,7 @@ __all__ = [
     "Resolver",
     "make_client",
     "system_resolver",
+    "webhook_ssl_context",
 ]
 
 Resolver = Callable[[str, int], Awaitable[list[str]]]
@@ -44,7 +59,19 @@ Resolver = Callable[[str, int], Awaitable[list[str]]]
 
 
 class AddressRefused(Exception):
-    """The receiver's host is, or resolves to, an address that is not public."""
+    """The receiver's host is, or resolves to, an address it may not be sent to: a non-public one
+    (``PIX_WEBHOOK_ALLOW_PRIVATE`` off), or a public one over plain ``http://``."""
+
+
+def address_kind(address: str) -> str:
+    """What a non-public address is, in a word a developer knows (loopback, private, link-local...)."""
+    ip: ipaddress.IPv4Address | ipaddress.IPv6Address = ipaddress.ip_address(address)
+    if isinstance(ip, ipaddress.IPv6Address) and (inner := embedded_ipv4(ip)) is not None:
+        ip = inner  # judged by the IPv4 address it carries, as is_public_address does
+    for kind in ("loopback", "link_local", "private", "multicast", "unspecified", "reserved"):
+        if getattr(ip, f"is_{kind}"):
+            return kind.replace("_", "-")
+    return "not public"
 
 
 system_resolver: Resolver = SystemResolver().addresses
@@ -58,22 +85,91 @@ def _literal(host: str) -> str | None:
     return None
 
 
+def _readable(sock: socket.socket | None) -> bool:  # asyncio gives a TransportSocket, alike
+    """Whether ``sock`` has something to read (or is closed): at once, without waiting."""
+    if sock is None or sock.fileno() == -1:
+        return True
+    poll = select.poll()
+    poll.register(sock, select.POLLIN)
+    return bool(poll.poll(0))
+
+
+class _Stream(httpcore.AsyncNetworkStream):
+    """httpcore's stream with a cheaper ``is_readable``: the socket is looked up once, not on
+    each call.
+
+    httpcore's pool asks every connection it holds whether it ``has_expired`` on each request and
+    on each response closed (16 connections: 32 questions a request), and an idle connection
+    answers with ``get_extra_info("is_readable")``, which anyio's stream answers by building its
+    table of attributes anew. That was about a tenth of the notifier's CPU under
+    ``bench/webhooks.py``; here it is a poll of a socket known already. Everything else goes to
+    the inner stream as it is."""
+
+    def __init__(self, inner: httpcore.AsyncNetworkStream) -> None:
+        self.inner = inner
+        self.socket = inner.get_extra_info("socket")
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:  # noqa: ASYNC109
+        return await self.inner.read(max_bytes, timeout)
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:  # noqa: ASYNC109
+        await self.inner.write(buffer, timeout)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    async def start_tls(
+        self,
+        ssl_context: ssl.SSLContext,
+        server_hostname: str | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109
+    ) -> httpcore.AsyncNetworkStream:
+        return _Stream(await self.inner.start_tls(ssl_context, server_hostname, timeout))
+
+    def get_extra_info(self, info: str) -> Any:
+        if info == "is_readable":
+            return _readable(self.socket)
+        return self.inner.get_extra_info(info)
+
+
 class GuardedBackend(httpcore.AsyncNetworkBackend):
-    """Resolves, checks, then connects to a checked address (the first that accepts)."""
+    """Resolves, checks, then connects to a checked address (the first that accepts).
+
+    ``plain``: the backend of plain ``http://`` connections, which go only to loopback and private
+    addresses (so only when ``allow_private``), never to a public one."""
 
     def __init__(
         self,
         resolver: Resolver,
         *,
         allow_private: bool,
+        plain: bool = False,
         inner: httpcore.AsyncNetworkBackend | None = None,
     ) -> None:
         self.resolver = resolver
         self.allow_private = allow_private
+        self.plain = plain
         self.inner = inner or httpcore.AnyIOBackend()
 
+    def check(self, host: str, found: list[str]) -> None:
+        """Raise AddressRefused unless every address in ``found`` may be connected to."""
+
+        def which(address: str) -> str:
+            return address if _literal(host) is not None else f"{host} resolves to {address}, which"
+
+        if self.plain and (public := [address for address in found if is_public_address(address)]):
+            raise AddressRefused(
+                f"{which(public[0])} is public: plain http:// is only for loopback and private hosts, "
+                "use https://"
+            )
+        if not self.allow_private:
+            refused = [address for address in found if not is_public_address(address)]
+            if refused:
+                kind = address_kind(refused[0])
+                raise AddressRefused(f"{which(refused[0])} is {kind} ({ALLOW_PRIVATE_VARIABLE} is off)")
+
     async def addresses(self, host: str, port: int, seconds: float | None = None) -> list[str]:
-        """The addresses to connect to; raises AddressRefused if any of them is not public."""
+        """The addresses to connect to; AddressRefused if one of them may not be (:meth:`check`)."""
         literal = _literal(host)
         if literal is not None:
             found = [literal]
@@ -87,10 +183,7 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
                 raise httpcore.ConnectTimeout(f"resolving {host} timed out") from exc
         if not found:
             raise httpcore.ConnectError(f"{host} resolves to no address")
-        if not self.allow_private:
-            refused = [address for address in found if not is_public_address(address)]
-            if refused:
-                raise AddressRefused(f"{host} resolves to a non-public address ({refused[0]})")
+        self.check(host, found)
         return found
 
     # httpcore's interface names the parameters (hence the noqa).
@@ -105,11 +198,13 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         error: Exception | None = None
         for address in await self.addresses(host, port, timeout):
             try:
-                return await self.inner.connect_tcp(
+                stream = await self.inner.connect_tcp(
                     address, port, timeout=timeout, local_address=local_address, socket_options=socket_options
                 )
             except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
                 error = exc
+            else:
+                return _Stream(stream)
         raise error or httpcore.ConnectError(f"cannot connect to {host}")
 
     async def connect_unix_socket(
@@ -145,9 +240,13 @@ HTTPCORE_ERRORS: tuple[tuple[type[Exception], type[httpx.HTTPError]], ...] = (
 
 @contextlib.contextmanager
 def httpx_errors() -> Iterator[None]:
-    """Raise an httpcore error as its httpx counterpart; anything else (AddressRefused) as it is."""
+    """Raise an httpcore error as its httpx counterpart; a TLS error after the handshake (a
+    receiver's alert read with its answer, such as "certificate required", which httpcore lets
+    through as it is) as httpx's ReadError; anything else (AddressRefused) as it is."""
     try:
         yield
+    except ssl.SSLError as exc:
+        raise httpx.ReadError(f"TLS: {exc}") from exc
     except Exception as exc:
         mapped: type[httpx.HTTPError] | None = None
         for source, target in HTTPCORE_ERRORS:
@@ -176,11 +275,27 @@ class _Body(httpx.AsyncByteStream):
 
 
 class GuardedTransport(httpx.AsyncBaseTransport):
-    """An httpx transport on an httpcore pool whose connections go through ``backend``."""
+    """An httpx transport on an httpcore pool whose connections go through ``backend``; plain
+    ``http://`` requests through ``plain`` instead (a pool of its own) when it is given."""
 
-    def __init__(self, backend: httpcore.AsyncNetworkBackend, limits: httpx.Limits) -> None:
-        self.pool = httpcore.AsyncConnectionPool(
-            ssl_context=httpx.create_ssl_context(trust_env=False),
+    def __init__(
+        self,
+        backend: httpcore.AsyncNetworkBackend,
+        limits: httpx.Limits,
+        *,
+        ssl_context: ssl.SSLContext | None = None,
+        plain: httpcore.AsyncNetworkBackend | None = None,
+    ) -> None:
+        context = ssl_context or httpx.create_ssl_context(trust_env=False)
+        self.pool = self._pool(backend, limits, context)
+        self.plain_pool = self._pool(plain, limits, context) if plain is not None else self.pool
+
+    @staticmethod
+    def _pool(
+        backend: httpcore.AsyncNetworkBackend, limits: httpx.Limits, context: ssl.SSLContext
+    ) -> httpcore.AsyncConnectionPool:
+        return httpcore.AsyncConnectionPool(
+            ssl_context=context,
             max_connections=limits.max_connections,
             max_keepalive_connections=limits.max_keepalive_connections,
             keepalive_expiry=limits.keepalive_expiry,
@@ -189,8 +304,12 @@ class GuardedTransport(httpx.AsyncBaseTransport):
             network_backend=backend,
         )
 
+    def _pools(self) -> list[httpcore.AsyncConnectionPool]:
+        return [self.pool] if self.plain_pool is self.pool else [self.pool, self.plain_pool]
+
     async def __aenter__(self) -> Self:
-        await self.pool.__aenter__()
+        for pool in self._pools():
+            await pool.__aenter__()
         return self
 
     async def __aexit__(
@@ -200,7 +319,8 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         tb: TracebackType | None = None,
     ) -> None:
         with httpx_errors():
-            await self.pool.__aexit__(exc_type, exc, tb)
+            for pool in self._pools():
+                await pool.__aexit__(exc_type, exc, tb)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         if not isinstance(request.stream, httpx.AsyncByteStream):
@@ -217,8 +337,9 @@ class GuardedTransport(httpx.AsyncBaseTransport):
             content=request.stream,
             extensions=request.extensions,
         )
+        pool = self.plain_pool if request.url.scheme == "http" else self.pool
         with httpx_errors():
-            answer = await self.pool.handle_async_request(sent)
+            answer = await pool.handle_async_request(sent)
         if not isinstance(answer.stream, AsyncIterable):
             raise TypeError("httpcore answered an asynchronous request with a synchronous body")
         return httpx.Response(
@@ -229,27 +350,61 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         )
 
     async def aclose(self) -> None:
-        await self.pool.aclose()
+        for pool in self._pools():
+            await pool.aclose()
+
+
+def webhook_ssl_context(config: NotifierSettings) -> ssl.SSLContext:
+    """The TLS context of every webhook connection: the public roots (certifi, as httpx has them),
+    plus the CAs of ``PIX_WEBHOOK_CA_FILE``, presenting ``PIX_WEBHOOK_CLIENT_CERT`` (with its key,
+    ``PIX_WEBHOOK_CLIENT_KEY``, or the key in the same file) when it is set.
+
+    ``ValueError`` names the setting whose file cannot be used (the settings have checked already
+    that the files exist and hold PEM; this also catches a PEM that is no certificate, or a key
+    that does not match its certificate)."""
+    context = httpx.create_ssl_context(trust_env=False)
+    if config.ca_file is not None:
+        try:
+            context.load_verify_locations(cafile=config.ca_file)
+        except (OSError, ssl.SSLError) as exc:
+            raise ValueError(
+                f"PIX_WEBHOOK_CA_FILE={config.ca_file}: not a PEM certificate bundle ({exc})"
+            ) from None
+    if config.client_cert is not None:
+        try:
+            context.load_cert_chain(config.client_cert, config.client_key)
+        except (OSError, ssl.SSLError) as exc:
+            raise ValueError(
+                f"PIX_WEBHOOK_CLIENT_CERT={config.client_cert}, PIX_WEBHOOK_CLIENT_KEY={config.client_key}: "
+                f"not a certificate and its private key ({exc})"
+            ) from None
+    return context
 
 
 def make_client(
+    config: NotifierSettings,
     *,
-    resolver: Resolver = system_resolver,
     allow_private: bool,
-    timeout: float,
-    max_connections: int,
+    resolver: Resolver = system_resolver,
     user_agent: str = "pixnotify",
 ) -> httpx.AsyncClient:
-    """An HTTP client for webhooks: checked addresses only, no proxies, no redirects, ``timeout``
-    for each of connect, write, read and pool wait."""
-    limits = httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
+    """The HTTP client for webhooks, from the notifier's settings: checked addresses only (plain
+    ``http://`` to loopback and private hosts only, with ``allow_private``), the TLS context of
+    :func:`webhook_ssl_context`, no proxies, no redirects, ``config.timeout`` for each of connect,
+    write, read and pool wait, ``config.concurrency`` connections at most."""
+    limits = httpx.Limits(max_connections=config.concurrency, max_keepalive_connections=config.concurrency)
     # tests/integration/test_notifier.py proves that the check is in force (a name resolving to
     # 127.0.0.1 is refused); tests/unit/test_guarded_transport.py that the transport behaves as
-    # httpx's own (bodies, errors, limits).
-    transport = GuardedTransport(GuardedBackend(resolver, allow_private=allow_private), limits)
+    # httpx's own (bodies, errors, limits); tests/integration/test_webhook_tls.py the TLS settings.
+    transport = GuardedTransport(
+        GuardedBackend(resolver, allow_private=allow_private),
+        limits,
+        ssl_context=webhook_ssl_context(config),
+        plain=GuardedBackend(resolver, allow_private=allow_private, plain=True),
+    )
     return httpx.AsyncClient(
         transport=transport,
-        timeout=httpx.Timeout(timeout),
+        timeout=httpx.Timeout(config.timeout),
         follow_redirects=False,
         trust_env=False,
         headers={"user-agent": user_agent},

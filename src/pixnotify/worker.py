@@ -19,8 +19,9 @@ import asyncio
 import functools
 import logging
 import random
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from types import TracebackType
 from typing import Any, Self
 from urllib.parse import urlsplit
@@ -30,11 +31,13 @@ from prometheus_client import CollectorRegistry
 
 from pixcore.clock import Clock, SystemClock, format_timestamp
 from pixcore.ports import DeliveryStore
-from pixcore.webhook_delivery import Claim, Verdict, encode_body, judge
+from pixcore.webhook_delivery import Attempted, Claim, Verdict, encode_body, judge
 from pixcore.webhooks import DeliveryStatus
 from pixinfra.postgres.availability import FailureStreak, database_unavailable
+from pixinfra.postgres.clock import ClockKeeper
 from pixinfra.postgres.pool import Database
 from pixinfra.settings import NotifierSettings, Settings
+from pixnotify.failures import describe_answer
 from pixnotify.metrics import DeliveryMetrics, result_of
 from pixnotify.recorder import Recorder
 from pixnotify.sender import Outcome, build_headers, post
@@ -46,6 +49,10 @@ __all__ = ["Notifier", "Round", "deliver_in_process"]
 log = logging.getLogger("pixnotify.worker")
 
 MAX_BACKOFF = 2.0  # seconds between rounds at most while rounds fail (the database is down)
+PRUNE_FIRST = 10.0  # seconds after start before the attempt log is first pruned
+PRUNE_EVERY = 600.0  # seconds between prunings of the attempt log
+PRUNE_BATCH = 1000  # lines deleted per statement
+PRUNE_BATCHES = 20  # statements per pruning at most: a backlog is worked off over several
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +67,13 @@ class Round:
 class Notifier:
     """Delivers webhooks from ``store`` (a :class:`~pixnotify.store.PostgresDeliveryStore` on the
     process's database; in unit tests ``pixcore.testing.InMemoryDeliveryStore``). An async context
-    manager (its HTTP client)."""
+    manager (its HTTP client).
+
+    ``clock`` is the service clock: retries are due by it. ``refresh_clock`` brings it up to the
+    clock the sandbox moves (``pixinfra.postgres.clock.ClockKeeper.refresh``); the loop calls it
+    at most once per poll interval, so a move of the clock makes due retries due within one.
+    ``signing_clock`` gives the ``webhook-timestamp`` (default: ``clock``); the processes sign by the
+    wall clock, which receivers check the timestamp against, whatever the sandbox's clock says."""
 
     def __init__(
         self,
@@ -73,22 +86,22 @@ class Notifier:
         rng: random.Random | None = None,
         client: httpx.AsyncClient | None = None,
         metrics: DeliveryMetrics | None = None,
+        refresh_clock: Callable[[], Awaitable[None]] | None = None,
+        signing_clock: Clock | None = None,
     ) -> None:
         self.store = store
+        self.refresh_clock = refresh_clock
         self.metrics = metrics
         self.config = config or NotifierSettings()
         self.clock: Clock = clock or SystemClock()
+        self.signing_clock: Clock = signing_clock or self.clock
         self.rng = rng or random.Random()  # noqa: S311 - retry jitter, not a secret
         self._own_client = client is None
-        self.client = client or make_client(
-            resolver=resolver,
-            allow_private=allow_private,
-            timeout=self.config.timeout,
-            max_connections=self.config.concurrency,
-        )
+        self.client = client or make_client(self.config, allow_private=allow_private, resolver=resolver)
         self.recorder = Recorder(store)
         self._in_flight: dict[asyncio.Task[DeliveryStatus | None], Claim] = {}
         self._sending: set[asyncio.Task[DeliveryStatus | None]] = set()
+        self._next_refresh = self._next_prune = 0.0  # moments of the event loop's clock (run)
 
     async def __aenter__(self) -> Self:
         return self
@@ -104,6 +117,20 @@ class Notifier:
     async def dispatch(self) -> int:
         """One fan-out transaction; returns how many outbox rows it consumed."""
         return len(await self.store.dispatch(self.clock.now(), self.config.batch_size))
+
+    async def prune(self) -> int:
+        """Delete attempt-log lines older than the retention (``attempt_retention_days``), in
+        batches of ``PRUNE_BATCH``, at most ``PRUNE_BATCHES`` of them; how many were deleted."""
+        before = self.clock.now() - timedelta(days=self.config.attempt_retention_days)
+        deleted = 0
+        for _ in range(PRUNE_BATCHES):
+            batch = await self.store.prune_attempts(before, PRUNE_BATCH)
+            deleted += batch
+            if batch < PRUNE_BATCH:
+                break
+        if deleted:
+            log.info("pruned %d webhook attempt lines older than %s", deleted, format_timestamp(before))
+        return deleted
 
     async def claim(self, limit: int) -> list[Claim]:
         """Lease up to ``limit`` deliveries due now."""
@@ -124,12 +151,19 @@ class Notifier:
             body = encode_body(claim.event)
             headers = build_headers(
                 msg_id=claim.message_id,
-                timestamp=int(started.timestamp()),
+                timestamp=int(self.signing_clock.now().timestamp()),
                 body=body,
                 secrets=claim.secrets,
                 custom=claim.headers,
             )
-            outcome = await post(self.client, claim.url, body, headers, deadline=self.config.timeout)
+            outcome = await post(
+                self.client,
+                claim.url,
+                body,
+                headers,
+                deadline=self.config.timeout,
+                client_cert=self.config.client_cert is not None,
+            )
         else:  # never send unsigned
             outcome = Outcome(None, error="the account has no webhook secret")
         verdict = judge(
@@ -138,27 +172,42 @@ class Notifier:
             now=self.clock.now(),
             rng=self.rng,
             retry_after=outcome.retry_after,
-            error=outcome.error,
+            error=outcome.error if outcome.status_code is None else describe_answer(outcome.status_code),
         )
-        kept = await self._record(claim, verdict, attempted_at=started, status_code=outcome.status_code)
+        kept = await self._record(
+            Attempted(
+                claim,
+                verdict,
+                started,
+                outcome.status_code,
+                duration_ms=round(outcome.seconds * 1000),
+                error=outcome.error,
+                response_body=outcome.body,
+            )
+        )
         self._count(result_of(verdict, kept=kept))
         self._log(claim, outcome, verdict, kept=kept)
         return verdict.status if kept else None
 
-    async def _record(
-        self, claim: Claim, verdict: Verdict, *, attempted_at: datetime, status_code: int | None
-    ) -> bool:
+    async def _record(self, outcome: Attempted) -> bool:
         """Store an attempt's outcome. While the database is unreachable, try again (0.1 s, doubling
         to 2 s) as long as the lease lasts: the request was made, and storing its outcome late beats
         sending it again once the lease has ended. Past the lease the error propagates, and the
         delivery is due again for any notifier."""
+        claim = outcome.claim
         loop = asyncio.get_running_loop()
         deadline = loop.time() + (claim.lease_until - self.clock.now()).total_seconds()
         pause = 0.1
         while True:
             try:
                 return await self.recorder.record(
-                    claim, verdict, attempted_at=attempted_at, status_code=status_code
+                    claim,
+                    outcome.verdict,
+                    attempted_at=outcome.attempted_at,
+                    status_code=outcome.status_code,
+                    duration_ms=outcome.duration_ms,
+                    error=outcome.error,
+                    response_body=outcome.response_body,
                 )
             except Exception as exc:
                 if not database_unavailable(exc) or loop.time() + pause >= deadline:
@@ -169,6 +218,8 @@ class Notifier:
     async def run_once(self) -> Round:
         """Fan out everything undispatched, then attempt every delivery due now and wait for them
         (one attempt each: a retry is never due before the next round)."""
+        if self.refresh_clock is not None:
+            await self.refresh_clock()
         dispatched = 0
         while consumed := await self.dispatch():
             dispatched += consumed
@@ -202,6 +253,7 @@ class Notifier:
         finished = asyncio.Event()
         loop = asyncio.get_running_loop()
         next_dispatch = 0.0
+        self._next_refresh, self._next_prune = 0.0, loop.time() + PRUNE_FIRST
         failures = FailureStreak(log, "notifier", most=MAX_BACKOFF)  # the wait grows during an outage
         log.info(
             "notifier started: concurrency %d, batch %d, poll %.3g s, timeout %.3g s, lease %.3g s",
@@ -216,6 +268,7 @@ class Notifier:
                 finished.clear()
                 more = False
                 try:
+                    await self._housekeep()
                     if loop.time() >= next_dispatch:
                         if await self.dispatch():
                             more = True
@@ -249,6 +302,17 @@ class Notifier:
         finally:
             await self._drain()
             log.info("notifier stopped")
+
+    async def _housekeep(self) -> None:
+        """Bring the clock up to the service's (once per poll interval) and prune the attempt log
+        (every ``PRUNE_EVERY`` seconds, not every round)."""
+        now = asyncio.get_running_loop().time()
+        if self.refresh_clock is not None and now >= self._next_refresh:
+            await self.refresh_clock()
+            self._next_refresh = now + self.config.poll_interval
+        if now >= self._next_prune:
+            self._next_prune = now + PRUNE_EVERY
+            await self.prune()
 
     def _finished(self, finished: asyncio.Event, task: asyncio.Task[DeliveryStatus | None]) -> None:
         self._in_flight.pop(task, None)
@@ -326,15 +390,23 @@ class Notifier:
 
 
 async def deliver_in_process(
-    settings: Settings, database: Database, stop: asyncio.Event, registry: CollectorRegistry
+    settings: Settings,
+    database: Database,
+    stop: asyncio.Event,
+    registry: CollectorRegistry,
+    keeper: ClockKeeper,
 ) -> None:
     """The loop as ``pixweb serve`` runs it next to settlement (a :data:`pixinfra.runtime.DeliveryLoop`):
     the same settings as ``pixnotify run``, the app's database, attempts counted in the app's
-    metrics ``registry``."""
+    metrics ``registry``, retries due by the app's service clock (``keeper``), signed by the wall
+    clock."""
     async with Notifier(
         PostgresDeliveryStore(database.pool),
         settings.notifier,
         allow_private=settings.webhook_allow_private,
+        clock=keeper.clock,
+        refresh_clock=keeper.refresh,
+        signing_clock=SystemClock(),
         metrics=DeliveryMetrics.of(registry),
     ) as notifier:
         await notifier.run(stop)

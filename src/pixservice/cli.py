@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pixnotify import deliver_in_process
+from pixnotify import deliver_in_process, probe_for
 from pixweb.cli import Composition
 from pixweb.cli import main as commands
 
@@ -10,5 +10,6 @@ __all__ = ["pixweb"]
 
 
 def pixweb() -> None:
-    """``pixweb``: :mod:`pixweb.cli`'s commands; ``serve`` delivers webhooks in its process too."""
-    commands(obj=Composition(delivery=deliver_in_process))
+    """``pixweb``: :mod:`pixweb.cli`'s commands; ``serve`` delivers webhooks in its process too,
+    and sends test events."""
+    commands(obj=Composition(delivery=deliver_in_process, probe=probe_for))

@@ -11,11 +11,10 @@ from litestar import Litestar
 from litestar.config.app import AppConfig
 from litestar.datastructures import State
 from litestar.middleware.base import DefineMiddleware
-from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme
 
 from pixcore.clock import SystemClock
+from pixcore.ports import WebhookProbe
 from pixinfra.postgres.pool import Database
 from pixinfra.postgres.supervisor import supervising
 from pixinfra.runtime import DeliveryLoop, database_ready
@@ -34,6 +33,7 @@ from pixweb.api.transfers import TransferController
 from pixweb.api.webhooks import WebhookController, WebhookDeliveryController, WebhookSecretController
 from pixweb.auth import BearerAuthMiddleware
 from pixweb.body_errors import AllBodyErrors
+from pixweb.console.routes import CONSOLE_PATHS, console_handlers, console_templates
 from pixweb.edge import TextGuard
 from pixweb.errors import exception_handlers
 from pixweb.observability import (
@@ -43,6 +43,8 @@ from pixweb.observability import (
     configure_logging,
     counting_transfers,
 )
+from pixweb.openapi import PixOpenAPIConfig
+from pixweb.reference import assets_router, reference_page
 from pixweb.sandbox.clock_middleware import SharedClockMiddleware
 from pixweb.services import Services
 from pixweb.wire import DecimalAsNumber, PixResponse
@@ -54,13 +56,13 @@ PUBLIC_PATHS = ["^/schema", "^/.well-known/", "^/qr/v2/", "^/health/", "^/metric
 MAX_BODY = 1_048_576  # bytes; the largest legitimate body (a cash-in with QR data) is far smaller
 
 
-def _openapi() -> OpenAPIConfig:
-    return OpenAPIConfig(
+def _openapi() -> PixOpenAPIConfig:
+    return PixOpenAPIConfig(
         title="PIX account service",
         version="0.1.0",
         description="Instant-payment (PIX) account API and sandbox.",
         path="/schema",
-        render_plugins=[ScalarRenderPlugin()],
+        render_plugins=[reference_page()],  # its assets served by the app (pixweb.reference)
         components=Components(
             security_schemes={
                 "BearerToken": SecurityScheme(type="http", scheme="bearer", bearer_format="JWT"),
@@ -97,7 +99,11 @@ def _lifespan(
             )
             if settings.run_workers and settings.run_delivery:
                 if delivery is not None:
-                    loops.append(asyncio.create_task(delivery(settings, database, stop, metrics.registry)))
+                    loops.append(
+                        asyncio.create_task(
+                            delivery(settings, database, stop, metrics.registry, services.keeper)
+                        )
+                    )
                 else:
                     logging.getLogger("pixweb.app").warning(
                         "webhook delivery is off in this process: none was handed to the app "
@@ -129,12 +135,15 @@ def create_app(
     clock: SystemClock | None = None,
     database: Database | None = None,
     delivery: DeliveryLoop | None = None,
+    probe: WebhookProbe | None = None,
 ) -> Litestar:
     """The API. ``clock`` replaces the service clock (tests move time with it). ``database``: the
     process's (default: a new one, opened and closed by the app's lifespan; one open already, as
     a test's, is shared and left open). ``delivery``: the webhook delivery loop to run beside
     settlement (``PIX_WORKERS`` and ``PIX_DELIVERY`` on); the composer of the process hands it over
-    (``pixservice``: ``pixnotify.deliver_in_process``), since ``pixweb`` does not import ``pixnotify``."""
+    (``pixservice``: ``pixnotify.deliver_in_process``), since ``pixweb`` does not import ``pixnotify``.
+    ``probe``: what sends test events (``POST /api/webhooks/{id}/test``), handed over the same way
+    (``pixnotify.probe_for``); without one that route answers 503."""
     settings = settings or get_settings()
     database = database or Database()
     configure_logging(settings.log_level, settings.log_format)
@@ -155,14 +164,19 @@ def create_app(
             *([SandboxController, SandboxReturnsController] if settings.sandbox else []),
             HealthController,
             MetricsController,
+            *(console_handlers() if settings.console else []),
+            assets_router(),
         ],
+        template_config=console_templates() if settings.console else None,
         lifespan=[_lifespan(settings, clock, metrics, database, delivery)],  # type: ignore[list-item]
-        state=State({"metrics": metrics, "readiness": ReadinessProbe(database)}),
+        state=State({"metrics": metrics, "readiness": ReadinessProbe(database), "probe": probe}),
         # The shared clock first (token expiry reads it), authentication (headers only), then the
         # text checks (decisions §13), then every mistake of a body at once.
         middleware=[
             SharedClockMiddleware(),
-            DefineMiddleware(BearerAuthMiddleware, exclude=PUBLIC_PATHS),
+            DefineMiddleware(
+                BearerAuthMiddleware, exclude=PUBLIC_PATHS + (CONSOLE_PATHS if settings.console else [])
+            ),
             TextGuard(),
             AllBodyErrors(),
         ],

@@ -46,10 +46,28 @@ def _struct_of(annotation: Any) -> type[msgspec.Struct] | None:
     return None
 
 
+_CONSTRAINTS = ("gt", "ge", "lt", "le", "multiple_of", "pattern", "min_length", "max_length", "tz")
+
+
+def _documented(annotation: Any) -> Any:
+    """``annotation`` without the ``Annotated`` layers that only document it (a ``Meta`` with a
+    description or the OpenAPI document's keywords, ``pixweb.api.fields.doc``): no rule of msgspec's."""
+    while get_origin(annotation) is Annotated:
+        metadata = get_args(annotation)[1:]
+        if not all(
+            isinstance(meta, msgspec.Meta) and all(getattr(meta, name) is None for name in _CONSTRAINTS)
+            for meta in metadata
+        ):
+            return annotation
+        annotation = get_args(annotation)[0]
+    return annotation
+
+
 def _element_struct(annotation: Any) -> type[msgspec.Struct] | None:
     """The Struct of a list field's items (``list[S]`` or ``list[S] | None``, no length rule), or None."""
+    annotation = _documented(annotation)
     if get_origin(annotation) in (Union, types.UnionType):
-        others = [a for a in get_args(annotation) if a is not type(None)]
+        others = [_documented(a) for a in get_args(annotation) if a is not type(None)]
         annotation = others[0] if len(others) == 1 else None
     if get_origin(annotation) is list:  # not Annotated: a length rule on the list is left to msgspec
         return _struct_of(get_args(annotation)[0])

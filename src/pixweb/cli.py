@@ -27,6 +27,7 @@ import click
 from pixcore.accounts import CertificateInfo
 from pixcore.clock import SystemClock, format_timestamp
 from pixcore.errors import PixError
+from pixcore.ports import WebhookProbe
 from pixcore.usecases import link_certificate, open_account, revoke_certificate, rotate_secret
 from pixinfra.logs import configure_logging
 from pixinfra.postgres.database import (
@@ -138,9 +139,11 @@ def _emit(result: dict[str, Any]) -> None:
 @dataclass(frozen=True, slots=True)
 class Composition:
     """What the composer of the process (:mod:`pixservice`) hands the commands: the webhook
-    delivery loop ``pixweb serve`` runs (``pixweb`` does not import ``pixnotify``)."""
+    delivery loop ``pixweb serve`` runs, and what sends test events (the probe of the process's
+    settings), since ``pixweb`` does not import ``pixnotify``."""
 
     delivery: DeliveryLoop | None = None
+    probe: Callable[[Settings], WebhookProbe] | None = None
 
 
 HELP = {"help_option_names": ["-h", "--help"]}
@@ -214,7 +217,11 @@ def serve(composed: Composition | None, *, demo: bool | None, host: str | None, 
                 return f"[{state}] " + instructions(account, f"http://{settings.host}:{settings.port}")
 
             click.echo(asyncio.run(prepare()), err=False)
-        app = create_app(settings, delivery=composed.delivery if composed is not None else None)
+        app = create_app(
+            settings,
+            delivery=composed.delivery if composed is not None else None,
+            probe=composed.probe(settings) if composed is not None and composed.probe is not None else None,
+        )
         tune_collector()
         uvicorn.run(
             app,

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import logging
 from http import HTTPStatus
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import Example
 
 from pixcore.errors import (
     AuthenticationError,
@@ -37,6 +38,7 @@ from pixweb.body_errors import body_details
 
 __all__ = [
     "ErrorBody",
+    "error_example",
     "error_response",
     "error_responses",
     "exception_handlers",
@@ -65,14 +67,76 @@ _STATUS: tuple[tuple[type[PixError], int], ...] = (
 class ErrorBody(msgspec.Struct, omit_defaults=True, rename="camel"):
     """The error shape of every endpoint."""
 
-    status_code: int
-    message: str
-    error: str
-    details: list[str] | None = None
+    status_code: Annotated[int, msgspec.Meta(description="The HTTP status, repeated.")]
+    message: Annotated[str, msgspec.Meta(description="What went wrong, for a person.")]
+    error: Annotated[str, msgspec.Meta(description="The HTTP reason phrase.")]
+    details: Annotated[
+        list[str] | None, msgspec.Meta(description="Every broken rule, one per item (validation errors).")
+    ] = None
+
+
+# What each error status means on this API, and a typical body of it (the document's examples).
+_ERRORS: dict[int, tuple[str, str, list[str] | None]] = {
+    400: (
+        "The request breaks a rule: every broken rule is listed in `details`.",
+        "Invalid request: payment.amount: amount must be greater than zero",
+        ["payment.amount: amount must be greater than zero"],
+    ),
+    401: (
+        (
+            "No bearer token, or one that is invalid or expired (or, on the token endpoints, wrong"
+            " credentials or certificate)."
+        ),
+        "Invalid or expired token.",
+        None,
+    ),
+    403: ("Authenticated, but this account may not do this.", "This account may not do this.", None),
+    404: (
+        "No such resource for this account (another account's resources are never shown).",
+        "No such resource.",
+        None,
+    ),
+    409: (
+        (
+            "A conflict with what exists: the identifier is taken, or the resource is in a state that"
+            " forbids the change."
+        ),
+        "A charge with this txid exists already.",
+        None,
+    ),
+    413: (
+        "The body is larger than the service accepts (1 MiB).",
+        "Request Entity Too Large",
+        None,
+    ),
+    422: (
+        "Well formed, but a business rule refuses it (balance, state, limit).",
+        "Insufficient balance.",
+        None,
+    ),
+    429: ("Too many requests: wait `Retry-After` seconds.", "Too many requests. Retry later.", None),
+    503: (
+        (
+            "The database is unavailable (or too many credential checks wait): retry after `Retry-After`"
+            " seconds."
+        ),
+        UNAVAILABLE_MESSAGE,
+        None,
+    ),
+}
+
+
+def error_example(status: int) -> dict[str, Any]:
+    """A typical error body of ``status``, as the service answers it."""
+    _, message, details = _ERRORS.get(status, ("", HTTPStatus(status).phrase, None))
+    body: dict[str, Any] = {"statusCode": status, "message": message, "error": HTTPStatus(status).phrase}
+    return body | ({"details": details} if details else {})
 
 
 def error_responses(*statuses: int, body: type[Any] = ErrorBody) -> dict[int, ResponseSpec]:
-    """The OpenAPI ``responses`` of an operation's error statuses, each with ``body``'s schema.
+    """The OpenAPI ``responses`` of an operation's error statuses, each with ``body``'s schema,
+    what the status means here, and an example of the error shape (``body`` other than
+    :class:`ErrorBody` brings no example: its operation documents its own).
 
     Handlers list the statuses they can answer; 503 (the database is unavailable) is added to
     every one. Without this Litestar documents a 400 of its own shape, which no response has.
@@ -80,7 +144,12 @@ def error_responses(*statuses: int, body: type[Any] = ErrorBody) -> dict[int, Re
     shapes = dict.fromkeys(statuses, body) | {503: ErrorBody}
     return {
         status: ResponseSpec(
-            data_container=shape, description=HTTPStatus(status).phrase, generate_examples=False
+            data_container=shape,
+            description=_ERRORS.get(status, (HTTPStatus(status).phrase,))[0],
+            generate_examples=False,
+            examples=[Example(summary=HTTPStatus(status).phrase, value=error_example(status))]
+            if shape is ErrorBody
+            else None,
         )
         for status, shape in sorted(shapes.items())
     }

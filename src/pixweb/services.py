@@ -10,6 +10,7 @@ from pixcore.ports import KeyDirectory, SecretHasher, UnitOfWorkFactory
 from pixcore.queries import TransactionQueries
 from pixinfra.postgres.pool import Database
 from pixinfra.settings import Settings
+from pixweb.console.session import SessionCodec, derive_session_key
 from pixweb.persistence.queries import PostgresTransactionQueries
 from pixweb.persistence.revocation import PostgresCertificateStatus
 from pixweb.persistence.uow import PostgresUnitOfWork
@@ -38,6 +39,8 @@ class Services:
     verifier: BoundedVerifier
     token_limits: TokenRateLimits
     certificate_status: PostgresCertificateStatus
+    console_sessions: SessionCodec
+    """The console's session cookies, keyed from the signing key (``pixweb.console.session``)."""
 
     @classmethod
     def build(cls, settings: Settings, database: Database, clock: SystemClock | None = None) -> Services:
@@ -68,6 +71,7 @@ class Services:
                 per_client=settings.token_rate_per_client, per_address=settings.token_rate_per_address
             ),
             certificate_status=PostgresCertificateStatus(database),
+            console_sessions=SessionCodec(derive_session_key(key.private_key)),
         )
 
     def close(self) -> None:

@@ -142,7 +142,9 @@ async def contract_pool(
 @pytest.fixture
 async def empty_tables(contract_pool: asyncpg.Pool[asyncpg.Record]) -> asyncpg.Pool[asyncpg.Record]:
     """The contract database with no events, registrations, secrets or deliveries (accounts stay)."""
-    await contract_pool.execute("TRUNCATE webhook_deliveries, outbox, webhooks, webhook_secrets")
+    await contract_pool.execute(
+        "TRUNCATE webhook_attempts, webhook_deliveries, outbox, webhooks, webhook_secrets"
+    )
     return contract_pool
 
 

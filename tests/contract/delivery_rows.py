@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import asyncpg
 
 from pixcore.testing import InMemoryDeliveryStore
-from pixcore.webhooks import Delivery, EventType, Webhook
+from pixcore.webhooks import Delivery, DeliveryAttempt, EventType, Webhook
 from pixinfra.postgres.webhook_sql import DEACTIVATE_WEBHOOK
 from pixweb.persistence.webhooks import delivery_from_row, webhook_from_row
 
@@ -54,6 +54,14 @@ class Rows(Protocol):
     async def deliveries_of(self, outbox_id: int) -> list[Delivery]: ...
 
     async def registration(self, webhook_id: int) -> Webhook: ...
+
+    async def attempt_log(self, delivery_id: int) -> list[DeliveryAttempt]:
+        """The lines of a delivery's attempt log, oldest first."""
+        ...
+
+    async def attempt_count(self) -> int:
+        """How many lines the attempt log holds, all deliveries together."""
+        ...
 
 
 class MemoryRows:
@@ -94,6 +102,12 @@ class MemoryRows:
 
     async def registration(self, webhook_id: int) -> Webhook:
         return self.store.webhook(webhook_id)
+
+    async def attempt_log(self, delivery_id: int) -> list[DeliveryAttempt]:
+        return self.store.attempt_log(delivery_id)
+
+    async def attempt_count(self) -> int:
+        return sum(len(self.store.attempt_log(d.id)) for d in self.store.deliveries())
 
 
 _ACCOUNT_NUMBERS = itertools.count(1)  # accounts outlive a test: their numbers are unique per run
@@ -178,3 +192,15 @@ class PostgresRows:
         row = await self.pool.fetchrow("SELECT * FROM webhooks WHERE id = $1", webhook_id)
         assert row is not None, f"no webhook {webhook_id}"
         return webhook_from_row(row)
+
+    async def attempt_log(self, delivery_id: int) -> list[DeliveryAttempt]:
+        rows = await self.pool.fetch(
+            """SELECT attempted_at, status_code, duration_ms, error, response_body FROM webhook_attempts
+               WHERE delivery_id = $1 ORDER BY id""",
+            delivery_id,
+        )
+        return [DeliveryAttempt(**dict(row)) for row in rows]
+
+    async def attempt_count(self) -> int:
+        count: int = await self.pool.fetchval("SELECT count(*) FROM webhook_attempts")
+        return count

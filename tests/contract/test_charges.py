@@ -89,6 +89,17 @@ async def test_unknown_charges_are_none(backend: Backend) -> None:
         assert await tx.charges.get_by_external_id(account.id, "nothing") is None
 
 
+async def test_recent_gives_the_accounts_own_charges_newest_first_up_to_the_limit(backend: Backend) -> None:
+    async with backend.uow() as tx:
+        account = await add_account(tx)
+        other = await add_account(tx)
+        made = [await tx.charges.add(_new_charge(account.id)) for _ in range(3)]
+        foreign = await tx.charges.add(_new_charge(other.id))
+        assert await tx.charges.recent(account.id, 10) == made[::-1]
+        assert await tx.charges.recent(account.id, 2) == [made[2], made[1]]
+        assert await tx.charges.recent(other.id, 10) == [foreign]
+
+
 async def test_a_txid_is_unique_per_account(backend: Backend) -> None:
     async with backend.uow() as tx:
         account = await add_account(tx)

@@ -17,12 +17,13 @@ from pixcore.webhook_delivery import (
     GONE_REASON,
     INACTIVE_REASON,
     MAX_REASON,
+    MAX_RESPONSE_BODY,
     Attempted,
     Claim,
     Verdict,
     message_id,
 )
-from pixcore.webhooks import DeliveryStatus, EventType
+from pixcore.webhooks import DeliveryAttempt, DeliveryStatus, EventType
 from tests.contract.delivery_rows import Rows
 
 NOW = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
@@ -450,3 +451,95 @@ async def test_released_deliveries_are_due_again_at_once(store: DeliveryStore, r
     again = await store.claim_due(back, 10, back + LEASE)
     assert sorted(c.id for c in again) == sorted(c.id for c in claims[:2])
     assert all(c.attempts == 0 for c in again)
+
+
+# ------------------------------------------------------------------------------------ the attempt log
+
+
+async def test_each_stored_attempt_gets_its_line_in_order(store: DeliveryStore, rows: Rows) -> None:
+    _, _, event = await one_pending(rows, store)
+    first = await claim_one(store)
+    later = NOW + timedelta(minutes=5)
+    assert await store.record(
+        first,
+        retry(later, "timed out after 15 s"),
+        attempted_at=NOW,
+        status_code=None,
+        duration_ms=15_003,
+        error="timed out after 15 s",
+        response_body=None,
+    )
+    second = await claim_one(store, later)
+    assert await store.record_many(
+        [Attempted(second, DELIVERED, later, 200, duration_ms=42, error=None, response_body='{"ok": true}')]
+    ) == {second.id}
+    (delivery,) = await rows.deliveries_of(event)
+    assert await rows.attempt_log(delivery.id) == [
+        DeliveryAttempt(NOW, None, 15_003, "timed out after 15 s", None),
+        DeliveryAttempt(later, 200, 42, None, '{"ok": true}'),
+    ]
+
+
+async def test_an_attempt_line_keeps_no_error_on_an_answer_and_a_bounded_body(
+    store: DeliveryStore, rows: Rows
+) -> None:
+    _, _, event = await one_pending(rows, store)
+    claim = await claim_one(store)
+    body = "é\x00" + "x" * (MAX_RESPONSE_BODY + 100)  # NUL: PostgreSQL text cannot hold it
+    assert await store.record(
+        claim,
+        retry(NOW + LEASE, "HTTP 500"),
+        attempted_at=NOW,
+        status_code=500,
+        duration_ms=7,
+        error="words an answer never needs",
+        response_body=body,
+    )
+    (delivery,) = await rows.deliveries_of(event)
+    (line,) = await rows.attempt_log(delivery.id)
+    assert (line.status_code, line.error, line.duration_ms) == (500, None, 7)
+    assert line.response_body == ("é\ufffd" + "x" * MAX_RESPONSE_BODY)[:MAX_RESPONSE_BODY]
+
+
+async def test_an_outcome_whose_lease_was_lost_gets_no_line(store: DeliveryStore, rows: Rows) -> None:
+    _, _, event = await one_pending(rows, store)
+    stale = await claim_one(store)
+    await claim_one(store, NOW + LEASE)  # another notifier has it now
+    assert not await store.record(stale, DELIVERED, attempted_at=NOW, status_code=200, duration_ms=3)
+    assert await store.record_many([Attempted(stale, DELIVERED, NOW, 200, duration_ms=3)]) == set()
+    (delivery,) = await rows.deliveries_of(event)
+    assert await rows.attempt_log(delivery.id) == []
+
+
+async def test_a_410_gets_its_line_with_the_deactivation(store: DeliveryStore, rows: Rows) -> None:
+    _, _, event = await one_pending(rows, store)
+    claim = await claim_one(store)
+    assert await store.record(
+        claim, GONE, attempted_at=NOW, status_code=410, duration_ms=9, response_body="gone"
+    )
+    (delivery,) = await rows.deliveries_of(event)
+    assert await rows.attempt_log(delivery.id) == [DeliveryAttempt(NOW, 410, 9, None, "gone")]
+
+
+async def test_pruning_deletes_the_oldest_lines_in_bounded_batches(store: DeliveryStore, rows: Rows) -> None:
+    account = await rows.account()
+    await rows.webhook(account, "https://hooks.example/prune")
+    for n in range(5):
+        await rows.emit(account, transfer(n), EventType.CASH_OUT)
+    await store.dispatch(NOW, 10)
+    claims = sorted(await store.claim_due(NOW, 10, NOW + LEASE), key=lambda c: c.id)
+    moments = [NOW + timedelta(days=n) for n in range(5)]  # one attempt a day
+    await store.record_many(
+        [
+            Attempted(c, retry(NOW + timedelta(days=30)), at, 500)
+            for c, at in zip(claims, moments, strict=True)
+        ]
+    )
+    assert await rows.attempt_count() == 5
+    cutoff = moments[3]  # lines of days 0, 1, 2 are older
+    assert await store.prune_attempts(cutoff, 2) == 2
+    assert await store.prune_attempts(cutoff, 2) == 1
+    assert await store.prune_attempts(cutoff, 2) == 0
+    assert await rows.attempt_count() == 2
+    kept = [line for c in claims for line in await rows.attempt_log(c.id)]
+    assert [line.attempted_at for line in kept] == moments[3:]

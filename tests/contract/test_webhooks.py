@@ -282,7 +282,7 @@ async def test_deliveries_read_back_newest_first_filtered_by_status(backend: Bac
         assert await tx.webhooks.deliveries(other.id, limit=10) == []
 
 
-async def test_a_finished_delivery_is_requeued_and_a_pending_one_is_left_alone(backend: Backend) -> None:
+async def test_a_finished_delivery_is_requeued_and_a_pending_one_is_due_at_once(backend: Backend) -> None:
     account, webhook = await _registered(backend)
     failed, pending = await _seed(
         backend, _delivery(webhook, DeliveryStatus.FAILED, 10), _delivery(webhook, DeliveryStatus.PENDING, 20)
@@ -294,10 +294,17 @@ async def test_a_finished_delivery_is_requeued_and_a_pending_one_is_left_alone(b
             failed, status=DeliveryStatus.PENDING, attempts=0, next_attempt_at=FAR, finished_at=None
         )
         assert await tx.webhooks.get_delivery(account, failed.id) == requeued
-        assert await tx.webhooks.requeue_delivery(account, pending.id, FAR) is None
+        # A pending one waiting for its retry (due at FAR) becomes due at the moment given, its
+        # attempts kept; a moment later than the one it waits for changes nothing.
+        sooner = FAR - timedelta(days=1)
+        assert await tx.webhooks.requeue_delivery(account, pending.id, FAR + timedelta(days=1)) == pending
+        due = await tx.webhooks.requeue_delivery(account, pending.id, sooner)
+        assert due == dataclasses.replace(pending, next_attempt_at=sooner)
         assert await tx.webhooks.requeue_delivery(other.id, failed.id, FAR) is None
+        assert await tx.webhooks.requeue_delivery(other.id, pending.id, FAR) is None
         assert await tx.webhooks.requeue_delivery(account, -1, FAR) is None
-        assert await tx.webhooks.get_delivery(account, pending.id) == pending
+        assert await tx.webhooks.get_delivery(account, pending.id) == due
         await tx.commit()
     async with backend.uow() as tx:
         assert await tx.webhooks.get_delivery(account, failed.id) == requeued
+        assert await tx.webhooks.get_delivery(account, pending.id) == due

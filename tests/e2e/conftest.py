@@ -20,7 +20,7 @@ from litestar import Litestar
 from pixcore.clock import SystemClock
 from pixinfra.postgres.pool import Database
 from pixinfra.settings import Settings
-from pixnotify import deliver_in_process
+from pixnotify import deliver_in_process, probe_for
 from pixweb.app import create_app
 from tests.support import scratch_database
 
@@ -40,7 +40,9 @@ async def running_api(
     """The app with its lifespan running, and an HTTP client on it. ``database``: one open already
     (the run's) for the app to share; without one the app opens its own on ``settings``."""
     # Composed as the `pixweb` command composes it (pixservice): delivery runs in the app's process.
-    app = create_app(settings, clock=clock, database=database, delivery=deliver_in_process)
+    app = create_app(
+        settings, clock=clock, database=database, delivery=deliver_in_process, probe=probe_for(settings)
+    )
     started, stop = asyncio.Event(), asyncio.Event()
 
     async def run_lifespan() -> None:

@@ -1,6 +1,6 @@
 """Production mode (decisions 13): ``PIX_PRODUCTION=on pixweb serve`` as an operator starts it, on
 a database of the test's own. No demo account is created or printed (``--demo`` is refused), the
-sandbox is off, and a bearer token must come with its client certificate."""
+sandbox and the web console are off, and a bearer token must come with its client certificate."""
 
 from __future__ import annotations
 
@@ -77,6 +77,9 @@ async def test_production_mode_serves_no_demo_no_sandbox_and_binds_tokens(
 
             for path in ("/sandbox/payments", "/sandbox/dict", "/sandbox/clock", "/sandbox/refunds"):
                 response = await http.post(path, json={}, headers=bearer | {"X-SSL-Client-Cert": cert})
+                assert response.status_code == 404, f"{path}: {response.text}"
+            for path in ("/", "/console", "/console/sign-in"):  # no console either (PIX_CONSOLE)
+                response = await http.get(path, headers=bearer | {"X-SSL-Client-Cert": cert})
                 assert response.status_code == 404, f"{path}: {response.text}"
     finally:
         await api.stop()

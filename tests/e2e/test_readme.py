@@ -19,16 +19,17 @@ ROOT = Path(__file__).resolve().parents[2]
 PIXWEB = Path(sys.executable).parent / "pixweb"
 
 
-def tour_script(port: int) -> str:
+def tour_script(port: int, hook_port: int) -> str:
     readme = (ROOT / "README.md").read_text()
     tour = readme[readme.index("## A five-minute tour") : readme.index("## Layout")]
     blocks = re.findall(r"```sh\n(.*?)```", tour, flags=re.S)
     assert len(blocks) >= 4, "the tour lost its shell blocks"
     script = "\n".join(blocks)
     assert "BASE=http://127.0.0.1:8000" in script
+    assert "HOOK_PORT=8001" in script
     return "set -euo pipefail\n" + script.replace(
         "BASE=http://127.0.0.1:8000", f"BASE=http://127.0.0.1:{port}"
-    )
+    ).replace("HOOK_PORT=8001", f"HOOK_PORT={hook_port}")
 
 
 def _json_values(text: str) -> list[dict[str, Any]]:
@@ -55,6 +56,7 @@ async def server(migrated_database: str, tmp_path: Path) -> AsyncIterator[tuple[
         "PIX_DATABASE_URL": migrated_database,
         "PIX_DATA_DIR": str(tmp_path / "data"),
         "PIX_PORT": str(port),
+        "PIX_WEBHOOK_ALLOW_PRIVATE": "on",  # as `make run` has it (the README says so)
     }
     process = await asyncio.create_subprocess_exec(
         str(PIXWEB),
@@ -90,7 +92,7 @@ async def test_the_readme_tour_runs_as_written(server: tuple[int, dict[str, str]
     process = await asyncio.create_subprocess_exec(
         "bash",
         "-c",
-        tour_script(port),
+        tour_script(port, _free_port()),
         cwd=workdir,
         env=env,
         stdout=asyncio.subprocess.PIPE,
@@ -98,9 +100,13 @@ async def test_the_readme_tour_runs_as_written(server: tuple[int, dict[str, str]
     )
     out, err = await asyncio.wait_for(process.communicate(), timeout=120)
     assert process.returncode == 0, err.decode()
-    (account, certificate, token, central, standard, receipt, key, transfer, after, *charge, refused) = (
-        _json_values(out.decode())
-    )
+    printed = _json_values(out.decode())
+    # The last three: the registration, the payment and the line `pixnotify listen` printed (into a
+    # pipe: JSON), the last two in either order (two processes write them).
+    *before, registered, last, received = printed
+    if "receivedAt" in last:
+        last, received = received, last
+    (account, certificate, token, central, standard, receipt, key, transfer, after, *charge, refused) = before
     created, payment, paid = charge
     assert set(account) == {"accountId", "clientId", "clientSecret", "ispb", "branch", "number", "keys"}
     assert account["keys"] == ["maria@example.com"]
@@ -128,6 +134,13 @@ async def test_the_readme_tour_runs_as_written(server: tuple[int, dict[str, str]
         "message": "A bearer token is required (Authorization: Bearer <token>).",
         "error": "Unauthorized",
     }
+    # The webhook, received on this machine: signed with the account's secret, for the payment made.
+    assert registered["success"] is True
+    assert registered["message"].endswith("registered for cash_in.")
+    assert (received["signature"], received["status"]) == ("ok", 204)
+    assert received["event"]["type"] == "RECEIVE"
+    assert received["event"]["data"]["payment"] == {"amount": "7.50", "currency": "BRL"}
+    assert received["event"]["data"]["endToEndId"] == last["endToEndId"]
     # Every file the tour wrote is in .tour (the project folder gets nothing else), and git ignores it.
     assert sorted(p.name for p in workdir.iterdir()) == [".tour", ".venv"]
     written = sorted(str(p.relative_to(workdir)) for p in (workdir / ".tour").rglob("*") if p.is_file())

@@ -16,11 +16,13 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import asyncpg
 import httpx
 import pytest
 
 from pixcore.clock import SystemClock, parse_timestamp
 from pixinfra.settings import Settings
+from pixnotify import Notifier, PostgresDeliveryStore
 from tests.e2e.conftest import Api, running_api
 from tests.support import Client, bearer, fetch_rows, new_client
 
@@ -101,6 +103,8 @@ async def test_register_list_and_re_register(private_api: Api) -> None:
     assert again.json() == {
         "success": True,
         "message": f"Webhook {first_row['id']} updated for cash_in: version 2.",
+        "id": first_row["id"],
+        "version": 2,
     }
     after = {
         (w["type"], w["url"]): w for w in (await http.get("/api/webhooks", headers=auth)).json()["webhooks"]
@@ -146,7 +150,10 @@ SIX_HEADERS = [{"key": f"X-H{i}", "value": "v"} for i in range(6)]
 @pytest.mark.parametrize(
     ("body", "containing"),
     [
-        ({"url": "http://127.0.0.1:9/h", "eventType": "cash_in"}, "url: must be an HTTPS URL"),
+        (
+            {"url": "http://8.8.8.8/h", "eventType": "cash_in"},
+            "http:// is only for loopback and private hosts",
+        ),
         ({"url": "ftp://127.0.0.1/h", "eventType": "cash_in"}, "url: must be an HTTPS URL"),
         ({"url": "not a url", "eventType": "cash_in"}, "url: "),
         ({"url": HOOK, "eventType": "CASH_IN"}, "eventType: must be one of"),
@@ -480,16 +487,30 @@ async def test_deliveries_listing_and_replay(private_api: Api) -> None:
         assert_error(await http.get("/api/webhooks/deliveries", params=bad, headers=auth), 400, "Bad Request")
     assert (await http.get("/api/webhooks/deliveries", headers=other_auth)).json()["deliveries"] == []
 
-    # Replay: the other account's and unknown ids are 404; a pending one is 409.
-    for who, delivery_id in ((other_auth, failed), (auth, failed + 100_000), (auth, 2**63)):
+    # Replay: the other account's and unknown ids are 404; a pending one waiting for its retry
+    # (seeded due in an hour, 2 attempts made) is due now, its attempts kept (decisions §13).
+    for who, delivery_id in (
+        (other_auth, failed),
+        (other_auth, pending),
+        (auth, failed + 100_000),
+        (auth, 2**63),
+    ):
         response = await http.post(f"/api/webhooks/deliveries/{delivery_id}/replay", headers=who)
         assert_error(response, 404, "Not Found")
-    assert_error(
-        await http.post(f"/api/webhooks/deliveries/{pending}/replay", headers=auth),
-        409,
-        "Conflict",
-        containing="pending already",
+    before = private_api.clock.now()
+    now_due = await http.post(f"/api/webhooks/deliveries/{pending}/replay", headers=auth)
+    assert now_due.status_code == 200, now_due.text
+    assert (now_due.json()["status"], now_due.json()["attempts"]) == ("pending", 2)
+    assert (
+        before - timedelta(seconds=1)
+        <= parse_timestamp(now_due.json()["nextAttemptAt"])
+        <= private_api.clock.now()
     )
+    rows = await fetch_rows(
+        url, "SELECT next_attempt_at, attempts FROM webhook_deliveries WHERE id = $1", pending
+    )
+    assert rows[0]["attempts"] == 2
+    assert rows[0]["next_attempt_at"] <= private_api.clock.now()
     for finished in (failed, delivered):
         before = private_api.clock.now()
         replayed = await http.post(f"/api/webhooks/deliveries/{finished}/replay", headers=auth)
@@ -508,7 +529,6 @@ async def test_deliveries_listing_and_replay(private_api: Api) -> None:
             url, "SELECT status, attempts, finished_at FROM webhook_deliveries WHERE id = $1", finished
         )
         assert (rows[0]["status"], rows[0]["attempts"], rows[0]["finished_at"]) == ("pending", 0, None)
-    assert_error(await http.post(f"/api/webhooks/deliveries/{failed}/replay", headers=auth), 409, "Conflict")
 
     # A delivery of a deactivated registration is not replayed.
     await fetch_rows(
@@ -544,3 +564,101 @@ async def test_deliveries_listing_and_replay(private_api: Api) -> None:
 async def test_every_webhook_endpoint_needs_a_token(api: Api, method: str, path: str) -> None:
     response = await api.client.request(method, path, json={"url": HOOK, "eventType": "cash_in"})
     assert_error(response, 401, "Unauthorized")
+
+
+# -- development receivers (decisions §13): http:// on loopback and private hosts ------------------
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["http://127.0.0.1:9/h", "https://127.0.0.1/h", "https://localhost/h", "https://sneaky.example.test/h"],
+)
+async def test_a_refused_private_url_names_the_setting_that_would_allow_it(
+    api: Api, dns: None, url: str
+) -> None:
+    _, auth = await signed_in(api)
+    assert_error(
+        await register(api.client, auth, url), 400, "Bad Request", containing="PIX_WEBHOOK_ALLOW_PRIVATE"
+    )
+
+
+@pytest.mark.parametrize(
+    ("url", "stored"),
+    [
+        ("http://127.0.0.1:8001/", "http://127.0.0.1:8001/"),
+        ("HTTP://LOCALHOST:9", "http://localhost:9/"),
+        ("http://10.0.0.5:80/in", "http://10.0.0.5/in"),
+        ("http://[::1]:9/h", "http://[::1]:9/h"),
+        ("http://sneaky.example.test/h", "http://sneaky.example.test/h"),
+    ],
+)
+async def test_http_to_loopback_and_private_hosts_is_accepted_with_the_setting(
+    private_api: Api, dns: None, url: str, stored: str
+) -> None:
+    _, auth = await signed_in(private_api)
+    response = await register(private_api.client, auth, url)
+    assert response.status_code == 200, response.text
+    listed = (await private_api.client.get("/api/webhooks", headers=auth)).json()
+    assert [w["url"] for w in listed["webhooks"]] == [stored]
+
+
+@pytest.mark.parametrize(
+    "url", ["http://8.8.8.8/h", "http://public.example.test/h", "http://mixed.example.test/h"]
+)
+async def test_a_public_host_needs_https_even_with_the_setting(private_api: Api, dns: None, url: str) -> None:
+    _, auth = await signed_in(private_api)
+    assert_error(
+        await register(private_api.client, auth, url),
+        400,
+        "Bad Request",
+        containing="http:// is only for loopback and private hosts, use https://",
+    )
+    assert (await private_api.client.get("/api/webhooks", headers=auth)).json()["total"] == 0
+
+
+async def test_the_deliveries_list_says_why_the_last_attempt_failed_in_words(private_api: Api) -> None:
+    """The notifier's words (``pixnotify.failures``) reach the account: a development receiver
+    that is not running is ``connection refused by 127.0.0.1:PORT`` in ``lastError``."""
+    client, auth = await signed_in(private_api)
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    assert (await register(private_api.client, auth, f"http://127.0.0.1:{port}/")).status_code == 200
+    url = private_api.settings.database_url
+    assert url is not None
+    event = {"type": "RECEIVE", "data": {"id": 1, "status": "LIQUIDATED"}}
+    conn = await asyncpg.connect(url)
+    try:
+        # Only this test's event is to go out: what earlier tests left behind is set aside (as in
+        # tests/e2e/test_delivery_in_api.py).
+        await conn.execute("UPDATE outbox SET dispatched_at = now() WHERE dispatched_at IS NULL")
+        await conn.execute(
+            """UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, finished_at = now()
+               WHERE status = 'pending'"""
+        )
+        outbox_id = await conn.fetchval(
+            """INSERT INTO outbox (account_id, event_type, webhook_type, payload, created_at)
+               VALUES ($1, 'RECEIVE', 'cash_in', $2::jsonb, now()) RETURNING id""",
+            client.account_id,
+            json.dumps(event),
+        )
+        pool = await asyncpg.create_pool(url, min_size=1, max_size=2)
+        try:
+            async with Notifier(PostgresDeliveryStore(pool), allow_private=True) as notifier:
+                done = await notifier.run_once()
+        finally:
+            await pool.close()
+        assert (done.dispatched, done.attempted) == (1, 1)
+        assert (
+            await conn.fetchval("SELECT attempts FROM webhook_deliveries WHERE outbox_id = $1", outbox_id)
+            == 1
+        )
+    finally:
+        await conn.close()
+    listed = (await private_api.client.get("/api/webhooks/deliveries", headers=auth)).json()
+    (delivery,) = listed["deliveries"]
+    assert (delivery["status"], delivery["lastStatusCode"], delivery["lastError"]) == (
+        "pending",
+        None,
+        f"connection refused by 127.0.0.1:{port}",
+    )

@@ -13,6 +13,7 @@ import base64
 import json
 import secrets
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -28,6 +29,7 @@ from pixcore.webhook_delivery import message_id
 from pixcore.webhooks import EventType
 from pixinfra.settings import NotifierSettings
 from pixnotify import Notifier, PostgresDeliveryStore
+from pixnotify.store import queue_status
 from tests.contract.delivery_rows import PostgresRows
 from tests.integration.receiver import Received, Receiver, Reply, running_receiver
 from tests.support import migrated_by_command, new_client, process_env, run_database, scratch_database
@@ -199,6 +201,45 @@ async def test_an_event_without_registrations_is_only_marked_dispatched(
     )
 
 
+# ------------------------------------------------------------------------------------ pixnotify status
+
+
+async def test_status_names_each_failing_url_with_its_last_error_until_it_delivers(
+    tables: Tables, receiver: Receiver, clock: ManualClock
+) -> None:
+    account = await tables.account()
+    await tables.secret(account, new_secret())
+    flaky = await tables.webhook(account, receiver.url("/status/flaky?token=t0ps3cret"))
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    dead = await tables.webhook(account, f"http://hooks.pix.test:{closed}/status/dead")
+    receiver.plan["/status/flaky?token=t0ps3cret"] = [Reply(500), Reply(204)]
+    await tables.emit(account, transfer(31), EventType.CASH_OUT)
+    pool = run_database().pool
+
+    async def failing() -> dict[int, dict[str, Any]]:
+        report = (await queue_status(pool, clock.now())).as_json()
+        return {url["webhookId"]: url for url in report["failingUrls"] if url["webhookId"] in (flaky, dead)}
+
+    async with notifier(clock) as running:
+        await running.run_once()
+        listed = await failing()
+        assert {
+            hook: (url["lastError"], url["lastStatusCode"], url["pendingDeliveries"])
+            for hook, url in listed.items()
+        } == {
+            flaky: ("answered 500", 500, 1),
+            dead: (f"connection refused by hooks.pix.test:{closed}", None, 1),
+        }
+        assert listed[flaky]["url"] == f"http://127.0.0.1:{receiver.port}/"  # never the path or its token
+        assert listed[flaky]["accountId"] == account
+
+        clock.advance(6)
+        await running.run_once()  # the flaky URL answers 204 now; the dead one is still refused
+        assert set(await failing()) == {dead}
+
+
 # ------------------------------------------------------------------------------------ retries
 
 
@@ -216,7 +257,7 @@ async def test_a_500_is_retried_on_the_schedule_with_the_same_id_and_body(
         await running.run_once()
         first = await tables.delivery(outbox_id, hook)
         assert (first["status"], first["attempts"], first["last_status_code"]) == ("pending", 1, 500)
-        assert first["last_error"] == "HTTP 500"
+        assert first["last_error"] == "answered 500"
         assert (
             clock.now() + timedelta(seconds=4.5)
             <= first["next_attempt_at"]
@@ -331,7 +372,10 @@ async def test_a_name_resolving_to_loopback_is_refused_at_delivery(
         await running.run_once()
     row = await tables.delivery(outbox_id, hook)
     assert (row["status"], row["attempts"], row["last_status_code"]) == ("pending", 1, None)
-    assert row["last_error"] == "refused: hooks.pix.test resolves to a non-public address (127.0.0.1)"
+    assert row["last_error"] == (
+        "address refused: hooks.pix.test resolves to 127.0.0.1, which is loopback "
+        "(PIX_WEBHOOK_ALLOW_PRIVATE is off)"
+    )
     assert receiver.at("/ssrf") == []
 
     # With private addresses allowed the same name is delivered to: the connection goes to the
@@ -505,5 +549,6 @@ async def test_a_killed_notifier_process_loses_nothing(
         assert report["dueNow"] == 0
         assert report["failedDeliveries"] == 0
         assert report["oldestPendingAgeSeconds"] is None
+        assert report["failingUrls"] == []
     finally:
         await conn.close()

@@ -28,7 +28,7 @@ from pixcore.queries import (
 )
 from pixcore.testing import PlainHasher
 from pixcore.usecases import open_account
-from pixweb.persistence.queries import COLUMNS, find_statement, list_statement
+from pixweb.persistence.queries import COLUMNS, daily_flows_statement, find_statement, list_statement
 from tests.support import pg_uow, random_cpf
 
 ROWS, OTHER_ROWS = 40_000, 10_000
@@ -237,3 +237,38 @@ async def test_every_page_holds_the_rows_a_plain_offset_gives(
         assert rows[0]["total"] == len(everything)
         got = [row["id"] for row in rows if row["id"] is not None]
         assert got == everything[(page - 1) * size : page * size], page
+
+
+@pytest.mark.parametrize("mode", ["force_custom_plan", "force_generic_plan"])
+async def test_the_daily_flows_read_the_settled_records_index(
+    populated: Populated, conn: asyncpg.Connection, mode: str
+) -> None:
+    """The console overview's chart: one range of ``transactions_account_flows_idx`` (the partial
+    index of settled records carrying type, amount and fee, an index-only scan once autovacuum has
+    set the visibility map, a bitmap scan of it before), never a sequential scan."""
+    today = datetime.now(UTC).date()
+    sql, args = daily_flows_statement(populated.account_id, today - timedelta(days=29), today)
+    await conn.execute(f"SET plan_cache_mode = {mode}")
+    try:
+        raw = await conn.fetchval(f"EXPLAIN (FORMAT JSON) {sql}", *args)
+    finally:
+        await conn.execute("RESET plan_cache_mode")
+    nodes = list(_nodes(json.loads(raw)[0]["Plan"]))
+    assert all(node["Node Type"] != "Seq Scan" for node in nodes), nodes
+    assert {node["Index Name"] for node in nodes if "Index Name" in node} == {
+        "transactions_account_flows_idx"
+    }
+    days = await conn.fetch(sql, *args)
+    assert len(days) >= 29  # about 35 settled records a day: the plan was asked about real work
+    await conn.execute("SET TIME ZONE 'America/Sao_Paulo'")  # the session's zone changes no day
+    try:
+        assert await conn.fetch(sql, *args) == days
+    finally:
+        await conn.execute("RESET TIME ZONE")
+    by_group = await conn.fetch(
+        "SELECT (created_at AT TIME ZONE 'UTC')::date AS day, count(*) FROM transactions"
+        " WHERE account_id = $1 AND status = 'CONFIRMED' AND created_at >= $2 GROUP BY 1",
+        populated.account_id,
+        datetime.combine(today - timedelta(days=29), datetime.min.time(), tzinfo=UTC),
+    )
+    assert [row["day"] for row in days] == sorted(row["day"] for row in by_group)

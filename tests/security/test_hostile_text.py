@@ -79,9 +79,14 @@ class Document:
         ]
 
     def resolve(self, schema: dict[str, Any]) -> dict[str, Any]:
-        while "$ref" in schema:
-            name = schema["$ref"].rsplit("/", 1)[-1]
-            schema = self.document["components"]["schemas"][name]
+        """A ``$ref`` followed, and Litestar's ``allOf`` of one ref (a referenced body or property
+        with its own description and examples) opened."""
+        while "$ref" in schema or len(schema.get("allOf", [])) == 1:
+            if "$ref" in schema:
+                name = schema["$ref"].rsplit("/", 1)[-1]
+                schema = self.document["components"]["schemas"][name]
+            else:
+                schema = schema["allOf"][0]
         return schema
 
     def alternatives(self, schema: dict[str, Any]) -> list[dict[str, Any]]:

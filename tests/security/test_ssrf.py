@@ -373,7 +373,7 @@ async def test_a_redirect_is_not_followed_and_is_a_failed_attempt(
             await running.run_once()
     row = await delivery(pool, webhook, outbox)
     assert (row["status"], row["attempts"], row["last_status_code"]) == ("pending", 1, status)
-    assert row["last_error"] == f"HTTP {status}"
+    assert row["last_error"] == f"answered {status} (a redirect: not followed)"
     assert row["next_attempt_at"] is not None
     assert len(receiver.at(path)) == 1
     assert receiver.at(inside) == []
@@ -414,7 +414,10 @@ async def test_dns_rebinding_to_loopback_is_refused_at_delivery(
         await running.run_once()
     row = await delivery(pool, webhook, outbox)
     assert (row["status"], row["attempts"], row["last_status_code"]) == ("pending", 1, None)
-    assert row["last_error"] == "refused: rebind.pix.test resolves to a non-public address (127.0.0.1)"
+    assert row["last_error"] == (
+        "address refused: rebind.pix.test resolves to 127.0.0.1, which is loopback "
+        "(PIX_WEBHOOK_ALLOW_PRIVATE is off)"
+    )
     assert receiver.at("/rebound") == []
 
     # The control: the same delivery with private addresses allowed reaches the receiver.

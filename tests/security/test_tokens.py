@@ -295,7 +295,10 @@ async def test_the_token_travels_only_in_the_authorization_header(api: Api, owne
 async def test_the_public_prefixes_do_not_open_other_routes(api: Api, path: str) -> None:
     """The token gate skips ``/schema``, ``/.well-known/`` and ``/qr/v2/``: no spelling of a
     private route may pass as one of those."""
-    response = await api.client.get(path)
+    # httpx reads "//balance" as a network-path reference (host "balance") and would ask for "/",
+    # which is the console's redirect now: the path is sent as written instead.
+    url = api.client.base_url.copy_with(raw_path=path.encode()) if path.startswith("//") else path
+    response = await api.client.get(url)
     assert response.status_code in (401, 404), f"{path}: {response.status_code} {response.text}"
     assert "netBalance" not in response.text
     assert "balanceAmount" not in response.text

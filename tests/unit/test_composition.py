@@ -13,7 +13,7 @@ import pytest
 
 import pixweb.app
 import pixweb.cli
-from pixnotify import deliver_in_process
+from pixnotify import HttpProbe, deliver_in_process
 from pixservice.cli import pixweb as pixweb_command
 
 
@@ -47,9 +47,11 @@ def test_the_pixweb_command_hands_serve_the_notifier_s_loop(
     with pytest.raises(Built):
         pixweb_command()
     assert handed_over["delivery"] is deliver_in_process
+    assert isinstance(handed_over["probe"], HttpProbe)  # test events: sent as the notifier sends
 
 
 def test_pixweb_s_own_commands_alone_hand_over_no_loop(handed_over: dict[str, Any]) -> None:
     with pytest.raises(Built):
         pixweb.cli.main(["serve", "--no-demo"], standalone_mode=False)
     assert handed_over["delivery"] is None
+    assert handed_over["probe"] is None

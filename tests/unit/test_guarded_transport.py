@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import ssl
 from collections.abc import AsyncIterator
 
 import httpcore
 import httpx
 import pytest
 
+from pixinfra.settings import NotifierSettings
 from pixnotify.transport import AddressRefused, GuardedBackend, GuardedTransport, make_client
 
 
@@ -69,7 +71,9 @@ def client(
     *, allow_private: bool = True, timeout: float = 5.0, max_connections: int = 4
 ) -> httpx.AsyncClient:
     return make_client(
-        resolver=loopback, allow_private=allow_private, timeout=timeout, max_connections=max_connections
+        NotifierSettings(timeout=timeout, concurrency=max_connections),
+        allow_private=allow_private,
+        resolver=loopback,
     )
 
 
@@ -98,8 +102,10 @@ async def test_connections_are_kept_alive_and_reused(receiver: tuple[Receiver, i
 async def test_a_non_public_address_is_refused_before_connecting(receiver: tuple[Receiver, int]) -> None:
     state, port = receiver
     async with client(allow_private=False) as http:
-        with pytest.raises(AddressRefused, match="non-public address"):
-            await http.post(f"http://hooks.pix.test:{port}/", content=b"x")
+        with pytest.raises(
+            AddressRefused, match=r"hooks\.pix\.test resolves to 127\.0\.0\.1, which is loopback"
+        ):
+            await http.post(f"https://hooks.pix.test:{port}/", content=b"x")
     assert state.connections == 0
 
 
@@ -164,3 +170,65 @@ def test_httpcore_errors_map_to_the_most_specific_httpx_error() -> None:
         assert caught.value.__cause__ is raised
     with pytest.raises(AddressRefused), httpx_errors():
         raise AddressRefused("as it is")
+
+
+def test_a_tls_error_after_the_handshake_is_an_httpx_read_error() -> None:
+    """httpcore lets an ``ssl.SSLError`` read with the answer (a receiver's alert) through as it is;
+    the transport raises it as httpx's, so that the attempt fails in words instead of crashing."""
+    from pixnotify.transport import httpx_errors
+
+    alert = ssl.SSLError(1, "[SSL: TLSV13_ALERT_CERTIFICATE_REQUIRED] tlsv13 alert certificate required")
+    with pytest.raises(httpx.ReadError) as caught, httpx_errors():
+        raise alert
+    assert caught.value.__cause__ is alert
+
+
+async def test_a_kept_alive_connection_the_receiver_closed_is_not_reused() -> None:
+    """The pool asks an idle connection whether the receiver has closed it (``is_readable``, which
+    GuardedBackend's streams answer themselves): a closed one is dropped, and the next request gets
+    a new connection instead of an error."""
+    connections = 0
+
+    async def answer_once(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal connections
+        connections += 1
+        await reader.readuntil(b"\r\n\r\n")
+        await reader.readexactly(1)
+        writer.write(b"HTTP/1.1 204 No Content\r\ncontent-length: 0\r\n\r\n")  # keep-alive, then closed
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(answer_once, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    async with server, client() as http:
+        for _ in range(3):
+            assert (await http.post(f"http://hooks.pix.test:{port}/", content=b"x")).status_code == 204
+            await asyncio.sleep(0.05)  # the close arrives
+    assert connections == 3
+
+
+async def test_a_stream_is_readable_once_the_other_side_has_closed() -> None:
+    accepted: list[asyncio.StreamWriter] = []
+    connected = asyncio.Event()
+
+    async def hold(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        accepted.append(writer)
+        connected.set()
+
+    server = await asyncio.start_server(hold, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    async with server:
+        backend = GuardedBackend(loopback, allow_private=True, plain=True)
+        stream = await backend.connect_tcp("hooks.pix.test", port)
+        try:
+            await asyncio.wait_for(connected.wait(), 5)
+            assert stream.get_extra_info("is_readable") is False  # open and idle
+            assert stream.get_extra_info("socket").fileno() >= 0  # the rest as httpcore's stream says
+            accepted[0].close()
+            for _ in range(100):  # the close arrives
+                if stream.get_extra_info("is_readable"):
+                    break
+                await asyncio.sleep(0.01)
+            assert stream.get_extra_info("is_readable") is True
+        finally:
+            await stream.aclose()

@@ -178,7 +178,7 @@ async def test_a_5xx_is_retried_on_its_schedule_with_the_same_id_and_body(
         DeliveryStatus.PENDING,
         1,
         500,
-        "HTTP 500",
+        "answered 500",
     )
     assert row.next_attempt_at is not None
     assert START + timedelta(seconds=4.5) <= row.next_attempt_at <= START + timedelta(seconds=5.5)

@@ -31,6 +31,7 @@ from pixcore.usecases import (
     link_certificate,
     revoke_certificate,
 )
+from pixcore.usecases.auth import check_credentials
 from tests.unit.usecase_helpers import (
     OTHER_CPF,
     certificate_for,
@@ -224,3 +225,33 @@ async def test_the_operator_s_token_has_the_certificate_checks_of_the_endpoint(s
     with pytest.raises(InvalidCertificate):
         await operator_token(scene, account, expired)
     assert scene.issuer.calls == []
+
+
+# -- check_credentials (the console's sign-in) ---------------------------------
+
+
+async def test_check_credentials_gives_the_account_of_the_client_and_needs_no_certificate(
+    scene: Scene,
+) -> None:
+    verifier = InlineVerifier(scene.hasher)
+    account_id = await check_credentials(
+        scene.store.unit_of_work,
+        verifier,
+        client_id=scene.opened.client_id,
+        client_secret=scene.opened.client_secret,
+    )
+    assert account_id == scene.opened.account.id
+    assert scene.issuer.calls == []  # no token issued
+
+
+@pytest.mark.parametrize("wrong", ["secret", "client id"])
+async def test_check_credentials_refuses_a_wrong_secret_or_unknown_client_alike(
+    scene: Scene, wrong: str
+) -> None:
+    with pytest.raises(InvalidCredentials):
+        await check_credentials(
+            scene.store.unit_of_work,
+            InlineVerifier(scene.hasher),
+            client_id="nobody" if wrong == "client id" else scene.opened.client_id,
+            client_secret="wrong" if wrong == "secret" else scene.opened.client_secret,
+        )

@@ -3,35 +3,41 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from datetime import timedelta
 
 import pytest
 
-from pixcore.clock import ManualClock
+from pixcore.clock import ManualClock, format_timestamp
 from pixcore.errors import (
     AccountNotFound,
     DeliveryNotFound,
-    DeliveryPending,
     ValidationError,
     WebhookHostRefused,
     WebhookInactive,
     WebhookLimitReached,
     WebhookNotFound,
 )
+from pixcore.ports import ProbeResult
 from pixcore.testing import InMemoryStore, InMemoryWebhooks, IntegrityError, PlainHasher, StaticResolver
 from pixcore.usecases.webhooks import (
     DEACTIVATED_BY_CLIENT,
     Registered,
     deactivate_webhook,
+    delivery_filter,
+    get_delivery_detail,
     get_webhook_secret,
     list_deliveries,
     list_webhooks,
     register_webhook,
     replay_delivery,
     rotate_webhook_secret,
+    send_test_event,
 )
 from pixcore.webhooks import (
     Delivery,
+    DeliveryAttempt,
+    DeliveryDetail,
     DeliveryStatus,
     EventType,
     NewWebhook,
@@ -423,6 +429,7 @@ def seed_delivery(
         last_error=None if pending else "HTTP 500",
         finished_at=None if pending else clock.now(),
     )
+    delivery = dataclasses.replace(delivery, **extra)  # type: ignore[arg-type]
     store.webhooks.deliveries[delivery_id] = delivery
     return delivery
 
@@ -459,8 +466,27 @@ async def test_replay_puts_a_finished_delivery_back_in_the_queue(
     assert replayed.message_id == finished.message_id  # receivers deduplicate on it
     assert (replayed.last_status_code, replayed.last_error) == (500, "HTTP 500")  # what happened last time
     assert store.webhooks.deliveries[7] == replayed
-    with pytest.raises(DeliveryPending):
-        await replay_delivery(store.unit_of_work, clock, account_id=account_id, delivery_id=7)
+    clock.advance(60)  # replayed again while due already: nothing moves (it stays due since then)
+    again = await replay_delivery(store.unit_of_work, clock, account_id=account_id, delivery_id=7)
+    assert again == replayed
+
+
+async def test_replay_of_a_delivery_waiting_for_its_retry_makes_it_due_now(
+    store: InMemoryStore, clock: ManualClock, account_id: int
+) -> None:
+    webhook = (await register(store, clock, account_id, "https://hooks.example.com/a")).webhook
+    waiting = seed_delivery(
+        store,
+        clock,
+        5,
+        webhook.id,
+        DeliveryStatus.PENDING,
+        attempts=3,
+        next_attempt_at=clock.now() + timedelta(hours=2),
+    )
+    replayed = await replay_delivery(store.unit_of_work, clock, account_id=account_id, delivery_id=5)
+    assert replayed == dataclasses.replace(waiting, next_attempt_at=clock.now())  # attempts kept: 3
+    assert store.webhooks.deliveries[5] == replayed
 
 
 async def test_replay_refusals(
@@ -475,3 +501,115 @@ async def test_replay_refusals(
     with pytest.raises(WebhookInactive):
         await replay_delivery(store.unit_of_work, clock, account_id=account_id, delivery_id=1)
     assert store.webhooks.deliveries[1] == failed
+
+
+# -- the deliveries' detail and filters, the test event (issue 16) ---------------------------------
+
+
+async def test_a_delivery_detail_is_the_account_s_only(
+    store: InMemoryStore, clock: ManualClock, account_id: int, other_id: int
+) -> None:
+    webhook = (await register(store, clock, account_id, "https://hooks.example.com/a")).webhook
+    delivery = seed_delivery(store, clock, 3, webhook.id, DeliveryStatus.FAILED)
+    line = DeliveryAttempt(clock.now(), 500, 12, None, "no")
+    store.webhooks.payloads[3] = {"type": "RECEIVE", "data": {"id": 1}}
+    store.webhooks.attempt_logs[3] = [line]
+    detail = await get_delivery_detail(store.unit_of_work, account_id=account_id, delivery_id=3)
+    assert detail == DeliveryDetail(delivery, {"type": "RECEIVE", "data": {"id": 1}}, (line,))
+    for who, delivery_id in ((other_id, 3), (account_id, 4), (account_id, 0), (account_id, 2**63)):
+        with pytest.raises(DeliveryNotFound):
+            await get_delivery_detail(store.unit_of_work, account_id=who, delivery_id=delivery_id)
+
+
+async def test_the_deliveries_filter_by_registration_type_and_creation(
+    store: InMemoryStore, clock: ManualClock, account_id: int
+) -> None:
+    cash_in = (await register(store, clock, account_id, "https://hooks.example.com/a")).webhook
+    refund = (
+        await register(store, clock, account_id, "https://hooks.example.com/r", event_type="refund_in")
+    ).webhook
+    seed_delivery(store, clock, 1, cash_in.id, DeliveryStatus.DELIVERED)  # created at now + 1 s
+    seed_delivery(store, clock, 2, refund.id, DeliveryStatus.FAILED)  # now + 2 s
+    seed_delivery(store, clock, 3, cash_in.id, DeliveryStatus.FAILED)  # now + 3 s
+
+    async def ids(**given: object) -> list[int]:
+        filters = delivery_filter(**given)  # type: ignore[arg-type]
+        found = await list_deliveries(store.unit_of_work, account_id=account_id, filters=filters)
+        return [d.id for d in found]
+
+    assert await ids(webhook_id=cash_in.id) == [3, 1]
+    assert await ids(event_type=EventType.REFUND_IN) == [2]
+    assert await ids(status=DeliveryStatus.FAILED, webhook_id=cash_in.id) == [3]
+    second = format_timestamp(clock.now() + timedelta(seconds=2))
+    assert await ids(start_date=second) == [3, 2]
+    assert await ids(end_date=second) == [2, 1]
+    assert await ids(start_date=second, end_date=second) == [2]
+    assert await ids(start_date=clock.now().date().isoformat(), end_date=clock.now().date().isoformat()) == [
+        3,
+        2,
+        1,
+    ]
+    for bad in ({"webhook_id": 0}, {"webhook_id": 2**63}):
+        with pytest.raises(ValidationError, match="webhookId"):
+            delivery_filter(**bad)  # type: ignore[arg-type]
+    for dates, says in (
+        ({"start_date": "soon"}, "startDate"),
+        ({"end_date": "2026-02-30"}, "endDate"),
+        ({"start_date": "x" * 100}, "startDate"),
+        ({"start_date": "2026-11-02", "end_date": "2026-11-01"}, "endDate: must not be before startDate"),
+        ({"end_date": "9999-12-31"}, "out of the supported range"),
+    ):
+        with pytest.raises(ValidationError, match=says):
+            delivery_filter(**dates)  # type: ignore[arg-type]
+
+
+class FakeProbe:
+    def __init__(self, result: ProbeResult) -> None:
+        self.result = result
+        self.sent: list[dict[str, object]] = []
+
+    async def send(self, **given: object) -> ProbeResult:
+        self.sent.append(given)
+        return self.result
+
+
+async def test_a_test_event_goes_signed_to_an_active_registration_with_its_headers(
+    store: InMemoryStore, clock: ManualClock, account_id: int, other_id: int
+) -> None:
+    registered = await register(
+        store, clock, account_id, "https://hooks.example.com/a", headers={"X-Key": "v"}
+    )
+    webhook = registered.webhook
+    probe = FakeProbe(ProbeResult(success=True, status_code=204, duration_ms=9, error=None))
+    result = await send_test_event(
+        store.unit_of_work, clock, probe, account_id=account_id, webhook_id=webhook.id
+    )
+    assert result == probe.result
+    (sent,) = probe.sent
+    secret = store.webhooks.secrets[account_id].secret
+    assert (sent["url"], sent["headers"], sent["secrets"]) == (webhook.url, {"X-Key": "v"}, [secret])
+    assert sent["event"] == {
+        "type": "PING",
+        "data": {"webhookId": webhook.id, "sentAt": format_timestamp(clock.now())},
+    }
+    assert str(sent["msg_id"]).startswith(f"msg_test_{webhook.id}_")
+    assert "." not in str(sent["msg_id"])
+    # During a rotation both secrets sign, as every notification is signed.
+    rotated = await rotate_webhook_secret(store.unit_of_work, clock, account_id=account_id)
+    await send_test_event(store.unit_of_work, clock, probe, account_id=account_id, webhook_id=webhook.id)
+    assert probe.sent[1]["secrets"] == [rotated.secret, secret]
+    # Nothing else is stored: no delivery.
+    assert store.webhooks.deliveries == {}
+
+    for who, webhook_id in (
+        (other_id, webhook.id),
+        (account_id, webhook.id + 1),
+        (account_id, 0),
+        (account_id, 2**63),
+    ):
+        with pytest.raises(WebhookNotFound):
+            await send_test_event(store.unit_of_work, clock, probe, account_id=who, webhook_id=webhook_id)
+    await deactivate_webhook(store.unit_of_work, clock, account_id=account_id, webhook_id=webhook.id)
+    with pytest.raises(WebhookNotFound):
+        await send_test_event(store.unit_of_work, clock, probe, account_id=account_id, webhook_id=webhook.id)
+    assert len(probe.sent) == 2

@@ -202,12 +202,15 @@ def test_registration_reports_every_broken_rule_at_once() -> None:
         Registration.parse(url="http://x.com", event_type="nope", headers=[("Host", "a"), ("X-A", "b\nc")])
     details = caught.value.details
     assert details == [
-        "url: must be an HTTPS URL",
+        (
+            "url: must be an HTTPS URL (http:// is accepted for loopback and private hosts only when the "
+            "operator sets PIX_WEBHOOK_ALLOW_PRIVATE)"
+        ),
         "eventType: must be one of " + ", ".join(t.value for t in EventType),
         "headers: header 'Host' may not be set",
         "headers: the value of header 'X-A' has control or non-ASCII characters",
     ]
-    assert caught.value.message.startswith("Invalid webhook registration: url: must be an HTTPS URL;")
+    assert caught.value.message.startswith("Invalid webhook registration: url: must be an HTTPS URL (")
 
 
 def test_a_valid_registration() -> None:

@@ -45,6 +45,10 @@ class InMemoryCharges(Repository):
     async def get_by_location(self, location_id: str) -> Charge | None:
         return self._find({"location_id": location_id})
 
+    async def recent(self, account_id: int, limit: int) -> list[Charge]:
+        mine = [charge for charge in self._visible().values() if charge.account_id == account_id]
+        return sorted(mine, key=lambda charge: charge.id, reverse=True)[:limit]
+
     async def get_by_external_id(self, account_id: int, external_id: str) -> Charge | None:
         return self._find({"account_id": account_id, "external_id": external_id})
 

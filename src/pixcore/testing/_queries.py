@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from datetime import UTC, date
 
-from pixcore.queries import Identifier, ListQuery, TransactionFilter, TransactionPage, TransactionView
-from pixcore.records import NewTransaction
+from pixcore.queries import (
+    DayFlow,
+    Identifier,
+    ListQuery,
+    Movement,
+    TransactionFilter,
+    TransactionPage,
+    TransactionView,
+)
+from pixcore.records import NewTransaction, TransactionStatus
 from pixcore.testing._store import InMemoryStore
 
 __all__ = ["InMemoryTransactionQueries"]
@@ -81,3 +90,12 @@ class InMemoryTransactionQueries:
             if found:
                 return found[0]
         return None
+
+    async def daily_flows(self, account_id: int, first: date, last: date) -> Sequence[DayFlow]:
+        days: dict[date, list[int]] = {}
+        for view in self._views(account_id):
+            day = view.created_at.astimezone(UTC).date()
+            if view.status is TransactionStatus.CONFIRMED and first <= day <= last:
+                totals = days.setdefault(day, [0, 0])
+                totals[0 if view.movement is Movement.CREDIT else 1] += view.final_amount
+        return [DayFlow(day, incoming, outgoing) for day, (incoming, outgoing) in sorted(days.items())]

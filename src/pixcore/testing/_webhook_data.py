@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
-from pixcore.webhooks import Delivery, Webhook, WebhookSecret
+from pixcore.webhooks import Delivery, DeliveryAttempt, Webhook, WebhookSecret
 
 __all__ = ["AccountLocks", "WebhookTables"]
 
@@ -15,12 +16,15 @@ __all__ = ["AccountLocks", "WebhookTables"]
 class WebhookTables:
     """Registrations, secrets and deliveries: committed in a store, or staged in a unit of work.
 
-    Tests may seed ``deliveries`` directly (the notifier, not these ports, creates them).
+    Tests may seed ``deliveries``, and a delivery's notification (``payloads``) and attempt log
+    (``attempt_logs``), directly: the notifier, not these ports, writes them.
     """
 
     webhooks: dict[int, Webhook] = field(default_factory=dict)
     secrets: dict[int, WebhookSecret] = field(default_factory=dict)  # by account
     deliveries: dict[int, Delivery] = field(default_factory=dict)
+    payloads: dict[int, dict[str, Any]] = field(default_factory=dict)  # by delivery
+    attempt_logs: dict[int, list[DeliveryAttempt]] = field(default_factory=dict)  # by delivery
     last_webhook_id: int = 0  # committed tables only: a sequence, spent even on rollback
 
     def next_webhook_id(self) -> int:

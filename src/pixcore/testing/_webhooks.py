@@ -8,7 +8,16 @@ from datetime import datetime
 
 from pixcore.testing._store import IntegrityError, Repository
 from pixcore.testing._webhook_data import WebhookTables
-from pixcore.webhooks import Delivery, DeliveryStatus, EventType, NewWebhook, Webhook, WebhookSecret
+from pixcore.webhooks import (
+    Delivery,
+    DeliveryDetail,
+    DeliveryFilter,
+    DeliveryStatus,
+    EventType,
+    NewWebhook,
+    Webhook,
+    WebhookSecret,
+)
 
 __all__ = ["InMemoryWebhooks", "StaticResolver"]
 
@@ -119,12 +128,24 @@ class InMemoryWebhooks(Repository):
         return rotated
 
     async def deliveries(
-        self, account_id: int, *, limit: int, status: DeliveryStatus | None = None
+        self,
+        account_id: int,
+        *,
+        limit: int,
+        status: DeliveryStatus | None = None,
+        filters: DeliveryFilter | None = None,
     ) -> list[Delivery]:
+        f = filters or DeliveryFilter()
         rows = [
             d
             for d in self._deliveries()
-            if d.account_id == account_id and (status is None or d.status is status)
+            if d.account_id == account_id
+            and (status is None or d.status is status)
+            and (f.status is None or d.status is f.status)
+            and (f.webhook_id is None or d.webhook_id == f.webhook_id)
+            and (f.event_type is None or d.event_type is f.event_type)
+            and (f.created_from is None or d.created_at >= f.created_from)
+            and (f.created_to is None or d.created_at <= f.created_to)
         ]
         rows.sort(key=lambda d: (d.created_at, d.id), reverse=True)
         return rows[:limit]
@@ -133,13 +154,27 @@ class InMemoryWebhooks(Repository):
         delivery = self._mine.deliveries.get(delivery_id) or self._theirs.deliveries.get(delivery_id)
         return delivery if delivery is not None and delivery.account_id == account_id else None
 
+    async def delivery_detail(self, account_id: int, delivery_id: int) -> DeliveryDetail | None:
+        delivery = await self.get_delivery(account_id, delivery_id)
+        if delivery is None:
+            return None
+        return DeliveryDetail(
+            delivery=delivery,
+            payload=dict(self._theirs.payloads.get(delivery_id, {})),
+            attempts=tuple(self._theirs.attempt_logs.get(delivery_id, ())),
+        )
+
     async def requeue_delivery(self, account_id: int, delivery_id: int, at: datetime) -> Delivery | None:
         delivery = await self.get_delivery(account_id, delivery_id)
-        if delivery is None or delivery.status is DeliveryStatus.PENDING:
+        if delivery is None:
             return None
-        requeued = dataclasses.replace(
-            delivery, status=DeliveryStatus.PENDING, attempts=0, next_attempt_at=at, finished_at=None
-        )
+        if delivery.status is DeliveryStatus.PENDING:
+            due = delivery.next_attempt_at
+            requeued = dataclasses.replace(delivery, next_attempt_at=at if due is None else min(due, at))
+        else:
+            requeued = dataclasses.replace(
+                delivery, status=DeliveryStatus.PENDING, attempts=0, next_attempt_at=at, finished_at=None
+            )
         self._mine.deliveries[delivery_id] = requeued
         return requeued
 

@@ -39,7 +39,7 @@ from pixcore.webhook_delivery import (
     Verdict,
     message_id,
 )
-from pixcore.webhooks import Delivery, DeliveryStatus, EventType, Webhook, WebhookSecret
+from pixcore.webhooks import Delivery, DeliveryAttempt, DeliveryStatus, EventType, Webhook, WebhookSecret
 
 __all__ = ["InMemoryDeliveryStore", "OutboxEvent"]
 
@@ -88,6 +88,7 @@ class InMemoryDeliveryStore:
         self.webhooks: dict[int, Webhook] = {}
         self.secrets: dict[int, WebhookSecret] = {}  # by account
         self._deliveries: dict[int, _DeliveryRow] = {}
+        self._attempts: list[tuple[int, DeliveryAttempt]] = []  # (delivery id, line), in insertion order
 
     # ------------------------------------------------------------------------ seeding
 
@@ -173,6 +174,10 @@ class InMemoryDeliveryStore:
             if (row.outbox_id, row.webhook_id) == (outbox_id, webhook_id):
                 return self._view(row)
         raise KeyError(f"no delivery of event {outbox_id} to webhook {webhook_id}")
+
+    def attempt_log(self, delivery_id: int) -> list[DeliveryAttempt]:
+        """The lines of a delivery's attempt log, oldest first."""
+        return [line for owner, line in self._attempts if owner == delivery_id]
 
     def _view(self, row: _DeliveryRow) -> Delivery:
         hook = self.webhooks[row.webhook_id]
@@ -268,12 +273,33 @@ class InMemoryDeliveryStore:
         row.last_status_code = outcome.status_code
         row.last_error = verdict.reason[:MAX_REASON] if verdict.reason else None
         row.finished_at = outcome.attempted_at if verdict.status is not DeliveryStatus.PENDING else None
+        self._attempts.append(
+            (
+                row.id,
+                DeliveryAttempt(
+                    attempted_at=outcome.attempted_at,
+                    status_code=outcome.status_code,
+                    duration_ms=max(0, outcome.duration_ms),
+                    error=outcome.log_error(),
+                    response_body=outcome.log_body(),
+                ),
+            )
+        )
         return True
 
     async def record(
-        self, claim: Claim, verdict: Verdict, *, attempted_at: datetime, status_code: int | None
+        self,
+        claim: Claim,
+        verdict: Verdict,
+        *,
+        attempted_at: datetime,
+        status_code: int | None,
+        duration_ms: int = 0,
+        error: str | None = None,
+        response_body: str | None = None,
     ) -> bool:
-        if not self._store(Attempted(claim, verdict, attempted_at, status_code)):
+        outcome = Attempted(claim, verdict, attempted_at, status_code, duration_ms, error, response_body)
+        if not self._store(outcome):
             return False
         if verdict.deactivate:
             self.deactivate(claim.webhook_id, GONE_REASON, attempted_at)
@@ -302,3 +328,13 @@ class InMemoryDeliveryStore:
                 row.next_attempt_at = now
                 released += 1
         return released
+
+    async def prune_attempts(self, before: datetime, limit: int) -> int:
+        old = sorted(
+            (line.attempted_at, index)
+            for index, (_, line) in enumerate(self._attempts)
+            if line.attempted_at < before
+        )[:limit]
+        doomed = {index for _, index in old}
+        self._attempts = [entry for index, entry in enumerate(self._attempts) if index not in doomed]
+        return len(doomed)

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pixcore.accounts import CertificateInfo, LinkedCertificate
+from pixcore.accounts import CertificateInfo, ClientCredential, LinkedCertificate
 from pixcore.clock import Clock
 from pixcore.errors import CertificateNotLinked, CertificateRevoked, InvalidCertificate, InvalidCredentials
 from pixcore.ports import SecretVerifier, TokenIssuer, UnitOfWorkFactory
 
-__all__ = ["TOKEN_LIFETIME_SECONDS", "IssuedToken", "issue_operator_token", "issue_token"]
+__all__ = [
+    "TOKEN_LIFETIME_SECONDS",
+    "IssuedToken",
+    "check_credentials",
+    "issue_operator_token",
+    "issue_token",
+]
 
 TOKEN_LIFETIME_SECONDS = 1800
 
@@ -41,15 +47,29 @@ async def issue_token(
     async with uow() as tx:
         credential = await tx.credentials.get(client_id)
         linked = await tx.certificates.get(certificate.fingerprint)
+    account_id = await _verified(verifier, credential, client_secret)
+    return _bound_token(issuer, clock, account_id=account_id, certificate=certificate, linked=linked)
+
+
+async def check_credentials(
+    uow: UnitOfWorkFactory, verifier: SecretVerifier, *, client_id: str, client_secret: str
+) -> int:
+    """The account of these client credentials (401 otherwise): the first check of
+    :func:`issue_token`, alone, for the web console's sign-in (a browser has no client
+    certificate; where one is required, the console calls :func:`issue_token` instead)."""
+    async with uow() as tx:
+        credential = await tx.credentials.get(client_id)
+    return await _verified(verifier, credential, client_secret)
+
+
+async def _verified(verifier: SecretVerifier, credential: ClientCredential | None, client_secret: str) -> int:
     # Hashing is slow by design: the verifier runs it off the event loop, within its bounds.
     if credential is None:
         await verifier.decoy(client_secret)  # as long as a real check: no client-id oracle
         raise InvalidCredentials()
     if not await verifier.verify(credential.secret_hash, client_secret):
         raise InvalidCredentials()
-    return _bound_token(
-        issuer, clock, account_id=credential.account_id, certificate=certificate, linked=linked
-    )
+    return credential.account_id
 
 
 async def issue_operator_token(

@@ -54,6 +54,7 @@ __all__ = [
     "expire_charges",
     "get_charge",
     "get_charge_by_location",
+    "list_charges",
     "pay_charge",
     "pay_code",
     "read_charge",
@@ -222,6 +223,12 @@ async def get_charge(uow: UnitOfWorkFactory, *, account_id: int, txid: str) -> C
     if charge is None:
         raise ChargeNotFound()
     return charge
+
+
+async def list_charges(uow: UnitOfWorkFactory, *, account_id: int, limit: int = 50) -> list[Charge]:
+    """The account's newest charges and cash-ins, newest first (the console's list)."""
+    async with uow() as tx:
+        return await tx.charges.recent(account_id, limit)
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,11 +10,14 @@ the caller's account: another account's record is "not found", never "forbidden"
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 
 from pixcore.errors import TransactionNotFound
 from pixcore.keys import PixKey
 from pixcore.queries import (
+    FLOW_DAYS,
     PIX_KEY_TOTAL_CAP,
+    DayFlow,
     ListQuery,
     TransactionPage,
     TransactionQueries,
@@ -22,7 +25,13 @@ from pixcore.queries import (
     classify_identifier,
 )
 
-__all__ = ["find_by_pix_key", "get_transaction", "list_by_pix_key", "list_transactions"]
+__all__ = [
+    "daily_flows",
+    "find_by_pix_key",
+    "get_transaction",
+    "list_by_pix_key",
+    "list_transactions",
+]
 
 
 async def list_transactions(
@@ -65,3 +74,15 @@ async def get_transaction(
     if found is None:
         raise TransactionNotFound
     return found
+
+
+async def daily_flows(
+    queries: TransactionQueries, *, account_id: int, now: datetime, days: int = FLOW_DAYS
+) -> list[DayFlow]:
+    """Money in and out of the account for each of the last ``days`` days, today (``now``, the
+    service clock, in UTC) included: oldest first, every day present (zero when nothing settled)."""
+    last = now.astimezone(UTC).date()
+    first = last - timedelta(days=days - 1)
+    found = {flow.day: flow for flow in await queries.daily_flows(account_id, first, last)}
+    every = (first + timedelta(days=n) for n in range(days))
+    return [found.get(day) or DayFlow(day, 0, 0) for day in every]

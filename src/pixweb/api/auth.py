@@ -14,12 +14,13 @@ from urllib.parse import unquote_plus
 import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import HeaderParameter, JSONBody, URLEncodedBody
+from litestar.params import HeaderParameter
 
 from pixcore.errors import AuthenticationError, PermissionDenied, PixError, TryLater
 from pixcore.usecases import issue_token
 from pixweb.api.deps import services_of
-from pixweb.api.fields import MAX_CLIENT_ID, MAX_CLIENT_SECRET, MAX_GRANT_TYPE
+from pixweb.api.docs import answer, form_body, json_body
+from pixweb.api.fields import MAX_CLIENT_ID, MAX_CLIENT_SECRET, MAX_GRANT_TYPE, doc
 from pixweb.edge import text_problem
 from pixweb.errors import error_responses, retry_after, status_of
 from pixweb.security.certificates import read_certificate_header
@@ -37,34 +38,107 @@ CertHeader = Annotated[
         max_length=MAX_CERT_HEADER,
     ),
 ]
-ClientId = Annotated[str, msgspec.Meta(max_length=MAX_CLIENT_ID)]
-ClientSecret = Annotated[str, msgspec.Meta(max_length=MAX_CLIENT_SECRET)]
+GRANT_TYPES = ("client_credentials",)
+CLIENT_ID_EXAMPLE = "cli_8Yq3bWm1ZkT0rX5vN2pLhD7s"
+SECRET_EXAMPLE = "sec_Gm3x9QwZr7TfK2bVhN5cYpL8dJ4sA6uE"  # noqa: S105 - an example
+TOKEN_EXAMPLE = "eyJhbGciOiJSUzI1NiIsImtpZCI6InBpeC0xIn0.eyJzdWIiOiI0MiJ9.c2lnbmF0dXJl"  # noqa: S105 - an example
+
+ClientId = Annotated[
+    str,
+    msgspec.Meta(max_length=MAX_CLIENT_ID),
+    doc("The client id printed by `pixweb admin account create`.", example=CLIENT_ID_EXAMPLE, min_length=1),
+]
+ClientSecret = Annotated[
+    str,
+    msgspec.Meta(max_length=MAX_CLIENT_SECRET),
+    doc("The client secret printed once, with the client id.", example=SECRET_EXAMPLE),
+]
 
 
 class TokenRequest(msgspec.Struct, rename="camel"):
+    """The client's credentials (and, in the `X-SSL-Client-Cert` header, its linked certificate)."""
+
     client_id: ClientId
     client_secret: ClientSecret
 
 
 class TokenResponse(msgspec.Struct):
-    access_token: str
-    token_type: str
-    expires_in: int
+    """A bearer token: send it as `Authorization: Bearer <access_token>`."""
+
+    access_token: Annotated[str, doc("The JWT (ES256), signed by a key of `/.well-known/jwks.json`.")]
+    token_type: Annotated[str, doc("Always `Bearer`.", enum=["Bearer"])]
+    expires_in: Annotated[int, doc("Seconds the token is valid: 1800.")]
 
 
 class OAuthTokenForm(msgspec.Struct):
-    grant_type: Annotated[str, msgspec.Meta(max_length=MAX_GRANT_TYPE)]
+    """RFC 6749 §4.4: `grant_type=client_credentials`, with the client's credentials here or in an
+    HTTP Basic `Authorization` header (one of the two, not both)."""
+
+    grant_type: Annotated[
+        str,
+        msgspec.Meta(max_length=MAX_GRANT_TYPE),
+        doc("Only `client_credentials`.", enum=GRANT_TYPES, example="client_credentials"),
+    ]
     client_id: ClientId | None = None
     client_secret: ClientSecret | None = None
+
+
+class Jwk(msgspec.Struct):
+    """An EC P-256 public key (RFC 7517, RFC 7518 §6.2) that verifies tokens and signed payloads."""
+
+    kty: str
+    crv: str
+    x: str
+    y: str
+    kid: str
+    use: str
+    alg: str
+
+
+class Jwks(msgspec.Struct):
+    keys: list[Jwk]
 
 
 class OAuthError(msgspec.Struct, rename={"status_code": "statusCode"}):
     """RFC 6749 §5.2 error, plus the service's ``statusCode`` and ``message``."""
 
-    error: str
-    error_description: str
-    status_code: int
-    message: str
+    error: Annotated[
+        str,
+        doc(
+            "The RFC 6749 code: invalid_request, invalid_client, unauthorized_client,"
+            " unsupported_grant_type, slow_down (429), temporarily_unavailable (503)."
+        ),
+    ]
+    error_description: Annotated[str, doc("What went wrong, for a person.")]
+    status_code: Annotated[int, doc("The HTTP status, repeated.")]
+    message: Annotated[str, doc("The same as `error_description` (the service's error shape).")]
+
+
+def _oauth_examples() -> dict[int, ResponseSpec]:
+    """The RFC 6749 error responses of ``/oauth/token``, with an example each."""
+    cases = {
+        401: ("invalid_client", "Client authentication is required.", "Wrong or missing client credentials"),
+        403: ("unauthorized_client", "This account is disabled.", "The client may not get tokens"),
+        429: (
+            "slow_down",
+            "Too many token requests. Retry later.",
+            "Rate limited: wait `Retry-After` seconds",
+        ),
+    }
+    specs: dict[int, ResponseSpec] = {}
+    for status, (code, text, meaning) in cases.items():
+        body = {"error": code, "error_description": text, "statusCode": status, "message": text}
+        specs |= answer(status, OAuthError, meaning, body)
+    return specs
+
+
+_TOKEN = {"access_token": TOKEN_EXAMPLE, "token_type": "Bearer", "expires_in": 1800}
+_OAUTH_401 = {
+    "error": "invalid_client",
+    "error_description": "Client authentication is required.",
+    "statusCode": 401,
+    "message": "Client authentication is required.",
+}
 
 
 def _limit_address(request: Request[Any, Any, Any]) -> None:
@@ -170,20 +244,29 @@ class AuthController(Controller):
     @post(
         "/api/auth/token",
         operation_id="createToken",
-        responses=error_responses(400, 401, 403, 413, 429),
+        responses=answer(201, TokenResponse, "The access token", _TOKEN)
+        | error_responses(400, 401, 403, 413, 429),
         status_code=201,
         summary="Get an access token",
         description=(
-            "Client credentials plus the linked client certificate. Tokens last 1800 s."
-            " Rate limited per client id and per address: 429 with `Retry-After`; 503 with"
-            " `Retry-After` when too many credential checks wait already."
+            "Client credentials plus the linked client certificate, URL-encoded PEM in the"
+            " `X-SSL-Client-Cert` header (`pixweb admin token` prints a ready token instead)."
+            " Tokens last 1800 s. 401: wrong credentials, or no certificate or one not linked to"
+            " the client; 403: the account is disabled. Rate limited per client id and per"
+            " address: 429 with `Retry-After`; 503 with `Retry-After` when too many credential"
+            " checks wait already."
         ),
         security=[{}],  # no bearer token: an empty requirement (OpenAPI 3)
     )
     async def create_token(
         self,
         request: Request[Any, Any, Any],
-        data: JSONBody[TokenRequest],
+        data: Annotated[
+            TokenRequest,
+            json_body(
+                "The client's credentials.", {"clientId": CLIENT_ID_EXAMPLE, "clientSecret": SECRET_EXAMPLE}
+            ),
+        ],
         x_ssl_client_cert: CertHeader = None,
     ) -> TokenResponse:
         _limit_address(request)
@@ -193,21 +276,34 @@ class AuthController(Controller):
         "/oauth/token",
         operation_id="oauthToken",
         # A malformed form is the usual 400; the OAuth errors (RFC 6749 §5.2) are its superset.
-        responses={200: ResponseSpec(TokenResponse, description="The access token")}
+        responses=answer(200, TokenResponse, "The access token", _TOKEN)
         | error_responses(400, 413)
-        | error_responses(401, 403, 429, body=OAuthError),
+        | _oauth_examples(),
         status_code=200,
         summary="Get an access token (RFC 6749 client_credentials)",
         description=(
-            "Form body; client authentication in the body or by HTTP Basic. Same certificate rules,"
-            " same rate limits (429 `slow_down`, 503 `temporarily_unavailable`, with `Retry-After`)."
+            "Form body; client authentication in the body or by HTTP Basic (not both: 400"
+            " `invalid_request`). `grant_type` other than `client_credentials`: 400"
+            " `unsupported_grant_type`. Same certificate rules as `POST /api/auth/token`, errors in"
+            " the RFC 6749 §5.2 shape (401 `invalid_client`, 403 `unauthorized_client`), same"
+            " rate limits (429 `slow_down`, 503 `temporarily_unavailable`, with `Retry-After`)."
         ),
         security=[{}],  # no bearer token: an empty requirement (OpenAPI 3)
     )
     async def oauth_token(
         self,
         request: Request[Any, Any, Any],
-        data: URLEncodedBody[OAuthTokenForm],
+        data: Annotated[
+            OAuthTokenForm,
+            form_body(
+                "RFC 6749 client_credentials grant.",
+                {
+                    "grant_type": "client_credentials",
+                    "client_id": CLIENT_ID_EXAMPLE,
+                    "client_secret": SECRET_EXAMPLE,
+                },
+            ),
+        ],
         x_ssl_client_cert: CertHeader = None,
     ) -> Response[Any]:
         try:
@@ -220,7 +316,29 @@ class AuthController(Controller):
         "/.well-known/jwks.json",
         operation_id="getJwks",
         summary="The public keys that sign access tokens",
+        description=(
+            "The JSON Web Key Set (RFC 7517) of the keys that sign access tokens and charge"
+            " payloads (`GET /qr/v2/{id}`); a key of a rotation stays listed while its tokens live."
+        ),
+        responses=answer(
+            200,
+            Jwks,
+            "The key set",
+            {
+                "keys": [
+                    {
+                        "kty": "EC",
+                        "crv": "P-256",
+                        "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                        "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
+                        "kid": "pix-1",
+                        "use": "sig",
+                        "alg": "ES256",
+                    }
+                ]
+            },
+        ),
         security=[{}],  # no bearer token: an empty requirement (OpenAPI 3)
     )
-    async def jwks(self, request: Request[Any, Any, Any]) -> dict[str, Any]:
-        return services_of(request).tokens.jwks()
+    async def jwks(self, request: Request[Any, Any, Any]) -> Jwks:
+        return msgspec.convert(services_of(request).tokens.jwks(), Jwks)

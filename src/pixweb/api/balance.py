@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, get
@@ -12,31 +12,33 @@ from pixcore.clock import format_timestamp
 from pixcore.money import cents_to_decimal
 from pixcore.usecases import get_balance
 from pixweb.api.deps import principal_of, services_of
+from pixweb.api.docs import answer
+from pixweb.api.fields import Timestamp, doc
 from pixweb.errors import error_responses
 
 __all__ = ["BalanceController"]
 
 
 class BalanceAmount(msgspec.Struct):
-    available: Decimal
-    blocked: Decimal
-    overdraft: Decimal
+    available: Annotated[Decimal, doc("What can be sent now, in reais.")]
+    blocked: Annotated[Decimal, doc("Held: transfers not settled yet and MED blocks, in reais.")]
+    overdraft: Annotated[Decimal, doc("Always 0: accounts have no overdraft.")]
 
 
 class BalanceItem(msgspec.Struct, rename="camel"):
-    event_date: str
+    event_date: Annotated[Timestamp, doc("When it was read (UTC, ISO 8601).")]
     balance_amount: BalanceAmount
 
 
 class AccountBalances(msgspec.Struct):
-    data: list[BalanceItem]
+    data: Annotated[list[BalanceItem], doc("One item: the balance now.")]
 
 
 class StandardBalance(msgspec.Struct, rename="camel"):
-    gross_balance: Decimal
-    blocked_balance: Decimal
-    net_balance: Decimal
-    consulted_at: str
+    gross_balance: Annotated[Decimal, doc("Available plus blocked, in reais.")]
+    blocked_balance: Annotated[Decimal, doc("Held, in reais.")]
+    net_balance: Annotated[Decimal, doc("Available, in reais.")]
+    consulted_at: Annotated[Timestamp, doc("When it was read (UTC, ISO 8601).")]
 
 
 class BalanceController(Controller):
@@ -45,8 +47,22 @@ class BalanceController(Controller):
     @get(
         "/accounts/balances",
         operation_id="getAccountBalances",
-        responses=error_responses(401),
+        responses=answer(
+            200,
+            AccountBalances,
+            "The balance",
+            {
+                "data": [
+                    {
+                        "eventDate": "2026-03-15T14:35:00.000Z",
+                        "balanceAmount": {"available": 1849.75, "blocked": 150.25, "overdraft": 0},
+                    }
+                ]
+            },
+        )
+        | error_responses(401),
         summary="Balance, central-bank format",
+        description="The account's balance now, in reais: available, blocked (held) and overdraft (0).",
     )
     async def account_balances(self, request: Request[Any, Any, Any]) -> AccountBalances:
         services = services_of(request)
@@ -61,8 +77,20 @@ class BalanceController(Controller):
     @get(
         "/balance",
         operation_id="getBalance",
-        responses=error_responses(401),
+        responses=answer(
+            200,
+            StandardBalance,
+            "The balance",
+            {
+                "grossBalance": 2000.0,
+                "blockedBalance": 150.25,
+                "netBalance": 1849.75,
+                "consultedAt": "2026-03-15T14:35:00.000Z",
+            },
+        )
+        | error_responses(401),
         summary="Balance, standard format",
+        description="The same balance as `/accounts/balances`: gross (available plus blocked), blocked, net.",
     )
     async def balance(self, request: Request[Any, Any, Any]) -> StandardBalance:
         services = services_of(request)

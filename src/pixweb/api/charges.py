@@ -7,12 +7,14 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, Response, get, patch, put
-from litestar.openapi.spec import OpenAPIType
-from litestar.params import FromPath, JSONBody
+from litestar.openapi.spec import Example, OpenAPIType
+from litestar.params import Parameter
 
 from pixcore.charges import (
     ABSENT,
     MAX_DEBTOR_NAME,
+    MAX_EXPIRATION,
+    MAX_INFO_ITEMS,
     MAX_INFO_NAME,
     MAX_INFO_VALUE,
     MAX_KEY,
@@ -27,9 +29,11 @@ from pixcore.charges import (
     ValueFields,
 )
 from pixcore.clock import format_timestamp
-from pixcore.documents import DocumentKind
+from pixcore.documents import CNPJ_PATTERN, CPF_PATTERN, DocumentKind
 from pixcore.errors import ValidationError
-from pixcore.money import format_amount_string
+from pixcore.identifiers import TXID_PATTERN
+from pixcore.keys import KEY_PATTERN
+from pixcore.money import AMOUNT_STRING_PATTERN, format_amount_string
 from pixcore.usecases.charges import (
     ReceivedPix,
     cancel_charge,
@@ -38,7 +42,8 @@ from pixcore.usecases.charges import (
     read_charge,
 )
 from pixweb.api.deps import principal_of, services_of
-from pixweb.api.fields import MAX_AMOUNT_TEXT, MAX_DOCUMENT, MAX_SHORT_CODE, raw
+from pixweb.api.docs import answer, json_body
+from pixweb.api.fields import MAX_AMOUNT_TEXT, MAX_DOCUMENT, MAX_SHORT_CODE, Int64, Timestamp, doc, raw, whole
 from pixweb.api.refunds import RefundOut, refund_out
 from pixweb.errors import error_responses
 from pixweb.wire import PixResponse
@@ -60,98 +65,161 @@ _STRING, _INTEGER = OpenAPIType.STRING, OpenAPIType.INTEGER
 
 
 class CalendarioIn(msgspec.Struct):
-    expiracao: Annotated[Any, raw("seconds, at least 1; default 86400", kind=_INTEGER)] = msgspec.UNSET
+    expiracao: Annotated[
+        Any,
+        raw("seconds, at least 1; default 86400", kind=_INTEGER),
+        doc(
+            f"Seconds the charge is payable after its creation, 1 to {MAX_EXPIRATION}; default 86400.",
+            minimum=1,
+            maximum=MAX_EXPIRATION,
+            example=3600,
+        ),
+    ] = msgspec.UNSET
 
 
 class DevedorIn(msgspec.Struct):
-    cpf: Annotated[Any, raw("11 digits", kind=_STRING, max_length=11)] = msgspec.UNSET
-    cnpj: Annotated[Any, raw("14 characters", kind=_STRING, max_length=MAX_DOCUMENT)] = msgspec.UNSET
-    nome: Annotated[Any, raw("required with a document", kind=_STRING, max_length=MAX_DEBTOR_NAME)] = (
-        msgspec.UNSET
-    )
+    cpf: Annotated[
+        Any,
+        raw("11 digits", kind=_STRING, max_length=11),
+        doc("The debtor's CPF (not with cnpj).", pattern=CPF_PATTERN, example="52998224725"),
+    ] = msgspec.UNSET
+    cnpj: Annotated[
+        Any,
+        raw("14 characters", kind=_STRING, max_length=MAX_DOCUMENT),
+        doc("The debtor's CNPJ (not with cpf).", pattern=CNPJ_PATTERN),
+    ] = msgspec.UNSET
+    nome: Annotated[
+        Any,
+        raw("required with a document", kind=_STRING, max_length=MAX_DEBTOR_NAME),
+        doc("The debtor's name; required with a document.", min_length=1, example="João Souza"),
+    ] = msgspec.UNSET
 
 
 class ValorIn(msgspec.Struct, rename="camel"):
     original: Annotated[
-        Any, raw('a string with 2 decimals, "10.00"', kind=_STRING, max_length=MAX_AMOUNT_TEXT)
+        Any,
+        raw('a string with 2 decimals, "10.00"', kind=_STRING, max_length=MAX_AMOUNT_TEXT),
+        doc(
+            'Required. The amount in reais as a string with 2 decimals ("10.00"); above zero unless'
+            " modalidadeAlteracao is 1.",
+            pattern=AMOUNT_STRING_PATTERN,
+            example="37.50",
+        ),
     ] = msgspec.UNSET
-    modalidade_alteracao: Annotated[Any, raw("0 (fixed) or 1 (payer may change)", kind=_INTEGER)] = (
-        msgspec.UNSET
-    )
+    modalidade_alteracao: Annotated[
+        Any,
+        raw("0 (fixed) or 1 (payer may change)", kind=_INTEGER),
+        doc("0: the payer pays the amount (default); 1: the payer may change it.", enum=[0, 1], example=0),
+    ] = msgspec.UNSET
 
 
 class InfoIn(msgspec.Struct):
-    nome: Annotated[Any, raw("the item's name", kind=_STRING, max_length=MAX_INFO_NAME)] = msgspec.UNSET
-    valor: Annotated[Any, raw("the item's value", kind=_STRING, max_length=MAX_INFO_VALUE)] = msgspec.UNSET
+    nome: Annotated[
+        Any,
+        raw("the item's name", kind=_STRING, max_length=MAX_INFO_NAME),
+        doc("Required. The item's name.", min_length=1, example="Pedido"),
+    ] = msgspec.UNSET
+    valor: Annotated[
+        Any,
+        raw("the item's value", kind=_STRING, max_length=MAX_INFO_VALUE),
+        doc("Required. The item's value.", min_length=1, example="117"),
+    ] = msgspec.UNSET
 
 
 class CobIn(msgspec.Struct, rename="camel"):
-    calendario: CalendarioIn | None = None
-    valor: ValorIn | None = None
-    devedor: DevedorIn | None = None
-    chave: Annotated[Any, raw("a PIX key of the account", kind=_STRING, max_length=MAX_KEY)] = None
-    solicitacao_pagador: Annotated[
-        Any, raw("shown to the payer", kind=_STRING, max_length=MAX_PAYER_REQUEST)
+    calendario: Annotated[
+        CalendarioIn | None, doc("Required: when it expires (may be `{}`: the default).", not_null=True)
     ] = None
-    info_adicionais: list[InfoIn] | None = None
+    valor: Annotated[ValorIn | None, doc("Required: how much.", required=["original"], not_null=True)] = None
+    devedor: Annotated[DevedorIn | None, doc("Who owes it (optional): a document and a name.")] = None
+    chave: Annotated[
+        Any,
+        raw("a PIX key of the account", kind=_STRING, max_length=MAX_KEY),
+        doc("A PIX key of the account that receives it; default: its first key.", pattern=KEY_PATTERN),
+    ] = None
+    solicitacao_pagador: Annotated[
+        Any,
+        raw("shown to the payer", kind=_STRING, max_length=MAX_PAYER_REQUEST),
+        doc("A message shown to the payer.", example="Order 117"),
+    ] = None
+    info_adicionais: Annotated[
+        list[InfoIn] | None,
+        doc(
+            f"Up to {MAX_INFO_ITEMS} name/value items shown to the payer.",
+            max_items=MAX_INFO_ITEMS,
+            schema={"items": {"required": ["nome", "valor"]}},
+        ),
+    ] = None
 
 
 class CobPatchIn(msgspec.Struct):
     status: Annotated[
-        Any, raw("REMOVIDA_PELO_USUARIO_RECEBEDOR", kind=_STRING, max_length=MAX_SHORT_CODE)
+        Any,
+        raw("REMOVIDA_PELO_USUARIO_RECEBEDOR", kind=_STRING, max_length=MAX_SHORT_CODE),
+        doc(
+            "The only change: REMOVIDA_PELO_USUARIO_RECEBEDOR (cancel).",
+            enum=[ChargeStatus.REMOVIDA_PELO_USUARIO_RECEBEDOR.value],
+            example=ChargeStatus.REMOVIDA_PELO_USUARIO_RECEBEDOR.value,
+        ),
     ] = msgspec.UNSET
 
 
 class CalendarioOut(msgspec.Struct):
-    criacao: str
-    expiracao: int
+    criacao: Annotated[Timestamp, doc("When it was created (UTC, ISO 8601).")]
+    expiracao: Annotated[int, doc("Seconds it is payable after its creation.")]
 
 
 class LocOut(msgspec.Struct, rename="camel"):
-    id: int
-    location: str
-    tipo_cob: str
-    criacao: str
-    txid: str
+    id: Annotated[Int64, doc("The location's id.")]
+    location: Annotated[str, doc("The payload's URL (without scheme), as in the BR Code.")]
+    tipo_cob: Annotated[str, doc("Always `cob`.")]
+    criacao: Annotated[Timestamp, doc("When it was created (UTC, ISO 8601).")]
+    txid: Annotated[str, doc("The charge's txid.")]
 
 
 class DevedorOut(msgspec.Struct, omit_defaults=True):
-    nome: str
-    cpf: str | None = None
-    cnpj: str | None = None
+    nome: Annotated[str, doc("The debtor's name.")]
+    cpf: Annotated[str, doc("The debtor's CPF.")] | None = None
+    cnpj: Annotated[str, doc("The debtor's CNPJ.")] | None = None
 
 
 class ValorOut(msgspec.Struct, rename="camel"):
-    original: str
-    modalidade_alteracao: int
+    original: Annotated[str, doc('The amount in reais, 2 decimals ("37.50").')]
+    modalidade_alteracao: Annotated[int, doc("0: fixed; 1: the payer may change it.")]
 
 
 class InfoOut(msgspec.Struct):
-    nome: str
-    valor: str
+    nome: Annotated[str, doc("The item's name.")]
+    valor: Annotated[str, doc("The item's value.")]
 
 
 class CobPixOut(msgspec.Struct, rename="camel"):
     """The standard's ``Pix``: the PIX that paid the charge. ``infoPagador`` is never given: a
     payment reaches this service without a message from its payer (docs/decisions.md, Charges)."""
 
-    end_to_end_id: str
-    txid: str
-    valor: str
-    horario: str
-    devolucoes: list[RefundOut]
+    end_to_end_id: Annotated[str, doc("The end-to-end id of the PIX that paid it.")]
+    txid: Annotated[str, doc("The charge's txid.")]
+    valor: Annotated[str, doc("The amount paid, in reais, 2 decimals.")]
+    horario: Annotated[Timestamp, doc("When it was paid (UTC, ISO 8601).")]
+    devolucoes: Annotated[list[RefundOut], doc("Its refunds, oldest first.")]
 
 
 class CobOut(msgspec.Struct, rename="camel", omit_defaults=True):
     calendario: CalendarioOut
-    txid: str
-    revisao: int
+    txid: Annotated[str, doc("The charge's id, the client's.")]
+    revisao: Annotated[int, doc("Its revision: 0 when created, one more per change.")]
     loc: LocOut
-    location: str
-    status: str
+    location: Annotated[str, doc("The payload's URL (without scheme), as in the BR Code.")]
+    status: Annotated[
+        str,
+        doc(
+            "ATIVA (payable), CONCLUIDA (paid), REMOVIDA_PELO_USUARIO_RECEBEDOR (cancelled) or"
+            " REMOVIDA_PELO_PSP (expired)."
+        ),
+    ]
     valor: ValorOut
-    chave: str
-    pix_copia_e_cola: str
+    chave: Annotated[str, doc("The PIX key that receives it.")]
+    pix_copia_e_cola: Annotated[str, doc("The BR Code (PIX copy-and-paste) the payer pays.")]
     devedor: DevedorOut | None = None
     solicitacao_pagador: str | None = None
     info_adicionais: list[InfoOut] | None = None
@@ -254,6 +322,62 @@ def charge_payload(charge: Charge, now: datetime) -> dict[str, Any]:
     return body
 
 
+TXID_EXAMPLE = "7d3b9f1a2c4e6g8h0j2k4m6n8p0q2r4s"
+Txid = Annotated[
+    str,
+    Parameter(
+        description="The charge's id, chosen by the client: 26 to 35 letters and digits.",
+        schema_extra={"pattern": whole(TXID_PATTERN)},
+        examples=[Example(value=TXID_EXAMPLE)],
+    ),
+]
+_LOCATION = "pix.example.com/qr/v2/8f3a2c7e9b1d4f6a0c5e7b9d1f3a5c7e"
+_BR_CODE = (
+    "00020101021226850014br.gov.bcb.pix2563pix.example.com/qr/v2/8f3a2c7e9b1d4f6a0c5e7b9d1f3a5c7e"
+    "520400005303986540537.505802BR5913PIX Account6009SAO PAULO62070503***6304B3C4"
+)
+_COB_IN = {
+    "calendario": {"expiracao": 3600},
+    "valor": {"original": "37.50"},
+    "devedor": {"cpf": "52998224725", "nome": "João Souza"},
+    "solicitacaoPagador": "Order 117",
+    "infoAdicionais": [{"nome": "Pedido", "valor": "117"}],
+}
+_COB_OUT = {
+    "calendario": {"criacao": "2026-03-15T14:32:08.125Z", "expiracao": 3600},
+    "txid": TXID_EXAMPLE,
+    "revisao": 0,
+    "loc": {
+        "id": 311,
+        "location": _LOCATION,
+        "tipoCob": "cob",
+        "criacao": "2026-03-15T14:32:08.125Z",
+        "txid": TXID_EXAMPLE,
+    },
+    "location": _LOCATION,
+    "status": "ATIVA",
+    "valor": {"original": "37.50", "modalidadeAlteracao": 0},
+    "chave": "maria.silva@example.com",
+    "pixCopiaECola": _BR_CODE,
+    "devedor": {"nome": "João Souza", "cpf": "52998224725"},
+    "solicitacaoPagador": "Order 117",
+    "infoAdicionais": [{"nome": "Pedido", "valor": "117"}],
+}
+_COB_PAID = _COB_OUT | {
+    "status": "CONCLUIDA",
+    "pix": [
+        {
+            "endToEndId": "E98765432202603151440xY7wV5uT3sR",
+            "txid": TXID_EXAMPLE,
+            "valor": "37.50",
+            "horario": "2026-03-15T14:40:51.310Z",
+            "devolucoes": [],
+        }
+    ],
+}
+_COB_CANCELLED = _COB_OUT | {"status": "REMOVIDA_PELO_USUARIO_RECEBEDOR", "revisao": 1}
+
+
 class ChargeController(Controller):
     path = "/cob"
     tags = ["Charges"]  # noqa: RUF012 - Litestar reads class attributes
@@ -261,12 +385,20 @@ class ChargeController(Controller):
     @put(
         "/{txid:str}",
         operation_id="createCharge",
-        responses=error_responses(400, 401, 409, 413),
+        responses=answer(201, CobOut, "The charge, ATIVA", _COB_OUT) | error_responses(400, 401, 409, 413),
         status_code=201,
         summary="Create an immediate charge",
+        description=(
+            "An immediate charge (the central bank's `cob`) under the client's own `txid`, with its"
+            " BR Code for the payer; a webhook tells when it is paid. 400 lists every broken rule"
+            " at once; 409: the txid is taken (by any charge of the account)."
+        ),
     )
     async def create(
-        self, request: Request[Any, Any, Any], txid: FromPath[str], data: JSONBody[CobIn]
+        self,
+        request: Request[Any, Any, Any],
+        txid: Txid,
+        data: Annotated[CobIn, json_body("The charge.", _COB_IN, required=["calendario", "valor"])],
     ) -> Response[CobOut]:
         services = services_of(request)
         charge_request = ChargeRequest.parse(charge_fields(data))
@@ -283,10 +415,15 @@ class ChargeController(Controller):
     @get(
         "/{txid:str}",
         operation_id="getCharge",
-        responses=error_responses(400, 401, 404),
+        responses=answer(200, CobOut, "The charge as it is now (a paid one with its PIX)", _COB_PAID)
+        | error_responses(400, 401, 404),
         summary="Read a charge",
+        description=(
+            "The charge with its status now (an expired one reads REMOVIDA_PELO_PSP); a paid one"
+            " (CONCLUIDA) carries `pix`: the PIX that paid it, with its refunds."
+        ),
     )
-    async def read(self, request: Request[Any, Any, Any], txid: FromPath[str]) -> Response[CobOut]:
+    async def read(self, request: Request[Any, Any, Any], txid: Txid) -> Response[CobOut]:
         services = services_of(request)
         view = await read_charge(services.uow, account_id=principal_of(request).account_id, txid=txid)
         charge = view.charge
@@ -295,11 +432,22 @@ class ChargeController(Controller):
     @patch(
         "/{txid:str}",
         operation_id="cancelCharge",
-        responses=error_responses(400, 401, 404, 413, 422),
+        responses=answer(200, CobOut, "The charge, cancelled", _COB_CANCELLED)
+        | error_responses(400, 401, 404, 413, 422),
         summary="Cancel an active charge",
+        description=(
+            "Sets the status to REMOVIDA_PELO_USUARIO_RECEBEDOR, the only change allowed; the code"
+            " can no longer be paid. 422: the charge is not ATIVA (paid, cancelled or expired)."
+        ),
     )
     async def cancel(
-        self, request: Request[Any, Any, Any], txid: FromPath[str], data: JSONBody[CobPatchIn]
+        self,
+        request: Request[Any, Any, Any],
+        txid: Txid,
+        data: Annotated[
+            CobPatchIn,
+            json_body("The change.", {"status": "REMOVIDA_PELO_USUARIO_RECEBEDOR"}, required=["status"]),
+        ],
     ) -> Response[CobOut]:
         if data.status != ChargeStatus.REMOVIDA_PELO_USUARIO_RECEBEDOR.value:
             problem = "status: the only change allowed is REMOVIDA_PELO_USUARIO_RECEBEDOR"
@@ -318,12 +466,35 @@ class PayloadController(Controller):
     @get(
         "/{location_id:str}",
         operation_id="getChargePayload",
-        responses=error_responses(400, 404),
+        responses=answer(
+            200,
+            str,
+            "The payload as a JWS (compact serialization), signed by a key of the JWKS",
+            "eyJhbGciOiJSUzI1NiIsImprdSI6Imh0dHBzOi8vcGl4LmV4YW1wbGUuY29tLy53ZWxsLWtub3duL2p3a3MuanNvbiJ9"
+            ".eyJ0eGlkIjoiN2QzYjlmMWEyYzRlNmc4aDBqMms0bTZuOHAwcTJyNHMifQ.c2lnbmF0dXJl",
+            media_type="application/jose",
+        )
+        | error_responses(400, 404),
         summary="The signed payload of a charge, for the payer's PSP",
+        description=(
+            "What the payer's institution reads at the BR Code's location: the charge (txid,"
+            " revision, calendar with `apresentacao`, status, amount, key, debtor) as a JWS whose"
+            " header's `jku` points at `/.well-known/jwks.json`. No token."
+        ),
         security=[{}],  # no bearer token: the payer's PSP reads it
         media_type="application/jose",
     )
-    async def read(self, request: Request[Any, Any, Any], location_id: FromPath[str]) -> Response[str]:
+    async def read(
+        self,
+        request: Request[Any, Any, Any],
+        location_id: Annotated[
+            str,
+            Parameter(
+                description="The location's id, the last part of the BR Code's URL.",
+                examples=[Example(value="8f3a2c7e9b1d4f6a0c5e7b9d1f3a5c7e")],
+            ),
+        ],
+    ) -> Response[str]:
         services = services_of(request)
         charge = await get_charge_by_location(services.uow, location_id)
         jku = f"{services.settings.public_url}/.well-known/jwks.json"

@@ -9,15 +9,18 @@ otherwise); ``GET /metrics`` is the Prometheus text exposition of the app's regi
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, Response, get
 from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import Example
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from pixcore.clock import SystemClock
 from pixinfra.postgres.supervisor import Supervisor
+from pixweb.api.docs import answer
+from pixweb.api.fields import doc
 from pixweb.errors import ErrorBody, error_response
 from pixweb.observability.metrics import Metrics
 from pixweb.observability.readiness import ReadinessProbe
@@ -26,7 +29,14 @@ __all__ = ["HealthController", "HealthStatus", "MetricsController"]
 
 
 class HealthStatus(msgspec.Struct):
-    status: str
+    status: Annotated[str, doc("Always `ok`.")]
+
+
+def _not(description: str, message: str) -> ResponseSpec:
+    body = {"statusCode": 503, "message": message, "error": "Service Unavailable"}
+    return ResponseSpec(
+        ErrorBody, description=description, generate_examples=False, examples=[Example(value=body)]
+    )
 
 
 OK = HealthStatus(status="ok")
@@ -40,10 +50,18 @@ class HealthController(Controller):
         "/live",
         operation_id="getLiveness",
         summary="Liveness: the process runs (and its embedded database could be restarted)",
+        description=(
+            "For load balancers and orchestrators: 200 while the process runs; 503 (with"
+            " `Retry-After`) only when its embedded PostgreSQL died and could not be restarted."
+            " Touches nothing else. No token."
+        ),
         security=[{}],  # no bearer token: load balancers and orchestrators call it
-        responses={
-            200: ResponseSpec(HealthStatus, description="Live"),
-            503: ResponseSpec(ErrorBody, description="Not live: the embedded database cannot be restarted"),
+        responses=answer(200, HealthStatus, "Live", {"status": "ok"})
+        | {
+            503: _not(
+                "Not live: the embedded database cannot be restarted",
+                "The embedded PostgreSQL server stopped and could not be restarted.",
+            )
         },
     )
     async def live(self, request: Request[Any, Any, Any]) -> Response[Any]:
@@ -57,11 +75,13 @@ class HealthController(Controller):
         "/ready",
         operation_id="getReadiness",
         summary="Readiness: the database answers and its migrations are applied",
+        description=(
+            "200 while the database answers and has every migration applied; otherwise 503 (with"
+            " `Retry-After`), whose message says which. No token."
+        ),
         security=[{}],
-        responses={
-            200: ResponseSpec(HealthStatus, description="Ready"),
-            503: ResponseSpec(ErrorBody, description="Not ready: the database is unreachable"),
-        },
+        responses=answer(200, HealthStatus, "Ready", {"status": "ok"})
+        | {503: _not("Not ready: the database is unreachable", "The database is unavailable.")},
     )
     async def ready(self, request: Request[Any, Any, Any]) -> Response[Any]:
         probe: ReadinessProbe = request.app.state.readiness
@@ -78,6 +98,19 @@ class MetricsController(Controller):
         "/metrics",
         operation_id="getMetrics",
         summary="Prometheus metrics (text exposition format)",
+        description=(
+            "Request latencies and counts, transfers, the webhook queue and the database pool, in"
+            " Prometheus' text format. No token: restrict it at the load balancer if it must not be"
+            " public."
+        ),
+        responses=answer(
+            200,
+            str,
+            "The metrics",
+            "# HELP pix_http_requests_total Requests answered.\n# TYPE pix_http_requests_total counter\n"
+            'pix_http_requests_total{method="GET",route="/balance",status="200"} 12.0\n',
+            media_type=CONTENT_TYPE_LATEST,
+        ),
         security=[{}],  # restrict it at the load balancer if it must not be public
         media_type=CONTENT_TYPE_LATEST,
     )

@@ -8,43 +8,76 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, post
-from litestar.params import JSONBody
 
 from pixcore.accounts import Counterpart
 from pixcore.brcode import MAX_LENGTH as BR_CODE_MAX_LENGTH
 from pixcore.clock import format_timestamp
 from pixcore.documents import parse_document
 from pixcore.errors import ValidationError
-from pixcore.identifiers import validate_ispb
-from pixcore.keys import MAX_KEY_LENGTH, parse_pix_key
+from pixcore.identifiers import END_TO_END_ID_PATTERN, ISPB_PATTERN, validate_ispb
+from pixcore.keys import KEY_PATTERN, MAX_KEY_LENGTH, parse_pix_key
 from pixcore.ledger import require_outside
 from pixcore.money import parse_amount_number, require_positive
-from pixcore.transfers import MAX_BANK_NAME, MAX_NAME, DirectoryEntry
+from pixcore.transfers import (
+    ACCOUNT_PATTERN,
+    BEHAVIORS,
+    BRANCH_PATTERN,
+    MAX_BANK_NAME,
+    MAX_NAME,
+    DirectoryEntry,
+)
 from pixcore.usecases.accounts import require_sandbox_admin
 from pixcore.usecases.charges import pay_code
 from pixcore.usecases.receipts import receive_payment
 from pixweb.api.deps import principal_of, services_of
-from pixweb.api.fields import MAX_DOCUMENT, MAX_ISPB, MAX_SHORT_CODE
+from pixweb.api.docs import answer, json_body
+from pixweb.api.fields import DOCUMENT_PATTERN, MAX_DOCUMENT, MAX_ISPB, MAX_SHORT_CODE, Timestamp, doc
 from pixweb.errors import error_responses
 
 __all__ = ["SandboxController"]
 
 
-PixKeyText = Annotated[str, msgspec.Meta(max_length=MAX_KEY_LENGTH)]
-NameText = Annotated[str, msgspec.Meta(max_length=MAX_NAME)]
-DocumentText = Annotated[str, msgspec.Meta(max_length=MAX_DOCUMENT)]
-IspbText = Annotated[str, msgspec.Meta(max_length=MAX_ISPB)]
+PixKeyText = Annotated[
+    str,
+    msgspec.Meta(max_length=MAX_KEY_LENGTH),
+    doc("A PIX key (CPF, CNPJ, phone, e-mail or EVP).", pattern=KEY_PATTERN, example="joao@example.org"),
+]
+NameText = Annotated[
+    str, msgspec.Meta(max_length=MAX_NAME), doc("A person's or company's name.", min_length=1)
+]
+DocumentText = Annotated[
+    str,
+    msgspec.Meta(max_length=MAX_DOCUMENT),
+    doc("A CPF (11 digits) or CNPJ (14).", pattern=DOCUMENT_PATTERN, example="11144477735"),
+]
+IspbText = Annotated[
+    str,
+    msgspec.Meta(max_length=MAX_ISPB),
+    doc("An institution's ISPB (8 digits), not this service's.", pattern=ISPB_PATTERN, example="98765432"),
+]
 
 
 class DirectoryIn(msgspec.Struct, rename="camel"):
+    """A key of another institution, for transfers to reach."""
+
     pix_key: PixKeyText
     ispb: IspbText
     name: NameText
     document: DocumentText
-    bank_name: Annotated[str, msgspec.Meta(max_length=MAX_BANK_NAME)] = "SANDBOX BANK"
-    branch: Annotated[str, msgspec.Meta(max_length=4)] = "0001"
-    account_number: Annotated[str, msgspec.Meta(max_length=20)] = "1"
-    behavior: Annotated[str, msgspec.Meta(max_length=MAX_SHORT_CODE)] = "settle"
+    bank_name: Annotated[
+        str, msgspec.Meta(max_length=MAX_BANK_NAME), doc("The institution's name.", min_length=1)
+    ] = "SANDBOX BANK"
+    branch: Annotated[
+        str, msgspec.Meta(max_length=4), doc("The branch, 4 digits.", pattern=BRANCH_PATTERN)
+    ] = "0001"
+    account_number: Annotated[
+        str, msgspec.Meta(max_length=20), doc("The account number, 1 to 20 digits.", pattern=ACCOUNT_PATTERN)
+    ] = "1"
+    behavior: Annotated[
+        str,
+        msgspec.Meta(max_length=MAX_SHORT_CODE),
+        doc("settle: transfers to it settle; reject: its side refuses them (AC06).", enum=BEHAVIORS),
+    ] = "settle"
 
 
 class PayerIn(msgspec.Struct):
@@ -53,25 +86,53 @@ class PayerIn(msgspec.Struct):
     ispb: IspbText = "00000000"
 
 
-class PaymentIn(msgspec.Struct, rename="camel"):
+class SandboxPaymentIn(msgspec.Struct, rename="camel"):
     """``{pixCopiaECola}`` (a charge's code, or a static code) or ``{pixKey, amount}``."""
 
-    pix_key: PixKeyText | None = None
-    amount: Decimal | None = None
-    pix_copia_e_cola: Annotated[str, msgspec.Meta(max_length=BR_CODE_MAX_LENGTH)] | None = None
-    payer: PayerIn | None = None
+    pix_key: PixKeyText | None = None  # one of your keys, with amount (not with pixCopiaECola)
+    amount: Annotated[
+        Decimal | None,
+        doc(
+            "In reais, above zero, at most 2 decimals; with pixKey, or to pay a code that lets the payer"
+            " set it.",
+            amount=True,
+        ),
+    ] = None
+    pix_copia_e_cola: (
+        Annotated[
+            str,
+            msgspec.Meta(max_length=BR_CODE_MAX_LENGTH),
+            doc("A BR Code to pay: one of your charges' or cash-ins' codes, or a static code of your key."),
+        ]
+        | None
+    ) = None
+    payer: Annotated[PayerIn | None, doc("Who pays (default: an outside payer).")] = None
 
 
-class PaymentOut(msgspec.Struct, rename="camel"):
-    end_to_end_id: str
+class SandboxPaymentOut(msgspec.Struct, rename="camel"):
+    end_to_end_id: Annotated[
+        str, doc("The end-to-end id of the PIX received.", pattern=END_TO_END_ID_PATTERN)
+    ]
 
 
 class ClockIn(msgspec.Struct, rename="camel"):
-    advance_seconds: int
+    advance_seconds: Annotated[int, doc("Seconds to move forward (above zero).", minimum=1, example=3600)]
 
 
 class ClockOut(msgspec.Struct):
-    now: str
+    now: Annotated[Timestamp, doc("The service clock now (UTC, ISO 8601).")]
+
+
+_DIRECTORY = {
+    "pixKey": "joao@example.org",
+    "ispb": "98765432",
+    "name": "João Souza",
+    "document": "52998224725",
+    "bankName": "SANDBOX BANK",
+    "branch": "0001",
+    "accountNumber": "123456",
+    "behavior": "settle",
+}
 
 
 class SandboxController(Controller):
@@ -81,11 +142,19 @@ class SandboxController(Controller):
     @post(
         "/dict",
         operation_id="sandboxAddKey",
-        responses=error_responses(400, 401, 409, 413, 422),
+        responses=answer(201, DirectoryIn, "The key, as added", _DIRECTORY)
+        | error_responses(400, 401, 409, 413, 422),
         status_code=201,
         summary="Add an external key to the directory",
+        description=(
+            "A key of another institution that transfers (`POST /dict/pix`) can then reach; its"
+            " behaviour decides whether they settle. 409: the key is known; 422: the ISPB is this"
+            " service's own."
+        ),
     )
-    async def add_key(self, request: Request[Any, Any, Any], data: JSONBody[DirectoryIn]) -> DirectoryIn:
+    async def add_key(
+        self, request: Request[Any, Any, Any], data: Annotated[DirectoryIn, json_body("The key.", _DIRECTORY)]
+    ) -> DirectoryIn:
         services = services_of(request)
         entry = DirectoryEntry.parse(
             pix_key=data.pix_key,
@@ -104,11 +173,26 @@ class SandboxController(Controller):
     @post(
         "/payments",
         operation_id="sandboxPay",
-        responses=error_responses(400, 401, 404, 413, 422),
+        responses=answer(
+            201, SandboxPaymentOut, "Received", {"endToEndId": "E98765432202603151440xY7wV5uT3sR"}
+        )
+        | error_responses(400, 401, 404, 413, 422),
         status_code=201,
         summary="An outside payer pays one of your keys",
+        description=(
+            "Money arrives from outside: `{pixKey, amount}` pays one of your keys; `{pixCopiaECola}`"
+            " pays one of your charges or cash-ins (or a static code). Only your own keys and codes"
+            " (422 otherwise); 404: no such charge."
+        ),
     )
-    async def pay(self, request: Request[Any, Any, Any], data: JSONBody[PaymentIn]) -> PaymentOut:
+    async def pay(
+        self,
+        request: Request[Any, Any, Any],
+        data: Annotated[
+            SandboxPaymentIn,
+            json_body("What is paid.", {"pixKey": "maria.silva@example.com", "amount": 500.0}),
+        ],
+    ) -> SandboxPaymentOut:
         services = services_of(request)
         payer = data.payer or PayerIn()
         institution = require_outside(validate_ispb(payer.ispb), services.settings.ispb)
@@ -127,7 +211,7 @@ class SandboxController(Controller):
                 amount=amount,
                 only_for=account_id,
             )
-            return PaymentOut(end_to_end_id=e2e)
+            return SandboxPaymentOut(end_to_end_id=e2e)
         if data.pix_key is None or amount is None:
             raise ValidationError("Give pixCopiaECola, or pixKey and amount.")
         receipt = await receive_payment(
@@ -138,16 +222,26 @@ class SandboxController(Controller):
             payer=counterpart,
             only_for=account_id,
         )
-        return PaymentOut(end_to_end_id=receipt.end_to_end_id)
+        return SandboxPaymentOut(end_to_end_id=receipt.end_to_end_id)
 
     @post(
         "/clock",
         operation_id="sandboxAdvanceClock",
-        responses=error_responses(400, 401, 403, 413),
+        responses=answer(200, ClockOut, "The clock moved", {"now": "2026-03-15T15:35:00.000Z"})
+        | error_responses(400, 401, 403, 413),
         status_code=200,
         summary="Move the service clock forward (sandbox administrators only)",
+        description=(
+            "Moves the clock of every process of the service, for every account: tokens, charges and"
+            " pending transfers expire by it. Only an account created with `--sandbox-admin` may"
+            " (403 otherwise)."
+        ),
     )
-    async def advance(self, request: Request[Any, Any, Any], data: JSONBody[ClockIn]) -> ClockOut:
+    async def advance(
+        self,
+        request: Request[Any, Any, Any],
+        data: Annotated[ClockIn, json_body("How far.", {"advanceSeconds": 3600})],
+    ) -> ClockOut:
         """Moves the clock of every process of the service, for every account: only an account
         the operator created with ``--sandbox-admin`` may (403 otherwise)."""
         services = services_of(request)

@@ -108,6 +108,14 @@ class PostgresCharges(Repository):
     async def get_by_location(self, location_id: str) -> Charge | None:
         return await self._one("location_id = $1", location_id)
 
+    async def recent(self, account_id: int, limit: int) -> list[Charge]:
+        rows = await self._conn.fetch(
+            f"SELECT {_COLUMNS} FROM charges WHERE account_id = $1 ORDER BY id DESC LIMIT $2",  # noqa: S608
+            account_id,
+            limit,
+        )
+        return [_charge(row) for row in rows]
+
     async def get_by_external_id(self, account_id: int, external_id: str) -> Charge | None:
         return await self._one("account_id = $1 AND external_id = $2", account_id, external_id)
 

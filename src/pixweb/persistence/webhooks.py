@@ -15,7 +15,17 @@ from datetime import datetime
 
 import asyncpg
 
-from pixcore.webhooks import Delivery, DeliveryStatus, EventType, NewWebhook, Webhook, WebhookSecret
+from pixcore.webhooks import (
+    Delivery,
+    DeliveryAttempt,
+    DeliveryDetail,
+    DeliveryFilter,
+    DeliveryStatus,
+    EventType,
+    NewWebhook,
+    Webhook,
+    WebhookSecret,
+)
 from pixinfra.postgres.webhook_sql import DEACTIVATE_WEBHOOK
 from pixweb.persistence.repository import Repository
 
@@ -185,17 +195,34 @@ class PostgresWebhooks(Repository):
         return _secret(_one(row))
 
     async def deliveries(
-        self, account_id: int, *, limit: int, status: DeliveryStatus | None = None
+        self,
+        account_id: int,
+        *,
+        limit: int,
+        status: DeliveryStatus | None = None,
+        filters: DeliveryFilter | None = None,
     ) -> list[Delivery]:
+        f = filters or DeliveryFilter()
+        if status is not None and f.status is not None and status is not f.status:
+            return []
+        wanted = status or f.status
         rows = await self._conn.fetch(
             f"""
             SELECT {_DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
              WHERE d.account_id = $1 AND ($3::text IS NULL OR d.status = $3)
+               AND ($4::bigint IS NULL OR d.webhook_id = $4)
+               AND ($5::text IS NULL OR w.event_type = $5)
+               AND ($6::timestamptz IS NULL OR d.created_at >= $6)
+               AND ($7::timestamptz IS NULL OR d.created_at <= $7)
              ORDER BY d.created_at DESC, d.id DESC LIMIT $2
             """,  # noqa: S608 - fixed columns
             account_id,
             limit,
-            status.value if status else None,
+            wanted.value if wanted else None,
+            f.webhook_id,
+            f.event_type.value if f.event_type else None,
+            f.created_from,
+            f.created_to,
         )
         return [delivery_from_row(row) for row in rows]
 
@@ -210,14 +237,56 @@ class PostgresWebhooks(Repository):
         )
         return delivery_from_row(row) if row else None
 
+    async def delivery_detail(self, account_id: int, delivery_id: int) -> DeliveryDetail | None:
+        row = await self._conn.fetchrow(
+            f"""
+            SELECT {_DELIVERY_COLUMNS}, o.payload::text AS payload
+              FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+              JOIN outbox o ON o.id = d.outbox_id
+             WHERE d.id = $1 AND d.account_id = $2
+            """,  # noqa: S608 - fixed columns
+            delivery_id,
+            account_id,
+        )
+        if row is None:
+            return None
+        lines = await self._conn.fetch(
+            """
+            SELECT attempted_at, status_code, duration_ms, error, response_body FROM webhook_attempts
+             WHERE delivery_id = $1 ORDER BY id
+            """,
+            delivery_id,
+        )
+        event = json.loads(row["payload"])
+        return DeliveryDetail(
+            delivery=delivery_from_row(row),
+            payload={"type": event["type"], "data": event["data"]},  # the envelope sent (encode_body)
+            attempts=tuple(
+                DeliveryAttempt(
+                    attempted_at=line["attempted_at"],
+                    status_code=line["status_code"],
+                    duration_ms=line["duration_ms"],
+                    error=line["error"],
+                    response_body=line["response_body"],
+                )
+                for line in lines
+            ),
+        )
+
     async def requeue_delivery(self, account_id: int, delivery_id: int, at: datetime) -> Delivery | None:
-        # Guarded: a delivery the notifier still holds (pending) is left alone.
+        # A finished delivery starts a fresh schedule; a pending one is due at once, attempts kept.
+        # (A pending delivery a notifier holds at this moment loses its lease: its outcome is not
+        # stored, and the next claim sends it again, with the same webhook-id.)
         row = await self._conn.fetchrow(
             f"""
             WITH d AS (
                 UPDATE webhook_deliveries
-                   SET status = 'pending', attempts = 0, next_attempt_at = $3, finished_at = NULL
-                 WHERE id = $1 AND account_id = $2 AND status <> 'pending'
+                   SET status = 'pending',
+                       attempts = CASE WHEN status = 'pending' THEN attempts ELSE 0 END,
+                       next_attempt_at = CASE WHEN status = 'pending' THEN LEAST(next_attempt_at, $3)
+                                              ELSE $3 END,
+                       finished_at = NULL
+                 WHERE id = $1 AND account_id = $2
                 RETURNING *
             )
             SELECT {_DELIVERY_COLUMNS} FROM d JOIN webhooks w ON w.id = d.webhook_id

@@ -1,81 +1,11 @@
 """The sandbox clock: the service clock, which the operator can move forward.
 
-The offset lives in the database (the single row of ``sandbox_clock``) so that every process of
-the service agrees on it. A process reads it at the start of every request
-(:class:`pixweb.sandbox.clock_middleware.SharedClockMiddleware`) and of every round of its
-background loops, so a move is seen at once everywhere: a token issued by one process is valid in
-every other. Concurrent reads may finish in any order; the offset a process keeps only grows.
-
-A clock handed in by tests stays private to the test (nothing is read or stored), and with the
-sandbox off (production mode) the service runs on the wall clock and reads nothing.
+It is kept by :mod:`pixinfra.postgres.clock` (the API and the notifier both read it); this module
+names it for the API's side.
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
-
-from pixcore.clock import SystemClock
-from pixcore.errors import InvalidClockMove
-from pixinfra.postgres.pool import Database
+from pixinfra.postgres.clock import MAX_ADVANCE, MAX_OFFSET, ClockKeeper, stored_offset
 
 __all__ = ["MAX_ADVANCE", "MAX_OFFSET", "ClockKeeper", "stored_offset"]
-
-MAX_ADVANCE = 400 * 86_400  # seconds one move may take at most
-MAX_OFFSET = 100 * 365 * 86_400  # seconds the clock may run ahead of the wall clock, all moves together
-# (datetimes end at the year 9999: without a bound, enough moves would break every request)
-
-_READ = "SELECT offset_micros FROM sandbox_clock WHERE id = 1"
-_ADVANCE = """
-UPDATE sandbox_clock SET offset_micros = offset_micros + $1
-WHERE id = 1 AND offset_micros + $1 <= $2
-RETURNING offset_micros
-"""
-
-
-async def stored_offset(database: Database) -> timedelta:
-    """The offset stored in the database: one primary-key read."""
-    micros = await database.pool.fetchval(_READ)
-    return timedelta(microseconds=micros or 0)
-
-
-class ClockKeeper:
-    """Keeps ``clock`` at the offset stored in ``database`` when ``shared``; a clock that is not
-    shared (or a keeper without an open database) moves alone."""
-
-    def __init__(self, clock: SystemClock, *, shared: bool, database: Database | None = None) -> None:
-        self.clock = clock
-        self.shared = shared
-        self.database = database
-
-    def _stored(self) -> Database | None:
-        database = self.database
-        return database if self.shared and database is not None and database.is_open else None
-
-    async def refresh(self) -> None:
-        """Bring the clock up to the database's offset (a no-op for a private clock)."""
-        database = self._stored()
-        if database is None:
-            return
-        self._adopt(await stored_offset(database))
-
-    async def advance(self, seconds: int) -> None:
-        """Move the clock ``seconds`` forward (0 to ``MAX_ADVANCE``), for every process."""
-        if not 0 <= seconds <= MAX_ADVANCE:
-            raise InvalidClockMove(f"The clock moves forward by 0 to {MAX_ADVANCE} seconds at a time.")
-        database = self._stored()
-        if database is None:
-            if self.clock.offset.total_seconds() + seconds > MAX_OFFSET:
-                raise InvalidClockMove(_TOO_FAR)
-            self.clock.advance(seconds)
-            return
-        micros = await database.pool.fetchval(_ADVANCE, seconds * 1_000_000, MAX_OFFSET * 1_000_000)
-        if micros is None:
-            raise InvalidClockMove(_TOO_FAR)
-        self._adopt(timedelta(microseconds=micros))
-
-    def _adopt(self, offset: timedelta) -> None:
-        # A read that finishes late (it began before another's) must not move the clock back.
-        self.clock.offset = max(self.clock.offset, offset)
-
-
-_TOO_FAR = f"The clock may run at most {MAX_OFFSET // 86_400} days ahead of real time."

@@ -1,0 +1,226 @@
+"""``pixnotify listen``: a webhook receiver for a developer's machine (issue 16, item 1).
+
+It answers every ``POST`` (any path) as a receiver should: it checks the Standard Webhooks
+signature (``webhook-id``, ``webhook-timestamp``, ``webhook-signature``) with the account's
+secret, answers 204 when one of the signatures is right and 401 when none is, and prints one line
+per notification: for a person on a terminal (time, type, amount, ids, ``signature ok`` or
+``SIGNATURE INVALID``), or one JSON object per line when its output goes to a pipe or a file.
+
+It is the standard library's HTTP server, one request at a time: a tool to see notifications, not
+a receiver for production (docs/webhooks.md shows how to write one).
+"""
+
+from __future__ import annotations
+
+import hmac
+import http.server
+import json
+import signal
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, TextIO
+
+from pixcore.webhook_delivery import sign
+
+__all__ = ["MAX_BODY", "TOLERANCE", "Notification", "Verdict", "human_line", "json_line", "serve", "verify"]
+
+MAX_BODY = 1_048_576
+"""Bytes of a body read at most; a longer one is answered 413."""
+TOLERANCE = 300
+"""Seconds a ``webhook-timestamp`` may be off this machine's clock before the line says so (the
+Standard Webhooks libraries refuse such a message)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    valid: bool
+    reason: str = ""  # why not, when not valid
+
+
+def verify(secret: str, headers: dict[str, str], body: bytes) -> Verdict:
+    """Whether one of the ``webhook-signature`` values is ``sign(secret, id, timestamp, body)``."""
+    msg_id = headers.get("webhook-id")
+    timestamp = headers.get("webhook-timestamp")
+    signatures = headers.get("webhook-signature")
+    missing = [
+        name
+        for name, value in (
+            ("webhook-id", msg_id),
+            ("webhook-timestamp", timestamp),
+            ("webhook-signature", signatures),
+        )
+        if not value
+    ]
+    if missing or msg_id is None or timestamp is None or signatures is None:
+        return Verdict(valid=False, reason=f"missing {', '.join(missing)}")
+    if not (timestamp.isascii() and timestamp.isdigit()):
+        return Verdict(valid=False, reason="webhook-timestamp is not a number")
+    expected = sign(secret, msg_id, int(timestamp), body)
+    if any(hmac.compare_digest(expected, given) for given in signatures.split()):
+        return Verdict(valid=True)
+    return Verdict(valid=False, reason="no signature matches the secret")
+
+
+@dataclass(frozen=True, slots=True)
+class Notification:
+    """One request received, as printed."""
+
+    received_at: datetime
+    path: str
+    headers: dict[str, str]
+    body: bytes
+    verdict: Verdict
+    status: int
+    event: Any = field(default=None)  # the parsed JSON body, None if it is not JSON
+
+    @property
+    def skew(self) -> int | None:
+        """Seconds between ``webhook-timestamp`` and this machine's clock, if more than TOLERANCE."""
+        raw = self.headers.get("webhook-timestamp", "")
+        if not (raw.isascii() and raw.isdigit()):
+            return None
+        skew = int(raw) - int(self.received_at.timestamp())
+        return skew if abs(skew) > TOLERANCE else None
+
+
+def _data(event: Any) -> dict[str, Any]:
+    data = event.get("data") if isinstance(event, dict) else None
+    return data if isinstance(data, dict) else {}
+
+
+def human_line(note: Notification) -> str:
+    """``03:41:05  RECEIVE  12.00 BRL  id=… endToEndId=…  msg_1_2  signature ok``."""
+    event = note.event if isinstance(note.event, dict) else {}
+    data = _data(event)
+    kind = str(event.get("type", "?")) if event else "(not JSON)"
+    payment = data.get("payment") if isinstance(data.get("payment"), dict) else {}
+    amount = f"{payment.get('amount')} {payment.get('currency', '')}".strip() if payment else "-"
+    ids = " ".join(f"{key}={data[key]}" for key in ("id", "endToEndId", "txId", "webhookId") if data.get(key))
+    check = "signature ok" if note.verdict.valid else f"SIGNATURE INVALID ({note.verdict.reason})"
+    parts = [
+        note.received_at.astimezone().strftime("%H:%M:%S"),
+        kind,
+        amount,
+        ids or "-",
+        note.headers.get("webhook-id", "-"),
+        check,
+    ]
+    if note.skew is not None:
+        parts.append(f"(timestamp {note.skew:+d} s from this clock)")
+    return "  ".join(parts)
+
+
+def json_line(note: Notification) -> str:
+    """One JSON object: what arrived, the check, and the answer given."""
+    return json.dumps(
+        {
+            "receivedAt": note.received_at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            "path": note.path,
+            "webhookId": note.headers.get("webhook-id"),
+            "timestamp": note.headers.get("webhook-timestamp"),
+            "signature": "ok" if note.verdict.valid else "invalid",
+            "reason": note.verdict.reason or None,
+            "status": note.status,
+            "event": note.event,
+        },
+        ensure_ascii=False,
+    )
+
+
+def _handler(secret: str, report: Callable[[Notification], None]) -> type[http.server.BaseHTTPRequestHandler]:
+    class Handler(http.server.BaseHTTPRequestHandler):
+        server_version = "pixnotify-listen"
+
+        def do_POST(self) -> None:
+            try:
+                length = int(self.headers.get("content-length") or "0")
+            except ValueError:
+                length = -1
+            if not 0 <= length <= MAX_BODY:
+                self.send_error(413 if length > MAX_BODY else 400)
+                return
+            body = self.rfile.read(length)
+            headers = {name.lower(): value for name, value in self.headers.items()}
+            verdict = verify(secret, headers, body)
+            status = 204 if verdict.valid else 401
+            try:
+                event = json.loads(body)
+            except ValueError:
+                event = None
+            self.send_response(status)
+            self.send_header("content-length", "0")
+            self.end_headers()
+            report(Notification(datetime.now(UTC), self.path, headers, body, verdict, status, event))
+
+        def do_GET(self) -> None:  # a browser or curl checking that it runs
+            text = b"pixnotify listen: POST notifications here\n"
+            self.send_response(200)
+            self.send_header("content-type", "text/plain")
+            self.send_header("content-length", str(len(text)))
+            self.end_headers()
+            self.wfile.write(text)
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
+            pass  # the report is the log
+
+    return Handler
+
+
+class _Server6(http.server.HTTPServer):
+    address_family = socket.AF_INET6
+
+
+def serve(
+    *,
+    host: str,
+    port: int,
+    secret: str,
+    out: TextIO,
+    as_json: bool,
+    count: int | None = None,
+    ready: Callable[[str], None] | None = None,
+) -> int:
+    """Receive until interrupted (Ctrl-C) or ``count`` notifications have come; how many came."""
+    received = 0
+
+    def report(note: Notification) -> None:
+        nonlocal received
+        received += 1
+        out.write((json_line(note) if as_json else human_line(note)) + "\n")
+        out.flush()
+
+    previous = signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM stops it as Ctrl-C does
+    try:
+        with (
+            _Server6((host, port), _handler(secret, report))
+            if ":" in host
+            else http.server.HTTPServer((host, port), _handler(secret, report)) as server
+        ):
+            _run(server, count, ready, lambda: received)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    return received
+
+
+def _interrupt(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _run(
+    server: http.server.HTTPServer,
+    count: int | None,
+    ready: Callable[[str], None] | None,
+    received: Callable[[], int],
+) -> None:
+    server.timeout = 0.5  # handle_request returns this often, so that a signal is seen at once
+    if ready is not None:
+        host, port = server.server_address[:2]
+        name = f"[{host!s}]" if ":" in str(host) else str(host)
+        ready(f"http://{name}:{port}/")
+    try:
+        while count is None or received() < count:
+            server.handle_request()
+    except KeyboardInterrupt:
+        pass

@@ -1,0 +1,181 @@
+"""Charges: create, read (with the QR image and the copy-and-paste code), cancel, and, in the
+sandbox, pay as an outside payer. The same use cases as ``/cob`` and ``/sandbox/payments``."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated, Any
+
+from litestar import Request, Response, get, post
+from litestar.params import FromPath, QueryParameter
+
+from pixcore.accounts import Counterpart
+from pixcore.charges import ABSENT, CalendarFields, ChargeFields, ChargeRequest, DebtorFields, ValueFields
+from pixcore.clock import format_timestamp
+from pixcore.documents import parse_document
+from pixcore.errors import NotFound, PixError
+from pixcore.identifiers import validate_ispb
+from pixcore.ledger import require_outside
+from pixcore.usecases.charges import cancel_charge, create_charge, list_charges, pay_code, read_charge
+from pixweb.api.charges import charge_out
+from pixweb.api.deps import services_of
+from pixweb.api.sandbox import PayerIn
+from pixweb.console.money_forms import whole_number
+from pixweb.console.pages import money
+from pixweb.console.web import FormErrors, account_of, page, redirect
+from pixweb.errors import status_of
+from pixweb.qr import png_off_loop
+
+__all__ = ["cancel", "charge_detail", "charge_qr", "charges", "create", "pay"]
+
+CHARGE_FIELDS = {
+    "amount": ("valor.original", "valor"),
+    "expiration": ("calendario",),
+    "key": ("chave",),
+    "payer_request": ("solicitacaoPagador",),
+    "debtor_name": ("devedor.nome",),
+    "debtor_document": ("devedor.cpf", "devedor.cnpj", "devedor"),
+    "txid": ("txid",),
+}
+LISTED = 50  # the newest charges the list shows; older ones open by txid
+TxidQuery = Annotated[str | None, QueryParameter(name="txid", max_length=100)]
+
+
+def _text(form: Any, name: str) -> str:
+    value = form.get(name)
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _fields(typed: dict[str, str]) -> ChargeFields:
+    """The form under the domain's names, as ``charge_fields`` maps a ``PUT /cob`` body.
+    A whole number of seconds is a number; anything else goes as typed, for the rule to judge."""
+    expiration: object = ABSENT
+    if typed["expiration"]:
+        expiration = int(typed["expiration"]) if whole_number(typed["expiration"]) else typed["expiration"]
+    debtor = None
+    if typed["debtor_name"] or typed["debtor_document"]:
+        document = typed["debtor_document"]
+        is_cnpj = len("".join(c for c in document if c.isalnum())) > 11
+        debtor = DebtorFields(
+            cpf=None if is_cnpj else document,
+            cnpj=document if is_cnpj else None,
+            name=typed["debtor_name"] or None,
+        )
+    return ChargeFields(
+        calendar=CalendarFields(expiration=expiration),
+        value=ValueFields(original=typed["amount"] or None),
+        debtor=debtor,
+        key=typed["key"] or None,
+        payer_request=typed["payer_request"] or None,
+    )
+
+
+async def _charges_page(
+    request: Request[Any, Any, Any], typed: dict[str, str], errors: FormErrors, status_code: int = 200
+) -> Response[Any]:
+    services = services_of(request)
+    now = services.clock.now()
+    listed = await list_charges(services.uow, account_id=account_of(request), limit=LISTED)
+    rows = [
+        {
+            "txid": charge.txid,
+            "kind": charge.kind.value,
+            "status": charge.status_at(now).value,
+            "amount": money(charge.amount),
+            "created": format_timestamp(charge.created_at),
+        }
+        for charge in listed
+    ]
+    return page(
+        request,
+        "charges.html",
+        status_code=status_code,
+        title="Charges",
+        typed=typed,
+        errors=errors,
+        rows=rows,
+        listed=LISTED,
+    )
+
+
+@get("/charges", name="console:charges", include_in_schema=False)
+async def charges(request: Request[Any, Any, Any], txid: TxidQuery = None) -> Response[Any]:
+    """The newest charges, the create form, and "open a charge by its txid"."""
+    if txid:
+        return redirect(request, f"/console/charges/{txid}")
+    typed = dict.fromkeys(CHARGE_FIELDS, "")
+    return await _charges_page(request, typed, FormErrors())
+
+
+@post("/charges", name="console:charge-create", include_in_schema=False, status_code=200)
+async def create(request: Request[Any, Any, Any]) -> Response[Any]:
+    services = services_of(request)
+    form = await request.form()
+    typed = {name: _text(form, name) for name in CHARGE_FIELDS}
+    txid = typed["txid"] or uuid.uuid4().hex  # 32 letters and digits, as the API's clients make one
+    try:
+        charge = await create_charge(
+            services.uow,
+            services.clock,
+            account_id=account_of(request),
+            txid=txid,
+            request=ChargeRequest.parse(_fields(typed)),
+            location_prefix=services.settings.location_prefix,
+        )
+    except PixError as exc:
+        return await _charges_page(request, typed, FormErrors(exc, CHARGE_FIELDS), status_of(exc))
+    return redirect(request, f"/console/charges/{charge.txid}")
+
+
+@get("/charges/{txid:str}", name="console:charge", include_in_schema=False)
+async def charge_detail(request: Request[Any, Any, Any], txid: FromPath[str]) -> Response[Any]:
+    services = services_of(request)
+    view = await read_charge(services.uow, account_id=account_of(request), txid=txid)
+    shown = charge_out(view.charge, view.charge.status_at(services.clock.now()), view.pix)
+    return page(
+        request,
+        "charge.html",
+        title=f"Charge {view.charge.txid}",
+        charge=shown,
+        amount=money(view.charge.amount),
+        errors=FormErrors(),
+    )
+
+
+@get("/charges/{txid:str}/qr.png", name="console:charge-qr", include_in_schema=False)
+async def charge_qr(request: Request[Any, Any, Any], txid: FromPath[str]) -> Response[bytes]:
+    """The charge's code as a QR image (the page's ``<img>``): the account's own charges only."""
+    services = services_of(request)
+    view = await read_charge(services.uow, account_id=account_of(request), txid=txid)
+    return Response(
+        await png_off_loop(view.charge.br_code), media_type="image/png", headers={"Cache-Control": "no-store"}
+    )
+
+
+@post("/charges/{txid:str}/cancel", name="console:charge-cancel", include_in_schema=False, status_code=200)
+async def cancel(request: Request[Any, Any, Any], txid: FromPath[str]) -> Response[Any]:
+    services = services_of(request)
+    await cancel_charge(services.uow, services.clock, account_id=account_of(request), txid=txid)
+    return redirect(request, f"/console/charges/{txid}")
+
+
+@post("/charges/{txid:str}/pay", name="console:charge-pay", include_in_schema=False, status_code=200)
+async def pay(request: Request[Any, Any, Any], txid: FromPath[str]) -> Response[Any]:
+    """The sandbox's outside payer pays the charge's code (``POST /sandbox/payments``)."""
+    services = services_of(request)
+    if not services.settings.sandbox:
+        raise NotFound("The sandbox is off in this service.")
+    account_id = account_of(request)
+    view = await read_charge(services.uow, account_id=account_id, txid=txid)
+    payer = PayerIn()
+    institution = require_outside(validate_ispb(payer.ispb), services.settings.ispb)
+    counterpart = Counterpart(payer.name, parse_document(payer.document).value, institution)
+    await pay_code(
+        services.uow,
+        services.clock,
+        code=view.charge.br_code,
+        location_prefix=services.settings.location_prefix,
+        payer=counterpart,
+        only_for=account_id,
+    )
+    return redirect(request, f"/console/charges/{txid}")

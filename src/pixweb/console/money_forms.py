@@ -1,0 +1,169 @@
+"""Money forms: send a PIX to a key (``POST /dict/pix``) and, in the sandbox, receive one from an
+outside payer (``POST /sandbox/payments``), through the same use cases."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from litestar import Request, Response, get, post
+
+from pixcore.accounts import Counterpart
+from pixcore.documents import parse_document
+from pixcore.errors import InvalidAmount, InvalidDocument, InvalidPixKey, NotFound, PixError
+from pixcore.identifiers import validate_ispb
+from pixcore.keys import parse_pix_key
+from pixcore.ledger import require_outside
+from pixcore.money import parse_amount_number, require_positive
+from pixcore.transfers import TransferRequest, parse_idempotency_key
+from pixcore.usecases.receipts import receive_payment
+from pixcore.usecases.transfers import create_transfer
+from pixweb.api.deps import services_of
+from pixweb.api.sandbox import PayerIn
+from pixweb.console.web import FormErrors, account_of, page, redirect
+from pixweb.errors import status_of
+
+__all__ = ["as_number", "receive", "receive_form", "send", "send_form", "whole_number"]
+
+SEND_FIELDS = {
+    "pix_key": ("pixKey", "pix key", "key"),
+    "amount": ("payment.amount", "amount"),
+    "description": ("description",),
+}
+RECEIVE_FIELDS = {
+    "pix_key": ("pixKey", "key"),
+    "amount": ("amount",),
+    "payer_name": ("name",),
+    "payer_document": ("document", "CPF", "CNPJ"),
+}
+KINDS: dict[type[PixError], str] = {
+    InvalidPixKey: "pix_key",
+    InvalidAmount: "amount",
+    InvalidDocument: "payer_document",
+}
+
+
+def _text(form: Any, name: str) -> str:
+    value = form.get(name)
+    return value.strip() if isinstance(value, str) else ""
+
+
+def whole_number(text: str) -> bool:
+    """ASCII digits, short enough to be a number of seconds (``"²"`` and 5,000 digits are not)."""
+    return text.isascii() and text.isdigit() and len(text) <= 18
+
+
+def as_number(text: str) -> object:
+    """The amount as a JSON number would arrive (a ``Decimal``); other text goes on as is, and
+    the money rule refuses it with the API's message."""
+    try:
+        return Decimal(text)
+    except InvalidOperation:
+        return text
+
+
+def _send_page(
+    request: Request[Any, Any, Any],
+    typed: dict[str, str],
+    errors: FormErrors,
+    status_code: int = 200,
+    key: str | None = None,
+) -> Response[Any]:
+    return page(
+        request,
+        "send.html",
+        status_code=status_code,
+        title="Send a PIX",
+        typed=typed,
+        errors=errors,
+        idempotency_key=key or str(uuid.uuid4()),
+    )
+
+
+@get("/send", name="console:send", include_in_schema=False)
+async def send_form(request: Request[Any, Any, Any]) -> Response[Any]:
+    """A new idempotency key with every render: a form sent twice sends once."""
+    return _send_page(request, dict.fromkeys(SEND_FIELDS, ""), FormErrors())
+
+
+@post("/send", name="console:send-post", include_in_schema=False, status_code=200)
+async def send(request: Request[Any, Any, Any]) -> Response[Any]:
+    services = services_of(request)
+    form = await request.form()
+    typed = {name: _text(form, name) for name in SEND_FIELDS}
+    key_text = _text(form, "idempotency_key")
+    try:
+        created = await create_transfer(
+            services.uow,
+            services.directory,
+            services.clock,
+            account_id=account_of(request),
+            idempotency_key=parse_idempotency_key(key_text),
+            request=TransferRequest.parse(
+                pix_key=typed["pix_key"],
+                amount=as_number(typed["amount"]),  # type: ignore[arg-type]
+                currency="BRL",
+                description=typed["description"] or None,
+                priority=None,
+                expiration=None,
+                creditor_document=None,
+                ispb_deny=None,
+                payment_flow=None,
+            ),
+            ispb=services.settings.ispb,
+            norm_delay=timedelta(seconds=services.settings.norm_delay_seconds),
+        )
+    except PixError as exc:
+        # The same key again: the typed values are unchanged, so a corrected form still sends once.
+        return _send_page(
+            request, typed, FormErrors(exc, SEND_FIELDS, KINDS), status_of(exc), key=key_text or None
+        )
+    return redirect(request, f"/console/transactions/{created.transfer.transaction_id}")
+
+
+def _receive_page(
+    request: Request[Any, Any, Any], typed: dict[str, str], errors: FormErrors, status_code: int = 200
+) -> Response[Any]:
+    return page(
+        request,
+        "receive.html",
+        status_code=status_code,
+        title="Receive a payment",
+        typed=typed,
+        errors=errors,
+    )
+
+
+@get("/receive", name="console:receive", include_in_schema=False)
+async def receive_form(request: Request[Any, Any, Any]) -> Response[Any]:
+    if not services_of(request).settings.sandbox:
+        raise NotFound("The sandbox is off in this service.")
+    defaults = PayerIn()
+    typed = {"pix_key": "", "amount": "", "payer_name": defaults.name, "payer_document": defaults.document}
+    return _receive_page(request, typed, FormErrors())
+
+
+@post("/receive", name="console:receive-post", include_in_schema=False, status_code=200)
+async def receive(request: Request[Any, Any, Any]) -> Response[Any]:
+    """An outside payer pays one of the account's keys (the sandbox's ``pixKey`` and ``amount``)."""
+    services = services_of(request)
+    if not services.settings.sandbox:
+        raise NotFound("The sandbox is off in this service.")
+    form = await request.form()
+    typed = {name: _text(form, name) for name in RECEIVE_FIELDS}
+    try:
+        institution = require_outside(validate_ispb(PayerIn().ispb), services.settings.ispb)
+        payer = Counterpart(typed["payer_name"], parse_document(typed["payer_document"]).value, institution)
+        receipt = await receive_payment(
+            services.uow,
+            services.clock,
+            key=parse_pix_key(typed["pix_key"]),
+            amount=require_positive(parse_amount_number(as_number(typed["amount"]))),
+            payer=payer,
+            only_for=account_of(request),
+        )
+    except PixError as exc:
+        return _receive_page(request, typed, FormErrors(exc, RECEIVE_FIELDS, KINDS), status_of(exc))
+    return redirect(request, f"/console/transactions?endToEndId={receipt.end_to_end_id}")

@@ -1,0 +1,148 @@
+"""Reading pages: the overview and the transactions, through the API's own use cases and its
+display values (``pixweb.api.transactions.transaction_out``)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from litestar import Request, Response, get
+from litestar.params import FromPath, QueryParameter
+
+from pixcore.errors import InvalidQuery
+from pixcore.money import format_amount_string
+from pixcore.queries import ListKind, parse_list_query
+from pixcore.usecases import get_balance
+from pixcore.usecases.queries import daily_flows, get_transaction, list_transactions
+from pixweb.api.deps import services_of
+from pixweb.api.transactions import list_out, status_record_out, transaction_out
+from pixweb.console.chart import daily_chart
+from pixweb.console.web import FormErrors, account_of, page
+
+__all__ = ["overview", "transaction_detail", "transactions"]
+
+Query = Annotated[str | None, QueryParameter(max_length=200)]
+FILTERS = ("page", "size", "status", "type", "startDate", "endDate", "externalId", "endToEndId")
+
+
+def money(cents: int) -> str:
+    """Reais for a person: ``R$ 1,234.50`` (the API's amounts, grouped)."""
+    text = format_amount_string(abs(cents))
+    whole, cents_part = text.split(".")
+    grouped = f"{int(whole):,}"
+    return ("-" if cents < 0 else "") + f"R$ {grouped}.{cents_part}"
+
+
+@get("/", name="console:overview", include_in_schema=False)
+async def overview(request: Request[Any, Any, Any]) -> Response[Any]:
+    """Balances, the last 10 records and the chart: three statements, whatever the account holds
+    (the chart is one aggregate, ``daily_flows``)."""
+    services = services_of(request)
+    account_id = account_of(request)
+    now = services.clock.now()
+    balance = await get_balance(services.uow, account_id)
+    recent = await list_transactions(
+        services.queries,
+        account_id=account_id,
+        query=parse_list_query(ListKind.TRANSACTIONS, now=now, size="10"),
+    )
+    flows = await daily_flows(services.queries, account_id=account_id, now=now)
+    return page(
+        request,
+        "overview.html",
+        title="Overview",
+        balance={
+            "available": money(balance.available),
+            "blocked": money(balance.blocked),
+            "total": money(balance.total),
+        },
+        recent=list_out(recent).data,
+        chart=daily_chart(flows),
+    )
+
+
+@get("/transactions", name="console:transactions", include_in_schema=False)
+async def transactions(
+    request: Request[Any, Any, Any],
+    *,
+    page_number: Annotated[str | None, QueryParameter(name="page", max_length=20)] = None,
+    size: Query = None,
+    status: Query = None,
+    kind: Annotated[str | None, QueryParameter(name="type", max_length=200)] = None,
+    start_date: Annotated[str | None, QueryParameter(name="startDate", max_length=200)] = None,
+    end_date: Annotated[str | None, QueryParameter(name="endDate", max_length=200)] = None,
+    external_id: Annotated[str | None, QueryParameter(name="externalId", max_length=200)] = None,
+    end_to_end_id: Annotated[str | None, QueryParameter(name="endToEndId", max_length=200)] = None,
+) -> Response[Any]:
+    """The same filters and pages as ``GET /api/transactions`` (empty fields count as absent)."""
+    services = services_of(request)
+    raw = {
+        "page": page_number,
+        "size": size,
+        "status": status,
+        "type": kind,
+        "startDate": start_date,
+        "endDate": end_date,
+        "externalId": external_id,
+        "endToEndId": end_to_end_id,
+    }
+    given = {name: value for name, value in raw.items() if value}
+    try:
+        query = parse_list_query(
+            ListKind.TRANSACTIONS,
+            now=services.clock.now(),
+            page=given.get("page"),
+            size=given.get("size"),
+            status=given.get("status"),
+            type=given.get("type"),
+            start_date=given.get("startDate"),
+            end_date=given.get("endDate"),
+            external_id=given.get("externalId"),
+            end_to_end_id=given.get("endToEndId"),
+        )
+    except InvalidQuery as exc:
+        errors = FormErrors(exc, {name: (name,) for name in FILTERS})
+        return page(
+            request,
+            "transactions.html",
+            status_code=400,
+            title="Transactions",
+            filters=given,
+            errors=errors,
+            result=None,
+            links={},
+        )
+    found = list_out(await list_transactions(services.queries, account_id=account_of(request), query=query))
+
+    def link(number: int) -> str:
+        from urllib.parse import urlencode
+
+        return "/console/transactions?" + urlencode(given | {"page": str(number)})
+
+    meta = found.metadata
+    links = {
+        "previous": link(meta.page - 1) if meta.has_previous else None,
+        "next": link(meta.page + 1) if meta.has_next else None,
+    }
+    return page(
+        request,
+        "transactions.html",
+        title="Transactions",
+        filters=given,
+        errors=FormErrors(),
+        result=found,
+        links=links,
+    )
+
+
+@get("/transactions/{identifier:str}", name="console:transaction", include_in_schema=False)
+async def transaction_detail(request: Request[Any, Any, Any], identifier: FromPath[str]) -> Response[Any]:
+    """One record, by id or externalId, as ``GET /api/pix/transaction/{id}`` finds it (404 otherwise)."""
+    services = services_of(request)
+    view = await get_transaction(services.queries, account_id=account_of(request), identifier=identifier)
+    return page(
+        request,
+        "transaction.html",
+        title=f"Transaction {view.id}",
+        item=transaction_out(view),
+        record=status_record_out(view),
+    )

@@ -1,0 +1,204 @@
+"""Refunds of received PIX (``PUT/GET /pix/{e2eid}/devolucao/{id}``) and cash-in QR codes
+(``POST /api/pix/cash-in``), through the same use cases and display values as the API."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import timedelta
+from typing import Annotated, Any
+
+from litestar import Request, Response, get, post
+from litestar.params import FromPath, QueryParameter
+
+from pixcore.charges import CashInRequest
+from pixcore.errors import InvalidIdentifier, NotFound, PixError
+from pixcore.refunds import RefundRequest
+from pixcore.usecases.charges import create_cash_in
+from pixcore.usecases.refunds import get_refund, request_refund
+from pixweb.api.cashin import cash_in_out
+from pixweb.api.deps import services_of
+from pixweb.api.refunds import refund_out
+from pixweb.console.money_forms import KINDS, as_number, whole_number
+from pixweb.console.pages import money
+from pixweb.console.web import FormErrors, account_of, page, redirect
+from pixweb.errors import status_of
+
+__all__ = ["cash_in", "cash_in_form", "refund", "refund_detail", "refunds"]
+
+REFUND_FIELDS = {
+    "end_to_end_id": ("e2eid",),
+    "refund_id": ("refund id",),
+    "amount": ("valor",),
+    "nature": ("natureza",),
+    "description": ("descricao",),
+}
+CASH_IN_FIELDS = {
+    "amount": ("transaction.value",),
+    "description": ("transaction.description",),
+    "external_id": ("transaction.externalId",),
+    "expiration": ("transaction.expirationTime",),
+    "payer_name": ("payer.fullName",),
+    "payer_document": ("payer.document",),
+}
+NATURES = ("ORIGINAL", "RETIRADA")
+E2eQuery = Annotated[str | None, QueryParameter(name="endToEndId", max_length=100)]
+
+
+def _text(form: Any, name: str) -> str:
+    value = form.get(name)
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _refund_errors(exc: PixError) -> FormErrors:
+    """The use case's messages beside their fields: an identifier's rule names its field in
+    its words; a receipt not of this account (404) belongs to the end-to-end id."""
+    errors = FormErrors(exc, REFUND_FIELDS)
+    if not exc.details:
+        if isinstance(exc, InvalidIdentifier):
+            field = "refund_id" if exc.message.startswith("refund id") else "end_to_end_id"
+            errors.by_field[field] = [exc.message]
+        elif isinstance(exc, NotFound):
+            errors.by_field["end_to_end_id"] = [exc.message]
+    return errors
+
+
+def _refunds_page(
+    request: Request[Any, Any, Any], typed: dict[str, str], errors: FormErrors, status_code: int = 200
+) -> Response[Any]:
+    return page(
+        request,
+        "refunds.html",
+        status_code=status_code,
+        title="Refunds",
+        typed=typed,
+        errors=errors,
+        natures=NATURES,
+    )
+
+
+@get("/refunds", name="console:refunds", include_in_schema=False)
+async def refunds(request: Request[Any, Any, Any], end_to_end_id: E2eQuery = None) -> Response[Any]:
+    """The refund form (a transaction's page fills in its end-to-end id) and "open a refund".
+    A new refund id with every render: a form sent twice asks for one refund."""
+    typed = {
+        "end_to_end_id": end_to_end_id or "",
+        "refund_id": uuid.uuid4().hex,
+        "amount": "",
+        "nature": "ORIGINAL",
+        "description": "",
+    }
+    return _refunds_page(request, typed, FormErrors())
+
+
+@post("/refunds", name="console:refund-request", include_in_schema=False, status_code=200)
+async def refund(request: Request[Any, Any, Any]) -> Response[Any]:
+    services = services_of(request)
+    form = await request.form()
+    typed = {name: _text(form, name) for name in REFUND_FIELDS}
+    try:
+        requested = await request_refund(
+            services.uow,
+            services.clock,
+            account_id=account_of(request),
+            end_to_end_id=typed["end_to_end_id"],
+            refund_id=typed["refund_id"],
+            request=RefundRequest.parse(
+                amount=typed["amount"],
+                nature=typed["nature"] or None,
+                description=typed["description"] or None,
+            ),
+            ispb=services.settings.ispb,
+            delay=timedelta(seconds=services.settings.norm_delay_seconds),
+        )
+    except PixError as exc:
+        return _refunds_page(request, typed, _refund_errors(exc), status_of(exc))
+    made = requested.refund
+    return redirect(request, f"/console/refunds/{typed['end_to_end_id']}/{made.refund_id}")
+
+
+@get("/refunds/{e2eid:str}/{refund_id:str}", name="console:refund", include_in_schema=False)
+async def refund_detail(
+    request: Request[Any, Any, Any], e2eid: FromPath[str], refund_id: FromPath[str]
+) -> Response[Any]:
+    """``GET /pix/{e2eid}/devolucao/{id}``: the refund's status (404 for another account's)."""
+    services = services_of(request)
+    found = await get_refund(
+        services.uow, account_id=account_of(request), end_to_end_id=e2eid, refund_id=refund_id
+    )
+    return page(
+        request,
+        "refund.html",
+        title=f"Refund {found.refund_id}",
+        item=refund_out(found),
+        e2eid=e2eid,
+        amount=money(found.amount),
+    )
+
+
+def _cash_in_page(
+    request: Request[Any, Any, Any],
+    typed: dict[str, str],
+    errors: FormErrors,
+    status_code: int = 200,
+    result: dict[str, Any] | None = None,
+) -> Response[Any]:
+    return page(
+        request,
+        "cash_in.html",
+        status_code=status_code,
+        title="Cash-in",
+        typed=typed,
+        errors=errors,
+        result=result,
+    )
+
+
+def _cash_in_defaults() -> dict[str, str]:
+    return {
+        "amount": "",
+        "description": "",
+        "external_id": uuid.uuid4().hex,
+        "expiration": "",
+        "payer_name": "",
+        "payer_document": "",
+    }
+
+
+@get("/cash-in", name="console:cash-in", include_in_schema=False)
+async def cash_in_form(request: Request[Any, Any, Any]) -> Response[Any]:
+    return _cash_in_page(request, _cash_in_defaults(), FormErrors())
+
+
+@post("/cash-in", name="console:cash-in-post", include_in_schema=False, status_code=200)
+async def cash_in(request: Request[Any, Any, Any]) -> Response[Any]:
+    """The form of ``POST /api/pix/cash-in``; its result (the code, its QR image) on the page."""
+    services = services_of(request)
+    form = await request.form()
+    typed = {name: _text(form, name) for name in CASH_IN_FIELDS}
+    seconds = typed["expiration"]
+    # A whole number of seconds is a number; anything else goes as typed, for the rule to judge.
+    expiration: object = None
+    if seconds:
+        expiration = int(seconds) if whole_number(seconds) else seconds
+    try:
+        charge = await create_cash_in(
+            services.uow,
+            services.clock,
+            account_id=account_of(request),
+            request=CashInRequest.parse(
+                amount=as_number(typed["amount"]),
+                description=typed["description"],
+                external_id=typed["external_id"],
+                expiration=expiration,
+                generate_qr_code=False,  # the page shows the image from the charge's own route
+                payer_name=typed["payer_name"],
+                payer_document=typed["payer_document"],
+                additional_info=None,
+            ),
+            location_prefix=services.settings.location_prefix,
+        )
+    except PixError as exc:
+        return _cash_in_page(request, typed, FormErrors(exc, CASH_IN_FIELDS, KINDS), status_of(exc))
+    shown = cash_in_out(charge, status="PENDING", image=False)
+    result = {"out": shown, "txid": charge.txid, "amount": money(charge.amount)}
+    return _cash_in_page(request, _cash_in_defaults(), FormErrors(), status_code=201, result=result)

@@ -1,0 +1,230 @@
+"""The sandbox's page: add an outside key to the directory with its behaviour (``/sandbox/dict``),
+open, accept and reject a MED (``/sandbox/med``), and the shared clock, whose form only a
+``--sandbox-admin`` account sees (``/sandbox/clock``; a forged post from another is 403 there
+as here). The same rules as ``pixweb.api.sandbox`` and ``pixweb.api.sandbox_returns``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request, Response, get, post
+from litestar.params import FromPath
+
+from pixcore.clock import format_timestamp
+from pixcore.errors import (
+    InvalidClockMove,
+    InvalidIdentifier,
+    NotFound,
+    NotSandboxAdmin,
+    OwnInstitution,
+    PixError,
+    ValidationError,
+)
+from pixcore.identifiers import validate_e2eid_path
+from pixcore.ledger import require_outside
+from pixcore.med import MedReason
+from pixcore.transfers import BEHAVIORS, DirectoryEntry
+from pixcore.usecases.accounts import require_sandbox_admin
+from pixcore.usecases.med import accept_med, open_med, reject_med
+from pixweb.api.deps import services_of
+from pixweb.api.refunds import refund_out
+from pixweb.api.sandbox_returns import med_out
+from pixweb.console.money_forms import whole_number
+from pixweb.console.web import FormErrors, account_of, page
+from pixweb.errors import status_of
+
+__all__ = ["add_key", "advance_clock", "decide_med", "new_med", "sandbox"]
+
+DICT_FIELDS = {
+    "pix_key": ("pixKey",),
+    "ispb": ("ispb", "ISPB"),
+    "name": ("name",),
+    "document": ("document",),
+    "bank_name": ("bankName",),
+    "branch": ("branch",),
+    "account_number": ("accountNumber",),
+    "behavior": ("behavior",),
+}
+MED_FIELDS = {"end_to_end_id": ("e2eid",), "reason": ("reason",)}
+CLOCK_FIELDS = {"advance_seconds": ("advanceSeconds",)}
+CLOCK_KINDS: dict[type[PixError], str] = {InvalidClockMove: "advance_seconds"}
+DICT_DEFAULTS = {
+    "pix_key": "",
+    "ispb": "12345678",
+    "name": "Outside Receiver",
+    "document": "11144477735",
+    "bank_name": "SANDBOX BANK",
+    "branch": "0001",
+    "account_number": "1",
+    "behavior": "settle",
+}
+FORMS = ("dict", "med", "clock")
+
+
+def _text(form: Any, name: str) -> str:
+    value = form.get(name)
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _require_sandbox(request: Request[Any, Any, Any]) -> None:
+    if not services_of(request).settings.sandbox:
+        raise NotFound("The sandbox is off in this service.")
+
+
+async def _is_admin(request: Request[Any, Any, Any]) -> bool:
+    try:
+        await require_sandbox_admin(services_of(request).uow, account_of(request))
+    except NotSandboxAdmin:
+        return False
+    return True
+
+
+async def _sandbox_page(
+    request: Request[Any, Any, Any],
+    *,
+    status_code: int = 200,
+    typed: dict[str, dict[str, str]] | None = None,
+    errors: dict[str, FormErrors] | None = None,
+    notice: str | None = None,
+    case: Any = None,
+) -> Response[Any]:
+    services = services_of(request)
+    given = typed or {}
+    return page(
+        request,
+        "sandbox.html",
+        status_code=status_code,
+        title="Sandbox",
+        typed={
+            "dict": given.get("dict", DICT_DEFAULTS),
+            "med": given.get("med", {"end_to_end_id": "", "reason": MedReason.MED_FRAUDE.value}),
+            "clock": given.get("clock", {"advance_seconds": ""}),
+        },
+        errors={name: (errors or {}).get(name, FormErrors()) for name in FORMS},
+        behaviors=BEHAVIORS,
+        reasons=[reason.value for reason in MedReason],
+        notice=notice,
+        case=case,
+        admin=await _is_admin(request),
+        now=format_timestamp(services.clock.now()),
+    )
+
+
+@get("/sandbox", name="console:sandbox", include_in_schema=False)
+async def sandbox(request: Request[Any, Any, Any]) -> Response[Any]:
+    _require_sandbox(request)
+    return await _sandbox_page(request)
+
+
+@post("/sandbox/dict", name="console:sandbox-dict", include_in_schema=False, status_code=200)
+async def add_key(request: Request[Any, Any, Any]) -> Response[Any]:
+    """``POST /sandbox/dict``: an outside key, and how its institution answers a transfer."""
+    _require_sandbox(request)
+    services = services_of(request)
+    form = await request.form()
+    typed = {name: _text(form, name) for name in DICT_FIELDS}
+    try:
+        entry = DirectoryEntry.parse(
+            pix_key=typed["pix_key"],
+            ispb=typed["ispb"],
+            name=typed["name"],
+            document=typed["document"],
+            bank_name=typed["bank_name"],
+            branch=typed["branch"],
+            account_number=typed["account_number"],
+            behavior=typed["behavior"],
+        )
+        require_outside(entry.ispb, services.settings.ispb)
+        await services.sandbox_directory.add(entry)
+    except PixError as exc:
+        errors = FormErrors(exc, DICT_FIELDS, {OwnInstitution: "ispb"})
+        return await _sandbox_page(
+            request, status_code=status_of(exc), typed={"dict": typed}, errors={"dict": errors}
+        )
+    notice = f"The key {entry.key.value} is in the directory: transfers to it {entry.behavior}."
+    return await _sandbox_page(request, notice=notice)
+
+
+def _med_errors(exc: PixError) -> FormErrors:
+    errors = FormErrors(exc, MED_FIELDS)
+    if not exc.details and isinstance(exc, InvalidIdentifier | NotFound):
+        errors.by_field["end_to_end_id"] = [exc.message]
+    return errors
+
+
+@post("/sandbox/med", name="console:sandbox-med", include_in_schema=False, status_code=200)
+async def new_med(request: Request[Any, Any, Any]) -> Response[Any]:
+    """``POST /sandbox/med``: a MED case against one of the account's receipts."""
+    _require_sandbox(request)
+    services = services_of(request)
+    form = await request.form()
+    typed = {"end_to_end_id": _text(form, "end_to_end_id"), "reason": _text(form, "reason")}
+    try:
+        case = await open_med(
+            services.uow,
+            services.clock,
+            account_id=account_of(request),
+            end_to_end_id=validate_e2eid_path(typed["end_to_end_id"]),
+            reason=MedReason.parse(typed["reason"]),
+        )
+    except PixError as exc:
+        return await _sandbox_page(
+            request, status_code=status_of(exc), typed={"med": typed}, errors={"med": _med_errors(exc)}
+        )
+    return await _sandbox_page(
+        request, status_code=201, case=med_out(case), notice=f"MED case {case.id} opened."
+    )
+
+
+@post(
+    "/sandbox/med/{case_id:int}/{decision:str}",
+    name="console:sandbox-med-decide",
+    include_in_schema=False,
+    status_code=200,
+)
+async def decide_med(
+    request: Request[Any, Any, Any], case_id: FromPath[int], decision: FromPath[str]
+) -> Response[Any]:
+    """Accept (the blocked amount goes back to the payer as a refund) or reject a MED case."""
+    _require_sandbox(request)
+    services = services_of(request)
+    account_id = account_of(request)
+    if decision == "accept":
+        outcome = await accept_med(
+            services.uow, services.clock, account_id=account_id, case_id=case_id, ispb=services.settings.ispb
+        )
+    elif decision == "reject":
+        outcome = await reject_med(services.uow, services.clock, account_id=account_id, case_id=case_id)
+    else:
+        raise NotFound("No such decision: accept or reject.")
+    shown = med_out(outcome.case, refund_out(outcome.refund) if outcome.refund else None)
+    return await _sandbox_page(request, case=shown, notice=f"MED case {case_id}: {shown.status}.")
+
+
+@post("/sandbox/clock", name="console:sandbox-clock", include_in_schema=False, status_code=200)
+async def advance_clock(request: Request[Any, Any, Any]) -> Response[Any]:
+    """``POST /sandbox/clock``: a sandbox administrator's only (403 for others, as the API)."""
+    _require_sandbox(request)
+    services = services_of(request)
+    await require_sandbox_admin(services.uow, account_of(request))
+    form = await request.form()
+    typed = {"advance_seconds": _text(form, "advance_seconds")}
+    text = typed["advance_seconds"]
+    if not whole_number(text.removeprefix("-")):
+        problem = "advanceSeconds: a whole number of seconds"
+        exc = ValidationError(f"Invalid clock move: {problem}", details=[problem])
+        return await _sandbox_page(
+            request, status_code=400, typed={"clock": typed}, errors={"clock": FormErrors(exc, CLOCK_FIELDS)}
+        )
+    try:
+        await services.keeper.advance(int(text))
+    except PixError as exc:
+        return await _sandbox_page(
+            request,
+            status_code=status_of(exc),
+            typed={"clock": typed},
+            errors={"clock": FormErrors(exc, CLOCK_FIELDS, CLOCK_KINDS)},
+        )
+    return await _sandbox_page(
+        request, notice=f"The clock moved: it is now {format_timestamp(services.clock.now())}."
+    )

@@ -1,0 +1,102 @@
+"""Sign-in and sign-out: the client id and secret, checked by the token endpoint's use case and
+counted against the token endpoints' rate limits (every attempt, as there)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from litestar import Request, Response, get, post
+from litestar.params import QueryParameter
+
+from pixcore.errors import PixError, ValidationError
+from pixcore.usecases.auth import check_credentials, issue_token
+from pixweb.api.deps import services_of
+from pixweb.api.fields import MAX_CLIENT_ID, MAX_CLIENT_SECRET
+from pixweb.console.web import FormErrors, page, redirect, safe_next, session_of
+from pixweb.errors import status_of
+from pixweb.security.certificates import read_certificate_header
+
+__all__ = ["sign_in", "sign_in_form", "sign_out"]
+
+CERT_HEADER = "x-ssl-client-cert"
+NextPage = Annotated[str | None, QueryParameter(name="next", max_length=2048)]
+
+
+def _field(form: Any, name: str) -> str:
+    value = form.get(name)
+    return value if isinstance(value, str) else ""
+
+
+@get("/sign-in", name="console:sign-in", include_in_schema=False)
+async def sign_in_form(request: Request[Any, Any, Any], next_page: NextPage = None) -> Response[Any]:
+    session = session_of(request)
+    if session.account_id is not None:
+        return redirect(request, safe_next(next_page))
+    return page(
+        request,
+        "sign_in.html",
+        next=safe_next(next_page),
+        client_id="",
+        errors=FormErrors(),
+        expired=session.expired,
+    )
+
+
+async def _account(request: Request[Any, Any, Any], client_id: str, client_secret: str) -> int:
+    """The token endpoint's checks, in its order: address limit, client limit, hashing room, then
+    the credentials (and the certificate, where the API would demand one)."""
+    services = services_of(request)
+    client = request.client
+    services.token_limits.check_address(client.host if client else "")
+    for name, value, limit in (
+        ("client id", client_id, MAX_CLIENT_ID),
+        ("secret", client_secret, MAX_CLIENT_SECRET),
+    ):
+        if len(value) > limit:
+            raise ValidationError(f"The {name} is longer than {limit} characters.")
+    services.token_limits.check_client(client_id)
+    services.verifier.check_room()
+    cert = request.headers.get(CERT_HEADER)
+    if cert is None and not services.settings.require_client_cert:
+        return await check_credentials(
+            services.uow, services.verifier, client_id=client_id, client_secret=client_secret
+        )
+    issued = await issue_token(
+        services.uow,
+        services.verifier,
+        services.tokens,
+        services.clock,
+        client_id=client_id,
+        client_secret=client_secret,
+        certificate=read_certificate_header(cert),
+    )
+    return issued.account_id
+
+
+@post("/sign-in", name="console:sign-in-post", include_in_schema=False, status_code=200)
+async def sign_in(request: Request[Any, Any, Any]) -> Response[Any]:
+    form = await request.form()
+    client_id, secret, wanted = _field(form, "client_id"), _field(form, "client_secret"), _field(form, "next")
+    try:
+        account_id = await _account(request, client_id, secret)
+    except PixError as exc:
+        errors = FormErrors(exc)
+        status = status_of(exc)
+    else:
+        request.state.console_session = session_of(request).signed_in(account_id)
+        return redirect(request, safe_next(wanted))
+    return page(
+        request,
+        "sign_in.html",
+        status_code=status,
+        next=safe_next(wanted),
+        client_id=client_id,
+        errors=errors,
+        expired=False,
+    )
+
+
+@post("/sign-out", name="console:sign-out", include_in_schema=False, status_code=200)
+async def sign_out(request: Request[Any, Any, Any]) -> Response[Any]:
+    request.state.console_session = session_of(request).signed_out()
+    return redirect(request, "/console/sign-in")

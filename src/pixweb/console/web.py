@@ -1,0 +1,181 @@
+"""What every console page shares: its session, its CSRF check, the sign-in requirement, and
+how a page, a form's errors and a redirect are rendered.
+
+The console is a client of the same use cases as the API; the only things it adds are the
+browser's: a session cookie instead of a bearer token, and a CSRF token in every form.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Iterable, Mapping
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+from litestar import Request, Response
+from litestar.response import Redirect, Template
+
+from pixcore.errors import PixError
+from pixweb.allow import answer_options
+from pixweb.api.deps import services_of
+from pixweb.console.session import COOKIE, IDLE_SECONDS, ConsoleSession
+from pixweb.errors import status_of
+
+__all__ = [
+    "CONTENT_SECURITY_POLICY",
+    "FormErrors",
+    "account_of",
+    "before_console_request",
+    "console_exception",
+    "page",
+    "redirect",
+    "safe_next",
+    "session_of",
+]
+
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
+)
+SIGN_IN = "/console/sign-in"
+OPEN_PATHS = (SIGN_IN,)
+CSRF_FIELD = "csrf"
+
+
+def session_of(request: Request[Any, Any, Any]) -> ConsoleSession:
+    session: ConsoleSession = request.state.console_session
+    return session
+
+
+def account_of(request: Request[Any, Any, Any]) -> int:
+    """The signed-in account (the hook sent everyone else to the sign-in page)."""
+    account = session_of(request).account_id
+    if account is None:
+        raise TypeError("console page reached without a session")
+    return account
+
+
+def safe_next(target: str | None) -> str:
+    """Where to go after sign-in: a console path of this site, never another site's."""
+    if not target or not target.startswith("/console") or target.startswith("//"):
+        return "/console"
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc or "\\" in target:
+        return "/console"
+    return target
+
+
+def _with_session(request: Request[Any, Any, Any], response: Response[Any]) -> Response[Any]:
+    """Every console response renews the cookie: the idle expiry counts from the last request."""
+    services = services_of(request)
+    response.set_cookie(
+        key=COOKIE,
+        value=services.console_sessions.encode(session_of(request)),
+        path="/console",
+        max_age=IDLE_SECONDS * 48,  # the cookie outlives idleness: its CSRF token stays valid
+        httponly=True,
+        samesite="lax",
+        secure=request.url.scheme == "https" or services.settings.public_url.startswith("https://"),
+    )
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def page(
+    request: Request[Any, Any, Any], template: str, *, status_code: int = 200, **context: Any
+) -> Response[Any]:
+    session = session_of(request)
+    services = services_of(request)
+    base = {
+        "csrf": session.csrf,
+        "account_id": session.account_id,
+        "sandbox": services.settings.sandbox,
+        "path": request.url.path,
+    }
+    return _with_session(
+        request, Template(template, context=base | context, status_code=status_code, media_type="text/html")
+    )
+
+
+def redirect(request: Request[Any, Any, Any], url: str) -> Response[Any]:
+    return _with_session(request, Redirect(path=url, status_code=303))
+
+
+class FormErrors:
+    """A use case's error as a form shows it: each detail beside the field it names, the rest on top.
+
+    ``fields`` maps a form field to the names its details start with (the API's names,
+    as ``payment.amount`` or ``valor.original``)."""
+
+    def __init__(
+        self,
+        error: PixError | None = None,
+        fields: Mapping[str, Iterable[str]] | None = None,
+        kinds: Mapping[type[PixError], str] | None = None,
+    ) -> None:
+        """``kinds``: the field an error without details belongs to, by its class (``InvalidPixKey``)."""
+        fields = fields or {}
+        self.message = error.message if error is not None else None
+        self.by_field: dict[str, list[str]] = {}
+        self.other: list[str] = []
+        if error is not None and not error.details:
+            field = next((f for kind, f in (kinds or {}).items() if isinstance(error, kind)), None)
+            if field is not None:
+                self.by_field[field] = [error.message]
+        for detail in error.details if error is not None else ():
+            name = next(
+                (
+                    field
+                    for field, prefixes in fields.items()
+                    if any(detail.startswith(prefix) for prefix in prefixes)
+                ),
+                None,
+            )
+            (self.by_field.setdefault(name, []) if name else self.other).append(detail)
+
+    def __bool__(self) -> bool:
+        return self.message is not None
+
+    def of(self, field: str) -> list[str]:
+        return self.by_field.get(field, [])
+
+
+async def before_console_request(request: Request[Any, Any, Any]) -> Response[Any] | None:
+    """Read the session, refuse a form without its CSRF token, send the signed-out to sign in.
+
+    A router's ``before_request`` replaces the app's, so ``OPTIONS`` is answered here as there."""
+    if (options := await answer_options(request)) is not None:
+        return options
+    services = services_of(request)
+    session = services.console_sessions.decode(request.cookies.get(COOKIE))
+    request.state.console_session = session
+    if request.method == "POST":
+        form = await request.form()
+        sent = form.get(CSRF_FIELD)
+        if not isinstance(sent, str) or not hmac.compare_digest(sent.encode(), session.csrf.encode()):
+            return page(
+                request,
+                "error.html",
+                status_code=403,
+                title="Form expired",
+                message="This form is out of date or was not sent by this console: open the page again.",
+            )
+    if session.account_id is None and request.url.path not in OPEN_PATHS:
+        wanted = request.url.path if request.method == "GET" else "/console"
+        if request.method == "GET" and request.url.query:
+            wanted += "?" + request.url.query
+        return redirect(request, f"{SIGN_IN}?next={quote(wanted, safe='')}")
+    return None
+
+
+def console_exception(request: Request[Any, Any, Any], exc: PixError) -> Response[Any]:
+    """A use case's error outside a form (a charge of another account: 404) as a console page."""
+    if not hasattr(request.state, "console_session"):
+        request.state.console_session = ConsoleSession.new()
+    return page(
+        request,
+        "error.html",
+        status_code=status_of(exc),
+        title="Not found" if status_of(exc) == 404 else "Cannot do that",
+        message=exc.message,
+    )

@@ -1,0 +1,285 @@
+"""Webhooks: register, list, deactivate, the signing secret (reveal, rotate), the deliveries
+with their payload and attempts, replay, and a test event. The same use cases as
+``/api/webhooks`` (``pixweb.api.webhooks``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from litestar import Request, Response, get, post
+from litestar.params import FromPath, QueryParameter
+
+from pixcore.errors import InvalidWebhook, PixError, ValidationError
+from pixcore.ports import ProbeResult, WebhookProbe
+from pixcore.usecases.webhooks import (
+    deactivate_webhook,
+    delivery_filter,
+    get_delivery_detail,
+    get_webhook_secret,
+    list_deliveries,
+    list_webhooks,
+    register_webhook,
+    replay_delivery,
+    rotate_webhook_secret,
+    send_test_event,
+)
+from pixcore.webhooks import DeliveryStatus, EventType, Registration
+from pixweb.api.deps import services_of
+from pixweb.api.webhooks import RESOLVER, delivery_detail_out, delivery_out, webhook_out
+from pixweb.console.web import FormErrors, account_of, page, redirect
+from pixweb.errors import status_of
+
+__all__ = [
+    "deactivate",
+    "deliveries",
+    "delivery",
+    "register",
+    "replay",
+    "reveal_secret",
+    "rotate_secret",
+    "test_event",
+    "webhooks",
+]
+
+REGISTER_FIELDS = {"url": ("url",), "event_type": ("eventType",), "headers": ("headers",)}
+FILTER_FIELDS = {"webhookId": ("webhookId",), "status": ("status",), "eventType": ("eventType",)}
+LISTED = 50
+Query = Annotated[str | None, QueryParameter(max_length=40)]
+
+
+def _text(form: Any, name: str) -> str:
+    value = form.get(name)
+    return value.strip() if isinstance(value, str) else ""
+
+
+def header_lines(text: str) -> list[tuple[str, str]]:
+    """``Name: value`` per line (blank lines skipped); a line without a colon is a name with
+    an empty value, for the header rules to refuse with their own words."""
+    pairs = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        name, _, value = line.partition(":")
+        pairs.append((name.strip(), value.strip()))
+    return pairs
+
+
+def _probe(request: Request[Any, Any, Any]) -> WebhookProbe | None:
+    probe: WebhookProbe | None = request.app.state.get("probe")
+    return probe
+
+
+async def _webhooks_page(
+    request: Request[Any, Any, Any],
+    *,
+    typed: dict[str, str] | None = None,
+    errors: FormErrors | None = None,
+    status_code: int = 200,
+    secret: str | None = None,
+    notice: str | None = None,
+    test: tuple[int, ProbeResult] | None = None,
+) -> Response[Any]:
+    services = services_of(request)
+    listed = await list_webhooks(services.uow, account_id=account_of(request))
+    return page(
+        request,
+        "webhooks.html",
+        status_code=status_code,
+        title="Webhooks",
+        webhooks=[webhook_out(webhook) for webhook in listed],
+        typed=typed or {"url": "", "event_type": EventType.CASH_IN.value, "headers": ""},
+        errors=errors or FormErrors(),
+        event_types=[kind.value for kind in EventType],
+        secret=secret,
+        notice=notice,
+        test=test,
+        can_test=_probe(request) is not None,
+        allow_http=services.settings.webhook_allow_private,
+    )
+
+
+@get("/webhooks", name="console:webhooks", include_in_schema=False)
+async def webhooks(request: Request[Any, Any, Any]) -> Response[Any]:
+    return await _webhooks_page(request)
+
+
+@post("/webhooks", name="console:webhook-register", include_in_schema=False, status_code=200)
+async def register(request: Request[Any, Any, Any]) -> Response[Any]:
+    services = services_of(request)
+    form = await request.form()
+    raw_headers = form.get("headers")
+    typed = {
+        "url": _text(form, "url"),
+        "event_type": _text(form, "event_type"),
+        "headers": raw_headers if isinstance(raw_headers, str) else "",
+    }
+    try:
+        registration = Registration.parse(
+            url=typed["url"],
+            event_type=typed["event_type"],
+            headers=header_lines(typed["headers"]),
+            allow_http=services.settings.webhook_allow_private,
+        )
+        registered = await register_webhook(
+            services.uow,
+            services.clock,
+            RESOLVER,
+            account_id=account_of(request),
+            registration=registration,
+            allow_private=services.settings.webhook_allow_private,
+        )
+    except PixError as exc:
+        errors = FormErrors(exc, REGISTER_FIELDS, {InvalidWebhook: "url"})
+        return await _webhooks_page(request, typed=typed, errors=errors, status_code=status_of(exc))
+    webhook = registered.webhook
+    if registered.created:
+        notice = f"Webhook {webhook.id} registered for {webhook.event_type}."
+    else:
+        notice = f"Webhook {webhook.id} updated for {webhook.event_type}: version {webhook.version}."
+    return await _webhooks_page(request, notice=notice)
+
+
+@post(
+    "/webhooks/{webhook_id:int}/deactivate",
+    name="console:webhook-deactivate",
+    include_in_schema=False,
+    status_code=200,
+)
+async def deactivate(request: Request[Any, Any, Any], webhook_id: FromPath[int]) -> Response[Any]:
+    services = services_of(request)
+    account_id = account_of(request)
+    await deactivate_webhook(services.uow, services.clock, account_id=account_id, webhook_id=webhook_id)
+    return redirect(request, "/console/webhooks")
+
+
+@post(
+    "/webhooks/{webhook_id:int}/test", name="console:webhook-test", include_in_schema=False, status_code=200
+)
+async def test_event(request: Request[Any, Any, Any], webhook_id: FromPath[int]) -> Response[Any]:
+    """The API's test event; without a notifier handed to the app the page says so (503)."""
+    services = services_of(request)
+    probe = _probe(request)
+    if probe is None:
+        return await _webhooks_page(
+            request, status_code=503, notice="Test events are unavailable: this process has no notifier."
+        )
+    result = await send_test_event(
+        services.uow, services.clock, probe, account_id=account_of(request), webhook_id=webhook_id
+    )
+    return await _webhooks_page(request, test=(webhook_id, result))
+
+
+@post("/webhooks/secret", name="console:webhook-secret", include_in_schema=False, status_code=200)
+async def reveal_secret(request: Request[Any, Any, Any]) -> Response[Any]:
+    """The secret is shown on demand, in the answer to a form (never in a URL)."""
+    services = services_of(request)
+    secret = await get_webhook_secret(services.uow, services.clock, account_id=account_of(request))
+    return await _webhooks_page(request, secret=secret.secret)
+
+
+@post("/webhooks/secret/rotate", name="console:webhook-rotate", include_in_schema=False, status_code=200)
+async def rotate_secret(request: Request[Any, Any, Any]) -> Response[Any]:
+    services = services_of(request)
+    secret = await rotate_webhook_secret(services.uow, services.clock, account_id=account_of(request))
+    return await _webhooks_page(
+        request,
+        secret=secret.secret,
+        notice="A new signing secret: for 24 hours the previous one signs too.",
+    )
+
+
+def _delivery_filters(given: dict[str, str]) -> dict[str, Any]:
+    """The list's filters as ``GET /api/webhooks/deliveries`` reads them, each problem named by
+    its query parameter."""
+    problems = []
+    webhook_id: int | None = None
+    status: DeliveryStatus | None = None
+    event_type: EventType | None = None
+    if text := given.get("webhookId"):
+        if text.isascii() and text.isdigit():
+            webhook_id = int(text)
+        else:
+            problems.append("webhookId: must be a whole number")
+    if text := given.get("status"):
+        try:
+            status = DeliveryStatus(text)
+        except ValueError:
+            problems.append(f"status: must be one of {', '.join(s.value for s in DeliveryStatus)}")
+    if text := given.get("eventType"):
+        try:
+            event_type = EventType(text)
+        except ValueError:
+            problems.append(f"eventType: must be one of {', '.join(t.value for t in EventType)}")
+    if problems:
+        raise ValidationError("Invalid filters: " + "; ".join(problems), details=problems)
+    return {"webhook_id": webhook_id, "status": status, "event_type": event_type}
+
+
+@get("/webhooks/deliveries", name="console:webhook-deliveries", include_in_schema=False)
+async def deliveries(
+    request: Request[Any, Any, Any],
+    *,
+    webhook_id: Annotated[str | None, QueryParameter(name="webhookId", max_length=40)] = None,
+    status: Query = None,
+    event_type: Annotated[str | None, QueryParameter(name="eventType", max_length=40)] = None,
+) -> Response[Any]:
+    services = services_of(request)
+    raw = {"webhookId": webhook_id, "status": status, "eventType": event_type}
+    given = {name: value for name, value in raw.items() if value}
+    context: dict[str, Any] = {
+        "title": "Webhook deliveries",
+        "filters": given,
+        "statuses": [s.value for s in DeliveryStatus],
+        "event_types": [t.value for t in EventType],
+    }
+    try:
+        filters = delivery_filter(**_delivery_filters(given))
+    except PixError as exc:
+        return page(
+            request,
+            "deliveries.html",
+            status_code=status_of(exc),
+            errors=FormErrors(exc, FILTER_FIELDS),
+            rows=None,
+            **context,
+        )
+    found = await list_deliveries(services.uow, account_id=account_of(request), limit=LISTED, filters=filters)
+    return page(
+        request,
+        "deliveries.html",
+        errors=FormErrors(),
+        rows=[delivery_out(item) for item in found],
+        listed=LISTED,
+        **context,
+    )
+
+
+@get("/webhooks/deliveries/{delivery_id:int}", name="console:webhook-delivery", include_in_schema=False)
+async def delivery(request: Request[Any, Any, Any], delivery_id: FromPath[int]) -> Response[Any]:
+    """``GET /api/webhooks/deliveries/{id}``: the payload as sent and every attempt."""
+    services = services_of(request)
+    detail = delivery_detail_out(
+        await get_delivery_detail(services.uow, account_id=account_of(request), delivery_id=delivery_id)
+    )
+    payload = {"type": detail.payload.type, "data": detail.payload.data}
+    return page(
+        request,
+        "delivery.html",
+        title=f"Delivery {detail.id}",
+        item=detail,
+        payload=json.dumps(payload, indent=2, ensure_ascii=False, sort_keys=True, default=str),
+    )
+
+
+@post(
+    "/webhooks/deliveries/{delivery_id:int}/replay",
+    name="console:webhook-replay",
+    include_in_schema=False,
+    status_code=200,
+)
+async def replay(request: Request[Any, Any, Any], delivery_id: FromPath[int]) -> Response[Any]:
+    services = services_of(request)
+    account_id = account_of(request)
+    await replay_delivery(services.uow, services.clock, account_id=account_id, delivery_id=delivery_id)
+    return redirect(request, f"/console/webhooks/deliveries/{delivery_id}")

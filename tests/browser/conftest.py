@@ -1,0 +1,95 @@
+"""The console in a real browser: Debian's chromium, headless, driven by Selenium through Debian's
+chromedriver (the same package version as the browser; Selenium downloads nothing: both paths are
+given and ``SE_OFFLINE`` is set). ``make browser`` runs this suite; without chromium it fails,
+naming the packages to install."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+from tests.faults.processes import ApiProcess, run_cli, service_env
+from tests.support import random_cpf, scratch_database
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+# Where each page's screenshot lands: docs/console/ (the README shows two), or PIX_SCREENSHOTS (CI
+# points it at a temporary folder, so that a run leaves the working tree as it found it).
+DOCS_CONSOLE = Path(__file__).resolve().parents[2] / "docs" / "console"
+SCREENSHOTS = Path(os.environ.get("PIX_SCREENSHOTS") or DOCS_CONSOLE)
+
+
+@dataclass
+class Console:
+    """The service as a process, its data folder (its signing key) and two accounts."""
+
+    process: ApiProcess
+    data_dir: Path
+    first: dict[str, Any]
+    second: dict[str, Any]
+
+    @property
+    def url(self) -> str:
+        return self.process.url
+
+
+@pytest.fixture
+async def console(database_server: str, tmp_path: Path) -> AsyncIterator[Console]:
+    async with scratch_database(database_server, "pixbrowser") as url:
+        env = service_env(url, tmp_path / "data")
+        process = ApiProcess("api-console", env, tmp_path / "api.log")
+        await process.start()
+        try:
+            accounts = [
+                await run_cli(
+                    env, "pixweb", "admin", "account", "create", "--name", name, "--document", random_cpf()
+                )
+                for name in ("Console Holder", "Other Holder")
+            ]
+            yield Console(process, tmp_path / "data", *accounts)
+        finally:
+            await process.stop()
+
+
+@pytest.fixture
+def browser() -> Iterator[webdriver.Chrome]:
+    missing = [str(path) for path in (CHROMIUM, CHROMEDRIVER) if not path.exists()]
+    if missing:
+        pytest.fail(
+            f"{', '.join(missing)} not found: the browser suite needs Debian's chromium "
+            "(apt-get install -y chromium chromium-driver)",
+            pytrace=False,
+        )
+    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must not fetch a browser or a driver
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,1000"):
+        options.add_argument(argument)
+    # Pages must need nothing from the internet: every host but the service's own fails to resolve,
+    # and the requests made are logged (Chrome's performance log) for tests to read (`requested`).
+    options.add_argument("--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1")
+    options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+    driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
+    driver.implicitly_wait(5)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def requested(driver: webdriver.Chrome) -> list[str]:
+    """Every URL the browser asked for since the last call (Chrome's performance log)."""
+    urls = []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message["method"] == "Network.requestWillBeSent":
+            urls.append(message["params"]["request"]["url"])
+    return urls

@@ -1,0 +1,141 @@
+"""The contract of ``TransactionQueries.daily_flows`` (the console overview's chart), on the
+in-memory fake and on the PostgreSQL adapter: which records count, on which day, with what sign.
+
+The lists and look-ups of the same port have their own suites (tests/unit/test_queries.py, the
+plans in tests/integration/test_query_plans.py, the API in tests/e2e/test_transactions_api.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, timezone
+
+import pytest
+
+from pixcore.clock import ManualClock
+from pixcore.ports import UnitOfWorkFactory
+from pixcore.queries import DayFlow, TransactionQueries
+from pixcore.records import NewTransaction, TransactionStatus, TransactionType
+from pixcore.testing import InMemoryStore, InMemoryTransactionQueries
+from pixcore.usecases.queries import daily_flows
+from pixweb.persistence.queries import PostgresTransactionQueries
+from tests.contract.rows import T0, add_account, receipt, withdrawal
+
+DAY = T0.date()  # 2001-02-03, a day long past: only the test's own rows are on it
+
+
+@dataclass(frozen=True)
+class Side:
+    uow: UnitOfWorkFactory
+    queries: TransactionQueries
+
+
+def _memory(_: pytest.FixtureRequest) -> Side:
+    store = InMemoryStore(clock=ManualClock())
+    return Side(store.unit_of_work, InMemoryTransactionQueries(store))
+
+
+def _postgres(request: pytest.FixtureRequest) -> Side:
+    from tests.support import pg_uow
+
+    return Side(pg_uow, PostgresTransactionQueries(request.getfixturevalue("database")))
+
+
+SIDES: dict[str, Callable[[pytest.FixtureRequest], Side]] = {"memory": _memory, "postgres": _postgres}
+
+
+@pytest.fixture(params=["memory", pytest.param("postgres", marks=pytest.mark.postgres)])
+def side(request: pytest.FixtureRequest) -> Side:
+    return SIDES[request.param](request)
+
+
+def _at(day: date, hour: int = 12) -> datetime:
+    return T0.replace(year=day.year, month=day.month, day=day.day, hour=hour)
+
+
+def _settled(record: NewTransaction) -> NewTransaction:
+    return dataclasses.replace(record, status=TransactionStatus.CONFIRMED)
+
+
+async def _seed(side: Side, records: list[NewTransaction]) -> None:
+    async with side.uow() as tx:
+        for record in records:
+            await tx.transactions.add(record)
+        await tx.commit()
+
+
+async def test_settled_money_in_and_out_per_utc_day(side: Side) -> None:
+    async with side.uow() as tx:
+        account = (await add_account(tx)).id
+        other = (await add_account(tx)).id
+        await tx.commit()
+    brasilia = timezone(timedelta(hours=-3))
+    late_evening = datetime(DAY.year, DAY.month, DAY.day, 22, 30, tzinfo=brasilia)  # next day in UTC
+    await _seed(
+        side,
+        [
+            receipt(account, 1_000, at=_at(DAY, 1)),
+            receipt(account, 250, at=_at(DAY, 23)),
+            _settled(withdrawal(account, 400, at=_at(DAY))),
+            withdrawal(account, 9_000, at=_at(DAY)),  # pending: not money moved yet
+            dataclasses.replace(receipt(account, 7_000, at=_at(DAY)), status=TransactionStatus.ERROR),
+            dataclasses.replace(
+                receipt(account, 30, at=_at(DAY + timedelta(days=2))), type=TransactionType.REFUND_OUT
+            ),
+            _settled(
+                dataclasses.replace(
+                    withdrawal(account, 60, at=_at(DAY + timedelta(days=2))), type=TransactionType.REFUND_IN
+                )
+            ),
+            receipt(account, 5, at=late_evening),
+            receipt(account, 111, at=_at(DAY - timedelta(days=1), 23)),  # before the first day
+            receipt(account, 222, at=_at(DAY + timedelta(days=3), 0)),  # after the last day
+            receipt(other, 50_000, at=_at(DAY)),  # another account's
+        ],
+    )
+    flows = await side.queries.daily_flows(account, DAY, DAY + timedelta(days=2))
+    assert flows == [
+        DayFlow(DAY, 1_250, 400),
+        DayFlow(DAY + timedelta(days=1), 5, 0),
+        DayFlow(DAY + timedelta(days=2), 30, 60),
+    ]
+    assert await side.queries.daily_flows(other, DAY + timedelta(days=1), DAY + timedelta(days=9)) == []
+
+
+async def test_a_day_holds_its_first_and_last_microsecond(side: Side) -> None:
+    async with side.uow() as tx:
+        account = (await add_account(tx)).id
+        await tx.commit()
+    midnight = _at(DAY, 0).replace(minute=0, second=0, microsecond=0)
+    await _seed(
+        side,
+        [
+            receipt(account, 1, at=midnight),
+            receipt(account, 2, at=midnight + timedelta(days=1) - timedelta(microseconds=1)),
+            receipt(account, 4, at=midnight + timedelta(days=1)),
+            receipt(account, 8, at=midnight - timedelta(microseconds=1)),
+        ],
+    )
+    assert await side.queries.daily_flows(account, DAY, DAY) == [DayFlow(DAY, 3, 0)]
+
+
+async def test_the_use_case_gives_every_day_of_the_last_thirty(side: Side) -> None:
+    async with side.uow() as tx:
+        account = (await add_account(tx)).id
+        await tx.commit()
+    now = _at(DAY, 10)
+    await _seed(
+        side,
+        [
+            receipt(account, 700, at=now - timedelta(hours=1)),
+            receipt(account, 300, at=now - timedelta(days=29)),  # the first day shown
+            receipt(account, 900, at=now - timedelta(days=30)),  # a day too old
+        ],
+    )
+    flows = await daily_flows(side.queries, account_id=account, now=now)
+    assert [flow.day for flow in flows] == [DAY - timedelta(days=29 - n) for n in range(30)]
+    assert flows[0] == DayFlow(DAY - timedelta(days=29), 300, 0)
+    assert flows[-1] == DayFlow(DAY, 700, 0)
+    assert sum(flow.incoming + flow.outgoing for flow in flows) == 1_000

@@ -1,0 +1,132 @@
+"""The document is as strict as the service (issue 19, item 1): requests that schemathesis generates
+as valid from the document alone (positive data, no hostile text, no prepared values) are not
+refused with a 400, except for the rules a schema cannot say, listed in docs/decisions.md ("What
+the document cannot say") and below, each as the message the service gives for it.
+
+A 400 whose every detail is one of those rules passes; any other 400 names a rule the document
+misses. Marked ``fuzz`` (a running service; ``make fuzz``, ``.ci/run``); ``PIX_FUZZ_EXAMPLES``
+examples per operation.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, given, settings
+from schemathesis import AuthContext, Case, GenerationMode, HookContext
+from schemathesis.schemas import BaseSchema
+
+from pixcore.errors import InvalidAmount
+from pixweb.edge import NUL, SURROGATE, TOO_DEEP
+from tests.fuzz.conftest import EXAMPLES, TOKEN_LIFETIME_USED
+from tests.fuzz.service import Target
+from tests.fuzz.test_openapi_fuzz import _operations
+
+pytestmark = pytest.mark.fuzz
+
+AMOUNT = InvalidAmount().message
+
+# The rules no JSON Schema of the document says, each as the 400's detail (or message) that names
+# it; docs/decisions.md, "What the document cannot say", lists the same rules for readers.
+UNSTATED = {
+    # Text the service cannot store (decisions §13), in any string, known field or not.
+    "text with a NUL, a lone surrogate, or JSON nested too deep": (
+        rf"Invalid request: the body ({NUL}|{SURROGATE}|{TOO_DEEP})\."
+    ),
+    # A key or document of the right layout whose check digits are wrong (or all one digit).
+    "the check digits of a CPF or CNPJ": (
+        r"(pixKey|chave|document|payer\.document|creditorDocument|devedor\.(cpf|cnpj)): "
+        r"(Invalid PIX key\.|Invalid CPF or CNPJ\.|invalid CNPJ"
+        r"|an 11-digit key is a CPF, and this CPF is invalid)"
+        r"|Invalid CPF or CNPJ\."
+    ),
+    # JSON Schema's integer takes 1.0; the service takes whole numbers written as integers only.
+    "an integer written with a fraction (1.0)": r"[\w.]+: must be .*(seconds|0 or 1|whole number).*",
+    "an amount as a JSON number has at most 2 decimals and is at least 0.01": (
+        rf"([\w.]+: )?({re.escape(AMOUNT)}|amount must have at most 2 decimals)"
+    ),
+    "a string amount above zero": r"valor(\.original)?: .*(positive|greater than zero).*",
+    "a real date and time, in the supported range": (
+        r"(startDate|endDate|startDate, endDate): "
+        r"(must be an ISO 8601 date or date and time|out of the supported range)"
+    ),
+    "endDate after startDate, at most 31 days apart": (
+        r"endDate: must (not be before startDate|be at most 31 days after startDate)"
+    ),
+    "a debtor: a name with a document, not both cpf and cnpj": r"devedor(\.nome)?: .*",
+    "pixKey or pixCopiaECola, not both; pixKey with an amount": r"Give pixCopiaECola.*",
+    "a BR Code that is a valid one": r".*(BR Code|pixCopiaECola).*",
+    # The URL grammar (no credentials, no fragment, a port above 0, a valid host name) and a host
+    # that resolves to public addresses.
+    "a webhook URL that is a well-formed https URL of a public host": r"url: .*",
+    "a webhook header the delivery sets itself": r"headers: header '.*' may not be set",
+    "a webhook header named once (names compare without case)": r"headers: header '.*' is given twice",
+    "a charge's key is one of the account's keys": r"chave: not a key of your account",
+    "text that is only spaces where a value is required": r"[\w.]+: (required, )?1 to [0-9]+ characters",
+    "creditorDocument when priority is HIGH": r"creditorDocument: required when priority is HIGH",
+}
+PATTERNS = [re.compile(pattern, re.IGNORECASE | re.DOTALL) for pattern in UNSTATED.values()]
+
+
+def _unexplained(body: dict[str, Any]) -> list[str]:
+    details = body.get("details") or [body.get("message", "")]
+    return [detail for detail in details if not any(p.fullmatch(detail) for p in PATTERNS)]
+
+
+def _positive_schema(target: Target) -> BaseSchema:
+    schema = schemathesis.openapi.from_url(f"{target.base_url}/schema/openapi.json")
+
+    @schema.auth(refresh_interval=TOKEN_LIFETIME_USED)
+    class Bearer:
+        def get(self, _case: Case, _context: AuthContext) -> str:
+            return target.token()
+
+        def set(self, case: Case, data: str, _context: AuthContext) -> None:
+            case.headers = {**(case.headers or {}), "Authorization": f"Bearer {data}"}
+
+    @schema.hook
+    def map_headers(context: HookContext, headers: dict[str, Any] | None) -> dict[str, Any] | None:
+        label = context.operation.label if context.operation else ""
+        if label in {"POST /api/auth/token", "POST /oauth/token"}:
+            # The certificate header is a PEM (a rule of its own): the signed-in client's, always.
+            return {**(headers or {}), "X-SSL-Client-Cert": target.account.cert_header}
+        return headers
+
+    @schema.hook
+    def filter_headers(_context: HookContext, headers: dict[str, Any] | None) -> bool:
+        framing = {"content-length", "transfer-encoding", "host", "connection"}
+        return not any(name.lower() in framing for name in headers or {})
+
+    return schema
+
+
+@pytest.fixture(scope="module")
+def positive_schema(fuzz_target: Target) -> BaseSchema:
+    return _positive_schema(fuzz_target)
+
+
+@pytest.mark.parametrize("label", _operations())
+def test_valid_data_of_the_document_is_not_refused(positive_schema: BaseSchema, label: str) -> None:
+    method, path = label.split(" ", 1)
+    operation = positive_schema[path][method]
+    refused: list[str] = []
+    answered: list[int] = []
+
+    @given(case=operation.as_strategy(GenerationMode.POSITIVE, auth_storage=positive_schema.auth))
+    @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+    def send(case: Case) -> None:
+        response = case.call()
+        answered.append(response.status_code)
+        assert response.status_code < 500, response.text[:300]
+        if response.status_code == 400:
+            body = json.loads(response.content)
+            if unexplained := _unexplained(body):
+                refused.append(f"{unexplained} for {case.path_parameters} {case.query} {case.body!r}"[:600])
+
+    send()
+    assert answered, "no request was sent"
+    assert refused == [], "\n".join(refused[:10])

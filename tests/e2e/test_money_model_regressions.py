@@ -74,3 +74,20 @@ async def test_a_sandbox_refund_of_a_transfer_to_an_account_of_ours_is_refused(d
     await step(driver, driver.outside_refund(transfer, 5_00))
     await step(driver, driver.outside_refund(transfer, 10_00))
     assert driver.model.accounts[A].available == 90_00
+
+
+async def test_the_refund_window_of_a_paid_cash_in_charge_counts_from_its_payment(driver: Driver) -> None:
+    # Found as: a cash-in charge (whose record is written PENDING when the charge is created)
+    # paid a minute later could not be refunded 89 days after its payment: the service counted
+    # the window from the charge's creation (the model-based run, a seed of the default profile).
+    await step(driver, driver.charge(A, 5_00, 300, cash_in=True))
+    await step(driver, driver.advance(60))
+    [charge] = driver.model.charges
+    await step(driver, driver.pay(charge))
+    [receipt] = [r for r in driver.model.receipts if r.account == A]
+    await step(driver, driver.advance(89 * 24 * 60 * 60))
+    await step(driver, driver.refund(receipt, 5_00))
+    assert [r.amount for r in receipt.refunds] == [5_00]
+    await step(driver, driver.advance(1))
+    await step(driver, driver.refund(receipt, 1))
+    assert len(receipt.refunds) == 1

@@ -51,7 +51,7 @@ class InMemoryRefunds(Repository):
             account_id=record.account_id,
             amount=record.amount,
             end_to_end_id=record.end_to_end_id,
-            received_at=record.created_at,
+            received_at=record.processed_at or record.created_at,
             counterpart=Counterpart(c.name, c.document, c.ispb) if c else None,  # what the table keeps
             tx_id=tx_id,
             counterpart_account_id=other,

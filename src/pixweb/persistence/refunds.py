@@ -16,7 +16,8 @@ from pixweb.persistence.repository import Repository
 __all__ = ["PostgresMed", "PostgresRefunds"]
 
 _RECEIPT = """
-    SELECT t.id, t.account_id, t.amount, t.end_to_end_id, t.created_at, t.counterpart_name,
+    SELECT t.id, t.account_id, t.amount, t.end_to_end_id, t.counterpart_name,
+           coalesce(t.processed_at, t.created_at) AS received_at,
            t.counterpart_document, t.counterpart_ispb,
            (SELECT c.txid FROM charges c WHERE c.transaction_id = t.id) AS tx_id,
            CASE t.type
@@ -48,7 +49,7 @@ def _receipt(row: asyncpg.Record) -> Original:
         account_id=row["account_id"],
         amount=row["amount"],
         end_to_end_id=row["end_to_end_id"],
-        received_at=row["created_at"],
+        received_at=row["received_at"],
         counterpart=_counterpart(row),
         tx_id=row["tx_id"],
         counterpart_account_id=row["counterpart_account_id"],

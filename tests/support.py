@@ -216,3 +216,41 @@ async def migrated_by_command(url: str, data_dir: Path) -> str:
     )  # fmt: skip
     assert await migrated.wait() == 0
     return url
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on (now)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@asynccontextmanager
+async def serving(env: dict[str, str], port: int) -> AsyncIterator[str]:
+    """``pixweb serve --no-demo`` with ``env`` on ``port``, once it answers ``/health/ready``;
+    its base URL. Stopped (SIGTERM, then waited for) on the way out."""
+    process = await asyncio.create_subprocess_exec(
+        Path(sys.executable).parent / "pixweb", "serve", "--no-demo", env=env | {"PIX_PORT": str(port)},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        async with httpx.AsyncClient() as http:
+            for _ in range(300):
+                if process.returncode is not None:
+                    raise AssertionError(f"pixweb serve exited early ({process.returncode})")
+                try:
+                    if (await http.get(f"{base}/health/ready")).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                await asyncio.sleep(0.1)
+            else:
+                raise AssertionError("pixweb serve did not answer within 30 s")
+        yield base
+    finally:
+        process.terminate()
+        await process.wait()

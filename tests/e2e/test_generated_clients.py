@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -32,9 +31,9 @@ import jsonschema
 import pytest
 
 from pixcore.webhooks import EventType
-from tests.e2e.test_readme import PIXWEB, ROOT, _free_port
+from tests.e2e.test_readme import ROOT
 from tests.integration.receiver import Receiver, running_receiver
-from tests.support import new_client, random_cpf
+from tests.support import free_port, new_client, process_env, random_cpf, serving
 
 TYPESCRIPT = ROOT / "clients" / "typescript"
 GENERATOR = Path(sys.executable).parent / "openapi-python-client"
@@ -45,41 +44,10 @@ CONFIG = "content_type_overrides:\n  application/jose: text/plain\npost_hooks: [
 @pytest.fixture
 async def server(migrated_database: str, tmp_path: Path) -> AsyncIterator[str]:
     """``pixweb serve`` on a free port, delivering webhooks to private hosts; its base URL."""
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PIX_")}
-    env |= {
-        "PIX_DATABASE_URL": migrated_database,
-        "PIX_DATA_DIR": str(tmp_path / "data"),
-        "PIX_PORT": str(port),
-        "PIX_WEBHOOK_ALLOW_PRIVATE": "on",
-        "PIX_NORM_SETTLEMENT_DELAY": "0",
-    }
-    process = await asyncio.create_subprocess_exec(
-        str(PIXWEB),
-        "serve",
-        "--no-demo",
-        env=env,
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        async with httpx.AsyncClient() as http:
-            for _ in range(300):
-                if process.returncode is not None:
-                    raise AssertionError("pixweb serve exited early")
-                try:
-                    if (await http.get(f"{base}/health/ready")).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                await asyncio.sleep(0.1)
-            else:
-                raise AssertionError("pixweb serve did not answer")
+    port = free_port()
+    env = process_env(migrated_database, tmp_path / "data", PIX_NORM_SETTLEMENT_DELAY="0")
+    async with serving(env, port) as base:
         yield base
-    finally:
-        process.terminate()
-        await process.wait()
 
 
 async def served_document(base: str) -> dict[str, Any]:

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
-import socket
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
+
+from tests.support import free_port, process_env, serving
 
 ROOT = Path(__file__).resolve().parents[2]
 PIXWEB = Path(sys.executable).parent / "pixweb"
@@ -41,47 +40,13 @@ def _json_values(text: str) -> list[dict[str, Any]]:
     return values
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @pytest.fixture
 async def server(migrated_database: str, tmp_path: Path) -> AsyncIterator[tuple[int, dict[str, str]]]:
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PIX_")}
-    env |= {
-        "PIX_DATABASE_URL": migrated_database,
-        "PIX_DATA_DIR": str(tmp_path / "data"),
-        "PIX_PORT": str(port),
-        "PIX_WEBHOOK_ALLOW_PRIVATE": "on",  # as `make run` has it (the README says so)
-    }
-    process = await asyncio.create_subprocess_exec(
-        str(PIXWEB),
-        "serve",
-        "--no-demo",
-        env=env,
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    try:
-        async with httpx.AsyncClient() as http:
-            for _ in range(300):
-                if process.returncode is not None:
-                    raise AssertionError("pixweb serve exited early")
-                try:
-                    if (await http.get(f"http://127.0.0.1:{port}/.well-known/jwks.json")).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    await asyncio.sleep(0.1)
-            else:
-                raise AssertionError("pixweb serve did not answer")
+    port = free_port()
+    # As `make run` has it (the README says so): webhooks to this machine allowed.
+    env = process_env(migrated_database, tmp_path / "data", PIX_LOG_LEVEL="INFO", PIX_PORT=str(port))
+    async with serving(env, port):
         yield port, env
-    finally:
-        process.terminate()
-        await process.wait()
 
 
 async def test_the_readme_tour_runs_as_written(server: tuple[int, dict[str, str]], tmp_path: Path) -> None:
@@ -92,7 +57,7 @@ async def test_the_readme_tour_runs_as_written(server: tuple[int, dict[str, str]
     process = await asyncio.create_subprocess_exec(
         "bash",
         "-c",
-        tour_script(port, _free_port()),
+        tour_script(port, free_port()),
         cwd=workdir,
         env=env,
         stdout=asyncio.subprocess.PIPE,

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -28,7 +27,7 @@ import httpx
 
 from pixinfra.postgres.database import with_database
 from pixweb.security.certificates import create_self_signed
-from tests.support import random_cpf
+from tests.support import free_port, random_cpf
 
 PIXWEB = Path(sys.executable).parent / "pixweb"
 START_TIMEOUT = 90.0
@@ -75,13 +74,6 @@ class Target:
 
 
 OFFLINE = Path(__file__).with_name("offline")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _env(database_url: str, data_dir: Path, port: int) -> dict[str, str]:
@@ -222,7 +214,7 @@ def running_service(database_server: str, folder: Path) -> Iterator[Target]:
     """``pixweb serve`` on a fresh database of ``database_server``, with the prepared data."""
     name = f"pixfuzz_{os.getpid()}_{uuid.uuid4().hex[:6]}"
     url = with_database(database_server, name)
-    port = _free_port()
+    port = free_port()
     env = _env(url, folder, port)
     base_url = f"http://127.0.0.1:{port}"
     log = folder / "service.log"

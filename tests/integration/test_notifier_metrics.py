@@ -6,7 +6,6 @@ import asyncio
 import json
 import logging
 import signal
-import socket
 import subprocess
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
@@ -26,7 +25,7 @@ from pixnotify.metrics import DeliveryMetrics
 from pixweb.observability import JsonFormatter
 from tests.integration.receiver import Receiver, Reply, running_receiver
 from tests.integration.test_notifier import BIN, Tables, fake_resolver, new_secret, transfer
-from tests.support import migrated_by_command, process_env, run_database, scratch_database
+from tests.support import free_port, migrated_by_command, process_env, run_database, scratch_database
 
 
 @pytest.fixture
@@ -125,16 +124,9 @@ def clock() -> ManualClock:
     return ManualClock(datetime.now(UTC))  # the real time, so that signatures verify
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
-
-
 @pytest.mark.slow
 async def test_pixnotify_run_serves_its_metrics_when_asked(own_database: str, tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     log = tmp_path / "notifier.log"
     with log.open("ab") as out:
         process = await asyncio.create_subprocess_exec(

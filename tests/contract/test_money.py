@@ -95,10 +95,11 @@ async def test_a_pending_receipt_is_no_original_until_it_is_confirmed(backend: B
         await tx.transactions.confirm(transaction_id, end_to_end_id, PAYER, T0 + timedelta(seconds=5))
         original = await tx.refunds.lock_original(account.id, end_to_end_id, TransactionType.PAYMENT)
         assert original is not None
+        # Received when it was confirmed (the refund window counts from then), not when written.
         assert (original.transaction_id, original.end_to_end_id, original.received_at) == (
             transaction_id,
             end_to_end_id,
-            T0,
+            T0 + timedelta(seconds=5),
         )
         assert original.counterpart is not None
         assert (original.counterpart.name, original.counterpart.document, original.counterpart.ispb) == (

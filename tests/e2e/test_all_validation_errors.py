@@ -11,6 +11,9 @@ from typing import Any
 
 import pytest
 
+from pixcore.transfers import MAX_EXPIRATION
+from pixcore.webhooks import EventType
+from pixweb.api.fields import MAX_CLIENT_SECRET
 from tests.e2e.conftest import Api
 from tests.support import bearer, new_client
 
@@ -132,6 +135,133 @@ CASES: list[tuple[str, str, dict[str, Any], list[str]]] = [
         ],
     ),
 ]
+
+
+# A wrong type (msgspec's words) in one field and a broken rule (the pixcore parser's words) in
+# another: one answer with both, in the body's field order. The fields that fit are judged by the
+# parser the handler runs; what it would say of a field that does not fit is left out.
+MIXED: list[tuple[str, str, dict[str, Any], list[str]]] = [
+    (
+        "POST",
+        "/api/auth/token",  # no parser: its rules are the Struct's (a length)
+        {"clientId": 12, "clientSecret": "s" * (MAX_CLIENT_SECRET + 1)},
+        [
+            "clientId: Expected `str`, got `int`",
+            f"clientSecret: Expected `str` of length <= {MAX_CLIENT_SECRET}",
+        ],
+    ),
+    (
+        "POST",
+        "/api/pix/cash-in",
+        {"transaction": 5, "payer": {"fullName": "Ana Souza", "document": "12345678900"}},
+        ["transaction: Expected `object`, got `int`", "payer.document: Invalid CPF or CNPJ."],
+    ),
+    (
+        "POST",
+        "/api/pix/cash-in",
+        {
+            "transaction": {"value": -1, "description": "", "externalId": "order-1"},
+            "payer": ["Ana"],
+            "additionalInfo": {"store": 5},
+        },
+        [
+            f"transaction.value: {AMOUNT}",
+            "transaction.description: required, 1 to 140 characters",
+            "payer: Expected `object`, got `array`",
+            "additionalInfo: an object of at most 10 string values",
+        ],
+    ),
+    (
+        "POST",
+        "/dict/pix",
+        {"pixKey": 5, "payment": {"amount": "10.00", "currency": "USD"}, "priority": "HIGH", "expiration": 0},
+        [
+            "pixKey: Expected `str`, got `int`",
+            f"payment.amount: {AMOUNT}",
+            "payment.currency: only BRL is accepted",
+            "creditorDocument: required when priority is HIGH",
+            f"expiration: must be 1 to {MAX_EXPIRATION} seconds",
+        ],
+    ),
+    (
+        "POST",
+        "/dict/pix",
+        {"pixKey": "not a key", "payment": {"amount": 10}, "description": 7, "ispbDeny": ["1234"]},
+        [
+            "pixKey: Invalid PIX key.",
+            "description: Expected `str | null`, got `int`",
+            "ispbDeny: Invalid identifier: ISPB must be 8 digits",
+        ],
+    ),
+    (
+        "PUT",
+        "/cob/abcdefghijklmnopqrstuvwxyz",
+        {"calendario": 5, "valor": {"original": 10}, "chave": "k" * 78, "infoAdicionais": [{"nome": "a"}, 3]},
+        [
+            "calendario: Expected `object | null`, got `int`",
+            'valor.original: required, a string with 2 decimals (e.g. "10.00")',
+            "chave: a string of at most 77 characters",
+            "infoAdicionais[0]: nome and valor are required strings",  # the item that fits is judged
+            "infoAdicionais[1]: Expected `object`, got `int`",
+        ],
+    ),
+    (
+        "PUT",
+        "/cob/abcdefghijklmnopqrstuvwxyz",
+        {"calendario": {"expiracao": 0}, "valor": [], "devedor": {"cpf": "12345678900", "nome": "Ana"}},
+        [
+            "calendario.expiracao: must be a whole number of seconds, 1 to 2147483647",
+            "valor: Expected `object | null`, got `array`",
+            "devedor.cpf: must be a valid CPF of exactly 11 digits",
+        ],
+    ),
+    (
+        "PATCH",
+        "/cob/abcdefghijklmnopqrstuvwxyz",
+        {"status": "CONCLUIDA", "valor": {"original": "1.00"}},
+        [
+            "data: Object contains unknown field `valor`",
+            "status: the only change allowed is REMOVIDA_PELO_USUARIO_RECEBEDOR",
+        ],
+    ),
+    (
+        "PUT",
+        f"/pix/{E2E}/devolucao/r1",  # every leaf's type is the parser's: one pass judges them all
+        {"valor": 3, "natureza": "MED_FRAUDE", "descricao": "d" * 141},
+        [
+            'valor: required, a string with 2 decimals (e.g. "10.00")',
+            "natureza: ORIGINAL or RETIRADA (the MED natures cannot be requested)",
+            "descricao: a string of at most 140 characters",
+        ],
+    ),
+    (
+        "POST",
+        "/api/webhooks",
+        {"url": "ftp://hooks.example.com/pix", "eventType": 5},
+        ["url: must be an HTTPS URL", "eventType: Expected `str`, got `int`"],
+    ),
+    (
+        "POST",
+        "/api/webhooks",
+        {"url": 5, "eventType": "cashout", "headers": [{"key": "Host", "value": "x"}]},
+        [
+            "url: Expected `str`, got `int`",
+            "eventType: must be one of " + ", ".join(kind.value for kind in EventType),
+            "headers: header 'Host' may not be set",
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "expected"),
+    MIXED,
+    ids=[f"{m} {p} {i}" for i, (m, p, _, _) in enumerate(MIXED)],
+)
+async def test_wrong_types_and_broken_rules_come_in_one_answer(
+    api: Api, method: str, path: str, body: dict[str, Any], expected: list[str]
+) -> None:
+    await test_every_mistake_of_a_body_is_reported_at_once(api, method, path, body, expected)
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,8 @@ endpoint words each mistake alone: msgspec's words for a wrong type or a missing
 
 from __future__ import annotations
 
+import json
+import secrets
 from typing import Any
 
 import pytest
@@ -305,3 +307,72 @@ async def test_a_missing_idempotency_key_is_still_reported_before_the_body(api: 
     response = await api.client.post("/dict/pix", json={"pixKey": 5}, headers=headers)
     assert response.status_code == 400, response.text
     assert "x-idempotency-key" in response.json()["message"]
+
+
+CANCEL = "REMOVIDA_PELO_USUARIO_RECEBEDOR"
+ONLY_CANCEL = f"status: the only change allowed is {CANCEL}"
+
+DEEP_OBJECT = b'{"a":' * 5_000 + b"1" + b"}" * 5_000
+# PATCH /cob/{txid}: hostile bodies on an active charge, each a 400 in the error shape that
+# leaves the charge as it was (never a 500, never a cancellation).
+HOSTILE_PATCHES: list[tuple[str, bytes]] = [
+    ("nul-escaped", json.dumps({"status": CANCEL + "\u0000"}).encode()),
+    ("nul-raw", b'{"status": "' + CANCEL.encode() + b'\x00"}'),
+    ("10k-string", json.dumps({"status": "R" * 10_000}).encode()),
+    ("10k-key", json.dumps({"status": CANCEL, "k" * 10_000: 1}).encode()),
+    ("deep", b'{"status": ' + b"[" * 50_000 + b"]" * 50_000 + b"}"),
+    (
+        "deep-object",
+        b'{"status": "' + CANCEL.encode() + b'", "x": ' + b'{"a":' * 5_000 + b"1" + b"}" * 5_000 + b"}",
+    ),
+    ("number", b'{"status": 5}'),
+    ("null", b'{"status": null}'),
+    ("list", json.dumps({"status": [CANCEL]}).encode()),
+    ("object", json.dumps({"status": {"value": CANCEL}}).encode()),
+    ("empty-object", b"{}"),
+    ("array-body", json.dumps([CANCEL]).encode()),
+    ("string-body", json.dumps(CANCEL).encode()),
+    ("null-body", b"null"),
+    ("empty-body", b""),
+    ("truncated", b'{"status": "REMOVIDA'),
+    ("invalid-utf8", b'{"status": "\xff\xfe"}'),
+    ("unknown-field", json.dumps({"status": CANCEL, "valor": {"original": "1.00"}}).encode()),
+]
+
+
+@pytest.mark.parametrize(("name", "body"), HOSTILE_PATCHES, ids=[name for name, _ in HOSTILE_PATCHES])
+async def test_a_hostile_patch_of_a_charge_is_a_400_that_changes_nothing(
+    api: Api, name: str, body: bytes
+) -> None:
+    client = await new_client()
+    auth = await bearer(api.client, client)
+    path = "/cob/" + secrets.token_hex(15)
+    created = await api.client.put(
+        path, json={"calendario": {}, "valor": {"original": "10.00"}}, headers=auth
+    )
+    assert created.status_code == 201, created.text
+    response = await api.client.patch(path, content=body, headers=auth | {"content-type": "application/json"})
+    assert response.status_code == 400, (name, response.text)
+    answer = response.json()
+    assert answer["statusCode"] == 400
+    assert answer["error"] == "Bad Request"
+    assert answer["message"]
+    assert "Traceback" not in response.text
+    after = (await api.client.get(path, headers=auth)).json()
+    assert (after["status"], after["revisao"]) == ("ATIVA", 0)
+
+
+async def test_a_patch_of_a_charge_reports_all_its_mistakes_at_once(api: Api) -> None:
+    client = await new_client()
+    auth = await bearer(api.client, client)
+    response = await api.client.patch(
+        "/cob/" + secrets.token_hex(15),
+        json={"valor": {"original": "1.00"}, "status": 5, "devedor": None},
+        headers=auth,
+    )
+    assert response.status_code == 400, response.text
+    assert response.json()["details"] == [
+        "data: Object contains unknown field `valor`",
+        "data: Object contains unknown field `devedor`",
+        ONLY_CANCEL,
+    ]

@@ -376,3 +376,9 @@ async def test_a_patch_of_a_charge_reports_all_its_mistakes_at_once(api: Api) ->
         "data: Object contains unknown field `devedor`",
         ONLY_CANCEL,
     ]
+
+
+async def test_the_document_says_a_patch_of_a_charge_takes_no_other_field(api: Api) -> None:
+    schemas = (await api.client.get("/schema/openapi.json")).json()["components"]["schemas"]
+    assert schemas["CobPatchIn"]["additionalProperties"] is False
+    assert schemas["CobPatchIn"]["required"] == ["status"]

@@ -464,7 +464,9 @@ class ChargeController(Controller):
         txid: Txid,
         data: Annotated[
             CobPatchIn,
-            json_body("The change.", {"status": "REMOVIDA_PELO_USUARIO_RECEBEDOR"}, required=["status"]),
+            json_body(
+                "The change.", {"status": "REMOVIDA_PELO_USUARIO_RECEBEDOR"}, required=["status"], closed=True
+            ),
         ],
     ) -> Response[CobOut]:
         charge_change(data)

@@ -257,19 +257,9 @@ MIXED: list[tuple[str, str, dict[str, Any], list[str]]] = [
 
 @pytest.mark.parametrize(
     ("method", "path", "body", "expected"),
-    MIXED,
-    ids=[f"{m} {p} {i}" for i, (m, p, _, _) in enumerate(MIXED)],
-)
-async def test_wrong_types_and_broken_rules_come_in_one_answer(
-    api: Api, method: str, path: str, body: dict[str, Any], expected: list[str]
-) -> None:
-    await test_every_mistake_of_a_body_is_reported_at_once(api, method, path, body, expected)
-
-
-@pytest.mark.parametrize(
-    ("method", "path", "body", "expected"),
-    CASES,
-    ids=[f"{m} {p} {i}" for i, (m, p, _, _) in enumerate(CASES)],
+    [*CASES, *MIXED],
+    ids=[f"{m} {p} {i}" for i, (m, p, _, _) in enumerate(CASES)]
+    + [f"type+rule {m} {p} {i}" for i, (m, p, _, _) in enumerate(MIXED)],
 )
 async def test_every_mistake_of_a_body_is_reported_at_once(
     api: Api, method: str, path: str, body: dict[str, Any], expected: list[str]

@@ -238,6 +238,17 @@ MIXED: list[tuple[str, str, dict[str, Any], list[str]]] = [
     ),
     (
         "POST",
+        "/sandbox/dict",
+        {"pixKey": "not a key", "ispb": 12345678, "name": "Ana", "document": "123", "branch": "1"},
+        [
+            "pixKey: Invalid PIX key.",
+            "ispb: Expected `str`, got `int`",
+            "document: Invalid CPF or CNPJ.",
+            "branch: 4 digits",
+        ],
+    ),
+    (
+        "POST",
         "/api/webhooks",
         {"url": "ftp://hooks.example.com/pix", "eventType": 5},
         ["url: must be an HTTPS URL", "eventType: Expected `str`, got `int`"],

@@ -69,6 +69,7 @@ __all__ = [
     "ascii_text",
     "dynamic_code",
     "new_location_id",
+    "parse_charge_change",
 ]
 
 DEFAULT_EXPIRATION = 86_400
@@ -235,6 +236,17 @@ class ChargeRequest:
         if problems or expiration is None or amount is None or modality is None:
             raise ValidationError("Invalid charge: " + "; ".join(problems), details=problems)
         return cls(expiration, amount, modality, key, payer_request, debtor, info)
+
+
+def parse_charge_change(requested: object) -> ChargeStatus:
+    """The one change a charge's owner may ask for (``PATCH /cob/{txid}``, decisions §6): the
+    status REMOVIDA_PELO_USUARIO_RECEBEDOR, which cancels it. Anything else, a missing status
+    (None) included, is a ``ValidationError``."""
+    cancelled = ChargeStatus.REMOVIDA_PELO_USUARIO_RECEBEDOR
+    if not isinstance(requested, str) or requested != cancelled.value:
+        problem = f"status: the only change allowed is {cancelled.value}"
+        raise ValidationError("Invalid charge change: " + problem, details=[problem])
+    return cancelled
 
 
 def _is_int(value: object) -> bool:

@@ -7,10 +7,15 @@ endpoint words each mistake alone: msgspec's words for a wrong type or a missing
 
 from __future__ import annotations
 
+import json
+import secrets
 from typing import Any
 
 import pytest
 
+from pixcore.transfers import MAX_EXPIRATION
+from pixcore.webhooks import EventType
+from pixweb.api.fields import MAX_CLIENT_SECRET
 from tests.e2e.conftest import Api
 from tests.support import bearer, new_client
 
@@ -134,10 +139,138 @@ CASES: list[tuple[str, str, dict[str, Any], list[str]]] = [
 ]
 
 
+# A wrong type (msgspec's words) in one field and a broken rule (the pixcore parser's words) in
+# another: one answer with both, in the body's field order. The fields that fit are judged by the
+# parser the handler runs; what it would say of a field that does not fit is left out.
+MIXED: list[tuple[str, str, dict[str, Any], list[str]]] = [
+    (
+        "POST",
+        "/api/auth/token",  # no parser: its rules are the Struct's (a length)
+        {"clientId": 12, "clientSecret": "s" * (MAX_CLIENT_SECRET + 1)},
+        [
+            "clientId: Expected `str`, got `int`",
+            f"clientSecret: Expected `str` of length <= {MAX_CLIENT_SECRET}",
+        ],
+    ),
+    (
+        "POST",
+        "/api/pix/cash-in",
+        {"transaction": 5, "payer": {"fullName": "Ana Souza", "document": "12345678900"}},
+        ["transaction: Expected `object`, got `int`", "payer.document: Invalid CPF or CNPJ."],
+    ),
+    (
+        "POST",
+        "/api/pix/cash-in",
+        {
+            "transaction": {"value": -1, "description": "", "externalId": "order-1"},
+            "payer": ["Ana"],
+            "additionalInfo": {"store": 5},
+        },
+        [
+            f"transaction.value: {AMOUNT}",
+            "transaction.description: required, 1 to 140 characters",
+            "payer: Expected `object`, got `array`",
+            "additionalInfo: an object of at most 10 string values",
+        ],
+    ),
+    (
+        "POST",
+        "/dict/pix",
+        {"pixKey": 5, "payment": {"amount": "10.00", "currency": "USD"}, "priority": "HIGH", "expiration": 0},
+        [
+            "pixKey: Expected `str`, got `int`",
+            f"payment.amount: {AMOUNT}",
+            "payment.currency: only BRL is accepted",
+            "creditorDocument: required when priority is HIGH",
+            f"expiration: must be 1 to {MAX_EXPIRATION} seconds",
+        ],
+    ),
+    (
+        "POST",
+        "/dict/pix",
+        {"pixKey": "not a key", "payment": {"amount": 10}, "description": 7, "ispbDeny": ["1234"]},
+        [
+            "pixKey: Invalid PIX key.",
+            "description: Expected `str | null`, got `int`",
+            "ispbDeny: Invalid identifier: ISPB must be 8 digits",
+        ],
+    ),
+    (
+        "PUT",
+        "/cob/abcdefghijklmnopqrstuvwxyz",
+        {"calendario": 5, "valor": {"original": 10}, "chave": "k" * 78, "infoAdicionais": [{"nome": "a"}, 3]},
+        [
+            "calendario: Expected `object | null`, got `int`",
+            'valor.original: required, a string with 2 decimals (e.g. "10.00")',
+            "chave: a string of at most 77 characters",
+            "infoAdicionais[0]: nome and valor are required strings",  # the item that fits is judged
+            "infoAdicionais[1]: Expected `object`, got `int`",
+        ],
+    ),
+    (
+        "PUT",
+        "/cob/abcdefghijklmnopqrstuvwxyz",
+        {"calendario": {"expiracao": 0}, "valor": [], "devedor": {"cpf": "12345678900", "nome": "Ana"}},
+        [
+            "calendario.expiracao: must be a whole number of seconds, 1 to 2147483647",
+            "valor: Expected `object | null`, got `array`",
+            "devedor.cpf: must be a valid CPF of exactly 11 digits",
+        ],
+    ),
+    (
+        "PATCH",
+        "/cob/abcdefghijklmnopqrstuvwxyz",
+        {"status": "CONCLUIDA", "valor": {"original": "1.00"}},
+        [
+            "data: Object contains unknown field `valor`",
+            "status: the only change allowed is REMOVIDA_PELO_USUARIO_RECEBEDOR",
+        ],
+    ),
+    (
+        "PUT",
+        f"/pix/{E2E}/devolucao/r1",  # every leaf's type is the parser's: one pass judges them all
+        {"valor": 3, "natureza": "MED_FRAUDE", "descricao": "d" * 141},
+        [
+            'valor: required, a string with 2 decimals (e.g. "10.00")',
+            "natureza: ORIGINAL or RETIRADA (the MED natures cannot be requested)",
+            "descricao: a string of at most 140 characters",
+        ],
+    ),
+    (
+        "POST",
+        "/sandbox/dict",
+        {"pixKey": "not a key", "ispb": 12345678, "name": "Ana", "document": "123", "branch": "1"},
+        [
+            "pixKey: Invalid PIX key.",
+            "ispb: Expected `str`, got `int`",
+            "document: Invalid CPF or CNPJ.",
+            "branch: 4 digits",
+        ],
+    ),
+    (
+        "POST",
+        "/api/webhooks",
+        {"url": "ftp://hooks.example.com/pix", "eventType": 5},
+        ["url: must be an HTTPS URL", "eventType: Expected `str`, got `int`"],
+    ),
+    (
+        "POST",
+        "/api/webhooks",
+        {"url": 5, "eventType": "cashout", "headers": [{"key": "Host", "value": "x"}]},
+        [
+            "url: Expected `str`, got `int`",
+            "eventType: must be one of " + ", ".join(kind.value for kind in EventType),
+            "headers: header 'Host' may not be set",
+        ],
+    ),
+]
+
+
 @pytest.mark.parametrize(
     ("method", "path", "body", "expected"),
-    CASES,
-    ids=[f"{m} {p} {i}" for i, (m, p, _, _) in enumerate(CASES)],
+    [*CASES, *MIXED],
+    ids=[f"{m} {p} {i}" for i, (m, p, _, _) in enumerate(CASES)]
+    + [f"type+rule {m} {p} {i}" for i, (m, p, _, _) in enumerate(MIXED)],
 )
 async def test_every_mistake_of_a_body_is_reported_at_once(
     api: Api, method: str, path: str, body: dict[str, Any], expected: list[str]
@@ -175,3 +308,78 @@ async def test_a_missing_idempotency_key_is_still_reported_before_the_body(api: 
     response = await api.client.post("/dict/pix", json={"pixKey": 5}, headers=headers)
     assert response.status_code == 400, response.text
     assert "x-idempotency-key" in response.json()["message"]
+
+
+CANCEL = "REMOVIDA_PELO_USUARIO_RECEBEDOR"
+ONLY_CANCEL = f"status: the only change allowed is {CANCEL}"
+
+DEEP_OBJECT = b'{"a":' * 5_000 + b"1" + b"}" * 5_000
+# PATCH /cob/{txid}: hostile bodies on an active charge, each a 400 in the error shape that
+# leaves the charge as it was (never a 500, never a cancellation).
+HOSTILE_PATCHES: list[tuple[str, bytes]] = [
+    ("nul-escaped", json.dumps({"status": CANCEL + "\u0000"}).encode()),
+    ("nul-raw", b'{"status": "' + CANCEL.encode() + b'\x00"}'),
+    ("10k-string", json.dumps({"status": "R" * 10_000}).encode()),
+    ("10k-key", json.dumps({"status": CANCEL, "k" * 10_000: 1}).encode()),
+    ("deep", b'{"status": ' + b"[" * 50_000 + b"]" * 50_000 + b"}"),
+    (
+        "deep-object",
+        b'{"status": "' + CANCEL.encode() + b'", "x": ' + b'{"a":' * 5_000 + b"1" + b"}" * 5_000 + b"}",
+    ),
+    ("number", b'{"status": 5}'),
+    ("null", b'{"status": null}'),
+    ("list", json.dumps({"status": [CANCEL]}).encode()),
+    ("object", json.dumps({"status": {"value": CANCEL}}).encode()),
+    ("empty-object", b"{}"),
+    ("array-body", json.dumps([CANCEL]).encode()),
+    ("string-body", json.dumps(CANCEL).encode()),
+    ("null-body", b"null"),
+    ("empty-body", b""),
+    ("truncated", b'{"status": "REMOVIDA'),
+    ("invalid-utf8", b'{"status": "\xff\xfe"}'),
+    ("unknown-field", json.dumps({"status": CANCEL, "valor": {"original": "1.00"}}).encode()),
+]
+
+
+@pytest.mark.parametrize(("name", "body"), HOSTILE_PATCHES, ids=[name for name, _ in HOSTILE_PATCHES])
+async def test_a_hostile_patch_of_a_charge_is_a_400_that_changes_nothing(
+    api: Api, name: str, body: bytes
+) -> None:
+    client = await new_client()
+    auth = await bearer(api.client, client)
+    path = "/cob/" + secrets.token_hex(15)
+    created = await api.client.put(
+        path, json={"calendario": {}, "valor": {"original": "10.00"}}, headers=auth
+    )
+    assert created.status_code == 201, created.text
+    response = await api.client.patch(path, content=body, headers=auth | {"content-type": "application/json"})
+    assert response.status_code == 400, (name, response.text)
+    answer = response.json()
+    assert answer["statusCode"] == 400
+    assert answer["error"] == "Bad Request"
+    assert answer["message"]
+    assert "Traceback" not in response.text
+    after = (await api.client.get(path, headers=auth)).json()
+    assert (after["status"], after["revisao"]) == ("ATIVA", 0)
+
+
+async def test_a_patch_of_a_charge_reports_all_its_mistakes_at_once(api: Api) -> None:
+    client = await new_client()
+    auth = await bearer(api.client, client)
+    response = await api.client.patch(
+        "/cob/" + secrets.token_hex(15),
+        json={"valor": {"original": "1.00"}, "status": 5, "devedor": None},
+        headers=auth,
+    )
+    assert response.status_code == 400, response.text
+    assert response.json()["details"] == [
+        "data: Object contains unknown field `valor`",
+        "data: Object contains unknown field `devedor`",
+        ONLY_CANCEL,
+    ]
+
+
+async def test_the_document_says_a_patch_of_a_charge_takes_no_other_field(api: Api) -> None:
+    schemas = (await api.client.get("/schema/openapi.json")).json()["components"]["schemas"]
+    assert schemas["CobPatchIn"]["additionalProperties"] is False
+    assert schemas["CobPatchIn"]["required"] == ["status"]

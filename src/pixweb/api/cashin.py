@@ -25,6 +25,7 @@ from pixcore.usecases.charges import create_cash_in
 from pixweb.api.deps import principal_of, services_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import DOCUMENT_PATTERN, MAX_DOCUMENT, Timestamp, doc, raw, string_map
+from pixweb.body_errors import judge_body
 from pixweb.errors import error_responses
 from pixweb.qr import png_base64
 from pixweb.wire import PixResponse
@@ -122,6 +123,9 @@ def cash_in_request(body: CashInIn) -> CashInRequest:
         payer_document=payer.document,
         additional_info=body.additional_info,
     )
+
+
+judge_body(CashInIn, lambda body, _request: cash_in_request(body))
 
 
 class CashInOut(msgspec.Struct, rename="camel", omit_defaults=True):

@@ -27,10 +27,10 @@ from pixcore.charges import (
     DebtorFields,
     InfoFields,
     ValueFields,
+    parse_charge_change,
 )
 from pixcore.clock import format_timestamp
 from pixcore.documents import CNPJ_PATTERN, CPF_PATTERN, DocumentKind
-from pixcore.errors import ValidationError
 from pixcore.identifiers import TXID_PATTERN
 from pixcore.keys import KEY_PATTERN
 from pixcore.money import AMOUNT_STRING_PATTERN, format_amount_string
@@ -45,15 +45,18 @@ from pixweb.api.deps import principal_of, services_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import MAX_AMOUNT_TEXT, MAX_DOCUMENT, MAX_SHORT_CODE, Int64, Timestamp, doc, raw, whole
 from pixweb.api.refunds import RefundOut, refund_out
+from pixweb.body_errors import judge_body
 from pixweb.errors import error_responses
 from pixweb.wire import PixResponse
 
 __all__ = [
     "ChargeController",
     "PayloadController",
+    "charge_change",
     "charge_fields",
     "charge_out",
     "charge_payload",
+    "charge_request",
     "pix_out",
 ]
 
@@ -152,7 +155,9 @@ class CobIn(msgspec.Struct, rename="camel"):
     ] = None
 
 
-class CobPatchIn(msgspec.Struct):
+class CobPatchIn(msgspec.Struct, forbid_unknown_fields=True):
+    # Only the status may change (decisions §6): another field of the standard's PATCH
+    # (valor, devedor...) is refused, not silently ignored while the charge is cancelled.
     status: Annotated[
         Any,
         raw("REMOVIDA_PELO_USUARIO_RECEBEDOR", kind=_STRING, max_length=MAX_SHORT_CODE),
@@ -296,6 +301,20 @@ def charge_fields(body: CobIn) -> ChargeFields:
     )
 
 
+def charge_request(body: CobIn) -> ChargeRequest:
+    """The ``PUT /cob/{txid}`` body judged by ``ChargeRequest.parse``, every broken rule at once."""
+    return ChargeRequest.parse(charge_fields(body))
+
+
+def charge_change(body: CobPatchIn) -> ChargeStatus:
+    """The ``PATCH /cob/{txid}`` body judged by ``parse_charge_change`` (left out reads as null)."""
+    return parse_charge_change(_value(body.status))
+
+
+judge_body(CobIn, lambda body, _request: charge_request(body))
+judge_body(CobPatchIn, lambda body, _request: charge_change(body))
+
+
 def charge_payload(charge: Charge, now: datetime) -> dict[str, Any]:
     """The JSON payload the payer's PSP reads at the location (the standard's ``CobPayload``)."""
     body: dict[str, Any] = {
@@ -401,13 +420,12 @@ class ChargeController(Controller):
         data: Annotated[CobIn, json_body("The charge.", _COB_IN, required=["calendario", "valor"])],
     ) -> Response[CobOut]:
         services = services_of(request)
-        charge_request = ChargeRequest.parse(charge_fields(data))
         charge = await create_charge(
             services.uow,
             services.clock,
             account_id=principal_of(request).account_id,
             txid=txid,
-            request=charge_request,
+            request=charge_request(data),
             location_prefix=services.settings.location_prefix,
         )
         return PixResponse(charge_out(charge, charge.status), status_code=201)
@@ -446,12 +464,12 @@ class ChargeController(Controller):
         txid: Txid,
         data: Annotated[
             CobPatchIn,
-            json_body("The change.", {"status": "REMOVIDA_PELO_USUARIO_RECEBEDOR"}, required=["status"]),
+            json_body(
+                "The change.", {"status": "REMOVIDA_PELO_USUARIO_RECEBEDOR"}, required=["status"], closed=True
+            ),
         ],
     ) -> Response[CobOut]:
-        if data.status != ChargeStatus.REMOVIDA_PELO_USUARIO_RECEBEDOR.value:
-            problem = "status: the only change allowed is REMOVIDA_PELO_USUARIO_RECEBEDOR"
-            raise ValidationError("Invalid charge change: " + problem, details=[problem])
+        charge_change(data)
         services = services_of(request)
         charge = await cancel_charge(
             services.uow, services.clock, account_id=principal_of(request).account_id, txid=txid

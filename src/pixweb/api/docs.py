@@ -33,16 +33,24 @@ def with_nulls(example: Any) -> Any:
 
 
 def json_body(
-    description: str, example: dict[str, Any], *, required: Sequence[str] | None = None
+    description: str,
+    example: dict[str, Any],
+    *,
+    required: Sequence[str] | None = None,
+    closed: bool = False,
 ) -> BodyKwarg:
     """``Annotated[SomeIn, json_body(...)]``: what ``JSONBody`` is, with a description and an example.
     ``required``: the body's required fields, when the struct leaves them optional so that
-    ``pixcore`` can report every missing one at once."""
+    ``pixcore`` can report every missing one at once. ``closed``: the struct forbids unknown
+    fields (``additionalProperties: false``)."""
+    extra: dict[str, Any] = {"required": list(required)} if required is not None else {}
+    if closed:
+        extra["additionalProperties"] = False
     return BodyKwarg(
         media_type=RequestEncodingType.JSON,
         description=description,
         examples=[Example(summary="Example", value=with_nulls(example))],
-        schema_extra={"required": list(required)} if required is not None else None,
+        schema_extra=extra or None,
     )
 
 

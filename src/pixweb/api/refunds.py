@@ -18,6 +18,7 @@ from pixcore.usecases.refunds import get_refund, request_refund
 from pixweb.api.deps import principal_of, services_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import MAX_AMOUNT_TEXT, MAX_SHORT_CODE, MaybeTimestamp, Timestamp, doc, raw, whole
+from pixweb.body_errors import judge_body
 from pixweb.errors import error_responses
 from pixweb.wire import PixResponse
 
@@ -58,6 +59,9 @@ class RefundIn(msgspec.Struct):
 def refund_request(body: RefundIn) -> RefundRequest:
     """The body under the domain's names, each leaf as decoded (``RefundRequest.parse`` judges it)."""
     return RefundRequest.parse(amount=body.valor, nature=body.natureza, description=body.descricao)
+
+
+judge_body(RefundIn, lambda body, _request: refund_request(body))
 
 
 class HorarioOut(msgspec.Struct, omit_defaults=True):

@@ -32,6 +32,7 @@ from pixcore.usecases.receipts import receive_payment
 from pixweb.api.deps import principal_of, services_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import DOCUMENT_PATTERN, MAX_DOCUMENT, MAX_ISPB, MAX_SHORT_CODE, Timestamp, doc
+from pixweb.body_errors import judge_body
 from pixweb.errors import error_responses
 
 __all__ = ["SandboxController"]
@@ -78,6 +79,23 @@ class DirectoryIn(msgspec.Struct, rename="camel"):
         msgspec.Meta(max_length=MAX_SHORT_CODE),
         doc("settle: transfers to it settle; reject: its side refuses them (AC06).", enum=BEHAVIORS),
     ] = "settle"
+
+
+def directory_entry(body: DirectoryIn) -> DirectoryEntry:
+    """The body judged by ``DirectoryEntry.parse``, every broken rule at once."""
+    return DirectoryEntry.parse(
+        pix_key=body.pix_key,
+        ispb=body.ispb,
+        name=body.name,
+        document=body.document,
+        bank_name=body.bank_name,
+        branch=body.branch,
+        account_number=body.account_number,
+        behavior=body.behavior,
+    )
+
+
+judge_body(DirectoryIn, lambda body, _request: directory_entry(body))
 
 
 class PayerIn(msgspec.Struct):
@@ -156,16 +174,7 @@ class SandboxController(Controller):
         self, request: Request[Any, Any, Any], data: Annotated[DirectoryIn, json_body("The key.", _DIRECTORY)]
     ) -> DirectoryIn:
         services = services_of(request)
-        entry = DirectoryEntry.parse(
-            pix_key=data.pix_key,
-            ispb=data.ispb,
-            name=data.name,
-            document=data.document,
-            bank_name=data.bank_name,
-            branch=data.branch,
-            account_number=data.account_number,
-            behavior=data.behavior,
-        )
+        entry = directory_entry(data)
         require_outside(entry.ispb, services.settings.ispb)
         await services.sandbox_directory.add(entry)
         return data

@@ -40,10 +40,11 @@ from pixweb.api.fields import (
     text_items,
     whole,
 )
+from pixweb.body_errors import judge_body
 from pixweb.errors import error_responses
 from pixweb.wire import PixResponse
 
-__all__ = ["TransferController"]
+__all__ = ["TransferController", "transfer_request"]
 
 IdempotencyHeader = Annotated[
     str,
@@ -151,6 +152,24 @@ class TransferIn(msgspec.Struct, rename="camel"):
     ) = None
 
 
+def transfer_request(body: TransferIn) -> TransferRequest:
+    """The body under the domain's names (``TransferRequest.parse`` judges it, every rule at once)."""
+    return TransferRequest.parse(
+        pix_key=body.pix_key,
+        amount=body.payment.amount,
+        currency=body.payment.currency,
+        priority=body.priority,
+        expiration=body.expiration,
+        creditor_document=body.creditor_document,
+        description=body.description,
+        ispb_deny=body.ispb_deny,
+        payment_flow=body.payment_flow,
+    )
+
+
+judge_body(TransferIn, lambda body, _request: transfer_request(body))
+
+
 class TransferPaymentOut(msgspec.Struct):
     amount: Annotated[Decimal, doc("In reais.")]
 
@@ -215,24 +234,13 @@ class TransferController(Controller):
     ) -> Response[TransferOut]:
         services = services_of(request)
         key = parse_idempotency_key(x_idempotency_key)
-        transfer_request = TransferRequest.parse(
-            pix_key=data.pix_key,
-            amount=data.payment.amount,
-            currency=data.payment.currency,
-            priority=data.priority,
-            expiration=data.expiration,
-            creditor_document=data.creditor_document,
-            description=data.description,
-            ispb_deny=data.ispb_deny,
-            payment_flow=data.payment_flow,
-        )
         created = await create_transfer(
             services.uow,
             services.directory,
             services.clock,
             account_id=principal_of(request).account_id,
             idempotency_key=key,
-            request=transfer_request,
+            request=transfer_request(data),
             ispb=services.settings.ispb,
             norm_delay=timedelta(seconds=services.settings.norm_delay_seconds),
         )

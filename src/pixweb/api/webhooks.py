@@ -46,6 +46,7 @@ from pixcore.webhooks import (
 from pixweb.api.deps import principal_of, services_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import MAX_SHORT_CODE, Int64, MaybeTimestamp, Timestamp, doc
+from pixweb.body_errors import judge_body
 from pixweb.errors import error_responses
 
 __all__ = ["WebhookController", "WebhookDeliveryController", "WebhookSecretController"]
@@ -96,6 +97,19 @@ class WebhookIn(msgspec.Struct, rename="camel"):
         list[HeaderIn] | None,
         doc(f"Up to {MAX_HEADERS} headers sent with every delivery.", max_items=MAX_HEADERS),
     ] = None
+
+
+def registration_of(body: WebhookIn, request: Request[Any, Any, Any]) -> Registration:
+    """The body judged by ``Registration.parse`` (http:// as the server's setting allows)."""
+    return Registration.parse(
+        url=body.url,
+        event_type=body.event_type,
+        headers=[(header.key, header.value) for header in body.headers or []],
+        allow_http=services_of(request).settings.webhook_allow_private,
+    )
+
+
+judge_body(WebhookIn, registration_of)
 
 
 class ResultOut(msgspec.Struct):
@@ -322,18 +336,12 @@ class WebhookController(Controller):
         PIX_WEBHOOK_ALLOW_PRIVATE on (development) also takes http:// URLs of loopback and
         private hosts."""
         services = services_of(request)
-        registration = Registration.parse(
-            url=data.url,
-            event_type=data.event_type,
-            headers=[(header.key, header.value) for header in data.headers or []],
-            allow_http=services.settings.webhook_allow_private,
-        )
         registered = await register_webhook(
             services.uow,
             services.clock,
             RESOLVER,
             account_id=principal_of(request).account_id,
-            registration=registration,
+            registration=registration_of(data, request),
             allow_private=services.settings.webhook_allow_private,
         )
         webhook = registered.webhook

@@ -59,11 +59,13 @@ __all__ = [
     "ChargeKind",
     "ChargeLifecycle",
     "ChargeRequest",
+    "ChargeRevision",
     "ChargeStatus",
     "Debtor",
     "DebtorFields",
     "InfoFields",
     "NewCharge",
+    "RevisionFields",
     "ValueFields",
     "amount_to_pay",
     "ascii_text",
@@ -235,6 +237,99 @@ class ChargeRequest:
         if problems or expiration is None or amount is None or modality is None:
             raise ValidationError("Invalid charge: " + "; ".join(problems), details=problems)
         return cls(expiration, amount, modality, key, payer_request, debtor, info)
+
+
+@dataclass(frozen=True, slots=True)
+class RevisionFields:
+    """A ``PATCH /cob/{txid}`` body as the edge decoded it: each part left out (or ``null``) is
+    unchanged; inside ``value`` an :data:`ABSENT` leaf keeps the charge's own."""
+
+    calendar: CalendarFields | None = None
+    value: ValueFields | None = None
+    debtor: DebtorFields | None = None
+    key: object = None
+    payer_request: object = None
+    info: tuple[InfoFields, ...] | None = None
+    status: object = None
+
+    @property
+    def revises(self) -> bool:
+        """Whether it changes a field other than the status."""
+        parts = (self.calendar, self.value, self.debtor, self.key, self.payer_request, self.info)
+        return any(part is not None for part in parts)
+
+    def cancels(self) -> bool:
+        """Whether it cancels the charge; raises ``ValidationError`` if its status, or the lack
+        of any change, breaks a rule (judged before the charge is looked up)."""
+        problems: list[str] = []
+        removed = ChargeStatus.REMOVIDA_PELO_USUARIO_RECEBEDOR.value
+        if self.status is None:
+            if not self.revises:
+                problems.append("the body changes nothing: give a field to revise, or status")
+        else:
+            if self.status != removed:
+                problems.append(f"status: the only status a change may set is {removed}")
+            if self.revises:
+                problems.append("status: a charge is cancelled alone, not together with other changes")
+        if problems:
+            raise ValidationError("Invalid charge change: " + "; ".join(problems), details=problems)
+        return self.status is not None
+
+
+@dataclass(frozen=True, slots=True)
+class ChargeRevision:
+    """A validated revision: ``cancel`` (status REMOVIDA_PELO_USUARIO_RECEBEDOR alone), or the
+    charge's fields after the change (``key`` None: unchanged)."""
+
+    cancel: bool
+    expiration: int = DEFAULT_EXPIRATION
+    amount: int = 0
+    modality: int = 0
+    key: str | None = None
+    payer_request: str | None = None
+    debtor: Debtor | None = None
+    info: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def parse(cls, fields: RevisionFields, current: Charge) -> ChargeRevision:
+        """The standard's rules of ``PATCH /cob/{txid}``: the status may only become
+        REMOVIDA_PELO_USUARIO_RECEBEDOR, and not together with other changes; every other field
+        is judged as on creation, a part left out keeping ``current``'s value. One error lists
+        every broken rule."""
+        if fields.cancels():
+            return cls(cancel=True)
+        problems: list[str] = []
+        expiration = current.expiration if fields.calendar is None else _expiration(problems, fields.calendar)
+        amount, modality = _valor(problems, _current_value(fields.value, current))
+        debtor = current.debtor if fields.debtor is None else _debtor(problems, fields.debtor)
+        key = _optional_text(problems, "chave", fields.key, MAX_KEY)
+        payer_request = (
+            current.payer_request
+            if fields.payer_request is None
+            else _optional_text(problems, "solicitacaoPagador", fields.payer_request, MAX_PAYER_REQUEST)
+        )
+        info = current.info if fields.info is None else _info(problems, fields.info)
+        if problems or expiration is None or amount is None or modality is None:
+            raise ValidationError("Invalid charge change: " + "; ".join(problems), details=problems)
+        return cls(
+            cancel=False,
+            expiration=expiration,
+            amount=amount,
+            modality=modality,
+            key=key,
+            payer_request=payer_request,
+            debtor=debtor,
+            info=info,
+        )
+
+
+def _current_value(value: ValueFields | None, current: Charge) -> ValueFields:
+    """``valor`` of a revision, each leaf left out taken from the charge."""
+    if value is None:
+        return ValueFields(format_amount_string(current.amount), current.modality)
+    original = format_amount_string(current.amount) if value.original is ABSENT else value.original
+    modality = current.modality if value.modality is ABSENT else value.modality
+    return ValueFields(original, modality)
 
 
 def _is_int(value: object) -> bool:

@@ -11,6 +11,7 @@ import asyncpg
 from pixcore.charges import Charge, ChargeKind, ChargeStatus, Debtor, NewCharge
 from pixcore.documents import parse_document
 from pixcore.errors import DuplicateCharge, DuplicateExternalId
+from pixcore.standard_queries import ChargeQuery
 from pixweb.persistence.repository import Repository
 
 __all__ = ["PostgresCharges"]
@@ -52,6 +53,30 @@ def _charge(row: asyncpg.Record) -> Charge:
         paid_end_to_end_id=row["paid_end_to_end_id"],
         paid_at=row["paid_at"],
     )
+
+
+def _charge_filter(account_id: int, query: ChargeQuery, now: datetime) -> tuple[str, list[Any]]:
+    """The conditions of ``GET /cob``: a range of ``charges_account_created_idx`` (account,
+    ``created_at``), then the optional filters; ``status`` as a reader sees it at ``now``."""
+    args: list[Any] = [account_id, query.start, query.end]
+    where = ["account_id = $1", "created_at >= $2", "created_at <= $3"]
+    document = query.cpf or query.cnpj
+    if document is not None:
+        args.append(document)
+        where.append(f"debtor_document = ${len(args)}")
+    if query.location_present is False:
+        where.append("false")  # every charge of this service has its location
+    if query.status in (ChargeStatus.ATIVA, ChargeStatus.REMOVIDA_PELO_PSP):
+        args.append(now)
+        if query.status is ChargeStatus.ATIVA:
+            where.append(f"status = 'ATIVA' AND expires_at > ${len(args)}")
+        else:
+            lapsed = f"status = 'ATIVA' AND expires_at <= ${len(args)}"
+            where.append(f"(status = 'REMOVIDA_PELO_PSP' OR ({lapsed}))")
+    elif query.status is not None:
+        args.append(query.status.value)
+        where.append(f"status = ${len(args)}")
+    return " AND ".join(where), args
 
 
 class PostgresCharges(Repository):
@@ -115,6 +140,48 @@ class PostgresCharges(Repository):
             limit,
         )
         return [_charge(row) for row in rows]
+
+    async def search(self, account_id: int, query: ChargeQuery, now: datetime) -> tuple[int, list[Charge]]:
+        where, args = _charge_filter(account_id, query, now)
+        total: int = await self._conn.fetchval(
+            f"SELECT count(*) FROM charges WHERE {where}",  # noqa: S608 - fixed conditions
+            *args,
+        )
+        if total <= query.page.offset:
+            return total, []
+        rows = await self._conn.fetch(
+            f"SELECT {_COLUMNS} FROM charges WHERE {where} ORDER BY created_at, id"  # noqa: S608
+            f" LIMIT ${len(args) + 1} OFFSET ${len(args) + 2}",
+            *args,
+            query.page.size,
+            query.page.offset,
+        )
+        return total, [_charge(row) for row in rows]
+
+    async def revise(self, charge: Charge) -> None:
+        c = charge
+        await self._conn.execute(
+            """
+            UPDATE charges
+               SET expiration = $2, expires_at = $3, amount = $4, modality = $5, pix_key = $6,
+                   payer_request = $7, debtor_name = $8, debtor_document = $9, info = $10::jsonb,
+                   br_code = $11, revision = $12, updated_at = $13
+             WHERE id = $1
+            """,
+            c.id,
+            c.expiration,
+            c.expires_at,
+            c.amount,
+            c.modality,
+            c.pix_key,
+            c.payer_request,
+            c.debtor.name if c.debtor else None,
+            c.debtor.document if c.debtor else None,
+            json.dumps([{"nome": n, "valor": v} for n, v in c.info]),
+            c.br_code,
+            c.revision,
+            c.updated_at,
+        )
 
     async def get_by_external_id(self, account_id: int, external_id: str) -> Charge | None:
         return await self._one("account_id = $1 AND external_id = $2", account_id, external_id)

@@ -8,8 +8,8 @@ from datetime import datetime
 from typing import Annotated
 
 import msgspec
-from litestar.openapi.spec import Example
 from litestar import params
+from litestar.openapi.spec import Example
 
 from pixcore.clock import format_timestamp
 from pixcore.standard_queries import DEFAULT_ITEMS, MAX_ITEMS, MAX_PAGE, Page

@@ -14,7 +14,7 @@ from pixcore.errors import DuplicateCharge, DuplicateExternalId
 from pixcore.standard_queries import ChargeQuery
 from pixweb.persistence.repository import Repository
 
-__all__ = ["PostgresCharges"]
+__all__ = ["PostgresCharges", "search_statements"]
 
 _COLUMNS = """
     id, account_id, txid, kind, status, revision, created_at, updated_at, expiration, amount, modality,
@@ -77,6 +77,17 @@ def _charge_filter(account_id: int, query: ChargeQuery, now: datetime) -> tuple[
         args.append(query.status.value)
         where.append(f"status = ${len(args)}")
     return " AND ".join(where), args
+
+
+def search_statements(account_id: int, query: ChargeQuery, now: datetime) -> tuple[str, str, list[Any]]:
+    """``GET /cob``'s statements: how many match, and the page (both take the same arguments)."""
+    where, args = _charge_filter(account_id, query, now)
+    count = f"SELECT count(*) FROM charges WHERE {where}"  # noqa: S608 - fixed conditions
+    page = (
+        f"SELECT {_COLUMNS} FROM charges WHERE {where} ORDER BY created_at, id"  # noqa: S608
+        f" LIMIT {query.page.size} OFFSET {query.page.offset}"
+    )
+    return count, page, args
 
 
 class PostgresCharges(Repository):
@@ -142,20 +153,11 @@ class PostgresCharges(Repository):
         return [_charge(row) for row in rows]
 
     async def search(self, account_id: int, query: ChargeQuery, now: datetime) -> tuple[int, list[Charge]]:
-        where, args = _charge_filter(account_id, query, now)
-        total: int = await self._conn.fetchval(
-            f"SELECT count(*) FROM charges WHERE {where}",  # noqa: S608 - fixed conditions
-            *args,
-        )
+        count, page, args = search_statements(account_id, query, now)
+        total: int = await self._conn.fetchval(count, *args)
         if total <= query.page.offset:
             return total, []
-        rows = await self._conn.fetch(
-            f"SELECT {_COLUMNS} FROM charges WHERE {where} ORDER BY created_at, id"  # noqa: S608
-            f" LIMIT ${len(args) + 1} OFFSET ${len(args) + 2}",
-            *args,
-            query.page.size,
-            query.page.offset,
-        )
+        rows = await self._conn.fetch(page, *args)
         return total, [_charge(row) for row in rows]
 
     async def revise(self, charge: Charge) -> None:

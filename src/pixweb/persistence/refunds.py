@@ -16,7 +16,7 @@ from pixcore.refunds import NewRefund, Original, Refund, RefundKind, RefundNatur
 from pixcore.standard_queries import ReceivedQuery
 from pixweb.persistence.repository import Repository
 
-__all__ = ["PostgresMed", "PostgresRefunds"]
+__all__ = ["PostgresMed", "PostgresRefunds", "received_statements"]
 
 _RECEIPT = """
     SELECT t.id, t.account_id, t.amount, t.end_to_end_id, t.counterpart_name, t.pix_key,
@@ -107,6 +107,18 @@ def _received_filter(account_id: int, query: ReceivedQuery) -> tuple[str, list[A
         args.append(document)
         where.append(f"t.counterpart_document = ${len(args)}")
     return " AND ".join(where), args
+
+
+def received_statements(account_id: int, query: ReceivedQuery) -> tuple[str, str, list[Any]]:
+    """``GET /pix``'s statements: how many match, and the page (both take the same arguments)."""
+    where, args = _received_filter(account_id, query)
+    count = f"SELECT count(*) FROM transactions t WHERE {where}"  # noqa: S608 - fixed conditions
+    page = (
+        _RECEIPT
+        + f" WHERE {where} ORDER BY t.processed_at, t.id"
+        + f" LIMIT {query.page.size} OFFSET {query.page.offset}"
+    )
+    return count, page, args
 
 
 class PostgresRefunds(Repository):
@@ -204,21 +216,11 @@ class PostgresRefunds(Repository):
         return [_refund(row) for row in rows]
 
     async def search_received(self, account_id: int, query: ReceivedQuery) -> tuple[int, list[Original]]:
-        where, args = _received_filter(account_id, query)
-        total: int = await self._conn.fetchval(
-            f"SELECT count(*) FROM transactions t WHERE {where}",  # noqa: S608 - fixed conditions
-            *args,
-        )
+        count, page, args = received_statements(account_id, query)
+        total: int = await self._conn.fetchval(count, *args)
         if total <= query.page.offset:
             return total, []
-        rows = await self._conn.fetch(
-            _RECEIPT
-            + f" WHERE {where} ORDER BY t.processed_at, t.id"
-            + f" LIMIT ${len(args) + 1} OFFSET ${len(args) + 2}",
-            *args,
-            query.page.size,
-            query.page.offset,
-        )
+        rows = await self._conn.fetch(page, *args)
         return total, [_receipt(row) for row in rows]
 
     async def find_received(self, account_id: int, end_to_end_id: str) -> Original | None:

@@ -4,8 +4,8 @@ sequential scan of ``charges`` or ``transactions``.
 Populated tables (one account with 10,000 charges and 10,000 received PIX over a year, the
 others with 60,000 of each, then ANALYZE: one account is a small part of a shared table) and
 the exact statements the service runs (``search_statements``, ``received_statements``),
-explained with the parameters known and without (the generic plan of a prepared statement). The rows have no ledger entries: no
-balance moves.
+explained with the parameters known and without (the generic plan of a prepared statement).
+The rows have no ledger entries: no balance moves.
 """
 
 from __future__ import annotations

@@ -155,7 +155,7 @@ async def test_get_cob_lists_the_accounts_charges_in_the_window_with_its_pages(
         "quantidadeDePaginas": 1,
         "quantidadeTotalDeItens": 5,
     }
-    pages = []
+    pages: list[str] = []
     for number in range(3):
         params = window(api) | {"paginacao.paginaAtual": number, "paginacao.itensPorPagina": 2}
         page = (await api.client.get("/cob", params=params, headers=auth)).json()

@@ -126,6 +126,17 @@ async def test_post_cob_refuses_hostile_bodies_with_a_problem(
     _problem(response, 400, "CobOperacaoInvalida")
 
 
+async def test_post_cob_refuses_deep_nesting_and_bad_json_with_a_problem(
+    api: Api, owner: tuple[Client, dict[str, str]]
+) -> None:
+    _, auth = owner
+    headers = auth | {"Content-Type": "application/json"}
+    deep = '{"calendario": {}, "valor": ' + "[" * 10_000 + "]" * 10_000 + "}"
+    for content in (deep, '{"calendario": {', b'{"valor": "\xff"}'):
+        response = await api.client.post("/cob", content=content, headers=headers)
+        _problem(response, 400, "CobOperacaoInvalida")
+
+
 async def test_post_cob_without_a_token_is_a_problem_too(api: Api) -> None:
     response = await api.client.post("/cob", json=cob())
     _problem(response, 401, "AcessoNegado")

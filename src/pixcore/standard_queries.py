@@ -22,14 +22,14 @@ Items are listed oldest first (then by id: a total order, so pages never overlap
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TypeVar
 
 from pixcore.charges import ChargeStatus
 from pixcore.documents import CNPJ_PATTERN, CPF_PATTERN, is_valid_cnpj
 from pixcore.errors import InvalidQuery
+from pixcore.queries import parse_bounded_integer
+from pixcore.validation import collect
 
 __all__ = [
     "DEFAULT_ITEMS",
@@ -46,15 +46,12 @@ DEFAULT_ITEMS = 100
 MAX_ITEMS = 1000
 MAX_PAGE = 2_147_483_647  # the standard's int32
 _MAX_MOMENT = 64  # characters: no RFC 3339 date-time is longer
-_DIGITS = re.compile(r"[0-9]+")
 _RFC3339 = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2})"
 )
 _CPF = re.compile(CPF_PATTERN)
 _CNPJ = re.compile(CNPJ_PATTERN)
 _TXID_FILTER = re.compile(r"[a-zA-Z0-9]{1,35}")
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,14 +93,6 @@ class ReceivedQuery:
     page: Page = Page()
 
 
-def _collect(problems: list[str], name: str, parse: Callable[[], T]) -> T | None:
-    try:
-        return parse()
-    except InvalidQuery as exc:
-        problems.append(f"{name}: {exc.message}")
-        return None
-
-
 def _given(text: str | None) -> str | None:
     return None if text is None or text == "" else text
 
@@ -118,18 +107,6 @@ def _moment(text: str | None) -> datetime:
         return moment.astimezone(UTC)
     except (ValueError, OverflowError):
         raise InvalidQuery("must be a valid RFC 3339 date-time within years 1 to 9999") from None
-
-
-def _integer(text: str | None, default: int, low: int, high: int) -> int:
-    if text is None or text == "":
-        return default
-    if _DIGITS.fullmatch(text) is None:
-        raise InvalidQuery(f"must be an integer from {low} to {high}")
-    digits = text.lstrip("0") or "0"
-    value = int(digits) if len(digits) <= len(str(high)) else high + 1
-    if not low <= value <= high:
-        raise InvalidQuery(f"must be an integer from {low} to {high}")
-    return value
 
 
 def _flag(text: str | None) -> bool | None:
@@ -186,17 +163,17 @@ def _common(
     page: str | None,
     size: str | None,
 ) -> _Common | None:
-    start = _collect(problems, "inicio", lambda: _moment(inicio))
-    end = _collect(problems, "fim", lambda: _moment(fim))
+    start = collect(problems, "inicio", lambda: _moment(inicio))
+    end = collect(problems, "fim", lambda: _moment(fim))
     if start is not None and end is not None and end < start:
         problems.append("fim: must not be before inicio")
-    cpf_value = _collect(problems, "cpf", lambda: _cpf(cpf))
-    cnpj_value = _collect(problems, "cnpj", lambda: _cnpj(cnpj))
+    cpf_value = collect(problems, "cpf", lambda: _cpf(cpf))
+    cnpj_value = collect(problems, "cnpj", lambda: _cnpj(cnpj))
     if _given(cpf) is not None and _given(cnpj) is not None:
         problems.append("cpf, cnpj: give one of them, not both")
-    number = _collect(problems, "paginacao.paginaAtual", lambda: _integer(page, 0, 0, MAX_PAGE))
-    items = _collect(
-        problems, "paginacao.itensPorPagina", lambda: _integer(size, DEFAULT_ITEMS, 1, MAX_ITEMS)
+    number = collect(problems, "paginacao.paginaAtual", lambda: parse_bounded_integer(page, 0, 0, MAX_PAGE))
+    items = collect(
+        problems, "paginacao.itensPorPagina", lambda: parse_bounded_integer(size, DEFAULT_ITEMS, 1, MAX_ITEMS)
     )
     if start is None or end is None or number is None or items is None:
         return None
@@ -221,8 +198,8 @@ def parse_charge_query(
     """``GET /cob``'s parameters, each as the query string gave it."""
     problems: list[str] = []
     common = _common(problems, inicio=inicio, fim=fim, cpf=cpf, cnpj=cnpj, page=page, size=size)
-    present = _collect(problems, "locationPresente", lambda: _flag(location_present))
-    wanted = _collect(problems, "status", lambda: _status(status))
+    present = collect(problems, "locationPresente", lambda: _flag(location_present))
+    wanted = collect(problems, "status", lambda: _status(status))
     if problems or common is None:
         raise _refuse(problems)
     return ChargeQuery(common.start, common.end, common.cpf, common.cnpj, present, wanted, common.page)
@@ -243,9 +220,9 @@ def parse_received_query(
     """``GET /pix``'s parameters, each as the query string gave it."""
     problems: list[str] = []
     common = _common(problems, inicio=inicio, fim=fim, cpf=cpf, cnpj=cnpj, page=page, size=size)
-    wanted = _collect(problems, "txid", lambda: _txid(txid))
-    with_txid = _collect(problems, "txIdPresente", lambda: _flag(txid_present))
-    with_refund = _collect(problems, "devolucaoPresente", lambda: _flag(refund_present))
+    wanted = collect(problems, "txid", lambda: _txid(txid))
+    with_txid = collect(problems, "txIdPresente", lambda: _flag(txid_present))
+    with_refund = collect(problems, "devolucaoPresente", lambda: _flag(refund_present))
     if problems or common is None:
         raise _refuse(problems)
     return ReceivedQuery(

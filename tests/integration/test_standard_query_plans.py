@@ -10,8 +10,6 @@ The rows have no ledger entries: no balance moves.
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -23,6 +21,7 @@ from pixcore.testing import PlainHasher
 from pixcore.usecases import open_account
 from pixweb.persistence.charges import search_statements
 from pixweb.persistence.refunds import received_statements
+from tests.integration.test_query_plans import _scans as scans_of
 from tests.support import pg_uow, random_cpf
 
 ROWS, OTHER_ROWS = 10_000, 60_000
@@ -70,34 +69,8 @@ async def account_id(migrated_database: str) -> int:
     return accounts[0]
 
 
-@pytest.fixture
-async def conn(migrated_database: str) -> AsyncIterator[asyncpg.Connection]:
-    connection = await asyncpg.connect(migrated_database)
-    try:
-        yield connection
-    finally:
-        await connection.close()
-
-
-def _nodes(plan: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    yield plan
-    for child in plan.get("Plans", []):
-        yield from _nodes(child)
-
-
 async def _scans(conn: asyncpg.Connection, sql: str, args: list[Any], mode: str) -> list[tuple[str, str]]:
-    """(node type, index or relation) of every scan of ``charges`` or ``transactions``."""
-    await conn.execute(f"SET plan_cache_mode = {mode}")
-    try:
-        raw = await conn.fetchval(f"EXPLAIN (FORMAT JSON) {sql}", *args)
-    finally:
-        await conn.execute("RESET plan_cache_mode")
-    plan = json.loads(raw)[0]["Plan"]
-    return [
-        (node["Node Type"], node.get("Index Name", node["Relation Name"]))
-        for node in _nodes(plan)
-        if node.get("Relation Name") in {"charges", "transactions"}
-    ]
+    return await scans_of(conn, sql, args, mode, frozenset({"charges", "transactions"}))
 
 
 def _window(days: int) -> dict[str, str]:

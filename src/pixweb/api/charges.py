@@ -54,11 +54,11 @@ from pixweb.api.standard import (
     End,
     ItemsPerPage,
     PageNumber,
-    PageOut,
     QueryParameter,
     Start,
-    page_out,
-    window_out,
+    WindowOut,
+    parameters_example,
+    window_fields,
 )
 from pixweb.errors import error_responses
 from pixweb.problems import PROBLEMS, problem_responses
@@ -142,30 +142,38 @@ class InfoIn(msgspec.Struct):
     ] = msgspec.UNSET
 
 
+_Key = Annotated[
+    Any,
+    raw("a PIX key of the account", kind=_STRING, max_length=MAX_KEY),
+    doc(
+        "A PIX key of the account that receives it; on creation the default is its first key.",
+        pattern=KEY_PATTERN,
+    ),
+]
+_PayerRequest = Annotated[
+    Any,
+    raw("shown to the payer", kind=_STRING, max_length=MAX_PAYER_REQUEST),
+    doc("A message shown to the payer.", example="Order 117"),
+]
+_Info = Annotated[
+    list[InfoIn] | None,
+    doc(
+        f"Up to {MAX_INFO_ITEMS} name/value items shown to the payer.",
+        max_items=MAX_INFO_ITEMS,
+        schema={"items": {"required": ["nome", "valor"]}},
+    ),
+]
+
+
 class CobIn(msgspec.Struct, rename="camel"):
     calendario: Annotated[
         CalendarioIn | None, doc("Required: when it expires (may be `{}`: the default).", not_null=True)
     ] = None
     valor: Annotated[ValorIn | None, doc("Required: how much.", required=["original"], not_null=True)] = None
     devedor: Annotated[DevedorIn | None, doc("Who owes it (optional): a document and a name.")] = None
-    chave: Annotated[
-        Any,
-        raw("a PIX key of the account", kind=_STRING, max_length=MAX_KEY),
-        doc("A PIX key of the account that receives it; default: its first key.", pattern=KEY_PATTERN),
-    ] = None
-    solicitacao_pagador: Annotated[
-        Any,
-        raw("shown to the payer", kind=_STRING, max_length=MAX_PAYER_REQUEST),
-        doc("A message shown to the payer.", example="Order 117"),
-    ] = None
-    info_adicionais: Annotated[
-        list[InfoIn] | None,
-        doc(
-            f"Up to {MAX_INFO_ITEMS} name/value items shown to the payer.",
-            max_items=MAX_INFO_ITEMS,
-            schema={"items": {"required": ["nome", "valor"]}},
-        ),
-    ] = None
+    chave: _Key = None
+    solicitacao_pagador: _PayerRequest = None
+    info_adicionais: _Info = None
 
 
 class CobPatchIn(msgspec.Struct, rename="camel"):
@@ -174,24 +182,9 @@ class CobPatchIn(msgspec.Struct, rename="camel"):
     calendario: Annotated[CalendarioIn | None, doc("A new expiry.")] = None
     valor: Annotated[ValorIn | None, doc("A new amount or modality (each left out is kept).")] = None
     devedor: Annotated[DevedorIn | None, doc("A new debtor: a document and a name.")] = None
-    chave: Annotated[
-        Any,
-        raw("a PIX key of the account", kind=_STRING, max_length=MAX_KEY),
-        doc("Another PIX key of the account to receive it.", pattern=KEY_PATTERN),
-    ] = None
-    solicitacao_pagador: Annotated[
-        Any,
-        raw("shown to the payer", kind=_STRING, max_length=MAX_PAYER_REQUEST),
-        doc("A new message shown to the payer.", example="Order 117"),
-    ] = None
-    info_adicionais: Annotated[
-        list[InfoIn] | None,
-        doc(
-            f"New name/value items shown to the payer (up to {MAX_INFO_ITEMS}).",
-            max_items=MAX_INFO_ITEMS,
-            schema={"items": {"required": ["nome", "valor"]}},
-        ),
-    ] = None
+    chave: _Key = None
+    solicitacao_pagador: _PayerRequest = None
+    info_adicionais: _Info = None
     status: Annotated[
         Any,
         raw("REMOVIDA_PELO_USUARIO_RECEBEDOR", kind=_STRING, max_length=MAX_SHORT_CODE),
@@ -361,14 +354,10 @@ def revision_fields(body: CobPatchIn) -> RevisionFields:
     )
 
 
-class CobQueryOut(msgspec.Struct, rename="camel", omit_defaults=True):
-    """The standard's ``ParametrosConsultaCob``: the query as the service read it."""
+class CobQueryOut(WindowOut, rename="camel", omit_defaults=True):
+    """The standard's ``ParametrosConsultaCob``: the query as the service read it (``cpf`` or
+    ``cnpj``: the debtor's)."""
 
-    inicio: Annotated[Timestamp, doc("The window's start (UTC).")]
-    fim: Annotated[Timestamp, doc("The window's end (UTC).")]
-    paginacao: PageOut
-    cpf: Annotated[str | None, doc("The debtor's CPF asked for.")] = None
-    cnpj: Annotated[str | None, doc("The debtor's CNPJ asked for.")] = None
     location_presente: Annotated[bool | None, doc("The location filter asked for.")] = None
     status: Annotated[str | None, doc("The status asked for.")] = None
 
@@ -381,14 +370,9 @@ class CobsOut(msgspec.Struct):
 
 
 def charges_out(query: ChargeQuery, listing: ChargeListing) -> CobsOut:
-    start, end = window_out(query.start, query.end)
     return CobsOut(
         parametros=CobQueryOut(
-            inicio=start,
-            fim=end,
-            paginacao=page_out(query.page, listing.total),
-            cpf=query.cpf,
-            cnpj=query.cnpj,
+            **window_fields(query, listing.total),
             location_presente=query.location_present,
             status=None if query.status is None else query.status.value,
         ),
@@ -480,20 +464,7 @@ _COB_CANCELLED = _COB_OUT | {"status": "REMOVIDA_PELO_USUARIO_RECEBEDOR", "revis
 
 _CREATE_PROBLEMS = {400: "CobOperacaoInvalida", 409: "CobOperacaoInvalida"}
 _LIST_PROBLEMS = {400: "CobConsultaInvalida"}
-_COBS_OUT = {
-    "parametros": {
-        "inicio": "2026-03-01T00:00:00.000Z",
-        "fim": "2026-03-31T23:59:59.000Z",
-        "paginacao": {
-            "paginaAtual": 0,
-            "itensPorPagina": 100,
-            "quantidadeDePaginas": 1,
-            "quantidadeTotalDeItens": 1,
-        },
-        "status": "ATIVA",
-    },
-    "cobs": [_COB_OUT],
-}
+_COBS_OUT = {"parametros": parameters_example(status="ATIVA"), "cobs": [_COB_OUT]}
 
 
 class ChargeController(Controller):

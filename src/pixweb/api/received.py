@@ -17,7 +17,7 @@ from pixcore.usecases.charges import ReceivedListing, read_received, search_rece
 from pixweb.api.charges import TXID_EXAMPLE, CobPixOut, pix_out
 from pixweb.api.deps import principal_of, services_of
 from pixweb.api.docs import answer
-from pixweb.api.fields import Timestamp, doc
+from pixweb.api.fields import doc
 from pixweb.api.refunds import E2eId
 from pixweb.api.standard import (
     Cnpj,
@@ -25,11 +25,11 @@ from pixweb.api.standard import (
     End,
     ItemsPerPage,
     PageNumber,
-    PageOut,
     QueryParameter,
     Start,
-    page_out,
-    window_out,
+    WindowOut,
+    parameters_example,
+    window_fields,
 )
 from pixweb.problems import PROBLEMS, problem_responses
 from pixweb.wire import PixResponse
@@ -37,17 +37,13 @@ from pixweb.wire import PixResponse
 __all__ = ["ReceivedPixController"]
 
 
-class PixQueryOut(msgspec.Struct, rename="camel", omit_defaults=True):
-    """The standard's ``ParametrosConsultaPix``: the query as the service read it."""
+class PixQueryOut(WindowOut, rename="camel", omit_defaults=True):
+    """The standard's ``ParametrosConsultaPix``: the query as the service read it (``cpf`` or
+    ``cnpj``: the payer's)."""
 
-    inicio: Annotated[Timestamp, doc("The window's start (UTC).")]
-    fim: Annotated[Timestamp, doc("The window's end (UTC).")]
-    paginacao: PageOut
     txid: Annotated[str | None, doc("The txid asked for.")] = None
     tx_id_presente: Annotated[bool | None, doc("The txid filter asked for.")] = None
     devolucao_presente: Annotated[bool | None, doc("The refund filter asked for.")] = None
-    cpf: Annotated[str | None, doc("The payer's CPF asked for.")] = None
-    cnpj: Annotated[str | None, doc("The payer's CNPJ asked for.")] = None
 
 
 class PixListOut(msgspec.Struct):
@@ -58,17 +54,12 @@ class PixListOut(msgspec.Struct):
 
 
 def received_out(query: ReceivedQuery, listing: ReceivedListing) -> PixListOut:
-    start, end = window_out(query.start, query.end)
     return PixListOut(
         parametros=PixQueryOut(
-            inicio=start,
-            fim=end,
-            paginacao=page_out(query.page, listing.total),
+            **window_fields(query, listing.total),
             txid=query.txid,
             tx_id_presente=query.txid_present,
             devolucao_presente=query.refund_present,
-            cpf=query.cpf,
-            cnpj=query.cnpj,
         ),
         pix=[pix_out(p) for p in listing.pix],
     )
@@ -82,20 +73,7 @@ _PIX_OUT: dict[str, Any] = {
     "txid": TXID_EXAMPLE,
     "chave": "maria.silva@example.com",
 }
-_PIX_LIST_OUT = {
-    "parametros": {
-        "inicio": "2026-03-01T00:00:00.000Z",
-        "fim": "2026-03-31T23:59:59.000Z",
-        "paginacao": {
-            "paginaAtual": 0,
-            "itensPorPagina": 100,
-            "quantidadeDePaginas": 1,
-            "quantidadeTotalDeItens": 1,
-        },
-        "txIdPresente": True,
-    },
-    "pix": [_PIX_OUT],
-}
+_PIX_LIST_OUT = {"parametros": parameters_example(txIdPresente=True), "pix": [_PIX_OUT]}
 _LIST_PROBLEMS = {400: "PixConsultaInvalida"}
 _READ_PROBLEMS = {400: "RequisicaoInvalida", 404: "PixNaoEncontrado"}
 _Flag = "true or false"

@@ -4,16 +4,15 @@ once), and ``paginacao`` in the answer."""
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 import msgspec
 from litestar import params
 from litestar.openapi.spec import Example
 
 from pixcore.clock import format_timestamp
-from pixcore.standard_queries import DEFAULT_ITEMS, MAX_ITEMS, MAX_PAGE, Page
-from pixweb.api.fields import doc
+from pixcore.standard_queries import DEFAULT_ITEMS, MAX_ITEMS, MAX_PAGE, ChargeQuery, ReceivedQuery
+from pixweb.api.fields import Timestamp, doc
 
 __all__ = [
     "Cnpj",
@@ -24,8 +23,9 @@ __all__ = [
     "PageOut",
     "QueryParameter",
     "Start",
-    "page_out",
-    "window_out",
+    "WindowOut",
+    "parameters_example",
+    "window_fields",
 ]
 
 MAX_QUERY_TEXT = 64
@@ -88,14 +88,42 @@ class PageOut(msgspec.Struct, rename="camel"):
     quantidade_total_de_itens: Annotated[int, doc("How many items match in all.")]
 
 
-def page_out(page: Page, total: int) -> PageOut:
-    return PageOut(
-        pagina_atual=page.number,
-        itens_por_pagina=page.size,
-        quantidade_de_paginas=page.count(total),
-        quantidade_total_de_itens=total,
-    )
+class WindowOut(msgspec.Struct, rename="camel", omit_defaults=True):
+    """What the parameters of the standard's lists share: the window, the page, the document."""
+
+    inicio: Annotated[Timestamp, doc("The window's start (UTC).")]
+    fim: Annotated[Timestamp, doc("The window's end (UTC).")]
+    paginacao: PageOut
+    cpf: Annotated[str | None, doc("The CPF asked for.")] = None
+    cnpj: Annotated[str | None, doc("The CNPJ asked for.")] = None
 
 
-def window_out(start: datetime, end: datetime) -> tuple[str, str]:
-    return format_timestamp(start), format_timestamp(end)
+def window_fields(query: ChargeQuery | ReceivedQuery, total: int) -> dict[str, Any]:
+    """The fields of :class:`WindowOut`, for the ``parametros`` of a list's answer."""
+    page = query.page
+    return {
+        "inicio": format_timestamp(query.start),
+        "fim": format_timestamp(query.end),
+        "paginacao": PageOut(
+            pagina_atual=page.number,
+            itens_por_pagina=page.size,
+            quantidade_de_paginas=page.count(total),
+            quantidade_total_de_itens=total,
+        ),
+        "cpf": query.cpf,
+        "cnpj": query.cnpj,
+    }
+
+
+def parameters_example(**extra: Any) -> dict[str, Any]:
+    """An example of ``parametros``: a month, the first page of one item, and ``extra``."""
+    return {
+        "inicio": "2026-03-01T00:00:00.000Z",
+        "fim": "2026-03-31T23:59:59.000Z",
+        "paginacao": {
+            "paginaAtual": 0,
+            "itensPorPagina": 100,
+            "quantidadeDePaginas": 1,
+            "quantidadeTotalDeItens": 1,
+        },
+    } | extra

@@ -55,6 +55,22 @@ def _charge(row: asyncpg.Record) -> Charge:
     )
 
 
+def _terms(c: NewCharge) -> tuple[Any, ...]:
+    """The columns a revision may change, in this order: expiration, expires_at, amount, modality,
+    pix_key, payer_request, debtor_name, debtor_document, info."""
+    return (
+        c.expiration,
+        c.expires_at,
+        c.amount,
+        c.modality,
+        c.pix_key,
+        c.payer_request,
+        c.debtor.name if c.debtor else None,
+        c.debtor.document if c.debtor else None,
+        json.dumps([{"nome": n, "valor": v} for n, v in c.info]),
+    )
+
+
 def _charge_filter(account_id: int, query: ChargeQuery, now: datetime) -> tuple[str, list[Any]]:
     """The conditions of ``GET /cob``: a range of ``charges_account_created_idx`` (account,
     ``created_at``), then the optional filters; ``status`` as a reader sees it at ``now``."""
@@ -108,15 +124,7 @@ class PostgresCharges(Repository):
                     c.txid,
                     c.kind.value,
                     c.created_at,
-                    c.expiration,
-                    c.expires_at,
-                    c.amount,
-                    c.modality,
-                    c.pix_key,
-                    c.payer_request,
-                    c.debtor.name if c.debtor else None,
-                    c.debtor.document if c.debtor else None,
-                    json.dumps([{"nome": n, "valor": v} for n, v in c.info]),
+                    *_terms(c),
                     c.location_id,
                     c.location,
                     c.br_code,
@@ -171,15 +179,7 @@ class PostgresCharges(Repository):
              WHERE id = $1
             """,
             c.id,
-            c.expiration,
-            c.expires_at,
-            c.amount,
-            c.modality,
-            c.pix_key,
-            c.payer_request,
-            c.debtor.name if c.debtor else None,
-            c.debtor.document if c.debtor else None,
-            json.dumps([{"nome": n, "valor": v} for n, v in c.info]),
+            *_terms(c),
             c.br_code,
             c.revision,
             c.updated_at,

@@ -10,6 +10,7 @@ import pytest
 
 @pytest.fixture
 async def conn(migrated_database: str) -> AsyncIterator[asyncpg.Connection]:
+    """A connection of its own, outside any unit of work: it sees only what was committed."""
     connection = await asyncpg.connect(migrated_database)
     try:
         yield connection

@@ -310,46 +310,50 @@ def _value(value: Any) -> Any:
     return None if value is msgspec.UNSET else value
 
 
+def _debtor_fields(debtor: DevedorIn | None) -> DebtorFields | None:
+    if debtor is None:
+        return None
+    return DebtorFields(cpf=_value(debtor.cpf), cnpj=_value(debtor.cnpj), name=_value(debtor.nome))
+
+
+def _info_fields(items: list[InfoIn] | None) -> tuple[InfoFields, ...] | None:
+    if items is None:
+        return None
+    return tuple(InfoFields(name=_value(i.nome), value=_value(i.valor)) for i in items)
+
+
+def _calendar_fields(calendar: CalendarioIn | None) -> CalendarFields | None:
+    return None if calendar is None else CalendarFields(expiration=_given(calendar.expiracao))
+
+
 def charge_fields(body: CobIn) -> ChargeFields:
     """The body under the domain's names, each leaf as decoded (``ChargeRequest.parse`` judges it)."""
-    calendar = body.calendario
     value = body.valor
-    debtor = body.devedor
     return ChargeFields(
-        calendar=None if calendar is None else CalendarFields(expiration=_given(calendar.expiracao)),
+        calendar=_calendar_fields(body.calendario),
         value=None
         if value is None
         else ValueFields(original=_value(value.original), modality=_given(value.modalidade_alteracao)),
-        debtor=None
-        if debtor is None
-        else DebtorFields(cpf=_value(debtor.cpf), cnpj=_value(debtor.cnpj), name=_value(debtor.nome)),
+        debtor=_debtor_fields(body.devedor),
         key=body.chave,
         payer_request=body.solicitacao_pagador,
-        info=None
-        if body.info_adicionais is None
-        else tuple(InfoFields(name=_value(i.nome), value=_value(i.valor)) for i in body.info_adicionais),
+        info=_info_fields(body.info_adicionais),
     )
 
 
 def revision_fields(body: CobPatchIn) -> RevisionFields:
-    """A ``PATCH`` body under the domain's names (a part left out or ``null``: unchanged)."""
+    """A ``PATCH`` body under the domain's names (a part left out or ``null``: unchanged; inside
+    ``valor``, a leaf left out keeps the charge's)."""
     value = body.valor
-    debtor = body.devedor
     return RevisionFields(
-        calendar=None
-        if body.calendario is None
-        else CalendarFields(expiration=_given(body.calendario.expiracao)),
+        calendar=_calendar_fields(body.calendario),
         value=None
         if value is None
         else ValueFields(original=_given(value.original), modality=_given(value.modalidade_alteracao)),
-        debtor=None
-        if debtor is None
-        else DebtorFields(cpf=_value(debtor.cpf), cnpj=_value(debtor.cnpj), name=_value(debtor.nome)),
+        debtor=_debtor_fields(body.devedor),
         key=body.chave,
         payer_request=body.solicitacao_pagador,
-        info=None
-        if body.info_adicionais is None
-        else tuple(InfoFields(name=_value(i.nome), value=_value(i.valor)) for i in body.info_adicionais),
+        info=_info_fields(body.info_adicionais),
         status=body.status,
     )
 

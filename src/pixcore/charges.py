@@ -59,17 +59,18 @@ __all__ = [
     "ChargeKind",
     "ChargeLifecycle",
     "ChargeRequest",
+    "ChargeRevision",
     "ChargeStatus",
     "Debtor",
     "DebtorFields",
     "InfoFields",
     "NewCharge",
+    "RevisionFields",
     "ValueFields",
     "amount_to_pay",
     "ascii_text",
     "dynamic_code",
     "new_location_id",
-    "parse_charge_change",
 ]
 
 DEFAULT_EXPIRATION = 86_400
@@ -238,15 +239,113 @@ class ChargeRequest:
         return cls(expiration, amount, modality, key, payer_request, debtor, info)
 
 
-def parse_charge_change(requested: object) -> ChargeStatus:
-    """The one change a charge's owner may ask for (``PATCH /cob/{txid}``, decisions §6): the
-    status REMOVIDA_PELO_USUARIO_RECEBEDOR, which cancels it. Anything else, a missing status
-    (None) included, is a ``ValidationError``."""
-    cancelled = ChargeStatus.REMOVIDA_PELO_USUARIO_RECEBEDOR
-    if not isinstance(requested, str) or requested != cancelled.value:
-        problem = f"status: the only change allowed is {cancelled.value}"
-        raise ValidationError("Invalid charge change: " + problem, details=[problem])
-    return cancelled
+@dataclass(frozen=True, slots=True)
+class RevisionFields:
+    """A ``PATCH /cob/{txid}`` body as the edge decoded it: each part left out (or ``null``) is
+    unchanged; inside ``value`` an :data:`ABSENT` leaf keeps the charge's own."""
+
+    calendar: CalendarFields | None = None
+    value: ValueFields | None = None
+    debtor: DebtorFields | None = None
+    key: object = None
+    payer_request: object = None
+    info: tuple[InfoFields, ...] | None = None
+    status: object = None
+
+    @property
+    def revises(self) -> bool:
+        """Whether it changes a field other than the status."""
+        parts = (self.calendar, self.value, self.debtor, self.key, self.payer_request, self.info)
+        return any(part is not None for part in parts)
+
+    def cancels(self) -> bool:
+        """Whether it cancels the charge; raises ``ValidationError`` if its status, or the lack
+        of any change, breaks a rule (judged before the charge is looked up)."""
+        problems: list[str] = []
+        removed = ChargeStatus.REMOVIDA_PELO_USUARIO_RECEBEDOR.value
+        if self.status is None:
+            if not self.revises:
+                problems.append("the body changes nothing: give a field to revise, or status")
+        else:
+            if self.status != removed:
+                problems.append(f"status: the only status a change may set is {removed}")
+            if self.revises:
+                problems.append("status: a charge is cancelled alone, not together with other changes")
+        self._judge_given(problems)
+        if problems:
+            raise ValidationError("Invalid charge change: " + "; ".join(problems), details=problems)
+        return self.status is not None
+
+    def _judge_given(self, problems: list[str]) -> None:
+        """Every part given, judged on its own as on creation (what needs the charge, such as a
+        zero amount against the charge's modality, waits for :meth:`ChargeRevision.parse`)."""
+        if self.calendar is not None:
+            _expiration(problems, self.calendar)
+        if self.value is not None:
+            if self.value.original is not ABSENT:
+                _original(problems, self.value.original)
+            if self.value.modality is not ABSENT:
+                _modality(problems, self.value.modality)
+        _debtor(problems, self.debtor)
+        _optional_text(problems, "chave", self.key, MAX_KEY)
+        _optional_text(problems, "solicitacaoPagador", self.payer_request, MAX_PAYER_REQUEST)
+        _info(problems, self.info)
+
+
+@dataclass(frozen=True, slots=True)
+class ChargeRevision:
+    """A validated revision: ``cancel`` (status REMOVIDA_PELO_USUARIO_RECEBEDOR alone), or the
+    charge's fields after the change (``key`` None: unchanged)."""
+
+    cancel: bool
+    expiration: int = DEFAULT_EXPIRATION
+    amount: int = 0
+    modality: int = 0
+    key: str | None = None
+    payer_request: str | None = None
+    debtor: Debtor | None = None
+    info: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def parse(cls, fields: RevisionFields, current: Charge) -> ChargeRevision:
+        """The standard's rules of ``PATCH /cob/{txid}``: the status may only become
+        REMOVIDA_PELO_USUARIO_RECEBEDOR, and not together with other changes; every other field
+        is judged as on creation, a part left out keeping ``current``'s value. One error lists
+        every broken rule."""
+        if fields.cancels():
+            return cls(cancel=True)
+        problems: list[str] = []
+        expiration = current.expiration if fields.calendar is None else _expiration(problems, fields.calendar)
+        amount, modality = _valor(problems, _current_value(fields.value, current))
+        debtor = current.debtor if fields.debtor is None else _debtor(problems, fields.debtor)
+        key = _optional_text(problems, "chave", fields.key, MAX_KEY)
+        payer_request = (
+            current.payer_request
+            if fields.payer_request is None
+            else _optional_text(problems, "solicitacaoPagador", fields.payer_request, MAX_PAYER_REQUEST)
+        )
+        info = current.info if fields.info is None else _info(problems, fields.info)
+        if problems or expiration is None or amount is None or modality is None:
+            raise ValidationError("Invalid charge change: " + "; ".join(problems), details=problems)
+        return cls(
+            cancel=False,
+            expiration=expiration,
+            amount=amount,
+            modality=modality,
+            key=key,
+            payer_request=payer_request,
+            debtor=debtor,
+            info=info,
+        )
+
+
+def _current_value(value: ValueFields | None, current: Charge) -> ValueFields:
+    """``valor`` of a revision, each leaf left out taken from the charge."""
+    if value is None:
+        return ValueFields(format_amount_string(current.amount), current.modality)
+    original = format_amount_string(current.amount) if value.original is ABSENT else value.original
+    modality = current.modality if value.modality is ABSENT else value.modality
+    return ValueFields(original, modality)
 
 
 def _is_int(value: object) -> bool:
@@ -268,20 +367,26 @@ def _valor(problems: list[str], value: ValueFields | None) -> tuple[int | None, 
     if value is None:
         problems.append("valor: required, an object")
         return None, None
-    given = 0 if value.modality is ABSENT else value.modality
-    modality = given if isinstance(given, int) and not isinstance(given, bool) and given in (0, 1) else None
-    if modality is None:
-        problems.append("valor.modalidadeAlteracao: must be 0 or 1")
-    original = value.original
-    amount = None
-    if not isinstance(original, str):
-        problems.append('valor.original: required, a string with 2 decimals (e.g. "10.00")')
-    else:
-        amount = collect(problems, "valor.original", lambda: parse_amount_string(original))
+    modality = _modality(problems, 0 if value.modality is ABSENT else value.modality)
+    amount = _original(problems, value.original)
     if amount == 0 and modality != 1:
         problems.append("valor.original: must be positive unless modalidadeAlteracao is 1")
         amount = None
     return amount, modality
+
+
+def _modality(problems: list[str], given: object) -> int | None:
+    if isinstance(given, int) and not isinstance(given, bool) and given in (0, 1):
+        return given
+    problems.append("valor.modalidadeAlteracao: must be 0 or 1")
+    return None
+
+
+def _original(problems: list[str], original: object) -> int | None:
+    if not isinstance(original, str):
+        problems.append('valor.original: required, a string with 2 decimals (e.g. "10.00")')
+        return None
+    return collect(problems, "valor.original", lambda: parse_amount_string(original))
 
 
 def _debtor(problems: list[str], debtor: DebtorFields | None) -> Debtor | None:

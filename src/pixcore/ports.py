@@ -30,6 +30,7 @@ from pixcore.ledger import Posting
 from pixcore.med import MedCase, MedStatus, NewMedCase
 from pixcore.records import NewTransaction, NewTransfer, TransactionStatus, TransactionType, Transfer
 from pixcore.refunds import NewRefund, Original, Refund, RefundKind, RefundStatus
+from pixcore.standard_queries import ChargeQuery, ReceivedQuery
 from pixcore.transfers import DirectoryEntry, TransferState
 from pixcore.webhook_delivery import Attempted, Claim, Verdict
 from pixcore.webhooks import (
@@ -184,6 +185,15 @@ class ChargeRepository(Protocol):
 
     async def get_by_external_id(self, account_id: int, external_id: str) -> Charge | None: ...
 
+    async def search(self, account_id: int, query: ChargeQuery, now: datetime) -> tuple[int, list[Charge]]:
+        """``GET /cob``: how many of the account's charges match, and the page asked for, oldest
+        first (``created_at``, then id). ``status`` matches the status a reader sees at ``now``."""
+        ...
+
+    async def revise(self, charge: Charge) -> None:
+        """Store a revised charge's fields (calendar, amount, key, debtor, texts, BR Code, revision)."""
+        ...
+
     async def lock(self, account_id: int, txid: str) -> Charge | None:
         """The charge, locked for this unit of work (``FOR UPDATE``: waits for other writers)."""
         ...
@@ -230,6 +240,19 @@ class RefundRepository(Protocol):
 
     async def list_sent(self, original_transaction_id: int) -> list[Refund]:
         """The refunds of a receipt to its payer (``devolucoes``), every status, oldest first."""
+        ...
+
+    async def list_sent_of(self, original_transaction_ids: Sequence[int]) -> list[Refund]:
+        """:meth:`list_sent` of several receipts at once, oldest first."""
+        ...
+
+    async def search_received(self, account_id: int, query: ReceivedQuery) -> tuple[int, list[Original]]:
+        """``GET /pix``: how many PIX the account received (CONFIRMED PAYMENT records) match, and
+        the page asked for, oldest first (``received_at``, then id)."""
+        ...
+
+    async def find_received(self, account_id: int, end_to_end_id: str) -> Original | None:
+        """``GET /pix/{e2eid}``: the account's received PIX with this end-to-end id."""
         ...
 
     async def due(self, now: datetime, limit: int) -> list[int]:

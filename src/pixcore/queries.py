@@ -73,6 +73,7 @@ __all__ = [
     "display_type",
     "mask_counterpart_document",
     "movement_of",
+    "parse_bounded_integer",
     "parse_date_bounds",
     "parse_list_query",
     "parse_query_pix_key",
@@ -304,7 +305,8 @@ def _collect(problems: list[str], name: str, parse: Callable[[], T]) -> T | None
         return None
 
 
-def _integer(text: str | None, default: int, low: int, high: int) -> int:
+def parse_bounded_integer(text: str | None, default: int, low: int, high: int) -> int:
+    """A query's whole number: ASCII digits, ``low`` to ``high``; absent or empty: ``default``."""
     if text is None or text == "":
         return default
     if _DIGITS.fullmatch(text) is None:
@@ -455,8 +457,8 @@ def parse_list_query(
 ) -> ListQuery:
     """Validate a list's query parameters (raw strings, None when absent); one error lists every problem."""
     problems: list[str] = []
-    number = _collect(problems, "page", lambda: _integer(page, 1, 1, MAX_PAGE))
-    count = _collect(problems, "size", lambda: _integer(size, DEFAULT_SIZE, 1, kind.max_size))
+    number = _collect(problems, "page", lambda: parse_bounded_integer(page, 1, 1, MAX_PAGE))
+    count = _collect(problems, "size", lambda: parse_bounded_integer(size, DEFAULT_SIZE, 1, kind.max_size))
     wanted_status = _collect(problems, "status", lambda: _status(status))
     wanted_type = _collect(problems, "type", lambda: _type(type))
     window = _window(problems, start_date, end_date, now, kind.default_span)

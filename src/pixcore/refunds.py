@@ -151,6 +151,8 @@ class Original:
     """Who paid (or whom we paid): name, document and institution, as the original recorded them."""
     tx_id: str | None = None
     """The txid of the charge it paid, if any (the REFUND event's ``txId``)."""
+    pix_key: str | None = None
+    """The key it was sent to or paid (a received PIX's ``chave``)."""
     counterpart_account_id: int | None = None
     """The account of this service on the other side (the payer of a receipt that came from its
     transfer, or the receiver of a transfer of ours), or None when the other side is outside."""

@@ -25,6 +25,7 @@ from pixweb.api.balance import BalanceController
 from pixweb.api.cashin import CashInController
 from pixweb.api.charges import ChargeController, PayloadController
 from pixweb.api.health import HealthController, MetricsController
+from pixweb.api.received import ReceivedPixController
 from pixweb.api.refunds import RefundController
 from pixweb.api.sandbox import SandboxController
 from pixweb.api.sandbox_returns import SandboxReturnsController
@@ -158,6 +159,7 @@ def create_app(
             PayloadController,
             CashInController,
             RefundController,
+            ReceivedPixController,
             WebhookController,
             WebhookSecretController,
             WebhookDeliveryController,

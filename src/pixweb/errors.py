@@ -35,6 +35,7 @@ from pixcore.errors import (
 )
 from pixinfra.postgres.availability import database_unavailable
 from pixweb.body_errors import body_details
+from pixweb.problems import problem_response, wants_problem
 
 __all__ = [
     "ErrorBody",
@@ -178,8 +179,24 @@ def retry_after(exc: PixError) -> dict[str, str] | None:
     return {"Retry-After": str(exc.retry_after)} if isinstance(exc, TryLater) else None
 
 
-def _pix_error(_: Request[Any, Any, Any], exc: PixError) -> Response[ErrorBody]:
-    return error_response(status_of(exc), exc.message, exc.details, headers=retry_after(exc))
+def _answer(
+    request: Request[Any, Any, Any],
+    status: int,
+    message: str,
+    details: list[str] | None = None,
+    headers: dict[str, str] | None = None,
+) -> Response[Any]:
+    """The error in the shape the route or the request asks for: the standard's problem+json on
+    its routes or when ``Accept`` names it (``pixweb.problems``), else :class:`ErrorBody`."""
+    if wants_problem(request):
+        if status == 401:
+            headers = {"WWW-Authenticate": 'Bearer error="invalid_token"'} | (headers or {})
+        return problem_response(request, status, message, details, headers)
+    return error_response(status, message, details, headers=headers)
+
+
+def _pix_error(request: Request[Any, Any, Any], exc: PixError) -> Response[Any]:
+    return _answer(request, status_of(exc), exc.message, exc.details, headers=retry_after(exc))
 
 
 def _validation_details(exc: ValidationException, body: list[str] | None = None) -> list[str]:
@@ -198,18 +215,18 @@ def _validation_details(exc: ValidationException, body: list[str] | None = None)
     return details
 
 
-def _http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response[ErrorBody]:
+def _http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
     status = exc.status_code
     if status >= 500:
         log.error("internal error", exc_info=exc)
-        return error_response(status, INTERNAL_MESSAGE)
+        return _answer(request, status, INTERNAL_MESSAGE)
     if isinstance(exc, ValidationException):
         details = _validation_details(exc, body_details(request))
-        return error_response(400, _validation_message(exc.detail, details), details)
+        return _answer(request, 400, _validation_message(exc.detail, details), details)
     message = exc.detail or HTTPStatus(status).description
     if status == 404 and message == "Not Found":
         message = "No such resource."
-    return error_response(status, message, headers=exc.headers)
+    return _answer(request, status, message, headers=exc.headers)
 
 
 def _validation_message(detail: str, details: list[str]) -> str:
@@ -218,12 +235,12 @@ def _validation_message(detail: str, details: list[str]) -> str:
     return detail or "Invalid request."
 
 
-def _internal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[ErrorBody]:
+def _internal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     if database_unavailable(exc):
         log.warning("database unavailable on %s %s: %r", request.method, request.url.path, exc)
-        return error_response(503, UNAVAILABLE_MESSAGE, headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
+        return _answer(request, 503, UNAVAILABLE_MESSAGE, headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
     log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
-    return error_response(500, INTERNAL_MESSAGE)
+    return _answer(request, 500, INTERNAL_MESSAGE)
 
 
 exception_handlers: dict[type[Exception] | int, Any] = {

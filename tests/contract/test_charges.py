@@ -15,6 +15,7 @@ import pytest
 from pixcore.charges import Charge, ChargeKind, ChargeStatus, Debtor, NewCharge
 from pixcore.documents import DocumentKind
 from pixcore.errors import DuplicateCharge, DuplicateExternalId
+from pixcore.standard_queries import parse_charge_query
 from tests.contract.conftest import Backend
 from tests.contract.rows import FAR, T0, add_account, e2e, receipt
 from tests.support import random_cpf
@@ -243,3 +244,64 @@ async def test_lock_expired_skips_the_charges_another_unit_holds(backend: Backen
             for charge in (first, second, third):
                 await tx.charges.update(charge.id, status=ChargeStatus.REMOVIDA_PELO_PSP, revision=0, at=now)
             await tx.commit()
+
+
+# -- the standard API's list and revisions (issue 20) --------------------------------------
+
+
+async def test_search_lists_an_accounts_charges_in_its_window_oldest_first_by_page(backend: Backend) -> None:
+    async with backend.uow() as tx:
+        account = await add_account(tx)
+        other = await add_account(tx)
+        made = [
+            await tx.charges.add(_new_charge(account.id, created_at=T0 + timedelta(minutes=n)))
+            for n in range(3)
+        ]
+        plain = await tx.charges.add(
+            _new_charge(account.id, created_at=T0 + timedelta(minutes=3), debtor=None)
+        )
+        await tx.charges.add(_new_charge(other.id, created_at=T0))
+        await tx.charges.update(
+            made[1].id, status=ChargeStatus.CONCLUIDA, revision=0, at=T0 + timedelta(hours=1)
+        )
+
+        async def ids(now: datetime = T0, **params: str) -> tuple[int, list[int]]:
+            query = parse_charge_query(
+                inicio=T0.isoformat(), fim=(T0 + timedelta(minutes=3)).isoformat(), **params
+            )
+            total, found = await tx.charges.search(account.id, query, now)
+            return total, [c.id for c in found]
+
+        everything = [c.id for c in made] + [plain.id]
+        assert await ids() == (4, everything)
+        assert await ids(size="3", page="1") == (4, [plain.id])
+        assert await ids(size="3", page="2") == (4, [])
+        assert await ids(cpf=made[0].debtor.document if made[0].debtor else "") == (1, [made[0].id])
+        assert await ids(status="CONCLUIDA") == (1, [made[1].id])
+        assert await ids(status="ATIVA") == (3, [made[0].id, made[2].id, plain.id])
+        later = T0 + timedelta(minutes=61)  # made[0] (and only it) past its hour
+        assert await ids(later, status="ATIVA") == (2, [made[2].id, plain.id])
+        assert await ids(later, status="REMOVIDA_PELO_PSP") == (1, [made[0].id])
+        assert await ids(location_present="false") == (0, [])
+
+
+async def test_a_revised_charge_reads_back_with_its_new_fields(backend: Backend) -> None:
+    async with backend.uow() as tx:
+        account = await add_account(tx)
+        charge = await tx.charges.add(_new_charge(account.id))
+        revised = dataclasses.replace(
+            charge,
+            expiration=7200,
+            amount=999,
+            modality=1,
+            pix_key="other@example.com",
+            payer_request=None,
+            debtor=Debtor("Empresa", "11222333000181", DocumentKind.CNPJ),
+            info=(("a", "b"),),
+            br_code="000201010212X",
+            revision=1,
+            updated_at=charge.created_at + timedelta(seconds=5),
+        )
+        await tx.charges.revise(revised)
+        assert await tx.charges.get(account.id, charge.txid) == revised
+        assert revised.expires_at == charge.created_at + timedelta(seconds=7200)

@@ -17,6 +17,7 @@ from pixcore.med import MedCase, MedReason, MedStatus, NewMedCase
 from pixcore.ports import UnitOfWork
 from pixcore.records import TransactionStatus, TransactionType
 from pixcore.refunds import NewRefund, Refund, RefundKind, RefundNature, RefundStatus
+from pixcore.standard_queries import parse_received_query
 from tests.contract.conftest import Backend
 from tests.contract.rows import T0, add_account, e2e, new_transfer, receipt, withdrawal
 
@@ -244,6 +245,48 @@ async def test_an_original_names_the_account_of_ours_on_the_other_side_and_the_c
         assert of_transfer is not None
         assert (of_receipt.counterpart_account_id, of_receipt.tx_id) == (sender.id, None)
         assert (of_transfer.transaction_id, of_transfer.counterpart_account_id) == (sent_id, receiver.id)
+
+
+# -- received PIX (GET /pix, issue 20) ------------------------------------------------
+
+
+async def test_received_pix_are_searched_by_window_filters_and_pages_for_their_account_only(
+    backend: Backend,
+) -> None:
+    async with backend.uow() as tx:
+        account = await add_account(tx)
+        other = await add_account(tx)
+        records = [receipt(account.id, 100 * (n + 1), at=T0 + timedelta(minutes=n)) for n in range(3)]
+        records[2] = dataclasses.replace(
+            records[2],
+            counterpart=dataclasses.replace(records[2].counterpart, document="52998224725"),  # type: ignore[type-var]
+        )
+        ids = [await tx.transactions.add(r) for r in records]
+        await tx.transactions.add(receipt(other.id, at=T0))
+        await tx.transactions.add(withdrawal(account.id, at=T0))  # sent, not received
+        refund = await tx.refunds.add(await _new_refund(tx, account.id, ids[1]))
+
+        async def found(**params: str) -> tuple[int, list[int]]:
+            query = parse_received_query(
+                inicio=T0.isoformat(), fim=(T0 + timedelta(minutes=2)).isoformat(), **params
+            )
+            total, originals = await tx.refunds.search_received(account.id, query)
+            return total, [o.transaction_id for o in originals]
+
+        assert await found() == (3, ids)
+        assert await found(size="2", page="1") == (3, [ids[2]])
+        assert await found(refund_present="true") == (1, [ids[1]])
+        assert await found(refund_present="false") == (2, [ids[0], ids[2]])
+        assert await found(cpf="52998224725") == (1, [ids[2]])
+        assert await found(txid_present="true") == (0, [])
+        assert await found(txid_present="false") == (3, ids)
+        assert await tx.refunds.list_sent_of(ids) == [refund]
+        assert await tx.refunds.list_sent_of([]) == []
+
+        one = await tx.refunds.find_received(account.id, records[0].end_to_end_id or "")
+        assert one is not None
+        assert (one.transaction_id, one.amount, one.received_at) == (ids[0], 100, T0)
+        assert await tx.refunds.find_received(other.id, records[0].end_to_end_id or "") is None
 
 
 # -- MED cases -----------------------------------------------------------------------

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
 import asyncpg
@@ -34,15 +33,6 @@ pytestmark = pytest.mark.usefixtures("migrated_database")
 
 CLOCK = ManualClock(datetime.now(UTC))
 PAYER = Counterpart(name="Outside Payer", document=random_cpf(), ispb="12345678")
-
-
-@pytest.fixture
-async def conn(migrated_database: str) -> AsyncIterator[asyncpg.Connection]:
-    connection = await asyncpg.connect(migrated_database)
-    try:
-        yield connection
-    finally:
-        await connection.close()
 
 
 async def _funded(amount: int) -> int:

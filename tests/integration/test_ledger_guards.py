@@ -5,7 +5,6 @@ check reports the outside world's accounts and the sum over every ledger account
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
 import asyncpg
@@ -25,15 +24,6 @@ NOW = datetime(2026, 1, 1, tzinfo=UTC)
 def _elsewhere() -> str:
     """An outside institution of this test alone (the suites share one database)."""
     return f"{random.randrange(10_000_000, 99_000_000):08d}"  # noqa: S311 - test data
-
-
-@pytest.fixture
-async def conn(migrated_database: str) -> AsyncIterator[asyncpg.Connection]:
-    connection = await asyncpg.connect(migrated_database)
-    try:
-        yield connection
-    finally:
-        await connection.close()
 
 
 async def _account() -> int:

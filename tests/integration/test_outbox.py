@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import uuid
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from decimal import Decimal
 
@@ -81,15 +80,6 @@ EVERY_EVENT: list[Event] = [
     ),
 ]
 """Each registration type once at least: every MED status, both directions of a refund."""
-
-
-@pytest.fixture
-async def conn(migrated_database: str) -> AsyncIterator[asyncpg.Connection]:
-    connection = await asyncpg.connect(migrated_database)
-    try:
-        yield connection
-    finally:
-        await connection.close()
 
 
 async def test_an_event_is_stored_with_its_type_and_its_payload(conn: asyncpg.Connection) -> None:

@@ -19,7 +19,6 @@ import json
 import sys
 import uuid
 from asyncio.subprocess import PIPE
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
 import asyncpg
@@ -36,16 +35,6 @@ from tests.support import pg_uow, random_cpf, run_database
 HASHER = PlainHasher()
 ISPB = "99999999"
 TABLES = {"accounts", "balances", "pix_keys", "client_credentials", "client_certificates"}
-
-
-@pytest.fixture
-async def conn(migrated_database: str) -> AsyncIterator[asyncpg.Connection]:
-    """A connection of its own, outside any unit of work: it sees only what was committed."""
-    connection = await asyncpg.connect(migrated_database)
-    try:
-        yield connection
-    finally:
-        await connection.close()
 
 
 def _email() -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -88,23 +88,20 @@ async def populated(migrated_database: str) -> Populated:
     )
 
 
-@pytest.fixture
-async def conn(migrated_database: str) -> AsyncIterator[asyncpg.Connection]:
-    connection = await asyncpg.connect(migrated_database)
-    try:
-        yield connection
-    finally:
-        await connection.close()
-
-
 def _nodes(plan: dict[str, Any]) -> Iterator[dict[str, Any]]:
     yield plan
     for child in plan.get("Plans", []):
         yield from _nodes(child)
 
 
-async def _scans(conn: asyncpg.Connection, sql: str, args: list[Any], mode: str) -> list[tuple[str, str]]:
-    """(node type, index or relation) of every scan of ``transactions`` in the plan."""
+async def _scans(
+    conn: asyncpg.Connection,
+    sql: str,
+    args: list[Any],
+    mode: str,
+    relations: frozenset[str] = frozenset({"transactions"}),
+) -> list[tuple[str, str]]:
+    """(node type, index or relation) of every scan of ``relations`` in the plan."""
     await conn.execute(f"SET plan_cache_mode = {mode}")
     try:
         raw = await conn.fetchval(f"EXPLAIN (FORMAT JSON) {sql}", *args)
@@ -114,7 +111,7 @@ async def _scans(conn: asyncpg.Connection, sql: str, args: list[Any], mode: str)
     return [
         (node["Node Type"], node.get("Index Name", node["Relation Name"]))
         for node in _nodes(plan)
-        if node.get("Relation Name") == "transactions"
+        if node.get("Relation Name") in relations
     ]
 
 

@@ -80,6 +80,7 @@ ROUTES: dict[tuple[str, str], Callable[[Ids], list[Call]]] = {
     ("PATCH", "/cob/{txid:str}"): lambda i: [Call("PATCH", f"/cob/{i.txid}", CANCEL)],
     # PUT /cob/{txid}: txids are per account, so B's PUT creates B's own charge (checked apart).
     ("PUT", "/cob/{txid:str}"): lambda _: [],
+    ("GET", "/pix/{e2eid:str}"): lambda i: [Call("GET", f"/pix/{i.receipt}")],  # the standard's received PIX
     ("GET", "/pix/{e2eid:str}/devolucao/{refund_id:str}"): lambda i: [
         Call("GET", f"/pix/{i.receipt}/devolucao/{i.refund}")
     ],

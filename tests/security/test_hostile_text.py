@@ -200,15 +200,28 @@ async def send_body(api: Api, operation: Operation, who: Signed, body: Any) -> h
     return await api.client.request(operation.method, url_of(operation), content=content, headers=headers)
 
 
+PROBLEM_KEYS = {"type", "title", "status", "detail"}
+
+
 def refusal(response: httpx.Response, *, mentions: str) -> str | None:
-    """Why ``response`` is not the 400 in the error shape whose message names ``mentions``."""
+    """Why ``response`` is not the 400 in the error shape whose message names ``mentions``: our
+    specification's shape, or on the central bank's standard routes (decisions.md, issue 20) its
+    ``application/problem+json`` with the message in ``detail``."""
     if response.status_code != 400:
         return f"{response.status_code} {response.text[:200]}"
     body = response.json()
-    if not set(body) >= ERROR_KEYS or body["statusCode"] != 400 or "Traceback" in response.text:
+    if "Traceback" in response.text:
+        return f"a traceback: {response.text[:200]}"
+    if response.headers.get("content-type", "").startswith("application/problem+json"):
+        if not set(body) >= PROBLEM_KEYS or body["status"] != 400:
+            return f"not the standard's problem shape: {response.text[:200]}"
+        message = str(body.get("detail") or "")
+    elif not set(body) >= ERROR_KEYS or body["statusCode"] != 400:
         return f"not the error shape: {response.text[:200]}"
-    if mentions.lower() not in body["message"].lower():
-        return f"400 but not about {mentions!r}: {body['message'][:200]}"
+    else:
+        message = body["message"]
+    if mentions.lower() not in message.lower():
+        return f"400 but not about {mentions!r}: {message[:200]}"
     return None
 
 

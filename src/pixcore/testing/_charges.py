@@ -7,6 +7,7 @@ from datetime import datetime
 
 from pixcore.charges import Charge, ChargeStatus, NewCharge
 from pixcore.errors import DuplicateCharge, DuplicateExternalId
+from pixcore.standard_queries import ChargeQuery
 from pixcore.testing._store import Repository
 
 __all__ = ["InMemoryCharges"]
@@ -48,6 +49,24 @@ class InMemoryCharges(Repository):
     async def recent(self, account_id: int, limit: int) -> list[Charge]:
         mine = [charge for charge in self._visible().values() if charge.account_id == account_id]
         return sorted(mine, key=lambda charge: charge.id, reverse=True)[:limit]
+
+    async def search(self, account_id: int, query: ChargeQuery, now: datetime) -> tuple[int, list[Charge]]:
+        document = query.cpf or query.cnpj
+        found = [
+            c
+            for c in self._visible().values()
+            if c.account_id == account_id
+            and query.start <= c.created_at <= query.end
+            and (document is None or (c.debtor is not None and c.debtor.document == document))
+            and query.location_present is not False
+            and (query.status is None or c.status_at(now) is query.status)
+        ]
+        found.sort(key=lambda c: (c.created_at, c.id))
+        start = query.page.offset
+        return len(found), found[start : start + query.page.size]
+
+    async def revise(self, charge: Charge) -> None:
+        self._staged.charges[charge.id] = charge
 
     async def get_by_external_id(self, account_id: int, external_id: str) -> Charge | None:
         return self._find({"account_id": account_id, "external_id": external_id})

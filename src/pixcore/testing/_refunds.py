@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from datetime import datetime
 
 from pixcore.accounts import Counterpart
@@ -10,6 +11,7 @@ from pixcore.errors import DuplicateMedCase
 from pixcore.med import MedCase, MedStatus, NewMedCase
 from pixcore.records import TransactionStatus, TransactionType
 from pixcore.refunds import NewRefund, Original, Refund, RefundKind, RefundStatus
+from pixcore.standard_queries import ReceivedQuery
 from pixcore.testing._store import IntegrityError, Repository, refund_conflict
 
 __all__ = ["InMemoryMed", "InMemoryRefunds"]
@@ -54,6 +56,7 @@ class InMemoryRefunds(Repository):
             received_at=record.processed_at or record.created_at,
             counterpart=Counterpart(c.name, c.document, c.ispb) if c else None,  # what the table keeps
             tx_id=tx_id,
+            pix_key=record.pix_key,
             counterpart_account_id=other,
         )
 
@@ -114,6 +117,49 @@ class InMemoryRefunds(Repository):
             ),
             key=lambda r: (r.requested_at, r.id),
         )
+
+    async def list_sent_of(self, original_transaction_ids: Sequence[int]) -> list[Refund]:
+        wanted = set(original_transaction_ids)
+        return sorted(
+            (
+                r
+                for r in self._visible().values()
+                if r.original_transaction_id in wanted and r.kind is RefundKind.SENT
+            ),
+            key=lambda r: (r.requested_at, r.id),
+        )
+
+    def _received(self, account_id: int) -> list[Original]:
+        records = {**self._committed.transactions, **self._staged.transactions}
+        found = []
+        for transaction_id, record in records.items():
+            if (
+                record.account_id == account_id
+                and record.type is TransactionType.PAYMENT
+                and record.status is TransactionStatus.CONFIRMED
+                and (receipt := self._receipt(transaction_id)) is not None
+            ):
+                found.append(receipt)
+        return found
+
+    async def search_received(self, account_id: int, query: ReceivedQuery) -> tuple[int, list[Original]]:
+        refunded = {r.original_transaction_id for r in self._visible().values() if r.kind is RefundKind.SENT}
+        document = query.cpf or query.cnpj
+        found = [
+            o
+            for o in self._received(account_id)
+            if query.start <= o.received_at <= query.end
+            and (query.txid is None or o.tx_id == query.txid)
+            and (query.txid_present is None or (o.tx_id is not None) is query.txid_present)
+            and (query.refund_present is None or (o.transaction_id in refunded) is query.refund_present)
+            and (document is None or (o.counterpart is not None and o.counterpart.document == document))
+        ]
+        found.sort(key=lambda o: (o.received_at, o.transaction_id))
+        start = query.page.offset
+        return len(found), found[start : start + query.page.size]
+
+    async def find_received(self, account_id: int, end_to_end_id: str) -> Original | None:
+        return next((o for o in self._received(account_id) if o.end_to_end_id == end_to_end_id), None)
 
     async def due(self, now: datetime, limit: int) -> list[int]:
         pending = [

@@ -21,9 +21,11 @@ from pixcore.charges import (
     ChargeKind,
     ChargeLifecycle,
     ChargeRequest,
+    ChargeRevision,
     ChargeStatus,
     Debtor,
     NewCharge,
+    RevisionFields,
     amount_to_pay,
     dynamic_code,
     new_location_id,
@@ -35,18 +37,23 @@ from pixcore.errors import (
     InvalidAmount,
     InvalidBrCode,
     InvalidPixKey,
+    InvalidTransition,
     KeyNotInDirectory,
+    TransactionNotFound,
 )
-from pixcore.identifiers import new_end_to_end_id, new_txid, validate_txid
+from pixcore.identifiers import new_end_to_end_id, new_txid, validate_e2eid_path, validate_txid
 from pixcore.keys import parse_pix_key
 from pixcore.ports import UnitOfWork, UnitOfWorkFactory
 from pixcore.records import NewTransaction, TransactionStatus, TransactionType
-from pixcore.refunds import Refund
+from pixcore.refunds import Original, Refund
+from pixcore.standard_queries import ChargeQuery, ReceivedQuery
 from pixcore.usecases.receipts import credit_receipt, receive_payment
 
 __all__ = [
+    "ChargeListing",
     "ChargePayment",
     "ChargeView",
+    "ReceivedListing",
     "ReceivedPix",
     "cancel_charge",
     "create_cash_in",
@@ -58,6 +65,10 @@ __all__ = [
     "pay_charge",
     "pay_code",
     "read_charge",
+    "read_received",
+    "revise_charge",
+    "search_charges",
+    "search_received",
 ]
 
 
@@ -141,12 +152,13 @@ async def create_charge(
     clock: Clock,
     *,
     account_id: int,
-    txid: str,
+    txid: str | None,
     request: ChargeRequest,
     location_prefix: str,
 ) -> Charge:
-    """``PUT /cob/{txid}``: a new ATIVA charge. ``location_prefix`` is ``{host}/qr/v2/``."""
-    validate_txid(txid)
+    """``PUT /cob/{txid}``: a new ATIVA charge. ``location_prefix`` is ``{host}/qr/v2/``.
+    ``txid`` None (``POST /cob``): the service chooses one, 32 letters and digits."""
+    txid = new_txid() if txid is None else validate_txid(txid)
     now = clock.now()
     async with uow() as tx:
         account = await _account(tx, account_id)
@@ -233,14 +245,80 @@ async def list_charges(uow: UnitOfWorkFactory, *, account_id: int, limit: int = 
 
 @dataclass(frozen=True, slots=True)
 class ReceivedPix:
-    """The PIX that paid a charge (the standard's ``pix`` item), with its refunds to the payer."""
+    """A PIX the account received (the standard's ``pix`` item), with its refunds to the payer;
+    ``tx_id`` is the charge it paid, if any."""
 
     end_to_end_id: str
-    tx_id: str
+    tx_id: str | None
     amount: int
     """What was credited: a charge whose amount the payer may change is paid what the payer chose."""
     received_at: datetime
     refunds: tuple[Refund, ...]
+    pix_key: str | None = None
+
+
+def _received(receipt: Original, refunds: tuple[Refund, ...]) -> ReceivedPix:
+    return ReceivedPix(
+        end_to_end_id=receipt.end_to_end_id,
+        tx_id=receipt.tx_id,
+        amount=receipt.amount,
+        received_at=receipt.received_at,
+        refunds=refunds,
+        pix_key=receipt.pix_key,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ReceivedListing:
+    """A page of ``GET /pix``: ``total`` matches in all."""
+
+    total: int
+    pix: tuple[ReceivedPix, ...]
+
+
+async def search_received(
+    uow: UnitOfWorkFactory, *, account_id: int, query: ReceivedQuery
+) -> ReceivedListing:
+    """``GET /pix``: the account's received PIX in the window, each with its refunds."""
+    async with uow() as tx:
+        total, receipts = await tx.refunds.search_received(account_id, query)
+        refunds = await tx.refunds.list_sent_of([r.transaction_id for r in receipts]) if receipts else []
+    by_receipt: dict[int, list[Refund]] = {}
+    for refund in refunds:
+        by_receipt.setdefault(refund.original_transaction_id, []).append(refund)
+    pix = tuple(_received(r, tuple(by_receipt.get(r.transaction_id, ()))) for r in receipts)
+    return ReceivedListing(total, pix)
+
+
+async def read_received(uow: UnitOfWorkFactory, *, account_id: int, end_to_end_id: str) -> ReceivedPix:
+    """``GET /pix/{e2eid}``: a PIX the account received, with its refunds; another account's is
+    not found."""
+    validate_e2eid_path(end_to_end_id)
+    async with uow() as tx:
+        receipt = await tx.refunds.find_received(account_id, end_to_end_id)
+        if receipt is None:
+            raise TransactionNotFound("No PIX received with this end-to-end id.")
+        refunds = await tx.refunds.list_sent(receipt.transaction_id)
+    return _received(receipt, tuple(refunds))
+
+
+@dataclass(frozen=True, slots=True)
+class ChargeListing:
+    """A page of ``GET /cob``: ``total`` matches in all, each charge with the status read at ``now``."""
+
+    total: int
+    charges: tuple[Charge, ...]
+    now: datetime
+
+
+async def search_charges(
+    uow: UnitOfWorkFactory, clock: Clock, *, account_id: int, query: ChargeQuery
+) -> ChargeListing:
+    """``GET /cob``: the account's charges created in the window."""
+    now = clock.now()
+    async with uow() as tx:
+        total, charges = await tx.charges.search(account_id, query, now)
+    return ChargeListing(total, tuple(charges), now)
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,11 +368,66 @@ async def cancel_charge(uow: UnitOfWorkFactory, clock: Clock, *, account_id: int
         charge = await tx.charges.lock(account_id, txid)
         if charge is None:
             raise ChargeNotFound()
-        status = ChargeLifecycle(charge.status_at(now)).cancel()
-        await tx.charges.update(charge.id, status=status, revision=charge.revision + 1, at=now)
-        await _settle_cash_in_record(tx, charge, now)
+        cancelled = await _cancel_locked(tx, charge, now)
         await tx.commit()
+    return cancelled
+
+
+async def _cancel_locked(tx: UnitOfWork, charge: Charge, now: datetime) -> Charge:
+    """Inside a unit of work: the locked charge cancelled (only an ATIVA one), its revision one more."""
+    status = ChargeLifecycle(charge.status_at(now)).cancel()
+    await tx.charges.update(charge.id, status=status, revision=charge.revision + 1, at=now)
+    await _settle_cash_in_record(tx, charge, now)
     return dataclasses.replace(charge, status=status, revision=charge.revision + 1, updated_at=now)
+
+
+async def revise_charge(
+    uow: UnitOfWorkFactory, clock: Clock, *, account_id: int, txid: str, fields: RevisionFields
+) -> Charge:
+    """``PATCH /cob/{txid}``: cancel an ATIVA charge, or revise its fields (its ``revisao`` grows
+    by one; the BR Code is made again for the new amount, at the same location, so the payload
+    there shows the revision). A cash-in is only cancelled: its PENDING record holds its amount."""
+    validate_txid(txid)
+    fields.cancels()  # its status rules first, as before any charge is looked up
+    now = clock.now()
+    async with uow() as tx:
+        charge = await tx.charges.lock(account_id, txid)
+        if charge is None:
+            raise ChargeNotFound()
+        revision = ChargeRevision.parse(fields, charge)
+        if revision.cancel:
+            cancelled = await _cancel_locked(tx, charge, now)
+            await tx.commit()
+            return cancelled
+        status = charge.status_at(now)
+        if status is not ChargeStatus.ATIVA:
+            raise InvalidTransition(f"a {status.value} charge cannot be revised")
+        if charge.kind is ChargeKind.CASH_IN:
+            raise InvalidTransition("a cash-in cannot be revised, only cancelled")
+        account = await _account(tx, account_id)
+        key = charge.pix_key if revision.key is None else await _receiving_key(tx, account_id, revision.key)
+        code = dynamic_code(
+            location=charge.location,
+            merchant_name=account.name,
+            merchant_city=account.city,
+            amount=revision.amount,
+        )
+        revised = dataclasses.replace(
+            charge,
+            expiration=revision.expiration,
+            amount=revision.amount,
+            modality=revision.modality,
+            pix_key=key,
+            payer_request=revision.payer_request,
+            debtor=revision.debtor,
+            info=revision.info,
+            br_code=code,
+            revision=charge.revision + 1,
+            updated_at=now,
+        )
+        await tx.charges.revise(revised)
+        await tx.commit()
+    return revised
 
 
 async def _settle_cash_in_record(tx: UnitOfWork, charge: Charge, now: datetime) -> None:

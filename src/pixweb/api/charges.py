@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Controller, Request, Response, get, patch, put
+from litestar import Controller, Request, Response, get, patch, post, put
 from litestar.openapi.spec import Example, OpenAPIType
 from litestar.params import Parameter
 
@@ -26,27 +26,43 @@ from pixcore.charges import (
     ChargeStatus,
     DebtorFields,
     InfoFields,
+    RevisionFields,
     ValueFields,
-    parse_charge_change,
 )
 from pixcore.clock import format_timestamp
 from pixcore.documents import CNPJ_PATTERN, CPF_PATTERN, DocumentKind
 from pixcore.identifiers import TXID_PATTERN
 from pixcore.keys import KEY_PATTERN
 from pixcore.money import AMOUNT_STRING_PATTERN, format_amount_string
+from pixcore.standard_queries import ChargeQuery, parse_charge_query
 from pixcore.usecases.charges import (
+    ChargeListing,
     ReceivedPix,
-    cancel_charge,
     create_charge,
     get_charge_by_location,
     read_charge,
+    revise_charge,
+    search_charges,
 )
 from pixweb.api.deps import principal_of, services_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import MAX_AMOUNT_TEXT, MAX_DOCUMENT, MAX_SHORT_CODE, Int64, Timestamp, doc, raw, whole
 from pixweb.api.refunds import RefundOut, refund_out
+from pixweb.api.standard import (
+    Cnpj,
+    Cpf,
+    End,
+    ItemsPerPage,
+    PageNumber,
+    QueryParameter,
+    Start,
+    WindowOut,
+    parameters_example,
+    window_fields,
+)
 from pixweb.body_errors import judge_body
 from pixweb.errors import error_responses
+from pixweb.problems import PROBLEMS, problem_responses
 from pixweb.wire import PixResponse
 
 __all__ = [
@@ -129,44 +145,59 @@ class InfoIn(msgspec.Struct):
     ] = msgspec.UNSET
 
 
+_Key = Annotated[
+    Any,
+    raw("a PIX key of the account", kind=_STRING, max_length=MAX_KEY),
+    doc(
+        "A PIX key of the account that receives it; on creation the default is its first key.",
+        pattern=KEY_PATTERN,
+    ),
+]
+_PayerRequest = Annotated[
+    Any,
+    raw("shown to the payer", kind=_STRING, max_length=MAX_PAYER_REQUEST),
+    doc("A message shown to the payer.", example="Order 117"),
+]
+_Info = Annotated[
+    list[InfoIn] | None,
+    doc(
+        f"Up to {MAX_INFO_ITEMS} name/value items shown to the payer.",
+        max_items=MAX_INFO_ITEMS,
+        schema={"items": {"required": ["nome", "valor"]}},
+    ),
+]
+
+
 class CobIn(msgspec.Struct, rename="camel"):
     calendario: Annotated[
         CalendarioIn | None, doc("Required: when it expires (may be `{}`: the default).", not_null=True)
     ] = None
     valor: Annotated[ValorIn | None, doc("Required: how much.", required=["original"], not_null=True)] = None
     devedor: Annotated[DevedorIn | None, doc("Who owes it (optional): a document and a name.")] = None
-    chave: Annotated[
-        Any,
-        raw("a PIX key of the account", kind=_STRING, max_length=MAX_KEY),
-        doc("A PIX key of the account that receives it; default: its first key.", pattern=KEY_PATTERN),
-    ] = None
-    solicitacao_pagador: Annotated[
-        Any,
-        raw("shown to the payer", kind=_STRING, max_length=MAX_PAYER_REQUEST),
-        doc("A message shown to the payer.", example="Order 117"),
-    ] = None
-    info_adicionais: Annotated[
-        list[InfoIn] | None,
-        doc(
-            f"Up to {MAX_INFO_ITEMS} name/value items shown to the payer.",
-            max_items=MAX_INFO_ITEMS,
-            schema={"items": {"required": ["nome", "valor"]}},
-        ),
-    ] = None
+    chave: _Key = None
+    solicitacao_pagador: _PayerRequest = None
+    info_adicionais: _Info = None
 
 
-class CobPatchIn(msgspec.Struct, forbid_unknown_fields=True):
-    # Only the status may change (decisions §6): another field of the standard's PATCH
-    # (valor, devedor...) is refused, not silently ignored while the charge is cancelled.
+class CobPatchIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
+    """The standard's ``CobRevisada``: each part left out is unchanged; a field it does not have
+    is refused, not silently ignored."""
+
+    calendario: Annotated[CalendarioIn | None, doc("A new expiry.")] = None
+    valor: Annotated[ValorIn | None, doc("A new amount or modality (each left out is kept).")] = None
+    devedor: Annotated[DevedorIn | None, doc("A new debtor: a document and a name.")] = None
+    chave: _Key = None
+    solicitacao_pagador: _PayerRequest = None
+    info_adicionais: _Info = None
     status: Annotated[
         Any,
         raw("REMOVIDA_PELO_USUARIO_RECEBEDOR", kind=_STRING, max_length=MAX_SHORT_CODE),
         doc(
-            "The only change: REMOVIDA_PELO_USUARIO_RECEBEDOR (cancel).",
+            "REMOVIDA_PELO_USUARIO_RECEBEDOR cancels the charge; alone, not with other changes.",
             enum=[ChargeStatus.REMOVIDA_PELO_USUARIO_RECEBEDOR.value],
             example=ChargeStatus.REMOVIDA_PELO_USUARIO_RECEBEDOR.value,
         ),
-    ] = msgspec.UNSET
+    ] = None
 
 
 class CalendarioOut(msgspec.Struct):
@@ -198,15 +229,17 @@ class InfoOut(msgspec.Struct):
     valor: Annotated[str, doc("The item's value.")]
 
 
-class CobPixOut(msgspec.Struct, rename="camel"):
-    """The standard's ``Pix``: the PIX that paid the charge. ``infoPagador`` is never given: a
-    payment reaches this service without a message from its payer (docs/decisions.md, Charges)."""
+class CobPixOut(msgspec.Struct, rename="camel", omit_defaults=True):
+    """The standard's ``Pix``: a PIX received (the one that paid a charge, or one of ``GET /pix``).
+    ``infoPagador`` is never given: a payment reaches this service without a message from its
+    payer (docs/decisions.md, Charges)."""
 
-    end_to_end_id: Annotated[str, doc("The end-to-end id of the PIX that paid it.")]
-    txid: Annotated[str, doc("The charge's txid.")]
-    valor: Annotated[str, doc("The amount paid, in reais, 2 decimals.")]
-    horario: Annotated[Timestamp, doc("When it was paid (UTC, ISO 8601).")]
-    devolucoes: Annotated[list[RefundOut], doc("Its refunds, oldest first.")]
+    end_to_end_id: Annotated[str, doc("The end-to-end id of the PIX.")]
+    valor: Annotated[str, doc("The amount received, in reais, 2 decimals.")]
+    horario: Annotated[Timestamp, doc("When it was received (UTC, ISO 8601).")]
+    devolucoes: Annotated[list[RefundOut], doc("Its refunds to the payer, oldest first.")]
+    txid: Annotated[str | None, doc("The txid of the charge it paid, if any.")] = None
+    chave: Annotated[str | None, doc("The PIX key it was sent to.")] = None
 
 
 class CobOut(msgspec.Struct, rename="camel", omit_defaults=True):
@@ -235,10 +268,11 @@ class CobOut(msgspec.Struct, rename="camel", omit_defaults=True):
 def pix_out(paid: ReceivedPix) -> CobPixOut:
     return CobPixOut(
         end_to_end_id=paid.end_to_end_id,
-        txid=paid.tx_id,
         valor=format_amount_string(paid.amount),
         horario=format_timestamp(paid.received_at),
         devolucoes=[refund_out(r) for r in paid.refunds],
+        txid=paid.tx_id,
+        chave=paid.pix_key,
     )
 
 
@@ -280,24 +314,77 @@ def _value(value: Any) -> Any:
     return None if value is msgspec.UNSET else value
 
 
+def _debtor_fields(debtor: DevedorIn | None) -> DebtorFields | None:
+    if debtor is None:
+        return None
+    return DebtorFields(cpf=_value(debtor.cpf), cnpj=_value(debtor.cnpj), name=_value(debtor.nome))
+
+
+def _info_fields(items: list[InfoIn] | None) -> tuple[InfoFields, ...] | None:
+    if items is None:
+        return None
+    return tuple(InfoFields(name=_value(i.nome), value=_value(i.valor)) for i in items)
+
+
+def _calendar_fields(calendar: CalendarioIn | None) -> CalendarFields | None:
+    return None if calendar is None else CalendarFields(expiration=_given(calendar.expiracao))
+
+
 def charge_fields(body: CobIn) -> ChargeFields:
     """The body under the domain's names, each leaf as decoded (``ChargeRequest.parse`` judges it)."""
-    calendar = body.calendario
     value = body.valor
-    debtor = body.devedor
     return ChargeFields(
-        calendar=None if calendar is None else CalendarFields(expiration=_given(calendar.expiracao)),
+        calendar=_calendar_fields(body.calendario),
         value=None
         if value is None
         else ValueFields(original=_value(value.original), modality=_given(value.modalidade_alteracao)),
-        debtor=None
-        if debtor is None
-        else DebtorFields(cpf=_value(debtor.cpf), cnpj=_value(debtor.cnpj), name=_value(debtor.nome)),
+        debtor=_debtor_fields(body.devedor),
         key=body.chave,
         payer_request=body.solicitacao_pagador,
-        info=None
-        if body.info_adicionais is None
-        else tuple(InfoFields(name=_value(i.nome), value=_value(i.valor)) for i in body.info_adicionais),
+        info=_info_fields(body.info_adicionais),
+    )
+
+
+def revision_fields(body: CobPatchIn) -> RevisionFields:
+    """A ``PATCH`` body under the domain's names (a part left out or ``null``: unchanged; inside
+    ``valor``, a leaf left out keeps the charge's)."""
+    value = body.valor
+    return RevisionFields(
+        calendar=_calendar_fields(body.calendario),
+        value=None
+        if value is None
+        else ValueFields(original=_given(value.original), modality=_given(value.modalidade_alteracao)),
+        debtor=_debtor_fields(body.devedor),
+        key=body.chave,
+        payer_request=body.solicitacao_pagador,
+        info=_info_fields(body.info_adicionais),
+        status=body.status,
+    )
+
+
+class CobQueryOut(WindowOut, rename="camel", omit_defaults=True):
+    """The standard's ``ParametrosConsultaCob``: the query as the service read it (``cpf`` or
+    ``cnpj``: the debtor's)."""
+
+    location_presente: Annotated[bool | None, doc("The location filter asked for.")] = None
+    status: Annotated[str | None, doc("The status asked for.")] = None
+
+
+class CobsOut(msgspec.Struct):
+    """The standard's ``CobsConsultadas``: a page of the account's charges."""
+
+    parametros: CobQueryOut
+    cobs: Annotated[list[CobOut], doc("The charges of the page, oldest first.")]
+
+
+def charges_out(query: ChargeQuery, listing: ChargeListing) -> CobsOut:
+    return CobsOut(
+        parametros=CobQueryOut(
+            **window_fields(query, listing.total),
+            location_presente=query.location_present,
+            status=None if query.status is None else query.status.value,
+        ),
+        cobs=[charge_out(c, c.status_at(listing.now)) for c in listing.charges],
     )
 
 
@@ -306,9 +393,11 @@ def charge_request(body: CobIn) -> ChargeRequest:
     return ChargeRequest.parse(charge_fields(body))
 
 
-def charge_change(body: CobPatchIn) -> ChargeStatus:
-    """The ``PATCH /cob/{txid}`` body judged by ``parse_charge_change`` (left out reads as null)."""
-    return parse_charge_change(_value(body.status))
+def charge_change(body: CobPatchIn) -> bool:
+    """The ``PATCH /cob/{txid}`` body's rules that need no charge (a status other than
+    REMOVIDA_PELO_USUARIO_RECEBEDOR, a cancel with other changes, an empty change): whether it
+    cancels. The rest is judged against the charge, by ``revise_charge``."""
+    return revision_fields(body).cancels()
 
 
 judge_body(CobIn, lambda body, _request: charge_request(body))
@@ -397,9 +486,98 @@ _COB_PAID = _COB_OUT | {
 _COB_CANCELLED = _COB_OUT | {"status": "REMOVIDA_PELO_USUARIO_RECEBEDOR", "revisao": 1}
 
 
+_CREATE_PROBLEMS = {400: "CobOperacaoInvalida", 409: "CobOperacaoInvalida"}
+_LIST_PROBLEMS = {400: "CobConsultaInvalida"}
+_COBS_OUT = {"parametros": parameters_example(status="ATIVA"), "cobs": [_COB_OUT]}
+
+
 class ChargeController(Controller):
     path = "/cob"
     tags = ["Charges"]  # noqa: RUF012 - Litestar reads class attributes
+
+    @post(
+        "/",
+        operation_id="createChargeWithServiceTxid",
+        responses=answer(201, CobOut, "The charge, ATIVA, under a txid the service chose", _COB_OUT)
+        | problem_responses(_CREATE_PROBLEMS, 400, 401, 413),
+        status_code=201,
+        summary="Create an immediate charge; the service chooses its txid",
+        description=(
+            "The standard's `POST /cob`: the body of `PUT /cob/{txid}`, and a `txid` of 32 letters"
+            " and digits chosen by the service. Errors are the standard's `application/problem+json`"
+            " (`CobOperacaoInvalida`, every broken rule a `violacoes` item)."
+        ),
+        opt={PROBLEMS: _CREATE_PROBLEMS},
+    )
+    async def create_without_txid(
+        self,
+        request: Request[Any, Any, Any],
+        data: Annotated[CobIn, json_body("The charge.", _COB_IN, required=["calendario", "valor"])],
+    ) -> Response[CobOut]:
+        services = services_of(request)
+        charge = await create_charge(
+            services.uow,
+            services.clock,
+            account_id=principal_of(request).account_id,
+            txid=None,
+            request=ChargeRequest.parse(charge_fields(data)),
+            location_prefix=services.settings.location_prefix,
+        )
+        return PixResponse(charge_out(charge, charge.status), status_code=201)
+
+    @get(
+        "/",
+        operation_id="listCharges",
+        responses=answer(200, CobsOut, "A page of the account's charges, oldest first", _COBS_OUT)
+        | problem_responses(_LIST_PROBLEMS, 400, 401),
+        summary="List the account's charges",
+        description=(
+            "The standard's `GET /cob`: the account's charges created between `inicio` and `fim`"
+            " (both required, inclusive), oldest first, by debtor (`cpf` or `cnpj`), status (as a"
+            " reader sees it now: an expired charge is REMOVIDA_PELO_PSP) and `locationPresente`;"
+            " `paginacao.paginaAtual` from 0, `paginacao.itensPorPagina` 1 to 1000 (default 100)."
+            " Another account's charges are never listed. Errors are `application/problem+json`"
+            " (`CobConsultaInvalida`)."
+        ),
+        opt={PROBLEMS: _LIST_PROBLEMS},
+    )
+    async def search(  # noqa: PLR0917 - the standard's query parameters
+        self,
+        request: Request[Any, Any, Any],
+        inicio: Start,
+        fim: End,
+        cpf: Cpf = None,
+        cnpj: Cnpj = None,
+        location_presente: Annotated[
+            str | None,
+            QueryParameter(
+                "locationPresente", "true or false: only charges with (or without) a location.", "true"
+            ),
+        ] = None,
+        status: Annotated[
+            str | None,
+            QueryParameter(
+                "status", "Only charges with this status now: " + ", ".join(ChargeStatus) + ".", "ATIVA"
+            ),
+        ] = None,
+        pagina_atual: PageNumber = None,
+        itens_por_pagina: ItemsPerPage = None,
+    ) -> Response[CobsOut]:
+        query = parse_charge_query(
+            inicio=inicio,
+            fim=fim,
+            cpf=cpf,
+            cnpj=cnpj,
+            location_present=location_presente,
+            status=status,
+            page=pagina_atual,
+            size=itens_por_pagina,
+        )
+        services = services_of(request)
+        listing = await search_charges(
+            services.uow, services.clock, account_id=principal_of(request).account_id, query=query
+        )
+        return PixResponse(charges_out(query, listing))
 
     @put(
         "/{txid:str}",
@@ -449,30 +627,39 @@ class ChargeController(Controller):
 
     @patch(
         "/{txid:str}",
-        operation_id="cancelCharge",
-        responses=answer(200, CobOut, "The charge, cancelled", _COB_CANCELLED)
+        operation_id="reviseCharge",
+        responses=answer(200, CobOut, "The charge, revised or cancelled", _COB_CANCELLED)
         | error_responses(400, 401, 404, 413, 422),
-        summary="Cancel an active charge",
+        summary="Revise or cancel an active charge",
         description=(
-            "Sets the status to REMOVIDA_PELO_USUARIO_RECEBEDOR, the only change allowed; the code"
-            " can no longer be paid. 422: the charge is not ATIVA (paid, cancelled or expired)."
+            "The standard's revision: `calendario.expiracao`, `valor` (`original`,"
+            " `modalidadeAlteracao`), `devedor`, `chave`, `solicitacaoPagador` and `infoAdicionais`,"
+            " each part left out unchanged; `revisao` grows by one and the BR Code and the payload"
+            " at the same location show the new values. `status` REMOVIDA_PELO_USUARIO_RECEBEDOR"
+            " cancels it, alone. 422: the charge is not ATIVA (paid, cancelled or expired), or it"
+            " is a cash-in (only cancelled)."
         ),
     )
-    async def cancel(
+    async def revise(
         self,
         request: Request[Any, Any, Any],
         txid: Txid,
         data: Annotated[
             CobPatchIn,
             json_body(
-                "The change.", {"status": "REMOVIDA_PELO_USUARIO_RECEBEDOR"}, required=["status"], closed=True
+                "The change.",
+                {"valor": {"original": "40.00"}, "solicitacaoPagador": "Order 118"},
+                closed=True,
             ),
         ],
     ) -> Response[CobOut]:
-        charge_change(data)
         services = services_of(request)
-        charge = await cancel_charge(
-            services.uow, services.clock, account_id=principal_of(request).account_id, txid=txid
+        charge = await revise_charge(
+            services.uow,
+            services.clock,
+            account_id=principal_of(request).account_id,
+            txid=txid,
+            fields=revision_fields(data),
         )
         return PixResponse(charge_out(charge, charge.status))
 

@@ -11,9 +11,10 @@ import asyncpg
 from pixcore.charges import Charge, ChargeKind, ChargeStatus, Debtor, NewCharge
 from pixcore.documents import parse_document
 from pixcore.errors import DuplicateCharge, DuplicateExternalId
+from pixcore.standard_queries import ChargeQuery
 from pixweb.persistence.repository import Repository
 
-__all__ = ["PostgresCharges"]
+__all__ = ["PostgresCharges", "search_statements"]
 
 _COLUMNS = """
     id, account_id, txid, kind, status, revision, created_at, updated_at, expiration, amount, modality,
@@ -54,6 +55,57 @@ def _charge(row: asyncpg.Record) -> Charge:
     )
 
 
+def _terms(c: NewCharge) -> tuple[Any, ...]:
+    """The columns a revision may change, in this order: expiration, expires_at, amount, modality,
+    pix_key, payer_request, debtor_name, debtor_document, info."""
+    return (
+        c.expiration,
+        c.expires_at,
+        c.amount,
+        c.modality,
+        c.pix_key,
+        c.payer_request,
+        c.debtor.name if c.debtor else None,
+        c.debtor.document if c.debtor else None,
+        json.dumps([{"nome": n, "valor": v} for n, v in c.info]),
+    )
+
+
+def _charge_filter(account_id: int, query: ChargeQuery, now: datetime) -> tuple[str, list[Any]]:
+    """The conditions of ``GET /cob``: a range of ``charges_account_created_idx`` (account,
+    ``created_at``), then the optional filters; ``status`` as a reader sees it at ``now``."""
+    args: list[Any] = [account_id, query.start, query.end]
+    where = ["account_id = $1", "created_at >= $2", "created_at <= $3"]
+    document = query.cpf or query.cnpj
+    if document is not None:
+        args.append(document)
+        where.append(f"debtor_document = ${len(args)}")
+    if query.location_present is False:
+        where.append("false")  # every charge of this service has its location
+    if query.status in (ChargeStatus.ATIVA, ChargeStatus.REMOVIDA_PELO_PSP):
+        args.append(now)
+        if query.status is ChargeStatus.ATIVA:
+            where.append(f"status = 'ATIVA' AND expires_at > ${len(args)}")
+        else:
+            lapsed = f"status = 'ATIVA' AND expires_at <= ${len(args)}"
+            where.append(f"(status = 'REMOVIDA_PELO_PSP' OR ({lapsed}))")
+    elif query.status is not None:
+        args.append(query.status.value)
+        where.append(f"status = ${len(args)}")
+    return " AND ".join(where), args
+
+
+def search_statements(account_id: int, query: ChargeQuery, now: datetime) -> tuple[str, str, list[Any]]:
+    """``GET /cob``'s statements: how many match, and the page (both take the same arguments)."""
+    where, args = _charge_filter(account_id, query, now)
+    count = f"SELECT count(*) FROM charges WHERE {where}"  # noqa: S608 - fixed conditions
+    page = (
+        f"SELECT {_COLUMNS} FROM charges WHERE {where} ORDER BY created_at, id"  # noqa: S608
+        f" LIMIT {query.page.size} OFFSET {query.page.offset}"
+    )
+    return count, page, args
+
+
 class PostgresCharges(Repository):
     async def add(self, charge: NewCharge) -> Charge:
         c = charge
@@ -72,15 +124,7 @@ class PostgresCharges(Repository):
                     c.txid,
                     c.kind.value,
                     c.created_at,
-                    c.expiration,
-                    c.expires_at,
-                    c.amount,
-                    c.modality,
-                    c.pix_key,
-                    c.payer_request,
-                    c.debtor.name if c.debtor else None,
-                    c.debtor.document if c.debtor else None,
-                    json.dumps([{"nome": n, "valor": v} for n, v in c.info]),
+                    *_terms(c),
                     c.location_id,
                     c.location,
                     c.br_code,
@@ -115,6 +159,31 @@ class PostgresCharges(Repository):
             limit,
         )
         return [_charge(row) for row in rows]
+
+    async def search(self, account_id: int, query: ChargeQuery, now: datetime) -> tuple[int, list[Charge]]:
+        count, page, args = search_statements(account_id, query, now)
+        total: int = await self._conn.fetchval(count, *args)
+        if total <= query.page.offset:
+            return total, []
+        rows = await self._conn.fetch(page, *args)
+        return total, [_charge(row) for row in rows]
+
+    async def revise(self, charge: Charge) -> None:
+        c = charge
+        await self._conn.execute(
+            """
+            UPDATE charges
+               SET expiration = $2, expires_at = $3, amount = $4, modality = $5, pix_key = $6,
+                   payer_request = $7, debtor_name = $8, debtor_document = $9, info = $10::jsonb,
+                   br_code = $11, revision = $12, updated_at = $13
+             WHERE id = $1
+            """,
+            c.id,
+            *_terms(c),
+            c.br_code,
+            c.revision,
+            c.updated_at,
+        )
 
     async def get_by_external_id(self, account_id: int, external_id: str) -> Charge | None:
         return await self._one("account_id = $1 AND external_id = $2", account_id, external_id)

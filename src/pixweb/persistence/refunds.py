@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 import asyncpg
 
@@ -11,12 +13,13 @@ from pixcore.errors import DuplicateMedCase
 from pixcore.med import MedCase, MedReason, MedStatus, NewMedCase
 from pixcore.records import TransactionType
 from pixcore.refunds import NewRefund, Original, Refund, RefundKind, RefundNature, RefundStatus
+from pixcore.standard_queries import ReceivedQuery
 from pixweb.persistence.repository import Repository
 
-__all__ = ["PostgresMed", "PostgresRefunds"]
+__all__ = ["PostgresMed", "PostgresRefunds", "received_statements"]
 
 _RECEIPT = """
-    SELECT t.id, t.account_id, t.amount, t.end_to_end_id, t.counterpart_name,
+    SELECT t.id, t.account_id, t.amount, t.end_to_end_id, t.counterpart_name, t.pix_key,
            coalesce(t.processed_at, t.created_at) AS received_at,
            t.counterpart_document, t.counterpart_ispb,
            (SELECT c.txid FROM charges c WHERE c.transaction_id = t.id) AS tx_id,
@@ -52,6 +55,7 @@ def _receipt(row: asyncpg.Record) -> Original:
         received_at=row["received_at"],
         counterpart=_counterpart(row),
         tx_id=row["tx_id"],
+        pix_key=row["pix_key"],
         counterpart_account_id=row["counterpart_account_id"],
     )
 
@@ -76,6 +80,45 @@ def _refund(row: asyncpg.Record) -> Refund:
         process_after=row["process_after"],
         finished_at=row["finished_at"],
     )
+
+
+def _received_filter(account_id: int, query: ReceivedQuery) -> tuple[str, list[Any]]:
+    """The conditions of ``GET /pix`` on ``transactions t``: a range of the partial index
+    ``transactions_received_idx`` (account, ``processed_at``), then the optional filters."""
+    args: list[Any] = [account_id, query.start, query.end]
+    where = [
+        "t.account_id = $1",
+        "t.type = 'PAYMENT'",
+        "t.status = 'CONFIRMED'",
+        "t.processed_at >= $2",
+        "t.processed_at <= $3",
+    ]
+    paid_charge = "EXISTS (SELECT 1 FROM charges c WHERE c.transaction_id = t.id"
+    if query.txid is not None:
+        args.append(query.txid)
+        where.append(f"{paid_charge} AND c.txid = ${len(args)})")
+    if query.txid_present is not None:
+        where.append(paid_charge + ")" if query.txid_present else f"NOT {paid_charge})")
+    refunded = "EXISTS (SELECT 1 FROM refunds r WHERE r.original_transaction_id = t.id AND r.kind = 'sent')"
+    if query.refund_present is not None:
+        where.append(refunded if query.refund_present else f"NOT {refunded}")
+    document = query.cpf or query.cnpj
+    if document is not None:
+        args.append(document)
+        where.append(f"t.counterpart_document = ${len(args)}")
+    return " AND ".join(where), args
+
+
+def received_statements(account_id: int, query: ReceivedQuery) -> tuple[str, str, list[Any]]:
+    """``GET /pix``'s statements: how many match, and the page (both take the same arguments)."""
+    where, args = _received_filter(account_id, query)
+    count = f"SELECT count(*) FROM transactions t WHERE {where}"  # noqa: S608 - fixed conditions
+    page = (
+        _RECEIPT
+        + f" WHERE {where} ORDER BY t.processed_at, t.id"
+        + f" LIMIT {query.page.size} OFFSET {query.page.offset}"
+    )
+    return count, page, args
 
 
 class PostgresRefunds(Repository):
@@ -160,6 +203,37 @@ class PostgresRefunds(Repository):
             original_transaction_id,
         )
         return [_refund(row) for row in rows]
+
+    async def list_sent_of(self, original_transaction_ids: Sequence[int]) -> list[Refund]:
+        rows = await self._conn.fetch(
+            f"""
+            SELECT {_REFUND_COLUMNS} FROM refunds
+             WHERE original_transaction_id = ANY($1::bigint[]) AND kind = 'sent'
+             ORDER BY requested_at, id
+            """,  # noqa: S608 - fixed columns
+            list(original_transaction_ids),
+        )
+        return [_refund(row) for row in rows]
+
+    async def search_received(self, account_id: int, query: ReceivedQuery) -> tuple[int, list[Original]]:
+        count, page, args = received_statements(account_id, query)
+        total: int = await self._conn.fetchval(count, *args)
+        if total <= query.page.offset:
+            return total, []
+        rows = await self._conn.fetch(page, *args)
+        return total, [_receipt(row) for row in rows]
+
+    async def find_received(self, account_id: int, end_to_end_id: str) -> Original | None:
+        row = await self._conn.fetchrow(
+            _RECEIPT
+            + """
+             WHERE t.end_to_end_id = $1 AND t.account_id = $2 AND t.type = 'PAYMENT'
+               AND t.status = 'CONFIRMED'
+            """,
+            end_to_end_id,
+            account_id,
+        )
+        return _receipt(row) if row else None
 
     async def due(self, now: datetime, limit: int) -> list[int]:
         rows = await self._conn.fetch(

@@ -1,0 +1,129 @@
+"""What the list endpoints of the standard Pix API share (``GET /cob``, ``GET /pix``): their query
+parameters, as the query string carries them (``pixcore.standard_queries`` judges them all at
+once), and ``paginacao`` in the answer."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import msgspec
+from litestar import params
+from litestar.openapi.spec import Example
+
+from pixcore.clock import format_timestamp
+from pixcore.standard_queries import DEFAULT_ITEMS, MAX_ITEMS, MAX_PAGE, ChargeQuery, ReceivedQuery
+from pixweb.api.fields import Timestamp, doc
+
+__all__ = [
+    "Cnpj",
+    "Cpf",
+    "End",
+    "ItemsPerPage",
+    "PageNumber",
+    "PageOut",
+    "QueryParameter",
+    "Start",
+    "WindowOut",
+    "parameters_example",
+    "window_fields",
+]
+
+MAX_QUERY_TEXT = 64
+
+
+def QueryParameter(  # noqa: N802 - used as Litestar's Parameter is
+    name: str, description: str, example: str, *, required: bool = False
+) -> params.QueryParameter:
+    """A query parameter read as text (``pixcore`` parses it, so every broken rule is reported
+    at once, in the standard's problem+json), documented with its maximum length."""
+    return params.QueryParameter(
+        name=name,
+        description=description,
+        required=required,
+        max_length=MAX_QUERY_TEXT,
+        examples=[Example(value=example)],
+    )
+
+
+Start = Annotated[
+    str | None,
+    QueryParameter(
+        "inicio",
+        "Required. The window's start, RFC 3339 with an offset; inclusive.",
+        "2026-03-01T00:00:00Z",
+        required=True,
+    ),
+]
+End = Annotated[
+    str | None,
+    QueryParameter(
+        "fim",
+        "Required. The window's end, RFC 3339 with an offset; inclusive.",
+        "2026-03-31T23:59:59Z",
+        required=True,
+    ),
+]
+Cpf = Annotated[str | None, QueryParameter("cpf", "Only this CPF (11 digits); not with cnpj.", "52998224725")]
+Cnpj = Annotated[
+    str | None, QueryParameter("cnpj", "Only this CNPJ (14 characters); not with cpf.", "11222333000181")
+]
+PageNumber = Annotated[
+    str | None,
+    QueryParameter("paginacao.paginaAtual", f"The page, from 0 to {MAX_PAGE}; default 0.", "0"),
+]
+ItemsPerPage = Annotated[
+    str | None,
+    QueryParameter(
+        "paginacao.itensPorPagina", f"Items per page, 1 to {MAX_ITEMS}; default {DEFAULT_ITEMS}.", "100"
+    ),
+]
+
+
+class PageOut(msgspec.Struct, rename="camel"):
+    """The standard's ``Paginacao``."""
+
+    pagina_atual: Annotated[int, doc("The page given, from 0.")]
+    itens_por_pagina: Annotated[int, doc("The page's size asked for.")]
+    quantidade_de_paginas: Annotated[int, doc("How many pages the query has (at least 1).")]
+    quantidade_total_de_itens: Annotated[int, doc("How many items match in all.")]
+
+
+class WindowOut(msgspec.Struct, rename="camel", omit_defaults=True):
+    """What the parameters of the standard's lists share: the window, the page, the document."""
+
+    inicio: Annotated[Timestamp, doc("The window's start (UTC).")]
+    fim: Annotated[Timestamp, doc("The window's end (UTC).")]
+    paginacao: PageOut
+    cpf: Annotated[str | None, doc("The CPF asked for.")] = None
+    cnpj: Annotated[str | None, doc("The CNPJ asked for.")] = None
+
+
+def window_fields(query: ChargeQuery | ReceivedQuery, total: int) -> dict[str, Any]:
+    """The fields of :class:`WindowOut`, for the ``parametros`` of a list's answer."""
+    page = query.page
+    return {
+        "inicio": format_timestamp(query.start),
+        "fim": format_timestamp(query.end),
+        "paginacao": PageOut(
+            pagina_atual=page.number,
+            itens_por_pagina=page.size,
+            quantidade_de_paginas=page.count(total),
+            quantidade_total_de_itens=total,
+        ),
+        "cpf": query.cpf,
+        "cnpj": query.cnpj,
+    }
+
+
+def parameters_example(**extra: Any) -> dict[str, Any]:
+    """An example of ``parametros``: a month, the first page of one item, and ``extra``."""
+    return {
+        "inicio": "2026-03-01T00:00:00.000Z",
+        "fim": "2026-03-31T23:59:59.000Z",
+        "paginacao": {
+            "paginaAtual": 0,
+            "itensPorPagina": 100,
+            "quantidadeDePaginas": 1,
+            "quantidadeTotalDeItens": 1,
+        },
+    } | extra

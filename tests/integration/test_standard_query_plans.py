@@ -1,0 +1,129 @@
+"""The statements of the standard API's lists (``GET /cob``, ``GET /pix``) use indexes: no
+sequential scan of ``charges`` or ``transactions``.
+
+Populated tables (one account with 10,000 charges and 10,000 received PIX over a year, the
+others with 60,000 of each, then ANALYZE: one account is a small part of a shared table) and
+the exact statements the service runs (``search_statements``, ``received_statements``),
+explained with the parameters known and without (the generic plan of a prepared statement).
+The rows have no ledger entries: no balance moves. No row is an ATIVA charge past its expiry:
+the expiry sweeps of the tests that share the database never meet them.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import asyncpg
+import pytest
+
+from pixcore.standard_queries import parse_charge_query, parse_received_query
+from pixcore.testing import PlainHasher
+from pixcore.usecases import open_account
+from pixweb.persistence.charges import search_statements
+from pixweb.persistence.refunds import received_statements
+from tests.integration.test_query_plans import _scans as scans_of
+from tests.support import pg_uow, random_cpf
+
+ROWS, OTHER_ROWS = 10_000, 60_000
+
+CHARGES = """
+INSERT INTO charges (account_id, txid, kind, status, created_at, updated_at, expiration, expires_at,
+    amount, modality, pix_key, debtor_name, debtor_document, location_id, location, br_code, paid_at)
+SELECT $1::bigint, 'plan' || lpad(($1::bigint * 1000000 + g)::text, 28, '0'), 'cob',
+       CASE WHEN g % 3 = 1 THEN 'CONCLUIDA' WHEN g % 3 = 2 THEN 'REMOVIDA_PELO_USUARIO_RECEBEDOR'
+            WHEN at > now() - interval '29 days' THEN 'ATIVA' ELSE 'REMOVIDA_PELO_PSP' END,
+       at, at, 2592000, at + interval '30 days', 100 + g, 0, 'plans@example.com',
+       CASE WHEN g % 2 = 0 THEN 'Debtor' END, CASE WHEN g % 2 = 0 THEN '11144477735' END,
+       md5($1::text || '-' || g), 'pix.example.com/qr/v2/x', 'code', CASE WHEN g % 3 = 1 THEN at END
+  FROM generate_series(1, $2::int) AS g,
+       LATERAL (SELECT now() - make_interval(secs => g * (31536000.0 / $2::int))) AS t(at)
+"""
+RECEIVED = """
+INSERT INTO transactions (account_id, type, status, amount, end_to_end_id, pix_key,
+    counterpart_name, counterpart_document, created_at, updated_at, processed_at)
+SELECT $1::bigint, (ARRAY['PAYMENT', 'PAYMENT', 'WITHDRAW'])[1 + g % 3], 'CONFIRMED', 100 + g,
+       'E' || lpad(($1::bigint * 1000000 + g)::text, 31, '0'), 'plans@example.com', 'Payer',
+       CASE WHEN g % 2 = 0 THEN '11144477735' ELSE '52998224725' END, at, at, at
+  FROM generate_series(1, $2::int) AS g,
+       LATERAL (SELECT now() - make_interval(secs => g * (31536000.0 / $2::int))) AS t(at)
+"""
+
+
+@pytest.fixture(scope="module")
+async def account_id(migrated_database: str) -> int:
+    accounts = []
+    for _ in range(2):
+        opened = await open_account(
+            pg_uow, PlainHasher(), ispb="99999999", name="Plans", document=random_cpf(), city="RECIFE"
+        )
+        accounts.append(opened.account.id)
+    conn = await asyncpg.connect(migrated_database)
+    try:
+        for account, rows in zip(accounts, (ROWS, OTHER_ROWS), strict=True):
+            await conn.execute(CHARGES, account, rows)
+            await conn.execute(RECEIVED, account, rows)
+        await conn.execute("ANALYZE charges")
+        await conn.execute("ANALYZE transactions")
+        await conn.execute("ANALYZE refunds")
+    finally:
+        await conn.close()
+    return accounts[0]
+
+
+async def _scans(conn: asyncpg.Connection, sql: str, args: list[Any], mode: str) -> list[tuple[str, str]]:
+    return await scans_of(conn, sql, args, mode, frozenset({"charges", "transactions"}))
+
+
+def _window(days: int) -> dict[str, str]:
+    now = datetime.now(UTC)
+    return {"inicio": (now - timedelta(days=days)).isoformat(), "fim": now.isoformat()}
+
+
+CHARGE_CASES: dict[str, dict[str, str]] = {
+    "a week": {},
+    "a year, deep page": {"days": "365", "page": "20", "size": "100"},
+    "debtor": {"cpf": "11144477735"},
+    "status ATIVA": {"status": "ATIVA"},
+    "status expired, a year": {"days": "365", "status": "REMOVIDA_PELO_PSP"},
+    "status paid, 1000 a page": {"status": "CONCLUIDA", "size": "1000"},
+}
+RECEIVED_CASES: dict[str, dict[str, str]] = {
+    "a week": {},
+    "a year, deep page": {"days": "365", "page": "20", "size": "100"},
+    "payer": {"cpf": "52998224725"},
+    "with txid": {"txid_present": "true"},
+    "without refund": {"refund_present": "false"},
+    "txid": {"txid": "plan" + "0" * 27 + "1"},
+}
+
+
+@pytest.mark.parametrize("mode", ["force_custom_plan", "force_generic_plan"])
+@pytest.mark.parametrize("case", list(CHARGE_CASES))
+async def test_the_charge_list_uses_indexes(
+    account_id: int, conn: asyncpg.Connection, case: str, mode: str
+) -> None:
+    params = dict(CHARGE_CASES[case])
+    days = int(params.pop("days", "7"))
+    query = parse_charge_query(**_window(days), **params)
+    count, page, args = search_statements(account_id, query, datetime.now(UTC))
+    for sql in (count, page):
+        scans = await _scans(conn, sql, args, mode)
+        assert scans, "the plan reads charges"
+        assert all(node != "Seq Scan" for node, _ in scans), scans
+    assert await conn.fetchval(count, *args) > 0  # the window holds matches: real work was planned
+
+
+@pytest.mark.parametrize("mode", ["force_custom_plan", "force_generic_plan"])
+@pytest.mark.parametrize("case", list(RECEIVED_CASES))
+async def test_the_received_list_uses_indexes(
+    account_id: int, conn: asyncpg.Connection, case: str, mode: str
+) -> None:
+    params = dict(RECEIVED_CASES[case])
+    days = int(params.pop("days", "7"))
+    query = parse_received_query(**_window(days), **params)
+    count, page, args = received_statements(account_id, query)
+    for sql in (count, page):
+        scans = await _scans(conn, sql, args, mode)
+        assert scans, "the plan reads transactions"
+        assert all(node != "Seq Scan" for node, _ in scans), scans

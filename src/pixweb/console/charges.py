@@ -24,7 +24,7 @@ from pixweb.console.money_forms import whole_number
 from pixweb.console.pages import money
 from pixweb.console.web import FormErrors, account_of, page, redirect
 from pixweb.errors import status_of
-from pixweb.qr import png_off_loop
+from pixweb.qr import draw_soon, png_off_loop
 
 __all__ = ["cancel", "charge_detail", "charge_qr", "charges", "create", "pay"]
 
@@ -124,6 +124,7 @@ async def create(request: Request[Any, Any, Any]) -> Response[Any]:
         )
     except PixError as exc:
         return await _charges_page(request, typed, FormErrors(exc, CHARGE_FIELDS), status_of(exc))
+    draw_soon(charge.br_code)  # the charge's page, next, shows its image
     return redirect(request, f"/console/charges/{charge.txid}")
 
 

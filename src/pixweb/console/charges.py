@@ -4,6 +4,7 @@ sandbox, pay as an outside payer. The same use cases as ``/cob`` and ``/sandbox/
 from __future__ import annotations
 
 import uuid
+from datetime import UTC
 from typing import Annotated, Any
 
 from litestar import Request, Response, get, post
@@ -11,7 +12,6 @@ from litestar.params import FromPath, QueryParameter
 
 from pixcore.accounts import Counterpart
 from pixcore.charges import ABSENT, CalendarFields, ChargeFields, ChargeRequest, DebtorFields, ValueFields
-from pixcore.clock import format_timestamp
 from pixcore.documents import parse_document
 from pixcore.errors import NotFound, PixError
 from pixcore.identifiers import validate_ispb
@@ -77,15 +77,15 @@ async def _charges_page(
     now = services.clock.now()
     listed = await list_charges(services.uow, account_id=account_of(request), limit=LISTED)
     rows = [
-        {
-            "txid": charge.txid,
-            "kind": charge.kind.value,
-            "status": charge.status_at(now).value,
-            "amount": money(charge.amount),
-            "created": format_timestamp(charge.created_at),
-        }
-        for charge in listed
-    ]
+        (
+            line.txid,
+            f"{line.created_at.astimezone(UTC):%Y-%m-%d %H:%M:%S}",
+            line.kind.value,
+            line.status_at(now).value,
+            money(line.amount),
+        )
+        for line in listed
+    ]  # each cell as the page shows it: the template only places them
     return page(
         request,
         "charges.html",

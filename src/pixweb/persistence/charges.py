@@ -8,18 +8,25 @@ from typing import Any
 
 import asyncpg
 
-from pixcore.charges import Charge, ChargeKind, ChargeStatus, Debtor, NewCharge
+from pixcore.charges import Charge, ChargeKind, ChargeLine, ChargeStatus, Debtor, NewCharge
 from pixcore.documents import parse_document
 from pixcore.errors import DuplicateCharge, DuplicateExternalId
 from pixweb.persistence.repository import Repository
 
-__all__ = ["PostgresCharges"]
+__all__ = ["RECENT", "PostgresCharges"]
 
 _COLUMNS = """
     id, account_id, txid, kind, status, revision, created_at, updated_at, expiration, amount, modality,
     pix_key, payer_request, debtor_name, debtor_document, info, location_id, location, br_code,
     external_id, correlation_id, transaction_id, paid_end_to_end_id, paid_at
 """
+RECENT = (
+    "SELECT txid, kind, status, amount, created_at, expires_at FROM charges"
+    " WHERE account_id = $1 ORDER BY id DESC LIMIT $2"
+)
+"""The newest ``$2`` lines of account ``$1``'s charges (``charges_account_recent_idx``)."""
+_KINDS = {kind.value: kind for kind in ChargeKind}
+_STATUSES = {status.value: status for status in ChargeStatus}
 
 
 def _charge(row: asyncpg.Record) -> Charge:
@@ -108,13 +115,13 @@ class PostgresCharges(Repository):
     async def get_by_location(self, location_id: str) -> Charge | None:
         return await self._one("location_id = $1", location_id)
 
-    async def recent(self, account_id: int, limit: int) -> list[Charge]:
-        rows = await self._conn.fetch(
-            f"SELECT {_COLUMNS} FROM charges WHERE account_id = $1 ORDER BY id DESC LIMIT $2",  # noqa: S608
-            account_id,
-            limit,
-        )
-        return [_charge(row) for row in rows]
+    async def recent(self, account_id: int, limit: int) -> list[ChargeLine]:
+        """The line's columns only, from ``charges_account_recent_idx`` (newest ``limit`` entries)."""
+        rows = await self._conn.fetch(RECENT, account_id, limit)
+        return [
+            ChargeLine(txid, _KINDS[kind], _STATUSES[status], amount, created_at, expires_at)
+            for txid, kind, status, amount, created_at, expires_at in rows
+        ]
 
     async def get_by_external_id(self, account_id: int, external_id: str) -> Charge | None:
         return await self._one("account_id = $1 AND external_id = $2", account_id, external_id)

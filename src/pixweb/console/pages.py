@@ -3,6 +3,7 @@ display values (``pixweb.api.transactions.transaction_out``)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Annotated, Any
 
 from litestar import Request, Response, get
@@ -14,14 +15,15 @@ from pixcore.queries import ListKind, parse_list_query
 from pixcore.usecases import get_balance
 from pixcore.usecases.queries import daily_flows, get_transaction, latest_transactions, list_transactions
 from pixweb.api.deps import services_of
-from pixweb.api.transactions import list_out, status_record_out, transaction_out
+from pixweb.api.transactions import TransactionOut, list_out, status_record_out, transaction_out
 from pixweb.console.chart import daily_chart
 from pixweb.console.web import FormErrors, account_of, page
 
-__all__ = ["overview", "transaction_detail", "transactions"]
+__all__ = ["overview", "transaction_detail", "transaction_lines", "transactions"]
 
 Query = Annotated[str | None, QueryParameter(max_length=200)]
 RECENT = 10  # the overview's last records
+MINUS = "\N{MINUS SIGN}"  # a debit's sign, as typeset
 FILTERS = ("page", "size", "status", "type", "startDate", "endDate", "externalId", "endToEndId")
 
 
@@ -31,6 +33,26 @@ def money(cents: int) -> str:
     whole, cents_part = text.split(".")
     grouped = f"{int(whole):,}"
     return ("-" if cents < 0 else "") + f"R$ {grouped}.{cents_part}"
+
+
+def transaction_lines(items: Iterable[TransactionOut]) -> list[tuple[str, ...]]:
+    """The cells of each record of a transactions table (``macros.html``), as the page shows them:
+    id, date (UTC, to the second), type, status, counterpart, credit or debit, signed amount."""
+    lines: list[tuple[str, ...]] = []
+    for t in items:
+        credit = t.movement_type == "CREDIT"
+        lines.append(
+            (
+                t.transaction_id,
+                t.created_at[:19].replace("T", " "),
+                t.operation_type,
+                t.status,
+                t.counterpart.name or "",
+                "credit" if credit else "debit",
+                f"{'+' if credit else MINUS}{t.final_amount}",
+            )
+        )
+    return lines
 
 
 @get("/", name="console:overview", include_in_schema=False)
@@ -54,7 +76,7 @@ async def overview(request: Request[Any, Any, Any]) -> Response[Any]:
             "blocked": money(balance.blocked),
             "total": money(balance.total),
         },
-        recent=[transaction_out(view) for view in recent],
+        recent=transaction_lines(transaction_out(view) for view in recent),
         chart=daily_chart(flows),
     )
 
@@ -129,6 +151,7 @@ async def transactions(
         filters=given,
         errors=FormErrors(),
         result=found,
+        lines=transaction_lines(found.data),
         links=links,
     )
 

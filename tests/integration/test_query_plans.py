@@ -296,8 +296,8 @@ async def test_an_accounts_newest_charges_are_one_range_of_an_index(
     transaction = conn.transaction()
     await transaction.start()
     try:  # rolled back: nothing of it stays for the other tests
-        await conn.execute(CHARGES, populated.account_id, 300)
-        await conn.execute(CHARGES, other, 6000)  # all newer than the first account's
+        await conn.execute(CHARGES, populated.account_id, 100)
+        await conn.execute(CHARGES, other, 20_000)  # all newer than the first account's
         await conn.execute("ANALYZE charges")
         await conn.execute(f"SET LOCAL plan_cache_mode = {mode}")
         raw = await conn.fetchval(f"EXPLAIN (FORMAT JSON) {RECENT}", populated.account_id, 50)
@@ -306,6 +306,6 @@ async def test_an_accounts_newest_charges_are_one_range_of_an_index(
         assert nodes[1]["Index Name"] == "charges_account_recent_idx"
         assert nodes[1]["Scan Direction"] == "Backward"
         newest = await conn.fetch(RECENT, populated.account_id, 50)
-        assert [row["txid"] for row in newest] == [f"plans{n:026d}" for n in range(300, 250, -1)]
+        assert [row["txid"] for row in newest] == [f"plans{n:026d}" for n in range(100, 50, -1)]
     finally:
         await transaction.rollback()

@@ -1,6 +1,7 @@
 """What the benchmarks share to stand up a database and the service: a PostgreSQL server (the
-local one, or an embedded one with ``--embedded``), a throw-away database on it, and
-``pixweb serve`` on a free port."""
+local one, or an embedded one with ``--embedded``), a throw-away database on it, the benchmarks'
+account (with, for the read benchmarks, its transactions loaded with ``COPY``), ``pixweb serve`` on
+a free port, and the CPU seconds a process has spent."""
 
 from __future__ import annotations
 
@@ -8,17 +9,22 @@ import argparse
 import asyncio
 import contextlib
 import os
+import random
 import secrets
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+import uuid
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import asyncpg
@@ -38,14 +44,20 @@ __all__ = [
     "HOLDER_DOCUMENT",
     "ISPB",
     "PIXWEB",
+    "TRANSACTION_COLUMNS",
     "Holder",
+    "Loaded",
     "add_database_options",
     "api_server",
     "bench_database",
     "child",
+    "cpu_seconds",
     "free_port",
+    "load_transactions",
+    "loaded_account",
     "open_holder",
     "postgres_server",
+    "transaction_records",
     "without_pix_settings",
 ]
 
@@ -53,6 +65,13 @@ PIXWEB = Path(sys.executable).parent / "pixweb"
 DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 ISPB = "99999999"
 HOLDER_DOCUMENT = "12345678909"
+TRANSACTION_COLUMNS = [
+    "account_id", "type", "status", "amount", "fee", "external_id", "end_to_end_id", "pix_key",
+    "counterpart_name", "counterpart_document", "counterpart_ispb", "counterpart_bank",
+    "counterpart_branch", "counterpart_account", "created_at", "updated_at", "processed_at",
+]  # fmt: skip
+PAYER_DOCUMENTS = ("11144477735", "52998224725", "39053344705", "11222333000181")
+CHUNK = 100_000
 
 
 @dataclass(frozen=True)
@@ -82,6 +101,112 @@ async def open_holder(url: str, data_dir: Path) -> Holder:
         quote(cert_pem.decode(), safe=""),
         opened.keys[0].value,
     )
+
+
+def transaction_records(
+    account_id: int, key: str, *, rows: int, end: datetime, span: timedelta, first: int, count: int
+) -> list[tuple[Any, ...]]:
+    """Rows ``first`` to ``first + count`` of ``rows``, oldest first, evenly over the ``span`` before
+    ``end``, in :data:`TRANSACTION_COLUMNS` order.
+
+    Mix: 55% PAYMENT (to the account's ``key``, a third of them with a cash-in externalId), 40%
+    WITHDRAW (to 2,000 keys of other banks, externalId = an idempotency key), 3% REFUND_IN, 2%
+    REFUND_OUT; 93% CONFIRMED, 5% ERROR, 2% PENDING. No ledger entries: the database is thrown
+    away afterwards."""
+    rng = random.Random(first)  # noqa: S311 - test data
+    start = end - span
+    step = span / rows
+    out = []
+    for i in range(first, first + count):
+        at = start + step * i
+        draw = rng.random()
+        kind = (
+            "PAYMENT"
+            if draw < 0.55
+            else "WITHDRAW"
+            if draw < 0.95
+            else "REFUND_IN"
+            if draw < 0.98
+            else "REFUND_OUT"
+        )
+        s = rng.random()
+        status = "CONFIRMED" if s < 0.93 else "ERROR" if s < 0.98 else "PENDING"
+        e2e = f"E{ISPB}{at:%Y%m%d%H%M}{i:011d}"
+        if kind in ("PAYMENT", "REFUND_OUT"):
+            pix_key = key
+            external = f"cashin-{i}" if kind == "PAYMENT" and i % 3 == 0 else None
+        else:
+            pix_key = f"dest{i % 2000}@external.example"
+            external = str(uuid.UUID(int=i, version=4))
+        document = PAYER_DOCUMENTS[i % len(PAYER_DOCUMENTS)]
+        processed = None if status == "PENDING" else at
+        out.append(
+            (
+                account_id, kind, status, 100 + i % 100_000, 0, external, e2e, pix_key,
+                f"Counterpart {i % 977}", document, "12345678", "OTHER BANK", "0001", str(i % 10_000),
+                at, at, processed,
+            )
+        )  # fmt: skip
+    return out
+
+
+async def load_transactions(url: str, holder: Holder, rows: int, *, span: timedelta) -> None:
+    """``rows`` of :func:`transaction_records` for ``holder``, ending a minute ago, loaded with
+    ``COPY`` in time order (as they would have been written), then ``VACUUM ANALYZE``."""
+    end = datetime.now(UTC) - timedelta(minutes=1)
+    conn = await asyncpg.connect(url)
+    try:
+        began = time.perf_counter()
+        for first in range(0, rows, CHUNK):
+            batch = transaction_records(
+                holder.account_id,
+                holder.key,
+                rows=rows,
+                end=end,
+                span=span,
+                first=first,
+                count=min(CHUNK, rows - first),
+            )
+            await conn.copy_records_to_table("transactions", records=batch, columns=TRANSACTION_COLUMNS)
+        loaded = time.perf_counter() - began
+        await conn.execute("VACUUM ANALYZE transactions")
+        vacuumed = time.perf_counter() - began - loaded
+        print(
+            f"loaded {rows:,} transactions over the last {span.days} days in {loaded:.1f} s;"
+            f" VACUUM ANALYZE {vacuumed:.1f} s"
+        )
+    finally:
+        await conn.close()
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """What :func:`loaded_account` stood up: a temporary folder (the service's data folder and
+    logs), the bench database's URL, and the benchmarks' account."""
+
+    folder: Path
+    url: str
+    holder: Holder
+
+
+@contextlib.contextmanager
+def loaded_account(args: argparse.Namespace, rows: int, *, span: timedelta) -> Iterator[Loaded]:
+    """A temporary folder, a fresh bench database on the server of ``args`` (:func:`postgres_server`),
+    the benchmarks' account with ``rows`` transactions over the ``span`` before now
+    (:func:`load_transactions`); the database dropped and the folder removed on exit."""
+    with contextlib.ExitStack() as stack:
+        folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="pixbench-")))
+        server_url = stack.enter_context(postgres_server(args, folder))
+        url: str = stack.enter_context(bench_database(server_url))
+        holder = asyncio.run(open_holder(url, folder))
+        asyncio.run(load_transactions(url, holder, rows, span=span))
+        yield Loaded(folder, url, holder)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds process ``pid`` has spent (Linux ``/proc``; 10 ms ticks)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def free_port() -> int:

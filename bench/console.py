@@ -1,23 +1,31 @@
 """The web console's page times at 10,000 transactions (issue 18, item 6: every page's server time
 under 50 ms p99).
 
-Set-up: a fresh database, the benchmarks' account (``_servers.open_holder``) with ``--rows``
-transactions (default 10,000) loaded with ``COPY`` in time order, all of them in the last 30 days
-(the window the overview's chart and the transactions list read by default: the worst case for
-both), the mix of ``bench/queries.py`` (55% PAYMENT, 40% WITHDRAW, 3% REFUND_IN, 2% REFUND_OUT; 93%
-CONFIRMED), then ``VACUUM ANALYZE``. ``pixweb serve --no-demo`` (settlement off, the sandbox and
-the console on, JSON logs at INFO) as a subprocess; the bench signs in through the console's own
-form and creates 60 charges through its charges form (more than the list's 50).
+Set-up (``_servers.loaded_account``, as ``bench/queries.py``'s): a fresh database, the benchmarks'
+account with ``--rows`` transactions (default 10,000) loaded with ``COPY`` in time order, all of
+them in the last 30 days (the window the overview's chart and the transactions list read by
+default: the worst case for both), the mix of ``_servers.transaction_records`` (55% PAYMENT, 40%
+WITHDRAW, 3% REFUND_IN, 2% REFUND_OUT; 93% CONFIRMED), then ``VACUUM ANALYZE``. ``pixweb serve
+--no-demo`` (settlement off, the sandbox and the console on, JSON logs at INFO) as a subprocess;
+the bench signs in through the console's own form and creates 60 charges through its charges form
+(more than the list's 50), then asks for the QR image of each but the last once.
 
 Then each page is requested ``--requests`` times after ``--warmup`` unrecorded ones, first one at
 a time, then by ``--concurrency`` clients at once (each page in turn): sign-in (the form, signed
 out), overview, transactions (first page, and the last page of 20), a transaction, charges, a
 charge, its QR image, send, receive (sandbox). Signing in itself (``POST``) is timed apart and has
-no target: it verifies an Argon2 hash on purpose.
+no target: it verifies an Argon2 hash on purpose. So is making a charge (the 60 ``POST``s, no
+target): its CPU per request includes the drawing of the charge's QR image, which the service does
+after answering.
 
 Server time: the service's own access log (``pixweb.access``, ``duration_ms``: from the request's
 arrival at the app to its last byte sent), matched to each request by the ``X-Request-Id`` the
 bench sends. The client's time on loopback is printed beside it.
+
+Server CPU: the service process's user and system CPU time (``/proc``) over each page's recorded
+requests, divided by their number: what a request costs the service, whatever else the machine is
+doing (on a busy machine the times above grow with the load; this one hardly moves). It is the
+figure to compare two versions of the service by.
 
     .venv/bin/python bench/console.py [--embedded] [--rows 10000] [--requests 200] [--concurrency 4]
 """
@@ -26,88 +34,25 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
-import random
 import re
 import signal
 import statistics
 import sys
-import tempfile
 import time
 import uuid
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 import asyncpg
 import httpx
 from _figures import Figure, add_summary_option, write_summary  # bench/ is on sys.path
-from _servers import (
-    ISPB,
-    Holder,
-    add_database_options,
-    api_server,
-    bench_database,
-    open_holder,
-    postgres_server,
-)
+from _servers import Holder, add_database_options, api_server, cpu_seconds, loaded_account
 
 TARGET_P99_MS = 50.0
-COLUMNS = [
-    "account_id", "type", "status", "amount", "fee", "external_id", "end_to_end_id", "pix_key",
-    "counterpart_name", "counterpart_document", "counterpart_ispb", "counterpart_bank",
-    "counterpart_branch", "counterpart_account", "created_at", "updated_at", "processed_at",
-]  # fmt: skip
 CHARGES = 60
 _CSRF = re.compile(r'name="csrf" value="([^"]+)"')
-
-
-# ------------------------------------------------------------------------------------ loading
-
-
-def records(account_id: int, key: str, rows: int, end: datetime) -> list[tuple[Any, ...]]:
-    """``rows`` records, oldest first, evenly over the 30 days before ``end``."""
-    rng = random.Random(rows)  # noqa: S311 - test data
-    step = timedelta(days=30) / rows
-    out = []
-    for i in range(rows):
-        at = end - step * (rows - i)
-        draw, s = rng.random(), rng.random()
-        kind = (
-            "PAYMENT"
-            if draw < 0.55
-            else "WITHDRAW"
-            if draw < 0.95
-            else "REFUND_IN"
-            if draw < 0.98
-            else "REFUND_OUT"
-        )
-        status = "CONFIRMED" if s < 0.93 else "ERROR" if s < 0.98 else "PENDING"
-        incoming = kind in ("PAYMENT", "REFUND_OUT")
-        out.append(
-            (
-                account_id, kind, status, 100 + rng.randrange(100_000), 0,
-                None if incoming else str(uuid.UUID(int=i, version=4)),
-                f"E{ISPB}{at:%Y%m%d%H%M}{i:011d}", key if incoming else f"dest{i % 2000}@external.example",
-                f"Counterpart {i % 977}", "11144477735", "12345678", "OTHER BANK", "0001", str(i % 10_000),
-                at, at, None if status == "PENDING" else at,
-            )
-        )  # fmt: skip
-    return out
-
-
-async def load(url: str, holder: Holder, rows: int) -> None:
-    conn = await asyncpg.connect(url)
-    try:
-        began = time.perf_counter()
-        batch = records(holder.account_id, holder.key, rows, datetime.now(UTC) - timedelta(minutes=1))
-        await conn.copy_records_to_table("transactions", records=batch, columns=COLUMNS)
-        await conn.execute("VACUUM ANALYZE transactions")
-        print(f"loaded {rows:,} transactions in the last 30 days in {time.perf_counter() - began:.1f} s")
-    finally:
-        await conn.close()
 
 
 # ------------------------------------------------------------------------------------ pages
@@ -121,6 +66,7 @@ class Page:
     ids: list[str] = field(default_factory=list)  # request ids sent, in the order of the runs
     client: dict[str, list[float]] = field(default_factory=dict)  # run -> seconds, as the client saw
     server: dict[str, list[float]] = field(default_factory=dict)  # run -> ms, from the access log
+    cpu: dict[str, float] = field(default_factory=dict)  # run -> the service's CPU ms per request
 
 
 def ms(samples: list[float], percentile: int) -> float:
@@ -153,15 +99,29 @@ async def sign_in(http: httpx.AsyncClient, holder: Holder) -> float:
     return elapsed
 
 
-async def make_pages(http: httpx.AsyncClient, url: str, holder: Holder) -> tuple[list[Page], Page]:
+async def make_pages(
+    http: httpx.AsyncClient, url: str, holder: Holder, pid: int
+) -> tuple[list[Page], Page, Page]:
     form = await http.get("/console/charges")
     csrf = csrf_of(form.text)
     txids = []
+    making = Page("making a charge (POST)", "")
+    cpu = cpu_seconds(pid)
     for number in range(CHARGES):
-        made = await http.post("/console/charges", data={"csrf": csrf, "amount": f"{10 + number}.00"})
+        request_id = f"bench-{uuid.uuid4().hex}"
+        began = time.perf_counter()
+        made = await http.post(
+            "/console/charges",
+            data={"csrf": csrf, "amount": f"{10 + number}.00"},
+            headers={"X-Request-Id": request_id},
+        )
         if made.status_code != 303:
             raise SystemExit(f"creating a charge: {made.status_code} {made.text[:500]}")
+        making.ids.append(f"sequential {request_id}")
+        making.client.setdefault("sequential", []).append(time.perf_counter() - began)
         txids.append(made.headers["location"].rsplit("/", 1)[-1])
+    await asyncio.sleep(1)  # the images the service draws after answering: counted with the POSTs
+    making.cpu["sequential"] = (cpu_seconds(pid) - cpu) * 1000 / CHARGES
     txid = txids[-1]
     conn = await asyncpg.connect(url)
     try:
@@ -175,8 +135,9 @@ async def make_pages(http: httpx.AsyncClient, url: str, holder: Holder) -> tuple
     pages = re.search(r"page 1 of ([0-9,]+)", listing.text)
     last = pages.group(1).replace(",", "") if pages else "1"
     print(f"transactions list: {last} pages of 20 in its default 31 days; {CHARGES} charges made")
-    first_views = Page("a charge's QR image, first drawing", "")
-    for other in txids[:-1]:  # each drawn once, before the runs: the service's cache does not help
+    first_views = Page("a charge's QR image, first view", "")
+    cpu = cpu_seconds(pid)
+    for other in txids[:-1]:  # each asked for once, before the runs
         request_id = f"bench-{uuid.uuid4().hex}"
         began = time.perf_counter()
         answer = await http.get(f"/console/charges/{other}/qr.png", headers={"X-Request-Id": request_id})
@@ -184,22 +145,31 @@ async def make_pages(http: httpx.AsyncClient, url: str, holder: Holder) -> tuple
             raise SystemExit(f"a QR image: {answer.status_code}")
         first_views.ids.append(f"sequential {request_id}")
         first_views.client.setdefault("sequential", []).append(time.perf_counter() - began)
-    return [
-        Page("sign-in (form)", "/console/sign-in", signed_in=False),
-        Page("overview", "/console"),
-        Page("transactions", "/console/transactions"),
-        Page(f"transactions, last page ({last})", f"/console/transactions?page={last}"),
-        Page("a transaction", f"/console/transactions/{some}"),
-        Page("charges", "/console/charges"),
-        Page("a charge", f"/console/charges/{txid}"),
-        Page("a charge's QR image", f"/console/charges/{txid}/qr.png"),
-        Page("send", "/console/send"),
-        Page("receive (sandbox)", "/console/receive"),
-    ], first_views
+    first_views.cpu["sequential"] = (cpu_seconds(pid) - cpu) * 1000 / (len(txids) - 1)
+    return (
+        [
+            Page("sign-in (form)", "/console/sign-in", signed_in=False),
+            Page("overview", "/console"),
+            Page("transactions", "/console/transactions"),
+            Page(f"transactions, last page ({last})", f"/console/transactions?page={last}"),
+            Page("a transaction", f"/console/transactions/{some}"),
+            Page("charges", "/console/charges"),
+            Page("a charge", f"/console/charges/{txid}"),
+            Page("a charge's QR image", f"/console/charges/{txid}/qr.png"),
+            Page("send", "/console/send"),
+            Page("receive (sandbox)", "/console/receive"),
+        ],
+        making,
+        first_views,
+    )
 
 
 async def run(
-    pages: list[Page], signed: httpx.AsyncClient, anonymous: httpx.AsyncClient, args: argparse.Namespace
+    pages: list[Page],
+    signed: httpx.AsyncClient,
+    anonymous: httpx.AsyncClient,
+    pid: int,
+    args: argparse.Namespace,
 ) -> None:
     async def one(page: Page, run_name: str, record: bool) -> None:
         request_id = f"bench-{uuid.uuid4().hex}"
@@ -223,9 +193,12 @@ async def run(
                     await one(page, run_name, record=True)
 
             share = -(-args.requests // clients)
+            cpu = cpu_seconds(pid)
             await asyncio.gather(*(worker(share) for _ in range(clients)))
+            page.cpu[run_name] = (cpu_seconds(pid) - cpu) * 1000 / len(page.client[run_name])
             print(
-                f"  {run_name}: {page.name}: client p50 {ms(page.client[run_name], 50) * 1000:.1f} ms",
+                f"  {run_name}: {page.name}: client p50 {ms(page.client[run_name], 50) * 1000:.1f} ms,"
+                f" service CPU {page.cpu[run_name]:.2f} ms a request",
                 flush=True,
             )
 
@@ -247,15 +220,24 @@ def read_access_log(log: Path, pages: list[Page]) -> None:
             page.server.setdefault(run_name, []).append(durations[request_id])
 
 
-def report(pages: list[Page], first_views: Page, sign_ins: list[float], args: argparse.Namespace) -> None:
+def report(
+    pages: list[Page], making: Page, first_views: Page, sign_ins: list[float], args: argparse.Namespace
+) -> None:
     runs = list(pages[0].server)
     print(
         f"\n{args.requests} requests per page and run after {args.warmup} unrecorded;"
         f" {args.rows:,} transactions."
-        " Server time from the access log (duration_ms); client time on loopback in brackets."
+        " Server time from the access log (duration_ms); client time on loopback in brackets;"
+        " the service's CPU time per request."
     )
-    print("\n| page | " + " | ".join(f"{r}: p50 / p99 ms" for r in runs) + " |")
-    print("|---|" + "---:|" * len(runs))
+    print(
+        "\n| page | "
+        + " | ".join(f"{r}: p50 / p99 ms" for r in runs)
+        + " | CPU ms a request ("
+        + " / ".join(runs)
+        + ") |"
+    )
+    print("|---|" + "---:|" * (len(runs) + 1))
     figures = []
     worst = 0.0
     for page in pages:
@@ -276,6 +258,12 @@ def report(pages: list[Page], first_views: Page, sign_ins: list[float], args: ar
                     met=p99 < TARGET_P99_MS,
                 )
             )
+        cells.append(" / ".join(f"{page.cpu[r]:.2f}" for r in runs))
+        figures.extend(
+            Figure("console", f"{page.name}, {r}, service CPU a request", page.cpu[r], "ms",
+                   higher_is_better=False)
+            for r in runs
+        )  # fmt: skip
         print(f"| {page.name} | " + " | ".join(cells) + " |")
     drawn = first_views.server["sequential"]
     p50, p99 = ms(drawn, 50), ms(drawn, 99)
@@ -285,8 +273,14 @@ def report(pages: list[Page], first_views: Page, sign_ins: list[float], args: ar
                target=f"< {TARGET_P99_MS:g} ms", met=p99 < TARGET_P99_MS)
     )  # fmt: skip
     print(
-        f"\n{first_views.name} (each of {len(drawn)} charges once, not cached):"
-        f" p50 / p99 {p50:.1f} / {p99:.1f} ms"
+        f"\n{first_views.name} (each of {len(drawn)} charges once, one at a time):"
+        f" p50 / p99 {p50:.1f} / {p99:.1f} ms, CPU {first_views.cpu['sequential']:.2f} ms a request"
+    )
+    made = making.server["sequential"]
+    print(
+        f"{making.name}, no target (each of {len(made)}, one at a time): p50 / p99"
+        f" {ms(made, 50):.1f} / {ms(made, 99):.1f} ms, CPU {making.cpu['sequential']:.2f} ms a charge"
+        " (with its image, drawn after the answer)"
     )
     print(
         "\nsigning in (POST, Argon2 on purpose, no target): client median"
@@ -301,8 +295,8 @@ def report(pages: list[Page], first_views: Page, sign_ins: list[float], args: ar
 
 
 async def measure(
-    base_url: str, db_url: str, holder: Holder, args: argparse.Namespace
-) -> tuple[list[Page], list[float]]:
+    base_url: str, db_url: str, holder: Holder, pid: int, args: argparse.Namespace
+) -> tuple[list[Page], Page, Page, list[float]]:
     limits = httpx.Limits(max_connections=args.concurrency, max_keepalive_connections=args.concurrency)
     async with (
         httpx.AsyncClient(base_url=base_url, timeout=30, limits=limits) as signed,
@@ -313,9 +307,9 @@ async def measure(
             async with httpx.AsyncClient(base_url=base_url, timeout=30) as fresh:
                 sign_ins.append(await sign_in(fresh, holder))
         await sign_in(signed, holder)
-        pages, first_views = await make_pages(signed, db_url, holder)
-        await run(pages, signed, anonymous, args)
-    return pages, first_views, sign_ins
+        pages, making, first_views = await make_pages(signed, db_url, holder, pid)
+        await run(pages, signed, anonymous, pid, args)
+    return pages, making, first_views, sign_ins
 
 
 def main() -> None:
@@ -336,22 +330,16 @@ def main() -> None:
     add_summary_option(parser)
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: signal.raise_signal(signal.SIGINT))
-    with contextlib.ExitStack() as stack:
-        folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="pixbench-")))
-        server_url = stack.enter_context(postgres_server(args, folder))
-        db_url: str = stack.enter_context(bench_database(server_url))
-        holder = asyncio.run(open_holder(db_url, folder))
-        asyncio.run(load(db_url, holder, args.rows))
-        settings = {
-            "PIX_LOG_LEVEL": "INFO",
-            "PIX_LOG_FORMAT": "json",
-            "PIX_CONSOLE": "on",
-            "PIX_SANDBOX": "on",
-        }
-        base_url, _ = stack.enter_context(api_server(db_url, folder, settings))
-        pages, first_views, sign_ins = asyncio.run(measure(base_url, db_url, holder, args))
-        read_access_log(folder / "server.log", [*pages, first_views])
-    report(pages, first_views, sign_ins, args)
+    settings = {"PIX_LOG_LEVEL": "INFO", "PIX_LOG_FORMAT": "json", "PIX_CONSOLE": "on", "PIX_SANDBOX": "on"}
+    with (
+        loaded_account(args, args.rows, span=timedelta(days=30)) as loaded,
+        api_server(loaded.url, loaded.folder, settings) as (base_url, process),
+    ):
+        pages, making, first_views, sign_ins = asyncio.run(
+            measure(base_url, loaded.url, loaded.holder, process.pid, args)
+        )
+        read_access_log(loaded.folder / "server.log", [*pages, making, first_views])
+    report(pages, making, first_views, sign_ins, args)
 
 
 if __name__ == "__main__":

@@ -1,13 +1,13 @@
 """Transaction queries at a million rows: each endpoint through HTTP against its bare SQL.
 
-Set-up: one account with ``--rows`` transactions (default 1,000,000) spread
-evenly over the last 12 months, loaded with ``COPY`` (asyncpg's
-``copy_records_to_table``) in time order, as they would have been written;
-then ``VACUUM ANALYZE``. Mix: 55% PAYMENT (to the account's key, a third of
-them with a cash-in externalId), 40% WITHDRAW (to 2,000 keys of other banks,
-externalId = an idempotency key), 3% REFUND_IN, 2% REFUND_OUT; 93% CONFIRMED,
-5% ERROR, 2% PENDING. The rows have no ledger entries: the database is thrown
-away afterwards.
+Set-up (``_servers.loaded_account``): one account with ``--rows`` transactions
+(default 1,000,000) spread evenly over the last 12 months, loaded with ``COPY``
+(asyncpg's ``copy_records_to_table``) in time order, as they would have been
+written; then ``VACUUM ANALYZE``. Mix (``_servers.transaction_records``): 55%
+PAYMENT (to the account's key, a third of them with a cash-in externalId), 40%
+WITHDRAW (to 2,000 keys of other banks, externalId = an idempotency key), 3%
+REFUND_IN, 2% REFUND_OUT; 93% CONFIRMED, 5% ERROR, 2% PENDING. The rows have no
+ledger entries: the database is thrown away afterwards.
 
 Then, for each case (first page, a deep page, each filter, each look-up):
 
@@ -53,13 +53,10 @@ import contextlib
 import gc
 import os
 import pickle
-import random
 import signal
 import statistics
 import sys
-import tempfile
 import time
-import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -71,15 +68,12 @@ import asyncpg
 import httpx
 from _figures import Figure, add_summary_option, write_summary  # bench/ is on sys.path
 from _servers import (
-    ISPB,
     Holder,
     add_database_options,
     api_server,
-    bench_database,
     child,
     free_port,
-    open_holder,
-    postgres_server,
+    loaded_account,
 )
 
 from pixcore.queries import (
@@ -93,88 +87,6 @@ from pixweb.persistence.queries import find_statement, list_statement
 
 TARGET_P99_MS = 25.0
 TARGET_RATIO = 0.4
-CHUNK = 100_000
-COLUMNS = [
-    "account_id",
-    "type",
-    "status",
-    "amount",
-    "fee",
-    "external_id",
-    "end_to_end_id",
-    "pix_key",
-    "counterpart_name",
-    "counterpart_document",
-    "counterpart_ispb",
-    "counterpart_bank",
-    "counterpart_branch",
-    "counterpart_account",
-    "created_at",
-    "updated_at",
-    "processed_at",
-]
-PAYER_DOCUMENTS = ("11144477735", "52998224725", "39053344705", "11222333000181")
-
-
-# ------------------------------------------------------------------------------------ loading
-
-
-def records(
-    account_id: int, key: str, *, rows: int, end: datetime, first: int, count: int
-) -> list[tuple[Any, ...]]:
-    """Rows ``first`` to ``first + count`` of ``rows``, oldest first, evenly over the year before ``end``."""
-    rng = random.Random(first)  # noqa: S311 - test data
-    start = end - timedelta(days=365)
-    step = (end - start) / rows
-    out = []
-    for i in range(first, first + count):
-        at = start + step * i
-        draw = rng.random()
-        kind = (
-            "PAYMENT"
-            if draw < 0.55
-            else "WITHDRAW"
-            if draw < 0.95
-            else "REFUND_IN"
-            if draw < 0.98
-            else "REFUND_OUT"
-        )
-        s = rng.random()
-        status = "CONFIRMED" if s < 0.93 else "ERROR" if s < 0.98 else "PENDING"
-        e2e = f"E{ISPB}{at:%Y%m%d%H%M}{i:011d}"
-        if kind in ("PAYMENT", "REFUND_OUT"):
-            pix_key = key
-            external = f"cashin-{i}" if kind == "PAYMENT" and i % 3 == 0 else None
-        else:
-            pix_key = f"dest{i % 2000}@external.example"
-            external = str(uuid.UUID(int=i, version=4))
-        document = PAYER_DOCUMENTS[i % len(PAYER_DOCUMENTS)]
-        processed = None if status == "PENDING" else at
-        out.append(
-            (
-                account_id, kind, status, 100 + i % 100_000, 0, external, e2e, pix_key,
-                f"Counterpart {i % 977}", document, "12345678", "OTHER BANK", "0001", str(i % 10_000),
-                at, at, processed,
-            )
-        )  # fmt: skip
-    return out
-
-
-async def load(url: str, holder: Holder, rows: int, end: datetime) -> None:
-    conn = await asyncpg.connect(url)
-    try:
-        began = time.perf_counter()
-        for first in range(0, rows, CHUNK):
-            batch = records(
-                holder.account_id, holder.key, rows=rows, end=end, first=first, count=min(CHUNK, rows - first)
-            )
-            await conn.copy_records_to_table("transactions", records=batch, columns=COLUMNS)
-        loaded = time.perf_counter() - began
-        await conn.execute("VACUUM ANALYZE transactions")
-        vacuumed = time.perf_counter() - began - loaded
-        print(f"loaded {rows:,} rows in {loaded:.1f} s; VACUUM ANALYZE {vacuumed:.1f} s")
-    finally:
-        await conn.close()
 
 
 # ------------------------------------------------------------------------------------ cases
@@ -479,14 +391,11 @@ def main() -> None:
     add_summary_option(parser)
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: signal.raise_signal(signal.SIGINT))
-    with contextlib.ExitStack() as stack:
-        folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="pixbench-")))
-        server_url = stack.enter_context(postgres_server(args, folder))
-        db_url: str = stack.enter_context(bench_database(server_url))
-        holder = asyncio.run(open_holder(db_url, folder))
-        asyncio.run(load(db_url, holder, args.rows, datetime.now(UTC) - timedelta(minutes=1)))
-        base_url, _ = stack.enter_context(api_server(db_url, folder))
-        cases = asyncio.run(measure(db_url, base_url, holder, args, folder))
+    with (
+        loaded_account(args, args.rows, span=timedelta(days=365)) as loaded,
+        api_server(loaded.url, loaded.folder) as (base_url, _),
+    ):
+        cases = asyncio.run(measure(loaded.url, base_url, loaded.holder, args, loaded.folder))
     report(cases, args)
 
 

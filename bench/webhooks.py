@@ -47,7 +47,7 @@ import asyncpg
 import httpx
 import uvloop
 from _figures import Figure, add_summary_option, write_summary  # bench/ is on sys.path
-from _servers import add_database_options, bench_database, child, free_port, postgres_server
+from _servers import add_database_options, bench_database, child, cpu_seconds, free_port, postgres_server
 
 from pixcore.webhook_delivery import encode_body
 from pixinfra.postgres.database import database_name
@@ -88,14 +88,10 @@ class CpuMeter:
         self.hertz = os.sysconf("SC_CLK_TCK")
         self.pids: dict[str, int] = {}
 
-    def _process(self, pid: int) -> float:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / self.hertz
-
     def sample(self) -> dict[str, float]:
         try:
             ticks = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
-            found = {name: self._process(pid) for name, pid in self.pids.items()}
+            found = {name: cpu_seconds(pid) for name, pid in self.pids.items()}
         except (OSError, ValueError, IndexError):
             return {}
         own = os.times()
@@ -105,7 +101,7 @@ class CpuMeter:
             if entry.name.isdigit():
                 with contextlib.suppress(OSError, ValueError, IndexError):
                     if self.title in Path(entry.path, "cmdline").read_bytes():
-                        found["postgres"] += self._process(int(entry.name))
+                        found["postgres"] += cpu_seconds(int(entry.name))
         found["machine"] = (sum(ticks[:3]) + ticks[5] + ticks[6]) / self.hertz
         return found
 

@@ -58,6 +58,7 @@ __all__ = [
     "ChargeFields",
     "ChargeKind",
     "ChargeLifecycle",
+    "ChargeLine",
     "ChargeRequest",
     "ChargeRevision",
     "ChargeStatus",
@@ -583,9 +584,34 @@ class Charge(NewCharge):
 
     def status_at(self, now: datetime) -> ChargeStatus:
         """The status a reader sees: ATIVA past its expiry is REMOVIDA_PELO_PSP already."""
-        if self.status is ChargeStatus.ATIVA and now >= self.expires_at:
-            return ChargeStatus.REMOVIDA_PELO_PSP
-        return self.status
+        return _status_seen(self.status, self.expires_at, now)
+
+    @property
+    def line(self) -> ChargeLine:
+        return ChargeLine(self.txid, self.kind, self.status, self.amount, self.created_at, self.expires_at)
+
+
+@dataclass(frozen=True, slots=True)
+class ChargeLine:
+    """A charge as a list of charges shows it (the console's): what the line says, nothing more,
+    so that a list of them reads only those columns."""
+
+    txid: str
+    kind: ChargeKind
+    status: ChargeStatus
+    amount: int
+    created_at: datetime
+    expires_at: datetime
+
+    def status_at(self, now: datetime) -> ChargeStatus:
+        """As :meth:`Charge.status_at`."""
+        return _status_seen(self.status, self.expires_at, now)
+
+
+def _status_seen(status: ChargeStatus, expires_at: datetime, now: datetime) -> ChargeStatus:
+    if status is ChargeStatus.ATIVA and now >= expires_at:
+        return ChargeStatus.REMOVIDA_PELO_PSP
+    return status
 
 
 def new_location_id() -> str:

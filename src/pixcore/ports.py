@@ -23,7 +23,7 @@ from pixcore.accounts import (
     LinkedCertificate,
     NewAccount,
 )
-from pixcore.charges import Charge, ChargeStatus, NewCharge
+from pixcore.charges import Charge, ChargeLine, ChargeStatus, NewCharge
 from pixcore.events import Event
 from pixcore.keys import PixKey
 from pixcore.ledger import Posting
@@ -179,8 +179,8 @@ class ChargeRepository(Protocol):
 
     async def get_by_location(self, location_id: str) -> Charge | None: ...
 
-    async def recent(self, account_id: int, limit: int) -> list[Charge]:
-        """The account's newest charges and cash-ins, newest first, ``limit`` at most."""
+    async def recent(self, account_id: int, limit: int) -> list[ChargeLine]:
+        """The lines of the account's newest charges and cash-ins, newest first, ``limit`` at most."""
         ...
 
     async def get_by_external_id(self, account_id: int, external_id: str) -> Charge | None: ...

@@ -96,9 +96,17 @@ async def test_recent_gives_the_accounts_own_charges_newest_first_up_to_the_limi
         other = await add_account(tx)
         made = [await tx.charges.add(_new_charge(account.id)) for _ in range(3)]
         foreign = await tx.charges.add(_new_charge(other.id))
-        assert await tx.charges.recent(account.id, 10) == made[::-1]
-        assert await tx.charges.recent(account.id, 2) == [made[2], made[1]]
-        assert await tx.charges.recent(other.id, 10) == [foreign]
+        assert await tx.charges.recent(account.id, 10) == [charge.line for charge in made[::-1]]
+        assert await tx.charges.recent(account.id, 2) == [made[2].line, made[1].line]
+        assert await tx.charges.recent(other.id, 10) == [foreign.line]
+        line = made[0].line
+        assert (line.txid, line.kind, line.status, line.amount) == (
+            made[0].txid,
+            made[0].kind,
+            made[0].status,
+            made[0].amount,
+        )
+        assert (line.created_at, line.expires_at) == (made[0].created_at, made[0].expires_at)
 
 
 async def test_a_txid_is_unique_per_account(backend: Backend) -> None:

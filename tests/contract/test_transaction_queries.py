@@ -1,5 +1,6 @@
 """The contract of ``TransactionQueries.daily_flows`` (the console overview's chart), on the
-in-memory fake and on the PostgreSQL adapter: which records count, on which day, with what sign.
+in-memory fake and on the PostgreSQL adapter: which records count, on which day, with what sign;
+and of the overview's last records (``latest_transactions``, a list whose total is capped).
 
 The lists and look-ups of the same port have their own suites (tests/unit/test_queries.py, the
 plans in tests/integration/test_query_plans.py, the API in tests/e2e/test_transactions_api.py).
@@ -16,10 +17,10 @@ import pytest
 
 from pixcore.clock import ManualClock
 from pixcore.ports import UnitOfWorkFactory
-from pixcore.queries import DayFlow, TransactionQueries
+from pixcore.queries import DayFlow, ListKind, TransactionQueries, parse_list_query
 from pixcore.records import NewTransaction, TransactionStatus, TransactionType
 from pixcore.testing import InMemoryStore, InMemoryTransactionQueries
-from pixcore.usecases.queries import daily_flows
+from pixcore.usecases.queries import daily_flows, latest_transactions, list_transactions
 from pixweb.persistence.queries import PostgresTransactionQueries
 from tests.contract.rows import T0, add_account, receipt, withdrawal
 
@@ -139,3 +140,31 @@ async def test_the_use_case_gives_every_day_of_the_last_thirty(side: Side) -> No
     assert flows[0] == DayFlow(DAY - timedelta(days=29), 300, 0)
     assert flows[-1] == DayFlow(DAY, 700, 0)
     assert sum(flow.incoming + flow.outgoing for flow in flows) == 1_000
+
+
+async def test_the_latest_records_are_the_first_page_of_the_list(side: Side) -> None:
+    """``latest_transactions`` (the overview's last records): the first page of ``GET
+    /api/transactions``'s default window, whatever the count it does not make."""
+    async with side.uow() as tx:
+        account = (await add_account(tx)).id
+        other = (await add_account(tx)).id
+        await tx.commit()
+    now = _at(DAY, 10)
+    await _seed(
+        side,
+        [
+            *(receipt(account, 100 + n, at=now - timedelta(hours=n)) for n in range(13)),
+            receipt(account, 999, at=now - timedelta(days=40)),  # outside the default window
+            receipt(other, 50_000, at=now),  # another account's
+        ],
+    )
+    latest = await latest_transactions(side.queries, account_id=account, now=now, count=10)
+    page = await list_transactions(
+        side.queries,
+        account_id=account,
+        query=parse_list_query(ListKind.TRANSACTIONS, now=now, size="10"),
+    )
+    assert latest == page.items
+    assert [view.amount for view in latest] == [100 + n for n in range(10)]
+    assert await latest_transactions(side.queries, account_id=other, now=now, count=10) != []
+    assert await latest_transactions(side.queries, account_id=account, now=now, count=3) == page.items[:3]

@@ -28,6 +28,7 @@ from pixcore.queries import (
 )
 from pixcore.testing import PlainHasher
 from pixcore.usecases import open_account
+from pixweb.persistence.charges import RECENT
 from pixweb.persistence.queries import COLUMNS, daily_flows_statement, find_statement, list_statement
 from tests.support import pg_uow, random_cpf
 
@@ -269,3 +270,39 @@ async def test_the_daily_flows_read_the_settled_records_index(
         datetime.combine(today - timedelta(days=29), datetime.min.time(), tzinfo=UTC),
     )
     assert [row["day"] for row in days] == sorted(row["day"] for row in by_group)
+
+
+CHARGES = """
+INSERT INTO charges (account_id, txid, kind, status, created_at, updated_at, expiration, expires_at,
+    amount, modality, pix_key, location_id, location, br_code)
+SELECT $1::bigint, 'plans' || lpad(g::text, 26, '0'), 'cob', 'ATIVA', now(), now(), 3600,
+       now() + interval '1 hour', 100 + g, 0, 'plans@example.com', md5($1::text || '-' || g),
+       'pix.example.com/qr/v2/' || md5($1::text || '-' || g), 'code'
+  FROM generate_series(1, $2::int) AS g
+"""
+
+
+@pytest.mark.parametrize("mode", ["force_custom_plan", "force_generic_plan"])
+async def test_an_accounts_newest_charges_are_one_range_of_an_index(
+    populated: Populated, conn: asyncpg.Connection, mode: str
+) -> None:
+    """The console's list of charges (``ChargeRepository.recent``): the first entries of
+    ``charges_account_recent_idx``, neither a sort of every charge of the account nor a walk through
+    the other accounts' newer ones."""
+    other = await conn.fetchval("SELECT id FROM accounts WHERE id <> $1 LIMIT 1", populated.account_id)
+    transaction = conn.transaction()
+    await transaction.start()
+    try:  # rolled back: nothing of it stays for the other tests
+        await conn.execute(CHARGES, populated.account_id, 100)
+        await conn.execute(CHARGES, other, 20_000)  # all newer than the first account's
+        await conn.execute("ANALYZE charges")
+        await conn.execute(f"SET LOCAL plan_cache_mode = {mode}")
+        raw = await conn.fetchval(f"EXPLAIN (FORMAT JSON) {RECENT}", populated.account_id, 50)
+        nodes = list(_nodes(json.loads(raw)[0]["Plan"]))
+        assert [node["Node Type"] for node in nodes] == ["Limit", "Index Scan"], nodes
+        assert nodes[1]["Index Name"] == "charges_account_recent_idx"
+        assert nodes[1]["Scan Direction"] == "Backward"
+        newest = await conn.fetch(RECENT, populated.account_id, 50)
+        assert [row["txid"] for row in newest] == [f"plans{n:026d}" for n in range(100, 50, -1)]
+    finally:
+        await transaction.rollback()

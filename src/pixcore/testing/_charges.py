@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime
 
-from pixcore.charges import Charge, ChargeStatus, NewCharge
+from pixcore.charges import Charge, ChargeLine, ChargeStatus, NewCharge
 from pixcore.errors import DuplicateCharge, DuplicateExternalId
 from pixcore.standard_queries import ChargeQuery
 from pixcore.testing._store import Repository
@@ -46,9 +46,9 @@ class InMemoryCharges(Repository):
     async def get_by_location(self, location_id: str) -> Charge | None:
         return self._find({"location_id": location_id})
 
-    async def recent(self, account_id: int, limit: int) -> list[Charge]:
+    async def recent(self, account_id: int, limit: int) -> list[ChargeLine]:
         mine = [charge for charge in self._visible().values() if charge.account_id == account_id]
-        return sorted(mine, key=lambda charge: charge.id, reverse=True)[:limit]
+        return [charge.line for charge in sorted(mine, key=lambda charge: charge.id, reverse=True)[:limit]]
 
     async def search(self, account_id: int, query: ChargeQuery, now: datetime) -> tuple[int, list[Charge]]:
         document = query.cpf or query.cnpj

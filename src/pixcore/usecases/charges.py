@@ -20,6 +20,7 @@ from pixcore.charges import (
     Charge,
     ChargeKind,
     ChargeLifecycle,
+    ChargeLine,
     ChargeRequest,
     ChargeRevision,
     ChargeStatus,
@@ -237,8 +238,8 @@ async def get_charge(uow: UnitOfWorkFactory, *, account_id: int, txid: str) -> C
     return charge
 
 
-async def list_charges(uow: UnitOfWorkFactory, *, account_id: int, limit: int = 50) -> list[Charge]:
-    """The account's newest charges and cash-ins, newest first (the console's list)."""
+async def list_charges(uow: UnitOfWorkFactory, *, account_id: int, limit: int = 50) -> list[ChargeLine]:
+    """The lines of the account's newest charges and cash-ins, newest first (the console's list)."""
     async with uow() as tx:
         return await tx.charges.recent(account_id, limit)
 

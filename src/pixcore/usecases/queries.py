@@ -18,17 +18,20 @@ from pixcore.queries import (
     FLOW_DAYS,
     PIX_KEY_TOTAL_CAP,
     DayFlow,
+    ListKind,
     ListQuery,
     TransactionPage,
     TransactionQueries,
     TransactionView,
     classify_identifier,
+    parse_list_query,
 )
 
 __all__ = [
     "daily_flows",
     "find_by_pix_key",
     "get_transaction",
+    "latest_transactions",
     "list_by_pix_key",
     "list_transactions",
 ]
@@ -40,6 +43,16 @@ async def list_transactions(
     """``GET /api/transactions``: ``query`` parsed at the edge (``parse_list_query`` with
     ``ListKind.TRANSACTIONS``: size up to 100, the last 31 days by default)."""
     return await queries.list(account_id, query)
+
+
+async def latest_transactions(
+    queries: TransactionQueries, *, account_id: int, now: datetime, count: int = 10
+) -> list[TransactionView]:
+    """The account's newest ``count`` records of ``GET /api/transactions``'s default window (the
+    last 31 days by ``now``), newest first: its first page, without counting every match (the
+    total is capped at ``count``), which the console's overview does not show."""
+    query = parse_list_query(ListKind.TRANSACTIONS, now=now, size=str(count))
+    return list((await queries.list(account_id, query, cap=count)).items)
 
 
 async def list_by_pix_key(

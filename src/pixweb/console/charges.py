@@ -4,6 +4,7 @@ sandbox, pay as an outside payer. The same use cases as ``/cob`` and ``/sandbox/
 from __future__ import annotations
 
 import uuid
+from datetime import UTC
 from typing import Annotated, Any
 
 from litestar import Request, Response, get, post
@@ -11,7 +12,6 @@ from litestar.params import FromPath, QueryParameter
 
 from pixcore.accounts import Counterpart
 from pixcore.charges import ABSENT, CalendarFields, ChargeFields, ChargeRequest, DebtorFields, ValueFields
-from pixcore.clock import format_timestamp
 from pixcore.documents import parse_document
 from pixcore.errors import NotFound, PixError
 from pixcore.identifiers import validate_ispb
@@ -24,7 +24,7 @@ from pixweb.console.money_forms import whole_number
 from pixweb.console.pages import money
 from pixweb.console.web import FormErrors, account_of, page, redirect
 from pixweb.errors import status_of
-from pixweb.qr import png_off_loop
+from pixweb.qr import draw_soon, png_off_loop
 
 __all__ = ["cancel", "charge_detail", "charge_qr", "charges", "create", "pay"]
 
@@ -77,15 +77,15 @@ async def _charges_page(
     now = services.clock.now()
     listed = await list_charges(services.uow, account_id=account_of(request), limit=LISTED)
     rows = [
-        {
-            "txid": charge.txid,
-            "kind": charge.kind.value,
-            "status": charge.status_at(now).value,
-            "amount": money(charge.amount),
-            "created": format_timestamp(charge.created_at),
-        }
-        for charge in listed
-    ]
+        (
+            line.txid,
+            f"{line.created_at.astimezone(UTC):%Y-%m-%d %H:%M:%S}",
+            line.kind.value,
+            line.status_at(now).value,
+            money(line.amount),
+        )
+        for line in listed
+    ]  # each cell as the page shows it: the template only places them
     return page(
         request,
         "charges.html",
@@ -124,6 +124,7 @@ async def create(request: Request[Any, Any, Any]) -> Response[Any]:
         )
     except PixError as exc:
         return await _charges_page(request, typed, FormErrors(exc, CHARGE_FIELDS), status_of(exc))
+    draw_soon(charge.br_code)  # the charge's page, next, shows its image
     return redirect(request, f"/console/charges/{charge.txid}")
 
 

@@ -22,6 +22,7 @@ from pixweb.console.money_forms import KINDS, as_number, whole_number
 from pixweb.console.pages import money
 from pixweb.console.web import FormErrors, account_of, page, redirect
 from pixweb.errors import status_of
+from pixweb.qr import draw_soon
 
 __all__ = ["cash_in", "cash_in_form", "refund", "refund_detail", "refunds"]
 
@@ -199,6 +200,7 @@ async def cash_in(request: Request[Any, Any, Any]) -> Response[Any]:
         )
     except PixError as exc:
         return _cash_in_page(request, typed, FormErrors(exc, CASH_IN_FIELDS, KINDS), status_of(exc))
+    draw_soon(charge.br_code)  # the page's image asks for it next
     shown = cash_in_out(charge, status="PENDING", image=False)
     result = {"out": shown, "txid": charge.txid, "amount": money(charge.amount)}
     return _cash_in_page(request, _cash_in_defaults(), FormErrors(), status_code=201, result=result)

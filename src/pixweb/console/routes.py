@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from jinja2 import Environment, FileSystemLoader
 from litestar import Router, get
 from litestar.datastructures import ResponseHeader
 from litestar.plugins.jinja import JinjaTemplateEngine
@@ -53,8 +54,11 @@ async def root() -> Redirect:
 
 
 def console_templates() -> TemplateConfig[JinjaTemplateEngine]:
-    """Jinja2 templates from the package, autoescaped."""
-    return TemplateConfig(directory=HERE / "templates", engine=JinjaTemplateEngine)
+    """Jinja2 templates from the package, autoescaped, each compiled once per process: the files do
+    not change under a running service, so no page asks the file system whether they did
+    (``auto_reload`` off; Jinja's default checks every template a page uses, on every page)."""
+    environment = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=True, auto_reload=False)
+    return TemplateConfig(instance=JinjaTemplateEngine.from_environment(environment))
 
 
 def console_handlers() -> list[ControllerRouterHandler]:

@@ -8,19 +8,26 @@ from typing import Any
 
 import asyncpg
 
-from pixcore.charges import Charge, ChargeKind, ChargeStatus, Debtor, NewCharge
+from pixcore.charges import Charge, ChargeKind, ChargeLine, ChargeStatus, Debtor, NewCharge
 from pixcore.documents import parse_document
 from pixcore.errors import DuplicateCharge, DuplicateExternalId
 from pixcore.standard_queries import ChargeQuery
 from pixweb.persistence.repository import Repository
 
-__all__ = ["PostgresCharges", "search_statements"]
+__all__ = ["RECENT", "PostgresCharges", "search_statements"]
 
 _COLUMNS = """
     id, account_id, txid, kind, status, revision, created_at, updated_at, expiration, amount, modality,
     pix_key, payer_request, debtor_name, debtor_document, info, location_id, location, br_code,
     external_id, correlation_id, transaction_id, paid_end_to_end_id, paid_at
 """
+RECENT = (
+    "SELECT txid, kind, status, amount, created_at, expires_at FROM charges"
+    " WHERE account_id = $1 ORDER BY id DESC LIMIT $2"
+)
+"""The newest ``$2`` lines of account ``$1``'s charges (``charges_account_recent_idx``)."""
+_KINDS = {kind.value: kind for kind in ChargeKind}
+_STATUSES = {status.value: status for status in ChargeStatus}
 
 
 def _charge(row: asyncpg.Record) -> Charge:
@@ -152,13 +159,13 @@ class PostgresCharges(Repository):
     async def get_by_location(self, location_id: str) -> Charge | None:
         return await self._one("location_id = $1", location_id)
 
-    async def recent(self, account_id: int, limit: int) -> list[Charge]:
-        rows = await self._conn.fetch(
-            f"SELECT {_COLUMNS} FROM charges WHERE account_id = $1 ORDER BY id DESC LIMIT $2",  # noqa: S608
-            account_id,
-            limit,
-        )
-        return [_charge(row) for row in rows]
+    async def recent(self, account_id: int, limit: int) -> list[ChargeLine]:
+        """The line's columns only, from ``charges_account_recent_idx`` (newest ``limit`` entries)."""
+        rows = await self._conn.fetch(RECENT, account_id, limit)
+        return [
+            ChargeLine(txid, _KINDS[kind], _STATUSES[status], amount, created_at, expires_at)
+            for txid, kind, status, amount, created_at, expires_at in rows
+        ]
 
     async def search(self, account_id: int, query: ChargeQuery, now: datetime) -> tuple[int, list[Charge]]:
         count, page, args = search_statements(account_id, query, now)

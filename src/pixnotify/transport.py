@@ -32,7 +32,7 @@ import ipaddress
 import select
 import socket
 import ssl
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from types import TracebackType
 from typing import Any, Self
 
@@ -49,7 +49,9 @@ __all__ = [
     "GuardedBackend",
     "GuardedTransport",
     "Resolver",
+    "WebhookClient",
     "make_client",
+    "make_webhook_client",
     "system_resolver",
     "webhook_ssl_context",
 ]
@@ -381,6 +383,109 @@ def webhook_ssl_context(config: NotifierSettings) -> ssl.SSLContext:
     return context
 
 
+def guarded_transport(
+    config: NotifierSettings, *, allow_private: bool, resolver: Resolver
+) -> GuardedTransport:
+    """The transport of both clients: checked addresses only (plain ``http://`` to loopback and
+    private hosts only, with ``allow_private``), the TLS context of :func:`webhook_ssl_context`,
+    ``config.concurrency`` connections at most."""
+    limits = httpx.Limits(max_connections=config.concurrency, max_keepalive_connections=config.concurrency)
+    # tests/integration/test_notifier.py proves that the check is in force (a name resolving to
+    # 127.0.0.1 is refused); tests/unit/test_guarded_transport.py that the transport behaves as
+    # httpx's own (bodies, errors, limits); tests/integration/test_webhook_tls.py the TLS settings.
+    return GuardedTransport(
+        GuardedBackend(resolver, allow_private=allow_private),
+        limits,
+        ssl_context=webhook_ssl_context(config),
+        plain=GuardedBackend(resolver, allow_private=allow_private, plain=True),
+    )
+
+
+# What httpx's client adds to every request, but the encodings: only those body_text can read.
+_DEFAULT_HEADERS = (
+    (b"accept", b"*/*"),
+    (b"accept-encoding", b"gzip, deflate"),
+    (b"connection", b"keep-alive"),
+)
+_MAX_TARGETS = 1024  # URLs whose parsing is kept
+
+
+class WebhookClient:
+    """The notifier's webhook client: a POST goes straight to the pool of a :class:`GuardedTransport`
+    (the same pools, address check and TLS context as :func:`make_client`'s), without httpx's
+    client layer (its request and response models, URL merging, cookies, auth and redirect
+    handling), which took about a third of the notifier's CPU under ``bench/webhooks.py``.
+
+    What it sends is what :func:`make_client`'s client sends: the same headers (``host``,
+    ``accept``, ``accept-encoding`` limited to gzip and deflate, ``connection``, ``user-agent``,
+    ``content-length``, then the caller's), the same timeout for each phase, no proxies, no
+    redirects; its errors are httpx's (``httpx_errors``), so :mod:`pixnotify.failures` reads them
+    alike. An async context manager (the pools)."""
+
+    def __init__(self, transport: GuardedTransport, *, timeout: float, user_agent: str) -> None:
+        self.transport = transport
+        phases = {"connect": timeout, "read": timeout, "write": timeout, "pool": timeout}
+        self.extensions: dict[str, Any] = {"timeout": phases}
+        self.fixed = [*_DEFAULT_HEADERS, (b"user-agent", user_agent.encode("ascii"))]
+        self._targets: dict[str, tuple[httpcore.AsyncConnectionPool, httpcore.URL]] = {}
+
+    def target(self, url: str) -> tuple[httpcore.AsyncConnectionPool, httpcore.URL]:
+        """The pool and httpcore URL of ``url``, parsed by httpx once per URL (``httpx.InvalidURL``)."""
+        found = self._targets.get(url)
+        if found is None:
+            parsed = httpx.URL(url)  # a scheme other than http(s) or no host: the pool refuses them
+            pool = self.transport.plain_pool if parsed.scheme == "http" else self.transport.pool
+            target = httpcore.URL(
+                scheme=parsed.raw_scheme, host=parsed.raw_host, port=parsed.port, target=parsed.raw_path
+            )
+            if len(self._targets) >= _MAX_TARGETS:
+                self._targets.clear()
+            found = self._targets[url] = (pool, target)
+        return found
+
+    @contextlib.asynccontextmanager
+    async def post(
+        self, url: str, body: bytes, headers: Sequence[tuple[str, str]]
+    ) -> AsyncIterator[httpcore.Response]:
+        """POST ``body`` to ``url``: the answer, its body to read with ``aiter_stream`` (closed on
+        leaving). Errors, reading the body included, are httpx's; AddressRefused as it is."""
+        pool, target = self.target(url)
+        sent = self.fixed + [(name.encode("ascii"), value.encode("ascii")) for name, value in headers]
+        with httpx_errors():
+            async with pool.stream(
+                "POST", target, headers=sent, content=body, extensions=self.extensions
+            ) as answer:
+                yield answer
+
+    async def __aenter__(self) -> Self:
+        await self.transport.__aenter__()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None = None,
+        exc: BaseException | None = None,
+        tb: TracebackType | None = None,
+    ) -> None:
+        await self.transport.__aexit__(exc_type, exc, tb)
+
+    async def aclose(self) -> None:
+        await self.transport.aclose()
+
+
+def make_webhook_client(
+    config: NotifierSettings,
+    *,
+    allow_private: bool,
+    resolver: Resolver = system_resolver,
+    user_agent: str = "pixnotify",
+) -> WebhookClient:
+    """The notifier's client (:class:`WebhookClient`) from its settings; ``config.timeout`` for each
+    of connect, write, read and pool wait."""
+    transport = guarded_transport(config, allow_private=allow_private, resolver=resolver)
+    return WebhookClient(transport, timeout=config.timeout, user_agent=user_agent)
+
+
 def make_client(
     config: NotifierSettings,
     *,
@@ -388,20 +493,11 @@ def make_client(
     resolver: Resolver = system_resolver,
     user_agent: str = "pixnotify",
 ) -> httpx.AsyncClient:
-    """The HTTP client for webhooks, from the notifier's settings: checked addresses only (plain
-    ``http://`` to loopback and private hosts only, with ``allow_private``), the TLS context of
-    :func:`webhook_ssl_context`, no proxies, no redirects, ``config.timeout`` for each of connect,
-    write, read and pool wait, ``config.concurrency`` connections at most."""
-    limits = httpx.Limits(max_connections=config.concurrency, max_keepalive_connections=config.concurrency)
-    # tests/integration/test_notifier.py proves that the check is in force (a name resolving to
-    # 127.0.0.1 is refused); tests/unit/test_guarded_transport.py that the transport behaves as
-    # httpx's own (bodies, errors, limits); tests/integration/test_webhook_tls.py the TLS settings.
-    transport = GuardedTransport(
-        GuardedBackend(resolver, allow_private=allow_private),
-        limits,
-        ssl_context=webhook_ssl_context(config),
-        plain=GuardedBackend(resolver, allow_private=allow_private, plain=True),
-    )
+    """An httpx client for webhooks, from the notifier's settings, on :func:`guarded_transport`: no
+    proxies, no redirects, ``config.timeout`` for each of connect, write, read and pool wait. The
+    notifier itself sends with :func:`make_webhook_client` (the same transport, without httpx's
+    client layer)."""
+    transport = guarded_transport(config, allow_private=allow_private, resolver=resolver)
     return httpx.AsyncClient(
         transport=transport,
         timeout=httpx.Timeout(config.timeout),

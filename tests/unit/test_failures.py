@@ -19,7 +19,7 @@ import trustme
 from pixinfra.settings import NotifierSettings
 from pixnotify.failures import Target, describe_answer, describe_error
 from pixnotify.sender import post
-from pixnotify.transport import make_client, webhook_ssl_context
+from pixnotify.transport import make_client, make_webhook_client, webhook_ssl_context
 
 PIXNOTIFY = Path(sys.executable).parent / "pixnotify"
 
@@ -36,12 +36,17 @@ def closed_port() -> int:
 
 
 async def attempt(url: str, *, allow_private: bool = True, seconds: float = 2.0) -> str | None:
-    async with make_client(
-        NotifierSettings(timeout=seconds), allow_private=allow_private, resolver=loopback
-    ) as c:
-        outcome = await post(c, url, b"{}", [("content-type", "application/json")], deadline=seconds)
-    assert outcome.status_code is None
-    return outcome.error
+    """The error of one attempt, the same with the notifier's client and with an httpx client."""
+    errors = []
+    for make in (make_webhook_client, make_client):
+        async with make(
+            NotifierSettings(timeout=seconds), allow_private=allow_private, resolver=loopback
+        ) as c:
+            outcome = await post(c, url, b"{}", [("content-type", "application/json")], deadline=seconds)
+        assert outcome.status_code is None
+        errors.append(outcome.error)
+    assert errors[0] == errors[1]
+    return errors[0]
 
 
 async def test_a_closed_port_is_connection_refused() -> None:

@@ -101,23 +101,10 @@ async def _read(status: int, header: Callable[[str], str | None], chunks: AsyncI
     return Outcome(status, header("retry-after"), body=text)
 
 
-def _header_of(headers: list[tuple[bytes, bytes]]) -> Callable[[str], str | None]:
-    """A look-up of httpcore's raw response headers by lower-case name (the first one, as httpx)."""
-
-    def header(name: str) -> str | None:
-        wanted = name.encode("ascii")
-        for key, value in headers:
-            if key.lower() == wanted:
-                return value.decode("latin-1")
-        return None
-
-    return header
-
-
 async def _send_once(client: Client, url: str, body: bytes, headers: list[tuple[str, str]]) -> Outcome:
     if isinstance(client, WebhookClient):
         async with client.post(url, body, headers) as answer:  # its body's errors are httpx's too
-            return await _read(answer.status, _header_of(answer.headers), answer.aiter_stream())
+            return await _read(answer.status, answer.headers.get, answer.content.iter_any())
     async with client.stream("POST", url, content=body, headers=headers) as response:
         return await _read(response.status_code, response.headers.get, response.aiter_raw())
 

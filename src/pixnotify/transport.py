@@ -36,8 +36,11 @@ from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, I
 from types import TracebackType
 from typing import Any, Self
 
+import aiohttp
+import aiohttp.abc
 import httpcore
 import httpx
+import yarl
 
 from pixcore.addresses import embedded_ipv4, is_public_address
 from pixcore.dns import SystemResolver
@@ -45,6 +48,7 @@ from pixcore.webhooks import ALLOW_PRIVATE_VARIABLE
 from pixinfra.settings import NotifierSettings
 
 __all__ = [
+    "INVALID_ANSWER",
     "AddressRefused",
     "GuardedBackend",
     "GuardedTransport",
@@ -58,6 +62,11 @@ __all__ = [
 
 Resolver = Callable[[str, int], Awaitable[list[str]]]
 """Resolves a host name and port to IP addresses (as text)."""
+
+
+INVALID_ANSWER = "invalid HTTP answer"
+"""How :class:`WebhookClient` starts the message of an answer it cannot parse (a 204 followed by a
+body, a bad status line...): ``pixnotify.failures`` says so, not that the connection closed."""
 
 
 class AddressRefused(Exception):
@@ -401,64 +410,170 @@ def guarded_transport(
     )
 
 
-# What httpx's client adds to every request, but the encodings: only those body_text can read.
-_DEFAULT_HEADERS = (
-    (b"accept", b"*/*"),
-    (b"accept-encoding", b"gzip, deflate"),
-    (b"connection", b"keep-alive"),
-)
+class _CheckingResolver(aiohttp.abc.AbstractResolver):
+    """aiohttp's resolver for one connector: the addresses of :meth:`GuardedBackend.addresses`, checked,
+    which are the ones the connector then connects to (aiohttp does not resolve again)."""
+
+    def __init__(self, backend: GuardedBackend, timeout: float) -> None:
+        self.backend = backend
+        self.timeout = timeout
+
+    async def resolve(
+        self,
+        host: str,
+        port: int = 0,
+        family: socket.AddressFamily = socket.AF_INET,  # noqa: ARG002 - every address is given
+    ) -> list[aiohttp.abc.ResolveResult]:
+        found = await self.backend.addresses(host, port, self.timeout)
+        return [
+            {
+                "hostname": host,
+                "host": address,
+                "port": port,
+                "family": socket.AF_INET6 if ":" in address else socket.AF_INET,
+                "proto": 0,
+                "flags": socket.AI_NUMERICHOST,
+            }
+            for address in found
+        ]
+
+    async def close(self) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def _aiohttp_errors() -> Iterator[None]:
+    """aiohttp's errors as httpx's (the phase kept: connect, read, protocol), the original as their
+    cause, so that :func:`pixnotify.failures.describe_error` reads them as it reads httpx's; the
+    resolver's (httpcore's) as :func:`httpx_errors` raises them; AddressRefused as it is."""
+    with httpx_errors():  # outside: an aiohttp error may be an ssl one too
+        try:
+            yield
+        except aiohttp.ConnectionTimeoutError as exc:
+            raise httpx.ConnectTimeout(str(exc) or "connecting timed out") from exc
+        except aiohttp.ServerTimeoutError as exc:
+            raise httpx.ReadTimeout(str(exc) or "reading timed out") from exc
+        except aiohttp.ClientConnectorCertificateError as exc:  # itself an ssl error, in words of its own
+            raise httpx.ConnectError(str(exc)) from exc.certificate_error
+        except aiohttp.ClientConnectorError as exc:  # refused, a TLS handshake...: the error under it says
+            raise httpx.ConnectError(str(exc)) from exc.os_error
+        except aiohttp.ServerDisconnectedError as exc:
+            raise httpx.RemoteProtocolError("Server disconnected without sending a response.") from exc
+        except aiohttp.ClientResponseError as exc:  # an answer that is not HTTP/1.1, as llhttp reads it
+            raise httpx.RemoteProtocolError(f"{INVALID_ANSWER}: {' '.join(exc.message.split())}") from exc
+        except aiohttp.ClientPayloadError as exc:
+            raise httpx.RemoteProtocolError(str(exc)) from exc
+        except aiohttp.InvalidURL as exc:
+            raise httpx.InvalidURL(str(exc)) from exc
+        except (aiohttp.ClientOSError, aiohttp.ClientConnectionError) as exc:  # reset, a TLS alert read...
+            raise httpx.ReadError(str(exc) or type(exc).__name__) from exc
+        except aiohttp.ClientError as exc:
+            raise httpx.TransportError(str(exc) or type(exc).__name__) from exc
+
+
 _MAX_TARGETS = 1024  # URLs whose parsing is kept
 
 
 class WebhookClient:
-    """The notifier's webhook client: a POST goes straight to the pool of a :class:`GuardedTransport`
-    (the same pools, address check and TLS context as :func:`make_client`'s), without httpx's
-    client layer (its request and response models, URL merging, cookies, auth and redirect
-    handling), which took about a third of the notifier's CPU under ``bench/webhooks.py``.
+    """The notifier's webhook client, on aiohttp: about a tenth of the CPU per POST of httpx's client
+    on the same guard (its C parser, no anyio layer), measured by ``bench/webhooks.py``.
 
-    What it sends is what :func:`make_client`'s client sends: the same headers (``host``,
-    ``accept``, ``accept-encoding`` limited to gzip and deflate, ``connection``, ``user-agent``,
-    ``content-length``, then the caller's), the same timeout for each phase, no proxies, no
-    redirects; its errors are httpx's (``httpx_errors``), so :mod:`pixnotify.failures` reads them
-    alike. An async context manager (the pools)."""
+    The rules are :func:`make_client`'s: names resolved when a connection is opened and every
+    address checked by a :class:`GuardedBackend` (plain ``http://`` through a connector of its own
+    whose backend accepts only loopback and private addresses), the connection made to a checked
+    address; a literal address checked before the request (aiohttp does not resolve one). The TLS
+    context of :func:`webhook_ssl_context`; no proxies, no redirects, no cookies kept, no
+    decompression (the attempt log reads the raw start of a body); ``timeout`` for the connection
+    (the pool wait included) and for each read; ``limit`` connections at most per connector. Its
+    errors are httpx's (``_aiohttp_errors``), so :mod:`pixnotify.failures` reads them alike. The
+    sessions are made on first use (they need the running loop); an async context manager."""
 
-    def __init__(self, transport: GuardedTransport, *, timeout: float, user_agent: str) -> None:
-        self.transport = transport
-        phases = {"connect": timeout, "read": timeout, "write": timeout, "pool": timeout}
-        self.extensions: dict[str, Any] = {"timeout": phases}
-        self.fixed = [*_DEFAULT_HEADERS, (b"user-agent", user_agent.encode("ascii"))]
-        self._targets: dict[str, tuple[httpcore.AsyncConnectionPool, httpcore.URL]] = {}
+    def __init__(
+        self,
+        context: ssl.SSLContext,
+        *,
+        resolver: Resolver,
+        allow_private: bool,
+        timeout: float,
+        limit: int,
+        user_agent: str,
+    ) -> None:
+        self.context = context
+        self.backends = {
+            "https": GuardedBackend(resolver, allow_private=allow_private),
+            "http": GuardedBackend(resolver, allow_private=allow_private, plain=True),
+        }
+        self.timeout = timeout
+        self.limit = limit
+        self.headers = {
+            "User-Agent": user_agent,
+            "Accept": "*/*",
+            "Accept-Encoding": "gzip, deflate",  # the encodings body_text reads
+            "Connection": "keep-alive",
+        }
+        self._sessions: dict[str, aiohttp.ClientSession] = {}
+        self._targets: dict[str, tuple[str, yarl.URL, str, int]] = {}
 
-    def target(self, url: str) -> tuple[httpcore.AsyncConnectionPool, httpcore.URL]:
-        """The pool and httpcore URL of ``url``, parsed by httpx once per URL (``httpx.InvalidURL``)."""
+    def _session(self, scheme: str) -> aiohttp.ClientSession:
+        session = self._sessions.get(scheme)
+        if session is None:
+            connector = aiohttp.TCPConnector(
+                limit=self.limit,
+                use_dns_cache=False,  # resolved (and checked) at each new connection
+                resolver=_CheckingResolver(self.backends[scheme], self.timeout),
+                ssl=self.context if scheme == "https" else False,
+                keepalive_timeout=5.0,  # httpx's keep-alive expiry
+            )
+            session = self._sessions[scheme] = aiohttp.ClientSession(
+                connector=connector,
+                cookie_jar=aiohttp.DummyCookieJar(),
+                auto_decompress=False,
+                trust_env=False,
+                headers=self.headers,
+                timeout=aiohttp.ClientTimeout(
+                    total=None, connect=self.timeout, sock_connect=self.timeout, sock_read=self.timeout
+                ),
+            )
+        return session
+
+    def target(self, url: str) -> tuple[str, yarl.URL, str, int]:
+        """``url``'s scheme, as sent (httpx's parsing and encoding), host and port; parsed once per
+        URL (``httpx.InvalidURL``, ``httpx.UnsupportedProtocol``)."""
         found = self._targets.get(url)
         if found is None:
-            parsed = httpx.URL(url)  # a scheme other than http(s) or no host: the pool refuses them
-            pool = self.transport.plain_pool if parsed.scheme == "http" else self.transport.pool
-            target = httpcore.URL(
-                scheme=parsed.raw_scheme, host=parsed.raw_host, port=parsed.port, target=parsed.raw_path
-            )
+            parsed = httpx.URL(url)
+            if parsed.scheme not in self.backends:
+                raise httpx.UnsupportedProtocol(
+                    f"Request URL has an unsupported protocol '{parsed.scheme}://'."
+                )
+            if not parsed.host:
+                raise httpx.UnsupportedProtocol("Request URL is missing a host.")
+            port = parsed.port or (443 if parsed.scheme == "https" else 80)
             if len(self._targets) >= _MAX_TARGETS:
                 self._targets.clear()
-            found = self._targets[url] = (pool, target)
+            found = self._targets[url] = (
+                parsed.scheme,
+                yarl.URL(str(parsed), encoded=True),
+                parsed.host,
+                port,
+            )
         return found
 
     @contextlib.asynccontextmanager
     async def post(
         self, url: str, body: bytes, headers: Sequence[tuple[str, str]]
-    ) -> AsyncIterator[httpcore.Response]:
-        """POST ``body`` to ``url``: the answer, its body to read with ``aiter_stream`` (closed on
+    ) -> AsyncIterator[aiohttp.ClientResponse]:
+        """POST ``body`` to ``url``: the answer, its body to read from ``content`` (released on
         leaving). Errors, reading the body included, are httpx's; AddressRefused as it is."""
-        pool, target = self.target(url)
-        sent = self.fixed + [(name.encode("ascii"), value.encode("ascii")) for name, value in headers]
-        with httpx_errors():
-            async with pool.stream(
-                "POST", target, headers=sent, content=body, extensions=self.extensions
-            ) as answer:
+        scheme, target, host, port = self.target(url)
+        with _aiohttp_errors():
+            if _literal(host) is not None:  # aiohttp connects to a literal address without resolving it
+                await self.backends[scheme].addresses(host, port)
+            session = self._session(scheme)
+            async with session.post(target, data=body, headers=headers, allow_redirects=False) as answer:
                 yield answer
 
     async def __aenter__(self) -> Self:
-        await self.transport.__aenter__()
         return self
 
     async def __aexit__(
@@ -467,10 +582,12 @@ class WebhookClient:
         exc: BaseException | None = None,
         tb: TracebackType | None = None,
     ) -> None:
-        await self.transport.__aexit__(exc_type, exc, tb)
+        await self.aclose()
 
     async def aclose(self) -> None:
-        await self.transport.aclose()
+        sessions, self._sessions = list(self._sessions.values()), {}
+        for session in sessions:
+            await session.close()
 
 
 def make_webhook_client(
@@ -480,10 +597,16 @@ def make_webhook_client(
     resolver: Resolver = system_resolver,
     user_agent: str = "pixnotify",
 ) -> WebhookClient:
-    """The notifier's client (:class:`WebhookClient`) from its settings; ``config.timeout`` for each
-    of connect, write, read and pool wait."""
-    transport = guarded_transport(config, allow_private=allow_private, resolver=resolver)
-    return WebhookClient(transport, timeout=config.timeout, user_agent=user_agent)
+    """The notifier's client (:class:`WebhookClient`) from its settings: the TLS context of
+    :func:`webhook_ssl_context`, ``config.timeout``, ``config.concurrency`` connections at most."""
+    return WebhookClient(
+        webhook_ssl_context(config),
+        resolver=resolver,
+        allow_private=allow_private,
+        timeout=config.timeout,
+        limit=config.concurrency,
+        user_agent=user_agent,
+    )
 
 
 def make_client(
@@ -495,8 +618,8 @@ def make_client(
 ) -> httpx.AsyncClient:
     """An httpx client for webhooks, from the notifier's settings, on :func:`guarded_transport`: no
     proxies, no redirects, ``config.timeout`` for each of connect, write, read and pool wait. The
-    notifier itself sends with :func:`make_webhook_client` (the same transport, without httpx's
-    client layer)."""
+    notifier itself sends with :func:`make_webhook_client` (the same checks and TLS context, on
+    aiohttp)."""
     transport = guarded_transport(config, allow_private=allow_private, resolver=resolver)
     return httpx.AsyncClient(
         transport=transport,

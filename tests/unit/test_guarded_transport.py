@@ -242,7 +242,7 @@ async def test_a_stream_is_readable_once_the_other_side_has_closed() -> None:
             await stream.aclose()
 
 
-# -- the notifier's client (WebhookClient): the same transport without httpx's client layer ----------
+# -- the notifier's client (WebhookClient, on aiohttp): the same checks, the same bytes ---------------
 
 
 def webhook_client(*, allow_private: bool = True, timeout: float = 5.0) -> WebhookClient:

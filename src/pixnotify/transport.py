@@ -11,12 +11,15 @@ Plain ``http://`` goes through a pool of its own whose backend accepts the oppos
 loopback and private addresses, and only with ``PIX_WEBHOOK_ALLOW_PRIVATE`` on (decisions §13), so
 a name that moves to a public address is never sent to in clear text.
 
-:func:`make_client` builds the client from :class:`~pixinfra.settings.NotifierSettings`: one
+Two clients keep these rules, both built from :class:`~pixinfra.settings.NotifierSettings`:
+:func:`make_webhook_client`, the notifier's (:class:`WebhookClient`, on aiohttp: a resolver per
+connector calling :meth:`GuardedBackend.addresses`), and :func:`make_client`, an
+``httpx.AsyncClient``. Both have one
 ``ssl.SSLContext`` trusting the public roots (certifi, as httpx does) and the operator's extra CAs
 (``PIX_WEBHOOK_CA_FILE``), presenting the notifier's client certificate when one is set
 (``PIX_WEBHOOK_CLIENT_CERT``/``PIX_WEBHOOK_CLIENT_KEY``, mutual TLS).
 
-httpx has no public switch for the network layer, so :func:`make_client` gives the client a
+httpx has no public switch for the network layer, so :func:`make_client` gives its client a
 transport of its own (:class:`GuardedTransport`, on httpx's public ``AsyncBaseTransport``): an
 httpcore connection pool with a checking network backend (httpcore's ``network_backend``), and
 what httpx's own transport does around its pool (requests and responses translated, httpcore's
@@ -576,12 +579,7 @@ class WebhookClient:
     async def __aenter__(self) -> Self:
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None = None,
-        exc: BaseException | None = None,
-        tb: TracebackType | None = None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
     async def aclose(self) -> None:

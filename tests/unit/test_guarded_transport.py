@@ -311,3 +311,38 @@ async def test_the_webhook_client_raises_httpx_errors(receiver: tuple[Receiver, 
         with pytest.raises(httpx.InvalidURL):
             async with direct.post("http://[::1/", b"x", []):
                 pass
+
+
+async def test_the_webhook_client_keeps_no_cookie_follows_no_redirect_and_uses_no_proxy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """aiohttp's session would keep a receiver's cookie and send it again, follow a redirect, and
+    (with trust_env) go through a proxy of the environment: the notifier's client does none of it."""
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")  # a proxy would refuse the connection
+    monkeypatch.setenv("ALL_PROXY", "http://127.0.0.1:9")
+    heads: list[bytes] = []
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while True:
+            try:
+                head = await reader.readuntil(b"\r\n\r\n")
+            except asyncio.IncompleteReadError:
+                break
+            heads.append(head.lower())
+            await reader.readexactly(int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0]))
+            writer.write(
+                b"HTTP/1.1 302 Found\r\nset-cookie: session=s3cret; Path=/\r\n"
+                b"location: /elsewhere\r\ncontent-length: 0\r\n\r\n"
+            )
+            await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(answer, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    async with server, webhook_client() as direct:
+        first = await post(direct, f"http://hooks.pix.test:{port}/in", b"{}", [], deadline=5)
+        second = await post(direct, f"http://hooks.pix.test:{port}/in", b"{}", [], deadline=5)
+    assert (first.status_code, second.status_code) == (302, 302)
+    assert len(heads) == 2  # not followed to /elsewhere
+    assert all(head.startswith(b"post /in http/1.1") for head in heads)
+    assert b"cookie" not in heads[1].replace(b"set-cookie", b"")

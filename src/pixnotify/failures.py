@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from pixnotify.transport import AddressRefused
+from pixnotify.transport import INVALID_ANSWER, AddressRefused
 
 __all__ = ["Target", "describe_answer", "describe_error"]
 
@@ -125,6 +125,8 @@ def describe_error(exc: BaseException, target: Target, *, tls: bool) -> str:
             text = str(
                 exc
             )  # the guarded backend's words: "cannot resolve X: ...", "X resolves to no address"
+        elif isinstance(exc, httpx.RemoteProtocolError) and str(exc).startswith(INVALID_ANSWER):
+            text = f"{INVALID_ANSWER} from {target.where}{str(exc).removeprefix(INVALID_ANSWER)}"
         elif isinstance(exc, httpx.ReadError | httpx.RemoteProtocolError):
             text = _closed(target, tls=tls)
         elif isinstance(exc, httpx.HTTPError):

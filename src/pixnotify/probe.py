@@ -1,7 +1,7 @@
 """:class:`HttpProbe`: the ``pixcore.ports.WebhookProbe`` port, the test event of
 ``POST /api/webhooks/{id}/test``.
 
-It sends with what the notifier sends with: an HTTP client of :func:`pixnotify.transport.make_client`
+It sends with what the notifier sends with: an HTTP client of :func:`pixnotify.transport.make_webhook_client`
 (the address guard, no redirects, no proxies) and the Standard Webhooks headers of
 :func:`pixnotify.sender.build_headers`, the body encoded as every notification is
 (:func:`pixcore.webhook_delivery.encode_body`). One attempt within the notifier's timeout; the
@@ -18,7 +18,7 @@ from pixcore.ports import ProbeResult, WebhookProbe
 from pixcore.webhook_delivery import encode_body
 from pixinfra.settings import NotifierSettings, Settings
 from pixnotify.sender import build_headers, post
-from pixnotify.transport import Resolver, make_client, system_resolver
+from pixnotify.transport import Resolver, make_webhook_client, system_resolver
 
 __all__ = ["HttpProbe", "probe_for"]
 
@@ -58,7 +58,7 @@ class HttpProbe:
             secrets=secrets,
             custom=headers,
         )
-        async with make_client(
+        async with make_webhook_client(
             self.config, allow_private=self.allow_private, resolver=self.resolver
         ) as client:
             outcome = await post(

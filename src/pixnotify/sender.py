@@ -12,7 +12,7 @@ import asyncio
 import codecs
 import time
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import httpx
@@ -20,9 +20,9 @@ from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt,
 
 from pixcore.webhook_delivery import MAX_RESPONSE_BODY, signature_header
 from pixnotify.failures import Target, describe_error
-from pixnotify.transport import AddressRefused
+from pixnotify.transport import AddressRefused, WebhookClient
 
-__all__ = ["CONNECT_TRIES", "MAX_RESPONSE_BYTES", "Outcome", "body_text", "build_headers", "post"]
+__all__ = ["CONNECT_TRIES", "MAX_RESPONSE_BYTES", "Client", "Outcome", "body_text", "build_headers", "post"]
 
 CONNECT_TRIES = 3
 FIRST_PAUSE = 0.1  # seconds before the second try; then tenacity's exponential wait
@@ -81,23 +81,35 @@ def build_headers(
     return headers
 
 
-async def _send_once(
-    client: httpx.AsyncClient, url: str, body: bytes, headers: list[tuple[str, str]]
-) -> Outcome:
+Client = httpx.AsyncClient | WebhookClient
+"""What an attempt is sent with: the notifier's :class:`~pixnotify.transport.WebhookClient`, or an
+httpx client (tests give one on ``httpx.MockTransport``)."""
+
+
+async def _read(status: int, header: Callable[[str], str | None], chunks: AsyncIterator[bytes]) -> Outcome:
+    """The outcome of an answer: its status, ``Retry-After`` and the start of its body (at most
+    ``MAX_RESPONSE_BYTES`` read)."""
+    received = 0
+    start = bytearray()
+    async for chunk in chunks:
+        if len(start) < _KEPT:
+            start += chunk[: _KEPT - len(start)]
+        received += len(chunk)
+        if received > MAX_RESPONSE_BYTES:
+            break
+    text = body_text(bytes(start), header("content-encoding")) if start else None
+    return Outcome(status, header("retry-after"), body=text)
+
+
+async def _send_once(client: Client, url: str, body: bytes, headers: list[tuple[str, str]]) -> Outcome:
+    if isinstance(client, WebhookClient):
+        async with client.post(url, body, headers) as answer:  # its body's errors are httpx's too
+            return await _read(answer.status, answer.headers.get, answer.content.iter_any())
     async with client.stream("POST", url, content=body, headers=headers) as response:
-        received = 0
-        start = bytearray()
-        async for chunk in response.aiter_raw():
-            if len(start) < _KEPT:
-                start += chunk[: _KEPT - len(start)]
-            received += len(chunk)
-            if received > MAX_RESPONSE_BYTES:
-                break
-        text = body_text(bytes(start), response.headers.get("content-encoding")) if start else None
-        return Outcome(response.status_code, response.headers.get("retry-after"), body=text)
+        return await _read(response.status_code, response.headers.get, response.aiter_raw())
 
 
-async def _send(client: httpx.AsyncClient, url: str, body: bytes, headers: list[tuple[str, str]]) -> Outcome:
+async def _send(client: Client, url: str, body: bytes, headers: list[tuple[str, str]]) -> Outcome:
     try:  # the common case, without tenacity's bookkeeping
         return await _send_once(client, url, body, headers)
     except httpx.ConnectError:
@@ -114,7 +126,7 @@ async def _send(client: httpx.AsyncClient, url: str, body: bytes, headers: list[
 
 
 async def post(
-    client: httpx.AsyncClient,
+    client: Client,
     url: str,
     body: bytes,
     headers: list[tuple[str, str]],

@@ -11,12 +11,15 @@ Plain ``http://`` goes through a pool of its own whose backend accepts the oppos
 loopback and private addresses, and only with ``PIX_WEBHOOK_ALLOW_PRIVATE`` on (decisions §13), so
 a name that moves to a public address is never sent to in clear text.
 
-:func:`make_client` builds the client from :class:`~pixinfra.settings.NotifierSettings`: one
+Two clients keep these rules, both built from :class:`~pixinfra.settings.NotifierSettings`:
+:func:`make_webhook_client`, the notifier's (:class:`WebhookClient`, on aiohttp: a resolver per
+connector calling :meth:`GuardedBackend.addresses`), and :func:`make_client`, an
+``httpx.AsyncClient``. Both have one
 ``ssl.SSLContext`` trusting the public roots (certifi, as httpx does) and the operator's extra CAs
 (``PIX_WEBHOOK_CA_FILE``), presenting the notifier's client certificate when one is set
 (``PIX_WEBHOOK_CLIENT_CERT``/``PIX_WEBHOOK_CLIENT_KEY``, mutual TLS).
 
-httpx has no public switch for the network layer, so :func:`make_client` gives the client a
+httpx has no public switch for the network layer, so :func:`make_client` gives its client a
 transport of its own (:class:`GuardedTransport`, on httpx's public ``AsyncBaseTransport``): an
 httpcore connection pool with a checking network backend (httpcore's ``network_backend``), and
 what httpx's own transport does around its pool (requests and responses translated, httpcore's
@@ -32,12 +35,15 @@ import ipaddress
 import select
 import socket
 import ssl
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from types import TracebackType
 from typing import Any, Self
 
+import aiohttp
+import aiohttp.abc
 import httpcore
 import httpx
+import yarl
 
 from pixcore.addresses import embedded_ipv4, is_public_address
 from pixcore.dns import SystemResolver
@@ -45,17 +51,25 @@ from pixcore.webhooks import ALLOW_PRIVATE_VARIABLE
 from pixinfra.settings import NotifierSettings
 
 __all__ = [
+    "INVALID_ANSWER",
     "AddressRefused",
     "GuardedBackend",
     "GuardedTransport",
     "Resolver",
+    "WebhookClient",
     "make_client",
+    "make_webhook_client",
     "system_resolver",
     "webhook_ssl_context",
 ]
 
 Resolver = Callable[[str, int], Awaitable[list[str]]]
 """Resolves a host name and port to IP addresses (as text)."""
+
+
+INVALID_ANSWER = "invalid HTTP answer"
+"""How :class:`WebhookClient` starts the message of an answer it cannot parse (a 204 followed by a
+body, a bad status line...): ``pixnotify.failures`` says so, not that the connection closed."""
 
 
 class AddressRefused(Exception):
@@ -381,6 +395,218 @@ def webhook_ssl_context(config: NotifierSettings) -> ssl.SSLContext:
     return context
 
 
+def guarded_transport(
+    config: NotifierSettings, *, allow_private: bool, resolver: Resolver
+) -> GuardedTransport:
+    """The transport of both clients: checked addresses only (plain ``http://`` to loopback and
+    private hosts only, with ``allow_private``), the TLS context of :func:`webhook_ssl_context`,
+    ``config.concurrency`` connections at most."""
+    limits = httpx.Limits(max_connections=config.concurrency, max_keepalive_connections=config.concurrency)
+    # tests/integration/test_notifier.py proves that the check is in force (a name resolving to
+    # 127.0.0.1 is refused); tests/unit/test_guarded_transport.py that the transport behaves as
+    # httpx's own (bodies, errors, limits); tests/integration/test_webhook_tls.py the TLS settings.
+    return GuardedTransport(
+        GuardedBackend(resolver, allow_private=allow_private),
+        limits,
+        ssl_context=webhook_ssl_context(config),
+        plain=GuardedBackend(resolver, allow_private=allow_private, plain=True),
+    )
+
+
+class _CheckingResolver(aiohttp.abc.AbstractResolver):
+    """aiohttp's resolver for one connector: the addresses of :meth:`GuardedBackend.addresses`, checked,
+    which are the ones the connector then connects to (aiohttp does not resolve again)."""
+
+    def __init__(self, backend: GuardedBackend, timeout: float) -> None:
+        self.backend = backend
+        self.timeout = timeout
+
+    async def resolve(
+        self,
+        host: str,
+        port: int = 0,
+        family: socket.AddressFamily = socket.AF_INET,  # noqa: ARG002 - every address is given
+    ) -> list[aiohttp.abc.ResolveResult]:
+        found = await self.backend.addresses(host, port, self.timeout)
+        return [
+            {
+                "hostname": host,
+                "host": address,
+                "port": port,
+                "family": socket.AF_INET6 if ":" in address else socket.AF_INET,
+                "proto": 0,
+                "flags": socket.AI_NUMERICHOST,
+            }
+            for address in found
+        ]
+
+    async def close(self) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def _aiohttp_errors() -> Iterator[None]:
+    """aiohttp's errors as httpx's (the phase kept: connect, read, protocol), the original as their
+    cause, so that :func:`pixnotify.failures.describe_error` reads them as it reads httpx's; the
+    resolver's (httpcore's) as :func:`httpx_errors` raises them; AddressRefused as it is."""
+    with httpx_errors():  # outside: an aiohttp error may be an ssl one too
+        try:
+            yield
+        except aiohttp.ConnectionTimeoutError as exc:
+            raise httpx.ConnectTimeout(str(exc) or "connecting timed out") from exc
+        except aiohttp.ServerTimeoutError as exc:
+            raise httpx.ReadTimeout(str(exc) or "reading timed out") from exc
+        except aiohttp.ClientConnectorCertificateError as exc:  # itself an ssl error, in words of its own
+            raise httpx.ConnectError(str(exc)) from exc.certificate_error
+        except aiohttp.ClientConnectorError as exc:  # refused, a TLS handshake...: the error under it says
+            raise httpx.ConnectError(str(exc)) from exc.os_error
+        except aiohttp.ServerDisconnectedError as exc:
+            raise httpx.RemoteProtocolError("Server disconnected without sending a response.") from exc
+        except aiohttp.ClientResponseError as exc:  # an answer that is not HTTP/1.1, as llhttp reads it
+            raise httpx.RemoteProtocolError(f"{INVALID_ANSWER}: {' '.join(exc.message.split())}") from exc
+        except aiohttp.ClientPayloadError as exc:
+            raise httpx.RemoteProtocolError(str(exc)) from exc
+        except aiohttp.InvalidURL as exc:
+            raise httpx.InvalidURL(str(exc)) from exc
+        except (aiohttp.ClientOSError, aiohttp.ClientConnectionError) as exc:  # reset, a TLS alert read...
+            raise httpx.ReadError(str(exc) or type(exc).__name__) from exc
+        except aiohttp.ClientError as exc:
+            raise httpx.TransportError(str(exc) or type(exc).__name__) from exc
+
+
+_MAX_TARGETS = 1024  # URLs whose parsing is kept
+
+
+class WebhookClient:
+    """The notifier's webhook client, on aiohttp: about a tenth of the CPU per POST of httpx's client
+    on the same guard (its C parser, no anyio layer), measured by ``bench/webhooks.py``.
+
+    The rules are :func:`make_client`'s: names resolved when a connection is opened and every
+    address checked by a :class:`GuardedBackend` (plain ``http://`` through a connector of its own
+    whose backend accepts only loopback and private addresses), the connection made to a checked
+    address; a literal address checked before the request (aiohttp does not resolve one). The TLS
+    context of :func:`webhook_ssl_context`; no proxies, no redirects, no cookies kept, no
+    decompression (the attempt log reads the raw start of a body); ``timeout`` for the connection
+    (the pool wait included) and for each read; ``limit`` connections at most per connector. Its
+    errors are httpx's (``_aiohttp_errors``), so :mod:`pixnotify.failures` reads them alike. The
+    sessions are made on first use (they need the running loop); an async context manager."""
+
+    def __init__(
+        self,
+        context: ssl.SSLContext,
+        *,
+        resolver: Resolver,
+        allow_private: bool,
+        timeout: float,
+        limit: int,
+        user_agent: str,
+    ) -> None:
+        self.context = context
+        self.backends = {
+            "https": GuardedBackend(resolver, allow_private=allow_private),
+            "http": GuardedBackend(resolver, allow_private=allow_private, plain=True),
+        }
+        self.timeout = timeout
+        self.limit = limit
+        self.headers = {
+            "User-Agent": user_agent,
+            "Accept": "*/*",
+            "Accept-Encoding": "gzip, deflate",  # the encodings body_text reads
+            "Connection": "keep-alive",
+        }
+        self._sessions: dict[str, aiohttp.ClientSession] = {}
+        self._targets: dict[str, tuple[str, yarl.URL, str, int]] = {}
+
+    def _session(self, scheme: str) -> aiohttp.ClientSession:
+        session = self._sessions.get(scheme)
+        if session is None:
+            connector = aiohttp.TCPConnector(
+                limit=self.limit,
+                use_dns_cache=False,  # resolved (and checked) at each new connection
+                resolver=_CheckingResolver(self.backends[scheme], self.timeout),
+                ssl=self.context if scheme == "https" else False,
+                keepalive_timeout=5.0,  # httpx's keep-alive expiry
+            )
+            session = self._sessions[scheme] = aiohttp.ClientSession(
+                connector=connector,
+                cookie_jar=aiohttp.DummyCookieJar(),
+                auto_decompress=False,
+                trust_env=False,
+                headers=self.headers,
+                timeout=aiohttp.ClientTimeout(
+                    total=None, connect=self.timeout, sock_connect=self.timeout, sock_read=self.timeout
+                ),
+            )
+        return session
+
+    def target(self, url: str) -> tuple[str, yarl.URL, str, int]:
+        """``url``'s scheme, as sent (httpx's parsing and encoding), host and port; parsed once per
+        URL (``httpx.InvalidURL``, ``httpx.UnsupportedProtocol``)."""
+        found = self._targets.get(url)
+        if found is None:
+            parsed = httpx.URL(url)
+            if parsed.scheme not in self.backends:
+                raise httpx.UnsupportedProtocol(
+                    f"Request URL has an unsupported protocol '{parsed.scheme}://'."
+                )
+            if not parsed.host:
+                raise httpx.UnsupportedProtocol("Request URL is missing a host.")
+            port = parsed.port or (443 if parsed.scheme == "https" else 80)
+            if len(self._targets) >= _MAX_TARGETS:
+                self._targets.clear()
+            found = self._targets[url] = (
+                parsed.scheme,
+                yarl.URL(str(parsed), encoded=True),
+                parsed.host,
+                port,
+            )
+        return found
+
+    @contextlib.asynccontextmanager
+    async def post(
+        self, url: str, body: bytes, headers: Sequence[tuple[str, str]]
+    ) -> AsyncIterator[aiohttp.ClientResponse]:
+        """POST ``body`` to ``url``: the answer, its body to read from ``content`` (released on
+        leaving). Errors, reading the body included, are httpx's; AddressRefused as it is."""
+        scheme, target, host, port = self.target(url)
+        with _aiohttp_errors():
+            if _literal(host) is not None:  # aiohttp connects to a literal address without resolving it
+                await self.backends[scheme].addresses(host, port)
+            session = self._session(scheme)
+            async with session.post(target, data=body, headers=headers, allow_redirects=False) as answer:
+                yield answer
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        sessions, self._sessions = list(self._sessions.values()), {}
+        for session in sessions:
+            await session.close()
+
+
+def make_webhook_client(
+    config: NotifierSettings,
+    *,
+    allow_private: bool,
+    resolver: Resolver = system_resolver,
+    user_agent: str = "pixnotify",
+) -> WebhookClient:
+    """The notifier's client (:class:`WebhookClient`) from its settings: the TLS context of
+    :func:`webhook_ssl_context`, ``config.timeout``, ``config.concurrency`` connections at most."""
+    return WebhookClient(
+        webhook_ssl_context(config),
+        resolver=resolver,
+        allow_private=allow_private,
+        timeout=config.timeout,
+        limit=config.concurrency,
+        user_agent=user_agent,
+    )
+
+
 def make_client(
     config: NotifierSettings,
     *,
@@ -388,20 +614,11 @@ def make_client(
     resolver: Resolver = system_resolver,
     user_agent: str = "pixnotify",
 ) -> httpx.AsyncClient:
-    """The HTTP client for webhooks, from the notifier's settings: checked addresses only (plain
-    ``http://`` to loopback and private hosts only, with ``allow_private``), the TLS context of
-    :func:`webhook_ssl_context`, no proxies, no redirects, ``config.timeout`` for each of connect,
-    write, read and pool wait, ``config.concurrency`` connections at most."""
-    limits = httpx.Limits(max_connections=config.concurrency, max_keepalive_connections=config.concurrency)
-    # tests/integration/test_notifier.py proves that the check is in force (a name resolving to
-    # 127.0.0.1 is refused); tests/unit/test_guarded_transport.py that the transport behaves as
-    # httpx's own (bodies, errors, limits); tests/integration/test_webhook_tls.py the TLS settings.
-    transport = GuardedTransport(
-        GuardedBackend(resolver, allow_private=allow_private),
-        limits,
-        ssl_context=webhook_ssl_context(config),
-        plain=GuardedBackend(resolver, allow_private=allow_private, plain=True),
-    )
+    """An httpx client for webhooks, from the notifier's settings, on :func:`guarded_transport`: no
+    proxies, no redirects, ``config.timeout`` for each of connect, write, read and pool wait. The
+    notifier itself sends with :func:`make_webhook_client` (the same checks and TLS context, on
+    aiohttp)."""
+    transport = guarded_transport(config, allow_private=allow_private, resolver=resolver)
     return httpx.AsyncClient(
         transport=transport,
         timeout=httpx.Timeout(config.timeout),

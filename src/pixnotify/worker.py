@@ -26,7 +26,6 @@ from types import TracebackType
 from typing import Any, Self
 from urllib.parse import urlsplit
 
-import httpx
 from prometheus_client import CollectorRegistry
 
 from pixcore.clock import Clock, SystemClock, format_timestamp
@@ -40,9 +39,9 @@ from pixinfra.settings import NotifierSettings, Settings
 from pixnotify.failures import describe_answer
 from pixnotify.metrics import DeliveryMetrics, result_of
 from pixnotify.recorder import Recorder
-from pixnotify.sender import Outcome, build_headers, post
+from pixnotify.sender import Client, Outcome, build_headers, post
 from pixnotify.store import PostgresDeliveryStore
-from pixnotify.transport import Resolver, make_client, system_resolver
+from pixnotify.transport import Resolver, make_webhook_client, system_resolver
 
 __all__ = ["Notifier", "Round", "deliver_in_process"]
 
@@ -84,7 +83,7 @@ class Notifier:
         clock: Clock | None = None,
         resolver: Resolver = system_resolver,
         rng: random.Random | None = None,
-        client: httpx.AsyncClient | None = None,
+        client: Client | None = None,
         metrics: DeliveryMetrics | None = None,
         refresh_clock: Callable[[], Awaitable[None]] | None = None,
         signing_clock: Clock | None = None,
@@ -97,7 +96,9 @@ class Notifier:
         self.signing_clock: Clock = signing_clock or self.clock
         self.rng = rng or random.Random()  # noqa: S311 - retry jitter, not a secret
         self._own_client = client is None
-        self.client = client or make_client(self.config, allow_private=allow_private, resolver=resolver)
+        self.client: Client = client or make_webhook_client(
+            self.config, allow_private=allow_private, resolver=resolver
+        )
         self.recorder = Recorder(store)
         self._in_flight: dict[asyncio.Task[DeliveryStatus | None], Claim] = {}
         self._sending: set[asyncio.Task[DeliveryStatus | None]] = set()

@@ -87,11 +87,10 @@ class Receiver:
                     await reply.hold.wait()
                 extra = "".join(f"{name}: {value}\r\n" for name, value in reply.headers.items())
                 reason = REASONS.get(reply.status, "Status")
-                writer.write(
-                    f"HTTP/1.1 {reply.status} {reason}\r\ncontent-length: 2\r\n{extra}\r\nok".encode(
-                        "latin-1"
-                    )
-                )
+                # 204 and 304 have no body (RFC 9112, 6.3): bytes after one would be the next answer
+                body = "" if reply.status in (204, 304) else "ok"
+                head = f"HTTP/1.1 {reply.status} {reason}\r\ncontent-length: {len(body)}\r\n{extra}\r\n"
+                writer.write((head + body).encode("latin-1"))
                 await writer.drain()
         except (asyncio.IncompleteReadError, ConnectionError):
             pass

@@ -19,7 +19,7 @@ import trustme
 from pixinfra.settings import NotifierSettings
 from pixnotify.failures import Target, describe_answer, describe_error
 from pixnotify.sender import post
-from pixnotify.transport import make_client, webhook_ssl_context
+from pixnotify.transport import make_client, make_webhook_client, webhook_ssl_context
 
 PIXNOTIFY = Path(sys.executable).parent / "pixnotify"
 
@@ -36,12 +36,17 @@ def closed_port() -> int:
 
 
 async def attempt(url: str, *, allow_private: bool = True, seconds: float = 2.0) -> str | None:
-    async with make_client(
-        NotifierSettings(timeout=seconds), allow_private=allow_private, resolver=loopback
-    ) as c:
-        outcome = await post(c, url, b"{}", [("content-type", "application/json")], deadline=seconds)
-    assert outcome.status_code is None
-    return outcome.error
+    """The error of one attempt, the same with the notifier's client and with an httpx client."""
+    errors = []
+    for make in (make_webhook_client, make_client):
+        async with make(
+            NotifierSettings(timeout=seconds), allow_private=allow_private, resolver=loopback
+        ) as c:
+            outcome = await post(c, url, b"{}", [("content-type", "application/json")], deadline=seconds)
+        assert outcome.status_code is None
+        errors.append(outcome.error)
+    assert errors[0] == errors[1]
+    return errors[0]
 
 
 async def test_a_closed_port_is_connection_refused() -> None:
@@ -182,3 +187,23 @@ def test_a_receivers_certificate_required_alert_points_at_the_setting() -> None:
     assert describe_error(read, with_cert, tls=True).startswith(
         "TLS handshake with hooks.pix.test:443 failed: "
     )
+
+
+async def test_a_204_followed_by_a_body_is_an_invalid_answer() -> None:
+    """A 204 has no body (RFC 9112, 6.3): bytes after it are read as the next answer, which they are
+    not. httpx's parser took the 204 and left the bytes on the connection; the notifier's (aiohttp's
+    llhttp) refuses the answer, and the attempt log says why rather than "connection closed"."""
+
+    async def sloppy(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 204 No Content\r\ncontent-length: 2\r\n\r\nok")
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(sloppy, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    async with server, make_webhook_client(NotifierSettings(timeout=2), allow_private=True) as c:
+        outcome = await post(c, f"http://127.0.0.1:{port}/", b"", [], deadline=2)
+    assert outcome.status_code is None
+    assert outcome.error is not None
+    assert outcome.error.startswith(f"invalid HTTP answer from 127.0.0.1:{port}: Bad status line")

@@ -14,7 +14,15 @@ import httpx
 import pytest
 
 from pixinfra.settings import NotifierSettings
-from pixnotify.transport import AddressRefused, GuardedBackend, GuardedTransport, make_client
+from pixnotify.sender import post
+from pixnotify.transport import (
+    AddressRefused,
+    GuardedBackend,
+    GuardedTransport,
+    WebhookClient,
+    make_client,
+    make_webhook_client,
+)
 
 
 async def loopback(host: str, port: int) -> list[str]:
@@ -232,3 +240,109 @@ async def test_a_stream_is_readable_once_the_other_side_has_closed() -> None:
             assert stream.get_extra_info("is_readable") is True
         finally:
             await stream.aclose()
+
+
+# -- the notifier's client (WebhookClient, on aiohttp): the same checks, the same bytes ---------------
+
+
+def webhook_client(*, allow_private: bool = True, timeout: float = 5.0) -> WebhookClient:
+    return make_webhook_client(
+        NotifierSettings(timeout=timeout, concurrency=4), allow_private=allow_private, resolver=loopback
+    )
+
+
+async def test_the_webhook_client_sends_the_bytes_httpx_sends(receiver: tuple[Receiver, int]) -> None:
+    state, port = receiver
+    url = f"http://hooks.pix.test:{port}/in?k=1"
+    headers = [("webhook-id", "msg_1_2"), ("content-type", "application/json"), ("X-Tenant", "t1")]
+    async with client() as http:
+        await http.post(url, content=b'{"a":1}', headers=headers)
+    async with webhook_client() as direct:
+        outcome = await post(direct, url, b'{"a":1}', headers, deadline=5)
+    assert (outcome.status_code, outcome.body, outcome.error) == (201, '{"a":1}', None)
+    by_httpx, ours = state.requests
+
+    def lines(request: bytes) -> tuple[bytes, set[bytes]]:
+        head, _, body = request.partition(b"\r\n\r\n")
+        first, *fields = head.split(b"\r\n")
+        # httpx may offer more encodings (br, zstd) than the attempt log can read: gzip and deflate
+        return first + b"|" + body, {
+            f.lower() for f in fields if not f.lower().startswith(b"accept-encoding")
+        }
+
+    assert lines(ours) == lines(by_httpx)
+    assert b"\r\naccept-encoding: gzip, deflate\r\n" in ours.lower()
+    assert ours.startswith(b"POST /in?k=1 HTTP/1.1\r\n")
+
+
+async def test_the_webhook_client_keeps_connections_alive(receiver: tuple[Receiver, int]) -> None:
+    state, port = receiver
+    async with webhook_client() as direct:
+        for _ in range(3):
+            outcome = await post(direct, f"http://hooks.pix.test:{port}/", b"x", [], deadline=5)
+            assert outcome.status_code == 201
+    assert state.connections == 1
+
+
+async def test_the_webhook_client_refuses_a_non_public_address(receiver: tuple[Receiver, int]) -> None:
+    state, port = receiver
+    async with webhook_client(allow_private=False) as direct:
+        outcome = await post(direct, f"https://hooks.pix.test:{port}/", b"x", [], deadline=5)
+        plain = await post(direct, f"http://8.8.8.8:{port}/", b"x", [], deadline=5)
+    assert outcome.error == (
+        "address refused: hooks.pix.test resolves to 127.0.0.1, which is loopback "
+        "(PIX_WEBHOOK_ALLOW_PRIVATE is off)"
+    )
+    assert plain.error is not None
+    assert plain.error.startswith("address refused: 8.8.8.8 is public: plain http://")
+    assert state.connections == 0
+
+
+async def test_the_webhook_client_raises_httpx_errors(receiver: tuple[Receiver, int]) -> None:
+    state, port = receiver
+    state.stall = True
+    async with webhook_client(timeout=0.2) as direct:
+        with pytest.raises(httpx.ReadTimeout):
+            async with direct.post(f"http://hooks.pix.test:{port}/", b"x", []):
+                pass
+        with pytest.raises(httpx.UnsupportedProtocol):
+            async with direct.post("ftp://hooks.pix.test/", b"x", []):
+                pass
+        with pytest.raises(httpx.InvalidURL):
+            async with direct.post("http://[::1/", b"x", []):
+                pass
+
+
+async def test_the_webhook_client_keeps_no_cookie_follows_no_redirect_and_uses_no_proxy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """aiohttp's session would keep a receiver's cookie and send it again, follow a redirect, and
+    (with trust_env) go through a proxy of the environment: the notifier's client does none of it."""
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")  # a proxy would refuse the connection
+    monkeypatch.setenv("ALL_PROXY", "http://127.0.0.1:9")
+    heads: list[bytes] = []
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while True:
+            try:
+                head = await reader.readuntil(b"\r\n\r\n")
+            except asyncio.IncompleteReadError:
+                break
+            heads.append(head.lower())
+            await reader.readexactly(int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0]))
+            writer.write(
+                b"HTTP/1.1 302 Found\r\nset-cookie: session=s3cret; Path=/\r\n"
+                b"location: /elsewhere\r\ncontent-length: 0\r\n\r\n"
+            )
+            await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(answer, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    async with server, webhook_client() as direct:
+        first = await post(direct, f"http://hooks.pix.test:{port}/in", b"{}", [], deadline=5)
+        second = await post(direct, f"http://hooks.pix.test:{port}/in", b"{}", [], deadline=5)
+    assert (first.status_code, second.status_code) == (302, 302)
+    assert len(heads) == 2  # not followed to /elsewhere
+    assert all(head.startswith(b"post /in http/1.1") for head in heads)
+    assert b"cookie" not in heads[1].replace(b"set-cookie", b"")

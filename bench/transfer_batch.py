@@ -122,7 +122,7 @@ async def _prepare(base_url: str, holder: Holder, *, fund: bool) -> str:
 
 
 def _wrk(base_url: str, script: Path, connections: int, seconds: float) -> str:
-    command = ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", str(script), base_url]
+    command = ["wrk", "-t2", f"-c{connections}", f"-d{seconds:g}s", "--latency", "-s", str(script), base_url]
     return subprocess.run(command, check=True, capture_output=True, text=True).stdout  # noqa: S603
 
 

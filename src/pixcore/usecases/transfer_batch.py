@@ -21,12 +21,10 @@ unbatched path, so that one bad request never fails the others. ``size`` 1 is th
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TypeAlias
 
@@ -35,6 +33,7 @@ from pixcore.clock import Clock
 from pixcore.errors import AccountNotFound, InsufficientFunds, RuleViolation
 from pixcore.ports import KeyDirectory, UnitOfWork, UnitOfWorkFactory
 from pixcore.transfers import DirectoryEntry, TransferRequest
+from pixcore.usecases.group_commit import Gatherer, Waiting
 from pixcore.usecases.transfers import (
     CreatedTransfer,
     check_destination,
@@ -55,19 +54,15 @@ class _BatchAbandoned(Exception):
     """The batch cannot be applied as one: its requests go one by one."""
 
 
-@dataclass(slots=True)
-class _Waiting:
+@dataclass(frozen=True, slots=True)
+class _Request:
     key: uuid.UUID
     fingerprint: str
     request: TransferRequest
     entry: DirectoryEntry
-    answer: asyncio.Future[CreatedTransfer]
 
 
-@dataclass(slots=True)
-class _Queue:
-    waiting: list[_Waiting] = field(default_factory=list)
-    full: asyncio.Event = field(default_factory=asyncio.Event)
+_Batch: TypeAlias = list[Waiting[_Request, CreatedTransfer]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,38 +91,25 @@ class TransferBatcher:
         size: int,
         window: timedelta,
     ) -> None:
-        if size < 1:
-            raise ValueError("a batch holds at least one transfer")
         self._uow, self._directory, self._clock = uow, directory, clock
         self._ispb, self._norm_delay = ispb, norm_delay
-        self._size, self._window = size, window.total_seconds()
-        self._queues: dict[int, _Queue] = {}
-        self._drains: set[asyncio.Task[None]] = set()
+        self._gatherer: Gatherer[int, _Request, CreatedTransfer] = Gatherer(
+            self._apply, size=size, window=window
+        )
 
     async def create(
         self, *, account_id: int, idempotency_key: uuid.UUID, request: TransferRequest
     ) -> CreatedTransfer:
         """The transfer this request makes (or made, on a retry): the answer of ``create_transfer``."""
-        if self._size == 1:
+        if self._gatherer.size == 1:
             return await self._alone(account_id, idempotency_key, request)
         entry = await self._directory.lookup(request.pix_key)
         try:
             destination = check_destination(entry, request, account_id)
         except RuleViolation:
             return await self._alone(account_id, idempotency_key, request)
-        answer: asyncio.Future[CreatedTransfer] = asyncio.get_running_loop().create_future()
-        queue = self._queues.get(account_id)
-        if queue is None:
-            queue = self._queues[account_id] = _Queue()
-            drain = asyncio.create_task(self._drain(account_id, queue))
-            self._drains.add(drain)
-            drain.add_done_callback(self._drains.discard)
-        queue.waiting.append(
-            _Waiting(idempotency_key, request_fingerprint(request), request, destination, answer)
-        )
-        if len(queue.waiting) >= self._size:
-            queue.full.set()
-        return await answer
+        item = _Request(idempotency_key, request_fingerprint(request), request, destination)
+        return await self._gatherer.submit(account_id, item)
 
     async def _alone(self, account_id: int, key: uuid.UUID, request: TransferRequest) -> CreatedTransfer:
         return await create_transfer(
@@ -141,60 +123,39 @@ class TransferBatcher:
             norm_delay=self._norm_delay,
         )
 
-    async def _drain(self, account_id: int, queue: _Queue) -> None:
-        """Apply the account's waiting requests, a batch at a time, until none waits."""
-        batch: list[_Waiting] = []
-        try:
-            while queue.waiting:
-                if len(queue.waiting) < self._size and self._window > 0:
-                    queue.full.clear()
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(queue.full.wait(), self._window)
-                batch = queue.waiting[: self._size]
-                del queue.waiting[: self._size]
-                # A request cancelled (its client went away) before its batch began is not applied.
-                await self._apply(account_id, [w for w in batch if not w.answer.done()])
-        finally:
-            del self._queues[account_id]  # no await since the loop ended: nobody queued meanwhile
-            for waiting in [*batch, *queue.waiting]:  # unanswered only if this task was cancelled
-                if not waiting.answer.done():
-                    waiting.answer.cancel()
-
-    async def _apply(self, account_id: int, batch: Sequence[_Waiting]) -> None:
-        if not batch:
-            return
+    async def _apply(self, account_id: int, batch: _Batch) -> None:
         try:
             decided = await self._commit(account_id, batch)
         except Exception:  # any failure of the batch: each request gets its own chance
             log.warning("a batch of %d transfers failed; applying them one by one", len(batch), exc_info=True)
             decided = _Decided({}, list(range(len(batch))))
         for position, outcome in decided.outcomes.items():
-            _answer(batch[position].answer, outcome)
+            batch[position].give(outcome)
         for position in decided.alone:
             waiting = batch[position]
             if waiting.answer.done():
                 continue
             try:
-                created = await self._alone(account_id, waiting.key, waiting.request)
+                created = await self._alone(account_id, waiting.item.key, waiting.item.request)
             except Exception as error:  # noqa: BLE001 - the request's own error is its answer
-                if not waiting.answer.done():
-                    waiting.answer.set_exception(error)
+                waiting.give(error)
             else:
-                _answer(waiting.answer, created)
+                waiting.give(created)
 
-    async def _commit(self, account_id: int, batch: Sequence[_Waiting]) -> _Decided:
+    async def _commit(self, account_id: int, batch: _Batch) -> _Decided:
         now = self._clock.now()
+        items = [waiting.item for waiting in batch]
         outcomes: dict[int, _Outcome] = {}
         alone: list[int] = []
         async with self._uow() as tx:
-            taken = await tx.idempotency.find_many(account_id, [w.key for w in batch])
+            taken = await tx.idempotency.find_many(account_id, [item.key for item in items])
             fresh: list[int] = []
             keys: set[uuid.UUID] = set()
-            for position, waiting in enumerate(batch):
-                if waiting.key in taken or waiting.key in keys:
+            for position, item in enumerate(items):
+                if item.key in taken or item.key in keys:
                     alone.append(position)  # a retry: it replays (or is refused) as it would alone
                 else:
-                    keys.add(waiting.key)
+                    keys.add(item.key)
                     fresh.append(position)
             balance = await tx.balances.lock(account_id)
             if balance is None:
@@ -202,51 +163,45 @@ class TransferBatcher:
             running = balance.available
             covered: list[int] = []
             for position in fresh:
-                amount = batch[position].request.amount
+                amount = items[position].request.amount
                 if amount > running:
                     outcomes[position] = InsufficientFunds()
                 else:
                     running -= amount
                     covered.append(position)
             if covered:
-                created = await self._reserve(tx, account_id, [batch[p] for p in covered], now)
+                created = await self._reserve(tx, account_id, [items[p] for p in covered], now)
                 outcomes.update(zip(covered, created, strict=True))
             await tx.commit()
         return _Decided(outcomes, alone)
 
     async def _reserve(
-        self, tx: UnitOfWork, account_id: int, batch: Sequence[_Waiting], now: datetime
+        self, tx: UnitOfWork, account_id: int, items: Sequence[_Request], now: datetime
     ) -> list[CreatedTransfer]:
         """``_reserve`` of the unbatched path for many transfers, with one statement per table."""
         made = [
             new_records(
                 account_id=account_id,
-                key=w.key,
-                request=w.request,
-                entry=w.entry,
+                key=item.key,
+                request=item.request,
+                entry=item.entry,
                 ispb=self._ispb,
                 now=now,
                 norm_delay=self._norm_delay,
             )
-            for w in batch
+            for item in items
         ]
         ids = await tx.transactions.add_many([record for record, _ in made])
-        claims = [(w.key, w.fingerprint, tid) for w, tid in zip(batch, ids, strict=True)]
+        claims = [(item.key, item.fingerprint, tid) for item, tid in zip(items, ids, strict=True)]
         if len(await tx.idempotency.claim_many(account_id, claims, now)) != len(claims):
             raise _BatchAbandoned("a key was claimed meanwhile by another unit of work")
         transfers = [make(tid) for (_, make), tid in zip(made, ids, strict=True)]
         await tx.transfers.add_many(transfers)
         await tx.ledger.post_many(
-            [(tid, ledger.reserve(account_id, w.request.amount)) for w, tid in zip(batch, ids, strict=True)],
+            [
+                (tid, ledger.reserve(account_id, item.request.amount))
+                for item, tid in zip(items, ids, strict=True)
+            ],
             now,
         )
         return [CreatedTransfer(stored(new), replayed=False) for new in transfers]
-
-
-def _answer(answer: asyncio.Future[CreatedTransfer], outcome: _Outcome) -> None:
-    if answer.done():  # the request was cancelled while its batch ran: what committed stays
-        return
-    if isinstance(outcome, CreatedTransfer):
-        answer.set_result(outcome)
-    else:
-        answer.set_exception(outcome)

@@ -313,6 +313,10 @@ class OutboxRepository(Protocol):
         ``pixcore.events.payload(event)`` as its content."""
         ...
 
+    async def add_many(self, account_id: int, events: Sequence[Event], at: datetime) -> None:
+        """:meth:`add` for several events of one account, with one statement."""
+        ...
+
 
 class WebhookRepository(Protocol):
     """Webhook registrations, the account's signing secret, and the deliveries' state."""

@@ -275,8 +275,8 @@ class Settings:
 
     transfer_batch_size: int = 64
     """``PIX_TRANSFER_BATCH_SIZE`` (default ``64``): most concurrent ``POST /dict/pix`` requests of one
-    sending account that one process applies in one database transaction (group commit); ``1``
-    turns grouping off (one transaction per transfer)."""
+    sending account (and ``POST /sandbox/payments`` to one key) that one process applies in one
+    database transaction (group commit); ``1`` turns grouping off (one transaction each)."""
 
     transfer_batch_window_ms: int = 1
     """``PIX_TRANSFER_BATCH_WINDOW_MS`` (default ``1``): milliseconds a batch that is not full waits

@@ -9,6 +9,7 @@ from functools import partial
 from pixcore.clock import SystemClock
 from pixcore.ports import KeyDirectory, SecretHasher, UnitOfWorkFactory
 from pixcore.queries import TransactionQueries
+from pixcore.usecases.receipt_batch import ReceiptBatcher
 from pixcore.usecases.transfer_batch import TransferBatcher
 from pixinfra.postgres.pool import Database
 from pixinfra.settings import Settings
@@ -45,6 +46,8 @@ class Services:
     """The console's session cookies, keyed from the signing key (``pixweb.console.session``)."""
     transfers: TransferBatcher
     """Creates the API's transfers, grouping each account's concurrent ones (group commit)."""
+    receipts: ReceiptBatcher
+    """Credits the sandbox's payments, grouping the concurrent ones of each key (group commit)."""
 
     @classmethod
     def build(cls, settings: Settings, database: Database, clock: SystemClock | None = None) -> Services:
@@ -60,6 +63,7 @@ class Services:
         tokens = JwtIssuer(key, keeper.clock, issuer=settings.token_issuer, audience=settings.token_audience)
         hasher = Argon2Hasher()
         uow = partial(PostgresUnitOfWork, database)
+        batch_window = timedelta(milliseconds=settings.transfer_batch_window_ms)
         return cls(
             settings=settings,
             database=database,
@@ -84,7 +88,10 @@ class Services:
                 ispb=settings.ispb,
                 norm_delay=timedelta(seconds=settings.norm_delay_seconds),
                 size=settings.transfer_batch_size,
-                window=timedelta(milliseconds=settings.transfer_batch_window_ms),
+                window=batch_window,
+            ),
+            receipts=ReceiptBatcher(
+                uow, keeper.clock, size=settings.transfer_batch_size, window=batch_window
             ),
         )
 

@@ -11,10 +11,11 @@ import pytest
 
 from pixcore.accounts import Balance
 from pixcore.errors import InsufficientFunds
+from pixcore.events import Holder, ReceiveEvent
 from pixcore.ledger import receive, reserve
 from pixcore.ports import IdempotencyRecord, UnitOfWork
 from tests.contract.conftest import Backend
-from tests.contract.rows import OUTSIDE, T0, add_account, new_transfer, receipt, withdrawal
+from tests.contract.rows import OUTSIDE, T0, add_account, e2e, new_transfer, receipt, withdrawal
 
 HASH = [hashlib.sha256(str(n).encode()).hexdigest() for n in range(4)]
 
@@ -97,3 +98,13 @@ async def test_claim_many_claims_the_free_keys_only(backend: Backend) -> None:
         assert await tx.idempotency.find_many(account.id, []) == {}
         with pytest.raises(backend.refused):  # a claim needs its transaction
             await tx.idempotency.claim_many(account.id, [(other, HASH[3], -1)], T0)
+
+
+async def test_notifications_are_queued_at_once_for_an_existing_account_only(backend: Backend) -> None:
+    events = [ReceiveEvent(n, None, 100 * n, e2e(), Holder("Payer", "12345678909")) for n in (1, 2)]
+    async with backend.uow() as tx:
+        account = await add_account(tx)
+        await tx.outbox.add_many(account.id, events, T0)
+        await tx.outbox.add_many(account.id, [], T0)
+        with pytest.raises(backend.refused):
+            await tx.outbox.add_many(-1, events, T0)

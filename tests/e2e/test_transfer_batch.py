@@ -148,3 +148,32 @@ async def test_a_burst_on_one_account_never_overdraws_it(api: Api, migrated_data
     assert sum(row["n"] for row in rows) == 33
     assert max(row["n"] for row in rows) > 1, "no two transfers shared a batch"
     await _assert_ledger_ok(migrated_database)
+
+
+async def test_a_burst_of_receipts_to_one_key_is_credited_whole(api: Api, migrated_database: str) -> None:
+    client = await new_client()
+    auth = await bearer(api.client, client)
+    other = await new_client()
+    key = client.opened.keys[0].value
+    payments = [{"pixKey": key, "amount": f"{n}.00"} for n in range(1, 41)]
+    payments.append({"pixKey": other.opened.keys[0].value, "amount": "1.00"})  # not the caller's key
+    responses = await asyncio.gather(
+        *(api.client.post("/sandbox/payments", json=body, headers=auth) for body in payments)
+    )
+    assert [r.status_code for r in responses[:-1]] == [201] * 40, [r.text for r in responses[:3]]
+    assert responses[-1].status_code == 422, responses[-1].text
+    assert responses[-1].json()["message"] == "The key is not a key of your account."
+    assert await _available(api, auth) == (Decimal(sum(range(1, 41))), Decimal(0))
+    rows = await fetch_rows(
+        migrated_database,
+        """
+        SELECT t.created_at, count(*) AS n, count(o.id) AS events FROM transactions t
+          LEFT JOIN outbox o ON o.account_id = t.account_id AND o.event_type = 'RECEIVE'
+               AND o.payload->'data'->>'endToEndId' = t.end_to_end_id
+         WHERE t.account_id = $1 AND t.type = 'PAYMENT' GROUP BY 1
+        """,
+        client.opened.account.id,
+    )
+    assert sum(row["n"] for row in rows) == sum(row["events"] for row in rows) == 40  # one event each
+    assert max(row["n"] for row in rows) > 1, "no two receipts shared a batch"
+    await _assert_ledger_ok(migrated_database)

@@ -191,3 +191,7 @@ class InMemoryOutbox(Repository):
     async def add(self, account_id: int, event: Event, at: datetime) -> None:
         self._require_account(account_id)
         self._staged.outbox.append(OutboxItem(account_id, payload(event), event.webhook_type, at))
+
+    async def add_many(self, account_id: int, events: Sequence[Event], at: datetime) -> None:
+        for event in events:
+            await self.add(account_id, event, at)

@@ -55,19 +55,19 @@ class ReceiptBatcher:
     ) -> Receipt:
         """The receipt credited to the owner of ``key``: the answer of ``receive_payment``."""
         require_positive(amount)
-        payment = _Payment(key, amount, payer, only_for)
+        receipt = _Payment(key, amount, payer, only_for)
         if self._gatherer.size == 1:
-            return await self._alone(payment)
-        return await self._gatherer.submit((key.value, only_for), payment)
+            return await self._alone(receipt)
+        return await self._gatherer.submit((key.value, only_for), receipt)
 
-    async def _alone(self, payment: _Payment) -> Receipt:
+    async def _alone(self, receipt: _Payment) -> Receipt:
         return await receive_payment(
             self._uow,
             self._clock,
-            key=payment.key,
-            amount=payment.amount,
-            payer=payment.payer,
-            only_for=payment.only_for,
+            key=receipt.key,
+            amount=receipt.amount,
+            payer=receipt.payer,
+            only_for=receipt.only_for,
         )
 
     async def _apply(self, _: tuple[str, int | None], batch: list[Waiting[_Payment, Receipt]]) -> None:

@@ -1,6 +1,6 @@
-"""Group commit on one hot account: ``POST /dict/pix`` with ``PIX_TRANSFER_BATCH_SIZE`` 1 (off) against
-grouping on, in one run, driven by wrk (a C load generator) so that the client's CPU does not hide the
-server's.
+"""Group commit on one hot account: ``POST /dict/pix`` (or, ``--receipts``, ``POST /sandbox/payments``)
+with ``PIX_TRANSFER_BATCH_SIZE`` 1 (off) against grouping on, in one run, driven by wrk (a C load
+generator) so that the client's CPU does not hide the server's.
 
 For each setting (``--settings``: ``SIZE/WINDOW_MS`` pairs, the first one the baseline) a ``pixweb
 serve --no-demo`` process runs on the same fresh database; wrk sends transfers of 0.01 from one
@@ -62,13 +62,17 @@ function request()
   counter = counter + 1
   local r1, r2 = math.random(0, 0xfff), math.random(0, 0xfff)
   local key = string.format("%s-4%03x-8%03x-%012x", prefix, r1, r2, counter)
-  return wrk.format("POST", "/dict/pix", {
+  return wrk.format("POST", "PATH", {
     ["Content-Type"] = "application/json",
     ["Authorization"] = "Bearer TOKEN",
     ["x-idempotency-key"] = key,
-  }, '{"pixKey":"bench-receiver@external.example","payment":{"currency":"BRL","amount":0.01}}')
+  }, BODY)
 end
 """
+TRANSFER_BODY = (
+    """'{"pixKey":"bench-receiver@external.example","payment":{"currency":"BRL","amount":0.01}}'"""
+)
+RECEIPT_BODY = """'{"pixKey":"HOLDER_KEY","amount":"0.01"}'"""
 
 
 @dataclass
@@ -159,6 +163,9 @@ def main() -> None:
         default=[(1, 0), (64, 0), (64, 1)],
         help="SIZE/WINDOW_MS,... (default 1/0,64/0,64/1; the first is the baseline)",
     )
+    parser.add_argument(
+        "--receipts", action="store_true", help="POST /sandbox/payments to the account's key instead"
+    )
     add_database_options(parser)
     add_summary_option(parser)
     args = parser.parse_args()
@@ -179,7 +186,11 @@ def main() -> None:
                     token = asyncio.run(_prepare(base_url, holder, fund=not funded))
                     funded = True
                     script = folder / "transfer.lua"
-                    script.write_text(LUA.replace("TOKEN", token), encoding="utf-8")
+                    path, body = (
+                        ("/sandbox/payments", RECEIPT_BODY) if args.receipts else ("/dict/pix", TRANSFER_BODY)
+                    )
+                    lua = LUA.replace("PATH", path).replace("BODY", body.replace("HOLDER_KEY", holder.key))
+                    script.write_text(lua.replace("TOKEN", token), encoding="utf-8")
                     _run(base_url, process.pid, script, args, results[size, window])
         ledger = asyncio.run(_ledger(db_url))
     print(f"ledger check after the runs: {'ok' if ledger else 'FAILED'}")
@@ -197,7 +208,8 @@ async def _ledger(url: str) -> bool:
 def _report(results: dict[tuple[int, int], Result], args: argparse.Namespace) -> None:
     baseline = statistics.median(next(iter(results.values())).rates)
     print(
-        f"\n{args.connections} connections, one hot account, {args.rounds} rounds of {args.duration:g} s each"
+        f"\n{'receipts into' if args.receipts else 'transfers out of'} one hot account,"
+        f" {args.connections} connections, {args.rounds} rounds of {args.duration:g} s each"
     )
     print(
         f"{'size/window':>12} {'tx/s':>8} {'x off':>6} {'p50 ms':>7} {'p99 ms':>7}"

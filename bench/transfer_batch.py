@@ -85,8 +85,10 @@ class Result:
 
 
 def _ms(text: str) -> float:
-    value, unit = re.fullmatch(r"([\d.]+)(us|ms|s)", text).groups()  # type: ignore[union-attr]
-    return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+    found = re.fullmatch(r"([\d.]+)(us|ms|s|m)", text)
+    if found is None:
+        raise ValueError(f"not a wrk duration: {text!r}")
+    return float(found[1]) * {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0}[found[2]]
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -134,13 +136,15 @@ def _run(base_url: str, pid: int, script: Path, args: argparse.Namespace, result
     _wrk(base_url, script, args.connections, args.warmup)
     cpu = _cpu_seconds(pid)
     out = _wrk(base_url, script, args.connections, args.duration)
+    if "Latency Distribution" not in out:
+        raise SystemExit(f"wrk said:\n{out}")
     spent = _cpu_seconds(pid) - cpu
     requests = int(re.search(r"(\d+) requests in", out).group(1))  # type: ignore[union-attr]
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     result.errors += int(errors.group(1)) if errors else 0
     result.rates.append(float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)))  # type: ignore[union-attr]
-    result.p50.append(_ms(re.search(r"50%\s+(\S+)", out).group(1)))  # type: ignore[union-attr]
-    result.p99.append(_ms(re.search(r"99%\s+(\S+)", out).group(1)))  # type: ignore[union-attr]
+    result.p50.append(_ms(re.search(r"^\s+50%\s+(\S+)", out, re.MULTILINE).group(1)))  # type: ignore[union-attr]
+    result.p99.append(_ms(re.search(r"^\s+99%\s+(\S+)", out, re.MULTILINE).group(1)))  # type: ignore[union-attr]
     result.cpu_ms.append(1000 * spent / max(1, requests))
 
 

@@ -104,7 +104,7 @@ async def test_a_mixed_batch_answers_each_request_as_the_unbatched_path_does(
         alone, alone_auth = await _mixed_burst(unbatched)
         alone_balance = await _available(unbatched, alone_auth)
     # A long window: the five requests that pass the directory's rules gather in one batch.
-    async with _app(database, tmp_path / "many", size=64, window_ms=300) as batched:
+    async with _app(database, tmp_path / "many", size=64, window_ms=1000) as batched:
         grouped, grouped_auth = await _mixed_burst(batched)
         grouped_balance = await _available(batched, grouped_auth)
 

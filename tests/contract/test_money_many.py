@@ -12,19 +12,12 @@ import pytest
 from pixcore.accounts import Balance
 from pixcore.errors import InsufficientFunds
 from pixcore.events import Holder, ReceiveEvent
-from pixcore.ledger import receive, reserve
-from pixcore.ports import IdempotencyRecord, UnitOfWork
+from pixcore.ledger import reserve
+from pixcore.ports import IdempotencyRecord
 from tests.contract.conftest import Backend
-from tests.contract.rows import OUTSIDE, T0, add_account, e2e, new_transfer, receipt, withdrawal
+from tests.contract.rows import T0, add_account, e2e, funded, new_transfer, receipt, withdrawal
 
 HASH = [hashlib.sha256(str(n).encode()).hexdigest() for n in range(4)]
-
-
-async def _funded(tx: UnitOfWork, amount: int) -> tuple[int, int]:
-    account = await add_account(tx)
-    transaction_id = await tx.transactions.add(receipt(account.id, amount))
-    await tx.ledger.post(transaction_id, receive(account.id, amount, OUTSIDE), T0)
-    return account.id, transaction_id
 
 
 async def test_add_many_gives_the_ids_in_the_order_of_the_records(backend: Backend) -> None:
@@ -58,7 +51,7 @@ async def test_transfers_added_at_once_read_back_as_added_one_by_one(backend: Ba
 
 async def test_post_many_applies_the_sum_once_or_nothing(backend: Backend) -> None:
     async with backend.uow() as tx:
-        account, _ = await _funded(tx, 1_000)
+        account, _ = await funded(tx, 1_000)
         ids = await tx.transactions.add_many([withdrawal(account, 300) for _ in range(3)])
         await tx.commit()
 

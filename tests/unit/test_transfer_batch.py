@@ -13,7 +13,7 @@ import pytest
 from pixcore.accounts import Balance
 from pixcore.clock import ManualClock
 from pixcore.errors import PixError
-from pixcore.testing import InMemoryStore, InMemoryTransactions, PlainHasher
+from pixcore.testing import InMemoryIdempotency, InMemoryStore, InMemoryTransactions, PlainHasher
 from pixcore.usecases.transfer_batch import TransferBatcher
 from pixcore.usecases.transfers import CreatedTransfer
 from tests.unit.transfer_world import NORM_DELAY, World, assert_books_balance, make_world, transfer_request
@@ -111,11 +111,25 @@ async def test_a_batch_answers_each_request_as_one_by_one_would() -> None:
     assert_books_balance(world.store)
 
 
-async def test_a_batch_that_fails_is_applied_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    async def broken(self: InMemoryTransactions, records: object) -> list[int]:
-        raise RuntimeError("the batch statement failed")
+async def _statement_fails(self: InMemoryTransactions, records: object) -> list[int]:
+    raise RuntimeError("the batch statement failed")
 
-    monkeypatch.setattr(InMemoryTransactions, "add_many", broken)
+
+async def _key_claimed_meanwhile(self: InMemoryIdempotency, *args: object) -> set[uuid.UUID]:
+    return set()  # as if another process had claimed every key since the batch looked
+
+
+@pytest.mark.parametrize(
+    ("repository", "method", "broken"),
+    [
+        pytest.param(InMemoryTransactions, "add_many", _statement_fails, id="statement-fails"),
+        pytest.param(InMemoryIdempotency, "claim_many", _key_claimed_meanwhile, id="key-claimed-meanwhile"),
+    ],
+)
+async def test_a_batch_that_fails_is_applied_one_by_one(
+    monkeypatch: pytest.MonkeyPatch, repository: type, method: str, broken: object
+) -> None:
+    monkeypatch.setattr(repository, method, broken)
     requests = _requests()
     expected = await _one_by_one(requests)
     world = await _fresh_world()
@@ -126,6 +140,23 @@ async def test_a_batch_that_fails_is_applied_one_by_one(monkeypatch: pytest.Monk
     assert world.store.commits == commits + 3  # each new transfer alone
     assert world.balance(world.sender) == Balance(1000, 9000)
     assert_books_balance(world.store)
+
+
+async def test_a_request_cancelled_before_its_batch_is_not_applied() -> None:
+    world = await _fresh_world()
+    batcher = _batcher(world)
+    kept = asyncio.create_task(
+        batcher.create(account_id=world.sender.id, idempotency_key=uuid.uuid4(), request=transfer_request())
+    )
+    gone = asyncio.create_task(
+        batcher.create(account_id=world.sender.id, idempotency_key=uuid.uuid4(), request=transfer_request())
+    )
+    await asyncio.sleep(0)  # both queued; the batch waits for its window
+    gone.cancel()
+    created = await kept
+    assert gone.cancelled()
+    assert list(world.store.transfers) == [created.transfer.transaction_id]
+    assert world.balance(world.sender) == Balance(7500, 2500)
 
 
 async def test_size_one_is_the_unbatched_path() -> None:

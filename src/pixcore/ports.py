@@ -84,6 +84,11 @@ class AccountRepository(Protocol):
 class BalanceRepository(Protocol):
     async def get(self, account_id: int) -> Balance | None: ...
 
+    async def lock(self, account_id: int) -> Balance | None:
+        """The balance, its row locked until the unit of work ends (``FOR UPDATE``: waits for other
+        writers); None if there is no such account."""
+        ...
+
 
 class PixKeyRepository(Protocol):
     async def add(self, account_id: int, key: PixKey) -> None:
@@ -127,6 +132,10 @@ class TransactionRepository(Protocol):
         """Store a transaction record; returns its id."""
         ...
 
+    async def add_many(self, records: Sequence[NewTransaction]) -> list[int]:
+        """Store several records with one statement; their ids, in the order of ``records``."""
+        ...
+
     async def set_status(self, transaction_id: int, status: TransactionStatus, at: datetime) -> None: ...
 
     async def confirm(
@@ -149,9 +158,18 @@ class LedgerRepository(Protocol):
         """Like :meth:`post`, but False instead of ``InsufficientFunds``, the unit of work intact."""
         ...
 
+    async def post_many(self, postings: Sequence[tuple[int, Posting]], at: datetime) -> None:
+        """:meth:`post` for several ``(transaction_id, posting)`` at once: the entries in one
+        statement, each balance changed once by the sum. ``InsufficientFunds`` if a sum does not fit."""
+        ...
+
 
 class TransferRepository(Protocol):
     async def add(self, transfer: NewTransfer) -> None: ...
+
+    async def add_many(self, transfers: Sequence[NewTransfer]) -> None:
+        """Store several transfers with one statement."""
+        ...
 
     async def get(self, transaction_id: int) -> Transfer | None: ...
 
@@ -298,11 +316,28 @@ class IdempotencyRepository(Protocol):
         concurrent claimant to finish first)."""
         ...
 
+    async def find_many(
+        self, account_id: int, keys: Sequence[uuid.UUID]
+    ) -> dict[uuid.UUID, IdempotencyRecord]:
+        """The records of those of ``keys`` that are taken."""
+        ...
+
+    async def claim_many(
+        self, account_id: int, claims: Sequence[tuple[uuid.UUID, str, int]], at: datetime
+    ) -> set[uuid.UUID]:
+        """:meth:`claim` for several ``(key, request_hash, transaction_id)`` with one statement:
+        the keys claimed (a taken one is left out)."""
+        ...
+
 
 class OutboxRepository(Protocol):
     async def add(self, account_id: int, event: Event, at: datetime) -> None:
         """Queue a notification for delivery: store ``event.type`` as its type and
         ``pixcore.events.payload(event)`` as its content."""
+        ...
+
+    async def add_many(self, account_id: int, events: Sequence[Event], at: datetime) -> None:
+        """:meth:`add` for several events of one account, with one statement."""
         ...
 
 

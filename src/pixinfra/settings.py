@@ -273,6 +273,15 @@ class Settings:
     norm_delay_seconds: int = 2
     """``PIX_NORM_SETTLEMENT_DELAY`` (default ``2``): seconds before a NORM transfer settles."""
 
+    transfer_batch_size: int = 64
+    """``PIX_TRANSFER_BATCH_SIZE`` (default ``64``): most concurrent ``POST /dict/pix`` requests of one
+    sending account (and ``POST /sandbox/payments`` to one key) that one process applies in one
+    database transaction (group commit); ``1`` turns grouping off (one transaction each)."""
+
+    transfer_batch_window_ms: int = 1
+    """``PIX_TRANSFER_BATCH_WINDOW_MS`` (default ``1``): milliseconds a batch that is not full waits
+    for more requests of its account before it is applied; ``0``: it takes what is waiting."""
+
     db_pool_size: int = 20
     """``PIX_DB_POOL_SIZE`` (default ``20``): most PostgreSQL connections ``pixweb serve`` holds."""
 
@@ -324,6 +333,8 @@ class Settings:
             run_workers=_flag("PIX_WORKERS", default=True),
             run_delivery=_flag("PIX_DELIVERY", default=True),
             norm_delay_seconds=_int("PIX_NORM_SETTLEMENT_DELAY", 2),
+            transfer_batch_size=_positive_int("PIX_TRANSFER_BATCH_SIZE", 64),
+            transfer_batch_window_ms=_non_negative_int("PIX_TRANSFER_BATCH_WINDOW_MS", 1),
             db_pool_size=_positive_int("PIX_DB_POOL_SIZE", 20),
             token_rate_per_client=_non_negative_int("PIX_TOKEN_RATE_PER_CLIENT", 10),
             token_rate_per_address=_non_negative_int("PIX_TOKEN_RATE_PER_ADDRESS", 60),

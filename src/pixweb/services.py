@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 from functools import partial
 
 from pixcore.clock import SystemClock
 from pixcore.ports import KeyDirectory, SecretHasher, UnitOfWorkFactory
 from pixcore.queries import TransactionQueries
+from pixcore.usecases.receipt_batch import ReceiptBatcher
+from pixcore.usecases.transfer_batch import TransferBatcher
 from pixinfra.postgres.pool import Database
 from pixinfra.settings import Settings
 from pixweb.console.session import SessionCodec, derive_session_key
@@ -41,6 +44,10 @@ class Services:
     certificate_status: PostgresCertificateStatus
     console_sessions: SessionCodec
     """The console's session cookies, keyed from the signing key (``pixweb.console.session``)."""
+    transfers: TransferBatcher
+    """Creates the API's transfers, grouping each account's concurrent ones (group commit)."""
+    receipts: ReceiptBatcher
+    """Credits the sandbox's payments, grouping the concurrent ones of each key (group commit)."""
 
     @classmethod
     def build(cls, settings: Settings, database: Database, clock: SystemClock | None = None) -> Services:
@@ -55,12 +62,14 @@ class Services:
         directory = SandboxDirectory(database, settings.institution_name)
         tokens = JwtIssuer(key, keeper.clock, issuer=settings.token_issuer, audience=settings.token_audience)
         hasher = Argon2Hasher()
+        uow = partial(PostgresUnitOfWork, database)
+        batch_window = timedelta(milliseconds=settings.transfer_batch_window_ms)
         return cls(
             settings=settings,
             database=database,
             clock=keeper.clock,
             keeper=keeper,
-            uow=partial(PostgresUnitOfWork, database),
+            uow=uow,
             hasher=hasher,
             tokens=tokens,
             directory=directory,
@@ -72,6 +81,18 @@ class Services:
             ),
             certificate_status=PostgresCertificateStatus(database),
             console_sessions=SessionCodec(derive_session_key(key.private_key)),
+            transfers=TransferBatcher(
+                uow,
+                directory,
+                keeper.clock,
+                ispb=settings.ispb,
+                norm_delay=timedelta(seconds=settings.norm_delay_seconds),
+                size=settings.transfer_batch_size,
+                window=batch_window,
+            ),
+            receipts=ReceiptBatcher(
+                uow, keeper.clock, size=settings.transfer_batch_size, window=batch_window
+            ),
         )
 
     def close(self) -> None:

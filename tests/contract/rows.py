@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 from pixcore.accounts import Account, CertificateInfo, Counterpart, NewAccount
 from pixcore.keys import PixKey, PixKeyType
+from pixcore.ledger import receive
 from pixcore.ports import UnitOfWork
 from pixcore.records import NewTransaction, NewTransfer, TransactionStatus, TransactionType
 from pixcore.transfers import Priority
@@ -105,3 +106,11 @@ def new_transfer(
         created_at=settle_after - timedelta(seconds=1),
         description="rent",
     )
+
+
+async def funded(tx: UnitOfWork, amount: int = 1_000) -> tuple[int, int]:
+    """A new account that received ``amount`` from outside: (account id, the receipt's id)."""
+    account = await add_account(tx)
+    transaction_id = await tx.transactions.add(receipt(account.id, amount))
+    await tx.ledger.post(transaction_id, receive(account.id, amount, OUTSIDE), T0)
+    return account.id, transaction_id

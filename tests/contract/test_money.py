@@ -18,7 +18,7 @@ from pixcore.accounts import Balance
 from pixcore.errors import InsufficientFunds
 from pixcore.events import Holder, ReceiveEvent
 from pixcore.ledger import Bucket, Entry, Posting, receive, release, reserve, settle_in, settle_out
-from pixcore.ports import IdempotencyRecord, UnitOfWork
+from pixcore.ports import IdempotencyRecord
 from pixcore.records import TransactionStatus, TransactionType
 from pixcore.refunds import Original
 from pixcore.transfers import TransferState
@@ -31,6 +31,7 @@ from tests.contract.rows import (
     T0,
     add_account,
     e2e,
+    funded,
     new_transfer,
     receipt,
     withdrawal,
@@ -38,14 +39,6 @@ from tests.contract.rows import (
 
 HASH = {n: hashlib.sha256(str(n).encode()).hexdigest() for n in range(1, 5)}
 """Request hashes as the use cases make them (the column is 64 characters wide)."""
-
-
-async def _funded(tx: UnitOfWork, amount: int = 1_000) -> tuple[int, int]:
-    """A new account that received ``amount`` from outside: (account id, the receipt's id)."""
-    account = await add_account(tx)
-    transaction_id = await tx.transactions.add(receipt(account.id, amount))
-    await tx.ledger.post(transaction_id, receive(account.id, amount, OUTSIDE), T0)
-    return account.id, transaction_id
 
 
 # -- transaction records -----------------------------------------------------------
@@ -129,7 +122,7 @@ async def test_a_transaction_of_a_missing_account_is_refused(backend: Backend) -
 
 async def test_postings_move_the_balances(backend: Backend) -> None:
     async with backend.uow() as tx:
-        sender, transaction_id = await _funded(tx, 1_000)
+        sender, transaction_id = await funded(tx, 1_000)
         receiver = (await add_account(tx)).id
         assert await tx.balances.get(sender) == Balance(available=1_000, blocked=0)
 
@@ -161,7 +154,7 @@ async def test_a_posting_the_balance_does_not_cover_is_refused_and_try_post_keep
     make = posting
     assert callable(make)
     async with backend.uow() as tx:
-        account, transaction_id = await _funded(tx, 1_000)
+        account, transaction_id = await funded(tx, 1_000)
         await tx.commit()
 
     async with backend.uow() as tx:
@@ -181,11 +174,11 @@ async def test_a_posting_the_balance_does_not_cover_is_refused_and_try_post_keep
 
 async def test_a_posting_of_a_missing_transaction_or_account_is_refused(backend: Backend) -> None:
     async with backend.uow() as tx:
-        account, _ = await _funded(tx)
+        account, _ = await funded(tx)
         with pytest.raises(backend.refused):
             await tx.ledger.post(-1, reserve(account, 1), T0)
     async with backend.uow() as tx:
-        _, transaction_id = await _funded(tx)
+        _, transaction_id = await funded(tx)
         with pytest.raises(backend.refused):
             await tx.ledger.post(transaction_id, receive(-1, 1, OUTSIDE), T0)
 
@@ -195,7 +188,7 @@ async def test_an_outside_entry_never_names_our_own_institution(backend: Backend
         "receive", (Entry(None, Bucket.EXTERNAL, -1, ISPB), Entry(None, Bucket.EXTERNAL, 1, OUTSIDE))
     )
     async with backend.uow() as tx:
-        _, transaction_id = await _funded(tx)
+        _, transaction_id = await funded(tx)
         with pytest.raises(backend.refused):
             await tx.ledger.post(transaction_id, inward, T0)
 

@@ -8,6 +8,7 @@ that the app shares the run's connection pool.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -64,10 +65,20 @@ async def running_api(
         await task
 
 
+def _batching() -> dict[str, int]:
+    """Group commit as ``PIX_TRANSFER_BATCH_SIZE`` / ``PIX_TRANSFER_BATCH_WINDOW_MS`` say, when set: the
+    suite runs grouped (the default) or not (size 1) against the same tests."""
+    names = {
+        "transfer_batch_size": "PIX_TRANSFER_BATCH_SIZE",
+        "transfer_batch_window_ms": "PIX_TRANSFER_BATCH_WINDOW_MS",
+    }
+    return {field: int(os.environ[name]) for field, name in names.items() if name in os.environ}
+
+
 @pytest.fixture
 async def api(database: Database, tmp_path: Path) -> AsyncIterator[Api]:
     # Settlement is driven by the tests (settle_due) unless a test starts the loop itself.
-    settings = Settings(database_url=database.url, data_dir=tmp_path, run_workers=False)
+    settings = Settings(database_url=database.url, data_dir=tmp_path, run_workers=False, **_batching())
     async with running_api(settings, SystemClock(), database) as running:
         yield running
 

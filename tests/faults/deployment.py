@@ -95,9 +95,11 @@ async def deployed(
     notifiers: int = 0,
     accounts: int = 3,
     api_delivery: bool = True,
+    settings: dict[str, str] | None = None,
 ) -> AsyncIterator[Deployment]:
-    """The deployment, ready for load; every process is stopped (SIGTERM, then SIGKILL) on the way out."""
-    env = service_env(url, folder / "data")
+    """The deployment, ready for load; every process is stopped (SIGTERM, then SIGKILL) on the way out.
+    ``settings``: further ``PIX_`` variables of every process."""
+    env = service_env(url, folder / "data", **(settings or {}))
     deployment = Deployment(url=url, folder=folder, receiver=receiver, env=env)
     try:
         await run_cli(env, "pixweb", "migrate")  # a separate step, as in production

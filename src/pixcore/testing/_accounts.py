@@ -55,6 +55,10 @@ class InMemoryBalances(Repository):
     async def get(self, account_id: int) -> Balance | None:
         return self._balance(account_id)
 
+    async def lock(self, account_id: int) -> Balance | None:
+        """The balance; one unit of work runs at a time here, so nothing else is locked out."""
+        return self._balance(account_id)
+
 
 class InMemoryPixKeys(Repository):
     async def add(self, account_id: int, key: PixKey) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -32,6 +33,9 @@ class InMemoryTransactions(Repository):
         self._staged.transactions[transaction_id] = record
         return transaction_id
 
+    async def add_many(self, records: Sequence[NewTransaction]) -> list[int]:
+        return [await self.add(record) for record in records]
+
     async def set_status(self, transaction_id: int, status: TransactionStatus, at: datetime) -> None:
         record = self._require_transaction(transaction_id)
         self._staged.transactions[transaction_id] = dataclasses.replace(
@@ -52,6 +56,18 @@ class InMemoryTransactions(Repository):
 
 
 class InMemoryLedger(Repository):
+    async def post_many(self, postings: Sequence[tuple[int, Posting]], at: datetime) -> None:
+        """Every posting, or (``InsufficientFunds``) none of them."""
+        staged = self._staged
+        saved = dict(staged.balances), dict(staged.balance_changes), len(staged.entries)
+        try:
+            for transaction_id, posting in postings:
+                await self.post(transaction_id, posting, at)
+        except BaseException:
+            staged.balances, staged.balance_changes = saved[0], saved[1]
+            del staged.entries[saved[2] :]
+            raise
+
     async def try_post(self, transaction_id: int, posting: Posting, at: datetime) -> bool:
         try:
             await self.post(transaction_id, posting, at)
@@ -99,6 +115,10 @@ class InMemoryTransfers(Repository):
         if any(other.end_to_end_id == t.end_to_end_id for other in visible):
             raise IntegrityError(f"a transfer with end-to-end id {t.end_to_end_id} exists already")
         self._staged.transfers[t.transaction_id] = Transfer(**_fields(t))
+
+    async def add_many(self, transfers: Sequence[NewTransfer]) -> None:
+        for transfer in transfers:
+            await self.add(transfer)
 
     async def get(self, transaction_id: int) -> Transfer | None:
         staged = self._staged.transfers.get(transaction_id)
@@ -151,8 +171,27 @@ class InMemoryIdempotency(Repository):
         staged.claimed_at[(account_id, key)] = at
         return True
 
+    async def find_many(
+        self, account_id: int, keys: Sequence[uuid.UUID]
+    ) -> dict[uuid.UUID, IdempotencyRecord]:
+        found = {key: await self.find(account_id, key) for key in keys}
+        return {key: record for key, record in found.items() if record is not None}
+
+    async def claim_many(
+        self, account_id: int, claims: Sequence[tuple[uuid.UUID, str, int]], at: datetime
+    ) -> set[uuid.UUID]:
+        return {
+            key
+            for key, request_hash, transaction_id in claims
+            if await self.claim(account_id, key, request_hash, transaction_id, at)
+        }
+
 
 class InMemoryOutbox(Repository):
     async def add(self, account_id: int, event: Event, at: datetime) -> None:
         self._require_account(account_id)
         self._staged.outbox.append(OutboxItem(account_id, payload(event), event.webhook_type, at))
+
+    async def add_many(self, account_id: int, events: Sequence[Event], at: datetime) -> None:
+        for event in events:
+            await self.add(account_id, event, at)

@@ -16,7 +16,7 @@ from pixcore.money import require_positive
 from pixcore.ports import UnitOfWork, UnitOfWorkFactory
 from pixcore.records import NewTransaction, TransactionStatus, TransactionType
 
-__all__ = ["InternalPayer", "Receipt", "credit_receipt", "receive_payment"]
+__all__ = ["InternalPayer", "Receipt", "credit_receipt", "key_owner", "receive_payment"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,9 +57,7 @@ async def receive_payment(
     now = clock.now()
     e2e = new_end_to_end_id(payer.ispb, now)
     async with uow() as tx:
-        account_id = await tx.keys.owner_of(key)
-        if account_id is None or (only_for is not None and account_id != only_for):
-            raise KeyNotInDirectory("The key is not a key of your account." if only_for else None)
+        account_id = await key_owner(tx, key, only_for)
         transaction_id = await credit_receipt(
             tx,
             account_id=account_id,
@@ -72,6 +70,51 @@ async def receive_payment(
         )
         await tx.commit()
     return Receipt(transaction_id, account_id, e2e)
+
+
+async def key_owner(tx: UnitOfWork, key: PixKey, only_for: int | None) -> int:
+    """The account ``key`` pays; ``KeyNotInDirectory`` if none, or if it is not ``only_for``."""
+    account_id = await tx.keys.owner_of(key)
+    if account_id is None or (only_for is not None and account_id != only_for):
+        raise KeyNotInDirectory("The key is not a key of your account." if only_for else None)
+    return account_id
+
+
+def payment_record(
+    *,
+    account_id: int,
+    amount: int,
+    payer: Counterpart,
+    end_to_end_id: str,
+    at: datetime,
+    pix_key: str,
+    description: str | None = None,
+) -> NewTransaction:
+    """The CONFIRMED PAYMENT record of a receipt."""
+    return NewTransaction(
+        account_id=account_id,
+        type=TransactionType.PAYMENT,
+        status=TransactionStatus.CONFIRMED,
+        amount=amount,
+        created_at=at,
+        end_to_end_id=end_to_end_id,
+        pix_key=pix_key,
+        description=description,
+        counterpart=payer,
+        processed_at=at,
+    )
+
+
+def receive_event(
+    transaction_id: int, *, amount: int, payer: Counterpart, end_to_end_id: str, tx_id: str | None = None
+) -> ReceiveEvent:
+    return ReceiveEvent(
+        transaction_id=transaction_id,
+        tx_id=tx_id,
+        amount=amount,
+        end_to_end_id=end_to_end_id,
+        debtor=Holder(payer.name, payer.document),
+    )
 
 
 async def credit_receipt(
@@ -97,17 +140,14 @@ async def credit_receipt(
     transaction_id = pending_record
     if transaction_id is None:
         transaction_id = await tx.transactions.add(
-            NewTransaction(
+            payment_record(
                 account_id=account_id,
-                type=TransactionType.PAYMENT,
-                status=TransactionStatus.CONFIRMED,
                 amount=amount,
-                created_at=at,
+                payer=payer,
                 end_to_end_id=end_to_end_id,
+                at=at,
                 pix_key=pix_key,
                 description=description,
-                counterpart=payer,
-                processed_at=at,
             )
         )
     else:
@@ -117,12 +157,8 @@ async def credit_receipt(
     else:
         posting = ledger.settle_in(internal.account_id, account_id, amount)
         await tx.ledger.post(internal.transaction_id, posting, at)
-    event = ReceiveEvent(
-        transaction_id=transaction_id,
-        tx_id=tx_id,
-        amount=amount,
-        end_to_end_id=end_to_end_id,
-        debtor=Holder(payer.name, payer.document),
+    event = receive_event(
+        transaction_id, amount=amount, payer=payer, end_to_end_id=end_to_end_id, tx_id=tx_id
     )
     await tx.outbox.add(account_id, event, at)
     return transaction_id

@@ -11,6 +11,7 @@ import dataclasses
 import hashlib
 import json
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -76,7 +77,7 @@ async def _replay(
     return CreatedTransfer(transfer, replayed=True)
 
 
-def _check_destination(
+def check_destination(
     entry: DirectoryEntry | None, request: TransferRequest, account_id: int
 ) -> DirectoryEntry:
     if entry is None:
@@ -114,7 +115,7 @@ async def create_transfer(
     try:
         async with uow() as tx:
             try:
-                destination = _check_destination(entry, request, account_id)
+                destination = check_destination(entry, request, account_id)
             except RuleViolation:
                 # A retry whose first attempt succeeded is answered even if the directory changed since.
                 replay = await _replay(tx, account_id, idempotency_key, fingerprint)
@@ -153,6 +154,63 @@ async def create_transfer(
     return CreatedTransfer(transfer, replayed=False)
 
 
+def new_records(
+    *,
+    account_id: int,
+    key: uuid.UUID,
+    request: TransferRequest,
+    entry: DirectoryEntry,
+    ispb: str,
+    now: datetime,
+    norm_delay: timedelta,
+) -> tuple[NewTransaction, Callable[[int], NewTransfer]]:
+    """The transaction record of a transfer, and how to make the transfer once the record has its id."""
+    e2e = new_end_to_end_id(ispb, now)
+    counterpart = Counterpart(
+        entry.name, entry.document, entry.ispb, entry.bank_name, entry.branch, entry.account_number
+    )
+    record = NewTransaction(
+        account_id=account_id,
+        type=TransactionType.WITHDRAW,
+        status=TransactionStatus.PENDING,
+        amount=request.amount,
+        created_at=now,
+        external_id=str(key),
+        end_to_end_id=e2e,
+        pix_key=request.pix_key.value,
+        description=request.description,
+        counterpart=counterpart,
+    )
+
+    def transfer(transaction_id: int) -> NewTransfer:
+        return NewTransfer(
+            transaction_id=transaction_id,
+            account_id=account_id,
+            idempotency_key=key,
+            priority=request.priority,
+            pix_key=request.pix_key.value,
+            amount=request.amount,
+            end_to_end_id=e2e,
+            creditor_name=entry.name,
+            creditor_document=entry.document,
+            creditor_ispb=entry.ispb,
+            behavior=entry.behavior,
+            settle_after=request.settle_after(now, norm_delay),
+            deadline=request.deadline(now),
+            created_at=now,
+            receiver_account_id=entry.account_id,
+            description=request.description,
+            payment_flow=request.payment_flow,
+        )
+
+    return record, transfer
+
+
+def stored(new: NewTransfer) -> Transfer:
+    """The transfer as the store now holds it (PENDING)."""
+    return Transfer(**{field.name: getattr(new, field.name) for field in dataclasses.fields(new)})
+
+
 async def _reserve(
     tx: UnitOfWork,
     *,
@@ -165,50 +223,24 @@ async def _reserve(
     now: datetime,
     norm_delay: timedelta,
 ) -> Transfer:
-    e2e = new_end_to_end_id(ispb, now)
-    counterpart = Counterpart(
-        entry.name, entry.document, entry.ispb, entry.bank_name, entry.branch, entry.account_number
+    record, make_transfer = new_records(
+        account_id=account_id,
+        key=key,
+        request=request,
+        entry=entry,
+        ispb=ispb,
+        now=now,
+        norm_delay=norm_delay,
     )
-    transaction_id = await tx.transactions.add(
-        NewTransaction(
-            account_id=account_id,
-            type=TransactionType.WITHDRAW,
-            status=TransactionStatus.PENDING,
-            amount=request.amount,
-            created_at=now,
-            external_id=str(key),
-            end_to_end_id=e2e,
-            pix_key=request.pix_key.value,
-            description=request.description,
-            counterpart=counterpart,
-        )
-    )
+    transaction_id = await tx.transactions.add(record)
     # Claimed before any money moves: a concurrent duplicate waits here, then replays.
     if not await tx.idempotency.claim(account_id, key, fingerprint, transaction_id, now):
         raise _KeyTaken()
-    new = NewTransfer(
-        transaction_id=transaction_id,
-        account_id=account_id,
-        idempotency_key=key,
-        priority=request.priority,
-        pix_key=request.pix_key.value,
-        amount=request.amount,
-        end_to_end_id=e2e,
-        creditor_name=entry.name,
-        creditor_document=entry.document,
-        creditor_ispb=entry.ispb,
-        behavior=entry.behavior,
-        settle_after=request.settle_after(now, norm_delay),
-        deadline=request.deadline(now),
-        created_at=now,
-        receiver_account_id=entry.account_id,
-        description=request.description,
-        payment_flow=request.payment_flow,
-    )
+    new = make_transfer(transaction_id)
     await tx.transfers.add(new)
     # Last: the guarded update takes the balance row's lock, held until COMMIT.
     await tx.ledger.post(transaction_id, ledger.reserve(account_id, request.amount), now)
-    return Transfer(**{field.name: getattr(new, field.name) for field in dataclasses.fields(new)})
+    return stored(new)
 
 
 async def settle_due(uow: UnitOfWorkFactory, clock: Clock, *, limit: int = 100) -> int:

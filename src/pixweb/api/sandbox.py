@@ -28,7 +28,6 @@ from pixcore.transfers import (
 )
 from pixcore.usecases.accounts import require_sandbox_admin
 from pixcore.usecases.charges import pay_code
-from pixcore.usecases.receipts import receive_payment
 from pixweb.api.deps import principal_of, services_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import DOCUMENT_PATTERN, MAX_DOCUMENT, MAX_ISPB, MAX_SHORT_CODE, Timestamp, doc
@@ -223,9 +222,7 @@ class SandboxController(Controller):
             return SandboxPaymentOut(end_to_end_id=e2e)
         if data.pix_key is None or amount is None:
             raise ValidationError("Give pixCopiaECola, or pixKey and amount.")
-        receipt = await receive_payment(
-            services.uow,
-            services.clock,
+        receipt = await services.receipts.receive(
             key=parse_pix_key(data.pix_key),
             amount=amount,
             payer=counterpart,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
 from decimal import Decimal
 from typing import Annotated, Any
 
@@ -25,7 +24,6 @@ from pixcore.transfers import (
     TransferRequest,
     parse_idempotency_key,
 )
-from pixcore.usecases.transfers import create_transfer
 from pixweb.api.deps import principal_of, services_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import (
@@ -234,14 +232,7 @@ class TransferController(Controller):
     ) -> Response[TransferOut]:
         services = services_of(request)
         key = parse_idempotency_key(x_idempotency_key)
-        created = await create_transfer(
-            services.uow,
-            services.directory,
-            services.clock,
-            account_id=principal_of(request).account_id,
-            idempotency_key=key,
-            request=transfer_request(data),
-            ispb=services.settings.ispb,
-            norm_delay=timedelta(seconds=services.settings.norm_delay_seconds),
+        created = await services.transfers.create(
+            account_id=principal_of(request).account_id, idempotency_key=key, request=transfer_request(data)
         )
         return PixResponse(created_response(created.transfer), status_code=201)

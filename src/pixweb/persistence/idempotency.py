@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from datetime import datetime
 
 from pixcore.ports import IdempotencyRecord
@@ -38,3 +39,35 @@ class PostgresIdempotency(Repository):
             at,
         )
         return bool(claimed)
+
+    async def find_many(
+        self, account_id: int, keys: Sequence[uuid.UUID]
+    ) -> dict[uuid.UUID, IdempotencyRecord]:
+        rows = await self._conn.fetch(
+            """
+            SELECT key, request_hash, transaction_id FROM idempotency_keys
+             WHERE account_id = $1 AND key = ANY($2::uuid[])
+            """,
+            account_id,
+            list(keys),
+        )
+        return {row["key"]: IdempotencyRecord(row["request_hash"], row["transaction_id"]) for row in rows}
+
+    async def claim_many(
+        self, account_id: int, claims: Sequence[tuple[uuid.UUID, str, int]], at: datetime
+    ) -> set[uuid.UUID]:
+        rows = await self._conn.fetch(
+            """
+            INSERT INTO idempotency_keys (account_id, key, request_hash, transaction_id, created_at)
+            SELECT $1, key, request_hash, transaction_id, $5
+              FROM unnest($2::uuid[], $3::text[], $4::bigint[]) AS c(key, request_hash, transaction_id)
+            ON CONFLICT (account_id, key) DO NOTHING
+            RETURNING key
+            """,
+            account_id,
+            [key for key, _, _ in claims],
+            [request_hash for _, request_hash, _ in claims],
+            [transaction_id for _, _, transaction_id in claims],
+            at,
+        )
+        return {row["key"] for row in rows}

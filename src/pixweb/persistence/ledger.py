@@ -13,6 +13,7 @@ table are the second guard.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from pixcore.errors import InsufficientFunds
@@ -32,28 +33,38 @@ class PostgresLedger(Repository):
         return True
 
     async def post(self, transaction_id: int, posting: Posting, at: datetime) -> None:
+        await self.post_many([(transaction_id, posting)], at)
+
+    async def post_many(self, postings: Sequence[tuple[int, Posting]], at: datetime) -> None:
         # Entries first, balances last: the row locks the guarded updates take are then held
         # only until COMMIT, which keeps a busy account's queue short.
-        await self._conn.executemany(
+        entries = [
+            (transaction_id, posting.name, entry)
+            for transaction_id, posting in postings
+            for entry in posting.entries
+        ]
+        await self._conn.execute(
             """
             INSERT INTO ledger_entries (transaction_id, posting, account_id, bucket, amount, created_at,
                 institution)
-            VALUES ($1, $2, $3, $4, $5, $6, $7)
+            SELECT transaction_id, posting, account_id, bucket, amount, $6, institution
+              FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::text[], $5::bigint[], $7::text[])
+                   AS e(transaction_id, posting, account_id, bucket, amount, institution)
             """,
-            [
-                (
-                    transaction_id,
-                    posting.name,
-                    entry.account_id,
-                    entry.bucket.value,
-                    entry.amount,
-                    at,
-                    entry.institution,
-                )
-                for entry in posting.entries
-            ],
+            [transaction_id for transaction_id, _, _ in entries],
+            [name for _, name, _ in entries],
+            [entry.account_id for _, _, entry in entries],
+            [entry.bucket.value for _, _, entry in entries],
+            [entry.amount for _, _, entry in entries],
+            at,
+            [entry.institution for _, _, entry in entries],
         )
-        for account_id, (available, blocked) in sorted(posting.deltas().items()):
+        deltas: dict[int, tuple[int, int]] = {}
+        for _, posting in postings:
+            for account_id, (available, blocked) in posting.deltas().items():
+                was_available, was_blocked = deltas.get(account_id, (0, 0))
+                deltas[account_id] = (was_available + available, was_blocked + blocked)
+        for account_id, (available, blocked) in sorted(deltas.items()):
             if available == 0 and blocked == 0:
                 continue
             updated = await self._conn.fetchval(

@@ -4,6 +4,7 @@ the registration type the notifier fans it out to)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 import msgspec
@@ -26,5 +27,17 @@ class PostgresOutbox(Repository):
             event.type.value,
             event.webhook_type.value,
             _EVENT_ENCODER.encode(payload(event)).decode(),
+            at,
+        )
+
+    async def add_many(self, account_id: int, events: Sequence[Event], at: datetime) -> None:
+        await self._conn.execute(
+            """INSERT INTO outbox (account_id, event_type, webhook_type, payload, created_at)
+               SELECT $1, event_type, webhook_type, payload::jsonb, $5
+                 FROM unnest($2::text[], $3::text[], $4::text[]) AS e(event_type, webhook_type, payload)""",
+            account_id,
+            [event.type.value for event in events],
+            [event.webhook_type.value for event in events],
+            [_EVENT_ENCODER.encode(payload(event)).decode() for event in events],
             at,
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 import asyncpg
@@ -70,6 +71,44 @@ class PostgresTransfers(Repository):
             t.settle_after,
             t.deadline,
             t.created_at,
+        )
+
+    async def add_many(self, transfers: Sequence[NewTransfer]) -> None:
+        ts = transfers
+        await self._conn.execute(
+            """
+            INSERT INTO transfers (transaction_id, account_id, idempotency_key, state, priority, pix_key,
+                creditor_document, description, payment_flow, amount, end_to_end_id, receiver_account_id,
+                creditor_name, creditor_ispb, behavior, settle_after, deadline, created_at)
+            SELECT transaction_id, account_id, idempotency_key, 'PENDING', priority, pix_key,
+                   creditor_document, description, payment_flow, amount, end_to_end_id,
+                   receiver_account_id, creditor_name, creditor_ispb, behavior, settle_after, deadline,
+                   created_at
+              FROM unnest($1::bigint[], $2::bigint[], $3::uuid[], $4::text[], $5::text[], $6::text[],
+                          $7::text[], $8::text[], $9::bigint[], $10::text[], $11::bigint[], $12::text[],
+                          $13::text[], $14::text[], $15::timestamptz[], $16::timestamptz[],
+                          $17::timestamptz[])
+                   AS t(transaction_id, account_id, idempotency_key, priority, pix_key, creditor_document,
+                       description, payment_flow, amount, end_to_end_id, receiver_account_id,
+                       creditor_name, creditor_ispb, behavior, settle_after, deadline, created_at)
+            """,
+            [t.transaction_id for t in ts],
+            [t.account_id for t in ts],
+            [t.idempotency_key for t in ts],
+            [t.priority.value for t in ts],
+            [t.pix_key for t in ts],
+            [t.creditor_document for t in ts],
+            [t.description for t in ts],
+            [t.payment_flow for t in ts],
+            [t.amount for t in ts],
+            [t.end_to_end_id for t in ts],
+            [t.receiver_account_id for t in ts],
+            [t.creditor_name for t in ts],
+            [t.creditor_ispb for t in ts],
+            [t.behavior for t in ts],
+            [t.settle_after for t in ts],
+            [t.deadline for t in ts],
+            [t.created_at for t in ts],
         )
 
     async def get(self, transaction_id: int) -> Transfer | None:

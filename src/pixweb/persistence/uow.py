@@ -95,6 +95,12 @@ class PostgresBalances(Repository):
         )
         return Balance(available=row["available"], blocked=row["blocked"]) if row else None
 
+    async def lock(self, account_id: int) -> Balance | None:
+        row = await self._conn.fetchrow(
+            "SELECT available, blocked FROM balances WHERE account_id = $1 FOR UPDATE", account_id
+        )
+        return Balance(available=row["available"], blocked=row["blocked"]) if row else None
+
 
 class PostgresPixKeys(Repository):
     async def add(self, account_id: int, key: PixKey) -> None:

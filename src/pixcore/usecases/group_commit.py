@@ -1,0 +1,109 @@
+"""Group commit: gather the concurrent requests that touch one hot row, and apply them together.
+
+A :class:`Gatherer` keeps one queue per hot row (an account's balance, say) in this process. The
+first request of an idle queue starts a drain task; the drain waits at most ``window`` seconds
+for the queue to hold ``size`` requests, takes up to ``size`` of them, hands them to ``apply``
+(which answers each request's future, typically after one COMMIT), and goes on while requests
+wait. Requests that arrive while a batch commits form the next one. The use cases built on it
+(``transfer_batch``, ``receipt_batch``) decide what one batch does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable, Hashable
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Generic, TypeVar
+
+__all__ = ["Gatherer", "Waiting"]
+
+K = TypeVar("K", bound=Hashable)
+I = TypeVar("I")  # noqa: E741 - the item a request brings
+R = TypeVar("R")
+
+
+@dataclass(slots=True)
+class Waiting(Generic[I, R]):
+    """A request in a queue: what it asks, and the future its caller awaits."""
+
+    item: I
+    answer: asyncio.Future[R]
+
+    def give(self, outcome: R | Exception) -> None:
+        """Answer the request, unless it is answered or cancelled already (its client went away:
+        what committed for it stays, and a retry with its idempotency key finds it)."""
+        if self.answer.done():
+            return
+        if isinstance(outcome, Exception):
+            self.answer.set_exception(outcome)
+        else:
+            self.answer.set_result(outcome)
+
+
+@dataclass(slots=True)
+class _Queue(Generic[I, R]):
+    waiting: list[Waiting[I, R]] = field(default_factory=list)
+    full: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class Gatherer(Generic[K, I, R]):
+    """Per-key queues of requests, drained a batch at a time through ``apply``.
+
+    ``apply(key, batch)`` must answer every request of the batch (``Waiting.give``); one it leaves
+    unanswered when it raises is given that error. One per process; one event loop.
+    """
+
+    def __init__(
+        self,
+        apply: Callable[[K, list[Waiting[I, R]]], Awaitable[None]],
+        *,
+        size: int,
+        window: timedelta,
+    ) -> None:
+        if size < 1:
+            raise ValueError("a batch holds at least one request")
+        self._apply, self.size, self._window = apply, size, window.total_seconds()
+        self._queues: dict[K, _Queue[I, R]] = {}
+        self._drains: set[asyncio.Task[None]] = set()
+
+    async def submit(self, key: K, item: I) -> R:
+        """Queue ``item`` under ``key``; its answer, once its batch is applied."""
+        answer: asyncio.Future[R] = asyncio.get_running_loop().create_future()
+        queue = self._queues.get(key)
+        if queue is None:
+            queue = self._queues[key] = _Queue()
+            drain = asyncio.create_task(self._drain(key, queue))
+            self._drains.add(drain)
+            drain.add_done_callback(self._drains.discard)
+        queue.waiting.append(Waiting(item, answer))
+        if len(queue.waiting) >= self.size:
+            queue.full.set()
+        return await answer
+
+    async def _drain(self, key: K, queue: _Queue[I, R]) -> None:
+        """Apply the key's waiting requests, a batch at a time, until none waits."""
+        batch: list[Waiting[I, R]] = []
+        try:
+            while queue.waiting:
+                if len(queue.waiting) < self.size and self._window > 0:
+                    queue.full.clear()
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(queue.full.wait(), self._window)
+                batch = queue.waiting[: self.size]
+                del queue.waiting[: self.size]
+                # A request cancelled (its client went away) before its batch began is not applied.
+                batch = [waiting for waiting in batch if not waiting.answer.done()]
+                if not batch:
+                    continue
+                try:
+                    await self._apply(key, batch)
+                except Exception as error:  # noqa: BLE001 - handed to the requests it left unanswered
+                    for waiting in batch:
+                        waiting.give(error)
+        finally:
+            del self._queues[key]  # no await since the loop ended: nobody queued meanwhile
+            for waiting in [*batch, *queue.waiting]:  # unanswered only if this task was cancelled
+                if not waiting.answer.done():
+                    waiting.answer.cancel()

@@ -1,0 +1,119 @@
+"""Group commit of the receipts one key is paid (issue 17): a merchant receiving many PIX at once.
+
+Every receipt credits its account's balance row, which its UPDATE locks until COMMIT, so the
+concurrent receipts of one hot account queue on that lock. A :class:`ReceiptBatcher` gathers the
+receipts of one process for one key (up to ``size``, waiting at most ``window`` seconds) and
+credits them in ONE unit of work: the key's owner looked up once, the PAYMENT records, ledger
+entries and RECEIVE events written with one statement each, the balance updated once, one
+COMMIT, then every payer answered. A receipt cannot be refused for its amount, so a batch either
+commits whole or (a key that is not the caller's, a failed statement) its receipts are applied one
+by one on the unbatched path (:func:`~pixcore.usecases.receipts.receive_payment`), each answered
+exactly as it would have been alone. ``size`` 1 is the unbatched path itself.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import timedelta
+
+from pixcore import ledger
+from pixcore.accounts import Counterpart
+from pixcore.clock import Clock
+from pixcore.identifiers import new_end_to_end_id
+from pixcore.keys import PixKey
+from pixcore.money import require_positive
+from pixcore.ports import UnitOfWorkFactory
+from pixcore.usecases.group_commit import Gatherer, Waiting
+from pixcore.usecases.receipts import Receipt, key_owner, payment_record, receive_event, receive_payment
+
+__all__ = ["ReceiptBatcher"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class _Payment:
+    key: PixKey
+    amount: int
+    payer: Counterpart
+    only_for: int | None
+
+
+class ReceiptBatcher:
+    """Credits receipts as :func:`~pixcore.usecases.receipts.receive_payment` does, grouping the
+    concurrent ones paid to each key into one unit of work. One per process; one event loop."""
+
+    def __init__(self, uow: UnitOfWorkFactory, clock: Clock, *, size: int, window: timedelta) -> None:
+        self._uow, self._clock = uow, clock
+        self._gatherer: Gatherer[tuple[str, int | None], _Payment, Receipt] = Gatherer(
+            self._apply, size=size, window=window
+        )
+
+    async def receive(
+        self, *, key: PixKey, amount: int, payer: Counterpart, only_for: int | None = None
+    ) -> Receipt:
+        """The receipt credited to the owner of ``key``: the answer of ``receive_payment``."""
+        require_positive(amount)
+        receipt = _Payment(key, amount, payer, only_for)
+        if self._gatherer.size == 1:
+            return await self._alone(receipt)
+        return await self._gatherer.submit((key.value, only_for), receipt)
+
+    async def _alone(self, receipt: _Payment) -> Receipt:
+        return await receive_payment(
+            self._uow,
+            self._clock,
+            key=receipt.key,
+            amount=receipt.amount,
+            payer=receipt.payer,
+            only_for=receipt.only_for,
+        )
+
+    async def _apply(self, _: tuple[str, int | None], batch: list[Waiting[_Payment, Receipt]]) -> None:
+        try:
+            receipts = await self._commit([waiting.item for waiting in batch])
+        except Exception:  # a refused key or a failed batch: each receipt gets its own answer
+            log.info("a batch of %d receipts is applied one by one", len(batch), exc_info=True)
+            for waiting in batch:
+                if waiting.answer.done():
+                    continue
+                try:
+                    receipt = await self._alone(waiting.item)
+                except Exception as error:  # noqa: BLE001 - the request's own error is its answer
+                    waiting.give(error)
+                else:
+                    waiting.give(receipt)
+            return
+        for waiting, receipt in zip(batch, receipts, strict=True):
+            waiting.give(receipt)
+
+    async def _commit(self, payments: list[_Payment]) -> list[Receipt]:
+        now = self._clock.now()
+        first = payments[0]
+        e2es = [new_end_to_end_id(p.payer.ispb, now) for p in payments]
+        async with self._uow() as tx:
+            account_id = await key_owner(tx, first.key, first.only_for)
+            records = [
+                payment_record(
+                    account_id=account_id,
+                    amount=p.amount,
+                    payer=p.payer,
+                    end_to_end_id=e2e,
+                    at=now,
+                    pix_key=p.key.value,
+                )
+                for p, e2e in zip(payments, e2es, strict=True)
+            ]
+            ids = await tx.transactions.add_many(records)
+            together = list(zip(payments, e2es, ids, strict=True))
+            await tx.ledger.post_many(
+                [(tid, ledger.receive(account_id, p.amount, p.payer.ispb)) for p, _, tid in together], now
+            )
+            events = [
+                receive_event(tid, amount=p.amount, payer=p.payer, end_to_end_id=e2e)
+                for p, e2e, tid in together
+            ]
+            await tx.outbox.add_many(account_id, events, now)
+            await tx.commit()
+        return [Receipt(tid, account_id, e2e) for _, e2e, tid in together]

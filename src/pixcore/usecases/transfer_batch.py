@@ -1,0 +1,207 @@
+"""Group commit of the transfers one account sends (issue 17): one balance row, many requests.
+
+Every transfer out of an account locks that account's balance row until its COMMIT, so
+concurrent requests from one hot account queue on that lock one transaction at a time. A
+:class:`TransferBatcher` gathers the requests of one process for one account (up to ``size``,
+waiting at most ``window`` seconds for more) and applies them in ONE unit of work:
+
+1. the balance row is locked once, and each transfer is decided in arrival order against the
+   running available balance: one it does not cover fails alone with ``InsufficientFunds``;
+2. the records, idempotency keys, transfers and ledger entries of the covered ones are written
+   with one statement each, the balance updated once (guarded, as always), one COMMIT;
+3. then every waiting request is answered. Nothing is answered before its COMMIT.
+
+A request whose destination the rules refuse, whose key is taken already, or that repeats the
+key of an earlier request of its batch takes the unbatched path
+(:func:`~pixcore.usecases.transfers.create_transfer`) on its own, after the batch: its answer
+is exactly today's. If the batch's unit of work fails for any reason (a key claimed meanwhile
+by another process, a deadlock, a lost connection), its requests are applied one by one on the
+unbatched path, so that one bad request never fails the others. ``size`` 1 is the unbatched path itself.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TypeAlias
+
+from pixcore import ledger
+from pixcore.clock import Clock
+from pixcore.errors import AccountNotFound, InsufficientFunds, RuleViolation
+from pixcore.ports import KeyDirectory, UnitOfWork, UnitOfWorkFactory
+from pixcore.transfers import DirectoryEntry, TransferRequest
+from pixcore.usecases.group_commit import Gatherer, Waiting
+from pixcore.usecases.transfers import (
+    CreatedTransfer,
+    check_destination,
+    create_transfer,
+    new_records,
+    request_fingerprint,
+    stored,
+)
+
+__all__ = ["TransferBatcher"]
+
+log = logging.getLogger(__name__)
+
+_Outcome: TypeAlias = CreatedTransfer | RuleViolation
+
+
+class _BatchAbandoned(Exception):
+    """The batch cannot be applied as one: its requests go one by one."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Request:
+    key: uuid.UUID
+    fingerprint: str
+    request: TransferRequest
+    entry: DirectoryEntry
+
+
+_Batch: TypeAlias = list[Waiting[_Request, CreatedTransfer]]
+
+
+@dataclass(frozen=True, slots=True)
+class _Decided:
+    """What one batch's unit of work decided: answers by position, and who goes alone afterwards."""
+
+    outcomes: dict[int, _Outcome]
+    alone: list[int]
+
+
+class TransferBatcher:
+    """Creates transfers as :func:`~pixcore.usecases.transfers.create_transfer` does, grouping
+    the concurrent ones of each sending account into one unit of work (see the module's text).
+
+    One per process (it holds per-account queues); every method runs on one event loop.
+    """
+
+    def __init__(
+        self,
+        uow: UnitOfWorkFactory,
+        directory: KeyDirectory,
+        clock: Clock,
+        *,
+        ispb: str,
+        norm_delay: timedelta,
+        size: int,
+        window: timedelta,
+    ) -> None:
+        self._uow, self._directory, self._clock = uow, directory, clock
+        self._ispb, self._norm_delay = ispb, norm_delay
+        self._gatherer: Gatherer[int, _Request, CreatedTransfer] = Gatherer(
+            self._apply, size=size, window=window
+        )
+
+    async def create(
+        self, *, account_id: int, idempotency_key: uuid.UUID, request: TransferRequest
+    ) -> CreatedTransfer:
+        """The transfer this request makes (or made, on a retry): the answer of ``create_transfer``."""
+        if self._gatherer.size == 1:
+            return await self._alone(account_id, idempotency_key, request)
+        entry = await self._directory.lookup(request.pix_key)
+        try:
+            destination = check_destination(entry, request, account_id)
+        except RuleViolation:
+            return await self._alone(account_id, idempotency_key, request)
+        item = _Request(idempotency_key, request_fingerprint(request), request, destination)
+        return await self._gatherer.submit(account_id, item)
+
+    async def _alone(self, account_id: int, key: uuid.UUID, request: TransferRequest) -> CreatedTransfer:
+        return await create_transfer(
+            self._uow,
+            self._directory,
+            self._clock,
+            account_id=account_id,
+            idempotency_key=key,
+            request=request,
+            ispb=self._ispb,
+            norm_delay=self._norm_delay,
+        )
+
+    async def _apply(self, account_id: int, batch: _Batch) -> None:
+        try:
+            decided = await self._commit(account_id, batch)
+        except Exception:  # any failure of the batch: each request gets its own chance
+            log.warning("a batch of %d transfers failed; applying them one by one", len(batch), exc_info=True)
+            decided = _Decided({}, list(range(len(batch))))
+        for position, outcome in decided.outcomes.items():
+            batch[position].give(outcome)
+        for position in decided.alone:
+            waiting = batch[position]
+            if waiting.answer.done():
+                continue
+            try:
+                created = await self._alone(account_id, waiting.item.key, waiting.item.request)
+            except Exception as error:  # noqa: BLE001 - the request's own error is its answer
+                waiting.give(error)
+            else:
+                waiting.give(created)
+
+    async def _commit(self, account_id: int, batch: _Batch) -> _Decided:
+        now = self._clock.now()
+        items = [waiting.item for waiting in batch]
+        outcomes: dict[int, _Outcome] = {}
+        alone: list[int] = []
+        async with self._uow() as tx:
+            taken = await tx.idempotency.find_many(account_id, [item.key for item in items])
+            fresh: list[int] = []
+            keys: set[uuid.UUID] = set()
+            for position, item in enumerate(items):
+                if item.key in taken or item.key in keys:
+                    alone.append(position)  # a retry: it replays (or is refused) as it would alone
+                else:
+                    keys.add(item.key)
+                    fresh.append(position)
+            balance = await tx.balances.lock(account_id)
+            if balance is None:
+                raise AccountNotFound()
+            running = balance.available
+            covered: list[int] = []
+            for position in fresh:
+                amount = items[position].request.amount
+                if amount > running:
+                    outcomes[position] = InsufficientFunds()
+                else:
+                    running -= amount
+                    covered.append(position)
+            if covered:
+                created = await self._reserve(tx, account_id, [items[p] for p in covered], now)
+                outcomes.update(zip(covered, created, strict=True))
+            await tx.commit()
+        return _Decided(outcomes, alone)
+
+    async def _reserve(
+        self, tx: UnitOfWork, account_id: int, items: Sequence[_Request], now: datetime
+    ) -> list[CreatedTransfer]:
+        """``_reserve`` of the unbatched path for many transfers, with one statement per table."""
+        made = [
+            new_records(
+                account_id=account_id,
+                key=item.key,
+                request=item.request,
+                entry=item.entry,
+                ispb=self._ispb,
+                now=now,
+                norm_delay=self._norm_delay,
+            )
+            for item in items
+        ]
+        ids = await tx.transactions.add_many([record for record, _ in made])
+        claims = [(item.key, item.fingerprint, tid) for item, tid in zip(items, ids, strict=True)]
+        if len(await tx.idempotency.claim_many(account_id, claims, now)) != len(claims):
+            raise _BatchAbandoned("a key was claimed meanwhile by another unit of work")
+        transfers = [make(tid) for (_, make), tid in zip(made, ids, strict=True)]
+        await tx.transfers.add_many(transfers)
+        await tx.ledger.post_many(
+            [
+                (tid, ledger.reserve(account_id, item.request.amount))
+                for item, tid in zip(items, ids, strict=True)
+            ],
+            now,
+        )
+        return [CreatedTransfer(stored(new), replayed=False) for new in transfers]

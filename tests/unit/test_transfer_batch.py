@@ -1,0 +1,179 @@
+"""Group commit on the fakes: a batch decides each transfer as the unbatched path would, in one unit."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from datetime import timedelta
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from pixcore.accounts import Balance
+from pixcore.clock import ManualClock
+from pixcore.errors import PixError
+from pixcore.testing import InMemoryIdempotency, InMemoryStore, InMemoryTransactions, PlainHasher
+from pixcore.usecases.transfer_batch import TransferBatcher
+from pixcore.usecases.transfers import CreatedTransfer
+from tests.unit.transfer_world import NORM_DELAY, World, assert_books_balance, make_world, transfer_request
+from tests.unit.usecase_helpers import ISPB
+
+Outcome = tuple[str, int | None, bool | None]
+
+
+def _batcher(world: World, size: int = 16) -> TransferBatcher:
+    return TransferBatcher(
+        world.store.unit_of_work,
+        world.directory,
+        world.clock,
+        ispb=ISPB,
+        norm_delay=NORM_DELAY,
+        size=size,
+        window=timedelta(milliseconds=50),
+    )
+
+
+def _requests() -> list[tuple[uuid.UUID, dict[str, Any]]]:
+    """Maria holds 100.00: 25 + 25 fit, a retry replays, a reused key with another body is refused,
+    90 does not fit what is left (50) but the 40 after it does, an unknown key is refused."""
+    first, second = uuid.uuid4(), uuid.uuid4()
+    return [
+        (first, {}),
+        (second, {"description": "other"}),
+        (first, {}),
+        (second, {"description": "not the same"}),
+        (uuid.uuid4(), {"amount": Decimal("90.00")}),
+        (uuid.uuid4(), {"amount": Decimal("40.00")}),
+        (uuid.uuid4(), {"pix_key": "nobody@example.com"}),
+    ]
+
+
+def _outcome(result: CreatedTransfer | BaseException) -> Outcome:
+    if isinstance(result, CreatedTransfer):
+        return ("created", result.transfer.amount, result.replayed)
+    assert isinstance(result, PixError), result
+    return (type(result).__name__, None, None)
+
+
+async def _fresh_world() -> World:
+    clock = ManualClock()
+    return await make_world(InMemoryStore(clock=clock), clock, PlainHasher())
+
+
+async def _one_by_one(requests: list[tuple[uuid.UUID, dict[str, Any]]]) -> list[Outcome]:
+    world = await _fresh_world()
+    outcomes: list[Outcome] = []
+    for key, changes in requests:
+        try:
+            outcomes.append(_outcome(await world.send(key, **changes)))
+        except PixError as error:
+            outcomes.append(_outcome(error))
+    return outcomes
+
+
+async def _batched(
+    world: World, batcher: TransferBatcher, requests: list[tuple[uuid.UUID, dict[str, Any]]]
+) -> list[Outcome]:
+    results = await asyncio.gather(
+        *(
+            batcher.create(
+                account_id=world.sender.id, idempotency_key=key, request=transfer_request(**changes)
+            )
+            for key, changes in requests
+        ),
+        return_exceptions=True,
+    )
+    return [_outcome(result) for result in results]
+
+
+async def test_a_batch_answers_each_request_as_one_by_one_would() -> None:
+    requests = _requests()
+    expected = await _one_by_one(requests)
+    assert expected == [
+        ("created", 2500, False),
+        ("created", 2500, False),
+        ("created", 2500, True),
+        ("IdempotencyKeyReused", None, None),
+        ("InsufficientFunds", None, None),
+        ("created", 4000, False),
+        ("KeyNotInDirectory", None, None),
+    ]
+    world = await _fresh_world()
+    commits = world.store.commits
+
+    assert await _batched(world, _batcher(world), requests) == expected
+
+    # The three new transfers in one unit of work; the retries replay and refuse without a commit.
+    assert world.store.commits == commits + 1
+    assert len({t.created_at for t in world.store.transfers.values()}) == 1
+    assert world.balance(world.sender) == Balance(1000, 9000)
+    assert_books_balance(world.store)
+
+
+async def _statement_fails(self: InMemoryTransactions, records: object) -> list[int]:
+    raise RuntimeError("the batch statement failed")
+
+
+async def _key_claimed_meanwhile(self: InMemoryIdempotency, *args: object) -> set[uuid.UUID]:
+    return set()  # as if another process had claimed every key since the batch looked
+
+
+@pytest.mark.parametrize(
+    ("repository", "method", "broken"),
+    [
+        pytest.param(InMemoryTransactions, "add_many", _statement_fails, id="statement-fails"),
+        pytest.param(InMemoryIdempotency, "claim_many", _key_claimed_meanwhile, id="key-claimed-meanwhile"),
+    ],
+)
+async def test_a_batch_that_fails_is_applied_one_by_one(
+    monkeypatch: pytest.MonkeyPatch, repository: type, method: str, broken: object
+) -> None:
+    monkeypatch.setattr(repository, method, broken)
+    requests = _requests()
+    expected = await _one_by_one(requests)
+    world = await _fresh_world()
+    commits = world.store.commits
+
+    assert await _batched(world, _batcher(world), requests) == expected
+
+    assert world.store.commits == commits + 3  # each new transfer alone
+    assert world.balance(world.sender) == Balance(1000, 9000)
+    assert_books_balance(world.store)
+
+
+async def test_a_request_cancelled_before_its_batch_is_not_applied() -> None:
+    world = await _fresh_world()
+    batcher = _batcher(world)
+    kept = asyncio.create_task(
+        batcher.create(account_id=world.sender.id, idempotency_key=uuid.uuid4(), request=transfer_request())
+    )
+    gone = asyncio.create_task(
+        batcher.create(account_id=world.sender.id, idempotency_key=uuid.uuid4(), request=transfer_request())
+    )
+    await asyncio.sleep(0)  # both queued; the batch waits for its window
+    gone.cancel()
+    created = await kept
+    assert gone.cancelled()
+    assert list(world.store.transfers) == [created.transfer.transaction_id]
+    assert world.balance(world.sender) == Balance(7500, 2500)
+
+
+async def test_size_one_is_the_unbatched_path() -> None:
+    requests = _requests()
+    world = await _fresh_world()
+    commits = world.store.commits
+    batcher = _batcher(world, size=1)
+    outcomes = [(await _batched(world, batcher, [request]))[0] for request in requests]
+    assert outcomes == await _one_by_one(requests)
+    assert world.store.commits == commits + 3
+
+
+async def test_a_burst_larger_than_a_batch_never_overdraws() -> None:
+    world = await _fresh_world()
+    requests = [(uuid.uuid4(), {"amount": Decimal("3.00")}) for _ in range(50)]
+    outcomes = await _batched(world, _batcher(world, size=8), requests)
+    assert outcomes.count(("created", 300, False)) == 33
+    assert outcomes.count(("InsufficientFunds", None, None)) == 17
+    assert world.balance(world.sender) == Balance(100, 9900)
+    assert_books_balance(world.store)

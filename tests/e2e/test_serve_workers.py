@@ -1,0 +1,114 @@
+"""``pixweb serve --workers 2``: two API processes answer on one port, and a signal stops them all.
+
+The process that answers is told by ``/metrics`` (``pix_process_info{pid=...}``): requests are sent
+on many connections at once until both workers have answered, each a child of the server process.
+SIGTERM (what a supervisor sends) and SIGINT (Ctrl-C) must end the server with status 0, its
+workers, and, on an embedded PostgreSQL, the database server too."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import signal
+import socket
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.e2e.test_cli import PIXWEB, _base_env, _processes_mentioning
+
+PROCESS = re.compile(r'^pix_process_info\{pid="([0-9]+)"\} 1\.0$', re.MULTILINE)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _parent_of(pid: int) -> int:
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return int(stat.rsplit(")", 1)[1].split()[1])
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+async def _answering_pids(base_url: str, *, want: int, seconds: float = 60.0) -> set[int]:
+    """The pids that answer ``/metrics``, asked on 16 fresh connections at a time, until ``want``."""
+    seen: set[int] = set()
+    deadline = time.monotonic() + seconds
+
+    async def ask() -> int | None:
+        try:
+            async with httpx.AsyncClient(base_url=base_url, timeout=5) as http:
+                response = await http.get("/metrics")
+        except httpx.TransportError:
+            return None
+        match = PROCESS.search(response.text) if response.status_code == 200 else None
+        return int(match.group(1)) if match else None
+
+    while len(seen) < want and time.monotonic() < deadline:
+        seen |= {pid for pid in await asyncio.gather(*(ask() for _ in range(16))) if pid is not None}
+        if len(seen) < want:
+            await asyncio.sleep(0.25)
+    return seen
+
+
+async def _serve_two_workers_then_stop(env: dict[str, str], stop: signal.Signals) -> list[int]:
+    port = _free_port()
+    server = await asyncio.create_subprocess_exec(
+        str(PIXWEB),
+        "serve",
+        "--no-demo",
+        "--port",
+        str(port),
+        "--workers",
+        "2",
+        env=env | {"PIX_LOG_LEVEL": "WARNING"},
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    try:
+        pids = await _answering_pids(f"http://127.0.0.1:{port}", want=2)
+        assert len(pids) == 2, f"two processes should answer, saw {pids}"
+        assert server.pid not in pids  # the parent supervises; the workers answer
+        assert {_parent_of(pid) for pid in pids} == {server.pid}
+        server.send_signal(stop)
+        code = await asyncio.wait_for(server.wait(), timeout=40)
+    finally:
+        if server.returncode is None:
+            server.kill()
+            await server.wait()
+    assert code == 0
+    # uvicorn's supervisor waits for its workers before it returns: none may outlive it
+    assert not any(_alive(pid) for pid in pids), "a worker outlived pixweb serve"
+    return sorted(pids)
+
+
+@pytest.mark.slow
+async def test_two_workers_on_an_embedded_database_answer_and_sigterm_stops_all(tmp_path: Path) -> None:
+    await _serve_two_workers_then_stop(_base_env(tmp_path), signal.SIGTERM)
+    pgdata = str((tmp_path / "pg").resolve())
+    deadline = time.monotonic() + 15  # the last process to leave stops the server
+    left = _processes_mentioning(pgdata)
+    while left and time.monotonic() < deadline:
+        await asyncio.sleep(0.25)
+        left = _processes_mentioning(pgdata)
+    assert left == [], f"the embedded PostgreSQL outlived pixweb serve --workers 2: {left}"
+
+
+@pytest.mark.slow
+async def test_two_workers_on_a_database_server_answer_and_ctrl_c_stops_all(
+    migrated_database: str, tmp_path: Path
+) -> None:
+    env = _base_env(tmp_path) | {"PIX_DATABASE_URL": migrated_database}
+    await _serve_two_workers_then_stop(env, signal.SIGINT)

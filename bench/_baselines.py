@@ -12,24 +12,16 @@ import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from functools import partial
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import asyncpg
 import httpx
 from _cpu import CpuMeter
+from _servers import Holder, open_holder
 
-from pixcore.clock import SystemClock
 from pixcore.documents import cpf_check_digits
 from pixcore.identifiers import new_end_to_end_id
-from pixcore.usecases import link_certificate, open_account
-from pixinfra.runtime import database_ready
-from pixinfra.settings import Settings
-from pixweb.persistence.uow import PostgresUnitOfWork
-from pixweb.security.certificates import create_self_signed
-from pixweb.security.secrets import Argon2Hasher
 
 __all__ = ["Accounts", "Row", "grouped_sql", "naive_sql", "open_accounts", "show"]
 
@@ -74,15 +66,6 @@ def show(row: Row) -> Row:
         flush=True,
     )
     return row
-
-
-@dataclass(frozen=True)
-class Holder:
-    account_id: int
-    client_id: str
-    client_secret: str
-    cert_header: str
-    key: str
 
 
 @dataclass(frozen=True)
@@ -137,21 +120,8 @@ def _cpf(n: int) -> str:
 async def open_accounts(url: str, data_dir: Path) -> Accounts:
     """Migrate the fresh database; open the four accounts, each with a key and a certificate."""
     holders = {}
-    async with database_ready(Settings(database_url=url, data_dir=data_dir), pool_size=2) as database:
-        uow = partial(PostgresUnitOfWork, database)
-        for n, role in enumerate(ROLES, start=1):
-            opened = await open_account(
-                uow, Argon2Hasher(), ispb=ISPB, name=f"Bench {role}", document=_cpf(n), city="RECIFE"
-            )
-            _, cert_pem, info = create_self_signed(f"bench-{opened.account.id}")
-            await link_certificate(uow, account_id=opened.account.id, certificate=info, clock=SystemClock())
-            holders[role] = Holder(
-                opened.account.id,
-                opened.client_id,
-                opened.client_secret,
-                quote(cert_pem.decode(), safe=""),
-                opened.keys[0].value,
-            )
+    for n, role in enumerate(ROLES, start=1):
+        holders[role] = await open_holder(url, data_dir, name=f"Bench {role}", document=_cpf(n))
     return Accounts(holders)
 
 

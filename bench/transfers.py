@@ -79,24 +79,11 @@ def wrk_row(
 ) -> Row:
     """A warm-up run (not counted), then the measured one with its CPU."""
     body, headers = request
+    load = {"connections": connections, "body": body, "headers": headers, "unique_keys": unique_keys}
     if args.warmup > 0:
-        run_wrk(
-            url,
-            connections=connections,
-            seconds=args.warmup,
-            body=body,
-            headers=headers,
-            unique_keys=unique_keys,
-        )
+        run_wrk(url, seconds=args.warmup, **load)
     before = meter.sample()
-    result = run_wrk(
-        url,
-        connections=connections,
-        seconds=args.duration,
-        body=body,
-        headers=headers,
-        unique_keys=unique_keys,
-    )
+    result = run_wrk(url, seconds=args.duration, **load)
     spent = meter.spent(before, meter.sample(), load=result.cpu)
     cpu = {party: seconds * 1000 / max(result.ok, 1) for party, seconds in spent.items()}
     return show(

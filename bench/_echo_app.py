@@ -13,11 +13,12 @@ uvloop and httptools, as ``pixweb serve``, or granian's (Rust HTTP, ASGI interfa
 
 from __future__ import annotations
 
+import os
 import sys
 from decimal import Decimal
 
 import msgspec
-from litestar import Litestar, post
+from litestar import Litestar, get, post
 
 __all__ = ["app", "serve"]
 
@@ -37,7 +38,13 @@ async def echo(data: Transfer) -> Transfer:
     return data
 
 
-app = Litestar([echo], debug=False)
+@get("/pid")
+async def pid() -> str:
+    """Which process answered (the bench waits until every worker has)."""
+    return str(os.getpid())
+
+
+app = Litestar([echo, pid], debug=False)
 
 
 def serve(server: str, target: str, port: int, workers: int, *, factory: bool) -> None:

@@ -42,6 +42,7 @@ import argparse
 import asyncio
 import contextlib
 import os
+import re
 import signal
 import sys
 import tempfile
@@ -99,9 +100,8 @@ def floor_server(server: str, processes: int, folder: Path) -> Iterator[tuple[st
     port = free_port()
     command = [sys.executable, str(HERE / "_echo_app.py"), server, "_echo_app:app", str(port), str(processes)]
     env = os.environ | {"PYTHONPATH": str(HERE)}
-    probe = f"http://127.0.0.1:{port}/nothing"
     with child(command, env, folder / f"floor-{server}-{processes}.log", ready_url=None) as process:
-        _wait_answering(probe, process)
+        wait_for_processes(f"http://127.0.0.1:{port}/pid", processes, lambda text: text or None)
         yield f"http://127.0.0.1:{port}", process.pid
 
 
@@ -130,19 +130,36 @@ def granian_api(db_url: str, folder: Path, env: dict[str, str]) -> Iterator[tupl
     with child(
         command, full, folder / "granian-api.log", ready_url=f"http://127.0.0.1:{port}/.well-known/jwks.json"
     ) as process:
+        wait_for_processes(f"http://127.0.0.1:{port}/metrics", 2, _metric_pid)
         yield f"http://127.0.0.1:{port}", process.pid
 
 
-def _wait_answering(url: str, process: object) -> None:
+PROCESS_METRIC = re.compile(r'^pix_process_info\{pid="([0-9]+)"\}', re.MULTILINE)
+
+
+def wait_for_processes(url: str, processes: int, pid_in: Callable[[str], str | None]) -> None:
+    """Until ``processes`` distinct processes have answered ``url`` (60 s at most), each asked on
+    fresh connections: a run must not start while a worker is still importing, or wrk's
+    connections all land on the first."""
+    seen: set[str] = set()
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
+    while len(seen) < processes:
+        if time.monotonic() > deadline:
+            raise SystemExit(f"{processes} processes did not all answer {url} in 60 s (saw {len(seen)})")
         try:
-            httpx.get(url, timeout=1)
+            with httpx.Client(timeout=2) as http:
+                found = pid_in(http.get(url).text)
         except httpx.HTTPError:
+            found = None
+        if found is None:
             time.sleep(0.1)
         else:
-            return
-    raise SystemExit(f"the floor server did not answer: {process}")
+            seen.add(found)
+
+
+def _metric_pid(text: str) -> str | None:
+    match = PROCESS_METRIC.search(text)
+    return match.group(1) if match else None
 
 
 # ------------------------------------------------------------------------------------ the cases
@@ -226,6 +243,7 @@ def measure(args: argparse.Namespace, folder: Path, server_url: str) -> list[Row
                         )
         for processes in (1, 2):
             with api_server(db_url, folder, {"PIX_PROCESSES": str(processes)} | extra) as (base_url, process):
+                wait_for_processes(f"{base_url}/metrics", processes, _metric_pid)
                 case = f"API, uvicorn, {processes} proc"
                 rows += api_rows(
                     case,

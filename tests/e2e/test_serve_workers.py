@@ -8,6 +8,7 @@ workers, and, on an embedded PostgreSQL, the database server too."""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import signal
 import socket
@@ -17,7 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.e2e.test_cli import PIXWEB, _base_env, _processes_mentioning
+from tests.e2e.test_cli import PIXWEB, _base_env, _processes_mentioning, pixweb
 
 PROCESS = re.compile(r'^pix_process_info\{pid="([0-9]+)"\} 1\.0$', re.MULTILINE)
 
@@ -112,3 +113,24 @@ async def test_two_workers_on_a_database_server_answer_and_ctrl_c_stops_all(
 ) -> None:
     env = _base_env(tmp_path) | {"PIX_DATABASE_URL": migrated_database}
     await _serve_two_workers_then_stop(env, signal.SIGINT)
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "two", "65"])
+async def test_a_wrong_number_of_workers_is_a_usage_error_and_starts_nothing(
+    tmp_path: Path, value: str
+) -> None:
+    env = _base_env(tmp_path) | {"PIX_PORT": str(_free_port())}
+    outcome = await pixweb(env, "serve", "--no-demo", "--workers", value)
+    assert outcome.code == 2
+    assert "--workers" in outcome.stderr
+    assert not (tmp_path / "pg").exists()  # refused before any database was started
+
+
+async def test_a_wrong_pix_processes_is_a_json_error(tmp_path: Path) -> None:
+    env = _base_env(tmp_path) | {"PIX_PROCESSES": "0"}
+    outcome = await pixweb(env, "serve", "--no-demo")
+    assert outcome.code == 2
+    error = json.loads(outcome.stderr.strip().splitlines()[-1])
+    assert error["error"] == "InvalidSetting"
+    assert "PIX_PROCESSES" in error["message"]
+    assert not (tmp_path / "pg").exists()

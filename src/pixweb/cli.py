@@ -172,6 +172,7 @@ def compose_worker_app(composed: Composition | None) -> Litestar:
     it; the last to leave stops it) and lets go once the app has shut down: uvicorn ends a worker
     by raising the signal it stopped on again, which would skip pgserver's exit hook and leave the
     server running after the parent left."""
+    warnings.filterwarnings("ignore", module="platformdirs")  # as `main` does in the supervisor
     app = compose_app(get_settings(), composed)
     app.on_shutdown.append(stop_embedded)
     return app

@@ -85,12 +85,14 @@ class Holder:
     key: str
 
 
-async def open_holder(url: str, data_dir: Path) -> Holder:
-    """Open the benchmarks' account on ``url`` (migrating it) with a linked certificate."""
+async def open_holder(
+    url: str, data_dir: Path, *, name: str = "Bench Holder", document: str = HOLDER_DOCUMENT
+) -> Holder:
+    """Open a benchmark account on ``url`` (migrating it) with a linked certificate."""
     async with database_ready(Settings(database_url=url, data_dir=data_dir), pool_size=2) as database:
         uow = partial(PostgresUnitOfWork, database)
         opened = await open_account(
-            uow, Argon2Hasher(), ispb=ISPB, name="Bench Holder", document=HOLDER_DOCUMENT, city="RECIFE"
+            uow, Argon2Hasher(), ispb=ISPB, name=name, document=document, city="RECIFE"
         )
         _, cert_pem, info = create_self_signed(f"bench-{opened.account.id}")
         await link_certificate(uow, account_id=opened.account.id, certificate=info, clock=SystemClock())

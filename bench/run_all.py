@@ -44,7 +44,7 @@ FULL: dict[str, list[str]] = {
 QUICK: dict[str, list[str]] = {
     "brcode": ["--seconds", "0.1", "--repeat", "3"],
     "startup": ["--runs", "1"],
-    "transfers": ["--duration", "3", "--warmup", "1", "--clients", "16,64"],
+    "transfers": ["--duration", "3", "--warmup", "1", "--connections", "16,64"],
     "queries": ["--rows", "100000", "--requests", "100", "--warmup", "10"],
     "webhooks": ["--events", "2000", "--latency-seconds", "5"],
     "token_flood": ["--rounds", "2", "--idle", "200"],

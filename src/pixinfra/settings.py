@@ -270,6 +270,10 @@ class Settings:
     """``PIX_DELIVERY`` (default on): with ``PIX_WORKERS`` on, deliver webhooks inside ``pixweb serve``
     too; off leaves delivery to ``pixnotify run`` processes."""
 
+    processes: int = 1
+    """``PIX_PROCESSES`` (default ``1``): API processes ``pixweb serve`` runs on its one port
+    (``--workers`` overrides it); each has its own pool of ``PIX_DB_POOL_SIZE`` connections."""
+
     norm_delay_seconds: int = 2
     """``PIX_NORM_SETTLEMENT_DELAY`` (default ``2``): seconds before a NORM transfer settles."""
 
@@ -332,6 +336,7 @@ class Settings:
             log_format=_choice("PIX_LOG_FORMAT", ("auto", "json", "text"), "auto"),
             run_workers=_flag("PIX_WORKERS", default=True),
             run_delivery=_flag("PIX_DELIVERY", default=True),
+            processes=_positive_int("PIX_PROCESSES", 1),
             norm_delay_seconds=_int("PIX_NORM_SETTLEMENT_DELAY", 2),
             transfer_batch_size=_positive_int("PIX_TRANSFER_BATCH_SIZE", 64),
             transfer_batch_window_ms=_non_negative_int("PIX_TRANSFER_BATCH_WINDOW_MS", 1),

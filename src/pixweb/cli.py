@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import asyncpg
 import click
@@ -44,7 +44,10 @@ from pixweb.sandbox.clock import ClockKeeper
 from pixweb.security.certificates import create_self_signed, read_pem, write_private
 from pixweb.security.secrets import Argon2Hasher
 
-__all__ = ["Composition", "main"]
+if TYPE_CHECKING:
+    from litestar import Litestar
+
+__all__ = ["Composition", "compose_app", "compose_worker_app", "main", "worker_app"]
 
 
 class CommandFailed(Exception):
@@ -140,12 +143,47 @@ def _emit(result: dict[str, Any]) -> None:
 class Composition:
     """What the composer of the process (:mod:`pixservice`) hands the commands: the webhook
     delivery loop ``pixweb serve`` runs, and what sends test events (the probe of the process's
-    settings), since ``pixweb`` does not import ``pixnotify``."""
+    settings), since ``pixweb`` does not import ``pixnotify``. ``worker_app``: the import path
+    (``module:function``) of a function of no arguments that builds the same composed app from
+    the environment's settings, which each process of ``pixweb serve --workers N`` calls."""
 
     delivery: DeliveryLoop | None = None
     probe: Callable[[Settings], WebhookProbe] | None = None
+    worker_app: str = "pixweb.cli:worker_app"
 
 
+def compose_app(settings: Settings, composed: Composition | None) -> Litestar:
+    """The API of ``pixweb serve`` as ``composed`` completes it, the collector tuned once it is built."""
+    from pixweb.app import create_app
+
+    app = create_app(
+        settings,
+        delivery=composed.delivery if composed is not None else None,
+        probe=composed.probe(settings) if composed is not None and composed.probe is not None else None,
+    )
+    tune_collector()
+    return app
+
+
+def compose_worker_app(composed: Composition | None) -> Litestar:
+    """One process of ``pixweb serve --workers N``: the composed app, from the environment's settings.
+
+    On an embedded server the process attached to it (pgserver counts each process that holds
+    it; the last to leave stops it) and lets go once the app has shut down: uvicorn ends a worker
+    by raising the signal it stopped on again, which would skip pgserver's exit hook and leave the
+    server running after the parent left."""
+    warnings.filterwarnings("ignore", module="platformdirs")  # as `main` does in the supervisor
+    app = compose_app(get_settings(), composed)
+    app.on_shutdown.append(stop_embedded)
+    return app
+
+
+def worker_app() -> Litestar:
+    """One process of ``pixweb serve --workers N`` without a composer: no webhook delivery."""
+    return compose_worker_app(None)
+
+
+MAX_PROCESSES = 64  # --workers at most
 HELP = {"help_option_names": ["-h", "--help"]}
 
 
@@ -177,61 +215,89 @@ def main() -> None:
 @click.option(
     "--port", type=click.IntRange(1, 65535), default=None, help="Port to listen on [PIX_PORT; default: 8000]."
 )
+@click.option(
+    "--workers",
+    type=click.IntRange(1, MAX_PROCESSES),
+    default=None,
+    help="API processes sharing the port [PIX_PROCESSES; default: 1]. About one per core.",
+)
 @click.pass_obj
-def serve(composed: Composition | None, *, demo: bool | None, host: str | None, port: int | None) -> None:
+def serve(
+    composed: Composition | None,
+    *,
+    demo: bool | None,
+    host: str | None,
+    port: int | None,
+    workers: int | None,
+) -> None:
     """Serve the API (embedded PostgreSQL unless PIX_DATABASE_URL is set).
 
-    One process (several processes, --workers, are not offered: issue 17). Without
-    PIX_PUBLIC_URL the public URL follows --host and --port.
+    \b
+    With --workers N (N > 1), N processes answer on the one port (uvicorn's
+    workers): this process starts the embedded PostgreSQL and migrates once,
+    then supervises them (a dead one is replaced). Each runs the settlement and
+    delivery loops (PIX_WORKERS), which lease their work, and holds its own pool
+    of PIX_DB_POOL_SIZE connections. SIGTERM or Ctrl-C stops the processes, then
+    the embedded PostgreSQL. Without PIX_PUBLIC_URL the public URL follows --host
+    and --port.
     """
     import os
 
     import uvicorn
 
-    from pixweb.app import create_app
     from pixweb.demo import ensure_demo, instructions
 
     settings = _settings()
+    overrides: dict[str, str] = {}
     if host is not None or port is not None:
         host, port = host or settings.host, port or settings.port
-        public_url = os.environ.get("PIX_PUBLIC_URL") or f"http://{host}:{port}"
-        settings = replace(settings, host=host, port=port, public_url=public_url.rstrip("/"))
+        public_url = (os.environ.get("PIX_PUBLIC_URL") or f"http://{host}:{port}").rstrip("/")
+        settings = replace(settings, host=host, port=port, public_url=public_url)
+        overrides = {"PIX_HOST": host, "PIX_PORT": str(port), "PIX_PUBLIC_URL": public_url}
     if settings.production and demo:
         _fail("DemoInProduction", "PIX_PRODUCTION is on: pixweb serve creates no demo account (drop --demo).")
     demo = not settings.production if demo is None else demo
+    processes = workers or settings.processes
     configure_logging(settings.log_level, settings.log_format)
     # uvicorn shuts down gracefully on SIGTERM, then raises the signal again: with the default
     # action the process would die there, before the embedded PostgreSQL is stopped. As an
-    # interrupt it unwinds through `finally` below, as Ctrl-C does.
+    # interrupt it unwinds through `finally` below, as Ctrl-C does. (With --workers, uvicorn's
+    # supervisor sets its own handlers: it stops the processes, waits for them and returns.)
     signal.signal(signal.SIGTERM, lambda *_: signal.raise_signal(signal.SIGINT))
     try:
         settings = replace(settings, database_url=resolve_database_url(settings))
-        if demo:
 
-            async def prepare() -> str:
-                async with database_ready(settings, pool_size=2) as database:
-                    account, created = await ensure_demo(
-                        settings, partial(PostgresUnitOfWork, database), Argon2Hasher()
-                    )
-                state = "created" if created else "reused"
-                return f"[{state}] " + instructions(account, f"http://{settings.host}:{settings.port}")
+        async def prepare() -> str | None:
+            """Migrate (here, once, before any worker starts); the demo account if asked."""
+            async with database_ready(settings, pool_size=2) as database:
+                if not demo:
+                    return None
+                account, created = await ensure_demo(
+                    settings, partial(PostgresUnitOfWork, database), Argon2Hasher()
+                )
+            state = "created" if created else "reused"
+            return f"[{state}] " + instructions(account, f"http://{settings.host}:{settings.port}")
 
-            click.echo(asyncio.run(prepare()), err=False)
-        app = create_app(
-            settings,
-            delivery=composed.delivery if composed is not None else None,
-            probe=composed.probe(settings) if composed is not None and composed.probe is not None else None,
-        )
-        tune_collector()
-        uvicorn.run(
-            app,
-            host=settings.host,
-            port=settings.port,
-            log_level=settings.log_level.lower(),
-            log_config=None,  # uvicorn's records go through our handler (PIX_LOG_FORMAT)
-            access_log=False,  # the app logs one line per request, with its id and route template
-            timeout_graceful_shutdown=10,
-        )
+        # One process migrates in its lifespan; several are migrated here first, once.
+        if (demo or processes > 1) and (message := asyncio.run(prepare())) is not None:
+            click.echo(message, err=False)
+        options: dict[str, Any] = {
+            "host": settings.host,
+            "port": settings.port,
+            "log_level": settings.log_level.lower(),
+            "log_config": None,  # uvicorn's records go through our handler (PIX_LOG_FORMAT)
+            "access_log": False,  # the app logs one line per request, with its id and route template
+            "timeout_graceful_shutdown": 10,
+        }
+        if processes == 1:
+            uvicorn.run(compose_app(settings, composed), **options)
+        else:
+            # Each process builds its app from the environment: the same settings as here. The
+            # embedded server's URL is not handed down: each process attaches to the running
+            # server itself (pgserver), and so supervises it as a single process would.
+            os.environ.update(overrides)
+            target = composed.worker_app if composed is not None else Composition().worker_app
+            uvicorn.run(target, factory=True, workers=processes, **options)
     finally:
         stop_embedded()
 

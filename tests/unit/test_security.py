@@ -76,6 +76,50 @@ def test_issued_token_verifies_until_the_clock_passes_its_expiry(tmp_path: Path)
         issuer.verify(token)
 
 
+def _issuer(folder: Path, clock: ManualClock, cache_size: int = 100) -> JwtIssuer:
+    key = load_or_create_signing_key(folder / "k.pem")
+    return JwtIssuer(key, clock, issuer="me", audience="you", cache_size=cache_size)
+
+
+def test_a_cached_token_is_still_refused_once_expired_and_leaves_the_cache(tmp_path: Path) -> None:
+    clock = ManualClock(datetime(2026, 11, 21, 12, 0, tzinfo=UTC))
+    issuer = _issuer(tmp_path, clock)
+    token = issuer.issue(account_id=7, fingerprint="00" * 32, issued_at=clock.now())
+    assert issuer.verify(token).account_id == 7
+    assert issuer.cached_tokens == 1
+    clock.advance(1800)  # its exp: the cached entry is not trusted past it
+    with pytest.raises(InvalidToken, match="expired"):
+        issuer.verify(token)
+    assert issuer.cached_tokens == 0
+    with pytest.raises(InvalidToken, match="expired"):
+        issuer.verify(token)  # verified again from scratch: still expired
+
+
+def test_the_verified_token_cache_is_bounded_least_recently_used_first(tmp_path: Path) -> None:
+    clock = ManualClock(datetime(2026, 11, 21, 12, 0, tzinfo=UTC))
+    issuer = _issuer(tmp_path, clock, cache_size=3)
+    tokens = [issuer.issue(account_id=n, fingerprint="00" * 32, issued_at=clock.now()) for n in range(1, 6)]
+    for token in tokens:
+        issuer.verify(token)
+    assert issuer.cached_tokens == 3
+    for n, token in enumerate(tokens, start=1):  # the evicted ones verify again, as themselves
+        assert issuer.verify(token).account_id == n
+    assert issuer.cached_tokens == 3
+
+
+def test_a_cached_token_with_another_signature_is_refused(tmp_path: Path) -> None:
+    """The cache is keyed by the whole token: same header and claims, a forged signature, refused."""
+    clock = ManualClock(datetime(2026, 11, 21, 12, 0, tzinfo=UTC))
+    issuer = _issuer(tmp_path, clock)
+    token = issuer.issue(account_id=9, fingerprint="00" * 32, issued_at=clock.now())
+    issuer.verify(token)
+    head, claims, signature = token.split(".")
+    forged = f"{head}.{claims}.{'A' * len(signature)}"
+    with pytest.raises(InvalidToken):
+        issuer.verify(forged)
+    assert issuer.verify(token).account_id == 9
+
+
 def test_a_token_from_another_issuer_key_is_refused(tmp_path: Path) -> None:
     clock = ManualClock(datetime(2026, 11, 21, 12, 0, tzinfo=UTC))
     ours = JwtIssuer(load_or_create_signing_key(tmp_path / "a.pem"), clock, issuer="me", audience="you")

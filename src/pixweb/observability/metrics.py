@@ -10,10 +10,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from datetime import datetime
 
 import asyncpg
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, ProcessCollector, generate_latest
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    Info,
+    ProcessCollector,
+    generate_latest,
+)
 
 from pixcore.transfers import SpiError
 
@@ -44,6 +53,11 @@ class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
         ProcessCollector(registry=self.registry)
+        # With `pixweb serve --workers N` each scrape is answered by one of the N processes: this
+        # says which (the other figures are that process's alone).
+        Info("pix_process", "The API process that answered this scrape.", registry=self.registry).info(
+            {"pid": str(os.getpid())}
+        )
         self.request_duration = Histogram(
             "pix_http_request_duration_seconds",
             "Time to answer an HTTP request, by method, route template and status class.",

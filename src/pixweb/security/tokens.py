@@ -100,13 +100,22 @@ class Principal:
 class JwtIssuer:
     """Issues and verifies the service's access tokens (the ``TokenIssuer`` port)."""
 
-    def __init__(self, key: SigningKey, clock: Clock, *, issuer: str, audience: str) -> None:
+    def __init__(
+        self,
+        key: SigningKey,
+        clock: Clock,
+        *,
+        issuer: str,
+        audience: str,
+        cache_size: int = VERIFIED_CACHE_SIZE,
+    ) -> None:
         self._key = key
         self._public = key.private_key.public_key()
         self._clock = clock
         self.issuer = issuer
         self.audience = audience
-        self._verified: OrderedDict[str, tuple[Principal, int, int]] = OrderedDict()
+        self._cache_size = cache_size
+        self._verified: OrderedDict[bytes, tuple[Principal, int, int]] = OrderedDict()
 
     def jwks(self) -> dict[str, Any]:
         """The public key set that verifies our tokens (and, later, our signed payloads)."""
@@ -133,21 +142,34 @@ class JwtIssuer:
     def verify(self, token: str) -> Principal:
         """Check signature, algorithm, key id, every claim and expiry; ``InvalidToken`` otherwise.
 
-        A token whose signature and claims were checked once is remembered (a bounded
-        cache keyed by the token itself); its time window is checked on every use.
+        A token whose signature and claims were checked once is remembered in a cache of at most
+        ``cache_size`` tokens, the least recently used dropped first, keyed by the SHA-256 of the
+        token (no bearer token is kept in memory). Its time window is checked on every use against
+        the service clock, and an expired one leaves the cache. Only what the token itself proves
+        is cached: whether its certificate is still in force is the caller's question, asked on
+        every request (``pixweb.auth``), so that a revocation made by any process holds at once.
         """
-        cached = self._verified.get(token)
-        if cached is not None:
-            self._verified.move_to_end(token)
-            principal, iat, exp = cached
+        digest = hashlib.sha256(token.encode()).digest()
+        cached = self._verified.get(digest)
+        if cached is None:
+            cached = self._verify_signed(token)
+            self._verified[digest] = cached
+            if len(self._verified) > self._cache_size:
+                self._verified.popitem(last=False)
+        else:
+            self._verified.move_to_end(digest)
+        principal, iat, exp = cached
+        try:
             self._check_window(iat, exp)
-            return principal
-        principal, iat, exp = self._verify_signed(token)
-        self._check_window(iat, exp)
-        self._verified[token] = (principal, iat, exp)
-        if len(self._verified) > VERIFIED_CACHE_SIZE:
-            self._verified.popitem(last=False)
+        except InvalidToken:
+            self._verified.pop(digest, None)
+            raise
         return principal
+
+    @property
+    def cached_tokens(self) -> int:
+        """How many verified tokens the cache holds (at most ``cache_size``)."""
+        return len(self._verified)
 
     def _check_window(self, iat: int, exp: int) -> None:
         now = int(self._clock.now().timestamp())

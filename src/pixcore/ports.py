@@ -420,8 +420,10 @@ class DeliveryStore(Protocol):
 
     async def dispatch(self, now: datetime, limit: int) -> list[int]:
         """Consume up to ``limit`` undispatched outbox events, oldest first: one pending delivery,
-        due at ``now``, per active registration of each event's account and type. Returns the ids
-        of the events consumed (with or without registrations)."""
+        due at ``now``, per active registration of each event's account and type that was made
+        when the event happened (``created_at`` not after the event's: a registration never
+        receives older events). Returns the ids of the events consumed (with or without
+        registrations)."""
         ...
 
     async def claim_due(self, now: datetime, limit: int, lease_until: datetime) -> list[Claim]:

@@ -11,12 +11,13 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 import asyncpg
 
 from pixcore.testing import InMemoryDeliveryStore
+from pixcore.testing.deliveries import EPOCH
 from pixcore.webhooks import Delivery, DeliveryAttempt, EventType, Webhook
 from pixinfra.postgres.webhook_sql import DEACTIVATE_WEBHOOK
 from pixweb.persistence.webhooks import delivery_from_row, webhook_from_row
@@ -68,6 +69,11 @@ class MemoryRows:
     def __init__(self, store: InMemoryDeliveryStore) -> None:
         self.store = store
         self._accounts = itertools.count(1)
+        self._ticks = itertools.count(1)
+
+    def _moment(self) -> datetime:
+        """A later moment at each call, as ``now()`` is for each PostgreSQL row below."""
+        return EPOCH + timedelta(microseconds=next(self._ticks))
 
     async def account(self) -> int:
         return next(self._accounts)
@@ -86,13 +92,13 @@ class MemoryRows:
         *,
         active: bool = True,
     ) -> int:
-        return self.store.add_webhook(account_id, url, event_type, headers, active=active)
+        return self.store.add_webhook(account_id, url, event_type, headers, active=active, at=self._moment())
 
     async def deactivate(self, webhook_id: int, reason: str, at: datetime) -> None:
         self.store.deactivate(webhook_id, reason, at)
 
     async def emit(self, account_id: int, event: dict[str, Any], webhook_type: EventType | None) -> int:
-        return self.store.emit(account_id, event, webhook_type)
+        return self.store.emit(account_id, event, webhook_type, at=self._moment())
 
     async def dispatched_at(self, outbox_id: int) -> datetime | None:
         return self.store.events[outbox_id].dispatched_at

@@ -432,6 +432,20 @@ async def test_no_delivery_is_made_for_a_registration_deactivated_before_the_fan
     assert await rows.deliveries_of(event) == []
 
 
+async def test_a_registration_receives_only_the_events_after_it_was_made(
+    store: DeliveryStore, rows: Rows
+) -> None:
+    # Found as: under load, the notifier fanned out an event written before a webhook was
+    # registered (the README tour's listener got the charge payment made before it, not the next).
+    account = await rows.account()
+    earlier = await rows.emit(account, receive(1), EventType.CASH_IN)
+    hook = await rows.webhook(account, "https://hooks.example/new", EventType.CASH_IN)
+    later = await rows.emit(account, receive(2), EventType.CASH_IN)
+    assert await store.dispatch(NOW, 10) == [earlier, later]
+    assert await rows.deliveries_of(earlier) == []
+    assert [d.webhook_id for d in await rows.deliveries_of(later)] == [hook]
+
+
 # ------------------------------------------------------------------------------------ give-back
 
 

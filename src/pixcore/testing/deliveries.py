@@ -210,6 +210,7 @@ class InMemoryDeliveryStore:
                 if hook.is_active
                 and hook.account_id == event.account_id
                 and hook.event_type is event.webhook_type
+                and hook.created_at <= event.created_at  # registered once it happened
             )
             for webhook_id in targets:
                 delivery_id = max(self._deliveries, default=0) + 1

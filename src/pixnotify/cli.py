@@ -167,7 +167,7 @@ def run(**given: Any) -> None:
     from pixnotify.metrics import DeliveryMetrics, serve_metrics
     from pixnotify.store import PostgresDeliveryStore
     from pixnotify.transport import webhook_ssl_context
-    from pixnotify.worker import Notifier
+    from pixnotify.worker import Notifier, run_listening
 
     settings = _settings()
     try:
@@ -219,7 +219,7 @@ def run(**given: Any) -> None:
             refresh_clock=keeper.refresh,
             metrics=metrics,
         ) as notifier:
-            await notifier.run(stop)
+            await run_listening(notifier, database.pool, stop)
 
     try:
         _run_fast(serve())

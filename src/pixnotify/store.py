@@ -21,7 +21,10 @@ loop's, so not the port's: it stays a query of its own.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -44,9 +47,23 @@ from pixcore.webhook_delivery import (
 from pixcore.webhooks import DeliveryStatus
 from pixinfra.postgres.webhook_sql import DEACTIVATE_WEBHOOK
 
-__all__ = ["Attempted", "Claim", "FailingUrl", "PostgresDeliveryStore", "QueueStatus", "queue_status"]
+__all__ = [
+    "OUTBOX_CHANNEL",
+    "Attempted",
+    "Claim",
+    "FailingUrl",
+    "PostgresDeliveryStore",
+    "QueueStatus",
+    "listen_for_events",
+    "queue_status",
+]
 
 MAX_ERROR = MAX_REASON  # webhook_deliveries.last_error is varchar(300)
+log = logging.getLogger("pixnotify.store")
+OUTBOX_CHANNEL = "pix_outbox"
+"""Notified by the ``outbox_written`` trigger at the commit of every transaction that wrote events."""
+RELISTEN_AFTER = 1.0
+"""Seconds before listening again on a new connection once the listening one is lost."""
 
 
 FAN_OUT = """
@@ -383,3 +400,40 @@ async def queue_status(pool: asyncpg.Pool[asyncpg.Record], now: datetime) -> Que
             for r in failing
         ),
     )
+
+
+async def listen_for_events(
+    pool: asyncpg.Pool[asyncpg.Record], wake: asyncio.Event, stop: asyncio.Event
+) -> None:
+    """Set ``wake`` whenever events are committed to the outbox (``LISTEN pix_outbox`` on a
+    connection of ``pool``), until ``stop``. A lost connection (a restarted server) is replaced
+    after :data:`RELISTEN_AFTER` seconds; meanwhile the notifier's polling finds the events."""
+    while not stop.is_set():
+        try:
+            await _listen_until_lost(pool, wake, stop)
+        except Exception as exc:  # noqa: BLE001 - a speed-up only: polling carries on without it
+            log.debug("listening on %s failed: %s", OUTBOX_CHANNEL, exc)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), RELISTEN_AFTER)
+
+
+async def _listen_until_lost(
+    pool: asyncpg.Pool[asyncpg.Record], wake: asyncio.Event, stop: asyncio.Event
+) -> None:
+    lost = asyncio.Event()
+
+    def notified(*_: object) -> None:
+        wake.set()
+
+    async with pool.acquire() as conn:
+        conn.add_termination_listener(lambda _conn: lost.set())
+        await conn.add_listener(OUTBOX_CHANNEL, notified)
+        wake.set()  # events written before the listening began are found at once
+        waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(lost.wait())]
+        try:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiting in waits:
+                waiting.cancel()
+            if not conn.is_closed():
+                await conn.remove_listener(OUTBOX_CHANNEL, notified)

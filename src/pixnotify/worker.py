@@ -16,6 +16,7 @@ result (:mod:`pixnotify.metrics`) when the notifier is given metrics.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import random
@@ -26,6 +27,7 @@ from types import TracebackType
 from typing import Any, Self
 from urllib.parse import urlsplit
 
+import asyncpg
 from prometheus_client import CollectorRegistry
 
 from pixcore.clock import Clock, SystemClock, format_timestamp
@@ -40,7 +42,7 @@ from pixnotify.failures import describe_answer
 from pixnotify.metrics import DeliveryMetrics, result_of
 from pixnotify.recorder import Recorder
 from pixnotify.sender import Client, Outcome, build_headers, post
-from pixnotify.store import PostgresDeliveryStore
+from pixnotify.store import PostgresDeliveryStore, listen_for_events
 from pixnotify.transport import Resolver, make_webhook_client, system_resolver
 
 __all__ = ["Notifier", "Round", "deliver_in_process"]
@@ -240,8 +242,11 @@ class Notifier:
 
     # ------------------------------------------------------------------------------- the loop
 
-    async def run(self, stop: asyncio.Event) -> None:
+    async def run(self, stop: asyncio.Event, wake: asyncio.Event | None = None) -> None:
         """Deliver until ``stop`` is set; then let deliveries in flight finish within the grace period.
+
+        ``wake``, set when events are committed (:func:`pixnotify.store.listen_for_events`),
+        brings the next fan-out forward to now; without it, or while it is silent, the loop polls.
 
         Claims run ahead of sending: up to ``concurrency`` claimed deliveries wait for a sending
         slot (the semaphore), and the next claim is made once that queue has drained, so each
@@ -291,18 +296,34 @@ class Notifier:
                     failures.succeeded()
                 if more and len(self._in_flight) <= config.concurrency:
                     continue
-                # Wait for the stop, a delivery to finish (when the queue is full), or the poll interval.
-                waits = [stop.wait()] + (
-                    [finished.wait()] if len(self._in_flight) > config.concurrency else []
-                )
-                tasks = [asyncio.ensure_future(w) for w in waits]
-                pause = failures.pause(config.poll_interval)
-                await asyncio.wait(tasks, timeout=pause, return_when=asyncio.FIRST_COMPLETED)
-                for pending in tasks:
-                    pending.cancel()
+                if await self._pause(stop, finished, wake, failures):
+                    next_dispatch = 0.0  # events were committed: fan them out now
         finally:
             await self._drain()
             log.info("notifier stopped")
+
+    async def _pause(
+        self,
+        stop: asyncio.Event,
+        finished: asyncio.Event,
+        wake: asyncio.Event | None,
+        failures: FailureStreak,
+    ) -> bool:
+        """Wait for the stop, a delivery to finish (when the queue is full), events committed
+        (``wake``, unless an outage's back-off runs) or the poll interval; whether woken by events."""
+        waits = [stop.wait()] + ([finished.wait()] if len(self._in_flight) > self.config.concurrency else [])
+        if wake is not None and failures.count == 0:
+            waits.append(wake.wait())
+        tasks = [asyncio.ensure_future(w) for w in waits]
+        await asyncio.wait(
+            tasks, timeout=failures.pause(self.config.poll_interval), return_when=asyncio.FIRST_COMPLETED
+        )
+        for pending in tasks:
+            pending.cancel()
+        if wake is None or not wake.is_set():
+            return False
+        wake.clear()
+        return True
 
     async def _housekeep(self) -> None:
         """Bring the clock up to the service's (once per poll interval) and prune the attempt log
@@ -390,6 +411,19 @@ class Notifier:
         log.log(level, "webhook attempt: %s", fields["result"], extra=fields)  # fields: one JSON line
 
 
+async def run_listening(notifier: Notifier, pool: asyncpg.Pool[asyncpg.Record], stop: asyncio.Event) -> None:
+    """``notifier.run(stop)``, woken as soon as events are committed (``LISTEN pix_outbox`` on a
+    connection of ``pool``), not only once per poll interval."""
+    wake = asyncio.Event()
+    listener = asyncio.create_task(listen_for_events(pool, wake, stop))
+    try:
+        await notifier.run(stop, wake)
+    finally:
+        listener.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await listener
+
+
 async def deliver_in_process(
     settings: Settings,
     database: Database,
@@ -410,4 +444,4 @@ async def deliver_in_process(
         signing_clock=SystemClock(),
         metrics=DeliveryMetrics.of(registry),
     ) as notifier:
-        await notifier.run(stop)
+        await run_listening(notifier, database.pool, stop)

@@ -30,6 +30,7 @@ from pixcore.webhooks import EventType
 from pixinfra.settings import NotifierSettings
 from pixnotify import Notifier, PostgresDeliveryStore
 from pixnotify.store import queue_status
+from pixnotify.worker import run_listening
 from tests.contract.delivery_rows import PostgresRows
 from tests.integration.receiver import Received, Receiver, Reply, running_receiver
 from tests.support import migrated_by_command, new_client, process_env, run_database, scratch_database
@@ -426,6 +427,27 @@ async def test_stopping_lets_deliveries_in_flight_finish_within_the_grace_period
         await asyncio.sleep(0.1)
         assert not loop.done()  # waiting for the delivery in flight
         answer.set()
+        await loop
+    row = await tables.delivery(outbox_id, hook)
+    assert (row["status"], row["attempts"]) == ("delivered", 1)
+
+
+async def test_an_event_committed_while_the_notifier_waits_goes_out_at_once_not_at_the_next_poll(
+    tables: Tables, receiver: Receiver, clock: ManualClock
+) -> None:
+    # The outbox trigger notifies pix_outbox at COMMIT; the listening notifier fans out then.
+    # A poll interval of a minute: only the notification can bring the event within 5 s.
+    account = await tables.account()
+    await tables.secret(account, new_secret())
+    hook = await tables.webhook(account, receiver.url("/at-once"))
+    stop = asyncio.Event()
+    async with notifier(clock, poll_interval=60.0) as running:
+        loop = asyncio.create_task(run_listening(running, run_database().pool, stop))
+        await asyncio.sleep(0.5)  # started, idle: its first fan-out found nothing
+        assert receiver.at("/at-once") == []
+        outbox_id = await tables.emit(account, transfer(11), EventType.CASH_OUT)
+        await receiver.wait_for(1, "/at-once", within=5)
+        stop.set()
         await loop
     row = await tables.delivery(outbox_id, hook)
     assert (row["status"], row["attempts"]) == ("delivered", 1)

@@ -35,6 +35,8 @@ __all__ = [
     "DEFAULT_ITEMS",
     "MAX_ITEMS",
     "MAX_PAGE",
+    "RFC3339_PATTERN",
+    "TXID_FILTER_PATTERN",
     "ChargeQuery",
     "Page",
     "ReceivedQuery",
@@ -46,12 +48,15 @@ DEFAULT_ITEMS = 100
 MAX_ITEMS = 1000
 MAX_PAGE = 2_147_483_647  # the standard's int32
 _MAX_MOMENT = 64  # characters: no RFC 3339 date-time is longer
-_RFC3339 = re.compile(
+RFC3339_PATTERN = (
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2})"
 )
+"""``inicio`` and ``fim``'s layout (whether the date and time exist is a rule no pattern says)."""
+_RFC3339 = re.compile(RFC3339_PATTERN)
 _CPF = re.compile(CPF_PATTERN)
 _CNPJ = re.compile(CNPJ_PATTERN)
-_TXID_FILTER = re.compile(r"[a-zA-Z0-9]{1,35}")
+TXID_FILTER_PATTERN = r"[a-zA-Z0-9]{1,35}"
+_TXID_FILTER = re.compile(TXID_FILTER_PATTERN)
 
 
 @dataclass(frozen=True, slots=True)

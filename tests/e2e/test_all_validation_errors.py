@@ -250,6 +250,33 @@ MIXED: list[tuple[str, str, dict[str, Any], list[str]]] = [
     ),
     (
         "POST",
+        "/sandbox/payments",
+        {"pixKey": "not a key", "amount": 0, "payer": {"name": 5, "document": "123", "ispb": "1"}},
+        [
+            "pixKey: Invalid PIX key.",
+            "amount: Invalid amount: a positive value in reais with at most 2 decimals is expected.",
+            "payer.name: Expected `str`, got `int`",
+            "payer.document: Invalid CPF or CNPJ.",
+            "payer.ispb: Invalid identifier: ISPB must be 8 digits",
+        ],
+    ),
+    (
+        "POST",
+        "/sandbox/refunds",
+        {"endToEndId": "E1", "amount": -1},
+        [
+            "endToEndId: Invalid identifier: e2eid must be 32 alphanumeric characters",
+            "amount: Invalid amount: a positive value in reais with at most 2 decimals is expected.",
+        ],
+    ),
+    (
+        "POST",
+        "/sandbox/med",
+        {"endToEndId": 7, "reason": "MED_OTHER"},
+        ["endToEndId: Expected `str`, got `int`", "reason: MED_FRAUDE or MED_OPERACIONAL"],
+    ),
+    (
+        "POST",
         "/api/webhooks",
         {"url": "ftp://hooks.example.com/pix", "eventType": 5},
         ["url: must be an HTTPS URL", "eventType: Expected `str`, got `int`"],

@@ -20,10 +20,43 @@ OPTIONAL_KEYS = {"details"}
 # RFC 6749 §5.2 on the OAuth token endpoint: `error` is the OAuth code, with a description (decisions).
 OAUTH_PATH = "/oauth/token"
 OAUTH_KEYS = {"error_description"}
+PROBLEM_JSON = "application/problem+json"
+PROBLEM_KEYS = {"type", "title", "status"}
+PROBLEM_OPTIONAL = {"detail", "violacoes"}
+PROBLEM_TYPE = "https://pix.bcb.gov.br/api/v2/error/"
+
+
+def content_type(headers: Any) -> str:
+    """The response's media type, from a mapping of names to a value or a list of values."""
+    for name, value in dict(headers or {}).items():
+        if name.lower() == "content-type":
+            text = value[0] if isinstance(value, list) else value
+            return str(text).split(";")[0].strip().lower()
+    return ""
+
+
+def check_problem(body: dict[str, Any], status: int) -> None:
+    """The central bank's standard error shape (``application/problem+json``, decisions: the
+    standard's routes answer it): ``type``, ``title``, ``status`` (the HTTP status), and optionally
+    ``detail`` and ``violacoes`` (each a ``razao`` and maybe a ``propriedade``); nothing else."""
+    missing, extra = PROBLEM_KEYS - set(body), set(body) - PROBLEM_KEYS - PROBLEM_OPTIONAL
+    if missing or extra:
+        raise AssertionError(f"problem keys: missing {sorted(missing)}, unexpected {sorted(extra)}: {body}")
+    if not str(body["type"]).startswith(PROBLEM_TYPE) or body["status"] != status:
+        raise AssertionError(f"problem type or status wrong for {status}: {body}")
+    if not isinstance(body["title"], str) or not body["title"]:
+        raise AssertionError(f"title is not a non-empty string: {body}")
+    violations = body.get("violacoes", [])
+    if not isinstance(violations, list) or not all(
+        isinstance(v, dict) and isinstance(v.get("razao"), str) and set(v) <= {"razao", "propriedade"}
+        for v in violations
+    ):
+        raise AssertionError(f"violacoes is not a list of violations: {violations!r}")
 
 
 def error_body_shape(ctx: CheckContext, response: Response, case: Case) -> bool | None:
-    """Every 4xx/5xx body is ``{statusCode, message, error}`` plus, optionally, ``details``."""
+    """Every 4xx/5xx body is ``{statusCode, message, error}`` plus, optionally, ``details``; or,
+    where the response is ``application/problem+json``, the standard's problem."""
     if response.status_code < 400:
         return None
     try:
@@ -32,6 +65,9 @@ def error_body_shape(ctx: CheckContext, response: Response, case: Case) -> bool 
         raise AssertionError(f"error body is not JSON: {response.content[:200]!r}") from None
     if not isinstance(body, dict):
         raise AssertionError(f"error body is not an object: {body!r}")  # noqa: TRY004 - a check fails so
+    if content_type(response.headers) == PROBLEM_JSON:
+        check_problem(body, response.status_code)
+        return True
     allowed = ERROR_KEYS | OPTIONAL_KEYS | (OAUTH_KEYS if case.operation.path == OAUTH_PATH else set())
     missing, extra = ERROR_KEYS - set(body), set(body) - allowed
     if missing or extra:

@@ -41,8 +41,10 @@ UNSTATED = {
     "the check digits of a CPF or CNPJ": (
         r"(pixKey|chave|document|payer\.document|creditorDocument|devedor\.(cpf|cnpj)): "
         r"(Invalid PIX key\.|Invalid CPF or CNPJ\.|invalid CNPJ"
-        r"|an 11-digit key is a CPF, and this CPF is invalid)"
+        r"|an 11-digit key is a CPF, and this CPF is invalid"
+        r"|must be a valid CPF of exactly 11 digits|must be a valid CNPJ of 14 characters)"
         r"|Invalid CPF or CNPJ\."
+        r"|cnpj: must be a valid CNPJ of 14 characters"
     ),
     # JSON Schema's integer takes 1.0; the service takes whole numbers written as integers only.
     "an integer written with a fraction (1.0)": r"[\w.]+: must be .*(seconds|0 or 1|whole number).*",
@@ -58,7 +60,7 @@ UNSTATED = {
         r"endDate: must (not be before startDate|be at most 31 days after startDate)"
     ),
     "a debtor: a name with a document, not both cpf and cnpj": r"devedor(\.nome)?: .*",
-    "pixKey or pixCopiaECola, not both; pixKey with an amount": r"Give pixCopiaECola.*",
+    "pixKey or pixCopiaECola, not both; pixKey with an amount": r"((pixKey|amount): )?Give pixCopiaECola.*",
     "a BR Code that is a valid one": r".*(BR Code|pixCopiaECola).*",
     # The URL grammar (no credentials, no fragment, a port above 0, a valid host name) and a host
     # that resolves to public addresses.
@@ -68,12 +70,35 @@ UNSTATED = {
     "a charge's key is one of the account's keys": r"chave: not a key of your account",
     "text that is only spaces where a value is required": r"[\w.]+: (required, )?1 to [0-9]+ characters",
     "creditorDocument when priority is HIGH": r"creditorDocument: required when priority is HIGH",
+    # PATCH /cob/{txid} (the standard's CobRevisada): every field is optional, but not all at once,
+    # and the status cancels alone.
+    "a revision changes something": r"the body changes nothing: give a field to revise, or status",
+    "a cancellation comes alone": r"status: a charge is cancelled alone, not together with other changes",
+    # GET /cob, GET /pix: the window and the document filter.
+    "fim not before inicio": r"fim: must not be before inicio",
+    "a date and time that exist (month 13, 25 o'clock)": (
+        r"(inicio|fim): must be a valid RFC 3339 date-time within years 1 to 9999"
+    ),
+    "cpf or cnpj, not both": r"cpf, cnpj: give one of them, not both",
 }
 PATTERNS = [re.compile(pattern, re.IGNORECASE | re.DOTALL) for pattern in UNSTATED.values()]
 
 
+def _details(body: dict[str, Any]) -> list[str]:
+    """Each broken rule, as ``field: why``: our error shape's ``details`` (or its message), or on
+    the standard's routes its problem+json ``violacoes`` (``propriedade``, ``razao``)."""
+    if "violacoes" in body or "type" in body:
+        violations = body.get("violacoes") or []
+        found = [
+            f"{v['propriedade']}: {v['razao']}" if v.get("propriedade") else v.get("razao", "")
+            for v in violations
+        ]
+        return found or [str(body.get("detail", ""))]
+    return body.get("details") or [body.get("message", "")]
+
+
 def _unexplained(body: dict[str, Any]) -> list[str]:
-    details = body.get("details") or [body.get("message", "")]
+    details = _details(body)
     return [detail for detail in details if not any(p.fullmatch(detail) for p in PATTERNS)]
 
 

@@ -49,6 +49,7 @@ from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import MAX_AMOUNT_TEXT, MAX_DOCUMENT, MAX_SHORT_CODE, Int64, Timestamp, doc, raw, whole
 from pixweb.api.refunds import RefundOut, refund_out
 from pixweb.api.standard import (
+    FLAG,
     Cnpj,
     Cpf,
     End,
@@ -551,13 +552,19 @@ class ChargeController(Controller):
         location_presente: Annotated[
             str | None,
             QueryParameter(
-                "locationPresente", "true or false: only charges with (or without) a location.", "true"
+                "locationPresente",
+                "true or false: only charges with (or without) a location.",
+                "true",
+                schema=FLAG,
             ),
         ] = None,
         status: Annotated[
             str | None,
             QueryParameter(
-                "status", "Only charges with this status now: " + ", ".join(ChargeStatus) + ".", "ATIVA"
+                "status",
+                "Only charges with this status now: " + ", ".join(ChargeStatus) + ".",
+                "ATIVA",
+                schema={"enum": [status.value for status in ChargeStatus]},
             ),
         ] = None,
         pagina_atual: PageNumber = None,

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import msgspec
 from litestar import Controller, Request, Response, get
 
-from pixcore.standard_queries import ReceivedQuery, parse_received_query
+from pixcore.standard_queries import TXID_FILTER_PATTERN, ReceivedQuery, parse_received_query
 from pixcore.usecases.charges import ReceivedListing, read_received, search_received
 from pixweb.api.charges import TXID_EXAMPLE, CobPixOut, pix_out
 from pixweb.api.deps import principal_of, services_of
@@ -20,6 +20,7 @@ from pixweb.api.docs import answer
 from pixweb.api.fields import doc
 from pixweb.api.refunds import E2eId
 from pixweb.api.standard import (
+    FLAG,
     Cnpj,
     Cpf,
     End,
@@ -107,16 +108,23 @@ class ReceivedPixController(Controller):
         txid: Annotated[
             str | None,
             QueryParameter(
-                "txid", "Only the PIX that paid this charge (1 to 35 letters and digits).", TXID_EXAMPLE
+                "txid",
+                "Only the PIX that paid this charge (1 to 35 letters and digits).",
+                TXID_EXAMPLE,
+                pattern=TXID_FILTER_PATTERN,
             ),
         ] = None,
         tx_id_presente: Annotated[
             str | None,
-            QueryParameter("txIdPresente", f"{_Flag}: only PIX that paid (or did not pay) a charge.", "true"),
+            QueryParameter(
+                "txIdPresente", f"{_Flag}: only PIX that paid (or did not pay) a charge.", "true", schema=FLAG
+            ),
         ] = None,
         devolucao_presente: Annotated[
             str | None,
-            QueryParameter("devolucaoPresente", f"{_Flag}: only PIX with (or without) a refund.", "false"),
+            QueryParameter(
+                "devolucaoPresente", f"{_Flag}: only PIX with (or without) a refund.", "false", schema=FLAG
+            ),
         ] = None,
         cpf: Cpf = None,
         cnpj: Cnpj = None,

@@ -3,6 +3,7 @@ the sandbox setting is on."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Annotated, Any
 
@@ -15,7 +16,7 @@ from pixcore.clock import format_timestamp
 from pixcore.documents import parse_document
 from pixcore.errors import ValidationError
 from pixcore.identifiers import END_TO_END_ID_PATTERN, ISPB_PATTERN, validate_ispb
-from pixcore.keys import KEY_PATTERN, MAX_KEY_LENGTH, parse_pix_key
+from pixcore.keys import KEY_PATTERN, MAX_KEY_LENGTH, PixKey, parse_pix_key
 from pixcore.ledger import require_outside
 from pixcore.money import parse_amount_number, require_positive
 from pixcore.transfers import (
@@ -28,6 +29,7 @@ from pixcore.transfers import (
 )
 from pixcore.usecases.accounts import require_sandbox_admin
 from pixcore.usecases.charges import pay_code
+from pixcore.validation import collect
 from pixweb.api.deps import principal_of, services_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import DOCUMENT_PATTERN, MAX_DOCUMENT, MAX_ISPB, MAX_SHORT_CODE, Timestamp, doc
@@ -152,6 +154,47 @@ _DIRECTORY = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class OutsidePayment:
+    """A ``POST /sandbox/payments`` body, judged: who pays, how much, and which key (None with
+    ``pixCopiaECola``)."""
+
+    payer: Counterpart
+    amount: int | None
+    key: PixKey | None
+
+
+def outside_payment(body: SandboxPaymentIn) -> OutsidePayment:
+    """The body judged by ``pixcore``'s parsers, every broken rule at once (a ``ValidationError``
+    listing them): the payer's ISPB and document, the amount, the key, and which of
+    ``pixCopiaECola`` and ``pixKey`` is given. Whether the payer is outside this service is the
+    handler's (a 422, after these)."""
+    problems: list[str] = []
+    payer = body.payer or PayerIn()
+    ispb = collect(problems, "payer.ispb", lambda: validate_ispb(payer.ispb))
+    document = collect(problems, "payer.document", lambda: parse_document(payer.document).value)
+    amount = body.amount
+    cents = None if amount is None else collect(
+        problems, "amount", lambda: require_positive(parse_amount_number(amount))
+    )  # fmt: skip
+    given = body.pix_key
+    key = None if given is None else collect(problems, "pixKey", lambda: parse_pix_key(given))
+    # Named after the field that is missing, so that a field whose type was wrong (and so is
+    # missing here) is not also reported as missing.
+    if body.pix_copia_e_cola is not None and given is not None:
+        problems.append("Give pixCopiaECola or pixKey, not both.")
+    elif body.pix_copia_e_cola is None and (given is None or amount is None):
+        missing = "pixKey" if given is None else "amount"
+        problems.append(f"{missing}: Give pixCopiaECola, or pixKey and amount.")
+    if problems or ispb is None or document is None:
+        message = problems[0] if len(problems) == 1 else "Invalid payment: " + "; ".join(problems)
+        raise ValidationError(message, details=problems)
+    return OutsidePayment(Counterpart(payer.name, document, ispb), cents, key)
+
+
+judge_body(SandboxPaymentIn, lambda body, _request: outside_payment(body))
+
+
 class SandboxController(Controller):
     path = "/sandbox"
     tags = ["Sandbox"]  # noqa: RUF012 - Litestar reads class attributes
@@ -202,14 +245,11 @@ class SandboxController(Controller):
         ],
     ) -> SandboxPaymentOut:
         services = services_of(request)
-        payer = data.payer or PayerIn()
-        institution = require_outside(validate_ispb(payer.ispb), services.settings.ispb)
-        counterpart = Counterpart(payer.name, parse_document(payer.document).value, institution)
-        amount = None if data.amount is None else require_positive(parse_amount_number(data.amount))
+        payment = outside_payment(data)
+        require_outside(payment.payer.ispb, services.settings.ispb)
+        counterpart, amount = payment.payer, payment.amount
         account_id = principal_of(request).account_id
         if data.pix_copia_e_cola is not None:
-            if data.pix_key is not None:
-                raise ValidationError("Give pixCopiaECola or pixKey, not both.")
             e2e = await pay_code(
                 services.uow,
                 services.clock,
@@ -220,10 +260,10 @@ class SandboxController(Controller):
                 only_for=account_id,
             )
             return SandboxPaymentOut(end_to_end_id=e2e)
-        if data.pix_key is None or amount is None:
+        if payment.key is None or amount is None:  # outside_payment refused this already
             raise ValidationError("Give pixCopiaECola, or pixKey and amount.")
         receipt = await services.receipts.receive(
-            key=parse_pix_key(data.pix_key),
+            key=payment.key,
             amount=amount,
             payer=counterpart,
             only_for=account_id,

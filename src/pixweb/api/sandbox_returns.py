@@ -12,15 +12,18 @@ from litestar.openapi.spec import Example, OpenAPIType
 from litestar.params import Parameter
 
 from pixcore.clock import format_timestamp
+from pixcore.errors import ValidationError
 from pixcore.identifiers import E2EID_PATH_PATTERN, validate_e2eid_path
 from pixcore.med import MedCase, MedReason
 from pixcore.money import cents_to_decimal, parse_amount_number, require_positive
 from pixcore.usecases.med import accept_med, open_med, reject_med
 from pixcore.usecases.refunds import receive_refund
+from pixcore.validation import collect
 from pixweb.api.deps import principal_of, services_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import MAX_E2EID, MAX_SHORT_CODE, Int64, MaybeTimestamp, Timestamp, doc, raw
 from pixweb.api.refunds import RefundOut, refund_out
+from pixweb.body_errors import judge_body
 from pixweb.errors import error_responses
 
 __all__ = ["SandboxReturnsController"]
@@ -113,6 +116,40 @@ def med_out(case: MedCase, refund: RefundOut | None = None) -> MedOut:
     )
 
 
+def _invalid(what: str, problems: list[str]) -> ValidationError:
+    """One ``ValidationError`` listing ``problems`` (the problem alone when there is one)."""
+    message = problems[0] if len(problems) == 1 else f"Invalid {what}: " + "; ".join(problems)
+    return ValidationError(message, details=problems)
+
+
+def outside_refund(body: ReturnIn) -> tuple[str, int]:
+    """The end-to-end id and the amount of a ``POST /sandbox/refunds`` body, every broken rule at once."""
+    problems: list[str] = []
+    e2e = collect(problems, "endToEndId", lambda: validate_e2eid_path(body.end_to_end_id))
+    amount = collect(problems, "amount", lambda: require_positive(parse_amount_number(body.amount)))
+    if problems or e2e is None or amount is None:
+        raise _invalid("refund", problems)
+    return e2e, amount
+
+
+def med_request(body: MedIn) -> tuple[str, MedReason]:
+    """The end-to-end id and the reason of a ``POST /sandbox/med`` body, every broken rule at once."""
+    problems: list[str] = []
+    e2e = collect(problems, "endToEndId", lambda: validate_e2eid_path(body.end_to_end_id))
+    try:
+        reason: MedReason | None = MedReason.parse(body.reason)
+    except ValidationError as exc:  # its details name the field already
+        problems.extend(exc.details or [exc.message])
+        reason = None
+    if problems or e2e is None or reason is None:
+        raise _invalid("MED", problems)
+    return e2e, reason
+
+
+judge_body(ReturnIn, lambda body, _request: outside_refund(body))
+judge_body(MedIn, lambda body, _request: med_request(body))
+
+
 class SandboxReturnsController(Controller):
     path = "/sandbox"
     tags = ["Sandbox"]  # noqa: RUF012 - Litestar reads class attributes
@@ -138,12 +175,13 @@ class SandboxReturnsController(Controller):
         ],
     ) -> RefundOut:
         services = services_of(request)
+        end_to_end_id, amount = outside_refund(data)
         refund = await receive_refund(
             services.uow,
             services.clock,
             account_id=principal_of(request).account_id,
-            end_to_end_id=validate_e2eid_path(data.end_to_end_id),
-            amount=require_positive(parse_amount_number(data.amount)),
+            end_to_end_id=end_to_end_id,
+            amount=amount,
         )
         return refund_out(refund)
 
@@ -170,12 +208,13 @@ class SandboxReturnsController(Controller):
         ],
     ) -> MedOut:
         services = services_of(request)
+        end_to_end_id, reason = med_request(data)
         case = await open_med(
             services.uow,
             services.clock,
             account_id=principal_of(request).account_id,
-            end_to_end_id=validate_e2eid_path(data.end_to_end_id),
-            reason=MedReason.parse(data.reason),
+            end_to_end_id=end_to_end_id,
+            reason=reason,
         )
         return med_out(case)
 

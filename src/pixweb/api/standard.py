@@ -8,13 +8,22 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import params
-from litestar.openapi.spec import Example
+from litestar.openapi.spec import Example, OpenAPIType
 
 from pixcore.clock import format_timestamp
-from pixcore.standard_queries import DEFAULT_ITEMS, MAX_ITEMS, MAX_PAGE, ChargeQuery, ReceivedQuery
-from pixweb.api.fields import Timestamp, doc
+from pixcore.documents import CNPJ_PATTERN, CPF_PATTERN
+from pixcore.standard_queries import (
+    DEFAULT_ITEMS,
+    MAX_ITEMS,
+    MAX_PAGE,
+    RFC3339_PATTERN,
+    ChargeQuery,
+    ReceivedQuery,
+)
+from pixweb.api.fields import Timestamp, doc, whole
 
 __all__ = [
+    "FLAG",
     "Cnpj",
     "Cpf",
     "End",
@@ -31,17 +40,39 @@ __all__ = [
 MAX_QUERY_TEXT = 64
 
 
+# The page numbers as patterns: ASCII digits (leading zeros allowed, as pixcore reads them) of
+# 0 to 2147483647 and of 1 to 1000.
+PAGE_PATTERN = (
+    r"0*([0-9]{1,9}|1[0-9]{9}|20[0-9]{8}|21[0-3][0-9]{7}|214[0-6][0-9]{6}|2147[0-3][0-9]{5}"
+    r"|21474[0-7][0-9]{4}|214748[0-2][0-9]{3}|2147483[0-5][0-9]{2}|21474836[0-3][0-9]|214748364[0-7])"
+)
+ITEMS_PATTERN = r"0*([1-9][0-9]{0,2}|1000)"
+FLAG = {"enum": ["true", "false"]}
+
+
 def QueryParameter(  # noqa: N802 - used as Litestar's Parameter is
-    name: str, description: str, example: str, *, required: bool = False
+    name: str,
+    description: str,
+    example: str,
+    *,
+    required: bool = False,
+    pattern: str | None = None,
+    schema: dict[str, Any] | None = None,
 ) -> params.QueryParameter:
     """A query parameter read as text (``pixcore`` parses it, so every broken rule is reported
-    at once, in the standard's problem+json), documented with its maximum length."""
+    at once, in the standard's problem+json), documented with its maximum length and the
+    ``pattern`` (matched whole) or ``schema`` (an enum) that the parser enforces."""
+    # A query string carries text or nothing, never null: a plain string (Litestar would say
+    # "string or null" for the ``str | None`` the handler takes to judge absence itself).
+    extra = {"one_of": None, "type": OpenAPIType.STRING}
+    extra |= ({"pattern": whole(pattern)} if pattern else {}) | (schema or {})
     return params.QueryParameter(
         name=name,
         description=description,
         required=required,
         max_length=MAX_QUERY_TEXT,
         examples=[Example(value=example)],
+        schema_extra=extra,
     )
 
 
@@ -52,6 +83,7 @@ Start = Annotated[
         "Required. The window's start, RFC 3339 with an offset; inclusive.",
         "2026-03-01T00:00:00Z",
         required=True,
+        pattern=RFC3339_PATTERN,
     ),
 ]
 End = Annotated[
@@ -61,20 +93,32 @@ End = Annotated[
         "Required. The window's end, RFC 3339 with an offset; inclusive.",
         "2026-03-31T23:59:59Z",
         required=True,
+        pattern=RFC3339_PATTERN,
     ),
 ]
-Cpf = Annotated[str | None, QueryParameter("cpf", "Only this CPF (11 digits); not with cnpj.", "52998224725")]
+Cpf = Annotated[
+    str | None,
+    QueryParameter("cpf", "Only this CPF (11 digits); not with cnpj.", "52998224725", pattern=CPF_PATTERN),
+]
 Cnpj = Annotated[
-    str | None, QueryParameter("cnpj", "Only this CNPJ (14 characters); not with cpf.", "11222333000181")
+    str | None,
+    QueryParameter(
+        "cnpj", "Only this CNPJ (14 characters); not with cpf.", "11222333000181", pattern=CNPJ_PATTERN
+    ),
 ]
 PageNumber = Annotated[
     str | None,
-    QueryParameter("paginacao.paginaAtual", f"The page, from 0 to {MAX_PAGE}; default 0.", "0"),
+    QueryParameter(
+        "paginacao.paginaAtual", f"The page, from 0 to {MAX_PAGE}; default 0.", "0", pattern=PAGE_PATTERN
+    ),
 ]
 ItemsPerPage = Annotated[
     str | None,
     QueryParameter(
-        "paginacao.itensPorPagina", f"Items per page, 1 to {MAX_ITEMS}; default {DEFAULT_ITEMS}.", "100"
+        "paginacao.itensPorPagina",
+        f"Items per page, 1 to {MAX_ITEMS}; default {DEFAULT_ITEMS}.",
+        "100",
+        pattern=ITEMS_PATTERN,
     ),
 ]
 

@@ -34,21 +34,12 @@ from pathlib import Path
 
 import asyncpg
 import httpx
+from _baselines import RECEIVER  # the outside key the transfers go to
 from _figures import Figure, add_summary_option, write_summary  # bench/ is on sys.path
 from _servers import Holder, add_database_options, api_server, bench_database, open_holder, postgres_server
 
 from pixweb.persistence.ledger_check import check_ledger
 
-RECEIVER = {
-    "pixKey": "bench-receiver@external.example",
-    "ispb": "12345678",
-    "name": "Bench Receiver",
-    "document": "11144477735",
-    "bankName": "OTHER BANK",
-    "branch": "0001",
-    "accountNumber": "123",
-    "behavior": "settle",
-}
 FUNDS = "1000000.00"
 
 # One new idempotency key per request: a per-thread random prefix and a counter.

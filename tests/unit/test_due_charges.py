@@ -515,3 +515,44 @@ def test_the_error_names_the_last_day_to_pay() -> None:
         raised.value.message
         == "The due charge could be paid until 2025-04-11; it cannot be paid on 2025-04-14."
     )
+
+
+_JUNK = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=True)
+    | st.text(max_size=30)
+    | st.sampled_from(["2025-04-10", "2025-02-29", "0000-01-01", "1.00", "99.99", "100.00", "0.00", "\x00"])
+    | st.sampled_from([0, 1, 2, 3, 6, 8, 9, -1, 2**31, 2**63])
+)
+_RATES = st.none() | st.builds(RateFields, _JUNK, _JUNK)
+_DATES = st.none() | st.lists(st.builds(DiscountDateFields, _JUNK, _JUNK), max_size=4).map(tuple)
+
+
+@settings(max_examples=300)
+@given(
+    st.none() | st.builds(DueCalendarFields, _JUNK, _JUNK | st.just(ABSENT)),
+    st.none()
+    | st.builds(
+        DueValueFields,
+        _JUNK,
+        _RATES,
+        _RATES,
+        _RATES,
+        st.none() | st.builds(DiscountFields, _JUNK, _JUNK, _DATES),
+    ),
+)
+def test_any_input_is_judged_never_a_crash(
+    calendar: DueCalendarFields | None, value: DueValueFields | None
+) -> None:
+    try:
+        terms = parse_due_terms(calendar, value, today=date(2025, 4, 1))
+    except ValidationError as error:
+        details = error.details
+    else:
+        assert 1 <= terms.original <= MAX_CENTS
+        assert amount_due(terms, terms.last_payable_day()) <= MAX_CENTS
+        return
+    assert details  # at least one rule, named by its path
+    assert all(": " in problem for problem in details)

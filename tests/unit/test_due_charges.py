@@ -319,6 +319,18 @@ def test_business_day_interest_does_not_grow_on_days_off(terms: DueTerms, late: 
 
 
 @settings(max_examples=150)
+@given(due_terms(), st.integers(1, 60))
+def test_business_day_discount_does_not_shrink_across_days_off(terms: DueTerms, early: int) -> None:
+    if terms.discount is None or not terms.discount.modality.business_days:
+        return
+    day = terms.due_date - timedelta(days=early)
+    if is_business_day(day):
+        return
+    before = day - timedelta(days=1)
+    assert amount_breakdown(terms, before).discount == amount_breakdown(terms, day).discount
+
+
+@settings(max_examples=150)
 @given(due_terms())
 def test_terms_written_back_read_the_same(terms: DueTerms) -> None:
     calendar, value = terms.wire()

@@ -229,9 +229,13 @@ def parse_due_terms(
         problems.append("valor: required, an object")
         raise ValidationError("Invalid due charge: " + "; ".join(problems), details=problems)
     original = _original(problems, value.original)
-    fine = _rate(problems, "valor.multa", value.fine, FineModality, original)
-    interest = _rate(problems, "valor.juros", value.interest, InterestModality, original)
-    rebate = _rate(problems, "valor.abatimento", value.rebate, RebateModality, original, below_original=True)
+    fine = _rate(problems, "valor.multa", value.fine, FineModality)
+    interest = _rate(problems, "valor.juros", value.interest, InterestModality)
+    rebate = _rate(problems, "valor.abatimento", value.rebate, RebateModality)
+    if rebate is not None and not _below_original(
+        problems, "valor.abatimento.valorPerc", rebate[0] == RebateModality.PERCENT, rebate[1], original
+    ):
+        rebate = None
     discount = _discount_terms(problems, value.discount, original, due_date)
     if problems or original is None or due_date is None or days_after_due is None:
         raise ValidationError("Invalid due charge: " + "; ".join(problems), details=problems)
@@ -311,21 +315,14 @@ def _modality(problems: list[str], field: str, given: object, kind: type[enum.In
 
 
 def _rate(
-    problems: list[str],
-    field: str,
-    rate: RateFields | None,
-    kind: type[enum.IntEnum],
-    original: int | None,
-    *,
-    below_original: bool = False,
+    problems: list[str], field: str, rate: RateFields | None, kind: type[enum.IntEnum]
 ) -> tuple[int, int] | None:
+    """``modalidade`` and ``valorPerc`` of a fine, interest or rebate, judged as the schema says."""
     if rate is None:
         return None
     modality = _modality(problems, field, rate.modality, kind)
     value = _amount_text(problems, f"{field}.valorPerc", rate.value)
     if modality is None or value is None:
-        return None
-    if below_original and not _below_original(problems, f"{field}.valorPerc", modality == 2, value, original):
         return None
     return modality, value
 

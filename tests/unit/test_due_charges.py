@@ -195,12 +195,64 @@ def test_the_holidays_of_2025_are_the_banks_national_calendar() -> None:
     assert date(2023, 11, 20) not in holidays(2023)  # national from 2024
 
 
-@pytest.mark.parametrize(
-    ("year", "sunday"),
-    [(2000, "2000-04-23"), (2019, "2019-04-21"), (2024, "2024-03-31"), (2038, "2038-04-25")],
-)
-def test_easter(year: int, sunday: str) -> None:
-    assert easter(year).isoformat() == sunday
+# Easter Sunday 2001 to 2030, from the published tables.
+EASTERS = [
+    "2001-04-15",
+    "2002-03-31",
+    "2003-04-20",
+    "2004-04-11",
+    "2005-03-27",
+    "2006-04-16",
+    "2007-04-08",
+    "2008-03-23",
+    "2009-04-12",
+    "2010-04-04",
+    "2011-04-24",
+    "2012-04-08",
+    "2013-03-31",
+    "2014-04-20",
+    "2015-04-05",
+    "2016-03-27",
+    "2017-04-16",
+    "2018-04-01",
+    "2019-04-21",
+    "2020-04-12",
+    "2021-04-04",
+    "2022-04-17",
+    "2023-04-09",
+    "2024-03-31",
+    "2025-04-20",
+    "2026-04-05",
+    "2027-03-28",
+    "2028-04-16",
+    "2029-04-01",
+    "2030-04-21",
+]
+
+
+@pytest.mark.parametrize("sunday", EASTERS)
+def test_easter_of_the_published_tables(sunday: str) -> None:
+    assert easter(int(sunday[:4])).isoformat() == sunday
+
+
+def _lichtenberg_easter(year: int) -> date:
+    """Easter by Gauss's rule as Lichtenberg wrote it (another algorithm than the module's)."""
+    k = year // 100
+    m = 15 + (3 * k + 3) // 4 - (8 * k + 13) // 25
+    s = 2 - (3 * k + 3) // 4
+    a = year % 19
+    d = (19 * a + m) % 30
+    r = (d + a // 11) // 29
+    full_moon = 21 + d - r
+    first_sunday = 7 - (year + year // 4 + s) % 7
+    sunday = full_moon + 7 - (full_moon - first_sunday) % 7  # the day of March (32 is 1 April)
+    return date(year, 3, 1) + timedelta(days=sunday - 1)
+
+
+@given(st.integers(1583, 9999))
+def test_easter_agrees_with_another_algorithm(year: int) -> None:
+    assert easter(year) == _lichtenberg_easter(year)
+    assert easter(year).weekday() == 6
 
 
 @given(st.dates(min_value=date(1900, 1, 1), max_value=date(2200, 12, 31)), st.integers(0, 800))
@@ -377,6 +429,24 @@ def test_every_broken_rule_is_listed_at_once() -> None:
         "valor.desconto.valorPerc: must be left out with modalidade 1 or 2 (use descontoDataFixa)",
         "valor.desconto.descontoDataFixa: required with modalidade 1 or 2, 1 to 3 items",
     ]
+
+
+def test_the_error_says_every_rule_in_its_message_too() -> None:
+    with pytest.raises(ValidationError) as raised:
+        parse({"calendario": {"dataDeVencimento": "x"}, "valor": {"original": "0.00"}})
+    assert raised.value.message == (
+        "Invalid due charge: calendario.dataDeVencimento: required, a date YYYY-MM-DD;"
+        " valor.original: must be above zero"
+    )
+
+
+def test_discount_dates_are_not_judged_against_a_refused_due_date() -> None:
+    dates = [{"data": "2019-12-01", "valorPerc": "1.00"}]
+    body = {
+        "calendario": {"dataDeVencimento": "2019-12-31"},
+        "valor": {"original": "10.00", "desconto": {"modalidade": 1, "descontoDataFixa": dates}},
+    }
+    assert problems(body) == ["calendario.dataDeVencimento: must not be before today (2020-01-01)"]
 
 
 def test_the_fixed_dates_of_a_discount_are_each_judged() -> None:

@@ -89,7 +89,12 @@ _AMOUNT = re.compile(AMOUNT_STRING_PATTERN)
 
 
 def payer_day(moment: datetime) -> date:
-    """The payer's calendar day at ``moment`` (an aware datetime): Brasília's local date."""
+    """The payer's calendar day at ``moment`` (an aware datetime): Brasília's local date.
+
+    A naive ``moment`` is a ``ValueError``: its day would depend on the machine's time zone.
+    """
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError("payer_day needs an aware datetime")
     return moment.astimezone(PAYER_ZONE).date()
 
 

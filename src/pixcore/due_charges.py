@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime
 from functools import partial
+from typing import NoReturn
 from zoneinfo import ZoneInfo
 
 from pixcore.business_days import business_days_between, next_business_day
@@ -232,7 +233,7 @@ def parse_due_terms(
     due_date, days_after_due = _calendar(problems, calendar, today)
     if value is None:
         problems.append("valor: required, an object")
-        raise ValidationError("Invalid due charge: " + "; ".join(problems), details=problems)
+        _refuse(problems)
     original = _original(problems, value.original)
     fine = _rate(problems, "valor.multa", value.fine, FineModality)
     interest = _rate(problems, "valor.juros", value.interest, InterestModality)
@@ -243,7 +244,7 @@ def parse_due_terms(
         rebate = None
     discount = _discount_terms(problems, value.discount, original, due_date)
     if problems or original is None or due_date is None or days_after_due is None:
-        raise ValidationError("Invalid due charge: " + "; ".join(problems), details=problems)
+        _refuse(problems)
     terms = DueTerms(
         original,
         due_date,
@@ -253,19 +254,29 @@ def parse_due_terms(
         None if rebate is None else Rebate(RebateModality(rebate[0]), rebate[1]),
         discount,
     )
-    try:
-        last = terms.last_payable_day()
-    except OverflowError:
-        problems.append("calendario.validadeAposVencimento: the last day to pay would fall after 9999-12-31")
-        raise ValidationError("Invalid due charge: " + "; ".join(problems), details=problems) from None
+    last = _last_payable_day(terms)
+    if last is None:
+        _refuse(["calendario.validadeAposVencimento: the last day to pay would fall after 9999-12-31"])
     highest = _breakdown(terms, last).final
     if highest > MAX_CENTS:
-        problems.append(
+        message = (
             f"valor: with multa and juros the amount due would reach {format_amount_string(highest)}"
             f" by the last day to pay ({last.isoformat()}), above {format_amount_string(MAX_CENTS)}"
         )
-        raise ValidationError("Invalid due charge: " + "; ".join(problems), details=problems)
+        _refuse([message])
     return terms
+
+
+def _last_payable_day(terms: DueTerms) -> date | None:
+    """The last day to pay, or None when it falls past the last date Python holds."""
+    try:
+        return terms.last_payable_day()
+    except OverflowError:
+        return None
+
+
+def _refuse(problems: list[str]) -> NoReturn:
+    raise ValidationError("Invalid due charge: " + "; ".join(problems), details=problems)
 
 
 def _date(text: object) -> date:

@@ -249,10 +249,10 @@ def _lichtenberg_easter(year: int) -> date:
     return date(year, 3, 1) + timedelta(days=sunday - 1)
 
 
-@given(st.integers(1583, 9999))
-def test_easter_agrees_with_another_algorithm(year: int) -> None:
-    assert easter(year) == _lichtenberg_easter(year)
-    assert easter(year).weekday() == 6
+def test_easter_agrees_with_another_algorithm_every_year() -> None:
+    for year in range(1583, 10_000):
+        assert easter(year) == _lichtenberg_easter(year), year
+        assert easter(year).weekday() == 6
 
 
 @given(st.dates(min_value=date(1900, 1, 1), max_value=date(2200, 12, 31)), st.integers(0, 800))

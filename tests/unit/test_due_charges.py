@@ -271,7 +271,7 @@ def test_the_payers_day_is_brasilias() -> None:
 
     assert payer_day(datetime(2025, 4, 11, 2, 59, tzinfo=UTC)) == date(2025, 4, 10)
     assert payer_day(datetime(2025, 4, 11, 3, 0, tzinfo=UTC)) == date(2025, 4, 11)
-    with pytest.raises(ValueError, match="aware"):
+    with pytest.raises(ValueError, match="^payer_day needs an aware datetime$"):
         payer_day(datetime(2025, 4, 11, 12, 0))  # noqa: DTZ001 - the naive datetime refused
 
 

@@ -271,7 +271,7 @@ def test_the_payers_day_is_brasilias() -> None:
 
     assert payer_day(datetime(2025, 4, 11, 2, 59, tzinfo=UTC)) == date(2025, 4, 10)
     assert payer_day(datetime(2025, 4, 11, 3, 0, tzinfo=UTC)) == date(2025, 4, 11)
-    with pytest.raises(ValueError, match="^payer_day needs an aware datetime$"):
+    with pytest.raises(ValueError, match=r"^payer_day needs an aware datetime$"):
         payer_day(datetime(2025, 4, 11, 12, 0))  # noqa: DTZ001 - the naive datetime refused
 
 
@@ -382,6 +382,30 @@ def test_business_day_discount_does_not_shrink_across_days_off(terms: DueTerms, 
         return
     before = day - timedelta(days=1)
     assert amount_breakdown(terms, before).discount == amount_breakdown(terms, day).discount
+
+
+@settings(max_examples=150)
+@given(due_terms(), st.integers(-100, 10))
+def test_a_fixed_date_discount_holds_up_to_its_dates_only(terms: DueTerms, offset: int) -> None:
+    discount = terms.discount
+    if discount is None or not discount.modality.fixed_dates:
+        return
+    day = terms.due_date + timedelta(days=offset)
+    if day > terms.last_payable_day():
+        return
+    parts = amount_breakdown(terms, day)
+    held = [item for item in discount.dates if day <= next_business_day(item.until)]
+    if not held:
+        assert parts.discount == 0
+        return
+    for item in held:  # every item still in force is at least given (the floor of 0.01 aside)
+        exact = (
+            Decimal(terms.original * item.value) / HUNDRED
+            if discount.modality.percent
+            else Decimal(item.value)
+        )
+        value = int(exact.quantize(Decimal(1), rounding=ROUND_HALF_UP))
+        assert parts.discount >= value or parts.discount == terms.original - 1 - parts.rebate
 
 
 @settings(max_examples=150)

@@ -176,6 +176,11 @@ def test_the_window_to_pay_is_that_of_the_standards_examples(row: list[str]) -> 
         amount_due(terms, day)
 
 
+def test_the_documents_python_example_runs() -> None:
+    [example] = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), flags=re.DOTALL)
+    exec(compile(example, str(DOC), "exec"), {})  # noqa: S102 - our own document's example
+
+
 def test_the_default_window_is_30_days() -> None:
     terms = parse({"calendario": {"dataDeVencimento": "2025-04-10"}, "valor": {"original": "1.00"}})
     assert terms.days_after_due == 30

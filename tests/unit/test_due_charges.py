@@ -669,3 +669,27 @@ def test_any_input_is_judged_never_a_crash(
         return
     assert details  # at least one rule, named by its path
     assert all(": " in problem for problem in details)
+
+
+def test_a_fine_above_100_percent_is_valid_and_the_written_form_is_plain() -> None:
+    body = {
+        "calendario": {"dataDeVencimento": "2025-04-10", "validadeAposVencimento": 1},
+        "valor": {
+            "original": "0010.00",
+            "multa": {"modalidade": 2, "valorPerc": "150.00"},
+            "desconto": {
+                "modalidade": 1,
+                "descontoDataFixa": [
+                    {"data": "2025-04-09", "valorPerc": "1.00"},
+                    {"data": "2025-04-01", "valorPerc": "2.00"},
+                ],
+            },
+        },
+    }
+    terms = parse(body)
+    assert amount_due(terms, date(2025, 4, 10)) == 1000
+    assert amount_breakdown(terms, date(2025, 4, 11)) == DueAmount(1000, 0, 0, 1500, 0)
+    assert amount_due(terms, date(2025, 4, 11)) == 2500
+    _calendar, value = terms.wire()
+    assert value["original"] == "10.00"
+    assert [item["data"] for item in value["desconto"]["descontoDataFixa"]] == ["2025-04-01", "2025-04-09"]

@@ -500,6 +500,10 @@ class KeyDirectory(Protocol):
 
     async def lookup(self, key: PixKey) -> DirectoryEntry | None: ...
 
+    async def lookup_many(self, keys: Sequence[PixKey]) -> dict[str, DirectoryEntry]:
+        """:meth:`lookup` for several keys with one round trip: the entries found, by key value."""
+        ...
+
 
 class UnitOfWork(Protocol):
     """One database transaction. Leaving the block without ``commit()`` rolls back."""

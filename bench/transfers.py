@@ -27,6 +27,10 @@ PostgreSQL backends of the bench database, and the rest of the machine. The mach
 the runs is printed: on a shared machine, read the ratios (measured minutes apart) rather than
 the absolute figures.
 
+With ``--summary FILE`` (``bench/run_all.py``) it writes, for the API with 1 and with 2 processes:
+throughput and p99 against naive SQL (the issue's targets), throughput against the bare floor on as
+many processes, and the CPU a transfer costs (API + PostgreSQL against the naive client + PostgreSQL).
+
 ``--env KEY=VALUE`` (repeatable) passes settings to the API processes (e.g. the group-commit
 settings ``PIX_TRANSFER_BATCH_*``, where the service has them).
 

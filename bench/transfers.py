@@ -27,6 +27,10 @@ PostgreSQL backends of the bench database, and the rest of the machine. The mach
 the runs is printed: on a shared machine, read the ratios (measured minutes apart) rather than
 the absolute figures.
 
+With ``--summary FILE`` (``bench/run_all.py``) it writes, for the API with 1 and with 2 processes:
+throughput and p99 against naive SQL (the issue's targets), throughput against the bare floor on as
+many processes, and the CPU a transfer costs (API + PostgreSQL against the naive client + PostgreSQL).
+
 ``--env KEY=VALUE`` (repeatable) passes settings to the API processes (e.g. the group-commit
 settings ``PIX_TRANSFER_BATCH_*``, where the service has them).
 
@@ -306,21 +310,40 @@ def report(rows: list[Row], args: argparse.Namespace) -> None:
             f" {r.failed} | {cpu} |"
         )
     figures: list[Figure] = []
-    api = "API, uvicorn, 2 proc"
+    for processes in (1, 2):
+        figures += _figures(rows, args, processes)
+    write_summary(args.summary, figures)
+    print()
+    for f in figures:
+        ratio = "n/a" if f.ratio is None else f"{f.ratio:.2f}"
+        verdict = "" if f.met is None else (" met" if f.met else " MISSED")
+        print(
+            f"{f.case}: {f.value:,.1f} against {f.baseline or 0:,.1f} {f.unit}, ratio {ratio}"
+            f"{' (target ' + f.target + ')' if f.target else ''}{verdict}"
+        )
+
+
+def _figures(rows: list[Row], args: argparse.Namespace, processes: int) -> list[Figure]:
+    """The summary's figures for the API with ``processes`` processes: throughput and p99 against
+    naive SQL, throughput against the bare floor on as many processes, and the CPU a transfer costs
+    (the API process plus PostgreSQL, against the naive SQL client plus PostgreSQL): on a shared
+    machine the CPU per request is the figure that survives the other tenants' load."""
+    figures: list[Figure] = []
+    api = f"API, uvicorn, {processes} proc"
     for operation in ("transfers", "receipts"):
         for connections in args.connections:
             ours, naive = (
                 _find(rows, api, operation, connections),
                 _find(rows, "naive SQL", operation, connections),
             )
-            floor = _find(rows, "floor, uvicorn, 2 proc", "echo", connections)
+            floor = _find(rows, f"floor, uvicorn, {processes} proc", "echo", connections)
             if ours is None or naive is None:
                 continue
             target = TARGETS.get(connections) if operation == "transfers" else None
             figures.append(
                 Figure(
                     "transfers",
-                    f"{operation}, API 2 proc / naive SQL, {connections} conn",
+                    f"{operation}, API {processes} proc / naive SQL, {connections} conn",
                     ours.rate,
                     "/s",
                     baseline=naive.rate,
@@ -331,7 +354,7 @@ def report(rows: list[Row], args: argparse.Namespace) -> None:
             figures.append(
                 Figure(
                     "transfers",
-                    f"{operation}, API 2 proc p99 / naive SQL p99, {connections} conn",
+                    f"{operation}, API {processes} proc p99 / naive SQL p99, {connections} conn",
                     ours.p99,
                     "ms",
                     baseline=naive.p99,
@@ -340,11 +363,25 @@ def report(rows: list[Row], args: argparse.Namespace) -> None:
                     met=(ours.p99 <= naive.p99) if operation == "transfers" else None,
                 )
             )
+            if operation == "transfers":
+                spent = ours.cpu.get("server", 0.0) + ours.cpu.get("postgres", 0.0)
+                naive_spent = naive.cpu.get("load", 0.0) + naive.cpu.get("postgres", 0.0)
+                figures.append(
+                    Figure(
+                        "transfers",
+                        f"CPU ms a transfer, API {processes} proc + PostgreSQL"
+                        f" / naive SQL client + PostgreSQL, {connections} conn",
+                        spent,
+                        "ms",
+                        baseline=naive_spent,
+                        higher_is_better=False,
+                    )
+                )
             if floor is not None and operation == "transfers":
                 figures.append(
                     Figure(
                         "transfers",
-                        f"API 2 proc / bare floor (uvicorn 2 proc), {connections} conn",
+                        f"API {processes} proc / bare floor (uvicorn {processes} proc), {connections} conn",
                         ours.rate,
                         "/s",
                         baseline=floor.rate,
@@ -352,15 +389,7 @@ def report(rows: list[Row], args: argparse.Namespace) -> None:
                         met=ours.rate >= FLOOR_TARGET * floor.rate,
                     )
                 )
-    write_summary(args.summary, figures)
-    print()
-    for f in figures:
-        ratio = "n/a" if f.ratio is None else f"{f.ratio:.2f}"
-        verdict = "" if f.met is None else (" met" if f.met else " MISSED")
-        print(
-            f"{f.case}: {f.value:,.1f} against {f.baseline or 0:,.1f} {f.unit}, ratio {ratio}"
-            f"{' (target ' + f.target + ')' if f.target else ''}{verdict}"
-        )
+    return figures
 
 
 def counts(text: str) -> list[int]:

@@ -138,6 +138,10 @@ class TransactionRepository(Protocol):
 
     async def set_status(self, transaction_id: int, status: TransactionStatus, at: datetime) -> None: ...
 
+    async def set_status_many(self, statuses: Sequence[tuple[int, TransactionStatus]], at: datetime) -> None:
+        """:meth:`set_status` for several ``(transaction_id, status)`` with one statement."""
+        ...
+
     async def confirm(
         self, transaction_id: int, end_to_end_id: str, counterpart: Counterpart, at: datetime
     ) -> None:
@@ -182,9 +186,20 @@ class TransferRepository(Protocol):
         another worker holds it (``FOR UPDATE SKIP LOCKED``)."""
         ...
 
+    async def lock_pending_many(self, transaction_ids: Sequence[int]) -> list[Transfer]:
+        """:meth:`lock_pending` for several ids with one statement: those still PENDING that no
+        other worker holds, in ascending id order."""
+        ...
+
     async def finish(
         self, transaction_id: int, state: TransferState, error_code: str | None, at: datetime
     ) -> None: ...
+
+    async def finish_many(
+        self, finished: Sequence[tuple[int, TransferState, str | None]], at: datetime
+    ) -> None:
+        """:meth:`finish` for several ``(transaction_id, state, error_code)`` with one statement."""
+        ...
 
 
 class ChargeRepository(Protocol):
@@ -340,6 +355,10 @@ class OutboxRepository(Protocol):
         """:meth:`add` for several events of one account, with one statement."""
         ...
 
+    async def add_each(self, events: Sequence[tuple[int, Event]], at: datetime) -> None:
+        """:meth:`add` for several ``(account_id, event)`` of any accounts, with one statement."""
+        ...
+
 
 class WebhookRepository(Protocol):
     """Webhook registrations, the account's signing secret, and the deliveries' state."""
@@ -480,6 +499,10 @@ class KeyDirectory(Protocol):
     """The DICT: who owns a PIX key."""
 
     async def lookup(self, key: PixKey) -> DirectoryEntry | None: ...
+
+    async def lookup_many(self, keys: Sequence[PixKey]) -> dict[str, DirectoryEntry]:
+        """:meth:`lookup` for several keys with one round trip: the entries found, by key value."""
+        ...
 
 
 class UnitOfWork(Protocol):

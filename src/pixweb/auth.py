@@ -5,7 +5,9 @@ A request passes with ``Authorization: Bearer <token>`` whose token verifies
 that certificate must be the one the token is bound to; with
 ``PIX_REQUIRE_CLIENT_CERT`` on, the header is mandatory. Last, the certificate the
 token is bound to must still be linked to the token's account and not revoked: one
-look-up by primary key per request, so that a revocation holds at once everywhere.
+look-up by primary key per request, so that a revocation holds at once everywhere (made by the
+clock's read at the start of the request, in the same statement, when the sandbox clock is
+shared: ``pixweb.sandbox.clock_middleware``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from litestar.connection import ASGIConnection
 from litestar.middleware.authentication import AbstractAuthenticationMiddleware, AuthenticationResult
 
 from pixcore.errors import InvalidToken, MalformedCertificate
+from pixweb.sandbox.clock_middleware import prefetched_in_force
 from pixweb.security.certificates import fingerprint_to_x5t, read_certificate_header, x5t_to_fingerprint
 from pixweb.security.tokens import Principal
 from pixweb.services import Services
@@ -43,6 +46,9 @@ class BearerAuthMiddleware(AbstractAuthenticationMiddleware):
             if fingerprint_to_x5t(certificate.fingerprint) != principal.fingerprint:
                 raise InvalidToken("The client certificate does not match the token.")
         fingerprint = x5t_to_fingerprint(principal.fingerprint)
-        if not await services.certificate_status.in_force(principal.account_id, fingerprint):
+        in_force = prefetched_in_force(connection.scope, principal.account_id, fingerprint)
+        if in_force is None:
+            in_force = await services.certificate_status.in_force(principal.account_id, fingerprint)
+        if not in_force:
             raise InvalidToken("The client certificate of this token was revoked.")
         return AuthenticationResult(user=principal, auth=token)

@@ -15,7 +15,7 @@ from datetime import timedelta
 from pixcore.ports import UnitOfWorkFactory
 from pixcore.usecases.charges import expire_charges
 from pixcore.usecases.refunds import process_due_refunds
-from pixcore.usecases.transfers import settle_due
+from pixcore.usecases.settlement_batch import settle_batches
 from pixinfra.postgres.availability import FailureStreak
 from pixinfra.postgres.pool import Database
 from pixweb.services import Services
@@ -56,6 +56,8 @@ async def settlement_loop(
 
     ``settle_with`` is the unit of work transfers are settled in (default ``services.uow``); the
     app passes one that counts the transfers it finishes (``pixweb.observability.settlement``).
+    Due transfers are settled up to ``PIX_TRANSFER_BATCH_SIZE`` in one transaction
+    (``pixcore.usecases.settlement_batch``).
 
     A failed round is logged and retried; while the database is unreachable the wait between
     rounds doubles up to ``MAX_BACKOFF`` seconds (one warning per outage, not one per round),
@@ -67,7 +69,9 @@ async def settlement_loop(
         finished = 0
         try:
             await services.keeper.refresh()
-            finished = await settle_due(settle_with or services.uow, services.clock)
+            finished = await settle_batches(
+                settle_with or services.uow, services.clock, size=services.settings.transfer_batch_size
+            )
             finished += await process_due_refunds(services.uow, services.clock)
             if rounds % SWEEP_EVERY == 0:
                 await expire_charges(services.uow, services.clock)

@@ -21,7 +21,7 @@ from argon2 import PasswordHasher
 from pixcore.usecases import open_account
 from pixcore.usecases.charges import expire_charges
 from pixcore.usecases.refunds import process_due_refunds
-from pixcore.usecases.transfers import settle_due
+from pixcore.usecases.settlement_batch import settle_batches
 from pixweb.security.certificates import create_self_signed
 from pixweb.security.secrets import Argon2Hasher
 from tests.e2e.money_compare import differences
@@ -274,9 +274,10 @@ class Driver:
         assert self.service.clock.now() == self.model.now
 
     async def run_workers(self) -> None:
-        """A round of the settlement loop, by its use cases, until nothing is left to do."""
-        uow, clock = pg_uow, self.service.clock
-        while await settle_due(uow, clock):
+        """A round of the settlement loop, by its use cases, until nothing is left to do. Transfers
+        settle in groups of ``PIX_TRANSFER_BATCH_SIZE`` as the app's loop settles them."""
+        uow, clock, size = pg_uow, self.service.clock, self.service.settings.transfer_batch_size
+        while await settle_batches(uow, clock, size=size):
             pass
         while await process_due_refunds(uow, clock):
             pass

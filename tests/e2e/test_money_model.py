@@ -15,7 +15,8 @@ synchronously, runs in a thread of its own and hands each step to that loop.
 Bounded by default (``PIX_MODEL_EXAMPLES`` sequences of at most ``PIX_MODEL_STEPS``
 steps: 30 and 40); set them higher for a longer search (docs/testing.md). The service takes
 ``PIX_TRANSFER_BATCH_SIZE`` and ``PIX_TRANSFER_BATCH_WINDOW_MS`` from the environment: grouped
-(group commit, the default) or ``PIX_TRANSFER_BATCH_SIZE=1`` for one transaction per request.
+(group commit, the default, which also settles due transfers in groups of that size) or
+``PIX_TRANSFER_BATCH_SIZE=1`` for one transaction per request and per settlement.
 """
 
 from __future__ import annotations

@@ -46,6 +46,10 @@ GROUPED = """
 SELECT count(*) FROM (SELECT 1 FROM transactions WHERE type = 'WITHDRAW'
                        GROUP BY account_id, created_at HAVING count(*) > 1) AS batches
 """
+SETTLED_IN_GROUPS = """
+SELECT count(*) FROM (SELECT 1 FROM transfers WHERE finished_at IS NOT NULL
+                       GROUP BY finished_at HAVING count(*) > 1) AS groups
+"""
 
 
 @pytest.mark.parametrize(
@@ -71,6 +75,8 @@ async def test_an_api_killed_mid_load_loses_nothing_and_does_nothing_twice(
         assert load.connection_errors > 0, "the kill went unnoticed: no request was refused or cut"
         if batching["PIX_TRANSFER_BATCH_SIZE"] != "1":  # transfers of one batch share their instant
             assert await fetch_value(own_database, GROUPED) > 0, "no two transfers shared a batch"
+            # Settlement groups too: the transfers of one group are finished at one instant.
+            assert await fetch_value(own_database, SETTLED_IN_GROUPS) > 0, "no two transfers settled together"
         await deployment.stop()
 
 

@@ -357,6 +357,20 @@ async def test_settlement_through_the_counting_unit_of_work_reports_each_outcome
     assert sorted(finished, key=str) == [("COMPLETED", None), ("ERROR", "AC06")]
 
 
+async def test_the_counter_counts_the_transfers_a_settlement_batch_finishes(world: World) -> None:
+    from pixcore.usecases.settlement_batch import settle_batches
+
+    finished: list[tuple[str, str | None]] = []
+    counted = counting_transfers(world.store.unit_of_work, lambda s, e: finished.append((s, e)))
+    await world.send(priority="HIGH", creditor_document=SHOP.document)
+    await world.send(priority="HIGH", pix_key=CLOSED.key.value, creditor_document=CLOSED.document)
+    await world.send()  # NORM: not due yet
+
+    assert await settle_batches(counted, world.clock, size=8) == 2
+
+    assert sorted(finished, key=str) == [("COMPLETED", None), ("ERROR", "AC06")]
+
+
 async def test_a_unit_that_rolls_back_reports_nothing(world: World) -> None:
     from pixcore.transfers import TransferState
 

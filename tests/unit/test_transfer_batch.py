@@ -13,11 +13,24 @@ import pytest
 from pixcore.accounts import Balance
 from pixcore.clock import ManualClock
 from pixcore.errors import PixError
-from pixcore.testing import InMemoryIdempotency, InMemoryStore, InMemoryTransactions, PlainHasher
+from pixcore.testing import (
+    InMemoryIdempotency,
+    InMemoryKeyDirectory,
+    InMemoryStore,
+    InMemoryTransactions,
+    PlainHasher,
+)
 from pixcore.usecases.transfer_batch import TransferBatcher
 from pixcore.usecases.transfers import CreatedTransfer
-from tests.unit.transfer_world import NORM_DELAY, World, assert_books_balance, make_world, transfer_request
-from tests.unit.usecase_helpers import ISPB
+from tests.unit.transfer_world import (
+    NORM_DELAY,
+    SHOP,
+    World,
+    assert_books_balance,
+    make_world,
+    transfer_request,
+)
+from tests.unit.usecase_helpers import ISPB, OTHER_CPF
 
 Outcome = tuple[str, int | None, bool | None]
 
@@ -108,6 +121,41 @@ async def test_a_batch_answers_each_request_as_one_by_one_would() -> None:
     assert world.store.commits == commits + 1
     assert len({t.created_at for t in world.store.transfers.values()}) == 1
     assert world.balance(world.sender) == Balance(1000, 9000)
+    assert_books_balance(world.store)
+
+
+async def test_a_batch_looks_its_keys_up_with_one_call_and_refusals_go_alone() -> None:
+    """The directory is asked once for the whole batch; a request the rules refuse (an unknown key,
+    a denied institution, another creditor document, the sender's own key) is answered as alone."""
+    requests: list[tuple[uuid.UUID, dict[str, Any]]] = [
+        (uuid.uuid4(), {}),
+        (uuid.uuid4(), {"pix_key": "nobody@example.com"}),
+        (uuid.uuid4(), {"ispb_deny": [SHOP.ispb]}),
+        (uuid.uuid4(), {"creditor_document": OTHER_CPF}),
+        (uuid.uuid4(), {"pix_key": "maria@example.com"}),
+        (uuid.uuid4(), {"pix_key": "joao@example.com", "amount": Decimal("10.00")}),
+    ]
+    expected = await _one_by_one(requests)
+    assert expected == [
+        ("created", 2500, False),
+        ("KeyNotInDirectory", None, None),
+        ("IspbDenied", None, None),
+        ("CreditorDocumentMismatch", None, None),
+        ("OwnAccountTransfer", None, None),
+        ("created", 1000, False),
+    ]
+    world = await _fresh_world()
+    directory = world.directory
+    assert isinstance(directory, InMemoryKeyDirectory)
+
+    assert await _batched(world, _batcher(world), requests) == expected
+
+    assert [[key.value for key in keys] for keys in directory.many_lookups] == [
+        [transfer_request(**changes).pix_key.value for _, changes in requests]
+    ]
+    # Only the four refused requests ask again, each on its own (unbatched) path.
+    assert len(directory.lookups) == 4
+    assert world.balance(world.sender) == Balance(6500, 3500)
     assert_books_balance(world.store)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pixcore.errors import DuplicatePixKey
 from pixcore.keys import PixKey
 from pixcore.testing._store import InMemoryStore
@@ -25,6 +27,7 @@ class InMemoryKeyDirectory:
         self.bank_name = bank_name
         self.entries: dict[str, DirectoryEntry] = {}
         self.lookups: list[PixKey] = []
+        self.many_lookups: list[list[PixKey]] = []  # each call of lookup_many, its keys
 
     def add(self, entry: DirectoryEntry) -> None:
         """Add an outside key; a key an account or an earlier entry has is ``DuplicatePixKey``."""
@@ -33,8 +36,16 @@ class InMemoryKeyDirectory:
             raise DuplicatePixKey(f"the key {value} is registered already")
         self.entries[value] = entry
 
+    async def lookup_many(self, keys: Sequence[PixKey]) -> dict[str, DirectoryEntry]:
+        self.many_lookups.append(list(keys))
+        found = {key.value: self._find(key) for key in keys}
+        return {value: entry for value, entry in found.items() if entry is not None}
+
     async def lookup(self, key: PixKey) -> DirectoryEntry | None:
         self.lookups.append(key)
+        return self._find(key)
+
+    def _find(self, key: PixKey) -> DirectoryEntry | None:
         stored = self.store.keys.get(key.value) if self.store is not None else None
         if self.store is None or stored is None:
             return self.entries.get(key.value)

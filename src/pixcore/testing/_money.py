@@ -42,6 +42,10 @@ class InMemoryTransactions(Repository):
             record, status=status, processed_at=at
         )
 
+    async def set_status_many(self, statuses: Sequence[tuple[int, TransactionStatus]], at: datetime) -> None:
+        for transaction_id, status in statuses:
+            await self.set_status(transaction_id, status, at)
+
     async def confirm(
         self, transaction_id: int, end_to_end_id: str, counterpart: Counterpart, at: datetime
     ) -> None:
@@ -143,6 +147,16 @@ class InMemoryTransfers(Repository):
             return None  # another open unit of work holds it: skipped, as SKIP LOCKED does
         return transfer
 
+    async def lock_pending_many(self, transaction_ids: Sequence[int]) -> list[Transfer]:
+        locked = [await self.lock_pending(transaction_id) for transaction_id in sorted(set(transaction_ids))]
+        return [transfer for transfer in locked if transfer is not None]
+
+    async def finish_many(
+        self, finished: Sequence[tuple[int, TransferState, str | None]], at: datetime
+    ) -> None:
+        for transaction_id, state, error_code in finished:
+            await self.finish(transaction_id, state, error_code, at)
+
     async def finish(
         self, transaction_id: int, state: TransferState, error_code: str | None, at: datetime
     ) -> None:
@@ -194,4 +208,8 @@ class InMemoryOutbox(Repository):
 
     async def add_many(self, account_id: int, events: Sequence[Event], at: datetime) -> None:
         for event in events:
+            await self.add(account_id, event, at)
+
+    async def add_each(self, events: Sequence[tuple[int, Event]], at: datetime) -> None:
+        for account_id, event in events:
             await self.add(account_id, event, at)

@@ -11,8 +11,9 @@ waiting at most ``window`` seconds for more) and applies them in ONE unit of wor
    with one statement each, the balance updated once (guarded, as always), one COMMIT;
 3. then every waiting request is answered. Nothing is answered before its COMMIT.
 
-A request whose destination the rules refuse, whose key is taken already, or that repeats the
-key of an earlier request of its batch takes the unbatched path
+The keys the batch's requests pay are looked up in the directory with one statement when the
+batch begins (before its unit of work opens). A request whose destination the rules refuse, whose
+key is taken already, or that repeats the key of an earlier request of its batch takes the unbatched path
 (:func:`~pixcore.usecases.transfers.create_transfer`) on its own, after the batch: its answer
 is exactly today's. If the batch's unit of work fails for any reason (a key claimed meanwhile
 by another process, a deadlock, a lost connection), its requests are applied one by one on the
@@ -59,6 +60,13 @@ class _Request:
     key: uuid.UUID
     fingerprint: str
     request: TransferRequest
+
+
+@dataclass(frozen=True, slots=True)
+class _Routed:
+    """A request of the batch whose destination the rules accept, with its directory entry."""
+
+    item: _Request
     entry: DirectoryEntry
 
 
@@ -103,12 +111,7 @@ class TransferBatcher:
         """The transfer this request makes (or made, on a retry): the answer of ``create_transfer``."""
         if self._gatherer.size == 1:
             return await self._alone(account_id, idempotency_key, request)
-        entry = await self._directory.lookup(request.pix_key)
-        try:
-            destination = check_destination(entry, request, account_id)
-        except RuleViolation:
-            return await self._alone(account_id, idempotency_key, request)
-        item = _Request(idempotency_key, request_fingerprint(request), request, destination)
+        item = _Request(idempotency_key, request_fingerprint(request), request)
         return await self._gatherer.submit(account_id, item)
 
     async def _alone(self, account_id: int, key: uuid.UUID, request: TransferRequest) -> CreatedTransfer:
@@ -143,15 +146,27 @@ class TransferBatcher:
                 waiting.give(created)
 
     async def _commit(self, account_id: int, batch: _Batch) -> _Decided:
-        now = self._clock.now()
-        items = [waiting.item for waiting in batch]
-        outcomes: dict[int, _Outcome] = {}
+        requests = [waiting.item for waiting in batch]
+        # The batch's keys looked up with one statement, before the unit of work opens (no request
+        # holds two connections at once); a request the rules refuse goes alone, after the batch.
+        entries = await self._directory.lookup_many([item.request.pix_key for item in requests])
+        items: dict[int, _Routed] = {}
         alone: list[int] = []
+        for position, item in enumerate(requests):
+            try:
+                entry = check_destination(entries.get(item.request.pix_key.value), item.request, account_id)
+            except RuleViolation:
+                alone.append(position)  # refused (or a retry to replay): exactly today's answer, alone
+            else:
+                items[position] = _Routed(item, entry)
+        now = self._clock.now()
+        outcomes: dict[int, _Outcome] = {}
         async with self._uow() as tx:
-            taken = await tx.idempotency.find_many(account_id, [item.key for item in items])
+            taken = await tx.idempotency.find_many(account_id, [routed.item.key for routed in items.values()])
             fresh: list[int] = []
             keys: set[uuid.UUID] = set()
-            for position, item in enumerate(items):
+            for position, routed in items.items():
+                item = routed.item
                 if item.key in taken or item.key in keys:
                     alone.append(position)  # a retry: it replays (or is refused) as it would alone
                 else:
@@ -163,7 +178,7 @@ class TransferBatcher:
             running = balance.available
             covered: list[int] = []
             for position in fresh:
-                amount = items[position].request.amount
+                amount = items[position].item.request.amount
                 if amount > running:
                     outcomes[position] = InsufficientFunds()
                 else:
@@ -176,20 +191,21 @@ class TransferBatcher:
         return _Decided(outcomes, alone)
 
     async def _reserve(
-        self, tx: UnitOfWork, account_id: int, items: Sequence[_Request], now: datetime
+        self, tx: UnitOfWork, account_id: int, routed: Sequence[_Routed], now: datetime
     ) -> list[CreatedTransfer]:
         """``_reserve`` of the unbatched path for many transfers, with one statement per table."""
+        items = [r.item for r in routed]
         made = [
             new_records(
                 account_id=account_id,
-                key=item.key,
-                request=item.request,
-                entry=item.entry,
+                key=r.item.key,
+                request=r.item.request,
+                entry=r.entry,
                 ispb=self._ispb,
                 now=now,
                 norm_delay=self._norm_delay,
             )
-            for item in items
+            for r in routed
         ]
         ids = await tx.transactions.add_many([record for record, _ in made])
         claims = [(item.key, item.fingerprint, tid) for item, tid in zip(items, ids, strict=True)]

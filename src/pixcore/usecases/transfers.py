@@ -34,7 +34,15 @@ from pixcore.records import NewTransaction, NewTransfer, TransactionStatus, Tran
 from pixcore.transfers import DirectoryEntry, SpiError, TransferLifecycle, TransferRequest
 from pixcore.usecases.receipts import InternalPayer, credit_receipt
 
-__all__ = ["CreatedTransfer", "create_transfer", "request_fingerprint", "settle_due", "settle_transfer"]
+__all__ = [
+    "CreatedTransfer",
+    "create_transfer",
+    "outcome",
+    "request_fingerprint",
+    "settle_due",
+    "settle_transfer",
+    "transfer_event",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,14 +275,22 @@ async def settle_transfer(uow: UnitOfWorkFactory, clock: Clock, transaction_id: 
         if now < transfer.settle_after and now < transfer.deadline:
             return 0
         lifecycle = TransferLifecycle(transfer.state)
-        if now >= transfer.deadline:
-            await _fail(tx, transfer, lifecycle, SpiError.TIMEOUT, now)
-        elif transfer.behavior == "reject":
-            await _fail(tx, transfer, lifecycle, SpiError.BLOCKED_ACCOUNT, now)
-        else:
+        error = outcome(transfer, now)
+        if error is None:
             await _complete(tx, transfer, lifecycle, now)
+        else:
+            await _fail(tx, transfer, lifecycle, error, now)
         await tx.commit()
     return 1
+
+
+def outcome(transfer: Transfer, now: datetime) -> SpiError | None:
+    """How a due transfer ends at ``now``: settled (None), or failed with this SPI error."""
+    if now >= transfer.deadline:
+        return SpiError.TIMEOUT
+    if transfer.behavior == "reject":
+        return SpiError.BLOCKED_ACCOUNT
+    return None
 
 
 async def _complete(tx: UnitOfWork, transfer: Transfer, lifecycle: TransferLifecycle, now: datetime) -> None:
@@ -288,7 +304,7 @@ async def _complete(tx: UnitOfWork, transfer: Transfer, lifecycle: TransferLifec
         await _credit_receiver(tx, transfer, now)
     await tx.transactions.set_status(transfer.transaction_id, TransactionStatus.CONFIRMED, now)
     await tx.transfers.finish(transfer.transaction_id, state, None, now)
-    await tx.outbox.add(sender, _transfer_event(transfer), now)
+    await tx.outbox.add(sender, transfer_event(transfer), now)
 
 
 async def _credit_receiver(tx: UnitOfWork, transfer: Transfer, now: datetime) -> None:
@@ -319,10 +335,10 @@ async def _fail(
     await tx.ledger.post(transfer.transaction_id, ledger.release(transfer.account_id, transfer.amount), now)
     await tx.transactions.set_status(transfer.transaction_id, TransactionStatus.ERROR, now)
     await tx.transfers.finish(transfer.transaction_id, state, code.value, now)
-    await tx.outbox.add(transfer.account_id, _transfer_event(transfer, code), now)
+    await tx.outbox.add(transfer.account_id, transfer_event(transfer, code), now)
 
 
-def _transfer_event(transfer: Transfer, error: SpiError | None = None) -> TransferEvent:
+def transfer_event(transfer: Transfer, error: SpiError | None = None) -> TransferEvent:
     """The TRANSFER event of a transfer that settled (no ``error``) or failed with ``error``."""
     return TransferEvent(
         transaction_id=transfer.transaction_id,

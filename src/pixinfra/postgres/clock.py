@@ -21,13 +21,16 @@ from pixcore.clock import SystemClock
 from pixcore.errors import InvalidClockMove
 from pixinfra.postgres.pool import Database
 
-__all__ = ["MAX_ADVANCE", "MAX_OFFSET", "ClockKeeper", "stored_offset"]
+__all__ = ["MAX_ADVANCE", "MAX_OFFSET", "OFFSET_QUERY", "ClockKeeper", "stored_offset"]
 
 MAX_ADVANCE = 400 * 86_400  # seconds one move may take at most
 MAX_OFFSET = 100 * 365 * 86_400  # seconds the clock may run ahead of the wall clock, all moves together
 # (datetimes end at the year 9999: without a bound, enough moves would break every request)
 
-_READ = "SELECT offset_micros FROM sandbox_clock WHERE id = 1"
+OFFSET_QUERY = "SELECT offset_micros FROM sandbox_clock WHERE id = 1"
+"""The stored offset in microseconds; a caller may read it as a subquery of its own statement,
+to save a round trip, and hand the result to :meth:`ClockKeeper.adopt`."""
+_READ = OFFSET_QUERY
 _ADVANCE = """
 UPDATE sandbox_clock SET offset_micros = offset_micros + $1
 WHERE id = 1 AND offset_micros + $1 <= $2
@@ -50,6 +53,11 @@ class ClockKeeper:
         self.shared = shared
         self.database = database
 
+    @property
+    def reads_database(self) -> bool:
+        """True when :meth:`refresh` reads the database (a shared clock with its database open)."""
+        return self._stored() is not None
+
     def _stored(self) -> Database | None:
         database = self.database
         return database if self.shared and database is not None and database.is_open else None
@@ -59,7 +67,7 @@ class ClockKeeper:
         database = self._stored()
         if database is None:
             return
-        self._adopt(await stored_offset(database))
+        self.adopt(await stored_offset(database))
 
     async def advance(self, seconds: int) -> None:
         """Move the clock ``seconds`` forward (0 to ``MAX_ADVANCE``), for every process."""
@@ -74,9 +82,10 @@ class ClockKeeper:
         micros = await database.pool.fetchval(_ADVANCE, seconds * 1_000_000, MAX_OFFSET * 1_000_000)
         if micros is None:
             raise InvalidClockMove(_TOO_FAR)
-        self._adopt(timedelta(microseconds=micros))
+        self.adopt(timedelta(microseconds=micros))
 
-    def _adopt(self, offset: timedelta) -> None:
+    def adopt(self, offset: timedelta) -> None:
+        """Bring the clock up to ``offset``, read from the database (``OFFSET_QUERY``)."""
         # A read that finishes late (it began before another's) must not move the clock back.
         self.clock.offset = max(self.clock.offset, offset)
 

@@ -1,13 +1,13 @@
 """Counting the transfers settlement finishes, without teaching ``pixcore`` about metrics.
 
 :func:`counting_transfers` wraps a unit-of-work factory: its units pass everything through to
-the wrapped ones, note each transfer they finish (``transfers.finish``), and report those to
+the wrapped ones, note each transfer they finish (``transfers.finish``, ``finish_many``), and report those to
 ``on_finished`` only once the unit has committed; a unit that rolls back reports nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from types import TracebackType
 from typing import Any, Self, cast
@@ -34,6 +34,12 @@ class _CountingTransfers:
     ) -> None:
         await self._inner.finish(transaction_id, state, error_code, at)
         self._finished.append((state.value, error_code))
+
+    async def finish_many(
+        self, finished: Sequence[tuple[int, TransferState, str | None]], at: datetime
+    ) -> None:
+        await self._inner.finish_many(finished, at)
+        self._finished.extend((state.value, error_code) for _, state, error_code in finished)
 
 
 class _CountingUnitOfWork:

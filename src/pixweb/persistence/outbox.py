@@ -41,3 +41,16 @@ class PostgresOutbox(Repository):
             [_EVENT_ENCODER.encode(payload(event)).decode() for event in events],
             at,
         )
+
+    async def add_each(self, events: Sequence[tuple[int, Event]], at: datetime) -> None:
+        await self._conn.execute(
+            """INSERT INTO outbox (account_id, event_type, webhook_type, payload, created_at)
+               SELECT account_id, event_type, webhook_type, payload::jsonb, $5
+                 FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[])
+                      AS e(account_id, event_type, webhook_type, payload)""",
+            [account_id for account_id, _ in events],
+            [event.type.value for _, event in events],
+            [event.webhook_type.value for _, event in events],
+            [_EVENT_ENCODER.encode(payload(event)).decode() for _, event in events],
+            at,
+        )

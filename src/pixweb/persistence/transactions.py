@@ -89,6 +89,18 @@ class PostgresTransactions(Repository):
             at,
         )
 
+    async def set_status_many(self, statuses: Sequence[tuple[int, TransactionStatus]], at: datetime) -> None:
+        await self._conn.execute(
+            """
+            UPDATE transactions AS t SET status = s.status, updated_at = $3, processed_at = $3
+              FROM unnest($1::bigint[], $2::text[]) AS s(id, status)
+             WHERE t.id = s.id
+            """,
+            [transaction_id for transaction_id, _ in statuses],
+            [status.value for _, status in statuses],
+            at,
+        )
+
     async def confirm(
         self, transaction_id: int, end_to_end_id: str, counterpart: Counterpart, at: datetime
     ) -> None:

@@ -141,6 +141,33 @@ class PostgresTransfers(Repository):
         )
         return _transfer(row) if row else None
 
+    async def lock_pending_many(self, transaction_ids: Sequence[int]) -> list[Transfer]:
+        rows = await self._conn.fetch(
+            f"""
+            SELECT {_TRANSFER_COLUMNS} FROM transfers
+             WHERE transaction_id = ANY($1::bigint[]) AND state = 'PENDING'
+             ORDER BY transaction_id
+               FOR UPDATE SKIP LOCKED
+            """,  # noqa: S608 - fixed columns
+            list(transaction_ids),
+        )
+        return [_transfer(row) for row in rows]
+
+    async def finish_many(
+        self, finished: Sequence[tuple[int, TransferState, str | None]], at: datetime
+    ) -> None:
+        await self._conn.execute(
+            """
+            UPDATE transfers AS t SET state = f.state, error_code = f.error_code, finished_at = $4
+              FROM unnest($1::bigint[], $2::text[], $3::text[]) AS f(transaction_id, state, error_code)
+             WHERE t.transaction_id = f.transaction_id
+            """,
+            [transaction_id for transaction_id, _, _ in finished],
+            [state.value for _, state, _ in finished],
+            [error_code for _, _, error_code in finished],
+            at,
+        )
+
     async def finish(
         self, transaction_id: int, state: TransferState, error_code: str | None, at: datetime
     ) -> None:

@@ -5,29 +5,55 @@ Before authentication (token expiry is judged on the service clock), each reques
 sandbox clock's offset: one primary-key read of a one-row table. Routes that never read the clock
 (the OpenAPI document, the JWKS, health and metrics) skip it, so liveness does not depend on the
 database.
+
+A request with a bearer token whose signature checks (``JwtIssuer.principal``: no database, the
+verified-token cache) has its certificate's revocation look-up made by the same statement
+(``PostgresCertificateStatus.in_force_with_clock``); the answer waits in the request's scope
+(:func:`prefetched_in_force`) for the bearer check, which asks the database itself when there is
+none. Both reads happen at the start of the request, as before: a revocation committed by any
+process refuses the next request everywhere.
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from litestar.enums import ScopeType
 from litestar.middleware.base import ASGIMiddleware
 
+from pixcore.errors import InvalidToken
+from pixweb.security.certificates import x5t_to_fingerprint
 from pixweb.services import Services
 
 if TYPE_CHECKING:
     from litestar.types import ASGIApp, Receive, Scope, Send
 
-__all__ = ["CLOCKLESS_PATHS", "SharedClockMiddleware"]
+__all__ = ["CLOCKLESS_PATHS", "SharedClockMiddleware", "prefetched_in_force"]
 
 CLOCKLESS_PATHS = ("^/schema", "^/.well-known/", "^/health/", "^/metrics$")
 _CLOCKLESS = re.compile("|".join(CLOCKLESS_PATHS))
+_PREFETCHED = "pix.certificate_in_force"
 
 
 def _clockless(scope: Scope) -> bool:
     return _CLOCKLESS.match(scope["path"]) is not None
+
+
+def _bearer(scope: Scope) -> str | None:
+    for name, value in scope["headers"]:
+        if name == b"authorization":
+            scheme, _, token = value.decode("latin-1").partition(" ")
+            return token.strip() or None if scheme.lower() == "bearer" else None
+    return None
+
+
+def prefetched_in_force(scope: Any, account_id: int, fingerprint: str) -> bool | None:
+    """Whether this certificate was in force when the request began, if its clock read said so."""
+    found = scope.get("state", {}).get(_PREFETCHED)
+    if found is None or found[:2] != (account_id, fingerprint):
+        return None
+    return bool(found[2])
 
 
 class SharedClockMiddleware(ASGIMiddleware):
@@ -36,5 +62,20 @@ class SharedClockMiddleware(ASGIMiddleware):
 
     async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
         services: Services = scope["litestar_app"].state.services
-        await services.keeper.refresh()
+        keeper, token = services.keeper, _bearer(scope)
+        if token is None or not keeper.reads_database:
+            await keeper.refresh()
+            await next_app(scope, receive, send)
+            return
+        try:
+            principal = services.tokens.principal(token)
+        except InvalidToken:  # the bearer check refuses it; the clock is read all the same
+            await keeper.refresh()
+        else:
+            fingerprint = x5t_to_fingerprint(principal.fingerprint)
+            in_force, offset = await services.certificate_status.in_force_with_clock(
+                principal.account_id, fingerprint
+            )
+            keeper.adopt(offset)
+            scope.setdefault("state", {})[_PREFETCHED] = (principal.account_id, fingerprint, in_force)
         await next_app(scope, receive, send)

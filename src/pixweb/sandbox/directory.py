@@ -7,6 +7,10 @@ settle inside the service); any other key must have been added with
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import asyncpg
+
 from pixcore.errors import DuplicatePixKey
 from pixcore.keys import PixKey
 from pixcore.transfers import DirectoryEntry
@@ -19,6 +23,29 @@ class SandboxDirectory:
     def __init__(self, database: Database, bank_name: str) -> None:
         self._database = database
         self._bank_name = bank_name
+
+    async def lookup_many(self, keys: Sequence[PixKey]) -> dict[str, DirectoryEntry]:
+        by_value = {key.value: key for key in keys}
+        async with self._database.acquire() as conn:
+            # As lookup, for every key at once: per key, an account's key wins over a sandbox entry.
+            rows = await conn.fetch(
+                """
+                SELECT DISTINCT ON (key_value) key_value, id, ispb, name, document, bank_name, branch,
+                       number, behavior
+                  FROM (SELECT k.key_value, a.id, a.ispb, a.name, a.document, NULL AS bank_name, a.branch,
+                               a.number, 'settle' AS behavior, 0 AS rank
+                          FROM pix_keys k JOIN accounts a ON a.id = k.account_id
+                         WHERE k.key_value = ANY($1::text[])
+                        UNION ALL
+                        SELECT d.key_value, NULL, d.ispb, d.name, d.document, d.bank_name, d.branch,
+                               d.account_number, d.behavior, 1
+                          FROM sandbox_directory d
+                         WHERE d.key_value = ANY($1::text[])) AS found
+                 ORDER BY key_value, rank
+                """,
+                list(by_value),
+            )
+        return {row["key_value"]: self._entry(by_value[row["key_value"]], row) for row in rows}
 
     async def lookup(self, key: PixKey) -> DirectoryEntry | None:
         async with self._database.acquire() as conn:
@@ -41,6 +68,9 @@ class SandboxDirectory:
             )
         if row is None:
             return None
+        return self._entry(key, row)
+
+    def _entry(self, key: PixKey, row: asyncpg.Record) -> DirectoryEntry:
         return DirectoryEntry(
             key=key,
             ispb=row["ispb"],

@@ -150,6 +150,21 @@ class JwtIssuer:
         every request (``pixweb.auth``), so that a revocation made by any process holds at once.
         """
         digest = hashlib.sha256(token.encode()).digest()
+        principal, iat, exp = self._signed(token, digest)
+        try:
+            self._check_window(iat, exp)
+        except InvalidToken:
+            self._verified.pop(digest, None)
+            raise
+        return principal
+
+    def principal(self, token: str) -> Principal:
+        """Who ``token`` names, its signature and claims checked (from the cache when it is there)
+        but NOT its time window: only to look ahead at what :meth:`verify` will be asked (the
+        certificate to check, ``pixweb.sandbox.clock_middleware``); ``InvalidToken`` otherwise."""
+        return self._signed(token, hashlib.sha256(token.encode()).digest())[0]
+
+    def _signed(self, token: str, digest: bytes) -> tuple[Principal, int, int]:
         cached = self._verified.get(digest)
         if cached is None:
             cached = self._verify_signed(token)
@@ -158,13 +173,7 @@ class JwtIssuer:
                 self._verified.popitem(last=False)
         else:
             self._verified.move_to_end(digest)
-        principal, iat, exp = cached
-        try:
-            self._check_window(iat, exp)
-        except InvalidToken:
-            self._verified.pop(digest, None)
-            raise
-        return principal
+        return cached
 
     @property
     def cached_tokens(self) -> int:

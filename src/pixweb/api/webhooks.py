@@ -34,6 +34,7 @@ from pixcore.webhooks import (
     MAX_HEADER_VALUE,
     MAX_HEADERS,
     MAX_URL_LENGTH,
+    REGISTRABLE,
     Delivery,
     DeliveryAttempt,
     DeliveryDetail,
@@ -91,7 +92,7 @@ class WebhookIn(msgspec.Struct, rename="camel"):
     event_type: Annotated[
         str,
         msgspec.Meta(max_length=MAX_SHORT_CODE),
-        doc("The event to receive.", enum=[kind.value for kind in EventType], example="cash_in"),
+        doc("The event to receive.", enum=[kind.value for kind in REGISTRABLE], example="cash_in"),
     ]
     headers: Annotated[
         list[HeaderIn] | None,

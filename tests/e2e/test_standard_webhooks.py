@@ -10,6 +10,7 @@ development) and the receiver listens on 127.0.0.1.
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
 from collections.abc import AsyncIterator
 from datetime import timedelta
@@ -20,9 +21,13 @@ import pytest
 
 from pixcore.clock import SystemClock
 from pixcore.keys import parse_pix_key
+from pixcore.testing import StaticResolver
+from pixcore.usecases.key_webhooks import parse_key_webhook, set_key_webhook
 from pixinfra.settings import Settings
 from tests.e2e.conftest import Api, running_api
 from tests.e2e.test_charge_schemas import validator
+from tests.e2e.test_internal_returns import _send
+from tests.e2e.test_refunds import receive
 from tests.e2e.test_standard_api import _problem, cob, window
 from tests.e2e.test_webhook_deliveries import secret_of
 from tests.e2e.test_webhooks_api import signed_in
@@ -336,3 +341,33 @@ async def test_only_pix_after_the_registration_and_before_its_deletion_are_sent(
     await asyncio.sleep(1.0)
     (only,) = receiver.at("/late/pix")
     assert only.verify(secret) == {"pix": [(await http.get(f"/pix/{during}", headers=auth)).json()]}
+
+
+async def test_a_pix_from_another_account_of_the_service_is_queued_for_the_key_webhook(
+    api: Api, migrated_database: str
+) -> None:
+    payer, payer_auth = await signed_in(api)
+    receiver_client, receiver_auth = await signed_in(api)
+    chave = key_of(receiver_client)
+    await set_key_webhook(
+        pg_uow,
+        api.clock,
+        StaticResolver(),
+        account_id=receiver_client.account_id,
+        request=parse_key_webhook(chave=chave, webhook_url=HOOK),
+        allow_private=True,  # the IP literal of HOOK; this API refuses it (no PIX_WEBHOOK_ALLOW_PRIVATE)
+    )
+    await receive(api, payer, payer_auth, 100)
+    e2e = await _send(api, payer_auth, chave, 10)
+
+    rows = await fetch_rows(
+        migrated_database,
+        "SELECT account_id, event_type, pix_key, payload::text AS payload FROM outbox"
+        " WHERE webhook_type = 'pix' AND account_id = ANY($1::bigint[])",
+        [payer.account_id, receiver_client.account_id],
+    )
+    assert [(r["account_id"], r["event_type"], r["pix_key"]) for r in rows] == [
+        (receiver_client.account_id, "PIX", chave)
+    ]
+    item = (await api.client.get(f"/pix/{e2e}", headers=receiver_auth)).json()
+    assert json.loads(rows[0]["payload"]) == {"type": "PIX", "data": {"pix": [item]}}

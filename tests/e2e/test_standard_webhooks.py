@@ -354,7 +354,7 @@ async def test_a_pix_from_another_account_of_the_service_is_queued_for_the_key_w
         api.clock,
         StaticResolver(),
         account_id=receiver_client.account_id,
-        request=parse_key_webhook(chave=chave, webhook_url=HOOK),
+        request=parse_key_webhook(key=chave, webhook_url=HOOK),
         allow_private=True,  # the IP literal of HOOK; this API refuses it (no PIX_WEBHOOK_ALLOW_PRIVATE)
     )
     await receive(api, payer, payer_auth, 100)

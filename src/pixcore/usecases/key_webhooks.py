@@ -58,14 +58,14 @@ def _webhook_url(raw: str, allow_http: bool) -> tuple[WebhookUrl, WebhookUrl]:
     return url, standard_target(url)
 
 
-def parse_key_webhook(*, chave: str, webhook_url: str, allow_http: bool = False) -> KeyWebhookRequest:
+def parse_key_webhook(*, key: str, webhook_url: str, allow_http: bool = False) -> KeyWebhookRequest:
     """Every 400 rule of ``PUT /webhook/{chave}``'s path and body, at once (``InvalidWebhook``)."""
     problems: list[str] = []
-    key = collect(problems, "chave", lambda: parse_pix_key(chave))
+    parsed = collect(problems, "chave", lambda: parse_pix_key(key))
     urls = collect(problems, "webhookUrl", lambda: _webhook_url(webhook_url, allow_http))
-    if problems or key is None or urls is None:
+    if problems or parsed is None or urls is None:
         raise InvalidWebhook("Invalid webhook: " + "; ".join(problems), details=problems)
-    return KeyWebhookRequest(key, *urls)
+    return KeyWebhookRequest(parsed, *urls)
 
 
 async def set_key_webhook(
@@ -107,18 +107,18 @@ async def set_key_webhook(
     return webhook
 
 
-def _key_value(chave: str) -> str:
+def _key_value(key: str) -> str:
     """The canonical form of a path's key; a text that is no key names no webhook (404)."""
     try:
-        return parse_pix_key(chave).value
+        return parse_pix_key(key).value
     except InvalidPixKey:
         raise WebhookNotFound("No webhook for this key.") from None
 
 
-async def read_key_webhook(uow: UnitOfWorkFactory, *, account_id: int, chave: str) -> Webhook:
+async def read_key_webhook(uow: UnitOfWorkFactory, *, account_id: int, key: str) -> Webhook:
     """The active webhook of one of the account's keys; ``WebhookNotFound`` if it has none (another
     account's key never has one here)."""
-    value = _key_value(chave)
+    value = _key_value(key)
     async with uow() as tx:
         webhook = await tx.webhooks.of_key(account_id, value)
     if webhook is None:
@@ -126,10 +126,10 @@ async def read_key_webhook(uow: UnitOfWorkFactory, *, account_id: int, chave: st
     return webhook
 
 
-async def delete_key_webhook(uow: UnitOfWorkFactory, clock: Clock, *, account_id: int, chave: str) -> None:
+async def delete_key_webhook(uow: UnitOfWorkFactory, clock: Clock, *, account_id: int, key: str) -> None:
     """Deactivate the webhook of one of the account's keys: nothing more is sent to it (its pending
     deliveries fail without an attempt). ``WebhookNotFound`` if the key has none."""
-    value = _key_value(chave)
+    value = _key_value(key)
     async with uow() as tx:
         if not await tx.webhooks.lock_account(account_id):
             raise AccountNotFound()

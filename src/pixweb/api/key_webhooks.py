@@ -72,7 +72,7 @@ class KeyWebhookIn(msgspec.Struct, rename="camel"):
 def request_of(body: KeyWebhookIn, request: Request[Any, Any, Any]) -> KeyWebhookRequest:
     """The path's key and the body, judged together by ``parse_key_webhook``."""
     return parse_key_webhook(
-        chave=str(request.path_params.get("chave", "")),
+        key=str(request.path_params.get("chave", "")),
         webhook_url=body.webhook_url,
         allow_http=services_of(request).settings.webhook_allow_private,
     )
@@ -201,7 +201,7 @@ class KeyWebhookController(Controller):
             RESOLVER,
             account_id=principal_of(request).account_id,
             request=parse_key_webhook(
-                chave=chave,
+                key=chave,
                 webhook_url=data.webhook_url,
                 allow_http=services.settings.webhook_allow_private,
             ),
@@ -223,7 +223,7 @@ class KeyWebhookController(Controller):
     )
     async def read(self, request: Request[Any, Any, Any], chave: Chave) -> Response[KeyWebhookOut]:
         webhook = await read_key_webhook(
-            services_of(request).uow, account_id=principal_of(request).account_id, chave=chave
+            services_of(request).uow, account_id=principal_of(request).account_id, key=chave
         )
         return PixResponse(key_webhook_out(webhook))
 
@@ -242,7 +242,7 @@ class KeyWebhookController(Controller):
     async def remove(self, request: Request[Any, Any, Any], chave: Chave) -> None:
         services = services_of(request)
         await delete_key_webhook(
-            services.uow, services.clock, account_id=principal_of(request).account_id, chave=chave
+            services.uow, services.clock, account_id=principal_of(request).account_id, key=chave
         )
 
     @get(

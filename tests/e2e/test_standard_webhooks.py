@@ -187,6 +187,13 @@ async def test_every_broken_rule_of_a_put_is_listed_at_once(private_api: Api) ->
     assert {v["propriedade"] for v in body["violacoes"]} == {"chave", "webhookUrl"}
 
 
+async def test_a_wrong_type_and_a_bad_key_are_listed_together(private_api: Api) -> None:
+    _, auth = await signed_in(private_api)
+    response = await private_api.client.put("/webhook/not-a-key", json={"webhookUrl": 5}, headers=auth)
+    body = _problem(response, 400, "WebhookOperacaoInvalida")
+    assert [v["propriedade"] for v in body["violacoes"]] == ["webhookUrl", "chave"]
+
+
 @pytest.mark.parametrize(
     "body",
     [

@@ -17,7 +17,7 @@ from litestar.openapi.spec import Example
 from litestar.params import Parameter
 
 from pixcore.clock import format_timestamp
-from pixcore.keys import MAX_KEY_LENGTH
+from pixcore.keys import KEY_PATTERN, MAX_KEY_LENGTH
 from pixcore.standard_queries import RFC3339_PATTERN, WebhookQuery, parse_webhook_query
 from pixcore.usecases.key_webhooks import (
     KeyWebhookListing,
@@ -31,7 +31,7 @@ from pixcore.usecases.key_webhooks import (
 from pixcore.webhooks import MAX_URL_LENGTH, STANDARD_SUFFIX, Webhook
 from pixweb.api.deps import principal_of, services_of
 from pixweb.api.docs import answer, json_body
-from pixweb.api.fields import MaybeTimestamp, Timestamp, doc
+from pixweb.api.fields import MaybeTimestamp, Timestamp, doc, whole
 from pixweb.api.standard import ItemsPerPage, PageNumber, PageOut, QueryParameter
 from pixweb.api.webhooks import RESOLVER
 from pixweb.body_errors import judge_body
@@ -48,6 +48,7 @@ Chave = Annotated[
     Parameter(
         description="One of the account's PIX keys (CPF, CNPJ, e-mail, +55 phone or random key).",
         max_length=MAX_KEY_LENGTH,
+        schema_extra={"pattern": whole(KEY_PATTERN)},
         examples=[Example(value=_KEY_EXAMPLE)],
     ),
 ]

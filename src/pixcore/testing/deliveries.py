@@ -102,8 +102,9 @@ class InMemoryDeliveryStore:
         *,
         active: bool = True,
         at: datetime = EPOCH,
+        pix_key: str | None = None,
     ) -> int:
-        """A registration, as the API stores it; its id."""
+        """A registration, as the API stores it (``pix_key``: a key's webhook, type PIX); its id."""
         webhook_id = max(self.webhooks, default=0) + 1
         self.webhooks[webhook_id] = Webhook(
             id=webhook_id,
@@ -115,6 +116,8 @@ class InMemoryDeliveryStore:
             is_active=active,
             created_at=at,
             updated_at=at,
+            pix_key=pix_key,
+            webhook_url=None if pix_key is None else url,
         )
         return webhook_id
 

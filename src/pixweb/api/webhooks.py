@@ -177,7 +177,8 @@ class AttemptOut(msgspec.Struct, rename="camel"):
 
 
 class NotificationOut(msgspec.Struct):
-    """The notification sent: exactly the JSON object of the request's body."""
+    """The notification sent: exactly the JSON object of the request's body (for a key's webhook,
+    type PIX, the body is ``data`` alone: the standard's ``{"pix": [...]}``)."""
 
     type: str
     data: dict[str, object]

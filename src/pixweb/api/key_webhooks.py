@@ -214,7 +214,7 @@ class KeyWebhookController(Controller):
         "/{chave:str}",
         operation_id="getKeyWebhook",
         responses=answer(200, KeyWebhookOut, "The key's webhook", _WEBHOOK_OUT)
-        | problem_responses(_READ_PROBLEMS, 401, 404),
+        | problem_responses(_READ_PROBLEMS, 400, 401, 404),
         summary="Read the webhook of one of the account's keys",
         description=(
             "The standard's `GET /webhook/{chave}`. 404 (`WebhookNaoEncontrado`): the key has no"
@@ -231,7 +231,7 @@ class KeyWebhookController(Controller):
     @delete(
         "/{chave:str}",
         operation_id="deleteKeyWebhook",
-        responses=problem_responses(_READ_PROBLEMS, 401, 404),
+        responses=problem_responses(_READ_PROBLEMS, 400, 401, 404),
         status_code=204,
         summary="Delete the webhook of one of the account's keys",
         description=(

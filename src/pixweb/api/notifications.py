@@ -143,7 +143,9 @@ class NotifiedPix(msgspec.Struct, rename="camel", omit_defaults=True, forbid_unk
     end_to_end_id: str
     valor: Amount
     horario: Instant
-    devolucoes: Annotated[list[Any], msgspec.Meta(max_length=0, description="Empty: no refund yet.")]
+    devolucoes: Annotated[
+        list[dict[str, Any]], msgspec.Meta(max_length=0, description="Empty: no refund yet.")
+    ]
     txid: str | None = None
     chave: str | None = None
 

@@ -9,6 +9,9 @@ notifier routes by the stored ``webhook_type`` and sends the stored payload: it 
 * :class:`TransferEvent` (TRANSFER), :class:`ReceiveEvent` (RECEIVE), :class:`RefundEvent` (REFUND)
   and :class:`MedEvent` (MED), each knowing its :class:`NotificationType` (``type``) and the
   registration type it is delivered to (``webhook_type``, decisions §9).
+* :class:`KeyPixEvent` (PIX) is the standard's notification of a PIX received on a key with a
+  webhook (``PUT /webhook/{chave}``): its payload's ``data`` is the body the standard POSTs,
+  ``{"pix": [<Pix>]}`` (decisions, "Webhooks per key").
 * :func:`payload` is the only place where an event becomes the envelope ``{type, data}`` with the
   wire's keys: documents masked, amounts formatted, keys in the order the spec lists them.
 """
@@ -32,6 +35,7 @@ __all__ = [
     "CURRENCY",
     "Event",
     "Holder",
+    "KeyPixEvent",
     "MedEvent",
     "NotificationType",
     "ReceiveEvent",
@@ -40,6 +44,7 @@ __all__ = [
     "Refunded",
     "TransferEvent",
     "payload",
+    "standard_pix_item",
 ]
 
 CURRENCY = "BRL"
@@ -52,6 +57,8 @@ class NotificationType(enum.StrEnum):
     RECEIVE = "RECEIVE"
     REFUND = "REFUND"
     MED = "MED"
+    PIX = "PIX"
+    """The standard's notification to a key's webhook: the body sent is the payload's ``data``."""
 
 
 class RefundDirection(enum.StrEnum):
@@ -157,11 +164,42 @@ class MedEvent:
         return _MED_TYPES[self.status]
 
 
-Event = TransferEvent | ReceiveEvent | RefundEvent | MedEvent
+@dataclass(frozen=True, slots=True)
+class KeyPixEvent:
+    """PIX: a PIX was received on ``pix_key``, which has a webhook of the standard (a payment of the
+    key, or of a charge of it). Sent as ``{"pix": [<Pix>]}``: the item ``GET /pix/{e2eid}`` shows
+    of it at that moment (no refund yet)."""
+
+    type: ClassVar[NotificationType] = NotificationType.PIX
+    webhook_type: ClassVar[EventType] = EventType.PIX
+
+    pix_key: str
+    end_to_end_id: str
+    amount: int
+    received_at: datetime
+    tx_id: str | None = None
+
+
+Event = TransferEvent | ReceiveEvent | RefundEvent | MedEvent | KeyPixEvent
 
 
 def _payment(amount: int) -> dict[str, Any]:
     return {"amount": format_amount_string(amount), "currency": CURRENCY}
+
+
+def standard_pix_item(event: KeyPixEvent) -> dict[str, Any]:
+    """The standard's ``Pix`` of a PIX just received, keys as ``GET /pix/{e2eid}`` writes them
+    (``pixweb.api.charges.pix_out``: a unit test holds the two equal)."""
+    item: dict[str, Any] = {
+        "endToEndId": event.end_to_end_id,
+        "valor": format_amount_string(event.amount),
+        "horario": format_timestamp(event.received_at),
+        "devolucoes": [],
+    }
+    if event.tx_id is not None:
+        item["txid"] = event.tx_id
+    item["chave"] = event.pix_key
+    return item
 
 
 def payload(event: Event) -> dict[str, Any]:
@@ -230,6 +268,8 @@ def payload(event: Event) -> dict[str, Any]:
                 "reason": event.reason.value,
                 "payment": _payment(event.amount),
             }
+        case KeyPixEvent():
+            data = {"pix": [standard_pix_item(event)]}
         case _:
             assert_never(event)
     return {"type": event.type.value, "data": data}

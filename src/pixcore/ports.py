@@ -373,7 +373,19 @@ class WebhookRepository(Protocol):
         ...
 
     async def get(self, account_id: int, webhook_id: int) -> Webhook | None:
-        """One of the account's registrations, active or not; None for another account's."""
+        """One of the account's registrations, active or not; None for another account's and for
+        a key's webhook (those are the standard's ``/webhook``'s, not ``/api/webhooks``')."""
+        ...
+
+    async def of_key(self, account_id: int, pix_key: str) -> Webhook | None:
+        """The active webhook of one of the account's keys (type PIX), if any."""
+        ...
+
+    async def of_keys(
+        self, account_id: int, *, start: datetime | None, end: datetime | None, offset: int, limit: int
+    ) -> tuple[int, list[Webhook]]:
+        """A page of the account's active key webhooks created between ``start`` and ``end``
+        (inclusive, None: unbounded), oldest first, and how many match in all."""
         ...
 
     async def active(self, account_id: int, event_type: EventType) -> list[Webhook]:
@@ -381,7 +393,7 @@ class WebhookRepository(Protocol):
         ...
 
     async def list_for(self, account_id: int) -> list[Webhook]:
-        """Every registration of the account, active or not, oldest first."""
+        """Every registration of the account, active or not, oldest first (key webhooks aside)."""
         ...
 
     async def update_headers(self, webhook_id: int, headers: Mapping[str, str], at: datetime) -> Webhook:

@@ -40,8 +40,10 @@ __all__ = [
     "ChargeQuery",
     "Page",
     "ReceivedQuery",
+    "WebhookQuery",
     "parse_charge_query",
     "parse_received_query",
+    "parse_webhook_query",
 ]
 
 DEFAULT_ITEMS = 100
@@ -208,6 +210,34 @@ def parse_charge_query(
     if problems or common is None:
         raise _refuse(problems)
     return ChargeQuery(common.start, common.end, common.cpf, common.cnpj, present, wanted, common.page)
+
+
+@dataclass(frozen=True, slots=True)
+class WebhookQuery:
+    """``GET /webhook``: the window on the webhooks' ``criacao`` (each bound optional) and the page."""
+
+    start: datetime | None = None
+    end: datetime | None = None
+    page: Page = Page()
+
+
+def parse_webhook_query(
+    *, inicio: str | None, fim: str | None, page: str | None = None, size: str | None = None
+) -> WebhookQuery:
+    """``GET /webhook``'s parameters, each as the query string gave it (``inicio`` and ``fim``
+    optional, unlike ``GET /cob`` and ``GET /pix``)."""
+    problems: list[str] = []
+    start = collect(problems, "inicio", lambda: None if _given(inicio) is None else _moment(inicio))
+    end = collect(problems, "fim", lambda: None if _given(fim) is None else _moment(fim))
+    if start is not None and end is not None and end < start:
+        problems.append("fim: must not be before inicio")
+    number = collect(problems, "paginacao.paginaAtual", lambda: parse_bounded_integer(page, 0, 0, MAX_PAGE))
+    items = collect(
+        problems, "paginacao.itensPorPagina", lambda: parse_bounded_integer(size, DEFAULT_ITEMS, 1, MAX_ITEMS)
+    )
+    if problems or number is None or items is None:
+        raise _refuse(problems)
+    return WebhookQuery(start, end, Page(number, items))
 
 
 def parse_received_query(

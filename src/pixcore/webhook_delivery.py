@@ -39,6 +39,7 @@ __all__ = [
     "MAX_RESPONSE_BODY",
     "MAX_RETRY_AFTER",
     "MIN_RETRY_AFTER",
+    "STANDARD_TYPE",
     "Attempted",
     "Claim",
     "Verdict",
@@ -75,11 +76,16 @@ def message_id(outbox_id: int, webhook_id: int) -> str:
     return f"msg_{outbox_id}_{webhook_id}"
 
 
+STANDARD_TYPE = "PIX"
+"""The type of the events sent to a key's webhook (``pixcore.events.NotificationType.PIX``)."""
+
+
 def encode_body(event: Mapping[str, Any]) -> bytes:
     """The envelope ``{type, data}`` as compact JSON: a deterministic function of the event, so
-    every attempt sends (and signs) the same bytes."""
-    envelope = {"type": event["type"], "data": event["data"]}
-    return json.dumps(envelope, separators=(",", ":"), ensure_ascii=False).encode()
+    every attempt sends (and signs) the same bytes. A PIX event (a key's webhook, the standard's
+    callback) sends its ``data`` alone: ``{"pix": [...]}``."""
+    sent = event["data"] if event["type"] == STANDARD_TYPE else {"type": event["type"], "data": event["data"]}
+    return json.dumps(sent, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 def secret_key(secret: str) -> bytes:

@@ -36,10 +36,12 @@ __all__ = [
     "MAX_HEADER_NAME",
     "MAX_HEADER_VALUE",
     "MAX_URL_LENGTH",
+    "REGISTRABLE",
     "RESERVED_HEADERS",
     "RETRY_SCHEDULE",
     "SECRET_GRACE",
     "SECRET_PREFIX",
+    "STANDARD_SUFFIX",
     "Delivery",
     "DeliveryAttempt",
     "DeliveryDetail",
@@ -59,6 +61,7 @@ __all__ = [
     "parse_headers",
     "parse_webhook_url",
     "refused_addresses",
+    "standard_target",
 ]
 
 
@@ -70,6 +73,13 @@ class EventType(enum.StrEnum):
     MED_CREATED = "med_created"
     MED_ACCEPTED = "med_accepted"
     MED_REJECTED = "med_rejected"
+    PIX = "pix"
+    """The standard's webhook of one key (``PUT /webhook/{chave}``): not registrable at
+    ``/api/webhooks`` (see :data:`REGISTRABLE`)."""
+
+
+REGISTRABLE: tuple[EventType, ...] = tuple(kind for kind in EventType if kind is not EventType.PIX)
+"""The event types ``POST /api/webhooks`` takes."""
 
 
 RETRY_SCHEDULE: tuple[timedelta, ...] = (
@@ -120,9 +130,12 @@ _LOCAL_NAMES = ("localhost", "localhost.")
 
 def parse_event_type(raw: str) -> EventType:
     try:
-        return EventType(raw)
+        kind = EventType(raw)
     except ValueError:
-        raise InvalidWebhook(f"must be one of {', '.join(t.value for t in EventType)}") from None
+        kind = None
+    if kind is None or kind not in REGISTRABLE:
+        raise InvalidWebhook(f"must be one of {', '.join(t.value for t in REGISTRABLE)}")
+    return kind
 
 
 def header_problems(name: str, value: str) -> list[str]:
@@ -246,6 +259,21 @@ def parse_webhook_url(raw: str, *, allow_http: bool = False) -> WebhookUrl:
     )
 
 
+STANDARD_SUFFIX = "/pix"
+"""What the standard's callback adds to a key's ``webhookUrl`` (``{webhookUrl}/pix``)."""
+
+
+def standard_target(url: WebhookUrl) -> WebhookUrl:
+    """Where a key's webhook is POSTed: ``url`` with ``/pix`` added to its path (before the query;
+    one slash between, whether the path ended in one or not). ``InvalidWebhook`` if too long."""
+    parts = urlsplit(url.url)
+    path = parts.path.rstrip("/") + STANDARD_SUFFIX
+    target = urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
+    if len(target) > MAX_URL_LENGTH:
+        raise InvalidWebhook(f"at most {MAX_URL_LENGTH - len(STANDARD_SUFFIX)} characters")
+    return WebhookUrl(target, url.host, url.port, url.address, url.secure)
+
+
 @dataclass(frozen=True, slots=True)
 class Registration:
     """A valid ``POST /api/webhooks`` body."""
@@ -328,6 +356,8 @@ class NewWebhook:
     url: str
     headers: Mapping[str, str]
     created_at: datetime
+    pix_key: str | None = None  # set on a PIX registration (a key's webhook) only
+    webhook_url: str | None = None  # a key's webhook: the URL as the client gave it (``url`` + /pix)
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,6 +373,8 @@ class Webhook:
     updated_at: datetime
     deactivated_at: datetime | None = None
     deactivation_reason: str | None = None
+    pix_key: str | None = None  # a key's webhook (event type PIX): its key
+    webhook_url: str | None = None  # a key's webhook: its ``webhookUrl``; ``url`` is where it is sent
 
 
 @dataclass(frozen=True, slots=True)

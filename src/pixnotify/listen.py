@@ -98,6 +98,13 @@ def human_line(note: Notification) -> str:
     payment = data.get("payment") if isinstance(data.get("payment"), dict) else {}
     amount = f"{payment.get('amount')} {payment.get('currency', '')}".strip() if payment else "-"
     ids = " ".join(f"{key}={data[key]}" for key in ("id", "endToEndId", "txId", "webhookId") if data.get(key))
+    items = event.get("pix")
+    if "type" not in event and isinstance(items, list) and items and isinstance(items[0], dict):
+        # A key's webhook (the standard's callback): {"pix": [...]}, no envelope.
+        kind, amount = "PIX", f"{items[0].get('valor')} BRL"
+        ids = " ".join(
+            f"{key}={items[0][key]}" for key in ("endToEndId", "txid", "chave") if items[0].get(key)
+        )
     check = "signature ok" if note.verdict.valid else f"SIGNATURE INVALID ({note.verdict.reason})"
     parts = [
         note.received_at.astimezone().strftime("%H:%M:%S"),

@@ -155,7 +155,7 @@ class PostgresDeliveryStore:
         async with self.pool.acquire() as conn, conn.transaction():
             events = await conn.fetch(
                 """
-                SELECT id, account_id, webhook_type, created_at FROM outbox
+                SELECT id, account_id, webhook_type, created_at, pix_key FROM outbox
                 WHERE dispatched_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED
                 """,
                 limit,
@@ -164,31 +164,32 @@ class PostgresDeliveryStore:
                 return []
             # Routed by the type stored with the event (NULL: it goes nowhere); the payload is not read.
             routed = [
-                (row["id"], row["account_id"], row["webhook_type"], row["created_at"])
+                (row["id"], row["account_id"], row["webhook_type"], row["created_at"], row["pix_key"])
                 for row in events
                 if row["webhook_type"]
             ]
             if routed:
                 hooks = await conn.fetch(
                     """
-                    SELECT w.id, w.account_id, w.event_type, w.created_at FROM webhooks w
+                    SELECT w.id, w.account_id, w.event_type, w.created_at, w.pix_key FROM webhooks w
                     WHERE w.is_active AND (w.account_id, w.event_type) IN
                         (SELECT * FROM unnest($1::bigint[], $2::text[]))
                     ORDER BY w.id
                     """,
-                    [account for _, account, _, _ in routed],
-                    [kind for _, _, kind, _ in routed],
+                    [account for _, account, _, _, _ in routed],
+                    [kind for _, _, kind, _, _ in routed],
                 )
-                targets: dict[tuple[int, str], list[tuple[int, datetime]]] = {}
+                # A key's webhook (type pix) gets the PIX of its key only: the key is part of the route.
+                targets: dict[tuple[int, str, str | None], list[tuple[int, datetime]]] = {}
                 for hook in hooks:
-                    key = (hook["account_id"], hook["event_type"])
+                    key = (hook["account_id"], hook["event_type"], hook["pix_key"])
                     targets.setdefault(key, []).append((hook["id"], hook["created_at"]))
                 # A registration receives the events that happened once it existed, not older ones
                 # that the notifier had not yet dispatched when it was made (decisions.md).
                 deliveries = [
                     (message_id(outbox_id, hook_id), outbox_id, hook_id, account)
-                    for outbox_id, account, kind, happened in routed
-                    for hook_id, registered in targets.get((account, kind), [])
+                    for outbox_id, account, kind, happened, pix_key in routed
+                    for hook_id, registered in targets.get((account, kind, pix_key), [])
                     if registered <= happened
                 ]
                 if deliveries:

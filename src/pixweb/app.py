@@ -25,6 +25,7 @@ from pixweb.api.balance import BalanceController
 from pixweb.api.cashin import CashInController
 from pixweb.api.charges import ChargeController, PayloadController
 from pixweb.api.health import HealthController, MetricsController
+from pixweb.api.key_webhooks import KeyWebhookController
 from pixweb.api.received import ReceivedPixController
 from pixweb.api.refunds import RefundController
 from pixweb.api.sandbox import SandboxController
@@ -160,6 +161,7 @@ def create_app(
             CashInController,
             RefundController,
             ReceivedPixController,
+            KeyWebhookController,
             WebhookController,
             WebhookSecretController,
             WebhookDeliveryController,

@@ -40,11 +40,19 @@ class Rows(Protocol):
         headers: Mapping[str, str] | None = None,
         *,
         active: bool = True,
+        pix_key: str | None = None,
     ) -> int: ...
 
     async def deactivate(self, webhook_id: int, reason: str, at: datetime) -> None: ...
 
-    async def emit(self, account_id: int, event: dict[str, Any], webhook_type: EventType | None) -> int:
+    async def emit(
+        self,
+        account_id: int,
+        event: dict[str, Any],
+        webhook_type: EventType | None,
+        *,
+        pix_key: str | None = None,
+    ) -> int:
         """An outbox row: the payload, and the registration type it goes to. None (to none) only with
         a payload that goes nowhere either: PostgreSQL routes a row written without its type by its
         payload, for the previous version during a rolling update (migration 2026-11-24T01)."""
@@ -91,14 +99,24 @@ class MemoryRows:
         headers: Mapping[str, str] | None = None,
         *,
         active: bool = True,
+        pix_key: str | None = None,
     ) -> int:
-        return self.store.add_webhook(account_id, url, event_type, headers, active=active, at=self._moment())
+        return self.store.add_webhook(
+            account_id, url, event_type, headers, active=active, at=self._moment(), pix_key=pix_key
+        )
 
     async def deactivate(self, webhook_id: int, reason: str, at: datetime) -> None:
         self.store.deactivate(webhook_id, reason, at)
 
-    async def emit(self, account_id: int, event: dict[str, Any], webhook_type: EventType | None) -> int:
-        return self.store.emit(account_id, event, webhook_type, at=self._moment())
+    async def emit(
+        self,
+        account_id: int,
+        event: dict[str, Any],
+        webhook_type: EventType | None,
+        *,
+        pix_key: str | None = None,
+    ) -> int:
+        return self.store.emit(account_id, event, webhook_type, at=self._moment(), pix_key=pix_key)
 
     async def dispatched_at(self, outbox_id: int) -> datetime | None:
         return self.store.events[outbox_id].dispatched_at
@@ -153,29 +171,41 @@ class PostgresRows:
         headers: Mapping[str, str] | None = None,
         *,
         active: bool = True,
+        pix_key: str | None = None,
     ) -> int:
         webhook_id: int = await self.pool.fetchval(
-            """INSERT INTO webhooks (account_id, event_type, url, headers, is_active, created_at, updated_at)
-               VALUES ($1, $2, $3, $4::jsonb, $5, now(), now()) RETURNING id""",
+            """INSERT INTO webhooks (account_id, event_type, url, headers, is_active, created_at, updated_at,
+                                     pix_key, webhook_url)
+               VALUES ($1, $2, $3, $4::jsonb, $5, now(), now(), $6, $7) RETURNING id""",
             account_id,
             EventType(event_type).value,
             url,
             json.dumps(dict(headers or {})),
             active,
+            pix_key,
+            None if pix_key is None else url,
         )
         return webhook_id
 
     async def deactivate(self, webhook_id: int, reason: str, at: datetime) -> None:
         await self.pool.execute(DEACTIVATE_WEBHOOK, webhook_id, reason, at)  # as the API does it
 
-    async def emit(self, account_id: int, event: dict[str, Any], webhook_type: EventType | None) -> int:
+    async def emit(
+        self,
+        account_id: int,
+        event: dict[str, Any],
+        webhook_type: EventType | None,
+        *,
+        pix_key: str | None = None,
+    ) -> int:
         outbox_id: int = await self.pool.fetchval(
-            """INSERT INTO outbox (account_id, event_type, webhook_type, payload, created_at)
-               VALUES ($1, $2, $3, $4::jsonb, now()) RETURNING id""",
+            """INSERT INTO outbox (account_id, event_type, webhook_type, payload, created_at, pix_key)
+               VALUES ($1, $2, $3, $4::jsonb, now(), $5) RETURNING id""",
             account_id,
             event["type"],
             webhook_type and webhook_type.value,
             json.dumps(event),
+            pix_key,
         )
         return outbox_id
 

@@ -92,6 +92,25 @@ async def test_dispatch_fans_each_event_out_to_the_active_registrations_of_its_t
     assert await store.dispatch(NOW, 10) == []  # consumed once
 
 
+async def test_a_pix_event_goes_to_the_webhook_of_its_key_only(store: DeliveryStore, rows: Rows) -> None:
+    account, other = await rows.account(), await rows.account()
+    mine = await rows.webhook(account, "https://hooks.example/pix", EventType.PIX, pix_key="a@example.org")
+    await rows.webhook(account, "https://hooks.example/pix", EventType.PIX, pix_key="b@example.org")
+    await rows.webhook(other, "https://hooks.example/pix", EventType.PIX, pix_key="c@example.org")
+    cash_in = await rows.webhook(account, "https://hooks.example/in", EventType.CASH_IN)
+    pix = {"type": "PIX", "data": {"pix": [{"endToEndId": "E1", "chave": "a@example.org"}]}}
+    event = await rows.emit(account, pix, EventType.PIX, pix_key="a@example.org")
+    received = await rows.emit(account, receive(1), EventType.CASH_IN)
+    nobody = await rows.emit(account, pix, EventType.PIX, pix_key="d@example.org")  # a key without one
+
+    assert await store.dispatch(NOW, 10) == [event, received, nobody]
+    assert [d.webhook_id for d in await rows.deliveries_of(event)] == [mine]
+    assert [d.webhook_id for d in await rows.deliveries_of(received)] == [cash_in]
+    assert await rows.deliveries_of(nobody) == []
+    (claim,) = [c for c in await store.claim_due(NOW, 10, NOW + LEASE) if c.webhook_id == mine]
+    assert claim.event == pix
+
+
 async def test_dispatch_takes_the_oldest_events_first_up_to_its_limit(
     store: DeliveryStore, rows: Rows
 ) -> None:

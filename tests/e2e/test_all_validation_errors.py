@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from pixcore.transfers import MAX_EXPIRATION
-from pixcore.webhooks import EventType
+from pixcore.webhooks import REGISTRABLE
 from pixweb.api.fields import MAX_CLIENT_SECRET
 from tests.e2e.conftest import Api
 from tests.support import bearer, new_client
@@ -287,7 +287,7 @@ MIXED: list[tuple[str, str, dict[str, Any], list[str]]] = [
         {"url": 5, "eventType": "cashout", "headers": [{"key": "Host", "value": "x"}]},
         [
             "url: Expected `str`, got `int`",
-            "eventType: must be one of " + ", ".join(kind.value for kind in EventType),
+            "eventType: must be one of " + ", ".join(kind.value for kind in REGISTRABLE),
             "headers: header 'Host' may not be set",
         ],
     ),

@@ -16,7 +16,7 @@ from pathlib import Path
 import asyncpg
 import httpx
 
-from pixcore.webhooks import EventType
+from pixcore.webhooks import REGISTRABLE
 from tests.faults.load import Account, Load, add_external_key, open_account, sign_in
 from tests.faults.processes import ApiProcess, NotifierProcess, run_cli, service_env
 from tests.integration.receiver import Receiver
@@ -70,7 +70,7 @@ async def _register_webhooks(url: str, accounts: list[Account], receiver: Receiv
                 account.id,
                 secret,
             )
-            for kind in EventType:
+            for kind in REGISTRABLE:
                 path = f"/hooks/{account.id}/{kind.value}"
                 hook = await conn.fetchval(
                     """INSERT INTO webhooks (account_id, event_type, url, created_at, updated_at)

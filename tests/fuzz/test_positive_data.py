@@ -68,6 +68,9 @@ UNSTATED = {
     "a webhook header the delivery sets itself": r"headers: header '.*' may not be set",
     "a webhook header named once (names compare without case)": r"headers: header '.*' is given twice",
     "a charge's key is one of the account's keys": r"chave: not a key of your account",
+    # PUT /webhook/{chave}: the key is the account's, the URL one the service sends to.
+    "a key webhook's key is one of the account's keys": r"chave: not a key of this account",
+    "a key webhook's URL is a well-formed https URL of a public host": r"webhookUrl: .*",
     "text that is only spaces where a value is required": r"[\w.]+: (required, )?1 to [0-9]+ characters",
     "creditorDocument when priority is HIGH": r"creditorDocument: required when priority is HIGH",
     # PATCH /cob/{txid} (the standard's CobRevisada): every field is optional, but not all at once,

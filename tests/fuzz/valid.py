@@ -10,7 +10,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from pixcore.webhooks import EventType
+from pixcore.webhooks import REGISTRABLE
 from tests.fuzz.service import HOOK, Target
 from tests.support import random_cpf
 
@@ -71,7 +71,7 @@ def valid_bodies(target: Target) -> dict[str, Body]:
         ),
         "PUT /pix/{e2eid}/devolucao/{refund_id}": st.fixed_dictionaries({"valor": _reais_text}),
         "POST /api/webhooks": st.fixed_dictionaries(
-            {"url": st.just(HOOK), "eventType": st.sampled_from([kind.value for kind in EventType])}
+            {"url": st.just(HOOK), "eventType": st.sampled_from([kind.value for kind in REGISTRABLE])}
         ),
         "POST /sandbox/med": st.fixed_dictionaries(
             {

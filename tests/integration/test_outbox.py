@@ -29,7 +29,7 @@ from pixcore.med import MedReason, MedStatus
 from pixcore.testing import PlainHasher
 from pixcore.transfers import SpiError
 from pixcore.usecases import open_account
-from pixcore.webhooks import EventType
+from pixcore.webhooks import REGISTRABLE
 from pixinfra.postgres.piccolo_migrations import pixweb_2026_11_24t01_00_00_000000 as route_migration
 from tests.support import pg_uow, random_cpf
 
@@ -165,7 +165,7 @@ async def test_the_migration_gives_rows_written_before_it_the_type_their_payload
         await before.rollback()
     assert [row["webhook_type"] for row in routes] == [route for _, route in cases]
     # Every registration type is some legacy payload's route, so a lost branch would show above.
-    assert {route for _, route in LEGACY_ROUTES} == {*(t.value for t in EventType), None}
+    assert {route for _, route in LEGACY_ROUTES} == {*(t.value for t in REGISTRABLE), None}
 
 
 async def test_a_row_written_without_its_type_by_the_previous_version_gets_it(

@@ -259,11 +259,12 @@ def test_every_parser_of_the_api_judges_a_body_with_any_field_of_a_wrong_type(
     and the answer has the wrong type."""
     settings = SimpleNamespace(webhook_allow_private=False)
     request: Any = SimpleNamespace(
-        app=SimpleNamespace(state=SimpleNamespace(services=SimpleNamespace(settings=settings)))
+        app=SimpleNamespace(state=SimpleNamespace(services=SimpleNamespace(settings=settings))),
+        path_params={"chave": "maria@example.com"},  # PUT /webhook/{chave}'s parser reads the path's key
     )
     judged = {struct: rules for struct in _api_structs() if (rules := rules_of(struct)) is not None}
     names = {struct.__name__ for struct in judged}
-    assert {"TransferIn", "CobIn", "CobPatchIn", "CashInIn", "RefundIn", "WebhookIn"} <= names
+    assert {"TransferIn", "CobIn", "CobPatchIn", "CashInIn", "RefundIn", "WebhookIn", "KeyWebhookIn"} <= names
     tried = 0
     for struct, rules in judged.items():
         for where, body in _wrong_fields(struct):

@@ -18,10 +18,13 @@ import msgspec
 import pytest
 
 from pixcore.clock import format_timestamp
-from pixcore.events import Event, NotificationType, payload
+from pixcore.events import Event, KeyPixEvent, NotificationType, payload
 from pixcore.med import MedStatus
 from pixcore.transfers import SpiError
-from pixcore.webhooks import EventType
+from pixcore.usecases.charges import ReceivedPix
+from pixcore.webhook_delivery import encode_body
+from pixcore.webhooks import REGISTRABLE, EventType
+from pixweb.api.charges import pix_out
 from pixweb.api.notifications import NOTIFICATIONS, NOTIFIED_BY, PING
 from pixweb.app import create_app
 from tests.unit.test_events import MED, RECEIVE, REFUND_RECEIVED, REFUND_SENT, TRANSFER
@@ -95,12 +98,24 @@ def test_every_event_type_is_mapped_to_the_notification_its_events_carry() -> No
         assert event.webhook_type in NOTIFIED_BY[event.type], event
     seen = [event for kind in NotificationType for event in NOTIFIED_BY[kind]]
     assert sorted(seen) == sorted(EventType), "each eventType receives exactly one notification type"
-    assert set(NOTIFIED_BY[PING]) == set(EventType)
+    assert set(NOTIFIED_BY[PING]) == set(REGISTRABLE)  # a key's webhook gets no test event
 
 
 def test_the_registration_event_type_is_the_enum_of_the_mapping(document: dict[str, Any]) -> None:
     schemas = document["components"]["schemas"]
-    assert schemas["WebhookIn"]["properties"]["eventType"]["enum"] == [e.value for e in EventType]
+    assert schemas["WebhookIn"]["properties"]["eventType"]["enum"] == [e.value for e in REGISTRABLE]
     webhook_out_type = schemas["WebhookOut"]["properties"]["type"]
     reference = webhook_out_type.get("$ref") or webhook_out_type["allOf"][0]["$ref"]  # described: allOf
     assert schemas[reference.rsplit("/", 1)[1]]["enum"] == [e.value for e in EventType]
+
+
+@pytest.mark.parametrize("tx_id", [None, "a" * 26])
+def test_a_key_webhook_gets_the_pix_as_get_pix_shows_it(document: dict[str, Any], tx_id: str | None) -> None:
+    at = datetime(2026, 3, 15, 14, 40, 51, 310000, tzinfo=UTC)
+    event = KeyPixEvent("maria@example.com", "E98765432202603151440xY7wV5uT3sR", 3750, at, tx_id)
+    sent = json.loads(encode_body(json.loads(as_sent(payload(event)))))
+    notification_validator(document, NotificationType.PIX).validate(sent)
+    shown = pix_out(ReceivedPix("E98765432202603151440xY7wV5uT3sR", tx_id, 3750, at, (), "maria@example.com"))
+    assert sent == {"pix": [msgspec.to_builtins(shown)]}
+    assert sent["pix"][0]["valor"] == "37.50"
+    assert not notification_validator(document, NotificationType.PIX).is_valid({"pix": [{"valor": "1.00"}]})

@@ -16,6 +16,7 @@ from pixcore.webhooks import (
     MAX_HEADER_VALUE,
     MAX_HEADERS,
     MAX_URL_LENGTH,
+    REGISTRABLE,
     RESERVED_HEADERS,
     EventType,
     Registration,
@@ -122,10 +123,11 @@ def test_localhost_names_are_local() -> None:
 def test_the_seven_event_types() -> None:
     names = ["cash_in", "cash_out", "refund_in", "refund_out", "med_created", "med_accepted", "med_rejected"]
     assert [parse_event_type(name).value for name in names] == names
-    assert len(EventType) == 7
+    assert [kind.value for kind in REGISTRABLE] == names
+    assert set(EventType) == {*REGISTRABLE, EventType.PIX}
 
 
-@pytest.mark.parametrize("raw", ["", "CASH_IN", "Cash_in", "cashin", "RECEIVE", " cash_in", "med"])
+@pytest.mark.parametrize("raw", ["pix", "", "CASH_IN", "Cash_in", "cashin", "RECEIVE", " cash_in", "med"])
 def test_other_event_types_are_refused(raw: str) -> None:
     with pytest.raises(InvalidWebhook, match="must be one of cash_in, cash_out"):
         parse_event_type(raw)
@@ -206,7 +208,7 @@ def test_registration_reports_every_broken_rule_at_once() -> None:
             "url: must be an HTTPS URL (http:// is accepted for loopback and private hosts only when the "
             "operator sets PIX_WEBHOOK_ALLOW_PRIVATE)"
         ),
-        "eventType: must be one of " + ", ".join(t.value for t in EventType),
+        "eventType: must be one of " + ", ".join(t.value for t in REGISTRABLE),
         "headers: header 'Host' may not be set",
         "headers: the value of header 'X-A' has control or non-ASCII characters",
     ]

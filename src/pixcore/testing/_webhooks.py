@@ -45,11 +45,18 @@ class InMemoryWebhooks(Repository):
 
     async def add(self, new: NewWebhook) -> Webhook:
         self._require_account(new.account_id)
-        if any(
-            w.is_active and (w.account_id, w.event_type, w.url) == (new.account_id, new.event_type, new.url)
+        if new.pix_key is None and any(
+            w.is_active
+            and w.pix_key is None
+            and (w.account_id, w.event_type, w.url) == (new.account_id, new.event_type, new.url)
             for w in self._webhooks()
         ):
             raise IntegrityError(f"{new.url} is registered already for {new.event_type}")
+        if new.pix_key is not None and any(
+            w.is_active and (w.account_id, w.pix_key) == (new.account_id, new.pix_key)
+            for w in self._webhooks()
+        ):
+            raise IntegrityError(f"{new.pix_key} has an active webhook already")
         webhook = Webhook(
             id=self._theirs.next_webhook_id(),
             account_id=new.account_id,
@@ -60,13 +67,42 @@ class InMemoryWebhooks(Repository):
             is_active=True,
             created_at=new.created_at,
             updated_at=new.created_at,
+            pix_key=new.pix_key,
+            webhook_url=new.webhook_url,
         )
         self._mine.webhooks[webhook.id] = webhook
         return webhook
 
     async def get(self, account_id: int, webhook_id: int) -> Webhook | None:
         webhook = self._mine.webhooks.get(webhook_id) or self._theirs.webhooks.get(webhook_id)
-        return webhook if webhook is not None and webhook.account_id == account_id else None
+        if webhook is None or webhook.account_id != account_id or webhook.pix_key is not None:
+            return None
+        return webhook
+
+    async def of_key(self, account_id: int, pix_key: str) -> Webhook | None:
+        return next(
+            (
+                w
+                for w in self._webhooks()
+                if w.is_active and (w.account_id, w.pix_key) == (account_id, pix_key)
+            ),
+            None,
+        )
+
+    async def of_keys(
+        self, account_id: int, *, start: datetime | None, end: datetime | None, offset: int, limit: int
+    ) -> tuple[int, list[Webhook]]:
+        found = [
+            w
+            for w in self._webhooks()
+            if w.is_active
+            and w.account_id == account_id
+            and w.pix_key is not None
+            and (start is None or w.created_at >= start)
+            and (end is None or w.created_at <= end)
+        ]
+        found.sort(key=lambda w: (w.created_at, w.id))
+        return len(found), found[offset : offset + limit]
 
     async def active(self, account_id: int, event_type: EventType) -> list[Webhook]:
         return [
@@ -76,7 +112,7 @@ class InMemoryWebhooks(Repository):
         ]
 
     async def list_for(self, account_id: int) -> list[Webhook]:
-        return [w for w in self._webhooks() if w.account_id == account_id]
+        return [w for w in self._webhooks() if w.account_id == account_id and w.pix_key is None]
 
     def _current(self, webhook_id: int) -> Webhook | None:
         return self._mine.webhooks.get(webhook_id) or self._theirs.webhooks.get(webhook_id)

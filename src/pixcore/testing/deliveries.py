@@ -57,6 +57,7 @@ class OutboxEvent:
     webhook_type: EventType | None
     created_at: datetime
     dispatched_at: datetime | None = None
+    pix_key: str | None = None  # a PIX event: the key whose webhook it goes to
 
 
 @dataclass
@@ -101,8 +102,9 @@ class InMemoryDeliveryStore:
         *,
         active: bool = True,
         at: datetime = EPOCH,
+        pix_key: str | None = None,
     ) -> int:
-        """A registration, as the API stores it; its id."""
+        """A registration, as the API stores it (``pix_key``: a key's webhook, type PIX); its id."""
         webhook_id = max(self.webhooks, default=0) + 1
         self.webhooks[webhook_id] = Webhook(
             id=webhook_id,
@@ -114,6 +116,8 @@ class InMemoryDeliveryStore:
             is_active=active,
             created_at=at,
             updated_at=at,
+            pix_key=pix_key,
+            webhook_url=None if pix_key is None else url,
         )
         return webhook_id
 
@@ -145,13 +149,20 @@ class InMemoryDeliveryStore:
             )
 
     def emit(
-        self, account_id: int, event: Mapping[str, Any], webhook_type: EventType | None, at: datetime = EPOCH
+        self,
+        account_id: int,
+        event: Mapping[str, Any],
+        webhook_type: EventType | None,
+        at: datetime = EPOCH,
+        *,
+        pix_key: str | None = None,
     ) -> int:
         """Queue a notification in the outbox, as an outbox adapter writes it: the payload and the
-        registration type it goes to (``pixcore.events``' ``webhook_type``; None: to none). Its id."""
+        registration type it goes to (``pixcore.events``' ``webhook_type``; None: to none; a PIX
+        event's ``pix_key`` too). Its id."""
         outbox_id = max(self.events, default=0) + 1
         self.events[outbox_id] = OutboxEvent(
-            outbox_id, account_id, copy.deepcopy(dict(event)), webhook_type, at
+            outbox_id, account_id, copy.deepcopy(dict(event)), webhook_type, at, pix_key=pix_key
         )
         return outbox_id
 
@@ -210,6 +221,7 @@ class InMemoryDeliveryStore:
                 if hook.is_active
                 and hook.account_id == event.account_id
                 and hook.event_type is event.webhook_type
+                and hook.pix_key == event.pix_key  # a key's webhook gets its key's PIX only
                 and hook.created_at <= event.created_at  # registered once it happened
             )
             for webhook_id in targets:

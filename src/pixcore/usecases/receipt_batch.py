@@ -20,6 +20,7 @@ from datetime import timedelta
 from pixcore import ledger
 from pixcore.accounts import Counterpart
 from pixcore.clock import Clock
+from pixcore.events import Event, KeyPixEvent
 from pixcore.identifiers import new_end_to_end_id
 from pixcore.keys import PixKey
 from pixcore.money import require_positive
@@ -110,10 +111,12 @@ class ReceiptBatcher:
             await tx.ledger.post_many(
                 [(tid, ledger.receive(account_id, p.amount, p.payer.ispb)) for p, _, tid in together], now
             )
-            events = [
+            events: list[Event] = [
                 receive_event(tid, amount=p.amount, payer=p.payer, end_to_end_id=e2e)
                 for p, e2e, tid in together
             ]
+            if await tx.webhooks.of_key(account_id, first.key.value) is not None:  # one key per batch
+                events += [KeyPixEvent(first.key.value, e2e, p.amount, now) for p, e2e, _ in together]
             await tx.outbox.add_many(account_id, events, now)
             await tx.commit()
         return [Receipt(tid, account_id, e2e) for _, e2e, tid in together]

@@ -9,7 +9,7 @@ from pixcore import ledger
 from pixcore.accounts import Counterpart
 from pixcore.clock import Clock
 from pixcore.errors import KeyNotInDirectory
-from pixcore.events import Holder, ReceiveEvent
+from pixcore.events import Holder, KeyPixEvent, ReceiveEvent
 from pixcore.identifiers import new_end_to_end_id
 from pixcore.keys import PixKey
 from pixcore.money import require_positive
@@ -132,7 +132,8 @@ async def credit_receipt(
     internal: InternalPayer | None = None,
 ) -> int:
     """Inside a unit of work: the CONFIRMED PAYMENT record (a new one, or ``pending_record``
-    confirmed), the posting and the RECEIVE event. Returns the record's id.
+    confirmed), the posting and the RECEIVE event; and, when ``pix_key`` has a webhook of the
+    standard (``PUT /webhook/{chave}``), the PIX event it is sent. Returns the record's id.
 
     The posting is ``receive`` from the payer's institution, or, for an ``internal`` payer
     (a transfer between two accounts of this service), ``settle_in`` from its reserve.
@@ -161,4 +162,7 @@ async def credit_receipt(
         transaction_id, amount=amount, payer=payer, end_to_end_id=end_to_end_id, tx_id=tx_id
     )
     await tx.outbox.add(account_id, event, at)
+    if await tx.webhooks.of_key(account_id, pix_key) is not None:
+        pix = KeyPixEvent(pix_key, end_to_end_id, amount, at, tx_id)
+        await tx.outbox.add(account_id, pix, at)
     return transaction_id

@@ -21,7 +21,7 @@ import msgspec
 from pixcore.events import NotificationType, RefundDirection
 from pixcore.med import MedReason, MedStatus
 from pixcore.transfers import SpiError
-from pixcore.webhooks import EventType
+from pixcore.webhooks import REGISTRABLE, EventType
 
 __all__ = ["NOTIFICATIONS", "NOTIFIED_BY", "PING", "Notification", "webhooks_section"]
 
@@ -136,8 +136,33 @@ class PingNotification(msgspec.Struct, forbid_unknown_fields=True):
     data: PingData
 
 
+class NotifiedPix(msgspec.Struct, rename="camel", omit_defaults=True, forbid_unknown_fields=True):
+    """The standard's ``Pix`` as ``GET /pix/{e2eid}`` shows it (``pixweb.api.charges.CobPixOut``) at
+    the moment it is received: no refund yet."""
+
+    end_to_end_id: str
+    valor: Amount
+    horario: Instant
+    devolucoes: Annotated[
+        list[dict[str, Any]], msgspec.Meta(max_length=0, description="Empty: no refund yet.")
+    ]
+    txid: str | None = None
+    chave: str | None = None
+
+
+class PixNotification(msgspec.Struct, forbid_unknown_fields=True):
+    """The standard's callback body (``{webhookUrl}/pix``): no envelope."""
+
+    pix: list[NotifiedPix]
+
+
 Notification = (
-    TransferNotification | ReceiveNotification | RefundNotification | MedNotification | PingNotification
+    TransferNotification
+    | ReceiveNotification
+    | RefundNotification
+    | MedNotification
+    | PingNotification
+    | PixNotification
 )
 
 NOTIFICATIONS: dict[str, type[msgspec.Struct]] = {
@@ -146,15 +171,17 @@ NOTIFICATIONS: dict[str, type[msgspec.Struct]] = {
     NotificationType.REFUND: RefundNotification,
     NotificationType.MED: MedNotification,
     PING: PingNotification,
+    NotificationType.PIX: PixNotification,
 }
-"""The body of each notification type, by its envelope ``type``."""
+"""The body of each notification type, by its envelope ``type`` (PIX: sent without the envelope)."""
 
 NOTIFIED_BY: dict[str, tuple[EventType, ...]] = {
     NotificationType.TRANSFER: (EventType.CASH_OUT,),
     NotificationType.RECEIVE: (EventType.CASH_IN,),
     NotificationType.REFUND: (EventType.REFUND_IN, EventType.REFUND_OUT),
     NotificationType.MED: (EventType.MED_CREATED, EventType.MED_ACCEPTED, EventType.MED_REJECTED),
-    PING: tuple(EventType),
+    PING: REGISTRABLE,
+    NotificationType.PIX: (EventType.PIX,),
 }
 """The registration ``eventType`` values whose URLs receive each notification type."""
 
@@ -166,6 +193,10 @@ _WHEN = {
     " (`refund_in`), CREDIT for one it received (`refund_out`).",
     NotificationType.MED: "A special return (MED) case against a receipt was opened (CREATED, `med_created`),"
     " accepted (ACCEPTED, `med_accepted`) or rejected (REJECTED, `med_rejected`).",
+    NotificationType.PIX: "A PIX was received on a key with a webhook of the standard"
+    " (`PUT /webhook/{chave}`): a payment of the key, or of a charge of it. POSTed to"
+    " `{webhookUrl}/pix`, the standard's callback:"
+    ' `{"pix": [<Pix>]}` without an envelope, each item as `GET /pix/{e2eid}` shows it.',
     PING: "`POST /api/webhooks/{id}/test`: a signed test to that registration's URL, whatever its event"
     " type; not retried.",
 }
@@ -237,7 +268,9 @@ def webhooks_section() -> tuple[dict[str, Any], dict[str, Any]]:
                 "operationId": f"notify{kind.capitalize()}",
                 "tags": ["Webhooks"],
                 "summary": f"{kind} notification",
-                "description": f"{_WHEN[kind]} Sent to the URLs registered for eventType"
+                "description": _WHEN[kind]
+                if kind == NotificationType.PIX
+                else f"{_WHEN[kind]} Sent to the URLs registered for eventType"
                 f" {', '.join(f'`{event}`' for event in event_types)}, with their custom headers.",
                 "x-event-types": event_types,
                 "parameters": _SIGNATURE_HEADERS,

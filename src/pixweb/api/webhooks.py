@@ -34,6 +34,7 @@ from pixcore.webhooks import (
     MAX_HEADER_VALUE,
     MAX_HEADERS,
     MAX_URL_LENGTH,
+    REGISTRABLE,
     Delivery,
     DeliveryAttempt,
     DeliveryDetail,
@@ -91,7 +92,7 @@ class WebhookIn(msgspec.Struct, rename="camel"):
     event_type: Annotated[
         str,
         msgspec.Meta(max_length=MAX_SHORT_CODE),
-        doc("The event to receive.", enum=[kind.value for kind in EventType], example="cash_in"),
+        doc("The event to receive.", enum=[kind.value for kind in REGISTRABLE], example="cash_in"),
     ]
     headers: Annotated[
         list[HeaderIn] | None,
@@ -176,7 +177,8 @@ class AttemptOut(msgspec.Struct, rename="camel"):
 
 
 class NotificationOut(msgspec.Struct):
-    """The notification sent: exactly the JSON object of the request's body."""
+    """The notification sent: exactly the JSON object of the request's body (for a key's webhook,
+    type PIX, the body is ``data`` alone: the standard's ``{"pix": [...]}``)."""
 
     type: str
     data: dict[str, object]

@@ -24,7 +24,7 @@ from pixcore.usecases.webhooks import (
     rotate_webhook_secret,
     send_test_event,
 )
-from pixcore.webhooks import DeliveryStatus, EventType, Registration
+from pixcore.webhooks import REGISTRABLE, DeliveryStatus, EventType, Registration
 from pixweb.api.deps import services_of
 from pixweb.api.webhooks import RESOLVER, delivery_detail_out, delivery_out, webhook_out
 from pixweb.console.web import FormErrors, account_of, page, redirect
@@ -90,7 +90,7 @@ async def _webhooks_page(
         webhooks=[webhook_out(webhook) for webhook in listed],
         typed=typed or {"url": "", "event_type": EventType.CASH_IN.value, "headers": ""},
         errors=errors or FormErrors(),
-        event_types=[kind.value for kind in EventType],
+        event_types=[kind.value for kind in REGISTRABLE],
         secret=secret,
         notice=notice,
         test=test,

@@ -9,7 +9,7 @@ from datetime import datetime
 
 import msgspec
 
-from pixcore.events import Event, payload
+from pixcore.events import Event, KeyPixEvent, payload
 from pixweb.persistence.repository import Repository
 
 __all__ = ["PostgresOutbox"]
@@ -18,28 +18,36 @@ __all__ = ["PostgresOutbox"]
 _EVENT_ENCODER = msgspec.json.Encoder(decimal_format="number")
 
 
+def _pix_key(event: Event) -> str | None:
+    """The key a PIX event goes to the webhook of (the fan-out matches it); None for the others."""
+    return event.pix_key if isinstance(event, KeyPixEvent) else None
+
+
 class PostgresOutbox(Repository):
     async def add(self, account_id: int, event: Event, at: datetime) -> None:
         await self._conn.execute(
-            """INSERT INTO outbox (account_id, event_type, webhook_type, payload, created_at)
-               VALUES ($1, $2, $3, $4::jsonb, $5)""",
+            """INSERT INTO outbox (account_id, event_type, webhook_type, payload, created_at, pix_key)
+               VALUES ($1, $2, $3, $4::jsonb, $5, $6)""",
             account_id,
             event.type.value,
             event.webhook_type.value,
             _EVENT_ENCODER.encode(payload(event)).decode(),
             at,
+            _pix_key(event),
         )
 
     async def add_many(self, account_id: int, events: Sequence[Event], at: datetime) -> None:
         await self._conn.execute(
-            """INSERT INTO outbox (account_id, event_type, webhook_type, payload, created_at)
-               SELECT $1, event_type, webhook_type, payload::jsonb, $5
-                 FROM unnest($2::text[], $3::text[], $4::text[]) AS e(event_type, webhook_type, payload)""",
+            """INSERT INTO outbox (account_id, event_type, webhook_type, payload, created_at, pix_key)
+               SELECT $1, event_type, webhook_type, payload::jsonb, $5, pix_key
+                 FROM unnest($2::text[], $3::text[], $4::text[], $6::text[])
+                   AS e(event_type, webhook_type, payload, pix_key)""",
             account_id,
             [event.type.value for event in events],
             [event.webhook_type.value for event in events],
             [_EVENT_ENCODER.encode(payload(event)).decode() for event in events],
             at,
+            [_pix_key(event) for event in events],
         )
 
     async def add_each(self, events: Sequence[tuple[int, Event]], at: datetime) -> None:

@@ -33,7 +33,7 @@ __all__ = ["PostgresWebhooks", "delivery_from_row", "webhook_from_row"]
 
 _WEBHOOK_COLUMNS = (
     "id, account_id, event_type, url, headers, version, is_active, created_at, updated_at,"
-    " deactivated_at, deactivation_reason"
+    " deactivated_at, deactivation_reason, pix_key, webhook_url"
 )
 _DELIVERY_COLUMNS = (
     "d.id, d.message_id, d.webhook_id, d.account_id, w.event_type, w.url, d.status, d.attempts,"
@@ -54,6 +54,8 @@ def webhook_from_row(row: asyncpg.Record) -> Webhook:
         updated_at=row["updated_at"],
         deactivated_at=row["deactivated_at"],
         deactivation_reason=row["deactivation_reason"],
+        pix_key=row["pix_key"],
+        webhook_url=row["webhook_url"],
     )
 
 
@@ -103,8 +105,9 @@ class PostgresWebhooks(Repository):
     async def add(self, new: NewWebhook) -> Webhook:
         row = await self._conn.fetchrow(
             f"""
-            INSERT INTO webhooks (account_id, event_type, url, headers, created_at, updated_at)
-            VALUES ($1, $2, $3, $4::jsonb, $5, $5)
+            INSERT INTO webhooks (account_id, event_type, url, headers, created_at, updated_at, pix_key,
+                                  webhook_url)
+            VALUES ($1, $2, $3, $4::jsonb, $5, $5, $6, $7)
             RETURNING {_WEBHOOK_COLUMNS}
             """,  # noqa: S608 - fixed columns
             new.account_id,
@@ -112,16 +115,60 @@ class PostgresWebhooks(Repository):
             new.url,
             json.dumps(dict(new.headers)),
             new.created_at,
+            new.pix_key,
+            new.webhook_url,
         )
         return webhook_from_row(_one(row))
 
     async def get(self, account_id: int, webhook_id: int) -> Webhook | None:
         row = await self._conn.fetchrow(
-            f"SELECT {_WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1 AND account_id = $2",  # noqa: S608
+            f"SELECT {_WEBHOOK_COLUMNS} FROM webhooks"  # noqa: S608 - fixed columns
+            " WHERE id = $1 AND account_id = $2 AND pix_key IS NULL",
             webhook_id,
             account_id,
         )
         return webhook_from_row(row) if row else None
+
+    async def of_key(self, account_id: int, pix_key: str) -> Webhook | None:
+        row = await self._conn.fetchrow(
+            f"SELECT {_WEBHOOK_COLUMNS} FROM webhooks"  # noqa: S608 - fixed columns
+            " WHERE account_id = $1 AND pix_key = $2 AND is_active",
+            account_id,
+            pix_key,
+        )
+        return webhook_from_row(row) if row else None
+
+    async def of_keys(
+        self, account_id: int, *, start: datetime | None, end: datetime | None, offset: int, limit: int
+    ) -> tuple[int, list[Webhook]]:
+        rows = await self._conn.fetch(
+            f"""
+            SELECT {_WEBHOOK_COLUMNS}, count(*) OVER () AS total FROM webhooks
+             WHERE account_id = $1 AND pix_key IS NOT NULL AND is_active
+               AND ($2::timestamptz IS NULL OR created_at >= $2)
+               AND ($3::timestamptz IS NULL OR created_at <= $3)
+             ORDER BY created_at, id OFFSET $4 LIMIT $5
+            """,  # noqa: S608 - fixed columns
+            account_id,
+            start,
+            end,
+            offset,
+            limit,
+        )
+        if rows:
+            return rows[0]["total"], [webhook_from_row(row) for row in rows]
+        total = await self._conn.fetchval(
+            """
+            SELECT count(*) FROM webhooks
+             WHERE account_id = $1 AND pix_key IS NOT NULL AND is_active
+               AND ($2::timestamptz IS NULL OR created_at >= $2)
+               AND ($3::timestamptz IS NULL OR created_at <= $3)
+            """,
+            account_id,
+            start,
+            end,
+        )
+        return int(total or 0), []
 
     async def active(self, account_id: int, event_type: EventType) -> list[Webhook]:
         rows = await self._conn.fetch(
@@ -136,7 +183,8 @@ class PostgresWebhooks(Repository):
 
     async def list_for(self, account_id: int) -> list[Webhook]:
         rows = await self._conn.fetch(
-            f"SELECT {_WEBHOOK_COLUMNS} FROM webhooks WHERE account_id = $1 ORDER BY id",  # noqa: S608
+            f"SELECT {_WEBHOOK_COLUMNS} FROM webhooks"  # noqa: S608 - fixed columns
+            " WHERE account_id = $1 AND pix_key IS NULL ORDER BY id",
             account_id,
         )
         return [webhook_from_row(row) for row in rows]

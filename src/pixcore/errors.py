@@ -55,7 +55,8 @@ tree to HTTP statuses in exactly one place (``pixweb.errors``)::
         ├── AmountMismatch
         ├── RefundWindowClosed
         ├── InternalRefund
-        └── OwnInstitution
+        ├── OwnInstitution
+        └── DueChargeClosed
 
 Besides the tree's rules, two errors say "not now" and carry ``retry_after``
 (seconds, for the ``Retry-After`` header)::
@@ -80,6 +81,7 @@ __all__ = [
     "Conflict",
     "CreditorDocumentMismatch",
     "DeliveryNotFound",
+    "DueChargeClosed",
     "DuplicateAccount",
     "DuplicateCharge",
     "DuplicateExternalId",
@@ -362,6 +364,10 @@ class InternalRefund(RuleViolation):
 class OwnInstitution(RuleViolation):
     """That ISPB is this service's own institution: the outside world is another institution
     (an account of this service pays with POST /dict/pix)."""
+
+
+class DueChargeClosed(RuleViolation):
+    """The due charge can no longer be paid: its last day to pay has passed."""
 
 
 # -- 429 and 503 ------------------------------------------------------------

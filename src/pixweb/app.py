@@ -24,7 +24,8 @@ from pixweb.api.auth import AuthController
 from pixweb.api.balance import BalanceController
 from pixweb.api.cashin import CashInController
 from pixweb.api.charges import ChargeController, PayloadController
-from pixweb.api.due_charges import DueChargeController, DuePayloadController
+from pixweb.api.due_charges import DueChargeController
+from pixweb.api.due_payload import DuePayloadController
 from pixweb.api.health import HealthController, MetricsController
 from pixweb.api.received import ReceivedPixController
 from pixweb.api.refunds import RefundController

@@ -1,37 +1,32 @@
-"""Due-date charges: ``PUT/PATCH/GET /cobv/{txid}``, ``GET /cobv`` and the payload location
-``GET /qr/v2/cobv/{id}`` (the standard's ``/cobv/{pixUrlAccessToken}``; docs/decisions.md,
-"Due-date charges (cobv)"). Errors are the standard's problem+json (``CobVOperacaoInvalida``,
-``CobVNaoEncontrada``, ``CobVConsultaInvalida``)."""
+"""Due-date charges: ``PUT/PATCH/GET /cobv/{txid}`` and ``GET /cobv`` (docs/decisions.md,
+"Due-date charges (cobv)"; the payload location is :mod:`pixweb.api.due_payload`). Errors are
+the standard's problem+json (``CobVOperacaoInvalida``, ``CobVNaoEncontrada``,
+``CobVConsultaInvalida``)."""
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import datetime
 from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, Response, get, patch, put
-from litestar.openapi.spec import Example, OpenAPIType
-from litestar.params import Parameter
+from litestar.openapi.spec import OpenAPIType
 
 from pixcore.accounts import Account
 from pixcore.charges import Charge, ChargeStatus
 from pixcore.clock import format_timestamp
 from pixcore.documents import DocumentKind
-from pixcore.due_charges import amount_breakdown, payer_day
 from pixcore.due_requests import DueChargeFields, DueChargeRequest, DueRevisionFields
-from pixcore.errors import AccountNotFound, ValidationError
-from pixcore.money import format_amount_string
+from pixcore.errors import AccountNotFound
 from pixcore.standard_queries import ChargeQuery, parse_charge_query
 from pixcore.usecases.charges import (
     DUE_KINDS,
     ChargeListing,
     ReceivedPix,
-    get_charge_by_location,
     read_charge,
     search_charges,
 )
 from pixcore.usecases.due_charges import create_due_charge, revise_due_charge
-from pixcore.validation import collect
 from pixweb.api.charges import (
     TXID_EXAMPLE,
     CobPixOut,
@@ -73,7 +68,7 @@ from pixweb.due_wire import (
 from pixweb.problems import PROBLEMS, problem_responses
 from pixweb.wire import PixResponse
 
-__all__ = ["DueChargeController", "DuePayloadController", "due_charge_payload"]
+__all__ = ["DueChargeController", "account_of", "debtor_out", "due_charge_out", "receiver_out"]
 
 _KEY_DOC = "A PIX key of the account that receives it; on creation the default is its first key."
 
@@ -204,7 +199,7 @@ class CobVOut(msgspec.Struct, rename="camel", omit_defaults=True):
     """Only on a CONCLUIDA charge: the PIX that paid it, with its refunds."""
 
 
-def _debtor_out(charge: Charge) -> DevedorOut:
+def debtor_out(charge: Charge) -> DevedorOut:
     debtor = charge.debtor
     if debtor is None:  # the database's charges_cobv_check forbids it
         raise RuntimeError("a cobv without a debtor")
@@ -214,7 +209,7 @@ def _debtor_out(charge: Charge) -> DevedorOut:
     )
 
 
-def _receiver_out(account: Account) -> RecebedorOut:
+def receiver_out(account: Account) -> RecebedorOut:
     is_cpf = len(account.document) == 11
     return RecebedorOut(
         nome=account.name,
@@ -242,8 +237,8 @@ def due_charge_out(
         loc=LocOut(id=charge.id, location=charge.br_code, tipo_cob="cobv", criacao=created, txid=charge.txid),
         location=charge.br_code,
         status=status.value,
-        devedor=_debtor_out(charge),
-        recebedor=_receiver_out(account),
+        devedor=debtor_out(charge),
+        recebedor=receiver_out(account),
         valor=msgspec.convert(value, ValorVOut, from_attributes=False),
         chave=charge.pix_key,
         pix_copia_e_cola=charge.br_code,
@@ -271,78 +266,7 @@ def due_charges_out(query: ChargeQuery, listing: ChargeListing, account: Account
     )
 
 
-def _payment_day(text: str | None, today: date) -> date:
-    """``DPP``: the day the payer means to pay (default today), not before today."""
-    if text is None:
-        return today
-    try:
-        day = date.fromisoformat(text) if len(text) == 10 else None
-    except ValueError:
-        day = None
-    if day is None:
-        raise ValidationError("must be a date YYYY-MM-DD")
-    if day < today:
-        raise ValidationError(f"must not be before today ({today.isoformat()})")
-    return day
-
-
-def _municipality(text: str | None) -> str | None:
-    if text is not None and (len(text) != 7 or not text.isascii() or not text.isdigit()):
-        raise ValidationError("must be an IBGE municipality code of 7 digits")
-    return text
-
-
-def due_charge_payload(
-    charge: Charge, account: Account, now: datetime, *, dpp: str | None, cod_mun: str | None
-) -> dict[str, Any]:
-    """The standard's ``CobVPayload`` with the amount due on ``DPP`` (default: the payer's day
-    now). ``codMun`` is checked and otherwise unused: only national holidays move a due date."""
-    problems: list[str] = []
-    today = payer_day(now)
-    day = collect(problems, "DPP", lambda: _payment_day(dpp, today))
-    collect(problems, "codMun", lambda: _municipality(cod_mun))
-    if problems or day is None or charge.due is None:
-        raise ValidationError("Invalid payload query: " + "; ".join(problems), details=problems)
-    terms = charge.due
-    status = charge.status_at(now)
-    last = terms.last_payable_day()
-    if day > last and status is ChargeStatus.ATIVA:
-        problems.append(f"DPP: after the last day to pay ({last.isoformat()})")
-        raise ValidationError("Invalid payload query: " + "; ".join(problems), details=problems)
-    parts = amount_breakdown(terms, min(day, last))
-    calendar, _ = terms.wire()
-    valor: dict[str, str] = {"original": format_amount_string(parts.original)}
-    for name, cents in (
-        ("multa", parts.fine),
-        ("juros", parts.interest),
-        ("abatimento", parts.rebate),
-        ("desconto", parts.discount),
-    ):
-        if cents:
-            valor[name] = format_amount_string(cents)
-    valor["final"] = format_amount_string(parts.final)
-    body: dict[str, Any] = {
-        "txid": charge.txid,
-        "revisao": charge.revision,
-        "calendario": {
-            "criacao": format_timestamp(charge.created_at),
-            "apresentacao": format_timestamp(now),
-            **calendar,
-        },
-        "devedor": msgspec.to_builtins(_debtor_out(charge)),
-        "recebedor": msgspec.to_builtins(_receiver_out(account)),
-        "status": status.value,
-        "valor": valor,
-        "chave": charge.pix_key,
-    }
-    if charge.payer_request is not None:
-        body["solicitacaoPagador"] = charge.payer_request
-    if charge.info:
-        body["infoAdicionais"] = [{"nome": n, "valor": v} for n, v in charge.info]
-    return body
-
-
-async def _account(request: Request[Any, Any, Any], account_id: int) -> Account:
+async def account_of(request: Request[Any, Any, Any], account_id: int) -> Account:
     async with services_of(request).uow() as tx:
         account = await tx.accounts.get(account_id)
     if account is None:
@@ -354,7 +278,6 @@ _CREATE_PROBLEMS = {400: "CobVOperacaoInvalida", 409: "CobVOperacaoInvalida", 42
 _READ_PROBLEMS = {400: "CobVConsultaInvalida", 404: "CobVNaoEncontrada"}
 _PATCH_PROBLEMS = {400: "CobVOperacaoInvalida", 404: "CobVNaoEncontrada", 422: "CobVOperacaoInvalida"}
 _LIST_PROBLEMS = {400: "CobVConsultaInvalida"}
-_PAYLOAD_PROBLEMS: dict[int, str] = {}
 
 _COBV_IN = {
     "calendario": {"dataDeVencimento": "2026-12-10", "validadeAposVencimento": 30},
@@ -449,7 +372,7 @@ class DueChargeController(Controller):
             request=DueChargeRequest.parse(due_fields(data), now=services.clock.now()),
             location_prefix=services.settings.location_prefix,
         )
-        account = await _account(request, account_id)
+        account = await account_of(request, account_id)
         return PixResponse(due_charge_out(charge, charge.status, account), status_code=201)
 
     @get(
@@ -498,7 +421,7 @@ class DueChargeController(Controller):
         listing = await search_charges(
             services.uow, services.clock, account_id=account_id, query=query, due=True
         )
-        return PixResponse(due_charges_out(query, listing, await _account(request, account_id)))
+        return PixResponse(due_charges_out(query, listing, await account_of(request, account_id)))
 
     @get(
         "/{txid:str}",
@@ -518,7 +441,7 @@ class DueChargeController(Controller):
         account_id = principal_of(request).account_id
         view = await read_charge(services.uow, account_id=account_id, txid=txid, kinds=DUE_KINDS)
         charge = view.charge
-        account = await _account(request, account_id)
+        account = await account_of(request, account_id)
         return PixResponse(due_charge_out(charge, charge.status_at(services.clock.now()), account, view.pix))
 
     @patch(
@@ -551,66 +474,5 @@ class DueChargeController(Controller):
         charge = await revise_due_charge(
             services.uow, services.clock, account_id=account_id, txid=txid, fields=due_revision_fields(data)
         )
-        account = await _account(request, account_id)
+        account = await account_of(request, account_id)
         return PixResponse(due_charge_out(charge, charge.status, account))
-
-
-class DuePayloadController(Controller):
-    path = "/qr/v2/cobv"
-    tags = ["Due-date charges"]  # noqa: RUF012 - Litestar reads class attributes
-
-    @get(
-        "/{location_id:str}",
-        operation_id="getDueChargePayload",
-        responses=answer(
-            200,
-            str,
-            "The payload (the standard's CobVPayload) as a JWS, signed by a key of the JWKS",
-            "eyJhbGciOiJFUzI1NiJ9.eyJ0eGlkIjoiN2QzYjlmMWEyYzRlNmc4aDBqMms0bTZuOHAwcTJyNHMifQ.c2ln",
-            media_type="application/jose",
-        )
-        | problem_responses(_PAYLOAD_PROBLEMS, 400, 404, 422),
-        summary="The signed payload of a due-date charge, for the payer's PSP",
-        description=(
-            "The standard's `/cobv/{pixUrlAccessToken}` (at this service, `/qr/v2/cobv/{id}`, the"
-            " BR Code's location): the charge with `valor.final`, the amount due on `DPP` (the day"
-            " the payer means to pay, default today, Brasília's), and its parts. `codMun` (7 digits)"
-            " is accepted; only national holidays move a due date. No token."
-        ),
-        security=[{}],
-        media_type="application/jose",
-        opt={PROBLEMS: _PAYLOAD_PROBLEMS},
-    )
-    async def read(
-        self,
-        request: Request[Any, Any, Any],
-        location_id: Annotated[
-            str,
-            Parameter(
-                description="The location's id, the last part of the BR Code's URL.",
-                examples=[Example(value="8f3a2c7e9b1d4f6a0c5e7b9d1f3a5c7e")],
-            ),
-        ],
-        cod_mun: Annotated[
-            str | None,
-            QueryParameter(
-                "codMun", "The payer's municipality (IBGE code, 7 digits).", "3550308", pattern="[0-9]{7}"
-            ),
-        ] = None,
-        dpp: Annotated[
-            str | None,
-            QueryParameter(
-                "DPP",
-                "The day the payer means to pay (YYYY-MM-DD); default today.",
-                "2026-12-10",
-                pattern="[0-9]{4}-[0-9]{2}-[0-9]{2}",
-            ),
-        ] = None,
-    ) -> Response[str]:
-        services = services_of(request)
-        charge = await get_charge_by_location(services.uow, location_id, DUE_KINDS)
-        account = await _account(request, charge.account_id)
-        payload = due_charge_payload(charge, account, services.clock.now(), dpp=dpp, cod_mun=cod_mun)
-        jku = f"{services.settings.public_url}/.well-known/jwks.json"
-        body = services.tokens.sign(payload, jku=jku)
-        return Response(body, media_type="application/jose", headers={"Cache-Control": "no-store"})

@@ -27,6 +27,7 @@ from pixcore.due_charges import (
     payer_day,
 )
 from pixcore.due_requests import DueCalendarChange, DueValueChange
+from pixcore.money import AMOUNT_STRING_PATTERN
 from pixweb.api.fields import MAX_AMOUNT_TEXT, doc, raw
 
 __all__ = [
@@ -47,16 +48,41 @@ MAX_DATE_TEXT = 10  # YYYY-MM-DD
 _PERCENT_OR_AMOUNT = Annotated[
     Any,
     raw('a string with 2 decimals, "2.00"', kind=_STRING, max_length=MAX_AMOUNT_TEXT),
-    doc("Required. A percentage or an amount in reais, per the modality, 2 decimals.", example="2.00"),
+    doc(
+        "Required. A percentage or an amount in reais, per the modality, 2 decimals.",
+        pattern=AMOUNT_STRING_PATTERN,
+        example="2.00",
+    ),
 ]
-_MODALITY = Annotated[Any, raw("the modality's number", kind=_INTEGER), doc("Required. The modality.")]
+_DATE_PATTERN = "[0-9]{4}-[0-9]{2}-[0-9]{2}"
+
+
+_RATE_MODALITY = Annotated[
+    Any,
+    raw("the modality's number", kind=_INTEGER),
+    doc(
+        "Required. The modality: multa and abatimento 1 to 2, juros 1 to 8.", minimum=1, maximum=8, example=1
+    ),
+]
+_DISCOUNT_MODALITY = Annotated[
+    Any,
+    raw("the modality's number", kind=_INTEGER),
+    doc("Required. The modality, 1 to 6.", minimum=1, maximum=6, example=1),
+]
+
+
+_RATE_REQUIRED = ["modalidade", "valorPerc"]
 
 
 class CalendarioVIn(msgspec.Struct, rename="camel"):
     data_de_vencimento: Annotated[
         Any,
         raw("YYYY-MM-DD", kind=_STRING, max_length=MAX_DATE_TEXT),
-        doc("Required. The due date (not before today, Brasília's day).", example="2026-12-10"),
+        doc(
+            "Required. The due date (not before today, Brasília's day).",
+            pattern=_DATE_PATTERN,
+            example="2026-12-10",
+        ),
     ] = msgspec.UNSET
     validade_apos_vencimento: Annotated[
         Any,
@@ -64,13 +90,14 @@ class CalendarioVIn(msgspec.Struct, rename="camel"):
         doc(
             f"Calendar days it stays payable after the due date (default {DEFAULT_DAYS_AFTER_DUE}).",
             minimum=0,
+            maximum=2_147_483_647,
             example=30,
         ),
     ] = msgspec.UNSET
 
 
 class RateIn(msgspec.Struct, rename="camel"):
-    modalidade: _MODALITY = msgspec.UNSET
+    modalidade: _RATE_MODALITY = msgspec.UNSET
     valor_perc: _PERCENT_OR_AMOUNT = msgspec.UNSET
 
 
@@ -78,17 +105,21 @@ class DescontoDataIn(msgspec.Struct, rename="camel"):
     data: Annotated[
         Any,
         raw("YYYY-MM-DD", kind=_STRING, max_length=MAX_DATE_TEXT),
-        doc("Required. The last day of this discount.", example="2026-12-01"),
+        doc("Required. The last day of this discount.", pattern=_DATE_PATTERN, example="2026-12-01"),
     ] = msgspec.UNSET
     valor_perc: _PERCENT_OR_AMOUNT = msgspec.UNSET
 
 
 class DescontoIn(msgspec.Struct, rename="camel"):
-    modalidade: _MODALITY = msgspec.UNSET
+    modalidade: _DISCOUNT_MODALITY = msgspec.UNSET
     valor_perc: _PERCENT_OR_AMOUNT = msgspec.UNSET
     desconto_data_fixa: Annotated[
         list[DescontoDataIn] | None,
-        doc("Modalities 1 and 2: up to 3 dates, each with its discount.", max_items=3),
+        doc(
+            "Modalities 1 and 2: up to 3 dates, each with its discount.",
+            max_items=3,
+            schema={"items": {"required": ["data", "valorPerc"]}},
+        ),
     ] = None
 
 
@@ -96,12 +127,23 @@ class ValorVIn(msgspec.Struct, rename="camel"):
     original: Annotated[
         Any,
         raw('a string with 2 decimals, "10.00"', kind=_STRING, max_length=MAX_AMOUNT_TEXT),
-        doc('Required. The amount in reais on the due date, 2 decimals ("123.45"), above zero.'),
+        doc(
+            'Required. The amount in reais on the due date, 2 decimals ("123.45"), above zero.',
+            pattern=AMOUNT_STRING_PATTERN,
+        ),
     ] = msgspec.UNSET
-    multa: Annotated[RateIn | None, doc("The fine once late: 1 fixed amount, 2 percent.")] = None
-    juros: Annotated[RateIn | None, doc("Interest once late (modalities 1 to 8).")] = None
-    abatimento: Annotated[RateIn | None, doc("A rebate: 1 fixed amount, 2 percent.")] = None
-    desconto: Annotated[DescontoIn | None, doc("A discount for paying early (modalities 1 to 6).")] = None
+    multa: Annotated[
+        RateIn | None, doc("The fine once late: 1 fixed amount, 2 percent.", required=_RATE_REQUIRED)
+    ] = None
+    juros: Annotated[
+        RateIn | None, doc("Interest once late (modalities 1 to 8).", required=_RATE_REQUIRED)
+    ] = None
+    abatimento: Annotated[
+        RateIn | None, doc("A rebate: 1 fixed amount, 2 percent.", required=_RATE_REQUIRED)
+    ] = None
+    desconto: Annotated[
+        DescontoIn | None, doc("A discount for paying early (modalities 1 to 6).", required=["modalidade"])
+    ] = None
 
 
 def _leaf(value: Any) -> object:

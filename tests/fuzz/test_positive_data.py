@@ -80,6 +80,29 @@ UNSTATED = {
         r"(inicio|fim): must be a valid RFC 3339 date-time within years 1 to 9999"
     ),
     "cpf or cnpj, not both": r"cpf, cnpj: give one of them, not both",
+    # PUT/PATCH /cobv/{txid} (docs/due-charges.md): the terms' rules between fields and days.
+    "a due date that exists and is not before today": (
+        r"calendario\.dataDeVencimento: (must not be before today.*|required, a date YYYY-MM-DD that exists)"
+    ),
+    "a last day to pay within the calendar and a charge's int32 expiry": (
+        r"calendario\.validadeAposVencimento: the last day to pay"
+        r" (would fall after 9999-12-31|must fall within.*)"
+    ),
+    "the amount due at its highest within the service's maximum": r"valor: with multa and juros .*",
+    "each modality's own range (multa and abatimento 1 to 2)": r"valor\.\w+\.modalidade: required, 1 to 2",
+    "a rebate or discount below the whole": (
+        r"valor\.(abatimento|desconto)[\w.\[\]]*:"
+        r" (a percentage below 100\.00|must be below valor\.original.*)"
+    ),
+    "a discount's dates or value as its modality says": (
+        r"valor\.desconto(\.valorPerc|\.descontoDataFixa)?:"
+        r" (must be left out with modalidade.*|required with modalidade.*)"
+    ),
+    "a discount's dates not after the due date, each once": (
+        r"valor\.desconto\.descontoDataFixa\[\d+\]\.data: (must not be after calendario\.dataDeVencimento"
+        r"|each date at most once|required, a date YYYY-MM-DD that exists)"
+    ),
+    "a cobv's debtor is required": r"devedor: required, a cpf or cnpj with nome",
 }
 PATTERNS = [re.compile(pattern, re.IGNORECASE | re.DOTALL) for pattern in UNSTATED.values()]
 

@@ -77,10 +77,21 @@ class CobVIn(msgspec.Struct, rename="camel"):
     """The standard's ``CobVSolicitada``."""
 
     calendario: Annotated[
-        CalendarioVIn | None, doc("Required: the due date and the days it stays payable after it.")
+        CalendarioVIn | None,
+        doc(
+            "Required: the due date and the days it stays payable after it.",
+            required=["dataDeVencimento"],
+            not_null=True,
+        ),
     ] = None
-    valor: Annotated[ValorVIn | None, doc("Required: the original amount and its adjustments.")] = None
-    devedor: Annotated[DevedorIn | None, doc("Required: who owes it, a document and a name.")] = None
+    valor: Annotated[
+        ValorVIn | None,
+        doc("Required: the original amount and its adjustments.", required=["original"], not_null=True),
+    ] = None
+    devedor: Annotated[
+        DevedorIn | None,
+        doc("Required: who owes it, a cpf or cnpj with nome.", required=["nome"], not_null=True),
+    ] = None
     chave: Annotated[Any, raw(_KEY_DOC, kind=OpenAPIType.STRING, max_length=77)] = None
     solicitacao_pagador: Annotated[
         Any, raw("shown to the payer", kind=OpenAPIType.STRING, max_length=140)
@@ -88,11 +99,19 @@ class CobVIn(msgspec.Struct, rename="camel"):
     info_adicionais: Annotated[list[InfoIn] | None, doc("Up to 50 name/value items.", max_items=50)] = None
 
 
-class CobVPatchIn(CobVIn, forbid_unknown_fields=True):
+class CobVPatchIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
     """The standard's ``CobVRevisada``: each part left out is unchanged; inside ``calendario`` and
     ``valor``, each member left out (or, for ``multa``, ``juros``, ``abatimento`` and ``desconto``,
-    null) keeps the charge's."""
+    null) keeps the charge's; a field it does not have is refused."""
 
+    calendario: Annotated[CalendarioVIn | None, doc("A new due date, or days payable after it.")] = None
+    valor: Annotated[ValorVIn | None, doc("New members of the amount (each left out is kept).")] = None
+    devedor: Annotated[DevedorIn | None, doc("A new debtor: a cpf or cnpj with nome.")] = None
+    chave: Annotated[Any, raw(_KEY_DOC, kind=OpenAPIType.STRING, max_length=77)] = None
+    solicitacao_pagador: Annotated[
+        Any, raw("shown to the payer", kind=OpenAPIType.STRING, max_length=140)
+    ] = None
+    info_adicionais: Annotated[list[InfoIn] | None, doc("Up to 50 name/value items.", max_items=50)] = None
     status: Annotated[
         Any,
         raw("REMOVIDA_PELO_USUARIO_RECEBEDOR", kind=OpenAPIType.STRING, max_length=MAX_SHORT_CODE),

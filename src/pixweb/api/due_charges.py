@@ -73,6 +73,12 @@ __all__ = ["DueChargeController", "account_of", "debtor_out", "due_charge_out", 
 _KEY_DOC = "A PIX key of the account that receives it; on creation the default is its first key."
 
 
+_INFO = Annotated[
+    list[InfoIn] | None,
+    doc("Up to 50 name/value items.", max_items=50, schema={"items": {"required": ["nome", "valor"]}}),
+]
+
+
 class CobVIn(msgspec.Struct, rename="camel"):
     """The standard's ``CobVSolicitada``."""
 
@@ -96,7 +102,7 @@ class CobVIn(msgspec.Struct, rename="camel"):
     solicitacao_pagador: Annotated[
         Any, raw("shown to the payer", kind=OpenAPIType.STRING, max_length=140)
     ] = None
-    info_adicionais: Annotated[list[InfoIn] | None, doc("Up to 50 name/value items.", max_items=50)] = None
+    info_adicionais: _INFO = None
 
 
 class CobVPatchIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
@@ -111,7 +117,7 @@ class CobVPatchIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
     solicitacao_pagador: Annotated[
         Any, raw("shown to the payer", kind=OpenAPIType.STRING, max_length=140)
     ] = None
-    info_adicionais: Annotated[list[InfoIn] | None, doc("Up to 50 name/value items.", max_items=50)] = None
+    info_adicionais: _INFO = None
     status: Annotated[
         Any,
         raw("REMOVIDA_PELO_USUARIO_RECEBEDOR", kind=OpenAPIType.STRING, max_length=MAX_SHORT_CODE),

@@ -10,7 +10,7 @@ counted (the service does not know where its payers are; docs/due-charges.md).
 from __future__ import annotations
 
 from datetime import date, timedelta
-from functools import lru_cache
+from functools import cache, lru_cache
 
 __all__ = ["business_days_between", "easter", "holidays", "is_business_day", "next_business_day"]
 
@@ -67,16 +67,26 @@ def _weekdays_through(day: date) -> int:
 def business_days_between(start: date, end: date) -> int:
     """Business days ``d`` with ``start < d <= end`` (0 when ``end <= start``).
 
-    Counted arithmetically (weekdays, less the holidays that fall on one), so a range of
-    centuries costs one look at each year's holidays.
+    Counted arithmetically (weekdays, less the holidays that fall on one; whole years by a
+    cached count), so a range of centuries costs little: a request may ask for a window of
+    millions of days.
     """
     if end <= start:
         return 0
     weekdays = _weekdays_through(end) - _weekdays_through(start)
-    off = sum(
-        1
-        for year in range(start.year, end.year + 1)
-        for holiday in holidays(year)
-        if start < holiday <= end and holiday.weekday() < 5
-    )
-    return weekdays - off
+    if start.year == end.year:
+        return weekdays - _weekday_holidays(start.year, start, end)
+    whole_years = sum(_weekday_holiday_count(year) for year in range(start.year + 1, end.year))
+    first = _weekday_holidays(start.year, start, date(start.year, 12, 31))
+    last = _weekday_holidays(end.year, date(end.year - 1, 12, 31), end)
+    return weekdays - first - whole_years - last
+
+
+def _weekday_holidays(year: int, after: date, through: date) -> int:
+    """The holidays of ``year`` on a weekday, with ``after < holiday <= through``."""
+    return sum(1 for holiday in holidays(year) if after < holiday <= through and holiday.weekday() < 5)
+
+
+@cache  # unbounded, but a date's year is 1 to 9999: at most 9999 small ints
+def _weekday_holiday_count(year: int) -> int:
+    return sum(1 for holiday in holidays(year) if holiday.weekday() < 5)

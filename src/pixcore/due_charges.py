@@ -16,7 +16,8 @@ hand-worked table per modality, are in docs/due-charges.md; in short:
 No wire names here: the edge maps ``calendario`` and ``valor`` onto :class:`DueCalendarFields`
 and :class:`DueValueFields`, each leaf as decoded from JSON; :func:`parse_due_terms` judges them
 all and names each broken rule by its path in the body. :meth:`DueTerms.wire` writes the
-standard's JSON back.
+standard's JSON back. The terms themselves are declared in :mod:`pixcore.due_terms`; every
+name of theirs is exported here too, so a caller imports this module alone.
 """
 
 from __future__ import annotations
@@ -24,13 +25,28 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from functools import partial
-from typing import Any
+from typing import NoReturn
 from zoneinfo import ZoneInfo
 
 from pixcore.business_days import business_days_between, next_business_day
 from pixcore.charges import ABSENT
+from pixcore.due_terms import (
+    DEFAULT_DAYS_AFTER_DUE,
+    HUNDRED_PERCENT,
+    Discount,
+    DiscountDate,
+    DiscountModality,
+    DueAmount,
+    DueTerms,
+    Fine,
+    FineModality,
+    Interest,
+    InterestModality,
+    Rebate,
+    RebateModality,
+)
 from pixcore.errors import DueChargeClosed, ValidationError
 from pixcore.money import AMOUNT_STRING_PATTERN, MAX_CENTS, format_amount_string, parse_amount_string
 from pixcore.validation import collect
@@ -62,218 +78,24 @@ __all__ = [
     "payer_day",
 ]
 
-DEFAULT_DAYS_AFTER_DUE = 30
+
 MAX_DAYS_AFTER_DUE = 2_147_483_647  # the standard's int32
 MAX_DISCOUNT_DATES = 3
-HUNDRED_PERCENT = 100_00  # percentages are kept in hundredths of a percent: "2.50" is 250
 PAYER_ZONE = ZoneInfo("America/Sao_Paulo")
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _AMOUNT = re.compile(AMOUNT_STRING_PATTERN)
-
-# The days in a month and a year of the percentage-per-period interest: calendar days count
-# a commercial month of 30 days and year of 360; business days count 21 and 252 (the market's
-# convention, so that a month late costs about the monthly rate either way).
-_CALENDAR_MONTH, _CALENDAR_YEAR = 30, 360
-_BUSINESS_MONTH, _BUSINESS_YEAR = 21, 252
-
-
-class FineModality(enum.IntEnum):
-    """``valor.multa.modalidade``."""
-
-    FIXED = 1
-    PERCENT = 2
-
-
-class RebateModality(enum.IntEnum):
-    """``valor.abatimento.modalidade``."""
-
-    FIXED = 1
-    PERCENT = 2
-
-
-class InterestModality(enum.IntEnum):
-    """``valor.juros.modalidade``: a value or a percentage per day, month or year, over calendar
-    days (1 to 4) or business days (5 to 8)."""
-
-    VALUE_CALENDAR_DAYS = 1
-    PERCENT_PER_DAY_CALENDAR_DAYS = 2
-    PERCENT_PER_MONTH_CALENDAR_DAYS = 3
-    PERCENT_PER_YEAR_CALENDAR_DAYS = 4
-    VALUE_BUSINESS_DAYS = 5
-    PERCENT_PER_DAY_BUSINESS_DAYS = 6
-    PERCENT_PER_MONTH_BUSINESS_DAYS = 7
-    PERCENT_PER_YEAR_BUSINESS_DAYS = 8
-
-    @property
-    def business_days(self) -> bool:
-        return self >= InterestModality.VALUE_BUSINESS_DAYS
-
-    @property
-    def days_per_period(self) -> int | None:
-        """The days the rate is for (None: the value is an amount per day)."""
-        return _INTEREST_PERIODS[self]
-
-
-_INTEREST_PERIODS: dict[InterestModality, int | None] = {
-    InterestModality.VALUE_CALENDAR_DAYS: None,
-    InterestModality.PERCENT_PER_DAY_CALENDAR_DAYS: 1,
-    InterestModality.PERCENT_PER_MONTH_CALENDAR_DAYS: _CALENDAR_MONTH,
-    InterestModality.PERCENT_PER_YEAR_CALENDAR_DAYS: _CALENDAR_YEAR,
-    InterestModality.VALUE_BUSINESS_DAYS: None,
-    InterestModality.PERCENT_PER_DAY_BUSINESS_DAYS: 1,
-    InterestModality.PERCENT_PER_MONTH_BUSINESS_DAYS: _BUSINESS_MONTH,
-    InterestModality.PERCENT_PER_YEAR_BUSINESS_DAYS: _BUSINESS_YEAR,
-}
-
-
-class DiscountModality(enum.IntEnum):
-    """``valor.desconto.modalidade``: up to fixed dates (1 value, 2 percent), or per day paid
-    before the due date (3 value per calendar day, 4 value per business day, 5 percent per
-    calendar day, 6 percent per business day)."""
-
-    FIXED_VALUE_UNTIL_DATES = 1
-    PERCENT_UNTIL_DATES = 2
-    VALUE_PER_CALENDAR_DAY = 3
-    VALUE_PER_BUSINESS_DAY = 4
-    PERCENT_PER_CALENDAR_DAY = 5
-    PERCENT_PER_BUSINESS_DAY = 6
-
-    @property
-    def fixed_dates(self) -> bool:
-        return self <= DiscountModality.PERCENT_UNTIL_DATES
-
-    @property
-    def percent(self) -> bool:
-        return self in _PERCENT_DISCOUNTS
-
-    @property
-    def business_days(self) -> bool:
-        return self in (DiscountModality.VALUE_PER_BUSINESS_DAY, DiscountModality.PERCENT_PER_BUSINESS_DAY)
-
-
-_PERCENT_DISCOUNTS = frozenset(
-    {
-        DiscountModality.PERCENT_UNTIL_DATES,
-        DiscountModality.PERCENT_PER_CALENDAR_DAY,
-        DiscountModality.PERCENT_PER_BUSINESS_DAY,
-    }
-)
-
-
-@dataclass(frozen=True, slots=True)
-class Fine:
-    """``valor.multa``: ``value`` is centavos (FIXED) or hundredths of a percent (PERCENT)."""
-
-    modality: FineModality
-    value: int
-
-
-@dataclass(frozen=True, slots=True)
-class Interest:
-    """``valor.juros``: ``value`` is centavos per day (1, 5) or hundredths of a percent per
-    day, month or year (the others)."""
-
-    modality: InterestModality
-    value: int
-
-
-@dataclass(frozen=True, slots=True)
-class Rebate:
-    """``valor.abatimento``: ``value`` is centavos (FIXED) or hundredths of a percent (PERCENT)."""
-
-    modality: RebateModality
-    value: int
-
-
-@dataclass(frozen=True, slots=True)
-class DiscountDate:
-    """One item of ``descontoDataFixa``: the discount holds when paying on or before ``until``."""
-
-    until: date
-    value: int
-
-
-@dataclass(frozen=True, slots=True)
-class Discount:
-    """``valor.desconto``: ``dates`` for modalities 1 and 2 (``value`` unused, 0), ``value`` per
-    day of anticipation for 3 to 6 (``dates`` empty). Values are centavos or hundredths of a
-    percent as the modality says."""
-
-    modality: DiscountModality
-    value: int = 0
-    dates: tuple[DiscountDate, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class DueAmount:
-    """The parts of the amount due on one day (the payload's ``valor``), all in centavos."""
-
-    original: int
-    rebate: int
-    discount: int
-    fine: int
-    interest: int
-
-    @property
-    def final(self) -> int:
-        return self.original - self.rebate - self.discount + self.fine + self.interest
-
-
-@dataclass(frozen=True, slots=True)
-class DueTerms:
-    """The validated terms of a due-date charge's amount (build them with :func:`parse_due_terms`)."""
-
-    original: int
-    due_date: date
-    days_after_due: int = DEFAULT_DAYS_AFTER_DUE
-    fine: Fine | None = None
-    interest: Interest | None = None
-    rebate: Rebate | None = None
-    discount: Discount | None = None
-
-    def effective_due_date(self) -> date:
-        """The due date, moved to the next business day when it is not one."""
-        return next_business_day(self.due_date)
-
-    def last_payable_day(self) -> date:
-        """The last day the charge can be paid, inclusive."""
-        return next_business_day(self.effective_due_date() + timedelta(days=self.days_after_due))
-
-    def wire(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        """``calendario`` (without ``criacao``) and ``valor`` as the standard writes them."""
-        calendar: dict[str, Any] = {
-            "dataDeVencimento": self.due_date.isoformat(),
-            "validadeAposVencimento": self.days_after_due,
-        }
-        value: dict[str, Any] = {"original": format_amount_string(self.original)}
-        if self.fine is not None:
-            value["multa"] = _rate_wire(self.fine.modality, self.fine.value)
-        if self.interest is not None:
-            value["juros"] = _rate_wire(self.interest.modality, self.interest.value)
-        if self.rebate is not None:
-            value["abatimento"] = _rate_wire(self.rebate.modality, self.rebate.value)
-        if self.discount is not None:
-            discount: dict[str, Any] = {"modalidade": int(self.discount.modality)}
-            if self.discount.modality.fixed_dates:
-                discount["descontoDataFixa"] = [
-                    {"data": item.until.isoformat(), "valorPerc": format_amount_string(item.value)}
-                    for item in self.discount.dates
-                ]
-            else:
-                discount["valorPerc"] = format_amount_string(self.discount.value)
-            value["desconto"] = discount
-        return calendar, value
-
-
-def _rate_wire(modality: int, value: int) -> dict[str, Any]:
-    return {"modalidade": int(modality), "valorPerc": format_amount_string(value)}
 
 
 # -- the amount ---------------------------------------------------------------
 
 
 def payer_day(moment: datetime) -> date:
-    """The payer's calendar day at ``moment`` (an aware datetime): Brasília's local date."""
+    """The payer's calendar day at ``moment`` (an aware datetime): Brasília's local date.
+
+    A naive ``moment`` is a ``ValueError``: its day would depend on the machine's time zone.
+    """
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError("payer_day needs an aware datetime")
     return moment.astimezone(PAYER_ZONE).date()
 
 
@@ -411,14 +233,18 @@ def parse_due_terms(
     due_date, days_after_due = _calendar(problems, calendar, today)
     if value is None:
         problems.append("valor: required, an object")
-        raise ValidationError("Invalid due charge: " + "; ".join(problems), details=problems)
+        _refuse(problems)
     original = _original(problems, value.original)
-    fine = _rate(problems, "valor.multa", value.fine, FineModality, original)
-    interest = _rate(problems, "valor.juros", value.interest, InterestModality, original)
-    rebate = _rate(problems, "valor.abatimento", value.rebate, RebateModality, original, below_original=True)
+    fine = _rate(problems, "valor.multa", value.fine, FineModality)
+    interest = _rate(problems, "valor.juros", value.interest, InterestModality)
+    rebate = _rate(problems, "valor.abatimento", value.rebate, RebateModality)
+    if rebate is not None and not _below_original(
+        problems, "valor.abatimento.valorPerc", rebate[0] == RebateModality.PERCENT, rebate[1], original
+    ):
+        rebate = None
     discount = _discount_terms(problems, value.discount, original, due_date)
     if problems or original is None or due_date is None or days_after_due is None:
-        raise ValidationError("Invalid due charge: " + "; ".join(problems), details=problems)
+        _refuse(problems)
     terms = DueTerms(
         original,
         due_date,
@@ -428,19 +254,29 @@ def parse_due_terms(
         None if rebate is None else Rebate(RebateModality(rebate[0]), rebate[1]),
         discount,
     )
-    try:
-        last = terms.last_payable_day()
-    except OverflowError:
-        problems.append("calendario.validadeAposVencimento: the last day to pay would fall after 9999-12-31")
-        raise ValidationError("Invalid due charge: " + "; ".join(problems), details=problems) from None
+    last = _last_payable_day(terms)
+    if last is None:
+        _refuse(["calendario.validadeAposVencimento: the last day to pay would fall after 9999-12-31"])
     highest = _breakdown(terms, last).final
     if highest > MAX_CENTS:
-        problems.append(
+        message = (
             f"valor: with multa and juros the amount due would reach {format_amount_string(highest)}"
             f" by the last day to pay ({last.isoformat()}), above {format_amount_string(MAX_CENTS)}"
         )
-        raise ValidationError("Invalid due charge: " + "; ".join(problems), details=problems)
+        _refuse([message])
     return terms
+
+
+def _last_payable_day(terms: DueTerms) -> date | None:
+    """The last day to pay, or None when it falls past the last date Python holds."""
+    try:
+        return terms.last_payable_day()
+    except OverflowError:
+        return None
+
+
+def _refuse(problems: list[str]) -> NoReturn:
+    raise ValidationError("Invalid due charge: " + "; ".join(problems), details=problems)
 
 
 def _date(text: object) -> date:
@@ -495,21 +331,14 @@ def _modality(problems: list[str], field: str, given: object, kind: type[enum.In
 
 
 def _rate(
-    problems: list[str],
-    field: str,
-    rate: RateFields | None,
-    kind: type[enum.IntEnum],
-    original: int | None,
-    *,
-    below_original: bool = False,
+    problems: list[str], field: str, rate: RateFields | None, kind: type[enum.IntEnum]
 ) -> tuple[int, int] | None:
+    """``modalidade`` and ``valorPerc`` of a fine, interest or rebate, judged as the schema says."""
     if rate is None:
         return None
     modality = _modality(problems, field, rate.modality, kind)
     value = _amount_text(problems, f"{field}.valorPerc", rate.value)
     if modality is None or value is None:
-        return None
-    if below_original and not _below_original(problems, f"{field}.valorPerc", modality == 2, value, original):
         return None
     return modality, value
 

@@ -7,6 +7,7 @@ standard's problem+json. Responses are checked against the standard's schemas (`
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import secrets
 import string
@@ -508,3 +509,12 @@ async def test_hostile_txids_and_patches(api: Api, owner: tuple[Client, dict[str
         assert response.status_code == 400, (patch_body, response.text)
         assert response.headers["content-type"].startswith(PROBLEM)
     assert (await api.client.get(path, headers=auth)).json()["revisao"] == 0
+
+
+async def test_two_payments_at_once_credit_once(api: Api, owner: tuple[Client, dict[str, str]]) -> None:
+    _, auth = owner
+    created = await _create(api, auth, cobv(_due(api), "33.33"))
+    before = await _balance(api, auth)
+    answers = await asyncio.gather(*(_pay(api, auth, created["pixCopiaECola"]) for _ in range(4)))
+    assert sorted(a.status_code for a in answers) == [201, 422, 422, 422]
+    assert await _balance(api, auth) == before + Decimal("33.33")

@@ -26,6 +26,7 @@ from pixcore.business_days import next_business_day
 from pixcore.due_charges import PAYER_ZONE, payer_day
 from tests.e2e.conftest import Api
 from tests.e2e.test_charge_schemas import URI, _document
+from tests.e2e.test_console import csrf_of, sign_in
 from tests.support import Client, bearer, new_client, random_cpf
 
 PROBLEM = "application/problem+json"
@@ -518,3 +519,25 @@ async def test_two_payments_at_once_credit_once(api: Api, owner: tuple[Client, d
     answers = await asyncio.gather(*(_pay(api, auth, created["pixCopiaECola"]) for _ in range(4)))
     assert sorted(a.status_code for a in answers) == [201, 422, 422, 422]
     assert await _balance(api, auth) == before + Decimal("33.33")
+
+
+async def test_the_console_shows_and_pays_a_cobv(api: Api, owner: tuple[Client, dict[str, str]]) -> None:
+    client, auth = owner
+    due = _due(api)
+    body = cobv(due, "50.00")
+    body["valor"]["desconto"] = {
+        "modalidade": 1,
+        "descontoDataFixa": [{"data": due.isoformat(), "valorPerc": "5.00"}],
+    }
+    created = await _create(api, auth, body)
+    before = await _balance(api, auth)
+    await sign_in(api.client, client)
+    path = f"/console/charges/{created['txid']}"
+    assert f'href="{path}"' in (await api.client.get("/console/charges")).text
+    page = await api.client.get(path)
+    assert page.status_code == 200
+    assert "ATIVA" in page.text
+    paid = await api.client.post(path + "/pay", data={"csrf": csrf_of(page)})
+    assert paid.status_code in {200, 303}, paid.text
+    assert "CONCLUIDA" in (await api.client.get(path)).text
+    assert await _balance(api, auth) == before + Decimal("45.00")  # the amount due today

@@ -54,6 +54,7 @@ from pixcore.standard_queries import ChargeQuery, ReceivedQuery
 from pixcore.usecases.receipts import credit_receipt, receive_payment
 
 __all__ = [
+    "ALL_KINDS",
     "DUE_KINDS",
     "DUE_LOCATION",
     "IMMEDIATE_KINDS",
@@ -97,6 +98,8 @@ DUE_LOCATION = "cobv/"
 DUE_KINDS = frozenset({ChargeKind.COBV})
 """The kinds ``/cobv`` shows; ``/cob`` shows the others (a txid is the account's across both)."""
 IMMEDIATE_KINDS = frozenset(ChargeKind) - DUE_KINDS
+ALL_KINDS = frozenset(ChargeKind)
+"""What the console shows: every charge of the account, whichever route made it."""
 
 
 def _of_kind(charge: Charge | None, kinds: frozenset[ChargeKind]) -> Charge:
@@ -410,12 +413,20 @@ async def get_charge_by_location(
     return _of_kind(charge, kinds)
 
 
-async def cancel_charge(uow: UnitOfWorkFactory, clock: Clock, *, account_id: int, txid: str) -> Charge:
-    """``PATCH /cob/{txid}`` with status REMOVIDA_PELO_USUARIO_RECEBEDOR: only an ATIVA charge."""
+async def cancel_charge(
+    uow: UnitOfWorkFactory,
+    clock: Clock,
+    *,
+    account_id: int,
+    txid: str,
+    kinds: frozenset[ChargeKind] = IMMEDIATE_KINDS,
+) -> Charge:
+    """``PATCH /cob/{txid}`` with status REMOVIDA_PELO_USUARIO_RECEBEDOR: only an ATIVA charge
+    (of ``kinds``)."""
     validate_txid(txid)
     now = clock.now()
     async with uow() as tx:
-        charge = _of_kind(await tx.charges.lock(account_id, txid), IMMEDIATE_KINDS)
+        charge = _of_kind(await tx.charges.lock(account_id, txid), kinds)
         cancelled = await cancel_locked(tx, charge, now)
         await tx.commit()
     return cancelled

@@ -15,7 +15,7 @@ from litestar.openapi.spec import OpenAPIType
 from pixcore.accounts import Account
 from pixcore.charges import Charge, ChargeStatus
 from pixcore.clock import format_timestamp
-from pixcore.documents import DocumentKind
+from pixcore.documents import DocumentKind, parse_document
 from pixcore.due_requests import DueChargeFields, DueChargeRequest, DueRevisionFields
 from pixcore.errors import AccountNotFound
 from pixcore.standard_queries import ChargeQuery, parse_charge_query
@@ -235,7 +235,7 @@ def debtor_out(charge: Charge) -> DevedorOut:
 
 
 def receiver_out(account: Account) -> RecebedorOut:
-    is_cpf = len(account.document) == 11
+    is_cpf = parse_document(account.document).kind is DocumentKind.CPF
     return RecebedorOut(
         nome=account.name,
         cidade=account.city,

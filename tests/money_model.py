@@ -20,19 +20,23 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import date, datetime, time, timedelta, timezone
+
+from pixcore.business_days import next_business_day
 
 __all__ = [
     "REFUND_WINDOW",
     "Balance",
     "Case",
     "Charge",
+    "DueTerms",
     "Model",
     "Receipt",
     "Refund",
     "Transfer",
 ]
 
+BRASILIA = timezone(timedelta(hours=-3))  # the payer's days (UTC-3 all year since 2019)
 REFUND_WINDOW = timedelta(days=89)  # decisions §7: allowed while now <= receipt + 89 days
 
 PAYMENT, WITHDRAW, REFUND_IN, REFUND_OUT = "PAYMENT", "WITHDRAW", "REFUND_IN", "REFUND_OUT"
@@ -88,9 +92,43 @@ class Transfer:
     request: tuple[str, dict[str, object]] = ("", {})  # idempotency key and body, to replay
 
 
+@dataclass(frozen=True)
+class DueTerms:
+    """A ``cobv``'s terms as the model draws them: ``original`` due on ``due_date`` (moved to the
+    next business day when it is not one), a fixed ``fine`` and ``interest`` centavos per calendar
+    day once late, payable ``days_after`` days after it (the last day moved in turn)."""
+
+    original: int
+    due_date: date
+    days_after: int
+    fine: int
+    interest: int
+
+    def last_day(self) -> date:
+        return next_business_day(next_business_day(self.due_date) + timedelta(days=self.days_after))
+
+    def due_on(self, day: date) -> int | None:
+        """The amount due when paid on ``day``; None after the last day."""
+        if day > self.last_day():
+            return None
+        effective = next_business_day(self.due_date)
+        if day <= effective:
+            return self.original
+        return self.original + self.fine + self.interest * (day - effective).days
+
+    def ends_at(self) -> datetime:
+        """When the last day ends for the payer: the charge's expiry."""
+        return datetime.combine(self.last_day() + timedelta(days=1), time(), tzinfo=BRASILIA)
+
+
+def payer_day(moment: datetime) -> date:
+    return moment.astimezone(BRASILIA).date()
+
+
 @dataclass(eq=False)
 class Charge:
-    """A ``cob`` or a cash-in; ``status`` is the stored one (the sweep persists an expiry)."""
+    """A ``cob``, a ``cobv`` (``due``) or a cash-in; ``status`` is the stored one (the sweep
+    persists an expiry)."""
 
     account: int
     amount: int
@@ -99,6 +137,7 @@ class Charge:
     status: str = "ATIVA"
     location_id: str = ""
     code: str = ""
+    due: DueTerms | None = None
 
 
 @dataclass(eq=False)
@@ -236,15 +275,25 @@ class Model:
         self.charges.append(created)
         return created
 
+    def due_charge(self, account: int, terms: DueTerms) -> Charge:
+        """PUT /cobv/{txid}: ATIVA until its last payable day ends."""
+        created = Charge(account, terms.original, terms.ends_at(), cash_in=False, due=terms)
+        self.charges.append(created)
+        return created
+
     def pay(self, charge: Charge) -> Receipt | int:
-        """The sandbox payer pays the charge's code: only an ATIVA, unexpired charge (else 422)."""
+        """The sandbox payer pays the charge's code: only an ATIVA, unexpired charge (else 422);
+        a ``cobv`` is paid its amount due on the payer's day."""
         if charge.status != "ATIVA" or self.now >= charge.expires_at:
             return 422
+        amount = charge.amount if charge.due is None else charge.due.due_on(payer_day(self.now))
+        if amount is None:
+            return 422
         charge.status = "CONCLUIDA"
-        self._credit_from_outside(charge.account, charge.amount)
+        self._credit_from_outside(charge.account, amount)
         self._record(charge.account, PAYMENT, CONFIRMED, was=PENDING if charge.cash_in else None)
         self._notify(charge.account, "RECEIVE")
-        receipt = Receipt(charge.account, charge.amount, None, self.now)
+        receipt = Receipt(charge.account, amount, None, self.now)
         self.receipts.append(receipt)
         return receipt
 

@@ -22,6 +22,7 @@ import unicodedata
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from transitions import Machine, MachineError
 
@@ -35,6 +36,9 @@ from pixcore.money import (
     require_positive,
 )
 from pixcore.validation import collect
+
+if TYPE_CHECKING:
+    from pixcore.due_charges import DueTerms
 
 __all__ = [
     "ABSENT",
@@ -71,6 +75,9 @@ __all__ = [
     "amount_to_pay",
     "ascii_text",
     "dynamic_code",
+    "judge_debtor",
+    "judge_info",
+    "judge_text",
     "new_location_id",
 ]
 
@@ -101,6 +108,8 @@ class ChargeStatus(enum.StrEnum):
 class ChargeKind(enum.StrEnum):
     COB = "cob"
     CASH_IN = "cashin"
+    COBV = "cobv"
+    """A due-date charge: its terms (due date, fines, interest, discounts) in ``Charge.due``."""
 
 
 class ChargeLifecycle:
@@ -340,6 +349,21 @@ class ChargeRevision:
         )
 
 
+def judge_debtor(problems: list[str], debtor: DebtorFields | None) -> Debtor | None:
+    """``devedor`` judged as on a ``cob`` (each broken rule appended to ``problems``)."""
+    return _debtor(problems, debtor)
+
+
+def judge_text(problems: list[str], name: str, value: object, limit: int) -> str | None:
+    """An optional text of at most ``limit`` characters (``chave``, ``solicitacaoPagador``)."""
+    return _optional_text(problems, name, value, limit)
+
+
+def judge_info(problems: list[str], items: tuple[InfoFields, ...] | None) -> tuple[tuple[str, str], ...]:
+    """``infoAdicionais`` judged as on a ``cob``."""
+    return _info(problems, items)
+
+
 def _current_value(value: ValueFields | None, current: Charge) -> ValueFields:
     """``valor`` of a revision, each leaf left out taken from the charge."""
     if value is None:
@@ -565,6 +589,9 @@ class NewCharge:
     correlation_id: uuid.UUID | None = None
     transaction_id: int | None = None
     """The PAYMENT record: a cash-in has one from the start, a ``cob`` once paid."""
+    due: DueTerms | None = None
+    """A ``cobv``'s terms (its ``amount`` is their ``valor.original``; it expires at the end of its
+    last payable day); None for the other kinds."""
 
     @property
     def expires_at(self) -> datetime:

@@ -218,9 +218,12 @@ class ChargeRepository(Protocol):
 
     async def get_by_external_id(self, account_id: int, external_id: str) -> Charge | None: ...
 
-    async def search(self, account_id: int, query: ChargeQuery, now: datetime) -> tuple[int, list[Charge]]:
+    async def search(
+        self, account_id: int, query: ChargeQuery, now: datetime, *, due: bool = False
+    ) -> tuple[int, list[Charge]]:
         """``GET /cob``: how many of the account's charges match, and the page asked for, oldest
-        first (``created_at``, then id). ``status`` matches the status a reader sees at ``now``."""
+        first (``created_at``, then id). ``status`` matches the status a reader sees at ``now``.
+        ``due``: its ``cobv`` only (``GET /cobv``); else every other kind."""
         ...
 
     async def revise(self, charge: Charge) -> None:

@@ -102,6 +102,7 @@ def _check_pem(variable: str, path: Path) -> None:
 
 
 LOCATION_ID_LENGTH = 32
+DUE_LOCATION = "cobv/"  # a due-date charge's payload is at {prefix}cobv/<id> (pixcore.usecases.charges)
 MAX_LOCATION = 77  # a BR Code URL (26-25) holds at most 77 characters
 
 
@@ -359,9 +360,10 @@ class Settings:
         """The start of every charge's payload URL, as BR Codes carry it: no scheme (decisions §6)."""
         host = self.public_url.split("://", 1)[-1].rstrip("/")
         prefix = f"{host}/qr/v2/"
-        if len(prefix) + LOCATION_ID_LENGTH > MAX_LOCATION:
+        if len(prefix) + len(DUE_LOCATION) + LOCATION_ID_LENGTH > MAX_LOCATION:
             raise ValueError(
-                f"PIX_PUBLIC_URL is too long for BR Codes: {prefix}<id> must fit in {MAX_LOCATION} characters"
+                f"PIX_PUBLIC_URL is too long for BR Codes: {prefix}{DUE_LOCATION}<id> must fit in"
+                f" {MAX_LOCATION} characters"
             )
         return prefix
 

@@ -24,6 +24,8 @@ from pixweb.api.auth import AuthController
 from pixweb.api.balance import BalanceController
 from pixweb.api.cashin import CashInController
 from pixweb.api.charges import ChargeController, PayloadController
+from pixweb.api.due_charges import DueChargeController
+from pixweb.api.due_payload import DuePayloadController
 from pixweb.api.health import HealthController, MetricsController
 from pixweb.api.key_webhooks import KeyWebhookController
 from pixweb.api.received import ReceivedPixController
@@ -158,6 +160,8 @@ def create_app(
             TransactionController,
             ChargeController,
             PayloadController,
+            DueChargeController,
+            DuePayloadController,
             CashInController,
             RefundController,
             ReceivedPixController,

@@ -14,6 +14,16 @@ import pytest
 
 from pixcore.charges import Charge, ChargeKind, ChargeStatus, Debtor, NewCharge
 from pixcore.documents import DocumentKind
+from pixcore.due_charges import (
+    DiscountDateFields,
+    DiscountFields,
+    DueCalendarFields,
+    DueTerms,
+    DueValueFields,
+    RateFields,
+    parse_due_terms,
+    payer_day,
+)
 from pixcore.errors import DuplicateCharge, DuplicateExternalId
 from pixcore.standard_queries import parse_charge_query
 from tests.contract.conftest import Backend
@@ -313,3 +323,35 @@ async def test_a_revised_charge_reads_back_with_its_new_fields(backend: Backend)
         await tx.charges.revise(revised)
         assert await tx.charges.get(account.id, charge.txid) == revised
         assert revised.expires_at == charge.created_at + timedelta(seconds=7200)
+
+
+def _due_terms(created_at: datetime, original: int = 12_345) -> DueTerms:
+    calendar = DueCalendarFields((created_at.date() + timedelta(days=5)).isoformat(), 10)
+    value = DueValueFields(
+        original=f"{original // 100}.{original % 100:02d}",
+        fine=RateFields(2, "2.00"),
+        interest=RateFields(1, "0.33"),
+        discount=DiscountFields(1, dates=(DiscountDateFields(created_at.date().isoformat(), "1.00"),)),
+    )
+    return parse_due_terms(calendar, value, today=payer_day(created_at))
+
+
+async def test_a_cobv_reads_back_with_its_terms_and_is_listed_apart(backend: Backend) -> None:
+    async with backend.uow() as tx:
+        account = await add_account(tx)
+        terms = _due_terms(T0)
+        new = _new_charge(account.id, created_at=T0, kind=ChargeKind.COBV, due=terms, amount=terms.original)
+        cobv = await tx.charges.add(new)
+        cob = await tx.charges.add(_new_charge(account.id, created_at=T0))
+        assert cobv == _stored(new, cobv.id)
+        assert await tx.charges.get(account.id, new.txid) == cobv
+        assert await tx.charges.lock_by_location(new.location_id) == cobv
+
+        query = parse_charge_query(inicio=T0.isoformat(), fim=(T0 + timedelta(minutes=1)).isoformat())
+        assert [c.id for c in (await tx.charges.search(account.id, query, T0))[1]] == [cob.id]
+        assert [c.id for c in (await tx.charges.search(account.id, query, T0, due=True))[1]] == [cobv.id]
+
+        revised_terms = _due_terms(T0, 50_00)
+        revised = dataclasses.replace(cobv, due=revised_terms, amount=50_00, revision=1, updated_at=T0)
+        await tx.charges.revise(revised)
+        assert await tx.charges.get(account.id, new.txid) == revised

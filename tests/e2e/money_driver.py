@@ -26,7 +26,7 @@ from pixweb.security.certificates import create_self_signed
 from pixweb.security.secrets import Argon2Hasher
 from tests.e2e.money_compare import differences
 from tests.e2e.money_service import ModelService, advance_clock, cents, reais, token_for, valor
-from tests.money_model import Case, Charge, Model, Receipt, Refund, Transfer
+from tests.money_model import Case, Charge, DueTerms, Model, Receipt, Refund, Transfer
 from tests.support import Client, add_external_key, pg_uow, random_cpf
 
 __all__ = ["ACCOUNTS", "Driver", "cents"]
@@ -205,6 +205,25 @@ class Driver:
             code = answer.body["pixCopiaECola"]
         created = self.model.charge(account, amount, expiration, cash_in=cash_in)
         created.code, created.location_id = code, _location_id(code)
+
+    async def due_charge(self, account: int, terms: DueTerms) -> None:
+        body = {
+            "calendario": {
+                "dataDeVencimento": terms.due_date.isoformat(),
+                "validadeAposVencimento": terms.days_after,
+            },
+            "devedor": {"cpf": random_cpf(), "nome": "Devedor"},
+            "valor": {"original": valor(terms.original)},
+        }
+        if terms.fine:
+            body["valor"]["multa"] = {"modalidade": 1, "valorPerc": valor(terms.fine)}
+        if terms.interest:
+            body["valor"]["juros"] = {"modalidade": 1, "valorPerc": valor(terms.interest)}
+        answer = await self.call(account, "PUT", f"/cobv/{uuid.uuid4().hex}", body)
+        self.expect(answer, 201, "a due-date charge")
+        created = self.model.due_charge(account, terms)
+        created.code = answer.body["pixCopiaECola"]
+        created.location_id = _location_id(created.code)
 
     async def pay(self, charge: Charge) -> None:
         answer = await self.call(charge.account, "POST", "/sandbox/payments", {"pixCopiaECola": charge.code})

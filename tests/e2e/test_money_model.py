@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import TypeVar
 
@@ -40,7 +41,7 @@ from hypothesis.stateful import (
 
 from tests.e2e.money_driver import ACCOUNTS, Driver
 from tests.e2e.money_service import ModelService, model_service
-from tests.money_model import Receipt
+from tests.money_model import DueTerms, Receipt, payer_day
 
 T = TypeVar("T")
 
@@ -128,6 +129,22 @@ class MoneyModel(RuleBasedStateMachine):
     )
     def charge(self, account: int, amount: int, expiration: int, cash_in: bool) -> None:
         self.service.run(self.driver.charge(account, amount, expiration, cash_in=cash_in))
+
+    @rule(
+        account=accounts,
+        amount=amounts,
+        ahead=st.sampled_from([0, 1, 3, 7]),
+        days_after=st.sampled_from([0, 1, 30]),
+        fine=st.sampled_from([0, 1, 250]),
+        interest=st.sampled_from([0, 1, 33]),
+    )
+    def due_charge(  # noqa: PLR0917 - hypothesis passes each drawn value by name
+        self, account: int, amount: int, ahead: int, days_after: int, fine: int, interest: int
+    ) -> None:
+        """``PUT /cobv``: due ``ahead`` days after the payer's today (the model's own amount due)."""
+        due = payer_day(self.driver.model.now) + timedelta(days=ahead)
+        terms = DueTerms(amount, due, days_after, fine, interest)
+        self.service.run(self.driver.due_charge(account, terms))
 
     @precondition(lambda self: self.driver.model.charges)
     @rule(pick=picks, active=st.booleans())

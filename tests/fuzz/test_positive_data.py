@@ -83,6 +83,34 @@ UNSTATED = {
         r"(inicio|fim): must be a valid RFC 3339 date-time within years 1 to 9999"
     ),
     "cpf or cnpj, not both": r"cpf, cnpj: give one of them, not both",
+    # PUT/PATCH /cobv/{txid} (docs/due-charges.md): the terms' rules between fields and days.
+    "a due date that exists and is not before today": (
+        r"calendario\.dataDeVencimento: (must not be before today.*|required, a date YYYY-MM-DD that exists)"
+    ),
+    "a last day to pay within the calendar and a charge's int32 expiry": (
+        r"calendario\.validadeAposVencimento: the last day to pay"
+        r" (would fall after 9999-12-31|must fall within.*)"
+    ),
+    "the amount due at its highest within the service's maximum": r"valor: with multa and juros .*",
+    # multa and abatimento take 1 to 2 (the document says 1 to 8, juros'), none takes 1.0
+    "each modality's own range, as an integer": r"valor\.\w+\.modalidade: required, 1 to [268]",
+    "a rebate or discount below the whole": (
+        r"valor\.(abatimento|desconto)[\w.\[\]]*:"
+        r" (a percentage below 100\.00|must be below valor\.original.*)"
+    ),
+    "a discount's dates or value as its modality says": (
+        r"valor\.desconto(\.valorPerc|\.descontoDataFixa)?:"
+        r" (must be left out with modalidade.*|required with modalidade.*|required, a string of .*)"
+    ),
+    "a discount's dates not after the due date, each once": (
+        r"valor\.desconto\.descontoDataFixa\[\d+\]\.data: (must not be after calendario\.dataDeVencimento"
+        r"|each date at most once|required, a date YYYY-MM-DD that exists)"
+    ),
+    "a cobv's debtor is required": r"devedor: required, a cpf or cnpj with nome",
+    "a cobv's original amount above zero": r"valor\.original: must be above zero",
+    "a cobv's days after the due date written as an integer (not 1.0)": (
+        r"calendario\.validadeAposVencimento: a whole number of days, 0 to 2147483647"
+    ),
 }
 PATTERNS = [re.compile(pattern, re.IGNORECASE | re.DOTALL) for pattern in UNSTATED.values()]
 

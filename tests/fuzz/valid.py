@@ -6,6 +6,7 @@ the fuzzer reach the success paths (money moving, charges created and cancelled,
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from hypothesis import strategies as st
@@ -21,6 +22,10 @@ _reais = _centavos.map(lambda cents: cents / 100)  # a JSON number of at most 2 
 _reais_text = _centavos.map(lambda cents: f"{cents / 100:.2f}")
 _text = st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), min_size=1, max_size=140)
 _cpf = st.randoms(use_true_random=False).map(random_cpf)
+# Due dates from 1 to 60 days after the wall clock's today (the fuzzed service's clock only moves on).
+_days_ahead = st.integers(min_value=1, max_value=60).map(
+    lambda days: (datetime.now(UTC).date() + timedelta(days=days)).isoformat()
+)
 
 
 def valid_bodies(target: Target) -> dict[str, Body]:
@@ -46,6 +51,28 @@ def valid_bodies(target: Target) -> dict[str, Body]:
             optional={"solicitacaoPagador": _text},
         ),
         "PATCH /cob/{txid}": st.just({"status": "REMOVIDA_PELO_USUARIO_RECEBEDOR"}),
+        "PUT /cobv/{txid}": st.fixed_dictionaries(
+            {
+                "calendario": st.fixed_dictionaries(
+                    {"dataDeVencimento": _days_ahead},
+                    optional={"validadeAposVencimento": st.integers(min_value=0, max_value=3_650)},
+                ),
+                "valor": st.fixed_dictionaries(
+                    {"original": _reais_text},
+                    optional={
+                        "multa": st.fixed_dictionaries(
+                            {"modalidade": st.just(2), "valorPerc": st.sampled_from(["1.00", "2.00"])}
+                        ),
+                        "juros": st.fixed_dictionaries(
+                            {"modalidade": st.integers(2, 8), "valorPerc": st.sampled_from(["0.10", "1.00"])}
+                        ),
+                    },
+                ),
+                "devedor": st.fixed_dictionaries({"cpf": _cpf, "nome": st.just("Fuzz Debtor")}),
+            },
+            optional={"solicitacaoPagador": _text},
+        ),
+        "PATCH /cobv/{txid}": st.just({"status": "REMOVIDA_PELO_USUARIO_RECEBEDOR"}),
         "POST /dict/pix": st.fixed_dictionaries(
             {
                 "pixKey": st.sampled_from(other.keys),

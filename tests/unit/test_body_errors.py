@@ -15,6 +15,7 @@ import msgspec
 import pytest
 
 import pixweb.api
+from pixcore.clock import SystemClock
 from pixcore.errors import ValidationError
 from pixweb.body_errors import body_errors, problems_of, rules_of
 
@@ -259,12 +260,24 @@ def test_every_parser_of_the_api_judges_a_body_with_any_field_of_a_wrong_type(
     and the answer has the wrong type."""
     settings = SimpleNamespace(webhook_allow_private=False)
     request: Any = SimpleNamespace(
-        app=SimpleNamespace(state=SimpleNamespace(services=SimpleNamespace(settings=settings))),
+        app=SimpleNamespace(
+            state=SimpleNamespace(services=SimpleNamespace(settings=settings, clock=SystemClock()))
+        ),
         path_params={"chave": "maria@example.com"},  # PUT /webhook/{chave}'s parser reads the path's key
     )
     judged = {struct: rules for struct in _api_structs() if (rules := rules_of(struct)) is not None}
     names = {struct.__name__ for struct in judged}
-    assert {"TransferIn", "CobIn", "CobPatchIn", "CashInIn", "RefundIn", "WebhookIn", "KeyWebhookIn"} <= names
+    assert {
+        "TransferIn",
+        "CobIn",
+        "CobPatchIn",
+        "CobVIn",
+        "CobVPatchIn",
+        "CashInIn",
+        "RefundIn",
+        "WebhookIn",
+        "KeyWebhookIn",
+    } <= names
     tried = 0
     for struct, rules in judged.items():
         for where, body in _wrong_fields(struct):

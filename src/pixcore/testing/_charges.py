@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime
 
-from pixcore.charges import Charge, ChargeLine, ChargeStatus, NewCharge
+from pixcore.charges import Charge, ChargeKind, ChargeLine, ChargeStatus, NewCharge
 from pixcore.errors import DuplicateCharge, DuplicateExternalId
 from pixcore.standard_queries import ChargeQuery
 from pixcore.testing._store import Repository
@@ -50,12 +50,15 @@ class InMemoryCharges(Repository):
         mine = [charge for charge in self._visible().values() if charge.account_id == account_id]
         return [charge.line for charge in sorted(mine, key=lambda charge: charge.id, reverse=True)[:limit]]
 
-    async def search(self, account_id: int, query: ChargeQuery, now: datetime) -> tuple[int, list[Charge]]:
+    async def search(
+        self, account_id: int, query: ChargeQuery, now: datetime, *, due: bool = False
+    ) -> tuple[int, list[Charge]]:
         document = query.cpf or query.cnpj
         found = [
             c
             for c in self._visible().values()
             if c.account_id == account_id
+            and (c.kind is ChargeKind.COBV) == due
             and query.start <= c.created_at <= query.end
             and (document is None or (c.debtor is not None and c.debtor.document == document))
             and query.location_present is not False

@@ -32,8 +32,10 @@ from pixcore.charges import (
     new_location_id,
 )
 from pixcore.clock import Clock
+from pixcore.due_charges import DueTerms, amount_due, payer_day
 from pixcore.errors import (
     AccountNotFound,
+    AmountMismatch,
     ChargeNotFound,
     InvalidAmount,
     InvalidBrCode,
@@ -44,6 +46,7 @@ from pixcore.errors import (
 )
 from pixcore.identifiers import new_end_to_end_id, new_txid, validate_e2eid_path, validate_txid
 from pixcore.keys import parse_pix_key
+from pixcore.money import format_amount_string
 from pixcore.ports import UnitOfWork, UnitOfWorkFactory
 from pixcore.records import NewTransaction, TransactionStatus, TransactionType
 from pixcore.refunds import Original, Refund
@@ -51,22 +54,31 @@ from pixcore.standard_queries import ChargeQuery, ReceivedQuery
 from pixcore.usecases.receipts import credit_receipt, receive_payment
 
 __all__ = [
+    "ALL_KINDS",
+    "DUE_KINDS",
+    "DUE_LOCATION",
+    "IMMEDIATE_KINDS",
     "ChargeListing",
     "ChargePayment",
     "ChargeView",
     "ReceivedListing",
     "ReceivedPix",
+    "amount_due_now",
+    "build_charge",
     "cancel_charge",
+    "cancel_locked",
     "create_cash_in",
     "create_charge",
     "expire_charges",
     "get_charge",
     "get_charge_by_location",
     "list_charges",
+    "load_account",
     "pay_charge",
     "pay_code",
     "read_charge",
     "read_received",
+    "receiving_key",
     "revise_charge",
     "search_charges",
     "search_received",
@@ -81,14 +93,45 @@ class ChargePayment:
     amount: int
 
 
-async def _account(tx: UnitOfWork, account_id: int) -> Account:
+DUE_LOCATION = "cobv/"
+"""A ``cobv``'s location is ``{host}/qr/v2/cobv/{id}`` (the standard's ``/cobv/{pixUrlAccessToken}``)."""
+DUE_KINDS = frozenset({ChargeKind.COBV})
+"""The kinds ``/cobv`` shows; ``/cob`` shows the others (a txid is the account's across both)."""
+IMMEDIATE_KINDS = frozenset(ChargeKind) - DUE_KINDS
+ALL_KINDS = frozenset(ChargeKind)
+"""What the console shows: every charge of the account, whichever route made it."""
+
+
+def _of_kind(charge: Charge | None, kinds: frozenset[ChargeKind]) -> Charge:
+    """``charge`` if it is one of ``kinds``: ``GET /cob/{txid}`` of a ``cobv`` is not found."""
+    if charge is None or charge.kind not in kinds:
+        raise ChargeNotFound()
+    return charge
+
+
+def amount_due_now(charge: Charge, now: datetime) -> int:
+    """What the charge asks at ``now``: a ``cobv``'s amount due on the payer's day, else its amount.
+    Raises ``DueChargeClosed`` past a ``cobv``'s last payable day."""
+    return charge.amount if charge.due is None else amount_due(charge.due, payer_day(now))
+
+
+def _payable(charge: Charge, offered: int | None, now: datetime) -> int:
+    if charge.due is None:
+        return amount_to_pay(charge, offered)
+    due = amount_due_now(charge, now)
+    if offered is not None and offered != due:
+        raise AmountMismatch(f"this charge takes exactly {format_amount_string(due)} today")
+    return due
+
+
+async def load_account(tx: UnitOfWork, account_id: int) -> Account:
     account = await tx.accounts.get(account_id)
     if account is None:
         raise AccountNotFound()
     return account
 
 
-async def _receiving_key(tx: UnitOfWork, account_id: int, requested: str | None) -> str:
+async def receiving_key(tx: UnitOfWork, account_id: int, requested: str | None) -> str:
     """The key a charge names: the requested one if it is the account's, else the first key."""
     if requested is None:
         keys = await tx.keys.list_for(account_id)
@@ -104,7 +147,7 @@ async def _receiving_key(tx: UnitOfWork, account_id: int, requested: str | None)
     return key.value
 
 
-def _new_charge(
+def build_charge(
     account: Account,
     *,
     txid: str,
@@ -121,11 +164,17 @@ def _new_charge(
     external_id: str | None = None,
     correlation_id: uuid.UUID | None = None,
     transaction_id: int | None = None,
+    due: DueTerms | None = None,
 ) -> NewCharge:
+    """A new charge of ``account``, at a new location under ``location_prefix`` (a ``cobv``'s
+    under its ``cobv/``), with its BR Code (a ``cobv``'s carries no amount: the payload says it)."""
     location_id = new_location_id()
-    location = location_prefix + location_id
+    location = location_prefix + (DUE_LOCATION if due is not None else "") + location_id
     code = dynamic_code(
-        location=location, merchant_name=account.name, merchant_city=account.city, amount=amount
+        location=location,
+        merchant_name=account.name,
+        merchant_city=account.city,
+        amount=0 if due is not None else amount,
     )
     return NewCharge(
         account_id=account.id,
@@ -145,6 +194,7 @@ def _new_charge(
         external_id=external_id,
         correlation_id=correlation_id,
         transaction_id=transaction_id,
+        due=due,
     )
 
 
@@ -162,9 +212,9 @@ async def create_charge(
     txid = new_txid() if txid is None else validate_txid(txid)
     now = clock.now()
     async with uow() as tx:
-        account = await _account(tx, account_id)
-        key = await _receiving_key(tx, account_id, request.key)
-        new = _new_charge(
+        account = await load_account(tx, account_id)
+        key = await receiving_key(tx, account_id, request.key)
+        new = build_charge(
             account,
             txid=txid,
             kind=ChargeKind.COB,
@@ -194,8 +244,8 @@ async def create_cash_in(
     """``POST /api/pix/cash-in``: a charge with a generated txid and a PENDING PAYMENT record."""
     now = clock.now()
     async with uow() as tx:
-        account = await _account(tx, account_id)
-        key = await _receiving_key(tx, account_id, None)
+        account = await load_account(tx, account_id)
+        key = await receiving_key(tx, account_id, None)
         transaction_id = await tx.transactions.add(
             NewTransaction(
                 account_id=account_id,
@@ -208,7 +258,7 @@ async def create_cash_in(
                 description=request.description,
             )
         )
-        new = _new_charge(
+        new = build_charge(
             account,
             txid=new_txid(),
             kind=ChargeKind.CASH_IN,
@@ -313,12 +363,13 @@ class ChargeListing:
 
 
 async def search_charges(
-    uow: UnitOfWorkFactory, clock: Clock, *, account_id: int, query: ChargeQuery
+    uow: UnitOfWorkFactory, clock: Clock, *, account_id: int, query: ChargeQuery, due: bool = False
 ) -> ChargeListing:
-    """``GET /cob``: the account's charges created in the window."""
+    """``GET /cob``: the account's charges created in the window (``due``: ``GET /cobv``, its
+    due-date charges)."""
     now = clock.now()
     async with uow() as tx:
-        total, charges = await tx.charges.search(account_id, query, now)
+        total, charges = await tx.charges.search(account_id, query, now, due=due)
     return ChargeListing(total, tuple(charges), now)
 
 
@@ -330,13 +381,14 @@ class ChargeView:
     pix: tuple[ReceivedPix, ...]
 
 
-async def read_charge(uow: UnitOfWorkFactory, *, account_id: int, txid: str) -> ChargeView:
-    """The charge and, once paid, its receipt and that receipt's refunds, read in one unit."""
+async def read_charge(
+    uow: UnitOfWorkFactory, *, account_id: int, txid: str, kinds: frozenset[ChargeKind] = IMMEDIATE_KINDS
+) -> ChargeView:
+    """The charge and, once paid, its receipt and that receipt's refunds, read in one unit;
+    ``kinds``: those the route shows (``/cobv``: :data:`DUE_KINDS`)."""
     validate_txid(txid)
     async with uow() as tx:
-        charge = await tx.charges.get(account_id, txid)
-        if charge is None:
-            raise ChargeNotFound()
+        charge = _of_kind(await tx.charges.get(account_id, txid), kinds)
         receipt = None
         if charge.status is ChargeStatus.CONCLUIDA and charge.transaction_id is not None:
             receipt = await tx.refunds.original_of(charge.transaction_id)
@@ -353,28 +405,34 @@ async def read_charge(uow: UnitOfWorkFactory, *, account_id: int, txid: str) -> 
     return ChargeView(charge, (paid,))
 
 
-async def get_charge_by_location(uow: UnitOfWorkFactory, location_id: str) -> Charge:
+async def get_charge_by_location(
+    uow: UnitOfWorkFactory, location_id: str, kinds: frozenset[ChargeKind] = IMMEDIATE_KINDS
+) -> Charge:
     async with uow() as tx:
         charge = await tx.charges.get_by_location(location_id)
-    if charge is None:
-        raise ChargeNotFound()
-    return charge
+    return _of_kind(charge, kinds)
 
 
-async def cancel_charge(uow: UnitOfWorkFactory, clock: Clock, *, account_id: int, txid: str) -> Charge:
-    """``PATCH /cob/{txid}`` with status REMOVIDA_PELO_USUARIO_RECEBEDOR: only an ATIVA charge."""
+async def cancel_charge(
+    uow: UnitOfWorkFactory,
+    clock: Clock,
+    *,
+    account_id: int,
+    txid: str,
+    kinds: frozenset[ChargeKind] = IMMEDIATE_KINDS,
+) -> Charge:
+    """``PATCH /cob/{txid}`` with status REMOVIDA_PELO_USUARIO_RECEBEDOR: only an ATIVA charge
+    (of ``kinds``)."""
     validate_txid(txid)
     now = clock.now()
     async with uow() as tx:
-        charge = await tx.charges.lock(account_id, txid)
-        if charge is None:
-            raise ChargeNotFound()
-        cancelled = await _cancel_locked(tx, charge, now)
+        charge = _of_kind(await tx.charges.lock(account_id, txid), kinds)
+        cancelled = await cancel_locked(tx, charge, now)
         await tx.commit()
     return cancelled
 
 
-async def _cancel_locked(tx: UnitOfWork, charge: Charge, now: datetime) -> Charge:
+async def cancel_locked(tx: UnitOfWork, charge: Charge, now: datetime) -> Charge:
     """Inside a unit of work: the locked charge cancelled (only an ATIVA one), its revision one more."""
     status = ChargeLifecycle(charge.status_at(now)).cancel()
     await tx.charges.update(charge.id, status=status, revision=charge.revision + 1, at=now)
@@ -392,12 +450,10 @@ async def revise_charge(
     fields.cancels()  # its status rules first, as before any charge is looked up
     now = clock.now()
     async with uow() as tx:
-        charge = await tx.charges.lock(account_id, txid)
-        if charge is None:
-            raise ChargeNotFound()
+        charge = _of_kind(await tx.charges.lock(account_id, txid), IMMEDIATE_KINDS)
         revision = ChargeRevision.parse(fields, charge)
         if revision.cancel:
-            cancelled = await _cancel_locked(tx, charge, now)
+            cancelled = await cancel_locked(tx, charge, now)
             await tx.commit()
             return cancelled
         status = charge.status_at(now)
@@ -405,8 +461,8 @@ async def revise_charge(
             raise InvalidTransition(f"a {status.value} charge cannot be revised")
         if charge.kind is ChargeKind.CASH_IN:
             raise InvalidTransition("a cash-in cannot be revised, only cancelled")
-        account = await _account(tx, account_id)
-        key = charge.pix_key if revision.key is None else await _receiving_key(tx, account_id, revision.key)
+        account = await load_account(tx, account_id)
+        key = charge.pix_key if revision.key is None else await receiving_key(tx, account_id, revision.key)
         code = dynamic_code(
             location=charge.location,
             merchant_name=account.name,
@@ -458,17 +514,22 @@ async def pay_charge(
     payer: Counterpart,
     amount: int | None = None,
     only_for: int | None = None,
+    kinds: frozenset[ChargeKind] | None = None,
 ) -> ChargePayment:
     """An outside payer pays the charge at ``location_id``: CONCLUIDA, credited, recorded and
-    notified in one unit of work. ``only_for``: the charge must be this account's."""
+    notified in one unit of work. ``only_for``: the charge must be this account's; ``kinds``:
+    one of these (a ``cobv``'s location names only a ``cobv``). A ``cobv`` is paid its amount due
+    on the payer's day."""
     now = clock.now()
     e2e = new_end_to_end_id(payer.ispb, now)
     async with uow() as tx:
         charge = await tx.charges.lock_by_location(location_id)
         if charge is None or (only_for is not None and charge.account_id != only_for):
             raise ChargeNotFound()
+        if kinds is not None:
+            _of_kind(charge, kinds)
         status = ChargeLifecycle(charge.status_at(now)).conclude()
-        credited = amount_to_pay(charge, amount)
+        credited = _payable(charge, amount, now)
         transaction_id = await credit_receipt(
             tx,
             account_id=charge.account_id,
@@ -517,8 +578,11 @@ async def pay_code(
         if not decoded.location.startswith(location_prefix):
             raise ChargeNotFound("The code points at another PSP's payload, not at a charge of this service.")
         location_id = decoded.location.removeprefix(location_prefix)
+        kinds = IMMEDIATE_KINDS
+        if location_id.startswith(DUE_LOCATION):
+            location_id, kinds = location_id.removeprefix(DUE_LOCATION), DUE_KINDS
         paid = await pay_charge(
-            uow, clock, location_id=location_id, payer=payer, amount=amount, only_for=only_for
+            uow, clock, location_id=location_id, payer=payer, amount=amount, only_for=only_for, kinds=kinds
         )
         return paid.end_to_end_id
     if decoded.key is None:

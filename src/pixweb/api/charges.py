@@ -74,6 +74,8 @@ __all__ = [
     "charge_out",
     "charge_payload",
     "charge_request",
+    "debtor_fields",
+    "info_fields",
     "pix_out",
 ]
 
@@ -315,13 +317,13 @@ def _value(value: Any) -> Any:
     return None if value is msgspec.UNSET else value
 
 
-def _debtor_fields(debtor: DevedorIn | None) -> DebtorFields | None:
+def debtor_fields(debtor: DevedorIn | None) -> DebtorFields | None:
     if debtor is None:
         return None
     return DebtorFields(cpf=_value(debtor.cpf), cnpj=_value(debtor.cnpj), name=_value(debtor.nome))
 
 
-def _info_fields(items: list[InfoIn] | None) -> tuple[InfoFields, ...] | None:
+def info_fields(items: list[InfoIn] | None) -> tuple[InfoFields, ...] | None:
     if items is None:
         return None
     return tuple(InfoFields(name=_value(i.nome), value=_value(i.valor)) for i in items)
@@ -339,10 +341,10 @@ def charge_fields(body: CobIn) -> ChargeFields:
         value=None
         if value is None
         else ValueFields(original=_value(value.original), modality=_given(value.modalidade_alteracao)),
-        debtor=_debtor_fields(body.devedor),
+        debtor=debtor_fields(body.devedor),
         key=body.chave,
         payer_request=body.solicitacao_pagador,
-        info=_info_fields(body.info_adicionais),
+        info=info_fields(body.info_adicionais),
     )
 
 
@@ -355,10 +357,10 @@ def revision_fields(body: CobPatchIn) -> RevisionFields:
         value=None
         if value is None
         else ValueFields(original=_given(value.original), modality=_given(value.modalidade_alteracao)),
-        debtor=_debtor_fields(body.devedor),
+        debtor=debtor_fields(body.devedor),
         key=body.chave,
         payer_request=body.solicitacao_pagador,
-        info=_info_fields(body.info_adicionais),
+        info=info_fields(body.info_adicionais),
         status=body.status,
     )
 

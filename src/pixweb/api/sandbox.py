@@ -232,7 +232,8 @@ class SandboxController(Controller):
         summary="An outside payer pays one of your keys",
         description=(
             "Money arrives from outside: `{pixKey, amount}` pays one of your keys; `{pixCopiaECola}`"
-            " pays one of your charges or cash-ins (or a static code). Only your own keys and codes"
+            " pays one of your charges or cash-ins (or a static code); a due-date charge (`cobv`) is"
+            " paid its amount due on the sandbox clock's day. Only your own keys and codes"
             " (422 otherwise); 404: no such charge."
         ),
     )

@@ -16,7 +16,14 @@ from pixcore.documents import parse_document
 from pixcore.errors import NotFound, PixError
 from pixcore.identifiers import validate_ispb
 from pixcore.ledger import require_outside
-from pixcore.usecases.charges import cancel_charge, create_charge, list_charges, pay_code, read_charge
+from pixcore.usecases.charges import (
+    ALL_KINDS,
+    cancel_charge,
+    create_charge,
+    list_charges,
+    pay_code,
+    read_charge,
+)
 from pixweb.api.charges import charge_out
 from pixweb.api.deps import services_of
 from pixweb.api.sandbox import PayerIn
@@ -131,7 +138,7 @@ async def create(request: Request[Any, Any, Any]) -> Response[Any]:
 @get("/charges/{txid:str}", name="console:charge", include_in_schema=False)
 async def charge_detail(request: Request[Any, Any, Any], txid: FromPath[str]) -> Response[Any]:
     services = services_of(request)
-    view = await read_charge(services.uow, account_id=account_of(request), txid=txid)
+    view = await read_charge(services.uow, account_id=account_of(request), txid=txid, kinds=ALL_KINDS)
     shown = charge_out(view.charge, view.charge.status_at(services.clock.now()), view.pix)
     return page(
         request,
@@ -147,7 +154,7 @@ async def charge_detail(request: Request[Any, Any, Any], txid: FromPath[str]) ->
 async def charge_qr(request: Request[Any, Any, Any], txid: FromPath[str]) -> Response[bytes]:
     """The charge's code as a QR image (the page's ``<img>``): the account's own charges only."""
     services = services_of(request)
-    view = await read_charge(services.uow, account_id=account_of(request), txid=txid)
+    view = await read_charge(services.uow, account_id=account_of(request), txid=txid, kinds=ALL_KINDS)
     return Response(
         await png_off_loop(view.charge.br_code), media_type="image/png", headers={"Cache-Control": "no-store"}
     )
@@ -156,7 +163,9 @@ async def charge_qr(request: Request[Any, Any, Any], txid: FromPath[str]) -> Res
 @post("/charges/{txid:str}/cancel", name="console:charge-cancel", include_in_schema=False, status_code=200)
 async def cancel(request: Request[Any, Any, Any], txid: FromPath[str]) -> Response[Any]:
     services = services_of(request)
-    await cancel_charge(services.uow, services.clock, account_id=account_of(request), txid=txid)
+    await cancel_charge(
+        services.uow, services.clock, account_id=account_of(request), txid=txid, kinds=ALL_KINDS
+    )
     return redirect(request, f"/console/charges/{txid}")
 
 
@@ -167,7 +176,7 @@ async def pay(request: Request[Any, Any, Any], txid: FromPath[str]) -> Response[
     if not services.settings.sandbox:
         raise NotFound("The sandbox is off in this service.")
     account_id = account_of(request)
-    view = await read_charge(services.uow, account_id=account_id, txid=txid)
+    view = await read_charge(services.uow, account_id=account_id, txid=txid, kinds=ALL_KINDS)
     payer = PayerIn()
     institution = require_outside(validate_ispb(payer.ispb), services.settings.ispb)
     counterpart = Counterpart(payer.name, parse_document(payer.document).value, institution)

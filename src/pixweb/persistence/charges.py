@@ -12,6 +12,7 @@ from pixcore.charges import Charge, ChargeKind, ChargeLine, ChargeStatus, Debtor
 from pixcore.documents import parse_document
 from pixcore.errors import DuplicateCharge, DuplicateExternalId
 from pixcore.standard_queries import ChargeQuery
+from pixweb.due_wire import stored_terms, terms_text
 from pixweb.persistence.repository import Repository
 
 __all__ = ["RECENT", "PostgresCharges", "search_statements"]
@@ -19,7 +20,7 @@ __all__ = ["RECENT", "PostgresCharges", "search_statements"]
 _COLUMNS = """
     id, account_id, txid, kind, status, revision, created_at, updated_at, expiration, amount, modality,
     pix_key, payer_request, debtor_name, debtor_document, info, location_id, location, br_code,
-    external_id, correlation_id, transaction_id, paid_end_to_end_id, paid_at
+    external_id, correlation_id, transaction_id, paid_end_to_end_id, paid_at, terms
 """
 RECENT = (
     "SELECT txid, kind, status, amount, created_at, expires_at FROM charges"
@@ -59,12 +60,13 @@ def _charge(row: asyncpg.Record) -> Charge:
         transaction_id=row["transaction_id"],
         paid_end_to_end_id=row["paid_end_to_end_id"],
         paid_at=row["paid_at"],
+        due=None if row["terms"] is None else stored_terms(row["terms"], row["created_at"]),
     )
 
 
 def _terms(c: NewCharge) -> tuple[Any, ...]:
     """The columns a revision may change, in this order: expiration, expires_at, amount, modality,
-    pix_key, payer_request, debtor_name, debtor_document, info."""
+    pix_key, payer_request, debtor_name, debtor_document, info, terms."""
     return (
         c.expiration,
         c.expires_at,
@@ -75,14 +77,19 @@ def _terms(c: NewCharge) -> tuple[Any, ...]:
         c.debtor.name if c.debtor else None,
         c.debtor.document if c.debtor else None,
         json.dumps([{"nome": n, "valor": v} for n, v in c.info]),
+        None if c.due is None else terms_text(c.due),
     )
 
 
-def _charge_filter(account_id: int, query: ChargeQuery, now: datetime) -> tuple[str, list[Any]]:
-    """The conditions of ``GET /cob``: a range of ``charges_account_created_idx`` (account,
-    ``created_at``), then the optional filters; ``status`` as a reader sees it at ``now``."""
+def _charge_filter(
+    account_id: int, query: ChargeQuery, now: datetime, *, due: bool = False
+) -> tuple[str, list[Any]]:
+    """The conditions of ``GET /cob`` (``due``: ``GET /cobv``): a range of
+    ``charges_account_created_idx`` (account, ``created_at``), the kind, then the optional
+    filters; ``status`` as a reader sees it at ``now``."""
     args: list[Any] = [account_id, query.start, query.end]
-    where = ["account_id = $1", "created_at >= $2", "created_at <= $3"]
+    kind = "kind = 'cobv'" if due else "kind <> 'cobv'"
+    where = ["account_id = $1", "created_at >= $2", "created_at <= $3", kind]
     document = query.cpf or query.cnpj
     if document is not None:
         args.append(document)
@@ -102,9 +109,12 @@ def _charge_filter(account_id: int, query: ChargeQuery, now: datetime) -> tuple[
     return " AND ".join(where), args
 
 
-def search_statements(account_id: int, query: ChargeQuery, now: datetime) -> tuple[str, str, list[Any]]:
-    """``GET /cob``'s statements: how many match, and the page (both take the same arguments)."""
-    where, args = _charge_filter(account_id, query, now)
+def search_statements(
+    account_id: int, query: ChargeQuery, now: datetime, *, due: bool = False
+) -> tuple[str, str, list[Any]]:
+    """``GET /cob``'s (``due``: ``GET /cobv``'s) statements: how many match, and the page (both
+    take the same arguments)."""
+    where, args = _charge_filter(account_id, query, now, due=due)
     count = f"SELECT count(*) FROM charges WHERE {where}"  # noqa: S608 - fixed conditions
     page = (
         f"SELECT {_COLUMNS} FROM charges WHERE {where} ORDER BY created_at, id"  # noqa: S608
@@ -122,9 +132,10 @@ class PostgresCharges(Repository):
                     f"""
                     INSERT INTO charges (account_id, txid, kind, status, created_at, updated_at, expiration,
                         expires_at, amount, modality, pix_key, payer_request, debtor_name, debtor_document,
-                        info, location_id, location, br_code, external_id, correlation_id, transaction_id)
+                        info, terms, location_id, location, br_code, external_id, correlation_id,
+                        transaction_id)
                     VALUES ($1, $2, $3, 'ATIVA', $4, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb,
-                        $14, $15, $16, $17, $18, $19)
+                        $14::jsonb, $15, $16, $17, $18, $19, $20)
                     RETURNING {_COLUMNS}
                     """,  # noqa: S608 - fixed columns
                     c.account_id,
@@ -167,8 +178,10 @@ class PostgresCharges(Repository):
             for txid, kind, status, amount, created_at, expires_at in rows
         ]
 
-    async def search(self, account_id: int, query: ChargeQuery, now: datetime) -> tuple[int, list[Charge]]:
-        count, page, args = search_statements(account_id, query, now)
+    async def search(
+        self, account_id: int, query: ChargeQuery, now: datetime, *, due: bool = False
+    ) -> tuple[int, list[Charge]]:
+        count, page, args = search_statements(account_id, query, now, due=due)
         total: int = await self._conn.fetchval(count, *args)
         if total <= query.page.offset:
             return total, []
@@ -182,7 +195,7 @@ class PostgresCharges(Repository):
             UPDATE charges
                SET expiration = $2, expires_at = $3, amount = $4, modality = $5, pix_key = $6,
                    payer_request = $7, debtor_name = $8, debtor_document = $9, info = $10::jsonb,
-                   br_code = $11, revision = $12, updated_at = $13
+                   terms = $11::jsonb, br_code = $12, revision = $13, updated_at = $14
              WHERE id = $1
             """,
             c.id,

@@ -5,6 +5,7 @@ answer only when one of these names it exactly."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from pixcore import brcode
@@ -53,13 +54,18 @@ class StatusDeviation:
     """The problem's ``type`` the answer must carry (so only that case is forgiven)."""
 
 
-CHARGE_OPERATIONS = frozenset({"PUT /cob/{txid}", "POST /cob", "PATCH /cob/{txid}", "GET /cob/{txid}"})
+CHARGE_OPERATIONS = frozenset(
+    {"PUT /cob/{txid}", "POST /cob", "PATCH /cob/{txid}", "GET /cob/{txid}", "GET /cob"}
+)
 
 SCHEMA_DEVIATIONS = [
     # decisions §6: `location` (and `loc.location`) carries the BR Code itself, up to 512
     # characters, where the standard has a payload URL of at most 77.
     SchemaDeviation("location holds the BR Code", CHARGE_OPERATIONS, "location", "maxLength"),
 ]
+
+TYPE = "https://pix.bcb.gov.br/api/v2/error/"
+REFUND = frozenset({"PUT /pix/{e2eid}/devolucao/{id}"})
 
 STATUS_DEVIATIONS = [
     # Our specification (decisions "Charges"): revising or cancelling a charge that is not ATIVA is a
@@ -68,14 +74,47 @@ STATUS_DEVIATIONS = [
         "a charge that is not ATIVA is a 422",
         frozenset({"PATCH /cob/{txid}"}),
         422,
-        "https://pix.bcb.gov.br/api/v2/error/OperacaoInvalida",
+        TYPE + "OperacaoInvalida",
     ),
+    # Our specification (§6, decisions "Charges"): a txid names one charge of the account; a PUT of a
+    # txid in use is a 409, where the standard's PUT would revise an ATIVA charge (PATCH does here).
+    StatusDeviation(
+        "a txid in use is a 409", frozenset({"PUT /cob/{txid}"}), 409, TYPE + "RequisicaoInvalida"
+    ),
+    # Our specification (§7): a refund id already used with another body is a 409 (the same body
+    # returns the refund, 200); past the 89-day window a refund is a 422. The standard says 400.
+    StatusDeviation("a refund id in use is a 409", REFUND, 409, TYPE + "RequisicaoInvalida"),
+    StatusDeviation("a refund past 89 days is a 422", REFUND, 422, TYPE + "OperacaoInvalida"),
 ]
 
-REFUSED_ON_PURPOSE = {
+
+@dataclass(frozen=True)
+class RefusalDeviation:
+    """Data valid by the standard's schemas that the service refuses with a 400, on purpose: the
+    violation's detail (``propriedade: razao``) it gives, in full."""
+
+    name: str
+    operations: frozenset[str]
+    detail: str
+    """A regular expression the whole detail matches."""
+
+    def forgives(self, label: str, detail: str) -> bool:
+        return label in self.operations and re.fullmatch(self.detail, detail) is not None
+
+
+REFUSED_ON_PURPOSE = [
     # decisions "Charges" (PATCH /cob/{txid}) and §1: a field the standard's schema does not define
-    # is a 400 naming it, never silently ignored; the standard's schemas allow any other field.
-    "a field the standard does not define": r"([\w.]+: )?Object contains unknown field `[^`]*`",
-}
-"""Valid data by the standard's schemas that the service refuses (400) on purpose, by the detail
-of the violation it gives."""
+    # is a 400 naming it, never silently ignored (the standard's schemas allow any other field).
+    RefusalDeviation(
+        "a field the standard does not define",
+        CHARGE_OPERATIONS,
+        r"([\w.]+: )?Object contains unknown field `[^`]*`",
+    ),
+    # The standard types GET /cob's `status` as any text; one that is no charge status could only
+    # ever list nothing, so it is a 400 naming the four (a typo is not an empty result).
+    RefusalDeviation(
+        "GET /cob's status is one of the four",
+        frozenset({"GET /cob"}),
+        r"status: must be one of ATIVA, CONCLUIDA, REMOVIDA_PELO_USUARIO_RECEBEDOR, REMOVIDA_PELO_PSP",
+    ),
+]

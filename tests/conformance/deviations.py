@@ -118,3 +118,9 @@ REFUSED_ON_PURPOSE = [
         r"status: must be one of ATIVA, CONCLUIDA, REMOVIDA_PELO_USUARIO_RECEBEDOR, REMOVIDA_PELO_PSP",
     ),
 ]
+
+
+EMPTY_IS_ABSENT = frozenset({"GET /cob", "GET /pix"})
+"""pixcore.standard_queries: in the list queries an empty value (``?cpf=``) is the same as no
+value, as HTML forms send them; the standard's patterns refuse the empty text. A 2xx to negative
+data of these operations is forgiven only when every value that breaks its schema is empty."""

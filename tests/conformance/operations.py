@@ -38,7 +38,10 @@ def _revision(_target: Target) -> Strategy:
     return st.one_of(
         st.fixed_dictionaries({"solicitacaoPagador": _text}),
         st.fixed_dictionaries({"valor": st.fixed_dictionaries({"original": _amount})}),
-        st.fixed_dictionaries({"calendario": st.fixed_dictionaries({"expiracao": st.integers(1, 86400)})}),
+        # Long enough that the charge kept for revisions never expires under the suite.
+        st.fixed_dictionaries(
+            {"calendario": st.fixed_dictionaries({"expiracao": st.integers(86400 * 365, 2**31 - 1)})}
+        ),
     )
 
 

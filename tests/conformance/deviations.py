@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from pixcore import brcode
 from pixcore.errors import InvalidBrCode
+from tests.conformance.operations import IMPLEMENTED
 
 
 def _is_br_code(text: str) -> bool:
@@ -50,8 +51,10 @@ class StatusDeviation:
     name: str
     operations: frozenset[str]
     status: int
-    problem_type: str
-    """The problem's ``type`` the answer must carry (so only that case is forgiven)."""
+    problem_type: str | None
+    """The problem's ``type`` an error must carry (so only that case is forgiven)."""
+    like: str | None = None
+    """For a success: the documented status whose content it must have (``"201"``)."""
 
 
 CHARGE_OPERATIONS = frozenset(
@@ -85,6 +88,9 @@ STATUS_DEVIATIONS = [
     # returns the refund, 200); past the 89-day window a refund is a 422. The standard says 400.
     StatusDeviation("a refund id in use is a 409", REFUND, 409, TYPE + "RequisicaoInvalida"),
     StatusDeviation("a refund past 89 days is a 422", REFUND, 422, TYPE + "OperacaoInvalida"),
+    # Our specification (§7): the same refund asked again (same id and body) returns it with 200,
+    # as it is, rather than 201 (nothing is created).
+    StatusDeviation("a refund asked again is a 200", REFUND, 200, None, like="201"),
 ]
 
 
@@ -103,6 +109,12 @@ class RefusalDeviation:
 
 
 REFUSED_ON_PURPOSE = [
+    # decisions §13: text the service cannot store (a NUL) is a 400 wherever it is.
+    RefusalDeviation(
+        "no NUL in the query string",
+        frozenset(IMPLEMENTED),
+        r"Invalid request: the query string contains a NUL character\.",
+    ),
     # decisions "Charges" (PATCH /cob/{txid}) and §1: a field the standard's schema does not define
     # is a 400 naming it, never silently ignored (the standard's schemas allow any other field).
     RefusalDeviation(

@@ -99,14 +99,16 @@ def _general(status: int, body: Any) -> bool:
     return status in GENERAL and isinstance(body, dict) and body.get("type") == TYPE + GENERAL[status]
 
 
-def _status_deviation(label: str, status: int, body: Any) -> bool:
-    return any(
-        label in deviation.operations
-        and status == deviation.status
-        and isinstance(body, dict)
-        and body.get("type") == deviation.problem_type
-        for deviation in STATUS_DEVIATIONS
-    )
+def _status_deviation(label: str, status: int, body: Any) -> dict[str, Any] | None:
+    """The content an answer of a deliberately different status must have, or None."""
+    for deviation in STATUS_DEVIATIONS:
+        if label not in deviation.operations or status != deviation.status or not isinstance(body, dict):
+            continue
+        if deviation.like is not None:
+            return _documented(label)[deviation.like]
+        if body.get("type") == deviation.problem_type:
+            return PROBLEM
+    return None
 
 
 def check_conforms(label: str, response: Response) -> None:
@@ -116,8 +118,11 @@ def check_conforms(label: str, response: Response) -> None:
     documented = _documented(label)
     media = content_type(response.headers)
     body: Any = json.loads(response.content) if media in JSON_TYPES and response.content else None
-    if str(status) not in documented and (_general(status, body) or _status_deviation(label, status, body)):
+    deviating = None if str(status) in documented else _status_deviation(label, status, body)
+    if str(status) not in documented and _general(status, body):
         content = PROBLEM  # answered as the standard's other errors are
+    elif deviating is not None:
+        content = deviating
     else:
         assert str(status) in documented or "default" in documented, (
             f"{label}: status {status} is not documented by the standard: {response.content[:300]!r}"

@@ -105,7 +105,7 @@ class RefusalDeviation:
     """A regular expression the whole detail matches."""
 
     def forgives(self, label: str, detail: str) -> bool:
-        return label in self.operations and re.fullmatch(self.detail, detail) is not None
+        return label in self.operations and re.fullmatch(self.detail, detail, re.DOTALL) is not None
 
 
 REFUSED_ON_PURPOSE = [

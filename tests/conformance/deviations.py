@@ -138,3 +138,14 @@ EMPTY_IS_ABSENT = frozenset({"GET /cob", "GET /pix"})
 """pixcore.standard_queries: in the list queries an empty value (``?cpf=``) is the same as no
 value, as HTML forms send them; the standard's patterns refuse the empty text. A 2xx to negative
 data of these operations is forgiven only when every value that breaks its schema is empty."""
+
+
+NULL_IS_ABSENT = frozenset({"PUT /cob/{txid}", "POST /cob", "PATCH /cob/{txid}"})
+"""Our document and decisions ("Charges": a part left out or ``null`` is unchanged): in a charge's
+body, ``null`` for an optional field is the same as leaving it out; the standard's schemas, with no
+``nullable``, refuse it. A 2xx to negative data of these operations is forgiven only when the body
+without its ``null`` fields is valid by the standard's schema."""
+
+CHAVE_OPTIONAL = frozenset({"PUT /cob/{txid}", "POST /cob"})
+"""Our specification (§6): ``chave`` may be left out of a new charge (the account's first key is
+used); the standard requires it. Only that one ``required`` is forgiven, on these operations."""

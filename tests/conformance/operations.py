@@ -22,9 +22,11 @@ _txid = st.from_regex(r"[a-zA-Z0-9]{26,35}", fullmatch=True)
 _refund_id = st.from_regex(r"[a-zA-Z0-9]{1,35}", fullmatch=True)
 
 
-def _cob(_target: Target) -> Strategy:
+def _cob(target: Target) -> Strategy:
     return st.fixed_dictionaries(
         {
+            # Required by the standard (the service would take the account's first key without it).
+            "chave": st.sampled_from(target.account.keys),
             "calendario": st.fixed_dictionaries(
                 {}, optional={"expiracao": st.integers(min_value=1, max_value=2**31 - 1)}
             ),

@@ -12,7 +12,7 @@ VENV := .venv
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: run test lint type unit contract integration e2e fuzz faults browser mutate diagram sync clean
+.PHONY: run test lint type unit contract integration e2e fuzz conformance faults browser mutate diagram sync clean
 
 # `make run` is a developer's machine: webhooks may go to http://127.0.0.1 (`pixnotify listen`) and
 # other private hosts, so PIX_WEBHOOK_ALLOW_PRIVATE is on unless the environment sets it or turns
@@ -51,6 +51,12 @@ e2e: $(VENV)/.synced
 # Not part of `make test` (pytest deselects the `fuzz` marker unless asked for it).
 fuzz: $(VENV)/.synced
 	$(VENV)/bin/pytest tests/fuzz -m fuzz $(PYTEST_ARGS)
+
+# Schemathesis with the central bank's own document (tests/conformance: a copy patched for its
+# defects) against the service, PIX_FUZZ_EXAMPLES examples per operation and mode (default 25).
+# Not part of `make test` (pytest deselects the `conformance` marker unless asked for it).
+conformance: $(VENV)/.synced
+	$(VENV)/bin/pytest tests/conformance -m conformance $(PYTEST_ARGS)
 
 # Not part of `make test` either: the service as processes, killed and cut off from its database
 # under load (minutes). PIX_FAULT_OPS sets the operations per test (default 1000).

@@ -1,0 +1,151 @@
+"""The service's deliberate deviations from the central bank's standard, each as narrow as it can
+be said: which operation, which status or which field, which schema keyword. docs/standard-api.md
+lists the same deviations, with their reasons, for readers; a check of the suite forgives an
+answer only when one of these names it exactly."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pixcore import brcode
+from pixcore.errors import InvalidBrCode
+from tests.conformance.operations import IMPLEMENTED
+
+
+def _is_br_code(text: str) -> bool:
+    try:
+        brcode.decode(text)
+    except InvalidBrCode:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class SchemaDeviation:
+    """A response field that breaks one keyword of the standard's schema, on purpose."""
+
+    name: str
+    operations: frozenset[str]
+    field: str
+    """The last name of the field's path (``location``)."""
+    keyword: str
+    """The JSON Schema keyword the field breaks (``maxLength``)."""
+
+    def forgives(self, label: str, path: list[str | int], keyword: str, value: object) -> bool:
+        return (
+            label in self.operations
+            and bool(path)
+            and path[-1] == self.field
+            and keyword == self.keyword
+            # Only the BR Code (decisions §6): a long location that is not one is still a failure.
+            and isinstance(value, str)
+            and _is_br_code(value)
+        )
+
+
+@dataclass(frozen=True)
+class StatusDeviation:
+    """A status the standard does not document for an operation, answered on purpose."""
+
+    name: str
+    operations: frozenset[str]
+    status: int
+    problem_type: str | None
+    """The problem's ``type`` an error must carry (so only that case is forgiven)."""
+    like: str | None = None
+    """For a success: the documented status whose content it must have (``"201"``)."""
+
+
+CHARGE_OPERATIONS = frozenset(
+    {"PUT /cob/{txid}", "POST /cob", "PATCH /cob/{txid}", "GET /cob/{txid}", "GET /cob"}
+)
+
+SCHEMA_DEVIATIONS = [
+    # decisions §6: `location` (and `loc.location`) carries the BR Code itself, up to 512
+    # characters, where the standard has a payload URL of at most 77.
+    SchemaDeviation("location holds the BR Code", CHARGE_OPERATIONS, "location", "maxLength"),
+]
+
+TYPE = "https://pix.bcb.gov.br/api/v2/error/"
+REFUND = frozenset({"PUT /pix/{e2eid}/devolucao/{id}"})
+
+STATUS_DEVIATIONS = [
+    # Our specification (decisions "Charges"): revising or cancelling a charge that is not ATIVA is a
+    # 422, where the standard says 400 CobOperacaoInvalida.
+    StatusDeviation(
+        "a charge that is not ATIVA is a 422",
+        frozenset({"PATCH /cob/{txid}"}),
+        422,
+        TYPE + "OperacaoInvalida",
+    ),
+    # Our specification (§6, decisions "Charges"): a txid names one charge of the account; a PUT of a
+    # txid in use is a 409, where the standard's PUT would revise an ATIVA charge (PATCH does here).
+    StatusDeviation(
+        "a txid in use is a 409", frozenset({"PUT /cob/{txid}"}), 409, TYPE + "RequisicaoInvalida"
+    ),
+    # Our specification (§7): a refund id already used with another body is a 409 (the same body
+    # returns the refund, 200); past the 89-day window a refund is a 422. The standard says 400.
+    StatusDeviation("a refund id in use is a 409", REFUND, 409, TYPE + "RequisicaoInvalida"),
+    StatusDeviation("a refund past 89 days is a 422", REFUND, 422, TYPE + "OperacaoInvalida"),
+    # Our specification (§7): the same refund asked again (same id and body) returns it with 200,
+    # as it is, rather than 201 (nothing is created).
+    StatusDeviation("a refund asked again is a 200", REFUND, 200, None, like="201"),
+]
+
+
+@dataclass(frozen=True)
+class RefusalDeviation:
+    """Data valid by the standard's schemas that the service refuses with a 400, on purpose: the
+    violation's detail (``propriedade: razao``) it gives, in full."""
+
+    name: str
+    operations: frozenset[str]
+    detail: str
+    """A regular expression the whole detail matches."""
+
+    def forgives(self, label: str, detail: str) -> bool:
+        return label in self.operations and re.fullmatch(self.detail, detail, re.DOTALL) is not None
+
+
+REFUSED_ON_PURPOSE = [
+    # decisions §13: text the service cannot store (a NUL) is a 400 wherever it is.
+    RefusalDeviation(
+        "no NUL in the query string",
+        frozenset(IMPLEMENTED),
+        r"Invalid request: the query string contains a NUL character\.",
+    ),
+    # decisions "Charges" (PATCH /cob/{txid}) and §1: a field the standard's schema does not define
+    # is a 400 naming it, never silently ignored (the standard's schemas allow any other field).
+    RefusalDeviation(
+        "a field the standard does not define",
+        CHARGE_OPERATIONS,
+        r"([\w.]+: )?Object contains unknown field `.*`",
+    ),
+    # The standard types GET /cob's `status` as any text; one that is no charge status could only
+    # ever list nothing, so it is a 400 naming the four (a typo is not an empty result).
+    RefusalDeviation(
+        "GET /cob's status is one of the four",
+        frozenset({"GET /cob"}),
+        # (A value longer than any status is cut short by the parameter's bound, with msgspec's words.)
+        r"status: (must be one of ATIVA, CONCLUIDA, REMOVIDA_PELO_USUARIO_RECEBEDOR, REMOVIDA_PELO_PSP"
+        r"|Expected `str` of length <= 64)",
+    ),
+]
+
+
+EMPTY_IS_ABSENT = frozenset({"GET /cob", "GET /pix"})
+"""pixcore.standard_queries: in the list queries an empty value (``?cpf=``) is the same as no
+value, as HTML forms send them; the standard's patterns refuse the empty text. A 2xx to negative
+data of these operations is forgiven only when every value that breaks its schema is empty."""
+
+
+NULL_IS_ABSENT = frozenset({"PUT /cob/{txid}", "POST /cob", "PATCH /cob/{txid}"})
+"""Our document and decisions ("Charges": a part left out or ``null`` is unchanged): in a charge's
+body, ``null`` for an optional field is the same as leaving it out; the standard's schemas, with no
+``nullable``, refuse it. A 2xx to negative data of these operations is forgiven only when the body
+without its ``null`` fields is valid by the standard's schema."""
+
+CHAVE_OPTIONAL = frozenset({"PUT /cob/{txid}", "POST /cob"})
+"""Our specification (§6): ``chave`` may be left out of a new charge (the account's first key is
+used); the standard requires it. Only that one ``required`` is forgiven, on these operations."""

@@ -1,0 +1,79 @@
+"""The operations of the central bank's standard Pix API that this service implements: the one
+place that says which (a new one, such as ``/cobv`` or ``/webhook/{chave}``, is one line of
+:data:`IMPLEMENTED`), each with the bodies and path values the service accepts, so that positive
+data reaches the success paths and the response schemas of the standard are checked on real data."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from hypothesis import strategies as st
+
+from tests.fuzz.service import Target
+
+Strategy = st.SearchStrategy[Any]
+
+_centavos = st.integers(min_value=1, max_value=500_00)
+_amount = _centavos.map(lambda cents: f"{cents // 100}.{cents % 100:02d}")
+_text = st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), min_size=1, max_size=140)
+_txid = st.from_regex(r"[a-zA-Z0-9]{26,35}", fullmatch=True)
+_refund_id = st.from_regex(r"[a-zA-Z0-9]{1,35}", fullmatch=True)
+
+
+def _cob(target: Target) -> Strategy:
+    return st.fixed_dictionaries(
+        {
+            # Required by the standard (the service would take the account's first key without it).
+            "chave": st.sampled_from(target.account.keys),
+            "calendario": st.fixed_dictionaries(
+                {}, optional={"expiracao": st.integers(min_value=1, max_value=2**31 - 1)}
+            ),
+            "valor": st.fixed_dictionaries({"original": _amount}),
+        },
+        optional={"solicitacaoPagador": _text},
+    )
+
+
+def _revision(_target: Target) -> Strategy:
+    return st.one_of(
+        st.fixed_dictionaries({"solicitacaoPagador": _text}),
+        st.fixed_dictionaries({"valor": st.fixed_dictionaries({"original": _amount})}),
+        # Long enough that the charge kept for revisions never expires under the suite.
+        st.fixed_dictionaries(
+            {"calendario": st.fixed_dictionaries({"expiracao": st.integers(86400 * 365, 2**31 - 1)})}
+        ),
+    )
+
+
+def _refund(_target: Target) -> Strategy:
+    return st.fixed_dictionaries({"valor": st.sampled_from(["0.01", "0.02", "0.03"])})
+
+
+@dataclass(frozen=True)
+class Operation:
+    """What the service accepts for one operation, beyond what the standard's schemas say."""
+
+    body: Callable[[Target], Strategy] | None = None
+    """Bodies the service accepts (None: no body, or the generated ones reach success alone)."""
+    fresh: dict[str, Strategy] = field(default_factory=dict)
+    """Path parameters that name something to create: well-formed values not used yet."""
+    known: dict[str, str] = field(default_factory=dict)
+    """Path parameters that name something that exists: the key of ``Target.known`` to draw from."""
+
+
+IMPLEMENTED: dict[str, Operation] = {
+    "PUT /cob/{txid}": Operation(body=_cob, fresh={"txid": _txid}),
+    "PATCH /cob/{txid}": Operation(body=_revision, known={"txid": "revisable"}),
+    "GET /cob/{txid}": Operation(known={"txid": "txid"}),
+    "POST /cob": Operation(body=_cob),
+    "GET /cob": Operation(),
+    "GET /pix/{e2eid}": Operation(known={"e2eid": "received"}),
+    "GET /pix": Operation(),
+    "PUT /pix/{e2eid}/devolucao/{id}": Operation(
+        body=_refund, known={"e2eid": "received"}, fresh={"id": _refund_id}
+    ),
+    "GET /pix/{e2eid}/devolucao/{id}": Operation(known={"e2eid": "received", "id": "refund_id"}),
+}
+"""``METHOD /path`` of the standard's document: what the service implements of it."""

@@ -363,6 +363,7 @@ def _discount_terms(
     field = "valor.desconto"
     number = _modality(problems, field, fields.modality, DiscountModality)
     if number is None:
+        _discount_forms(problems, fields)
         return None
     modality = DiscountModality(number)
     if modality.fixed_dates:
@@ -380,6 +381,17 @@ def _discount_terms(
     ):
         return None
     return Discount(modality, value=value)
+
+
+def _discount_forms(problems: list[str], fields: DiscountFields) -> None:
+    """Without a modality, which of ``valorPerc`` and ``descontoDataFixa`` belongs is unknown, but
+    each one given is still judged by its own form, so that one answer names every broken rule."""
+    if fields.value is not None:
+        _amount_text(problems, "valor.desconto.valorPerc", fields.value)
+    for index, item in enumerate(fields.dates or ()):
+        where = f"valor.desconto.descontoDataFixa[{index}]"
+        collect(problems, f"{where}.data", partial(_date, item.until))
+        _amount_text(problems, f"{where}.valorPerc", item.value)
 
 
 def _discount_dates(

@@ -18,7 +18,7 @@ import string
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -49,6 +49,7 @@ class Ids:
     receipt_id: str  # its transaction id
     refund: str  # the refund's id on `receipt`
     txid: str  # an active charge
+    due_txid: str  # an active due-date charge (cobv)
     code: str  # the charge's BR Code
     cash_in_id: str  # the cash-in's transaction id
     external_id: str  # the cash-in's externalId
@@ -67,7 +68,8 @@ class Call:
     path: str
     body: dict[str, Any] | None = None
     owner: int = 200  # the owner's status for the same call (made last)
-    expect: str = "hidden"  # "hidden": 404 as for nobody's ids; "empty": the empty list nobody gets
+    expect: str = "hidden"  # "hidden": 404 as for nobody's ids; "empty": the empty list nobody gets;
+    # "refused": the 400 nobody's id gets (a key that is not the caller's, in a body's place)
 
 
 CANCEL = {"status": "REMOVIDA_PELO_USUARIO_RECEBEDOR"}
@@ -122,12 +124,24 @@ ROUTES: dict[tuple[str, str], Callable[[Ids], list[Call]]] = {
         Call("POST", f"/api/webhooks/{i.webhook}/test")
     ],
     ("DELETE", "/api/webhooks/{webhook_id:int}"): lambda i: [Call("DELETE", f"/api/webhooks/{i.webhook}")],
+    ("GET", "/cobv/{txid:str}"): lambda i: [Call("GET", f"/cobv/{i.due_txid}")],
+    ("PATCH", "/cobv/{txid:str}"): lambda i: [Call("PATCH", f"/cobv/{i.due_txid}", CANCEL)],
+    # PUT /cobv/{txid}: as PUT /cob, B's PUT creates B's own due-date charge.
+    ("PUT", "/cobv/{txid:str}"): lambda _: [],
+    # The standard's webhook of a key: B naming A's key is the 400 of a key that is not B's (as for
+    # nobody's key); reading or deleting it is a 404. The owner's calls: read, set again, delete.
+    ("GET", "/webhook/{chave:str}"): lambda i: [Call("GET", f"/webhook/{i.key}")],
+    ("PUT", "/webhook/{chave:str}"): lambda i: [
+        Call("PUT", f"/webhook/{i.key}", {"webhookUrl": PUBLIC_HOOK}, expect="refused")
+    ],
+    ("DELETE", "/webhook/{chave:str}"): lambda i: [Call("DELETE", f"/webhook/{i.key}", owner=204)],
 }
 
 PUBLIC = {
     # The payload a charge's BR Code points at: payers of any bank fetch it, without a token.
     # Its id is 128 random bits, and it carries only what the BR Code shows.
     ("GET", "/qr/v2/{location_id:str}"),
+    ("GET", "/qr/v2/cobv/{location_id:str}"),  # a due-date charge's payload, the same way
     ("GET", "/schema/{path:str}"),  # the OpenAPI document
     ("GET", "/schema/assets/{file_path:path}"),  # the reference page's files (Swagger UI's release)
 }
@@ -207,6 +221,14 @@ async def build_world(api: Api, owner: Signed) -> Ids:
     txid = alphanumeric(30)
     cob = {"calendario": {"expiracao": 3600}, "valor": {"original": "10.00"}}
     code = (await _ok(await http.put(f"/cob/{txid}", json=cob, headers=auth)))["pixCopiaECola"]
+    due_txid = alphanumeric(30)
+    due = {
+        "calendario": {"dataDeVencimento": (api.clock.now() + timedelta(days=30)).date().isoformat()},
+        "devedor": {"cpf": random_cpf(), "nome": "Joao da Silva"},
+        "valor": {"original": "10.00"},
+    }
+    await _ok(await http.put(f"/cobv/{due_txid}", json=due, headers=auth))
+    await _ok(await http.put(f"/webhook/{owner.key}", json={"webhookUrl": PUBLIC_HOOK}, headers=auth), 200)
     external_id = str(uuid.uuid4())
     cash_in = {
         "transaction": {"value": 12.5, "description": "Pedido 1", "externalId": external_id},
@@ -249,6 +271,7 @@ async def build_world(api: Api, owner: Signed) -> Ids:
         receipt_id=receipt_id,
         refund=refund,
         txid=txid,
+        due_txid=due_txid,
         code=code,
         cash_in_id=cash_in_id,
         external_id=external_id,
@@ -272,6 +295,7 @@ def nobodys(ids: Ids, location_prefix: str) -> Ids:
         receipt_id=str(unknown),
         refund=alphanumeric(20),
         txid=alphanumeric(30),
+        due_txid=alphanumeric(30),
         code=code,
         cash_in_id=str(unknown + 1),
         external_id=str(uuid.uuid4()),
@@ -304,6 +328,8 @@ async def test_another_accounts_ids_are_not_found_on_every_route(api: Api) -> No
             attempt = await send(http, call, b.auth)
             baseline = await send(http, unknown, b.auth)
             if call.expect == "hidden" and attempt.status_code != 404:
+                problems.append(f"{route}: B got {attempt.status_code} on {call.path}: {attempt.text}")
+            if call.expect == "refused" and attempt.status_code != 400:
                 problems.append(f"{route}: B got {attempt.status_code} on {call.path}: {attempt.text}")
             if call.expect == "empty" and (attempt.status_code != 200 or attempt.json()["data"]):
                 problems.append(f"{route}: B listed {attempt.text} on {call.path}")

@@ -14,6 +14,7 @@ import json
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -23,6 +24,7 @@ import pytest
 from pixweb.edge import MAX_DEPTH
 from tests.e2e.conftest import Api
 from tests.security.conftest import ERROR_KEYS, Signed, all_logs, signed_in
+from tests.support import random_cpf
 
 METHODS = ("get", "put", "post", "patch", "delete")
 FORM = "application/x-www-form-urlencoded"
@@ -274,9 +276,23 @@ async def test_a_nul_in_any_string_of_any_body_is_a_400(api: Api) -> None:
     assert not wrong, "\n".join(wrong)
 
 
+async def with_a_due_charge(api: Api, who: Signed) -> None:
+    """A due-date charge of ``who`` at the txid the paths carry: ``PATCH /cobv/{txid}`` judges a
+    revision against the terms it changes, so its charge is looked up first (an unknown txid is a
+    404, ``CobVNaoEncontrada``); with this one there, its body's rules answer."""
+    due = {
+        "calendario": {"dataDeVencimento": (api.clock.now() + timedelta(days=30)).date().isoformat()},
+        "devedor": {"cpf": random_cpf(), "nome": "Joao da Silva"},
+        "valor": {"original": "10.00"},
+    }
+    response = await api.client.put(f"/cobv/{PATH_VALUES['txid']}", json=due, headers=who.auth)
+    assert response.status_code == 201, response.text
+
+
 @pytest.mark.parametrize("over", [1, 100_000], ids=["one-over", "100k"])
 async def test_text_over_a_fields_documented_maximum_is_a_400(api: Api, over: int) -> None:
     who = await signed_in(api.client)
+    await with_a_due_charge(api, who)
     wrong = []
     with all_logs() as records:
         for operation, leaf in body_cases():

@@ -693,3 +693,18 @@ def test_a_fine_above_100_percent_is_valid_and_the_written_form_is_plain() -> No
     _calendar, value = terms.wire()
     assert value["original"] == "10.00"
     assert [item["data"] for item in value["desconto"]["descontoDataFixa"]] == ["2025-04-01", "2025-04-09"]
+
+
+def test_a_discount_without_its_modality_still_has_each_member_judged_by_its_form() -> None:
+    body = {
+        "calendario": {"dataDeVencimento": "2025-04-30"},
+        "valor": {
+            "original": "100.00",
+            "desconto": {"valorPerc": "1.0", "descontoDataFixa": [{"data": "30/04", "valorPerc": "x"}]},
+        },
+    }
+    found = problems(body)
+    assert "valor.desconto.modalidade: required, 1 to 6" in found
+    assert any(p.startswith("valor.desconto.valorPerc: required, a string") for p in found)
+    assert any(p.startswith("valor.desconto.descontoDataFixa[0].data:") for p in found)
+    assert any(p.startswith("valor.desconto.descontoDataFixa[0].valorPerc: required") for p in found)

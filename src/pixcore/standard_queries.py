@@ -49,6 +49,7 @@ __all__ = [
 DEFAULT_ITEMS = 100
 MAX_ITEMS = 1000
 MAX_PAGE = 2_147_483_647  # the standard's int32
+_SIGNED = re.compile(r"-?[0-9]+")
 _MAX_MOMENT = 64  # characters: no RFC 3339 date-time is longer
 RFC3339_PATTERN = (
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2})"
@@ -86,6 +87,8 @@ class ChargeQuery:
     location_present: bool | None = None
     status: ChargeStatus | None = None
     page: Page = Page()
+    batch: int | None = None
+    """``loteCobVId`` (``GET /cobv``): only the charges of that batch of due-date charges."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,15 +204,30 @@ def parse_charge_query(
     status: str | None = None,
     page: str | None = None,
     size: str | None = None,
+    batch: str | None = None,
 ) -> ChargeQuery:
-    """``GET /cob``'s parameters, each as the query string gave it."""
+    """``GET /cob``'s parameters (and ``GET /cobv``'s, with ``loteCobVId``: ``batch``), each as
+    the query string gave it."""
     problems: list[str] = []
     common = _common(problems, inicio=inicio, fim=fim, cpf=cpf, cnpj=cnpj, page=page, size=size)
     present = collect(problems, "locationPresente", lambda: _flag(location_present))
     wanted = collect(problems, "status", lambda: _status(status))
+    lot = collect(problems, "loteCobVId", lambda: _batch(batch))
     if problems or common is None:
         raise _refuse(problems)
-    return ChargeQuery(common.start, common.end, common.cpf, common.cnpj, present, wanted, common.page)
+    return ChargeQuery(common.start, common.end, common.cpf, common.cnpj, present, wanted, common.page, lot)
+
+
+def _batch(text: str | None) -> int | None:
+    """A batch's id: the standard's int32, written in ASCII digits with an optional minus."""
+    if text is None or text == "":
+        return None
+    if _SIGNED.fullmatch(text) is None:
+        raise InvalidQuery(f"must be an integer from {-MAX_PAGE - 1} to {MAX_PAGE}")
+    value = int(text) if len(text) <= len(str(MAX_PAGE)) + 1 else MAX_PAGE + 1
+    if not -MAX_PAGE - 1 <= value <= MAX_PAGE:
+        raise InvalidQuery(f"must be an integer from {-MAX_PAGE - 1} to {MAX_PAGE}")
+    return value
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from schemathesis import AuthContext, Case, HookContext
 from schemathesis.schemas import BaseSchema
 
 from tests.fuzz.service import Target, running_service
+from tests.support import random_cpf
 
 DOCUMENT = Path(__file__).with_name("bcb-pix-api-openapi.patched.yaml")
 # Examples per operation and generation mode; `.ci/run` and `make conformance` keep the default.
@@ -29,13 +30,23 @@ FRAMING = frozenset({"content-length", "transfer-encoding", "host", "connection"
 
 
 def _prepare(target: Target) -> None:
-    """A charge kept for revisions (PATCH), and the PIX received, apart from the fuzz suite's data."""
+    """A charge and a due-date charge kept for revisions (PATCH), and the PIX received, apart
+    from the fuzz suite's data."""
     auth = {"Authorization": f"Bearer {target.token()}"}
     txid = uuid.uuid4().hex
     body = {"calendario": {"expiracao": 2**31 - 1}, "valor": {"original": "5.00"}}
     response = httpx.put(f"{target.base_url}/cob/{txid}", json=body, headers=auth, timeout=30)
     response.raise_for_status()
     target.known["revisable"] = [txid]
+    due_txid = uuid.uuid4().hex
+    due = {
+        "calendario": {"dataDeVencimento": "2080-12-31"},
+        "devedor": {"cpf": random_cpf(), "nome": "Conformance Debtor"},
+        "valor": {"original": "5.00"},
+    }
+    response = httpx.put(f"{target.base_url}/cobv/{due_txid}", json=due, headers=auth, timeout=30)
+    response.raise_for_status()
+    target.known["due"] = [due_txid]
     target.known["received"] = target.known["e2eid"][:1]
 
 

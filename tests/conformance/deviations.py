@@ -60,12 +60,18 @@ class StatusDeviation:
 CHARGE_OPERATIONS = frozenset(
     {"PUT /cob/{txid}", "POST /cob", "PATCH /cob/{txid}", "GET /cob/{txid}", "GET /cob"}
 )
+DUE_CHARGE_OPERATIONS = frozenset({"PUT /cobv/{txid}", "PATCH /cobv/{txid}", "GET /cobv/{txid}", "GET /cobv"})
 
 SCHEMA_DEVIATIONS = [
     # decisions §6: `location` (and `loc.location`) carries the BR Code itself, up to 512
     # characters, where the standard has a payload URL of at most 77.
-    SchemaDeviation("location holds the BR Code", CHARGE_OPERATIONS, "location", "maxLength"),
+    SchemaDeviation(
+        "location holds the BR Code", CHARGE_OPERATIONS | DUE_CHARGE_OPERATIONS, "location", "maxLength"
+    ),
 ]
+RECEIVER_ADDRESS = frozenset({"logradouro", "uf", "cep"})
+"""decisions.md, "Due-date charges (cobv)": the service keeps no street address of an account, so
+a cobv's ``recebedor`` has its name, document and city only."""
 
 TYPE = "https://pix.bcb.gov.br/api/v2/error/"
 REFUND = frozenset({"PUT /pix/{e2eid}/devolucao/{id}"})
@@ -83,6 +89,11 @@ STATUS_DEVIATIONS = [
     # txid in use is a 409, where the standard's PUT would revise an ATIVA charge (PATCH does here).
     StatusDeviation(
         "a txid in use is a 409", frozenset({"PUT /cob/{txid}"}), 409, TYPE + "RequisicaoInvalida"
+    ),
+    # The same for a due-date charge (decisions "Due-date charges (cobv)": one txid space), where
+    # the standard's PUT of an ATIVA cobv would revise it: PATCH /cobv/{txid} revises here.
+    StatusDeviation(
+        "a cobv's txid in use is a 409", frozenset({"PUT /cobv/{txid}"}), 409, TYPE + "CobVOperacaoInvalida"
     ),
     # Our specification (§7): a refund id already used with another body is a 409 (the same body
     # returns the refund, 200); past the 89-day window a refund is a 422. The standard says 400.
@@ -119,14 +130,23 @@ REFUSED_ON_PURPOSE = [
     # is a 400 naming it, never silently ignored (the standard's schemas allow any other field).
     RefusalDeviation(
         "a field the standard does not define",
-        CHARGE_OPERATIONS,
+        CHARGE_OPERATIONS | DUE_CHARGE_OPERATIONS | {"PUT /webhook/{chave}"},
         r"([\w.]+: )?Object contains unknown field `.*`",
+    ),
+    # Not a deviation of ours but a rule of the standard's own error list (`CobVOperacaoInvalida`) that
+    # its schema cannot say: a discount matching the `oneOf` branch with `valorPerc` may carry any
+    # `descontoDataFixa` there, yet with modality 1 or 2 `valorPerc` must be absent, and with 3 to 6
+    # `descontoDataFixa` must be; so such a body is refused either way, here by the member's type.
+    RefusalDeviation(
+        "a discount's descontoDataFixa is a list or absent",
+        DUE_CHARGE_OPERATIONS,
+        r"valor\.desconto\.descontoDataFixa: Expected `array \| null`, got `\w+`",
     ),
     # The standard types GET /cob's `status` as any text; one that is no charge status could only
     # ever list nothing, so it is a 400 naming the four (a typo is not an empty result).
     RefusalDeviation(
         "GET /cob's status is one of the four",
-        frozenset({"GET /cob"}),
+        frozenset({"GET /cob", "GET /cobv"}),
         # (A value longer than any status is cut short by the parameter's bound, with msgspec's words.)
         r"status: (must be one of ATIVA, CONCLUIDA, REMOVIDA_PELO_USUARIO_RECEBEDOR, REMOVIDA_PELO_PSP"
         r"|Expected `str` of length <= 64)",
@@ -134,13 +154,15 @@ REFUSED_ON_PURPOSE = [
 ]
 
 
-EMPTY_IS_ABSENT = frozenset({"GET /cob", "GET /pix"})
+EMPTY_IS_ABSENT = frozenset({"GET /cob", "GET /pix", "GET /cobv", "GET /webhook"})
 """pixcore.standard_queries: in the list queries an empty value (``?cpf=``) is the same as no
 value, as HTML forms send them; the standard's patterns refuse the empty text. A 2xx to negative
 data of these operations is forgiven only when every value that breaks its schema is empty."""
 
 
-NULL_IS_ABSENT = frozenset({"PUT /cob/{txid}", "POST /cob", "PATCH /cob/{txid}"})
+NULL_IS_ABSENT = frozenset(
+    {"PUT /cob/{txid}", "POST /cob", "PATCH /cob/{txid}", "PUT /cobv/{txid}", "PATCH /cobv/{txid}"}
+)
 """Our document and decisions ("Charges": a part left out or ``null`` is unchanged): in a charge's
 body, ``null`` for an optional field is the same as leaving it out; the standard's schemas, with no
 ``nullable``, refuse it. A 2xx to negative data of these operations is forgiven only when the body
@@ -149,3 +171,19 @@ without its ``null`` fields is valid by the standard's schema."""
 CHAVE_OPTIONAL = frozenset({"PUT /cob/{txid}", "POST /cob"})
 """Our specification (§6): ``chave`` may be left out of a new charge (the account's first key is
 used); the standard requires it. Only that one ``required`` is forgiven, on these operations."""
+
+
+def discount_member_of_a_refused_discount(label: str, body: object, detail: str) -> bool:
+    """A member of ``valor.desconto`` judged in a discount that the standard's own error list
+    refuses (``valorPerc`` given with modality 1 or 2, ``descontoDataFixa`` with 3 to 6: its
+    schema's ``oneOf`` cannot say so, see ``REFUSED_ON_PURPOSE``): the body is refused rightly,
+    whichever of its discount's faults the answer names."""
+    valor = body.get("valor") if isinstance(body, dict) else None
+    discount = valor.get("desconto") if isinstance(valor, dict) else None
+    if label not in DUE_CHARGE_OPERATIONS or not isinstance(discount, dict):
+        return False
+    modality = discount.get("modalidade")
+    against = (modality in (1, 2) and discount.get("valorPerc") is not None) or (
+        modality in (3, 4, 5, 6) and discount.get("descontoDataFixa") is not None
+    )
+    return against and detail.startswith("valor.desconto.")

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from hypothesis import strategies as st
 
-from tests.fuzz.service import Target
+from tests.fuzz.service import HOOK, Target
+from tests.support import random_cpf
 
 Strategy = st.SearchStrategy[Any]
 
@@ -47,6 +49,47 @@ def _revision(_target: Target) -> Strategy:
     )
 
 
+_due_date = st.dates(min_value=date(2030, 1, 1), max_value=date(2080, 12, 31)).map(date.isoformat)
+_debtor = st.builds(lambda cpf: {"cpf": cpf, "nome": "Conformance Debtor"}, st.builds(random_cpf))
+
+
+def _cobv(target: Target) -> Strategy:
+    return st.fixed_dictionaries(
+        {
+            "chave": st.sampled_from(target.account.keys),
+            "calendario": st.fixed_dictionaries(
+                {"dataDeVencimento": _due_date},
+                optional={"validadeAposVencimento": st.integers(min_value=0, max_value=3650)},
+            ),
+            "devedor": _debtor,
+            "valor": st.fixed_dictionaries(
+                {"original": _amount},
+                optional={
+                    "multa": st.fixed_dictionaries(
+                        {"modalidade": st.just(2), "valorPerc": st.sampled_from(["1.00", "2.00"])}
+                    ),
+                    "juros": st.fixed_dictionaries(
+                        {"modalidade": st.integers(1, 8), "valorPerc": st.sampled_from(["0.10", "1.00"])}
+                    ),
+                },
+            ),
+        },
+        optional={"solicitacaoPagador": _text},
+    )
+
+
+def _due_revision(_target: Target) -> Strategy:
+    return st.one_of(
+        st.fixed_dictionaries({"solicitacaoPagador": _text}),
+        st.fixed_dictionaries({"valor": st.fixed_dictionaries({"original": _amount})}),
+        st.fixed_dictionaries({"calendario": st.fixed_dictionaries({"dataDeVencimento": _due_date})}),
+    )
+
+
+def _webhook(_target: Target) -> Strategy:
+    return st.just({"webhookUrl": HOOK})
+
+
 def _refund(_target: Target) -> Strategy:
     return st.fixed_dictionaries({"valor": st.sampled_from(["0.01", "0.02", "0.03"])})
 
@@ -75,5 +118,13 @@ IMPLEMENTED: dict[str, Operation] = {
         body=_refund, known={"e2eid": "received"}, fresh={"id": _refund_id}
     ),
     "GET /pix/{e2eid}/devolucao/{id}": Operation(known={"e2eid": "received", "id": "refund_id"}),
+    "PUT /cobv/{txid}": Operation(body=_cobv, fresh={"txid": _txid}),
+    "PATCH /cobv/{txid}": Operation(body=_due_revision, known={"txid": "due"}),
+    "GET /cobv/{txid}": Operation(known={"txid": "due"}),
+    "GET /cobv": Operation(),
+    "PUT /webhook/{chave}": Operation(body=_webhook, known={"chave": "pix_key"}),
+    "GET /webhook/{chave}": Operation(known={"chave": "pix_key"}),
+    "DELETE /webhook/{chave}": Operation(known={"chave": "pix_key"}),
+    "GET /webhook": Operation(),
 }
 """``METHOD /path`` of the standard's document: what the service implements of it."""

@@ -30,7 +30,7 @@ def test_a_long_location_is_forgiven_only_when_it_is_a_br_code_on_a_charge() -> 
 
 
 def test_refusals_are_forgiven_on_their_operations_with_their_exact_detail() -> None:
-    nul, unknown, status = REFUSED_ON_PURPOSE
+    nul, unknown, discount, status = REFUSED_ON_PURPOSE
     assert nul.forgives("GET /pix", "Invalid request: the query string contains a NUL character.")
     assert unknown.forgives("PATCH /cob/{txid}", "data: Object contains unknown field `x`")
     assert not unknown.forgives("GET /pix", "data: Object contains unknown field `x`")
@@ -38,6 +38,10 @@ def test_refusals_are_forgiven_on_their_operations_with_their_exact_detail() -> 
     detail = "status: must be one of ATIVA, CONCLUIDA, REMOVIDA_PELO_USUARIO_RECEBEDOR, REMOVIDA_PELO_PSP"
     assert status.forgives("GET /cob", detail)
     assert not status.forgives("GET /pix", detail)
+    typed = "valor.desconto.descontoDataFixa: Expected `array | null`, got `bool`"
+    assert discount.forgives("PUT /cobv/{txid}", typed)
+    assert not discount.forgives("PUT /cob/{txid}", typed)
+    assert not discount.forgives("PUT /cobv/{txid}", "valor.desconto.valorPerc: Expected `str`, got `bool`")
 
 
 def test_every_deviation_names_implemented_operations_and_a_problem_type() -> None:

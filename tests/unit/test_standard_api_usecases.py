@@ -107,6 +107,17 @@ def test_a_charge_query_lists_every_broken_rule(params: dict[str, str], names: s
     assert _details(caught) == names
 
 
+def test_a_due_charge_query_reads_its_batch_id_as_an_int32() -> None:
+    assert parse_charge_query(inicio=START, fim=END).batch is None
+    assert parse_charge_query(inicio=START, fim=END, batch="").batch is None
+    assert parse_charge_query(inicio=START, fim=END, batch="-2147483648").batch == -(2**31)
+    assert parse_charge_query(inicio=START, fim=END, batch="2147483647").batch == 2**31 - 1
+    for wrong in ("2147483648", "-2147483649", "1.0", "x", "9" * 40, "+1"):
+        with pytest.raises(InvalidQuery) as caught:
+            parse_charge_query(inicio=START, fim=END, batch=wrong)
+        assert _details(caught) == {"loteCobVId"}, wrong
+
+
 def test_a_received_query_reads_and_refuses_its_own_filters() -> None:
     query = parse_received_query(
         inicio=START, fim=END, txid="abc", txid_present="false", refund_present="true"

@@ -51,6 +51,11 @@ def test_the_known_defects_are_in_the_standard_and_not_in_the_copy() -> None:
         assert schemas["TxId"]["pattern"].startswith("^") is not broken
         responses = document["paths"]["/cob"]["get"]["responses"]
         assert ("400" in responses) is not broken
+        for path in ("/cobv", "/cobv/{txid}", "/webhook"):
+            assert ("400" in document["paths"][path]["get"]["responses"]) is not broken
+        assert ("required" in schemas["DadosRecebedor"]) is broken
+        assert ("cnpj" in schemas["WebhookCompleto"]["required"]) is broken
+        assert ("type" not in schemas["CobVValor"]["properties"]["abatimento"]) is broken
 
 
 def test_the_copy_changes_no_operation_and_no_schema_name() -> None:

@@ -358,6 +358,17 @@ _LOCATION_PRESENT = Annotated[
 ]
 
 
+_BATCH = Annotated[
+    str | None,
+    QueryParameter(
+        "loteCobVId",
+        "Only the charges of this batch of due-date charges (an int32); none is in a batch yet.",
+        "1",
+        pattern=r"-?[0-9]{1,11}",
+    ),
+]
+
+
 class DueChargeController(Controller):
     path = "/cobv"
     tags = ["Due-date charges"]  # noqa: RUF012 - Litestar reads class attributes
@@ -430,6 +441,7 @@ class DueChargeController(Controller):
         status: _STATUS = None,
         pagina_atual: PageNumber = None,
         itens_por_pagina: ItemsPerPage = None,
+        lote_cob_v_id: _BATCH = None,
     ) -> Response[CobsVOut]:
         query = parse_charge_query(
             inicio=inicio,
@@ -440,6 +452,7 @@ class DueChargeController(Controller):
             status=status,
             page=pagina_atual,
             size=itens_por_pagina,
+            batch=lote_cob_v_id,
         )
         services = services_of(request)
         account_id = principal_of(request).account_id

@@ -94,8 +94,9 @@ def _charge_filter(
     if document is not None:
         args.append(document)
         where.append(f"debtor_document = ${len(args)}")
-    if query.location_present is False:
-        where.append("false")  # every charge of this service has its location
+    if query.location_present is False or query.batch is not None:
+        # Every charge of this service has its location, and none is in a batch (no lotecobv yet).
+        where.append("false")
     if query.status in (ChargeStatus.ATIVA, ChargeStatus.REMOVIDA_PELO_PSP):
         args.append(now)
         if query.status is ChargeStatus.ATIVA:

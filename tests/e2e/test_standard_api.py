@@ -244,6 +244,30 @@ async def test_get_cob_refuses_hostile_queries_with_every_violation(
     assert {v["propriedade"] for v in problem["violacoes"]} >= properties
 
 
+@pytest.mark.parametrize(
+    ("path", "problem_type"),
+    [
+        ("/cob", "CobConsultaInvalida"),
+        ("/cobv", "CobVConsultaInvalida"),
+        ("/pix", "PixConsultaInvalida"),
+        ("/webhook", "WebhookConsultaInvalida"),
+    ],
+)
+async def test_a_list_parameter_given_twice_is_refused_not_guessed(
+    api: Api, owner: tuple[Client, dict[str, str]], path: str, problem_type: str
+) -> None:
+    _, auth = owner
+    query = (
+        "inicio=2020-01-01T00:00:00Z&fim=2020-01-02T00:00:00Z"
+        "&paginacao.paginaAtual=false&paginacao.paginaAtual=&unknown=1&unknown=2"
+    )
+    response = await api.client.get(f"{path}?{query}", headers=auth)
+    problem = _problem(response, 400, problem_type)
+    # Only the list's own parameter: an unknown one is ignored, repeated or not.
+    assert {v["propriedade"] for v in problem["violacoes"]} == {"paginacao.paginaAtual"}
+    assert "more than once" in problem["detail"]
+
+
 async def test_get_cob_refuses_nul_bytes_and_huge_values(
     api: Api, owner: tuple[Client, dict[str, str]]
 ) -> None:

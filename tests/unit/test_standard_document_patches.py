@@ -56,6 +56,10 @@ def test_the_known_defects_are_in_the_standard_and_not_in_the_copy() -> None:
         assert ("required" in schemas["DadosRecebedor"]) is broken
         assert ("cnpj" in schemas["WebhookCompleto"]["required"]) is broken
         assert ("type" not in schemas["CobVValor"]["properties"]["abatimento"]) is broken
+        fixed_dates = schemas["CobVValor"]["properties"]["desconto"]["oneOf"][0]["properties"][
+            "descontoDataFixa"
+        ]
+        assert ("type" not in fixed_dates["items"]) is broken
 
 
 def test_the_copy_changes_no_operation_and_no_schema_name() -> None:

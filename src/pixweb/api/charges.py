@@ -58,6 +58,7 @@ from pixweb.api.standard import (
     QueryParameter,
     Start,
     WindowOut,
+    given_once,
     parameters_example,
     window_fields,
 )
@@ -572,6 +573,7 @@ class ChargeController(Controller):
         pagina_atual: PageNumber = None,
         itens_por_pagina: ItemsPerPage = None,
     ) -> Response[CobsOut]:
+        given_once(request)
         query = parse_charge_query(
             inicio=inicio,
             fim=fim,

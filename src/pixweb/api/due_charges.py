@@ -53,6 +53,7 @@ from pixweb.api.standard import (
     PageNumber,
     QueryParameter,
     Start,
+    given_once,
     parameters_example,
     window_fields,
 )
@@ -443,6 +444,7 @@ class DueChargeController(Controller):
         itens_por_pagina: ItemsPerPage = None,
         lote_cob_v_id: _BATCH = None,
     ) -> Response[CobsVOut]:
+        given_once(request)
         query = parse_charge_query(
             inicio=inicio,
             fim=fim,

@@ -32,7 +32,7 @@ from pixcore.webhooks import MAX_URL_LENGTH, STANDARD_SUFFIX, Webhook
 from pixweb.api.deps import principal_of, services_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import MaybeTimestamp, Timestamp, doc, whole
-from pixweb.api.standard import ItemsPerPage, PageNumber, PageOut, QueryParameter
+from pixweb.api.standard import ItemsPerPage, PageNumber, PageOut, QueryParameter, given_once
 from pixweb.api.webhooks import RESOLVER
 from pixweb.body_errors import judge_body
 from pixweb.problems import PROBLEMS, problem_responses
@@ -267,6 +267,7 @@ class KeyWebhookController(Controller):
         pagina_atual: PageNumber = None,
         itens_por_pagina: ItemsPerPage = None,
     ) -> Response[KeyWebhookList]:
+        given_once(request)
         query = parse_webhook_query(inicio=inicio, fim=fim, page=pagina_atual, size=itens_por_pagina)
         listing = await list_key_webhooks(
             services_of(request).uow, account_id=principal_of(request).account_id, query=query

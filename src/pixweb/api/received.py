@@ -29,6 +29,7 @@ from pixweb.api.standard import (
     QueryParameter,
     Start,
     WindowOut,
+    given_once,
     parameters_example,
     window_fields,
 )
@@ -131,6 +132,7 @@ class ReceivedPixController(Controller):
         pagina_atual: PageNumber = None,
         itens_por_pagina: ItemsPerPage = None,
     ) -> Response[PixListOut]:
+        given_once(request)
         query = parse_received_query(
             inicio=inicio,
             fim=fim,

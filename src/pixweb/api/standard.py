@@ -7,11 +7,12 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import msgspec
-from litestar import params
+from litestar import Request, params
 from litestar.openapi.spec import Example, OpenAPIType
 
 from pixcore.clock import format_timestamp
 from pixcore.documents import CNPJ_PATTERN, CPF_PATTERN
+from pixcore.errors import InvalidQuery
 from pixcore.standard_queries import (
     DEFAULT_ITEMS,
     MAX_ITEMS,
@@ -33,6 +34,7 @@ __all__ = [
     "QueryParameter",
     "Start",
     "WindowOut",
+    "given_once",
     "parameters_example",
     "window_fields",
 ]
@@ -171,3 +173,32 @@ def parameters_example(**extra: Any) -> dict[str, Any]:
             "quantidadeTotalDeItens": 1,
         },
     } | extra
+
+
+# Every parameter of the standard's lists (GET /cob, /cobv, /pix, /webhook).
+LIST_PARAMETERS = frozenset(
+    {
+        "inicio",
+        "fim",
+        "cpf",
+        "cnpj",
+        "locationPresente",
+        "status",
+        "txid",
+        "txIdPresente",
+        "devolucaoPresente",
+        "loteCobVId",
+        "paginacao.paginaAtual",
+        "paginacao.itensPorPagina",
+    }
+)
+
+
+def given_once(request: Request[Any, Any, Any]) -> None:
+    """A list's parameter given more than once (``?status=ATIVA&status=CONCLUIDA``) is a 400
+    naming it: which value was meant cannot be known, and each takes one value."""
+    query = request.query_params
+    repeated = sorted({name for name in query if name in LIST_PARAMETERS and len(query.getall(name)) > 1})
+    if repeated:
+        problems = [f"{name}: given more than once" for name in repeated]
+        raise InvalidQuery("Invalid query parameters: " + "; ".join(problems) + ".", details=problems)

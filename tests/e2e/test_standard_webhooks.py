@@ -331,6 +331,40 @@ async def test_a_pix_received_on_the_key_is_posted_as_the_standard_says(
     assert len(listed["deliveries"]) == 2
 
 
+async def test_a_due_charge_paid_on_the_key_is_posted_with_the_amount_due(
+    delivering_api: Api, receiver: Receiver
+) -> None:
+    api = delivering_api
+    http = api.client
+    client, auth = await signed_in(api)
+    chave = key_of(client)
+    assert (await put_hook(api, auth, chave, receiver.url("/due"))).status_code == 200
+    secret = await secret_of(http, auth)
+    due_date = (api.clock.now() + timedelta(days=10)).date().isoformat()
+    body = {
+        "calendario": {"dataDeVencimento": due_date},
+        "devedor": {"cpf": "11144477735", "nome": "Debtor"},
+        "valor": {
+            "original": "50.00",
+            "desconto": {"modalidade": 1, "descontoDataFixa": [{"data": due_date, "valorPerc": "5.00"}]},
+        },
+        "chave": chave,
+    }
+    charge = await http.put(f"/cobv/{'d' * 30}", json=body, headers=auth)
+    assert charge.status_code == 201, charge.text
+    paid = await http.post(
+        "/sandbox/payments", json={"pixCopiaECola": charge.json()["pixCopiaECola"]}, headers=auth
+    )
+    assert paid.status_code in {200, 201}, paid.text
+    await receiver.wait_for(1, "/due/pix", within=30)
+    (sent,) = receiver.at("/due/pix")
+    (item,) = sent.verify(secret)["pix"]  # type: ignore[index]
+    assert item["endToEndId"] == paid.json()["endToEndId"]
+    assert item["txid"] == "d" * 30
+    assert item["valor"] == "45.00"  # paid before its due date: the fixed discount taken off
+    assert item == (await http.get(f"/pix/{item['endToEndId']}", headers=auth)).json()
+
+
 async def test_only_pix_after_the_registration_and_before_its_deletion_are_sent(
     delivering_api: Api, receiver: Receiver
 ) -> None:

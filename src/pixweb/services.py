@@ -9,6 +9,7 @@ from functools import partial
 from pixcore.clock import SystemClock
 from pixcore.ports import KeyDirectory, SecretHasher, UnitOfWorkFactory
 from pixcore.queries import TransactionQueries
+from pixcore.usecases.charge_batch import ChargePaymentBatcher
 from pixcore.usecases.receipt_batch import ReceiptBatcher
 from pixcore.usecases.transfer_batch import TransferBatcher
 from pixinfra.postgres.pool import Database
@@ -48,6 +49,8 @@ class Services:
     """Creates the API's transfers, grouping each account's concurrent ones (group commit)."""
     receipts: ReceiptBatcher
     """Credits the sandbox's payments, grouping the concurrent ones of each key (group commit)."""
+    charge_payments: ChargePaymentBatcher
+    """Pays the sandbox's charge payments, grouping the concurrent ones of each receiving account."""
 
     @classmethod
     def build(cls, settings: Settings, database: Database, clock: SystemClock | None = None) -> Services:
@@ -91,6 +94,9 @@ class Services:
                 window=batch_window,
             ),
             receipts=ReceiptBatcher(
+                uow, keeper.clock, size=settings.transfer_batch_size, window=batch_window
+            ),
+            charge_payments=ChargePaymentBatcher(
                 uow, keeper.clock, size=settings.transfer_batch_size, window=batch_window
             ),
         )

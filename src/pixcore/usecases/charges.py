@@ -12,6 +12,7 @@ import dataclasses
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Protocol
 
 from pixcore import brcode
 from pixcore.accounts import Account, Counterpart
@@ -59,6 +60,7 @@ __all__ = [
     "DUE_LOCATION",
     "IMMEDIATE_KINDS",
     "ChargeListing",
+    "ChargePayer",
     "ChargePayment",
     "ChargeView",
     "ReceivedListing",
@@ -76,6 +78,7 @@ __all__ = [
     "load_account",
     "pay_charge",
     "pay_code",
+    "payment_terms",
     "read_charge",
     "read_received",
     "receiving_key",
@@ -506,6 +509,26 @@ async def expire_charges(uow: UnitOfWorkFactory, clock: Clock, *, limit: int = 5
     return len(expired)
 
 
+def payment_terms(
+    charge: Charge | None,
+    amount: int | None,
+    now: datetime,
+    *,
+    only_for: int | None = None,
+    kinds: frozenset[ChargeKind] | None = None,
+) -> tuple[Charge, ChargeStatus, int]:
+    """The rules a payment of the (locked) ``charge`` at ``now`` must pass, offering ``amount``:
+    the charge, its status once paid, and the amount credited. ``ChargeNotFound`` when there is no
+    such charge, it is not ``only_for``'s or not one of ``kinds``; the lifecycle's refusal when it
+    cannot be concluded; the amount's when ``amount`` is not what it takes."""
+    if charge is None or (only_for is not None and charge.account_id != only_for):
+        raise ChargeNotFound()
+    if kinds is not None:
+        _of_kind(charge, kinds)
+    status = ChargeLifecycle(charge.status_at(now)).conclude()
+    return charge, status, _payable(charge, amount, now)
+
+
 async def pay_charge(
     uow: UnitOfWorkFactory,
     clock: Clock,
@@ -523,13 +546,9 @@ async def pay_charge(
     now = clock.now()
     e2e = new_end_to_end_id(payer.ispb, now)
     async with uow() as tx:
-        charge = await tx.charges.lock_by_location(location_id)
-        if charge is None or (only_for is not None and charge.account_id != only_for):
-            raise ChargeNotFound()
-        if kinds is not None:
-            _of_kind(charge, kinds)
-        status = ChargeLifecycle(charge.status_at(now)).conclude()
-        credited = _payable(charge, amount, now)
+        charge, status, credited = payment_terms(
+            await tx.charges.lock_by_location(location_id), amount, now, only_for=only_for, kinds=kinds
+        )
         transaction_id = await credit_receipt(
             tx,
             account_id=charge.account_id,
@@ -557,6 +576,20 @@ async def pay_charge(
     return ChargePayment(paid, transaction_id, e2e, credited)
 
 
+class ChargePayer(Protocol):
+    """What pays a charge as :func:`pay_charge` does (``ChargePaymentBatcher``)."""
+
+    async def pay(
+        self,
+        *,
+        location_id: str,
+        payer: Counterpart,
+        amount: int | None = None,
+        only_for: int | None = None,
+        kinds: frozenset[ChargeKind] | None = None,
+    ) -> ChargePayment: ...
+
+
 async def pay_code(
     uow: UnitOfWorkFactory,
     clock: Clock,
@@ -566,11 +599,13 @@ async def pay_code(
     payer: Counterpart,
     amount: int | None = None,
     only_for: int | None = None,
+    payments: ChargePayer | None = None,
 ) -> str:
     """An outside payer pays a BR Code ("Pix Copia e Cola"); returns the end-to-end id.
 
     A dynamic code pays the charge at its location, which must be one of this service's
-    (``location_prefix``: another PSP's payload names no charge of ours); a static code pays
+    (``location_prefix``: another PSP's payload names no charge of ours), through ``payments``
+    if given (the group commit of ``charge_batch``), else :func:`pay_charge`; a static code pays
     its key, with its own amount unless ``amount`` is given.
     """
     decoded = brcode.decode(code)
@@ -581,9 +616,20 @@ async def pay_code(
         kinds = IMMEDIATE_KINDS
         if location_id.startswith(DUE_LOCATION):
             location_id, kinds = location_id.removeprefix(DUE_LOCATION), DUE_KINDS
-        paid = await pay_charge(
-            uow, clock, location_id=location_id, payer=payer, amount=amount, only_for=only_for, kinds=kinds
-        )
+        if payments is None:
+            paid = await pay_charge(
+                uow,
+                clock,
+                location_id=location_id,
+                payer=payer,
+                amount=amount,
+                only_for=only_for,
+                kinds=kinds,
+            )
+        else:
+            paid = await payments.pay(
+                location_id=location_id, payer=payer, amount=amount, only_for=only_for, kinds=kinds
+            )
         return paid.end_to_end_id
     if decoded.key is None:
         raise InvalidBrCode("the code names neither a key nor a charge")

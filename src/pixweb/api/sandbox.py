@@ -259,6 +259,7 @@ class SandboxController(Controller):
                 payer=counterpart,
                 amount=amount,
                 only_for=account_id,
+                payments=services.charge_payments,
             )
             return SandboxPaymentOut(end_to_end_id=e2e)
         if payment.key is None or amount is None:  # outside_payment refused this already

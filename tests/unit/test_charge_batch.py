@@ -1,0 +1,216 @@
+"""Group commit of charge payments on the fakes: one receiving account's charges paid at once, in one
+unit of work, each payment answered as it would have been alone."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from datetime import timedelta
+
+import pytest
+
+from pixcore.accounts import Balance, Counterpart
+from pixcore.charges import (
+    CalendarFields,
+    CashInRequest,
+    ChargeFields,
+    ChargeKind,
+    ChargeRequest,
+    ValueFields,
+)
+from pixcore.clock import ManualClock
+from pixcore.records import TransactionStatus
+from pixcore.testing import InMemoryStore, InMemoryTransactions, PlainHasher, ledger_check
+from pixcore.usecases.charge_batch import ChargePaymentBatcher
+from pixcore.usecases.charges import (
+    IMMEDIATE_KINDS,
+    ChargePayment,
+    create_cash_in,
+    create_charge,
+    pay_charge,
+)
+from tests.unit.usecase_helpers import OTHER_CNPJ, OTHER_CPF, open_test_account
+
+PREFIX = "pix.example.com/qr/v2/"
+PAYER = Counterpart("Outside Payer", OTHER_CPF, "12345678")
+
+
+@dataclass(frozen=True)
+class Scene:
+    store: InMemoryStore
+    holder: int
+    other: int
+    locations: list[str]
+    """Paid in this order: payable, already paid, wrong amount, another account's, a cash-in, the
+    first again."""
+    amounts: list[int | None]
+
+
+def _request(original: str) -> ChargeRequest:
+    return ChargeRequest.parse(ChargeFields(calendar=CalendarFields(3600), value=ValueFields(original)))
+
+
+async def _scene(clock: ManualClock) -> Scene:
+    store, hasher = InMemoryStore(clock=clock), PlainHasher()
+    holder = (await open_test_account(store, hasher, keys=("holder@example.com",))).account.id
+    other = (
+        await open_test_account(store, hasher, name="Outra", document=OTHER_CNPJ, keys=("outra@example.com",))
+    ).account.id
+
+    async def charge(account_id: int, txid: str, original: str) -> str:
+        created = await create_charge(
+            store.unit_of_work,
+            clock,
+            account_id=account_id,
+            txid=txid,
+            request=_request(original),
+            location_prefix=PREFIX,
+        )
+        return created.location_id
+
+    payable = await charge(holder, "A" * 30, "10.00")
+    paid = await charge(holder, "B" * 30, "20.00")
+    await pay_charge(store.unit_of_work, clock, location_id=paid, payer=PAYER)
+    mismatch = await charge(holder, "C" * 30, "30.00")
+    foreign = await charge(other, "D" * 30, "40.00")
+    cash_in = await create_cash_in(
+        store.unit_of_work,
+        clock,
+        account_id=holder,
+        request=CashInRequest.parse(
+            amount=25,
+            description="Pedido",
+            external_id="order-1",
+            expiration=300,
+            generate_qr_code=False,
+            payer_name="Ana",
+            payer_document=OTHER_CPF,
+            additional_info={},
+        ),
+        location_prefix=PREFIX,
+    )
+    return Scene(
+        store,
+        holder,
+        other,
+        [payable, paid, mismatch, foreign, cash_in.location_id, payable],
+        [None, None, 1, None, None, None],
+    )
+
+
+def _outcome(result: ChargePayment | BaseException) -> tuple[object, ...]:
+    if isinstance(result, ChargePayment):
+        charge = result.charge
+        txid = "random" if charge.kind is ChargeKind.CASH_IN else charge.txid  # a cash-in's is new
+        return ("paid", txid, result.amount, charge.status, charge.kind)
+    return (type(result).__name__, str(result))
+
+
+def _books(scene: Scene) -> tuple[object, ...]:
+    store = scene.store
+    events = sorted(
+        (
+            item.account_id,
+            item.event["type"],
+            str(item.event.get("data", {}).get("payment", {}).get("amount")),
+        )
+        for item in store.outbox
+    )
+    records = sorted((r.account_id, r.amount, r.status) for r in store.transactions.values())
+    charges = sorted((c.kind, c.amount, c.status) for c in store.charges.values())
+    return (dict(store.balances), events, records, charges)
+
+
+async def _batched(scene: Scene, clock: ManualClock, size: int = 16) -> list[ChargePayment | BaseException]:
+    batcher = ChargePaymentBatcher(
+        scene.store.unit_of_work, clock, size=size, window=timedelta(milliseconds=50)
+    )
+    return list(
+        await asyncio.gather(
+            *(
+                batcher.pay(
+                    location_id=location,
+                    payer=PAYER,
+                    amount=amount,
+                    only_for=scene.holder,
+                    kinds=IMMEDIATE_KINDS,
+                )
+                for location, amount in zip(scene.locations, scene.amounts, strict=True)
+            ),
+            return_exceptions=True,
+        )
+    )
+
+
+async def _alone(scene: Scene, clock: ManualClock) -> list[ChargePayment | BaseException]:
+    outcomes: list[ChargePayment | BaseException] = []
+    for location, amount in zip(scene.locations, scene.amounts, strict=True):
+        try:
+            outcomes.append(
+                await pay_charge(
+                    scene.store.unit_of_work,
+                    clock,
+                    location_id=location,
+                    payer=PAYER,
+                    amount=amount,
+                    only_for=scene.holder,
+                    kinds=IMMEDIATE_KINDS,
+                )
+            )
+        except Exception as error:  # noqa: BLE001 - compared with the batch's answer
+            outcomes.append(error)
+    return outcomes
+
+
+async def test_a_mixed_batch_answers_and_books_as_one_by_one(clock: ManualClock) -> None:
+    batched, alone = await _scene(clock), await _scene(clock)
+    commits = batched.store.commits
+    got = await _batched(batched, clock)
+    expected = await _alone(alone, clock)
+    assert [_outcome(r) for r in got] == [_outcome(r) for r in expected]
+    assert [o[0] for o in map(_outcome, got)] == [
+        "paid",
+        "InvalidTransition",
+        "AmountMismatch",
+        "ChargeNotFound",
+        "paid",
+        "InvalidTransition",
+    ]
+    assert batched.store.commits == commits + 1  # the batch; the repeat was refused alone
+    assert _books(batched) == _books(alone)
+    assert batched.store.balances[batched.holder] == Balance(20_00 + 10_00 + 25_00, 0)
+    assert batched.store.balances[batched.other] == Balance(0, 0)
+    paid = [r for r in got if isinstance(r, ChargePayment)]
+    cash_in = next(p for p in paid if p.charge.kind is ChargeKind.CASH_IN)
+    record = batched.store.transactions[cash_in.transaction_id]
+    assert (record.status, record.end_to_end_id) == (TransactionStatus.CONFIRMED, cash_in.end_to_end_id)
+    assert cash_in.transaction_id == cash_in.charge.transaction_id  # its PENDING record, confirmed
+    assert len({p.end_to_end_id for p in paid}) == len(paid)
+    assert ledger_check(batched.store) == []
+
+
+async def test_size_one_is_the_unbatched_path(clock: ManualClock) -> None:
+    batched, alone = await _scene(clock), await _scene(clock)
+    commits = batched.store.commits
+    got = await _batched(batched, clock, size=1)
+    expected = await _alone(alone, clock)
+    assert [_outcome(r) for r in got] == [_outcome(r) for r in expected]
+    assert batched.store.commits == commits + 2
+    assert _books(batched) == _books(alone)
+
+
+async def test_a_failed_batch_of_charge_payments_is_paid_one_by_one(
+    clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def broken(self: InMemoryTransactions, records: object) -> list[int]:
+        raise RuntimeError("the batch statement failed")
+
+    batched, alone = await _scene(clock), await _scene(clock)
+    commits = batched.store.commits
+    expected = await _alone(alone, clock)
+    monkeypatch.setattr(InMemoryTransactions, "add_many", broken)
+    got = await _batched(batched, clock)
+    assert [_outcome(r) for r in got] == [_outcome(r) for r in expected]
+    assert batched.store.commits == commits + 2  # each payable charge alone
+    assert _books(batched) == _books(alone)
+    assert ledger_check(batched.store) == []

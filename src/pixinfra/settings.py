@@ -280,9 +280,9 @@ class Settings:
 
     transfer_batch_size: int = 64
     """``PIX_TRANSFER_BATCH_SIZE`` (default ``64``): most concurrent ``POST /dict/pix`` requests of one
-    sending account (and ``POST /sandbox/payments`` to one key, and due transfers the settlement loop
-    finishes) that one process applies in one database transaction (group commit); ``1`` turns
-    grouping off (one transaction each)."""
+    sending account (and ``POST /sandbox/payments`` to one key or to one account's charges, and due
+    transfers the settlement loop finishes) that one process applies in one database transaction
+    (group commit); ``1`` turns grouping off (one transaction each)."""
 
     transfer_batch_window_ms: int = 0
     """``PIX_TRANSFER_BATCH_WINDOW_MS`` (default ``0``): milliseconds a batch that is not full waits

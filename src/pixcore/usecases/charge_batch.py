@@ -84,15 +84,15 @@ class ChargePaymentBatcher:
             return await self._alone(payment)
         return await self._gatherer.submit(only_for, payment)
 
-    async def _alone(self, payment: _Payment) -> ChargePayment:
+    async def _alone(self, asked: _Payment) -> ChargePayment:
         return await pay_charge(
             self._uow,
             self._clock,
-            location_id=payment.location_id,
-            payer=payment.payer,
-            amount=payment.amount,
-            only_for=payment.only_for,
-            kinds=payment.kinds,
+            location_id=asked.location_id,
+            payer=asked.payer,
+            amount=asked.amount,
+            only_for=asked.only_for,
+            kinds=asked.kinds,
         )
 
     async def _one_by_one(self, batch: list[Waiting[_Payment, ChargePayment]]) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,7 @@ from pixcore.charges import (
 )
 from pixcore.clock import ManualClock
 from pixcore.records import TransactionStatus
-from pixcore.testing import InMemoryStore, InMemoryTransactions, PlainHasher, ledger_check
+from pixcore.testing import InMemoryStore, InMemoryTransactions, PlainHasher, StaticResolver, ledger_check
 from pixcore.usecases.charge_batch import ChargePaymentBatcher
 from pixcore.usecases.charges import (
     IMMEDIATE_KINDS,
@@ -29,10 +30,12 @@ from pixcore.usecases.charges import (
     create_charge,
     pay_charge,
 )
+from pixcore.usecases.key_webhooks import parse_key_webhook, set_key_webhook
 from tests.unit.usecase_helpers import OTHER_CNPJ, OTHER_CPF, open_test_account
 
 PREFIX = "pix.example.com/qr/v2/"
 PAYER = Counterpart("Outside Payer", OTHER_CPF, "12345678")
+FIXED_TXIDS = frozenset(letter * 30 for letter in "ABCD")
 
 
 @dataclass(frozen=True)
@@ -50,9 +53,19 @@ def _request(original: str) -> ChargeRequest:
     return ChargeRequest.parse(ChargeFields(calendar=CalendarFields(3600), value=ValueFields(original)))
 
 
-async def _scene(clock: ManualClock) -> Scene:
+async def _scene(clock: ManualClock, *, hooked: bool = False) -> Scene:
+    """``hooked``: the holder's key has a webhook of the standard (a PIX event per payment)."""
     store, hasher = InMemoryStore(clock=clock), PlainHasher()
     holder = (await open_test_account(store, hasher, keys=("holder@example.com",))).account.id
+    if hooked:
+        await set_key_webhook(
+            store.unit_of_work,
+            clock,
+            StaticResolver({"hooks.example.com": ["203.0.114.10"]}),
+            account_id=holder,
+            request=parse_key_webhook(key="holder@example.com", webhook_url="https://hooks.example.com/a"),
+            allow_private=False,
+        )
     other = (
         await open_test_account(store, hasher, name="Outra", document=OTHER_CNPJ, keys=("outra@example.com",))
     ).account.id
@@ -106,16 +119,23 @@ def _outcome(result: ChargePayment | BaseException) -> tuple[object, ...]:
     return (type(result).__name__, str(result))
 
 
+def _event(account_id: int, event: dict[str, Any]) -> tuple[object, ...]:
+    """What an outbox event says, its new ids and times aside."""
+    data = event.get("data", {})
+    if "pix" in data:
+        pix = data["pix"][0]
+        return (account_id, "PIX", pix["valor"], _stable(pix.get("txid")), pix["chave"])
+    return (account_id, event["type"], data["payment"]["amount"], _stable(data.get("txId")))
+
+
+def _stable(txid: str | None) -> str | None:
+    """A txid the scene chose, or the cash-in's (new on every run) by its kind."""
+    return txid if txid is None or txid in FIXED_TXIDS else "cash-in"
+
+
 def _books(scene: Scene) -> tuple[object, ...]:
     store = scene.store
-    events = sorted(
-        (
-            item.account_id,
-            item.event["type"],
-            str(item.event.get("data", {}).get("payment", {}).get("amount")),
-        )
-        for item in store.outbox
-    )
+    events = sorted(_event(item.account_id, item.event) for item in store.outbox)
     records = sorted((r.account_id, r.amount, r.status) for r in store.transactions.values())
     charges = sorted((c.kind, c.amount, c.status) for c in store.charges.values())
     return (dict(store.balances), events, records, charges)
@@ -187,6 +207,19 @@ async def test_a_mixed_batch_answers_and_books_as_one_by_one(clock: ManualClock)
     assert cash_in.transaction_id == cash_in.charge.transaction_id  # its PENDING record, confirmed
     assert len({p.end_to_end_id for p in paid}) == len(paid)
     assert ledger_check(batched.store) == []
+
+
+async def test_a_hooked_key_gets_its_pix_event_per_payment_as_alone(clock: ManualClock) -> None:
+    batched, alone = await _scene(clock, hooked=True), await _scene(clock, hooked=True)
+    got = await _batched(batched, clock)
+    expected = await _alone(alone, clock)
+    assert [_outcome(r) for r in got] == [_outcome(r) for r in expected]
+    assert _books(batched) == _books(alone)
+    pix = [item.event for item in batched.store.outbox if "pix" in item.event.get("data", {})]
+    paid = [r for r in got if isinstance(r, ChargePayment)]
+    assert len(pix) == 1 + len(paid)  # the charge paid while setting up, then this batch's
+    sent = {event["data"]["pix"][0]["endToEndId"] for event in pix}
+    assert {p.end_to_end_id for p in paid} <= sent
 
 
 async def test_size_one_is_the_unbatched_path(clock: ManualClock) -> None:

@@ -224,7 +224,10 @@ def _batch(text: str | None) -> int | None:
         return None
     if _SIGNED.fullmatch(text) is None:
         raise InvalidQuery(f"must be an integer from {-MAX_PAGE - 1} to {MAX_PAGE}")
-    value = int(text) if len(text) <= len(str(MAX_PAGE)) + 1 else MAX_PAGE + 1
+    negative = text.startswith("-")
+    digits = text.removeprefix("-").lstrip("0") or "0"
+    value = int(digits) if len(digits) <= len(str(MAX_PAGE)) else MAX_PAGE + 2
+    value = -value if negative else value
     if not -MAX_PAGE - 1 <= value <= MAX_PAGE:
         raise InvalidQuery(f"must be an integer from {-MAX_PAGE - 1} to {MAX_PAGE}")
     return value

@@ -112,7 +112,9 @@ def test_a_due_charge_query_reads_its_batch_id_as_an_int32() -> None:
     assert parse_charge_query(inicio=START, fim=END, batch="").batch is None
     assert parse_charge_query(inicio=START, fim=END, batch="-2147483648").batch == -(2**31)
     assert parse_charge_query(inicio=START, fim=END, batch="2147483647").batch == 2**31 - 1
-    for wrong in ("2147483648", "-2147483649", "1.0", "x", "9" * 40, "+1"):
+    assert parse_charge_query(inicio=START, fim=END, batch="-0000000000002147483648").batch == -(2**31)
+    assert parse_charge_query(inicio=START, fim=END, batch="00000000000007").batch == 7
+    for wrong in ("2147483648", "-2147483649", "68764143919", "1.0", "x", "9" * 40, "+1", "--1"):
         with pytest.raises(InvalidQuery) as caught:
             parse_charge_query(inicio=START, fim=END, batch=wrong)
         assert _details(caught) == {"loteCobVId"}, wrong

@@ -46,6 +46,7 @@ from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import MAX_SHORT_CODE, Timestamp, doc, raw
 from pixweb.api.standard import (
     FLAG,
+    INT32_PATTERN,
     Cnpj,
     Cpf,
     End,
@@ -365,7 +366,7 @@ _BATCH = Annotated[
         "loteCobVId",
         "Only the charges of this batch of due-date charges (an int32); none is in a batch yet.",
         "1",
-        pattern=r"-?[0-9]{1,11}",
+        pattern=INT32_PATTERN,
     ),
 ]
 

@@ -25,6 +25,7 @@ from pixweb.api.fields import Timestamp, doc, whole
 
 __all__ = [
     "FLAG",
+    "INT32_PATTERN",
     "Cnpj",
     "Cpf",
     "End",
@@ -49,6 +50,8 @@ PAGE_PATTERN = (
     r"|21474[0-7][0-9]{4}|214748[0-2][0-9]{3}|2147483[0-5][0-9]{2}|21474836[0-3][0-9]|214748364[0-7])"
 )
 ITEMS_PATTERN = r"0*([1-9][0-9]{0,2}|1000)"
+# An int32 (``loteCobVId``): -2147483648 to 2147483647, leading zeros allowed, as pixcore reads it.
+INT32_PATTERN = rf"-?{PAGE_PATTERN}|-0*2147483648"
 FLAG = {"enum": ["true", "false"]}
 
 

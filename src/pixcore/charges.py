@@ -77,6 +77,7 @@ __all__ = [
     "dynamic_code",
     "judge_debtor",
     "judge_info",
+    "judge_revised_texts",
     "judge_text",
     "new_location_id",
 ]
@@ -328,13 +329,9 @@ class ChargeRevision:
         expiration = current.expiration if fields.calendar is None else _expiration(problems, fields.calendar)
         amount, modality = _valor(problems, _current_value(fields.value, current))
         debtor = current.debtor if fields.debtor is None else _debtor(problems, fields.debtor)
-        key = _optional_text(problems, "chave", fields.key, MAX_KEY)
-        payer_request = (
-            current.payer_request
-            if fields.payer_request is None
-            else _optional_text(problems, "solicitacaoPagador", fields.payer_request, MAX_PAYER_REQUEST)
+        key, payer_request, info = judge_revised_texts(
+            problems, current, key=fields.key, payer_request=fields.payer_request, info=fields.info
         )
-        info = current.info if fields.info is None else _info(problems, fields.info)
         if problems or expiration is None or amount is None or modality is None:
             raise ValidationError("Invalid charge change: " + "; ".join(problems), details=problems)
         return cls(
@@ -357,6 +354,27 @@ def judge_debtor(problems: list[str], debtor: DebtorFields | None) -> Debtor | N
 def judge_text(problems: list[str], name: str, value: object, limit: int) -> str | None:
     """An optional text of at most ``limit`` characters (``chave``, ``solicitacaoPagador``)."""
     return _optional_text(problems, name, value, limit)
+
+
+def judge_revised_texts(
+    problems: list[str],
+    current: Charge,
+    *,
+    key: object,
+    payer_request: object,
+    info: tuple[InfoFields, ...] | None,
+) -> tuple[str | None, str | None, tuple[tuple[str, str], ...]]:
+    """``chave``, ``solicitacaoPagador`` and ``infoAdicionais`` of a revision (``cob`` or ``cobv``):
+    each judged as on creation; ``solicitacaoPagador`` and ``infoAdicionais`` left out keep
+    ``current``'s (``chave`` left out is None: the caller keeps the charge's key)."""
+    judged_key = _optional_text(problems, "chave", key, MAX_KEY)
+    judged_request = (
+        current.payer_request
+        if payer_request is None
+        else _optional_text(problems, "solicitacaoPagador", payer_request, MAX_PAYER_REQUEST)
+    )
+    judged_info = current.info if info is None else _info(problems, info)
+    return judged_key, judged_request, judged_info
 
 
 def judge_info(problems: list[str], items: tuple[InfoFields, ...] | None) -> tuple[tuple[str, str], ...]:

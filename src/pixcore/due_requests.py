@@ -31,6 +31,7 @@ from pixcore.charges import (
     InfoFields,
     judge_debtor,
     judge_info,
+    judge_revised_texts,
     judge_text,
 )
 from pixcore.due_charges import (
@@ -277,13 +278,9 @@ class DueRevision:
         )
         expiration = _expiration(problems, terms, current.created_at)
         debtor = current.debtor if fields.debtor is None else _debtor(problems, fields.debtor)
-        key = judge_text(problems, "chave", fields.key, MAX_KEY)
-        payer_request = (
-            current.payer_request
-            if fields.payer_request is None
-            else judge_text(problems, "solicitacaoPagador", fields.payer_request, MAX_PAYER_REQUEST)
+        key, payer_request, info = judge_revised_texts(
+            problems, current, key=fields.key, payer_request=fields.payer_request, info=fields.info
         )
-        info = current.info if fields.info is None else judge_info(problems, fields.info)
         if problems or terms is None or debtor is None or expiration is None:
             raise ValidationError("Invalid due-date charge change: " + "; ".join(problems), details=problems)
         return cls(

@@ -53,6 +53,7 @@ __all__ = [
     "MAX_INFO_NAME",
     "MAX_INFO_VALUE",
     "MAX_KEY",
+    "MAX_LOC_ID",
     "MAX_PAYER_NAME",
     "MAX_PAYER_REQUEST",
     "Absent",
@@ -77,6 +78,7 @@ __all__ = [
     "dynamic_code",
     "judge_debtor",
     "judge_info",
+    "judge_loc_id",
     "judge_revised_texts",
     "judge_text",
     "new_location_id",
@@ -218,6 +220,8 @@ class ChargeFields:
     key: object = None
     payer_request: object = None
     info: tuple[InfoFields, ...] | None = None
+    loc_id: object = None
+    """``loc.id``: an existing location of the account to put the charge at (None: a new one)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,6 +235,8 @@ class ChargeRequest:
     payer_request: str | None = None
     debtor: Debtor | None = None
     info: tuple[tuple[str, str], ...] = ()
+    loc_id: int | None = None
+    """The location to put it at (``loc.id``); None: a new one."""
 
     @classmethod
     def parse(cls, fields: ChargeFields) -> ChargeRequest:
@@ -239,15 +245,14 @@ class ChargeRequest:
         problems: list[str] = []
         expiration = _expiration(problems, fields.calendar)
         amount, modality = _valor(problems, fields.value)
-        debtor = _debtor(problems, fields.debtor)
-        key = _optional_text(problems, "chave", fields.key, MAX_KEY)
-        payer_request = _optional_text(
-            problems, "solicitacaoPagador", fields.payer_request, MAX_PAYER_REQUEST
-        )
-        info = _info(problems, fields.info)
+        debtor = judge_debtor(problems, fields.debtor)
+        key = judge_text(problems, "chave", fields.key, MAX_KEY)
+        payer_request = judge_text(problems, "solicitacaoPagador", fields.payer_request, MAX_PAYER_REQUEST)
+        info = judge_info(problems, fields.info)
+        loc_id = judge_loc_id(problems, fields.loc_id)
         if problems or expiration is None or amount is None or modality is None:
             raise ValidationError("Invalid charge: " + "; ".join(problems), details=problems)
-        return cls(expiration, amount, modality, key, payer_request, debtor, info)
+        return cls(expiration, amount, modality, key, payer_request, debtor, info, loc_id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,11 +267,13 @@ class RevisionFields:
     payer_request: object = None
     info: tuple[InfoFields, ...] | None = None
     status: object = None
+    loc_id: object = None
+    """``loc.id``: move the charge to this location of the account (None: it stays)."""
 
     @property
     def revises(self) -> bool:
         """Whether it changes a field other than the status."""
-        parts = (self.calendar, self.value, self.debtor, self.key, self.payer_request, self.info)
+        parts = (self.calendar, self.value, self.debtor, self.key, self.payer_request, self.info, self.loc_id)
         return any(part is not None for part in parts)
 
     def cancels(self) -> bool:
@@ -297,10 +304,11 @@ class RevisionFields:
                 _original(problems, self.value.original)
             if self.value.modality is not ABSENT:
                 _modality(problems, self.value.modality)
-        _debtor(problems, self.debtor)
-        _optional_text(problems, "chave", self.key, MAX_KEY)
-        _optional_text(problems, "solicitacaoPagador", self.payer_request, MAX_PAYER_REQUEST)
-        _info(problems, self.info)
+        judge_debtor(problems, self.debtor)
+        judge_text(problems, "chave", self.key, MAX_KEY)
+        judge_text(problems, "solicitacaoPagador", self.payer_request, MAX_PAYER_REQUEST)
+        judge_info(problems, self.info)
+        judge_loc_id(problems, self.loc_id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,6 +324,8 @@ class ChargeRevision:
     payer_request: str | None = None
     debtor: Debtor | None = None
     info: tuple[tuple[str, str], ...] = ()
+    loc_id: int | None = None
+    """The location to move it to; None: it stays where it is."""
 
     @classmethod
     def parse(cls, fields: RevisionFields, current: Charge) -> ChargeRevision:
@@ -328,10 +338,11 @@ class ChargeRevision:
         problems: list[str] = []
         expiration = current.expiration if fields.calendar is None else _expiration(problems, fields.calendar)
         amount, modality = _valor(problems, _current_value(fields.value, current))
-        debtor = current.debtor if fields.debtor is None else _debtor(problems, fields.debtor)
+        debtor = current.debtor if fields.debtor is None else judge_debtor(problems, fields.debtor)
         key, payer_request, info = judge_revised_texts(
             problems, current, key=fields.key, payer_request=fields.payer_request, info=fields.info
         )
+        loc_id = judge_loc_id(problems, fields.loc_id)
         if problems or expiration is None or amount is None or modality is None:
             raise ValidationError("Invalid charge change: " + "; ".join(problems), details=problems)
         return cls(
@@ -343,17 +354,22 @@ class ChargeRevision:
             payer_request=payer_request,
             debtor=debtor,
             info=info,
+            loc_id=loc_id,
         )
 
 
-def judge_debtor(problems: list[str], debtor: DebtorFields | None) -> Debtor | None:
-    """``devedor`` judged as on a ``cob`` (each broken rule appended to ``problems``)."""
-    return _debtor(problems, debtor)
+MAX_LOC_ID = 9_223_372_036_854_775_807  # the standard's int64
 
 
-def judge_text(problems: list[str], name: str, value: object, limit: int) -> str | None:
-    """An optional text of at most ``limit`` characters (``chave``, ``solicitacaoPagador``)."""
-    return _optional_text(problems, name, value, limit)
+def judge_loc_id(problems: list[str], value: object) -> int | None:
+    """``loc.id`` as given (None: left out): a positive int64 (whether it names a location of the
+    account is judged against the locations)."""
+    if value is None:
+        return None
+    if not _is_int(value) or not 0 < int(str(value)) <= MAX_LOC_ID:
+        problems.append(f"loc.id: must be an integer from 1 to {MAX_LOC_ID}")
+        return None
+    return int(str(value))
 
 
 def judge_revised_texts(
@@ -367,19 +383,14 @@ def judge_revised_texts(
     """``chave``, ``solicitacaoPagador`` and ``infoAdicionais`` of a revision (``cob`` or ``cobv``):
     each judged as on creation; ``solicitacaoPagador`` and ``infoAdicionais`` left out keep
     ``current``'s (``chave`` left out is None: the caller keeps the charge's key)."""
-    judged_key = _optional_text(problems, "chave", key, MAX_KEY)
+    judged_key = judge_text(problems, "chave", key, MAX_KEY)
     judged_request = (
         current.payer_request
         if payer_request is None
-        else _optional_text(problems, "solicitacaoPagador", payer_request, MAX_PAYER_REQUEST)
+        else judge_text(problems, "solicitacaoPagador", payer_request, MAX_PAYER_REQUEST)
     )
-    judged_info = current.info if info is None else _info(problems, info)
+    judged_info = current.info if info is None else judge_info(problems, info)
     return judged_key, judged_request, judged_info
-
-
-def judge_info(problems: list[str], items: tuple[InfoFields, ...] | None) -> tuple[tuple[str, str], ...]:
-    """``infoAdicionais`` judged as on a ``cob``."""
-    return _info(problems, items)
 
 
 def _current_value(value: ValueFields | None, current: Charge) -> ValueFields:
@@ -432,7 +443,8 @@ def _original(problems: list[str], original: object) -> int | None:
     return collect(problems, "valor.original", lambda: parse_amount_string(original))
 
 
-def _debtor(problems: list[str], debtor: DebtorFields | None) -> Debtor | None:
+def judge_debtor(problems: list[str], debtor: DebtorFields | None) -> Debtor | None:
+    """``devedor`` judged as on a ``cob`` (each broken rule appended to ``problems``)."""
     if debtor is None:
         return None
     cpf, cnpj, name = debtor.cpf, debtor.cnpj, debtor.name
@@ -469,7 +481,8 @@ def _cnpj(value: object) -> str:
     return document.value
 
 
-def _optional_text(problems: list[str], name: str, value: object, limit: int) -> str | None:
+def judge_text(problems: list[str], name: str, value: object, limit: int) -> str | None:
+    """An optional text of at most ``limit`` characters (``chave``, ``solicitacaoPagador``)."""
     if value is None:
         return None
     if not isinstance(value, str) or len(value) > limit:
@@ -478,7 +491,8 @@ def _optional_text(problems: list[str], name: str, value: object, limit: int) ->
     return value
 
 
-def _info(problems: list[str], items: tuple[InfoFields, ...] | None) -> tuple[tuple[str, str], ...]:
+def judge_info(problems: list[str], items: tuple[InfoFields, ...] | None) -> tuple[tuple[str, str], ...]:
+    """``infoAdicionais`` judged as on a ``cob``."""
     if items is None:
         return ()
     if len(items) > MAX_INFO_ITEMS:
@@ -597,9 +611,16 @@ class NewCharge:
     amount: int
     modality: int
     pix_key: str
-    location_id: str
+    location_id: str | None
+    """The token of the location the charge is at (the payload URL's last part); None: it has none
+    (unlinked by ``DELETE /loc/{id}/txid``), so no BR Code pays it."""
     location: str
+    """The payload URL of its (last) location, as its BR Code carries it."""
     br_code: str
+    loc_id: int | None = None
+    """``loc.id``: the id of its location; None with ``location_id``."""
+    loc_created_at: datetime | None = None
+    """``loc.criacao``, when its location was made before it (None: with it, ``created_at``)."""
     payer_request: str | None = None
     debtor: Debtor | None = None
     info: tuple[tuple[str, str], ...] = ()
@@ -610,6 +631,8 @@ class NewCharge:
     due: DueTerms | None = None
     """A ``cobv``'s terms (its ``amount`` is their ``valor.original``; it expires at the end of its
     last payable day); None for the other kinds."""
+    batch_id: int | None = None
+    """The batch of due-date charges (``loteCobVId``) a ``cobv`` was created in, if any."""
 
     @property
     def expires_at(self) -> datetime:
@@ -618,7 +641,7 @@ class NewCharge:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Charge(NewCharge):
-    """A charge as stored. ``id`` is ``loc.id``."""
+    """A charge as stored (``id`` is the row's; ``loc_id`` is ``loc.id``)."""
 
     id: int
     status: ChargeStatus = ChargeStatus.ATIVA
@@ -630,6 +653,11 @@ class Charge(NewCharge):
     def status_at(self, now: datetime) -> ChargeStatus:
         """The status a reader sees: ATIVA past its expiry is REMOVIDA_PELO_PSP already."""
         return _status_seen(self.status, self.expires_at, now)
+
+    @property
+    def located(self) -> bool:
+        """Whether it is at a location (its BR Code pays it, its payload URL serves it)."""
+        return self.loc_id is not None and self.location_id is not None
 
     @property
     def line(self) -> ChargeLine:

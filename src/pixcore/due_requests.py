@@ -31,6 +31,7 @@ from pixcore.charges import (
     InfoFields,
     judge_debtor,
     judge_info,
+    judge_loc_id,
     judge_revised_texts,
     judge_text,
 )
@@ -138,6 +139,8 @@ class DueChargeFields:
     key: object = None
     payer_request: object = None
     info: tuple[InfoFields, ...] | None = None
+    loc_id: object = None
+    """``loc.id``: an existing ``cobv`` location of the account (None: a new one)."""
 
 
 def _debtor(problems: list[str], debtor: DebtorFields | None) -> Debtor | None:
@@ -160,6 +163,7 @@ class DueChargeRequest:
     key: str | None = None
     payer_request: str | None = None
     info: tuple[tuple[str, str], ...] = ()
+    loc_id: int | None = None
 
     @classmethod
     def parse(cls, fields: DueChargeFields, *, now: datetime) -> DueChargeRequest:
@@ -172,9 +176,10 @@ class DueChargeRequest:
         key = judge_text(problems, "chave", fields.key, MAX_KEY)
         payer_request = judge_text(problems, "solicitacaoPagador", fields.payer_request, MAX_PAYER_REQUEST)
         info = judge_info(problems, fields.info)
+        loc_id = judge_loc_id(problems, fields.loc_id)
         if problems or terms is None or debtor is None or expiration is None:
             raise ValidationError("Invalid due-date charge: " + "; ".join(problems), details=problems)
-        return cls(terms, debtor, expiration, key, payer_request, info)
+        return cls(terms, debtor, expiration, key, payer_request, info, loc_id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,10 +229,12 @@ class DueRevisionFields:
     payer_request: object = None
     info: tuple[InfoFields, ...] | None = None
     status: object = None
+    loc_id: object = None
+    """``loc.id``: move the charge to this ``cobv`` location of the account (None: it stays)."""
 
     @property
     def revises(self) -> bool:
-        parts = (self.calendar, self.value, self.debtor, self.key, self.payer_request, self.info)
+        parts = (self.calendar, self.value, self.debtor, self.key, self.payer_request, self.info, self.loc_id)
         return any(part is not None for part in parts)
 
     def cancels(self) -> bool:
@@ -243,6 +250,7 @@ class DueRevisionFields:
                 problems.append(f"status: the only status a change may set is {removed}")
             if self.revises:
                 problems.append("status: a charge is cancelled alone, not together with other changes")
+        judge_loc_id(problems, self.loc_id)
         if problems:
             raise ValidationError("Invalid due-date charge change: " + "; ".join(problems), details=problems)
         return self.status is not None
@@ -259,6 +267,7 @@ class DueRevision:
     key: str | None = None
     payer_request: str | None = None
     info: tuple[tuple[str, str], ...] = ()
+    loc_id: int | None = None
 
     @classmethod
     def parse(cls, fields: DueRevisionFields, current: Charge, *, now: datetime) -> DueRevision:
@@ -281,6 +290,7 @@ class DueRevision:
         key, payer_request, info = judge_revised_texts(
             problems, current, key=fields.key, payer_request=fields.payer_request, info=fields.info
         )
+        loc_id = judge_loc_id(problems, fields.loc_id)
         if problems or terms is None or debtor is None or expiration is None:
             raise ValidationError("Invalid due-date charge change: " + "; ".join(problems), details=problems)
         return cls(
@@ -291,4 +301,5 @@ class DueRevision:
             key=key,
             payer_request=payer_request,
             info=info,
+            loc_id=loc_id,
         )

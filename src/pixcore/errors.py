@@ -17,7 +17,9 @@ tree to HTTP statuses in exactly one place (``pixweb.errors``)::
     │   ├── WebhookLimitReached
     │   ├── RefundAboveRefundable
     │   ├── MalformedCertificate
-    │   └── InvalidClockMove
+    │   ├── InvalidClockMove
+    │   └── LocationTaken
+    │   └── DuplicateBatch
     ├── AuthenticationError        the caller could not be identified
     │   ├── InvalidCredentials
     │   ├── InvalidCertificate
@@ -34,7 +36,9 @@ tree to HTTP statuses in exactly one place (``pixweb.errors``)::
     │   ├── ChargeNotFound
     │   ├── RefundNotFound
     │   ├── MedCaseNotFound
-    │   └── CertificateNotFound
+    │   ├── CertificateNotFound
+    │   └── LocationNotFound
+    │   └── BatchNotFound
     ├── Conflict                   the thing to create exists already
     │   ├── DuplicatePixKey
     │   ├── DuplicateAccount
@@ -73,6 +77,7 @@ __all__ = [
     "AccountNotFound",
     "AmountMismatch",
     "AuthenticationError",
+    "BatchNotFound",
     "CertificateInUse",
     "CertificateNotFound",
     "CertificateNotLinked",
@@ -83,6 +88,7 @@ __all__ = [
     "DeliveryNotFound",
     "DueChargeClosed",
     "DuplicateAccount",
+    "DuplicateBatch",
     "DuplicateCharge",
     "DuplicateExternalId",
     "DuplicateMedCase",
@@ -104,6 +110,8 @@ __all__ = [
     "InvalidWebhook",
     "IspbDenied",
     "KeyNotInDirectory",
+    "LocationNotFound",
+    "LocationTaken",
     "MalformedCertificate",
     "MedCaseNotFound",
     "NotFound",
@@ -185,8 +193,16 @@ class InvalidClockMove(ValidationError):
     """The sandbox clock moves forward only, by a bounded number of seconds."""
 
 
+class LocationTaken(ValidationError):
+    """loc.id: the location serves another charge."""
+
+
 class InvalidWebhook(ValidationError):
     """Invalid webhook registration."""
+
+
+class DuplicateBatch(ValidationError):
+    """A batch of due-date charges with this id exists already: revise its charges with PATCH."""
 
 
 class WebhookHostRefused(ValidationError):
@@ -218,6 +234,11 @@ class CertificateRevoked(InvalidCertificate):
 
 class InvalidToken(AuthenticationError):
     """The access token is missing, invalid or expired."""
+
+    EXPIRED = "The access token is expired."
+    """The message for a token outside its time window on the service clock."""
+    REVOKED = "The client certificate of this token was revoked."
+    """The message for a token whose certificate is revoked or no longer its account's."""
 
 
 # -- 403 ------------------------------------------------------------------
@@ -262,12 +283,20 @@ class ChargeNotFound(NotFound):
     """Charge not found."""
 
 
+class BatchNotFound(NotFound):
+    """Batch of due-date charges not found."""
+
+
 class RefundNotFound(NotFound):
     """Refund not found."""
 
 
 class MedCaseNotFound(NotFound):
     """MED case not found."""
+
+
+class LocationNotFound(NotFound):
+    """No location with this id for this account."""
 
 
 class CertificateNotFound(NotFound):

@@ -10,8 +10,9 @@ notifier routes by the stored ``webhook_type`` and sends the stored payload: it 
   and :class:`MedEvent` (MED), each knowing its :class:`NotificationType` (``type``) and the
   registration type it is delivered to (``webhook_type``, decisions §9).
 * :class:`KeyPixEvent` (PIX) is the standard's notification of a PIX received on a key with a
-  webhook (``PUT /webhook/{chave}``): its payload's ``data`` is the body the standard POSTs,
-  ``{"pix": [<Pix>]}`` (decisions, "Webhooks per key").
+  webhook (``PUT /webhook/{chave}``), and of a refund of it reaching its final status: its
+  payload's ``data`` is the body the standard POSTs, ``{"pix": [<Pix>]}`` (decisions, "Webhooks
+  per key").
 * :func:`payload` is the only place where an event becomes the envelope ``{type, data}`` with the
   wire's keys: documents masked, amounts formatted, keys in the order the spec lists them.
 """
@@ -28,6 +29,7 @@ from pixcore.clock import format_timestamp
 from pixcore.documents import mask_document
 from pixcore.med import MedReason, MedStatus
 from pixcore.money import cents_to_decimal, format_amount_string
+from pixcore.refunds import Refund, RefundStatus
 from pixcore.transfers import SpiError
 from pixcore.webhooks import EventType
 
@@ -45,6 +47,7 @@ __all__ = [
     "TransferEvent",
     "payload",
     "standard_pix_item",
+    "standard_refund_item",
 ]
 
 CURRENCY = "BRL"
@@ -167,8 +170,9 @@ class MedEvent:
 @dataclass(frozen=True, slots=True)
 class KeyPixEvent:
     """PIX: a PIX was received on ``pix_key``, which has a webhook of the standard (a payment of the
-    key, or of a charge of it). Sent as ``{"pix": [<Pix>]}``: the item ``GET /pix/{e2eid}`` shows
-    of it at that moment (no refund yet)."""
+    key, or of a charge of it), or a refund of it reached its final status (DEVOLVIDO or
+    NAO_REALIZADO). Sent as ``{"pix": [<Pix>]}``: the item ``GET /pix/{e2eid}`` shows of it at
+    that moment (on receipt, no refund yet; on a refund, each of its ``devolucoes``)."""
 
     type: ClassVar[NotificationType] = NotificationType.PIX
     webhook_type: ClassVar[EventType] = EventType.PIX
@@ -178,6 +182,8 @@ class KeyPixEvent:
     amount: int
     received_at: datetime
     tx_id: str | None = None
+    refunds: tuple[Refund, ...] = ()
+    """The PIX's refunds to its payer, oldest first, as they are at the event."""
 
 
 Event = TransferEvent | ReceiveEvent | RefundEvent | MedEvent | KeyPixEvent
@@ -194,11 +200,32 @@ def standard_pix_item(event: KeyPixEvent) -> dict[str, Any]:
         "endToEndId": event.end_to_end_id,
         "valor": format_amount_string(event.amount),
         "horario": format_timestamp(event.received_at),
-        "devolucoes": [],
+        "devolucoes": [standard_refund_item(refund) for refund in event.refunds],
     }
     if event.tx_id is not None:
         item["txid"] = event.tx_id
     item["chave"] = event.pix_key
+    return item
+
+
+def standard_refund_item(refund: Refund) -> dict[str, Any]:
+    """The standard's ``Devolucao`` of a refund, keys as ``GET /pix/{e2eid}`` writes them
+    (``pixweb.api.refunds.refund_out``: a unit test holds the two equal)."""
+    times = {"solicitacao": format_timestamp(refund.requested_at)}
+    if refund.status is RefundStatus.DEVOLVIDO and refund.finished_at is not None:
+        times["liquidacao"] = format_timestamp(refund.finished_at)
+    item: dict[str, Any] = {
+        "id": refund.refund_id,
+        "rtrId": refund.rtr_id,
+        "valor": format_amount_string(refund.amount),
+        "natureza": refund.nature.value,
+        "horario": times,
+        "status": refund.status.value,
+    }
+    if refund.description is not None:
+        item["descricao"] = refund.description
+    if refund.reason is not None:
+        item["motivo"] = refund.reason
     return item
 
 

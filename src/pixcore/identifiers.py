@@ -62,8 +62,21 @@ def _invalid(problem: str) -> InvalidIdentifier:
     return InvalidIdentifier(f"Invalid identifier: {problem}", details=[problem])
 
 
+_UNBIASED = 256 - 256 % len(_ALPHANUMERIC)  # bytes below it map onto the alphabet evenly
+
+
 def _random_alphanumeric(length: int) -> str:
-    return "".join(secrets.choice(_ALPHANUMERIC) for _ in range(length))
+    """``length`` characters of the alphabet, each equally likely, from one read of the system's
+    random source (``secrets.choice`` reads it once a character); a byte at or above
+    ``_UNBIASED`` is dropped, so that no character is likelier than another."""
+    chosen: list[str] = []
+    while len(chosen) < length:
+        for byte in secrets.token_bytes(length + 8):
+            if byte < _UNBIASED:
+                chosen.append(_ALPHANUMERIC[byte % len(_ALPHANUMERIC)])
+                if len(chosen) == length:
+                    break
+    return "".join(chosen)
 
 
 def _new_spi_id(prefix: str, ispb: str, at: datetime) -> str:

@@ -24,13 +24,15 @@ from pixcore.accounts import (
     NewAccount,
 )
 from pixcore.charges import Charge, ChargeLine, ChargeStatus, NewCharge
+from pixcore.due_batches import DueBatch
 from pixcore.events import Event
 from pixcore.keys import PixKey
 from pixcore.ledger import Posting
+from pixcore.locations import Location, NewLocation
 from pixcore.med import MedCase, MedStatus, NewMedCase
 from pixcore.records import NewTransaction, NewTransfer, TransactionStatus, TransactionType, Transfer
 from pixcore.refunds import NewRefund, Original, Refund, RefundKind, RefundStatus
-from pixcore.standard_queries import ChargeQuery, ReceivedQuery
+from pixcore.standard_queries import BatchQuery, ChargeQuery, LocationQuery, ReceivedQuery
 from pixcore.transfers import DirectoryEntry, TransferState
 from pixcore.webhook_delivery import Attempted, Claim, Verdict
 from pixcore.webhooks import (
@@ -47,17 +49,21 @@ from pixcore.webhooks import (
 __all__ = [
     "AccountRepository",
     "BalanceRepository",
+    "CertificateCheck",
     "CertificateRepository",
     "ChargeRepository",
     "CredentialRepository",
     "DeliveryStore",
+    "DueBatchRepository",
     "HostResolver",
     "IdempotencyRecord",
     "IdempotencyRepository",
     "KeyDirectory",
     "LedgerRepository",
+    "LocationRepository",
     "MedRepository",
     "OutboxRepository",
+    "PendingCredential",
     "PixKeyRepository",
     "ProbeResult",
     "RefundRepository",
@@ -204,8 +210,8 @@ class TransferRepository(Protocol):
 
 class ChargeRepository(Protocol):
     async def add(self, charge: NewCharge) -> Charge:
-        """Store a new ATIVA charge. Raises ``DuplicateCharge`` if the account has its txid,
-        ``DuplicateExternalId`` if it has a cash-in with its external id."""
+        """Store a new ATIVA charge, and keep it as its revision 0. Raises ``DuplicateCharge`` if
+        the account has its txid, ``DuplicateExternalId`` if it has a cash-in with its external id."""
         ...
 
     async def get(self, account_id: int, txid: str) -> Charge | None: ...
@@ -227,7 +233,15 @@ class ChargeRepository(Protocol):
         ...
 
     async def revise(self, charge: Charge) -> None:
-        """Store a revised charge's fields (calendar, amount, key, debtor, texts, BR Code, revision)."""
+        """Store a revised charge's fields (calendar, amount, key, debtor, texts, BR Code, revision),
+        and keep that revision (:meth:`revision`)."""
+        ...
+
+    async def revision(self, charge_id: int, revision: int) -> Charge | None:
+        """The charge as it stood when ``revision`` was written: that revision's fields and status,
+        without payment. :meth:`add` keeps revision 0, :meth:`revise` and an :meth:`update` that
+        changes the revision keep theirs, each in its own unit of work. None: not kept (a charge
+        revised before revisions were kept has only its revisions since)."""
         ...
 
     async def lock(self, account_id: int, txid: str) -> Charge | None:
@@ -250,7 +264,60 @@ class ChargeRepository(Protocol):
         transaction_id: int | None = None,
         paid_end_to_end_id: str | None = None,
     ) -> None:
-        """Store a new status (and, when paid, the PAYMENT record and its E2E id)."""
+        """Store a new status (and, when paid, the PAYMENT record and its E2E id); a ``revision``
+        other than the stored one (a cancellation) is kept as :meth:`revise` keeps one."""
+        ...
+
+    async def locate(self, charge_id: int, location: Location | None, *, url: str, br_code: str) -> None:
+        """Put the charge at ``location`` (its payload ``url`` and BR Code made for it), or at none
+        (``None``: unlinked; ``url`` and ``br_code`` then kept as they were). Raises
+        ``LocationTaken`` if the location serves another charge (the unique index's guard)."""
+        ...
+
+
+class LocationRepository(Protocol):
+    """Payload locations (``/loc``). A location's charge is the one whose ``loc_id`` it is."""
+
+    async def add(self, location: NewLocation) -> Location:
+        """Store a new location serving no charge; its id comes from the locations' sequence."""
+        ...
+
+    async def get(self, account_id: int, location_id: int) -> Location | None:
+        """The account's location with its charge's txid; another account's is None."""
+        ...
+
+    async def lock(self, account_id: int, location_id: int) -> Location | None:
+        """As :meth:`get`, the location row locked for this unit of work (``FOR UPDATE``), its
+        charge read after the lock (so a link committed meanwhile is seen)."""
+        ...
+
+    async def search(self, account_id: int, query: LocationQuery) -> tuple[int, list[Location]]:
+        """``GET /loc``: how many of the account's locations match, and the page, oldest first
+        (``created_at``, then id)."""
+        ...
+
+
+class DueBatchRepository(Protocol):
+    """Batches of due-date charges (``/lotecobv``), each the account's: ``(account_id, id)``."""
+
+    async def add(self, batch: DueBatch) -> None:
+        """Store a new batch (its items too). Raises ``DuplicateBatch`` if the account has its id
+        (a second writer of the same id waits for the first, then fails)."""
+        ...
+
+    async def get(self, account_id: int, batch_id: int) -> DueBatch | None: ...
+
+    async def lock(self, account_id: int, batch_id: int) -> DueBatch | None:
+        """The batch, locked for this unit of work (``FOR UPDATE``: waits for other writers)."""
+        ...
+
+    async def save(self, batch: DueBatch) -> None:
+        """Store a locked batch's description and its items' outcomes (by txid)."""
+        ...
+
+    async def search(self, account_id: int, query: BatchQuery) -> tuple[int, list[DueBatch]]:
+        """``GET /lotecobv``: how many of the account's batches were created in the window, and
+        the page asked for, oldest first (creation, then id)."""
         ...
 
 
@@ -340,11 +407,30 @@ class IdempotencyRepository(Protocol):
         """The records of those of ``keys`` that are taken."""
         ...
 
+    async def find_many_and_lock(
+        self, account_id: int, keys: Sequence[uuid.UUID]
+    ) -> tuple[Balance | None, dict[uuid.UUID, IdempotencyRecord]]:
+        """The account's balance, its row locked as ``BalanceRepository.lock`` locks it (None if there
+        is no such account), and :meth:`find_many` of ``keys``: one round trip (a transfer batch)."""
+        ...
+
     async def claim_many(
         self, account_id: int, claims: Sequence[tuple[uuid.UUID, str, int]], at: datetime
     ) -> set[uuid.UUID]:
         """:meth:`claim` for several ``(key, request_hash, transaction_id)`` with one statement:
         the keys claimed (a taken one is left out)."""
+        ...
+
+    async def add_and_claim_many(
+        self,
+        account_id: int,
+        records: Sequence[NewTransaction],
+        claims: Sequence[tuple[uuid.UUID, str]],
+        at: datetime,
+    ) -> tuple[list[int], set[uuid.UUID]]:
+        """``TransactionRepository.add_many(records)``, then :meth:`claim_many` of each ``(key,
+        request_hash)`` with the id of the record at its place, in one round trip: the records'
+        ids in their order, and the keys claimed (a taken one is left out; its record stays)."""
         ...
 
 
@@ -520,6 +606,29 @@ class KeyDirectory(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class PendingCredential:
+    """A caller whose token verified (signature, claims and time window on the clock the process
+    last read) but whose certificate status is still to be checked: by the batch that applies its
+    request (issue 17, "the certificate status in the batch")."""
+
+    account_id: int
+    fingerprint: str
+    """The certificate's SHA-256, in hex."""
+    expires_at: int
+    """The token's ``exp`` (seconds since the epoch): judged again on the clock the check reads."""
+
+
+class CertificateCheck(Protocol):
+    """Whether callers' certificates are still in force, asked for many callers at once."""
+
+    async def in_force_many(self, credentials: Sequence[PendingCredential]) -> set[PendingCredential]:
+        """Those whose certificate is linked to their account and not revoked, read with one statement
+        that also brings the service clock up to date (so that ``Clock.now()`` afterwards is the
+        clock to judge their tokens' expiry on)."""
+        ...
+
+
 class UnitOfWork(Protocol):
     """One database transaction. Leaving the block without ``commit()`` rolls back."""
 
@@ -543,6 +652,12 @@ class UnitOfWork(Protocol):
 
     @property
     def charges(self) -> ChargeRepository: ...
+
+    @property
+    def locations(self) -> LocationRepository: ...
+
+    @property
+    def batches(self) -> DueBatchRepository: ...
 
     @property
     def refunds(self) -> RefundRepository: ...

@@ -1,4 +1,6 @@
-"""The list queries of the central bank's standard Pix API: ``GET /cob`` and ``GET /pix``.
+"""The queries of the central bank's standard Pix API: the lists (``GET /cob``, ``GET /cobv``,
+``GET /lotecobv``, ``GET /pix``, ``GET /webhook``, ``GET /loc``) and the ``revisao`` of
+``GET /cob/{txid}``.
 
 Parameters, as the query string carries them (an empty value is the same as no value):
 
@@ -10,10 +12,12 @@ Parameters, as the query string carries them (an empty value is the same as no v
 * ``paginacao.paginaAtual`` from 0 (default 0) and ``paginacao.itensPorPagina`` from 1 to 1000
   (default 100), ASCII digits only.
 * ``GET /cob``: ``status`` (the status a reader sees now: an expired charge is REMOVIDA_PELO_PSP
-  before the sweep writes it) and ``locationPresente`` (``true``/``false``; every charge of this
-  service has a location).
+  before the sweep writes it) and ``locationPresente`` (``true``/``false``: whether the charge is
+  at a location now).
 * ``GET /pix``: ``txid`` (1 to 35 letters and digits), ``txIdPresente`` and ``devolucaoPresente``
   (``true``/``false``: the PIX paid a charge / has a refund to its payer).
+* ``GET /loc``: ``inicio``/``fim`` on the location's ``criacao``; ``txIdPresente`` (``true``/``false``:
+  it serves a charge now) and ``tipoCob`` (``cob`` or ``cobv``).
 
 Every broken rule is listed in one :class:`~pixcore.errors.InvalidQuery`, each as ``name: why``.
 Items are listed oldest first (then by id: a total order, so pages never overlap).
@@ -28,6 +32,7 @@ from datetime import UTC, datetime
 from pixcore.charges import ChargeStatus
 from pixcore.documents import CNPJ_PATTERN, CPF_PATTERN, is_valid_cnpj
 from pixcore.errors import InvalidQuery
+from pixcore.locations import LocationType
 from pixcore.queries import parse_bounded_integer
 from pixcore.validation import collect
 
@@ -37,12 +42,18 @@ __all__ = [
     "MAX_PAGE",
     "RFC3339_PATTERN",
     "TXID_FILTER_PATTERN",
+    "BatchQuery",
     "ChargeQuery",
+    "LocationQuery",
     "Page",
     "ReceivedQuery",
     "WebhookQuery",
+    "parse_batch_id",
+    "parse_batch_query",
     "parse_charge_query",
+    "parse_location_query",
     "parse_received_query",
+    "parse_revision",
     "parse_webhook_query",
 ]
 
@@ -212,14 +223,25 @@ def parse_charge_query(
     common = _common(problems, inicio=inicio, fim=fim, cpf=cpf, cnpj=cnpj, page=page, size=size)
     present = collect(problems, "locationPresente", lambda: _flag(location_present))
     wanted = collect(problems, "status", lambda: _status(status))
-    lot = collect(problems, "loteCobVId", lambda: _batch(batch))
+    lot = collect(problems, "loteCobVId", lambda: parse_batch_id(batch))
     if problems or common is None:
         raise _refuse(problems)
     return ChargeQuery(common.start, common.end, common.cpf, common.cnpj, present, wanted, common.page, lot)
 
 
-def _batch(text: str | None) -> int | None:
-    """A batch's id: the standard's int32, written in ASCII digits with an optional minus."""
+def parse_revision(text: str | None) -> int | None:
+    """``revisao`` of ``GET /cob/{txid}`` and ``GET /cobv/{txid}``: the standard's int32 (absent or
+    empty: the charge as it is now). Whether the charge has that revision is the use case's rule."""
+    problems: list[str] = []
+    revision = collect(problems, "revisao", lambda: parse_batch_id(text))
+    if problems:
+        raise _refuse(problems)
+    return revision
+
+
+def parse_batch_id(text: str | None) -> int | None:
+    """A batch's id (``loteCobVId``, the ``{id}`` of ``/lotecobv/{id}``), or any of the standard's
+    int32 (``revisao``): ASCII digits with an optional minus; None for no text."""
     if text is None or text == "":
         return None
     if _SIGNED.fullmatch(text) is None:
@@ -231,6 +253,26 @@ def _batch(text: str | None) -> int | None:
     if not -MAX_PAGE - 1 <= value <= MAX_PAGE:
         raise InvalidQuery(f"must be an integer from {-MAX_PAGE - 1} to {MAX_PAGE}")
     return value
+
+
+@dataclass(frozen=True, slots=True)
+class BatchQuery:
+    """``GET /lotecobv``: the window on the batches' ``criacao`` (both bounds required) and the page."""
+
+    start: datetime
+    end: datetime
+    page: Page = Page()
+
+
+def parse_batch_query(
+    *, inicio: str | None, fim: str | None, page: str | None = None, size: str | None = None
+) -> BatchQuery:
+    """``GET /lotecobv``'s parameters, each as the query string gave it (judged as ``GET /cob``'s)."""
+    problems: list[str] = []
+    common = _common(problems, inicio=inicio, fim=fim, cpf=None, cnpj=None, page=page, size=size)
+    if problems or common is None:
+        raise _refuse(problems)
+    return BatchQuery(common.start, common.end, common.page)
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,3 +326,42 @@ def parse_received_query(
     return ReceivedQuery(
         common.start, common.end, wanted, with_txid, with_refund, common.cpf, common.cnpj, common.page
     )
+
+
+@dataclass(frozen=True, slots=True)
+class LocationQuery:
+    """``GET /loc``: the window on the locations' ``criacao``, the filters and the page."""
+
+    start: datetime
+    end: datetime
+    txid_present: bool | None = None
+    type: LocationType | None = None
+    page: Page = Page()
+
+
+def _location_type(text: str | None) -> LocationType | None:
+    if (text := _given(text)) is None:
+        return None
+    try:
+        return LocationType(text)
+    except ValueError:
+        raise InvalidQuery("must be cob or cobv") from None
+
+
+def parse_location_query(
+    *,
+    inicio: str | None,
+    fim: str | None,
+    txid_present: str | None = None,
+    location_type: str | None = None,
+    page: str | None = None,
+    size: str | None = None,
+) -> LocationQuery:
+    """``GET /loc``'s parameters, each as the query string gave it (judged as ``GET /cob``'s)."""
+    problems: list[str] = []
+    common = _common(problems, inicio=inicio, fim=fim, cpf=None, cnpj=None, page=page, size=size)
+    with_txid = collect(problems, "txIdPresente", lambda: _flag(txid_present))
+    wanted = collect(problems, "tipoCob", lambda: _location_type(location_type))
+    if problems or common is None:
+        raise _refuse(problems)
+    return LocationQuery(common.start, common.end, with_txid, wanted, common.page)

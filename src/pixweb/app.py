@@ -24,10 +24,12 @@ from pixweb.api.auth import AuthController
 from pixweb.api.balance import BalanceController
 from pixweb.api.cashin import CashInController
 from pixweb.api.charges import ChargeController, PayloadController
+from pixweb.api.due_batches import DueBatchController
 from pixweb.api.due_charges import DueChargeController
 from pixweb.api.due_payload import DuePayloadController
 from pixweb.api.health import HealthController, MetricsController
 from pixweb.api.key_webhooks import KeyWebhookController
+from pixweb.api.locations import LocationController
 from pixweb.api.received import ReceivedPixController
 from pixweb.api.refunds import RefundController
 from pixweb.api.sandbox import SandboxController
@@ -161,11 +163,13 @@ def create_app(
             ChargeController,
             PayloadController,
             DueChargeController,
+            DueBatchController,
             DuePayloadController,
             CashInController,
             RefundController,
             ReceivedPixController,
             KeyWebhookController,
+            LocationController,
             WebhookController,
             WebhookSecretController,
             WebhookDeliveryController,

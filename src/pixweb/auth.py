@@ -7,7 +7,7 @@ that certificate must be the one the token is bound to; with
 token is bound to must still be linked to the token's account and not revoked: one
 look-up by primary key per request, so that a revocation holds at once everywhere (made by the
 clock's read at the start of the request, in the same statement, when the sandbox clock is
-shared: ``pixweb.sandbox.clock_middleware``).
+shared: ``pixweb.sandbox.clock_middleware``; for a grouped ``POST /dict/pix``, by its batch).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from litestar.middleware.authentication import AbstractAuthenticationMiddleware,
 from pixcore.errors import InvalidToken, MalformedCertificate
 from pixweb.sandbox.clock_middleware import prefetched_in_force
 from pixweb.security.certificates import fingerprint_to_x5t, read_certificate_header, x5t_to_fingerprint
+from pixweb.security.pending import pending_credential
 from pixweb.security.tokens import Principal
 from pixweb.services import Services
 
@@ -46,9 +47,11 @@ class BearerAuthMiddleware(AbstractAuthenticationMiddleware):
             if fingerprint_to_x5t(certificate.fingerprint) != principal.fingerprint:
                 raise InvalidToken("The client certificate does not match the token.")
         fingerprint = x5t_to_fingerprint(principal.fingerprint)
+        if pending_credential(connection.scope, principal.account_id, fingerprint) is not None:
+            return AuthenticationResult(user=principal, auth=token)  # its batch checks the certificate
         in_force = prefetched_in_force(connection.scope, principal.account_id, fingerprint)
         if in_force is None:
             in_force = await services.certificate_status.in_force(principal.account_id, fingerprint)
         if not in_force:
-            raise InvalidToken("The client certificate of this token was revoked.")
+            raise InvalidToken(InvalidToken.REVOKED)
         return AuthenticationResult(user=principal, auth=token)

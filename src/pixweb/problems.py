@@ -22,6 +22,7 @@ from litestar.openapi.spec import Example
 __all__ = [
     "GENERIC",
     "PROBLEMS",
+    "PROBLEMS_IF_ASKED",
     "PROBLEM_JSON",
     "Problem",
     "Violation",
@@ -33,6 +34,9 @@ __all__ = [
 PROBLEM_JSON = "application/problem+json"
 PROBLEMS = "problems"
 """The key, in a route handler's ``opt``, of its error types by status (always problem+json)."""
+PROBLEMS_IF_ASKED = "problems_if_asked"
+"""The key, in the ``opt`` of a route the service had before, of its error types by status when
+the request's ``Accept`` asks for problem+json (else our specification's shape)."""
 TYPE_PREFIX = "https://pix.bcb.gov.br/api/v2/error/"
 
 GENERIC: dict[int, str] = {
@@ -72,18 +76,35 @@ class Problem(msgspec.Struct, omit_defaults=True):
     ] = None
 
 
-def _types(request: Request[Any, Any, Any]) -> dict[int, str] | None:
+def _opt_types(request: Request[Any, Any, Any], key: str) -> dict[int, str] | None:
     handler = request.scope.get("route_handler")
     opt = getattr(handler, "opt", None) or {}
-    types = opt.get(PROBLEMS)
+    types = opt.get(key)
     return types if isinstance(types, dict) else None
 
 
+def _types(request: Request[Any, Any, Any]) -> dict[int, str] | None:
+    return _opt_types(request, PROBLEMS) or _opt_types(request, PROBLEMS_IF_ASKED)
+
+
+STANDARD_ONLY = frozenset({"webhook", "cobv", "lotecobv", "loc"})
+"""The resources only the standard's API has: a path under one that matches no route (an encoded
+slash in a path text) is answered in the standard's shape, as every route there is."""
+
+
 def wants_problem(request: Request[Any, Any, Any]) -> bool:
-    """A route of the standard's (always), or a request whose ``Accept`` asks for problem+json."""
-    if _types(request) is not None:
+    """A route of the standard's (always; a path matching none under a resource only the standard
+    has, too), or a request whose ``Accept`` asks for problem+json."""
+    if _opt_types(request, PROBLEMS) is not None:
+        return True
+    if request.scope.get("route_handler") is None and _resource(request.url.path) in STANDARD_ONLY:
         return True
     return PROBLEM_JSON in request.headers.get("accept", "").lower()
+
+
+def _resource(path: str) -> str:
+    """The first segment of a path (``/webhook/a/b`` -> ``webhook``)."""
+    return path.lstrip("/").partition("/")[0]
 
 
 def _violation(detail: str) -> Violation:

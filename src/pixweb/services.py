@@ -16,7 +16,7 @@ from pixinfra.postgres.pool import Database
 from pixinfra.settings import Settings
 from pixweb.console.session import SessionCodec, derive_session_key
 from pixweb.persistence.queries import PostgresTransactionQueries
-from pixweb.persistence.revocation import PostgresCertificateStatus
+from pixweb.persistence.revocation import BatchCertificateCheck, PostgresCertificateStatus
 from pixweb.persistence.uow import PostgresUnitOfWork
 from pixweb.sandbox.clock import ClockKeeper
 from pixweb.sandbox.directory import SandboxDirectory
@@ -67,6 +67,7 @@ class Services:
         hasher = Argon2Hasher()
         uow = partial(PostgresUnitOfWork, database)
         batch_window = timedelta(milliseconds=settings.transfer_batch_window_ms)
+        status = PostgresCertificateStatus(database)
         return cls(
             settings=settings,
             database=database,
@@ -82,7 +83,7 @@ class Services:
             token_limits=TokenRateLimits(
                 per_client=settings.token_rate_per_client, per_address=settings.token_rate_per_address
             ),
-            certificate_status=PostgresCertificateStatus(database),
+            certificate_status=status,
             console_sessions=SessionCodec(derive_session_key(key.private_key)),
             transfers=TransferBatcher(
                 uow,
@@ -92,6 +93,7 @@ class Services:
                 norm_delay=timedelta(seconds=settings.norm_delay_seconds),
                 size=settings.transfer_batch_size,
                 window=batch_window,
+                certificates=BatchCertificateCheck(status, keeper),
             ),
             receipts=ReceiptBatcher(
                 uow, keeper.clock, size=settings.transfer_batch_size, window=batch_window

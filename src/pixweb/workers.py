@@ -13,7 +13,7 @@ import logging
 from datetime import timedelta
 
 from pixcore.ports import UnitOfWorkFactory
-from pixcore.usecases.charges import expire_charges
+from pixcore.usecases.charges import sweep_expired_charges
 from pixcore.usecases.refunds import process_due_refunds
 from pixcore.usecases.settlement_batch import settle_batches
 from pixinfra.postgres.availability import FailureStreak
@@ -74,7 +74,7 @@ async def settlement_loop(
             )
             finished += await process_due_refunds(services.uow, services.clock)
             if rounds % SWEEP_EVERY == 0:
-                await expire_charges(services.uow, services.clock)
+                await sweep_expired_charges(services.uow, services.clock)
             if rounds % PURGE_EVERY == 0:
                 await purge_idempotency_keys(services.database)
         except Exception as exc:  # noqa: BLE001 - logged by the streak, with its traceback if unexpected

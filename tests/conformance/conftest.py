@@ -30,14 +30,18 @@ FRAMING = frozenset({"content-length", "transfer-encoding", "host", "connection"
 
 
 def _prepare(target: Target) -> None:
-    """A charge and a due-date charge kept for revisions (PATCH), and the PIX received, apart
-    from the fuzz suite's data."""
+    """A charge, a due-date charge and a batch of one kept for revisions (PATCH), the PIX received,
+    and two locations (one free, one of the revisable charge, which ``DELETE /loc/{id}/txid`` may
+    unlink), apart from the fuzz suite's data."""
     auth = {"Authorization": f"Bearer {target.token()}"}
     txid = uuid.uuid4().hex
     body = {"calendario": {"expiracao": 2**31 - 1}, "valor": {"original": "5.00"}}
     response = httpx.put(f"{target.base_url}/cob/{txid}", json=body, headers=auth, timeout=30)
     response.raise_for_status()
     target.known["revisable"] = [txid]
+    free = httpx.post(f"{target.base_url}/loc", json={"tipoCob": "cob"}, headers=auth, timeout=30)
+    free.raise_for_status()
+    target.known["loc"] = [str(free.json()["id"]), str(response.json()["loc"]["id"])]
     due_txid = uuid.uuid4().hex
     due = {
         "calendario": {"dataDeVencimento": "2080-12-31"},
@@ -47,6 +51,12 @@ def _prepare(target: Target) -> None:
     response = httpx.put(f"{target.base_url}/cobv/{due_txid}", json=due, headers=auth, timeout=30)
     response.raise_for_status()
     target.known["due"] = [due_txid]
+    batch_id, batch_txid = str(uuid.uuid4().int % 2**31), uuid.uuid4().hex
+    batch = {"descricao": "Conformance", "cobsv": [due | {"txid": batch_txid}]}
+    response = httpx.put(f"{target.base_url}/lotecobv/{batch_id}", json=batch, headers=auth, timeout=30)
+    response.raise_for_status()
+    target.known["batch"] = [batch_id]
+    target.known["batch_txid"] = [batch_txid]
     target.known["received"] = target.known["e2eid"][:1]
 
 

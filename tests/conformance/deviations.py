@@ -61,6 +61,7 @@ CHARGE_OPERATIONS = frozenset(
     {"PUT /cob/{txid}", "POST /cob", "PATCH /cob/{txid}", "GET /cob/{txid}", "GET /cob"}
 )
 DUE_CHARGE_OPERATIONS = frozenset({"PUT /cobv/{txid}", "PATCH /cobv/{txid}", "GET /cobv/{txid}", "GET /cobv"})
+BATCH_WRITES = frozenset({"PUT /lotecobv/{id}", "PATCH /lotecobv/{id}"})
 
 SCHEMA_DEVIATIONS = [
     # decisions §6: `location` (and `loc.location`) carries the BR Code itself, up to 512
@@ -133,14 +134,40 @@ REFUSED_ON_PURPOSE = [
         CHARGE_OPERATIONS | DUE_CHARGE_OPERATIONS | {"PUT /webhook/{chave}"},
         r"([\w.]+: )?Object contains unknown field `.*`",
     ),
-    # Not a deviation of ours but a rule of the standard's own error list (`CobVOperacaoInvalida`) that
-    # its schema cannot say: a discount matching the `oneOf` branch with `valorPerc` may carry any
-    # `descontoDataFixa` there, yet with modality 1 or 2 `valorPerc` must be absent, and with 3 to 6
-    # `descontoDataFixa` must be; so such a body is refused either way, here by the member's type.
+    # decisions "Batches of due-date charges": a batch is named by an int32 (the standard's
+    # `loteCobVId` of GET /cobv; its answers give the id as an integer), though its path types it as text.
     RefusalDeviation(
-        "a discount's descontoDataFixa is a list or absent",
-        DUE_CHARGE_OPERATIONS,
-        r"valor\.desconto\.descontoDataFixa: Expected `array \| null`, got `\w+`",
+        "a batch id is an int32",
+        frozenset({"PUT /lotecobv/{id}"}),
+        r"id: must be an integer from -2147483648 to 2147483647",
+    ),
+    # decisions §13: a text without a maximum in the standard gets one (`descricao`: 140).
+    RefusalDeviation(
+        "a batch's description is at most 140 characters",
+        BATCH_WRITES,
+        r"descricao: a string of at most 140 characters",
+    ),
+    # decisions "Batches of due-date charges": at most 1000 charges in one batch (one transaction).
+    RefusalDeviation(
+        "at most 1000 charges in a batch", BATCH_WRITES, r"cobsv: at most 1000 charges in one batch"
+    ),
+    # Rules of the standard's own error list (`LoteCobVOperacaoInvalida`) that its schema cannot say:
+    # a txid once in a batch; a PATCH names only charges of the batch; and (ours, decisions) an id
+    # the account has is not made again (its charges are revised with PATCH).
+    RefusalDeviation(
+        "a txid once in a batch",
+        BATCH_WRITES,
+        r"cobsv\[\d+\]\.txid: \w+ is given more than once in the batch",
+    ),
+    RefusalDeviation(
+        "a PATCH names the batch's charges",
+        frozenset({"PATCH /lotecobv/{id}"}),
+        r"cobsv\[\d+\]\.txid: \w+ is not a charge of batch -?\d+",
+    ),
+    RefusalDeviation(
+        "a batch id in use is not made again",
+        frozenset({"PUT /lotecobv/{id}"}),
+        r"id: a batch with this id exists already; revise its charges with PATCH",
     ),
     # The standard types GET /cob's `status` as any text; one that is no charge status could only
     # ever list nothing, so it is a 400 naming the four (a typo is not an empty result).
@@ -154,7 +181,9 @@ REFUSED_ON_PURPOSE = [
 ]
 
 
-EMPTY_IS_ABSENT = frozenset({"GET /cob", "GET /pix", "GET /cobv", "GET /webhook"})
+EMPTY_IS_ABSENT = frozenset(
+    {"GET /cob", "GET /pix", "GET /cobv", "GET /webhook", "GET /lotecobv", "GET /loc"}
+)
 """pixcore.standard_queries: in the list queries an empty value (``?cpf=``) is the same as no
 value, as HTML forms send them; the standard's patterns refuse the empty text. A 2xx to negative
 data of these operations is forgiven only when every value that breaks its schema is empty."""
@@ -168,22 +197,13 @@ body, ``null`` for an optional field is the same as leaving it out; the standard
 ``nullable``, refuse it. A 2xx to negative data of these operations is forgiven only when the body
 without its ``null`` fields is valid by the standard's schema."""
 
+CHARGES_REFUSED_ALONE = BATCH_WRITES
+"""The standard (``PUT /lotecobv/{id}``'s description and its example ``loteCobVResponse1``): each
+charge of a batch is created or refused on its own, a charge that breaks the ``cobv`` schema with
+its own ``problema``, the batch answered 202. A 2xx to negative data of these operations is
+forgiven only when every fault of the body (its ``null`` fields aside, which a charge's body
+reads as absent) lies inside an item of ``cobsv`` that the answer gives a ``problema``."""
+
 CHAVE_OPTIONAL = frozenset({"PUT /cob/{txid}", "POST /cob"})
 """Our specification (§6): ``chave`` may be left out of a new charge (the account's first key is
 used); the standard requires it. Only that one ``required`` is forgiven, on these operations."""
-
-
-def discount_member_of_a_refused_discount(label: str, body: object, detail: str) -> bool:
-    """A member of ``valor.desconto`` judged in a discount that the standard's own error list
-    refuses (``valorPerc`` given with modality 1 or 2, ``descontoDataFixa`` with 3 to 6: its
-    schema's ``oneOf`` cannot say so, see ``REFUSED_ON_PURPOSE``): the body is refused rightly,
-    whichever of its discount's faults the answer names."""
-    valor = body.get("valor") if isinstance(body, dict) else None
-    discount = valor.get("desconto") if isinstance(valor, dict) else None
-    if label not in DUE_CHARGE_OPERATIONS or not isinstance(discount, dict):
-        return False
-    modality = discount.get("modalidade")
-    against = (modality in (1, 2) and discount.get("valorPerc") is not None) or (
-        modality in (3, 4, 5, 6) and discount.get("descontoDataFixa") is not None
-    )
-    return against and detail.startswith("valor.desconto.")

@@ -86,6 +86,25 @@ def _due_revision(_target: Target) -> Strategy:
     )
 
 
+def _batch(target: Target) -> Strategy:
+    charge = st.tuples(_txid, _cobv(target)).map(lambda pair: pair[1] | {"txid": pair[0]})
+    return st.fixed_dictionaries(
+        {
+            "descricao": st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=140),
+            "cobsv": st.lists(charge, min_size=1, max_size=3, unique_by=lambda c: c["txid"]),
+        }
+    )
+
+
+def _batch_revision(target: Target) -> Strategy:
+    txid = st.sampled_from(target.known["batch_txid"])
+    change = st.tuples(txid, _due_revision(target)).map(lambda pair: pair[1] | {"txid": pair[0]})
+    return st.fixed_dictionaries({"cobsv": st.lists(change, min_size=1, max_size=1)})
+
+
+_batch_id = st.integers(min_value=0, max_value=2**31 - 1).map(str)
+
+
 def _webhook(_target: Target) -> Strategy:
     return st.just({"webhookUrl": HOOK})
 
@@ -104,6 +123,9 @@ class Operation:
     """Path parameters that name something to create: well-formed values not used yet."""
     known: dict[str, str] = field(default_factory=dict)
     """Path parameters that name something that exists: the key of ``Target.known`` to draw from."""
+    negative: bool = True
+    """False when the standard's document leaves nothing of the request invalid (``/loc/{id}``: an
+    ``id`` of any text, no query, no body), so no negative data exists to send."""
 
 
 IMPLEMENTED: dict[str, Operation] = {
@@ -122,9 +144,23 @@ IMPLEMENTED: dict[str, Operation] = {
     "PATCH /cobv/{txid}": Operation(body=_due_revision, known={"txid": "due"}),
     "GET /cobv/{txid}": Operation(known={"txid": "due"}),
     "GET /cobv": Operation(),
+    "PUT /lotecobv/{id}": Operation(body=_batch, fresh={"id": _batch_id}),
+    "PATCH /lotecobv/{id}": Operation(body=_batch_revision, known={"id": "batch"}),
+    "GET /lotecobv/{id}": Operation(known={"id": "batch"}),
+    "GET /lotecobv": Operation(),
     "PUT /webhook/{chave}": Operation(body=_webhook, known={"chave": "pix_key"}),
     "GET /webhook/{chave}": Operation(known={"chave": "pix_key"}),
     "DELETE /webhook/{chave}": Operation(known={"chave": "pix_key"}),
     "GET /webhook": Operation(),
+    "POST /loc": Operation(),
+    "GET /loc": Operation(),
+    "GET /loc/{id}": Operation(known={"id": "loc"}, negative=False),
+    "DELETE /loc/{id}/txid": Operation(known={"id": "loc"}, negative=False),
 }
 """``METHOD /path`` of the standard's document: what the service implements of it."""
+
+
+NOTHING_NEGATIVE = frozenset({"GET /lotecobv/{id}"})
+"""Operations whose only input in the standard is a path parameter of any text (no pattern, no
+query, no body): no data breaks their schema, so there is no negative data to send; the negative
+test checks that this is still so."""

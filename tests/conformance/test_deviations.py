@@ -30,7 +30,9 @@ def test_a_long_location_is_forgiven_only_when_it_is_a_br_code_on_a_charge() -> 
 
 
 def test_refusals_are_forgiven_on_their_operations_with_their_exact_detail() -> None:
-    nul, unknown, discount, status = REFUSED_ON_PURPOSE
+    by_name = {deviation.name: deviation for deviation in REFUSED_ON_PURPOSE}
+    nul, unknown = by_name["no NUL in the query string"], by_name["a field the standard does not define"]
+    status = by_name["GET /cob's status is one of the four"]
     assert nul.forgives("GET /pix", "Invalid request: the query string contains a NUL character.")
     assert unknown.forgives("PATCH /cob/{txid}", "data: Object contains unknown field `x`")
     assert not unknown.forgives("GET /pix", "data: Object contains unknown field `x`")
@@ -38,10 +40,20 @@ def test_refusals_are_forgiven_on_their_operations_with_their_exact_detail() -> 
     detail = "status: must be one of ATIVA, CONCLUIDA, REMOVIDA_PELO_USUARIO_RECEBEDOR, REMOVIDA_PELO_PSP"
     assert status.forgives("GET /cob", detail)
     assert not status.forgives("GET /pix", detail)
-    typed = "valor.desconto.descontoDataFixa: Expected `array | null`, got `bool`"
-    assert discount.forgives("PUT /cobv/{txid}", typed)
-    assert not discount.forgives("PUT /cob/{txid}", typed)
-    assert not discount.forgives("PUT /cobv/{txid}", "valor.desconto.valorPerc: Expected `str`, got `bool`")
+    batch_id = by_name["a batch id is an int32"]
+    assert batch_id.forgives("PUT /lotecobv/{id}", "id: must be an integer from -2147483648 to 2147483647")
+    assert not batch_id.forgives(
+        "GET /lotecobv/{id}", "id: must be an integer from -2147483648 to 2147483647"
+    )
+    twice = by_name["a txid once in a batch"]
+    txid = "a" * 32
+    assert twice.forgives(
+        "PATCH /lotecobv/{id}", f"cobsv[3].txid: {txid} is given more than once in the batch"
+    )
+    assert not twice.forgives("PUT /lotecobv/{id}", "cobsv[3].txid: required, a text")
+    stranger = by_name["a PATCH names the batch's charges"]
+    assert stranger.forgives("PATCH /lotecobv/{id}", f"cobsv[0].txid: {txid} is not a charge of batch -7")
+    assert not stranger.forgives("PUT /lotecobv/{id}", f"cobsv[0].txid: {txid} is not a charge of batch 7")
 
 
 def test_every_deviation_names_implemented_operations_and_a_problem_type() -> None:

@@ -57,8 +57,12 @@ def _new_charge(
     return dataclasses.replace(charge, **changes)  # type: ignore[arg-type]
 
 
-def _stored(new: NewCharge, charge_id: int) -> Charge:
-    fields = {f.name: getattr(new, f.name) for f in dataclasses.fields(new)}
+def _stored(new: NewCharge, charge_id: int, loc_id: int | None) -> Charge:
+    """``new`` as stored: a charge that named no location is at a new one (its own ``loc_id``)."""
+    assert loc_id is not None
+    if new.loc_id is not None:
+        assert loc_id == new.loc_id
+    fields = {f.name: getattr(new, f.name) for f in dataclasses.fields(new)} | {"loc_id": loc_id}
     return Charge(**fields, id=charge_id, updated_at=new.created_at)
 
 
@@ -67,7 +71,7 @@ async def test_a_charge_reads_back_the_same_by_txid_location_and_lock(backend: B
         account = await add_account(tx)
         new = _new_charge(account.id)
         charge = await tx.charges.add(new)
-        assert charge == _stored(new, charge.id)
+        assert charge == _stored(new, charge.id, charge.loc_id)
         assert (charge.status, charge.revision, charge.paid_at) == (ChargeStatus.ATIVA, 0, None)
         await tx.commit()
 
@@ -83,7 +87,7 @@ async def test_a_charge_without_debtor_or_info_reads_back_the_same(backend: Back
         account = await add_account(tx)
         new = _new_charge(account.id, debtor=None, info=(), payer_request=None, correlation_id=None)
         charge = await tx.charges.add(new)
-        assert await tx.charges.get(account.id, new.txid) == charge == _stored(new, charge.id)
+        assert await tx.charges.get(account.id, new.txid) == charge == _stored(new, charge.id, charge.loc_id)
 
 
 async def test_unknown_charges_are_none(backend: Backend) -> None:
@@ -144,7 +148,7 @@ async def test_a_cash_in_is_found_by_its_external_id_which_is_unique_per_account
             account.id, kind=ChargeKind.CASH_IN, external_id="order-1", transaction_id=transaction_id
         )
         cash_in = await tx.charges.add(new)
-        assert cash_in == _stored(new, cash_in.id)
+        assert cash_in == _stored(new, cash_in.id, cash_in.loc_id)
         assert await tx.charges.get_by_external_id(account.id, "order-1") == cash_in
         assert await tx.charges.get_by_external_id(other.id, "order-1") is None
 
@@ -343,7 +347,7 @@ async def test_a_cobv_reads_back_with_its_terms_and_is_listed_apart(backend: Bac
         new = _new_charge(account.id, created_at=T0, kind=ChargeKind.COBV, due=terms, amount=terms.original)
         cobv = await tx.charges.add(new)
         cob = await tx.charges.add(_new_charge(account.id, created_at=T0))
-        assert cobv == _stored(new, cobv.id)
+        assert cobv == _stored(new, cobv.id, cobv.loc_id)
         assert await tx.charges.get(account.id, new.txid) == cobv
         assert await tx.charges.lock_by_location(new.location_id) == cobv
 
@@ -355,3 +359,86 @@ async def test_a_cobv_reads_back_with_its_terms_and_is_listed_apart(backend: Bac
         revised = dataclasses.replace(cobv, due=revised_terms, amount=50_00, revision=1, updated_at=T0)
         await tx.charges.revise(revised)
         assert await tx.charges.get(account.id, new.txid) == revised
+
+        assert await tx.charges.revision(cobv.id, 0) == cobv
+        assert await tx.charges.revision(cobv.id, 1) == revised
+
+
+def _as_kept(charge: Charge) -> Charge:
+    """A revision as kept: its fields and status, without payment."""
+    return dataclasses.replace(charge, transaction_id=None, paid_end_to_end_id=None, paid_at=None)
+
+
+async def test_each_revision_of_a_charge_is_kept_as_it_was_written(backend: Backend) -> None:
+    async with backend.uow() as tx:
+        account = await add_account(tx)
+        charge = await tx.charges.add(_new_charge(account.id))
+        other = await tx.charges.add(_new_charge(account.id))
+        await tx.commit()
+
+    revised = dataclasses.replace(
+        charge,
+        amount=999,
+        pix_key="other@example.com",
+        payer_request="Order 43",
+        info=(),
+        br_code="000201010212X",
+        revision=1,
+        updated_at=charge.created_at + timedelta(seconds=5),
+    )
+    cancelled_at = charge.created_at + timedelta(seconds=9)
+    async with backend.uow() as tx:
+        await tx.charges.revise(revised)
+        await tx.commit()
+    async with backend.uow() as tx:
+        status = ChargeStatus.REMOVIDA_PELO_USUARIO_RECEBEDOR
+        await tx.charges.update(charge.id, status=status, revision=2, at=cancelled_at)
+        await tx.commit()
+
+    async with backend.uow() as tx:
+        assert await tx.charges.revision(charge.id, 0) == charge
+        assert await tx.charges.revision(charge.id, 1) == revised
+        assert await tx.charges.revision(charge.id, 2) == dataclasses.replace(
+            revised, status=ChargeStatus.REMOVIDA_PELO_USUARIO_RECEBEDOR, revision=2, updated_at=cancelled_at
+        )
+        assert await tx.charges.revision(charge.id, 3) is None
+        assert await tx.charges.revision(other.id, 1) is None
+        assert await tx.charges.revision(other.id, 0) == other
+
+
+async def test_a_payment_or_an_expiry_is_no_revision(backend: Backend) -> None:
+    async with backend.uow() as tx:
+        account = await add_account(tx)
+        paid = await tx.charges.add(_new_charge(account.id))
+        lapsed = await tx.charges.add(_new_charge(account.id))
+        transaction_id = await tx.transactions.add(receipt(account.id))
+        at = FAR + timedelta(minutes=1)
+        await tx.charges.update(
+            paid.id,
+            status=ChargeStatus.CONCLUIDA,
+            revision=0,
+            at=at,
+            transaction_id=transaction_id,
+            paid_end_to_end_id=e2e(),
+        )
+        await tx.charges.update(lapsed.id, status=ChargeStatus.REMOVIDA_PELO_PSP, revision=0, at=at)
+        await tx.commit()
+
+    async with backend.uow() as tx:
+        assert await tx.charges.revision(paid.id, 0) == _as_kept(paid)
+        assert await tx.charges.revision(lapsed.id, 0) == lapsed
+        assert await tx.charges.revision(paid.id, 1) is None
+        assert await tx.charges.revision(lapsed.id, 1) is None
+
+
+async def test_a_revision_rolled_back_is_not_kept(backend: Backend) -> None:
+    async with backend.uow() as tx:
+        account = await add_account(tx)
+        charge = await tx.charges.add(_new_charge(account.id))
+        await tx.commit()
+    async with backend.uow() as tx:
+        await tx.charges.revise(dataclasses.replace(charge, amount=1, revision=1))
+        assert await tx.charges.revision(charge.id, 1) is not None  # the unit sees its own write
+    async with backend.uow() as tx:
+        assert await tx.charges.get(account.id, charge.txid) == charge
+        assert await tx.charges.revision(charge.id, 1) is None

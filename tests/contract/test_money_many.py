@@ -101,3 +101,59 @@ async def test_notifications_are_queued_at_once_for_an_existing_account_only(bac
         await tx.outbox.add_many(account.id, [], T0)
         with pytest.raises(backend.refused):
             await tx.outbox.add_many(-1, events, T0)
+
+
+async def test_find_many_and_lock_gives_the_balance_and_the_taken_keys_at_once(backend: Backend) -> None:
+    taken, also_taken, free = uuid.uuid4(), uuid.uuid4(), uuid.uuid4()
+    async with backend.uow() as tx:
+        account, _ = await funded(tx, 1_000)
+        other, _ = await funded(tx, 50)
+        first, second, third = await tx.transactions.add_many([withdrawal(account) for _ in range(3)])
+        assert await tx.idempotency.claim(account, taken, HASH[0], first, T0)
+        assert await tx.idempotency.claim(account, also_taken, HASH[1], second, T0)
+        assert await tx.idempotency.claim(other, free, HASH[2], third, T0)  # another account's key
+        await tx.commit()
+
+    async with backend.uow() as tx:
+        balance, found = await tx.idempotency.find_many_and_lock(account, [taken, free, also_taken])
+        assert balance == Balance(available=1_000, blocked=0)
+        assert found == {
+            taken: IdempotencyRecord(HASH[0], first),
+            also_taken: IdempotencyRecord(HASH[1], second),
+        }
+        assert await tx.idempotency.find_many_and_lock(account, [free]) == (balance, {})
+        assert await tx.idempotency.find_many_and_lock(account, []) == (balance, {})
+        assert await tx.idempotency.find_many_and_lock(-1, [taken]) == (None, {})
+
+
+async def test_add_and_claim_many_adds_every_record_and_claims_the_free_keys_with_their_ids(
+    backend: Backend,
+) -> None:
+    taken, free, also_free = uuid.uuid4(), uuid.uuid4(), uuid.uuid4()
+    async with backend.uow() as tx:
+        account = await add_account(tx)
+        (first,) = await tx.transactions.add_many([withdrawal(account.id)])
+        assert await tx.idempotency.claim(account.id, taken, HASH[0], first, T0)
+        await tx.commit()
+
+    async with backend.uow() as tx:
+        amounts = [300, 100, 200]
+        ids, claimed = await tx.idempotency.add_and_claim_many(
+            account.id,
+            [withdrawal(account.id, amount) for amount in amounts],
+            [(free, HASH[1]), (taken, HASH[2]), (also_free, HASH[3])],
+            T0,
+        )
+        assert claimed == {free, also_free}
+        assert len(set(ids)) == 3
+        assert ids == sorted(ids)
+        for transaction_id, amount in zip(ids, amounts, strict=True):  # the records, in their order
+            original = await tx.refunds.original_of(transaction_id)
+            assert original is not None
+            assert original.amount == amount
+        assert await tx.idempotency.find_many(account.id, [taken, free, also_free]) == {
+            taken: IdempotencyRecord(HASH[0], first),  # the taken key keeps its first record
+            free: IdempotencyRecord(HASH[1], ids[0]),
+            also_free: IdempotencyRecord(HASH[3], ids[2]),
+        }
+        assert await tx.idempotency.add_and_claim_many(account.id, [], [], T0) == ([], set())

@@ -19,7 +19,7 @@ import msgspec
 from argon2 import PasswordHasher
 
 from pixcore.usecases import open_account
-from pixcore.usecases.charges import expire_charges
+from pixcore.usecases.charges import sweep_expired_charges
 from pixcore.usecases.refunds import process_due_refunds
 from pixcore.usecases.settlement_batch import settle_batches
 from pixweb.security.certificates import create_self_signed
@@ -300,8 +300,7 @@ class Driver:
             pass
         while await process_due_refunds(uow, clock):
             pass
-        while await expire_charges(uow, clock):
-            pass
+        await sweep_expired_charges(uow, clock)
         self.model.run_workers()
 
     # --- the comparison ----------------------------------------------------------------------

@@ -16,7 +16,7 @@ import zxingcpp
 
 from pixcore import brcode
 from pixcore.clock import parse_timestamp
-from pixcore.usecases.charges import expire_charges
+from pixcore.usecases.charges import sweep_expired_charges
 from tests.e2e.conftest import Api
 from tests.support import Client, bearer, fetch_rows, ledger_report, new_client, pg_uow, random_cpf
 
@@ -184,7 +184,7 @@ async def test_an_expired_cash_in_is_an_error_record_and_cannot_be_paid(
     api.clock.advance(301)
     refused = await api.client.post("/sandbox/payments", json={"pixCopiaECola": out["pixCode"]}, headers=auth)
     assert refused.status_code == 422
-    assert await expire_charges(pg_uow, api.clock) >= 1
+    assert await sweep_expired_charges(pg_uow, api.clock) >= 1
     rows = await fetch_rows(
         migrated_database, "SELECT status FROM transactions WHERE id = $1", int(out["transactionId"])
     )

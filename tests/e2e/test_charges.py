@@ -13,7 +13,7 @@ import jwt
 import pytest
 
 from pixcore import brcode
-from pixcore.usecases.charges import expire_charges
+from pixcore.usecases.charges import sweep_expired_charges
 from tests.e2e.conftest import Api
 from tests.support import Client, bearer, fetch_rows, ledger_report, new_client, pg_uow, random_cpf
 
@@ -300,7 +300,7 @@ async def test_an_expired_charge_reads_removed_cannot_be_paid_and_the_sweep_pers
     cancel = await api.client.patch(path, json={"status": "REMOVIDA_PELO_USUARIO_RECEBEDOR"}, headers=auth)
     assert cancel.status_code == 422
 
-    assert await expire_charges(pg_uow, api.clock) >= 1
+    assert await sweep_expired_charges(pg_uow, api.clock) >= 1
     rows = await fetch_rows(migrated_database, "SELECT status FROM charges WHERE txid = $1", created["txid"])
     assert [r["status"] for r in rows] == ["REMOVIDA_PELO_PSP"]
 

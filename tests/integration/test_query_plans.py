@@ -274,12 +274,13 @@ async def test_the_daily_flows_read_the_settled_records_index(
 
 CHARGES = """
 INSERT INTO charges (account_id, txid, kind, status, created_at, updated_at, expiration, expires_at,
-    amount, modality, pix_key, location_id, location, br_code)
+    amount, modality, pix_key, location, br_code)
 SELECT $1::bigint, 'plans' || lpad(g::text, 26, '0'), 'cob', 'ATIVA', now(), now(), 3600,
-       now() + interval '1 hour', 100 + g, 0, 'plans@example.com', md5($1::text || '-' || g),
+       now() + interval '1 hour', 100 + g, 0, 'plans@example.com',
        'pix.example.com/qr/v2/' || md5($1::text || '-' || g), 'code'
   FROM generate_series(1, $2::int) AS g
 """
+"""Charges without a location (``loc_id`` and its token NULL), which the plans do not read."""
 
 
 @pytest.mark.parametrize("mode", ["force_custom_plan", "force_generic_plan"])

@@ -29,16 +29,17 @@ ROWS, OTHER_ROWS = 10_000, 60_000
 
 CHARGES = """
 INSERT INTO charges (account_id, txid, kind, status, created_at, updated_at, expiration, expires_at,
-    amount, modality, pix_key, debtor_name, debtor_document, location_id, location, br_code, paid_at)
+    amount, modality, pix_key, debtor_name, debtor_document, location, br_code, paid_at)
 SELECT $1::bigint, 'plan' || lpad(($1::bigint * 1000000 + g)::text, 28, '0'), 'cob',
        CASE WHEN g % 3 = 1 THEN 'CONCLUIDA' WHEN g % 3 = 2 THEN 'REMOVIDA_PELO_USUARIO_RECEBEDOR'
             WHEN at > now() - interval '29 days' THEN 'ATIVA' ELSE 'REMOVIDA_PELO_PSP' END,
        at, at, 2592000, at + interval '30 days', 100 + g, 0, 'plans@example.com',
        CASE WHEN g % 2 = 0 THEN 'Debtor' END, CASE WHEN g % 2 = 0 THEN '11144477735' END,
-       md5($1::text || '-' || g), 'pix.example.com/qr/v2/x', 'code', CASE WHEN g % 3 = 1 THEN at END
+       'pix.example.com/qr/v2/x', 'code', CASE WHEN g % 3 = 1 THEN at END
   FROM generate_series(1, $2::int) AS g,
        LATERAL (SELECT now() - make_interval(secs => g * (31536000.0 / $2::int))) AS t(at)
 """
+"""Charges without a location (``loc_id`` and its token NULL): the plans of ``GET /cob`` do not read it."""
 RECEIVED = """
 INSERT INTO transactions (account_id, type, status, amount, end_to_end_id, pix_key,
     counterpart_name, counterpart_document, created_at, updated_at, processed_at)

@@ -50,6 +50,8 @@ class Ids:
     refund: str  # the refund's id on `receipt`
     txid: str  # an active charge
     due_txid: str  # an active due-date charge (cobv)
+    batch: int  # a batch of due-date charges (lotecobv)
+    batch_txid: str  # the active due-date charge it created
     code: str  # the charge's BR Code
     cash_in_id: str  # the cash-in's transaction id
     external_id: str  # the cash-in's externalId
@@ -60,6 +62,8 @@ class Ids:
     case_reject: int  # another open MED case (rejected by the owner at the end)
     webhook: int
     delivery: int  # a failed delivery (replayable)
+    location: int  # the charge's location (loc.id)
+    free_location: int  # a location serving no charge
 
 
 @dataclass(frozen=True)
@@ -80,8 +84,17 @@ B_REFUND_ID = alphanumeric(20)  # a refund id B tries to create on A's receipt
 ROUTES: dict[tuple[str, str], Callable[[Ids], list[Call]]] = {
     ("GET", "/cob/{txid:str}"): lambda i: [Call("GET", f"/cob/{i.txid}")],
     ("PATCH", "/cob/{txid:str}"): lambda i: [Call("PATCH", f"/cob/{i.txid}", CANCEL)],
-    # PUT /cob/{txid}: txids are per account, so B's PUT creates B's own charge (checked apart).
-    ("PUT", "/cob/{txid:str}"): lambda _: [],
+    # PUT /cob/{txid}: txids are per account, so B's PUT creates B's own charge (checked apart);
+    # naming A's location (loc.id) in it is the 400 of a location that exists nowhere.
+    ("PUT", "/cob/{txid:str}"): lambda i: [
+        Call(
+            "PUT",
+            f"/cob/{alphanumeric(30)}",
+            {"calendario": {}, "valor": {"original": "1.00"}, "loc": {"id": i.free_location}},
+            owner=201,
+            expect="refused",
+        )
+    ],
     ("GET", "/pix/{e2eid:str}"): lambda i: [Call("GET", f"/pix/{i.receipt}")],  # the standard's received PIX
     ("GET", "/pix/{e2eid:str}/devolucao/{refund_id:str}"): lambda i: [
         Call("GET", f"/pix/{i.receipt}/devolucao/{i.refund}")
@@ -128,6 +141,13 @@ ROUTES: dict[tuple[str, str], Callable[[Ids], list[Call]]] = {
     ("PATCH", "/cobv/{txid:str}"): lambda i: [Call("PATCH", f"/cobv/{i.due_txid}", CANCEL)],
     # PUT /cobv/{txid}: as PUT /cob, B's PUT creates B's own due-date charge.
     ("PUT", "/cobv/{txid:str}"): lambda _: [],
+    ("GET", "/lotecobv/{batch_id:str}"): lambda i: [Call("GET", f"/lotecobv/{i.batch}")],
+    ("PATCH", "/lotecobv/{batch_id:str}"): lambda i: [
+        Call("PATCH", f"/lotecobv/{i.batch}", {"cobsv": [{"txid": i.batch_txid} | CANCEL]}, owner=202)
+    ],
+    # PUT /lotecobv/{id}: batch ids are per account, so B's PUT creates B's own batch
+    # (tests/e2e/test_lotecobv.py, test_a_batch_id_once_only_and_the_accounts_own).
+    ("PUT", "/lotecobv/{batch_id:str}"): lambda _: [],
     # The standard's webhook of a key: B naming A's key is the 400 of a key that is not B's (as for
     # nobody's key); reading or deleting it is a 404. The owner's calls: read, set again, delete.
     ("GET", "/webhook/{chave:str}"): lambda i: [Call("GET", f"/webhook/{i.key}")],
@@ -135,6 +155,13 @@ ROUTES: dict[tuple[str, str], Callable[[Ids], list[Call]]] = {
         Call("PUT", f"/webhook/{i.key}", {"webhookUrl": PUBLIC_HOOK}, expect="refused")
     ],
     ("DELETE", "/webhook/{chave:str}"): lambda i: [Call("DELETE", f"/webhook/{i.key}", owner=204)],
+    # The standard's locations: read, its BR Code, and (last, as the owner unlinks A's charge) unlink.
+    ("GET", "/loc/{location_id:str}"): lambda i: [
+        Call("GET", f"/loc/{i.location}"),
+        Call("GET", f"/loc/{i.free_location}"),
+    ],
+    ("GET", "/loc/{location_id:str}/qrcode"): lambda i: [Call("GET", f"/loc/{i.location}/qrcode")],
+    ("DELETE", "/loc/{location_id:str}/txid"): lambda i: [Call("DELETE", f"/loc/{i.location}/txid")],
 }
 
 PUBLIC = {
@@ -220,7 +247,9 @@ async def build_world(api: Api, owner: Signed) -> Ids:
         cases.append((await _ok(await http.post("/sandbox/med", json=med, headers=auth)))["id"])
     txid = alphanumeric(30)
     cob = {"calendario": {"expiracao": 3600}, "valor": {"original": "10.00"}}
-    code = (await _ok(await http.put(f"/cob/{txid}", json=cob, headers=auth)))["pixCopiaECola"]
+    charge = await _ok(await http.put(f"/cob/{txid}", json=cob, headers=auth))
+    code = charge["pixCopiaECola"]
+    free_location = (await _ok(await http.post("/loc", json={"tipoCob": "cob"}, headers=auth)))["id"]
     due_txid = alphanumeric(30)
     due = {
         "calendario": {"dataDeVencimento": (api.clock.now() + timedelta(days=30)).date().isoformat()},
@@ -228,6 +257,11 @@ async def build_world(api: Api, owner: Signed) -> Ids:
         "valor": {"original": "10.00"},
     }
     await _ok(await http.put(f"/cobv/{due_txid}", json=due, headers=auth))
+    batch, batch_txid = secrets.randbelow(2**31), alphanumeric(30)
+    lot = {"descricao": "Lote", "cobsv": [due | {"txid": batch_txid}]}
+    assert (await _ok(await http.put(f"/lotecobv/{batch}", json=lot, headers=auth), 202))["cobsv"][0][
+        "status"
+    ] == "CRIADA"
     await _ok(await http.put(f"/webhook/{owner.key}", json={"webhookUrl": PUBLIC_HOOK}, headers=auth), 200)
     external_id = str(uuid.uuid4())
     cash_in = {
@@ -272,6 +306,8 @@ async def build_world(api: Api, owner: Signed) -> Ids:
         refund=refund,
         txid=txid,
         due_txid=due_txid,
+        batch=batch,
+        batch_txid=batch_txid,
         code=code,
         cash_in_id=cash_in_id,
         external_id=external_id,
@@ -282,6 +318,8 @@ async def build_world(api: Api, owner: Signed) -> Ids:
         case_reject=cases[1],
         webhook=webhook,
         delivery=row["id"],
+        location=charge["loc"]["id"],
+        free_location=free_location,
     )
 
 
@@ -296,6 +334,8 @@ def nobodys(ids: Ids, location_prefix: str) -> Ids:
         refund=alphanumeric(20),
         txid=alphanumeric(30),
         due_txid=alphanumeric(30),
+        batch=secrets.randbelow(2**31),
+        batch_txid=alphanumeric(30),
         code=code,
         cash_in_id=str(unknown + 1),
         external_id=str(uuid.uuid4()),
@@ -306,6 +346,8 @@ def nobodys(ids: Ids, location_prefix: str) -> Ids:
         case_reject=unknown + 4,
         webhook=unknown + 5,
         delivery=unknown + 6,
+        location=unknown + 7,
+        free_location=unknown + 8,
     )
 
 

@@ -168,7 +168,7 @@ def _document() -> Document:
 
 DOCUMENT = _document()
 OPERATIONS = DOCUMENT.operations()
-PATH_VALUES = {"txid": "a" * 32, "e2eid": "E" + "1" * 31, "refund_id": "r1"}
+PATH_VALUES = {"txid": "a" * 32, "e2eid": "E" + "1" * 31, "refund_id": "r1", "batch_id": "1"}
 BODY_VALUES = {"endToEndId": PATH_VALUES["e2eid"]}
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import string
+from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 from typing import NamedTuple
@@ -258,3 +259,26 @@ def test_valid_ispbs(text: str) -> None:
 def test_e2eid_path_rejects(text: str) -> None:
     with pytest.raises(InvalidIdentifier):
         validate_e2eid_path(text)
+
+
+def test_random_characters_drop_the_bytes_that_would_favour_some_characters(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """248 = 4 x 62: bytes 0..247 map onto the 62 characters evenly; 248..255 would make the first
+    eight likelier, so they are dropped and more bytes read."""
+    from pixcore import identifiers
+
+    reads = iter([bytes([255, 248, 0, 61, 62, 247]) + bytes(8), bytes([1]) * 16])
+    monkeypatch.setattr(identifiers.secrets, "token_bytes", lambda n: next(reads)[:n])
+    alphabet = string.ascii_letters + string.digits
+    assert identifiers._random_alphanumeric(6) == "a9a9aa"  # 0, 61, 62 % 62, 247 % 62, then zeros
+    reads = iter([bytes([250]) * 9, bytes([1]) * 9])
+    assert identifiers._random_alphanumeric(1) == alphabet[1]  # a whole read dropped: read again
+
+
+def test_random_characters_cover_the_alphabet() -> None:
+    from pixcore import identifiers
+
+    seen = Counter(identifiers._random_alphanumeric(62 * 200))
+    assert set(seen) == set(string.ascii_letters + string.digits)
+    assert min(seen.values()) > 100  # 200 expected each: a skewed map would starve some

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import jsonschema
@@ -20,6 +20,7 @@ import pytest
 from pixcore.clock import format_timestamp
 from pixcore.events import Event, KeyPixEvent, NotificationType, payload
 from pixcore.med import MedStatus
+from pixcore.refunds import Refund, RefundKind, RefundNature, RefundStatus
 from pixcore.transfers import SpiError
 from pixcore.usecases.charges import ReceivedPix
 from pixcore.webhook_delivery import encode_body
@@ -119,3 +120,51 @@ def test_a_key_webhook_gets_the_pix_as_get_pix_shows_it(document: dict[str, Any]
     assert sent == {"pix": [msgspec.to_builtins(shown)]}
     assert sent["pix"][0]["valor"] == "37.50"
     assert not notification_validator(document, NotificationType.PIX).is_valid({"pix": [{"valor": "1.00"}]})
+
+
+def _refund(refund_id: str, status: RefundStatus, at: datetime, **changes: Any) -> Refund:
+    return Refund(
+        kind=RefundKind.SENT,
+        account_id=1,
+        original_transaction_id=2,
+        refund_id=refund_id,
+        rtr_id="D12345678202603151502kL9mN8bV7cX",
+        amount=12_00,
+        nature=RefundNature.ORIGINAL,
+        requested_at=at,
+        process_after=at,
+        transaction_id=3,
+        reserved=status is not RefundStatus.NAO_REALIZADO,
+        id=4,
+        status=status,
+        finished_at=at + timedelta(seconds=5),
+        **changes,
+    )
+
+
+def test_a_refund_at_its_final_status_posts_the_pix_with_its_devolucoes_as_get_pix_shows_them(
+    document: dict[str, Any],
+) -> None:
+    at = datetime(2026, 3, 15, 14, 40, 51, 310000, tzinfo=UTC)
+    refunds = (
+        _refund("made", RefundStatus.DEVOLVIDO, at, description="Sorry"),
+        _refund("short", RefundStatus.NAO_REALIZADO, at, reason="Saldo insuficiente"),
+    )
+    event = KeyPixEvent("maria@example.com", "E98765432202603151440xY7wV5uT3sR", 37_50, at, "a" * 26, refunds)
+    sent = json.loads(encode_body(json.loads(as_sent(payload(event)))))
+    notification_validator(document, NotificationType.PIX).validate(sent)
+    received = ReceivedPix(
+        "E98765432202603151440xY7wV5uT3sR", "a" * 26, 37_50, at, refunds, "maria@example.com"
+    )
+    assert sent == {"pix": [msgspec.to_builtins(pix_out(received))]}
+    made, short = sent["pix"][0]["devolucoes"]
+    assert (made["status"], made["descricao"], made["horario"]["liquidacao"]) == (
+        "DEVOLVIDO",
+        "Sorry",
+        "2026-03-15T14:40:56.310Z",
+    )
+    assert (short["status"], short["motivo"], set(short["horario"])) == (
+        "NAO_REALIZADO",
+        "Saldo insuficiente",
+        {"solicitacao"},
+    )

@@ -192,7 +192,9 @@ async def test_a_revision_changes_the_fields_and_the_code_and_counts(
         uow, clock, account_id=holder.account.id, txid=None, request=request(), location_prefix=PREFIX
     )
     change = RevisionFields(value=ValueFields(original="12.00", modality=ABSENT), payer_request="again")
-    revised = await revise_charge(uow, clock, account_id=holder.account.id, txid=charge.txid, fields=change)
+    revised = await revise_charge(
+        uow, clock, account_id=holder.account.id, txid=charge.txid, location_prefix=PREFIX, fields=change
+    )
     assert (revised.amount, revised.revision, revised.payer_request) == (1200, 1, "again")
     assert revised.br_code != charge.br_code
     assert revised.location == charge.location
@@ -204,23 +206,32 @@ async def test_a_revision_changes_the_fields_and_the_code_and_counts(
             clock,
             account_id=holder.account.id,
             txid=charge.txid,
+            location_prefix=PREFIX,
             fields=RevisionFields(status="REMOVIDA_PELO_USUARIO_RECEBEDOR", payer_request="x"),
         )
     assert _details(caught) == {"status"}
     with pytest.raises(ValidationError):
         await revise_charge(
-            uow, clock, account_id=holder.account.id, txid=charge.txid, fields=RevisionFields()
+            uow,
+            clock,
+            account_id=holder.account.id,
+            txid=charge.txid,
+            location_prefix=PREFIX,
+            fields=RevisionFields(),
         )
     cancelled = await revise_charge(
         uow,
         clock,
         account_id=holder.account.id,
         txid=charge.txid,
+        location_prefix=PREFIX,
         fields=RevisionFields(status="REMOVIDA_PELO_USUARIO_RECEBEDOR"),
     )
     assert (cancelled.status, cancelled.revision) == (ChargeStatus.REMOVIDA_PELO_USUARIO_RECEBEDOR, 2)
     with pytest.raises(InvalidTransition):
-        await revise_charge(uow, clock, account_id=holder.account.id, txid=charge.txid, fields=change)
+        await revise_charge(
+            uow, clock, account_id=holder.account.id, txid=charge.txid, location_prefix=PREFIX, fields=change
+        )
 
 
 async def test_a_cash_in_is_only_cancelled(
@@ -248,6 +259,7 @@ async def test_a_cash_in_is_only_cancelled(
             clock,
             account_id=holder.account.id,
             txid=cash_in.txid,
+            location_prefix=PREFIX,
             fields=RevisionFields(value=ValueFields(original="99.00", modality=ABSENT)),
         )
 

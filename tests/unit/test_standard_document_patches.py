@@ -51,15 +51,23 @@ def test_the_known_defects_are_in_the_standard_and_not_in_the_copy() -> None:
         assert schemas["TxId"]["pattern"].startswith("^") is not broken
         responses = document["paths"]["/cob"]["get"]["responses"]
         assert ("400" in responses) is not broken
-        for path in ("/cobv", "/cobv/{txid}", "/webhook"):
+        for path in ("/cobv", "/cobv/{txid}", "/webhook", "/lotecobv"):
             assert ("400" in document["paths"][path]["get"]["responses"]) is not broken
         assert ("required" in schemas["DadosRecebedor"]) is broken
+        for body in ("LoteCobVBody", "LoteCobVBodyRevisado"):
+            lot = document["components"]["requestBodies"][body]["content"]["application/json"]["schema"]
+            assert ("type" in lot) is not broken
         assert ("cnpj" in schemas["WebhookCompleto"]["required"]) is broken
         assert ("type" not in schemas["CobVValor"]["properties"]["abatimento"]) is broken
         fixed_dates = schemas["CobVValor"]["properties"]["desconto"]["oneOf"][0]["properties"][
             "descontoDataFixa"
         ]
         assert ("type" not in fixed_dates["items"]) is broken
+        location = schemas["PayloadLocationCob"]
+        assert ("tipoCob" in location["required"]) is broken
+        assert ("$ref" in location["properties"]["id"]) is broken  # the read-only PayloadLocationId
+        branches = schemas["CobVValor"]["properties"]["desconto"]["oneOf"]
+        assert all("modalidade" not in branch["properties"] for branch in branches) is broken
 
 
 def test_the_copy_changes_no_operation_and_no_schema_name() -> None:

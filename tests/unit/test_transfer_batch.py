@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Sequence
 from datetime import timedelta
 from decimal import Decimal
 from typing import Any
@@ -12,7 +13,8 @@ import pytest
 
 from pixcore.accounts import Balance
 from pixcore.clock import ManualClock
-from pixcore.errors import PixError
+from pixcore.errors import InvalidToken, PixError
+from pixcore.ports import PendingCredential
 from pixcore.testing import (
     InMemoryIdempotency,
     InMemoryKeyDirectory,
@@ -225,3 +227,112 @@ async def test_a_burst_larger_than_a_batch_never_overdraws() -> None:
     assert outcomes.count(("InsufficientFunds", None, None)) == 17
     assert world.balance(world.sender) == Balance(100, 9900)
     assert_books_balance(world.store)
+
+
+class _Certificates:
+    """A CertificateCheck whose revoked fingerprints the test sets; it counts its calls."""
+
+    def __init__(self, revoked: set[str], *, fails: bool = False) -> None:
+        self.revoked, self.fails = revoked, fails
+        self.calls: list[list[PendingCredential]] = []
+
+    async def in_force_many(self, credentials: Sequence[PendingCredential]) -> set[PendingCredential]:
+        self.calls.append(list(credentials))
+        if self.fails:
+            raise ConnectionError("the database went away")
+        return {c for c in credentials if c.fingerprint not in self.revoked}
+
+
+def _checked_batcher(world: World, certificates: _Certificates, size: int = 16) -> TransferBatcher:
+    return TransferBatcher(
+        world.store.unit_of_work,
+        world.directory,
+        world.clock,
+        ispb=ISPB,
+        norm_delay=NORM_DELAY,
+        size=size,
+        window=timedelta(milliseconds=50),
+        certificates=certificates,
+    )
+
+
+async def _send_with(
+    world: World, batcher: TransferBatcher, credentials: list[PendingCredential | None]
+) -> list[CreatedTransfer | BaseException]:
+    return await asyncio.gather(
+        *(
+            batcher.create(
+                account_id=world.sender.id,
+                idempotency_key=uuid.uuid4(),
+                request=transfer_request(),
+                credential=credential,
+            )
+            for credential in credentials
+        ),
+        return_exceptions=True,
+    )
+
+
+async def test_a_batch_checks_its_callers_certificates_with_one_call_and_refuses_the_revoked() -> None:
+    world = await _fresh_world()
+    now = int(world.clock.now().timestamp())
+    good = PendingCredential(world.sender.id, "a" * 64, now + 300)
+    revoked = PendingCredential(world.sender.id, "b" * 64, now + 300)
+    expired = PendingCredential(world.sender.id, "a" * 64, now)  # exp is exclusive, as verify's
+    certificates = _Certificates({"b" * 64})
+    commits = world.store.commits
+
+    results = await _send_with(
+        world, _checked_batcher(world, certificates), [good, revoked, expired, good, None]
+    )
+
+    assert [_outcome(r) if isinstance(r, CreatedTransfer) else str(r) for r in results] == [
+        ("created", 2500, False),
+        InvalidToken.REVOKED,
+        InvalidToken.EXPIRED,
+        ("created", 2500, False),
+        ("created", 2500, False),
+    ]
+    assert all(isinstance(r, InvalidToken) for r in results[1:3])
+    assert [len(call) for call in certificates.calls] == [4]  # the four pending, in one call
+    assert world.store.commits == commits + 1
+    assert world.balance(world.sender) == Balance(2500, 7500)  # three reserved, nothing for the refused
+
+
+async def test_a_failed_certificate_check_answers_every_request_of_the_batch_and_writes_nothing() -> None:
+    world = await _fresh_world()
+    pending = PendingCredential(world.sender.id, "a" * 64, int(world.clock.now().timestamp()) + 300)
+    certificates = _Certificates(set(), fails=True)
+    commits = world.store.commits
+
+    results = await _send_with(world, _checked_batcher(world, certificates), [pending, None, pending])
+
+    assert all(isinstance(r, ConnectionError) for r in results), results
+    assert world.store.commits == commits
+    assert world.balance(world.sender) == Balance(10000, 0)
+
+
+async def test_ungrouped_a_pending_credential_is_checked_before_the_transfer() -> None:
+    world = await _fresh_world()
+    now = int(world.clock.now().timestamp())
+    certificates = _Certificates({"b" * 64})
+    batcher = _checked_batcher(world, certificates, size=1)
+    assert not batcher.checks_certificates
+    commits = world.store.commits
+
+    with pytest.raises(InvalidToken, match="revoked"):
+        await batcher.create(
+            account_id=world.sender.id,
+            idempotency_key=uuid.uuid4(),
+            request=transfer_request(),
+            credential=PendingCredential(world.sender.id, "b" * 64, now + 300),
+        )
+    assert world.store.commits == commits
+    created = await batcher.create(
+        account_id=world.sender.id,
+        idempotency_key=uuid.uuid4(),
+        request=transfer_request(),
+        credential=PendingCredential(world.sender.id, "a" * 64, now + 300),
+    )
+    assert created.transfer.amount == 2500
+    assert len(certificates.calls) == 2

@@ -38,6 +38,7 @@ from pixcore.usecases.charges import (
     get_charge,
     pay_charge,
     read_charge,
+    sweep_expired_charges,
 )
 from pixcore.usecases.refunds import request_refund
 from tests.unit.usecase_helpers import OTHER_CPF, open_test_account
@@ -173,6 +174,19 @@ async def test_expiry_refuses_payment_and_the_sweep_persists_it(
     assert await expire_charges(store.unit_of_work, clock) == 1
     assert store.charges[charge.id].status is ChargeStatus.REMOVIDA_PELO_PSP
     assert await expire_charges(store.unit_of_work, clock) == 0
+
+
+@pytest.mark.parametrize("count", [4, 5, 6])
+async def test_the_whole_sweep_clears_a_backlog_larger_than_one_batch(
+    store: InMemoryStore, clock: ManualClock, holder: OpenedAccount, count: int
+) -> None:
+    charges = [
+        await _create(store, clock, holder, txid=f"{TXID[:-2]}{n:02d}", expiracao=60) for n in range(count)
+    ]
+    clock.advance(60)
+    assert await sweep_expired_charges(store.unit_of_work, clock, limit=2) == count
+    assert {store.charges[c.id].status for c in charges} == {ChargeStatus.REMOVIDA_PELO_PSP}
+    assert await sweep_expired_charges(store.unit_of_work, clock, limit=2) == 0
 
 
 def cash_in_request(external_id: str = "order-1", expiration: int = 300) -> CashInRequest:

@@ -1,5 +1,6 @@
 """Webhooks per key (the standard's ``/webhook``) on the fakes: set, replace, read, list and delete;
-another account's key refused; and the PIX event a receipt on the key writes, and only then."""
+another account's key refused; and the PIX event a receipt on the key writes, and only then, and
+the one each refund of it writes when it reaches its final status."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from pixcore.accounts import Balance
 from pixcore.clock import ManualClock
 from pixcore.errors import InvalidQuery, InvalidWebhook, WebhookHostRefused, WebhookNotFound
 from pixcore.events import NotificationType
 from pixcore.keys import parse_pix_key
+from pixcore.refunds import RefundRequest
 from pixcore.standard_queries import Page, WebhookQuery, parse_webhook_query
 from pixcore.testing import InMemoryStore, PlainHasher, StaticResolver
 from pixcore.usecases.key_webhooks import (
@@ -24,6 +27,7 @@ from pixcore.usecases.key_webhooks import (
 )
 from pixcore.usecases.receipt_batch import ReceiptBatcher
 from pixcore.usecases.receipts import receive_payment
+from pixcore.usecases.refunds import process_due_refunds, request_refund
 from pixcore.webhooks import EventType, parse_webhook_url, standard_target
 from tests.unit.transfer_world import PAYER
 from tests.unit.usecase_helpers import OTHER_CPF, open_test_account
@@ -206,3 +210,61 @@ async def test_a_batch_of_receipts_writes_one_pix_event_each(
     )
     sent = [event["data"]["pix"][0]["endToEndId"] for event in _pix_events(store)]  # type: ignore[index]
     assert sorted(sent) == sorted(r.end_to_end_id for r in receipts)
+
+
+async def _refund(
+    store: InMemoryStore, clock: ManualClock, account_id: int, e2e: str, *, rid: str, cents: int
+) -> None:
+    await request_refund(
+        store.unit_of_work,
+        clock,
+        account_id=account_id,
+        end_to_end_id=e2e,
+        refund_id=rid,
+        request=RefundRequest(cents),
+        ispb="99999999",
+        delay=timedelta(seconds=5),
+    )
+
+
+async def test_a_refund_of_a_pix_on_the_key_posts_it_again_at_its_final_status(
+    store: InMemoryStore, clock: ManualClock, hasher: PlainHasher
+) -> None:
+    mine, _ = await _accounts(store, hasher)
+    await _set(store, clock, mine, KEY, "https://hooks.example.com/a")
+    received_at = clock.now()
+    receipt = await receive_payment(
+        store.unit_of_work, clock, key=parse_pix_key(KEY), amount=37_50, payer=PAYER
+    )
+    unhooked = await receive_payment(
+        store.unit_of_work, clock, key=parse_pix_key(OTHER_KEY), amount=5_00, payer=PAYER
+    )
+    e2e = receipt.end_to_end_id
+    assert len(_pix_events(store)) == 1  # the receipt's
+
+    await _refund(store, clock, mine, e2e, rid="made", cents=10_00)
+    await _refund(store, clock, mine, unhooked.end_to_end_id, rid="elsewhere", cents=1_00)  # no webhook: none
+    assert len(_pix_events(store)) == 1  # asked for, not final: nothing yet
+    clock.advance(5)
+    assert await process_due_refunds(store.unit_of_work, clock) == 2
+    # The money is spent elsewhere (seeded: the store's rows are the tests'), so the next refund
+    # cannot be reserved and ends NAO_REALIZADO.
+    store.balances[mine] = Balance(1_00, 0)
+    await _refund(store, clock, mine, e2e, rid="short", cents=2_00)
+    clock.advance(5)
+    assert await process_due_refunds(store.unit_of_work, clock) == 1
+
+    first, second = (event["data"]["pix"] for event in _pix_events(store)[1:])  # type: ignore[index]
+    assert [item["endToEndId"] for item in (*first, *second)] == [e2e, e2e]
+    assert {item["horario"] for item in (*first, *second)} == {
+        received_at.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    }
+    (made,) = first[0]["devolucoes"]
+    assert (made["id"], made["valor"], made["status"]) == ("made", "10.00", "DEVOLVIDO")
+    assert "liquidacao" in made["horario"]
+    assert [(r["id"], r["status"]) for r in second[0]["devolucoes"]] == [
+        ("made", "DEVOLVIDO"),
+        ("short", "NAO_REALIZADO"),
+    ]
+    assert second[0]["devolucoes"][1]["motivo"]
+    assert "liquidacao" not in second[0]["devolucoes"][1]["horario"]

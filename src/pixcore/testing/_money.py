@@ -191,6 +191,26 @@ class InMemoryIdempotency(Repository):
         found = {key: await self.find(account_id, key) for key in keys}
         return {key: record for key, record in found.items() if record is not None}
 
+    async def find_many_and_lock(
+        self, account_id: int, keys: Sequence[uuid.UUID]
+    ) -> tuple[Balance | None, dict[uuid.UUID, IdempotencyRecord]]:
+        """One unit of work runs at a time here: the balance is read, nothing else is locked out."""
+        balance = self._balance(account_id)
+        return balance, (await self.find_many(account_id, keys) if balance is not None else {})
+
+    async def add_and_claim_many(
+        self,
+        account_id: int,
+        records: Sequence[NewTransaction],
+        claims: Sequence[tuple[uuid.UUID, str]],
+        at: datetime,
+    ) -> tuple[list[int], set[uuid.UUID]]:
+        if len(claims) != len(records):
+            raise ValueError("one claim a record")
+        ids = await self._uow.transactions.add_many(records)
+        together = [(key, request_hash, tid) for (key, request_hash), tid in zip(claims, ids, strict=True)]
+        return ids, await self.claim_many(account_id, together, at)
+
     async def claim_many(
         self, account_id: int, claims: Sequence[tuple[uuid.UUID, str, int]], at: datetime
     ) -> set[uuid.UUID]:

@@ -10,16 +10,20 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from pixcore.accounts import Account, Balance, CertificateInfo, ClientCredential
 from pixcore.charges import Charge
 from pixcore.clock import Clock, SystemClock
+from pixcore.due_batches import DueBatch
 from pixcore.errors import (
     CertificateInUse,
+    DuplicateBatch,
     DuplicateCharge,
     DuplicateExternalId,
     DuplicateMedCase,
     DuplicatePixKey,
     InsufficientFunds,
+    LocationTaken,
 )
 from pixcore.keys import PixKey
 from pixcore.ledger import Bucket
+from pixcore.locations import Location
 from pixcore.med import MedCase
 from pixcore.ports import IdempotencyRecord
 from pixcore.records import NewTransaction, Transfer
@@ -108,6 +112,10 @@ class Tables:
     outbox: list[OutboxItem] = field(default_factory=list)
     webhooks: WebhookTables = field(default_factory=WebhookTables)
     charges: dict[int, Charge] = field(default_factory=dict)
+    charge_revisions: dict[tuple[int, int], Charge] = field(default_factory=dict)  # (charge, revision)
+    locations: dict[int, Location] = field(default_factory=dict)  # txid and charge_id left None
+    batches: dict[tuple[int, int], DueBatch] = field(default_factory=dict)  # by (account, id)
+    new_batches: set[tuple[int, int]] = field(default_factory=set)  # staged only: those added
     refunds: dict[int, Refund] = field(default_factory=dict)
     med_cases: dict[int, MedCase] = field(default_factory=dict)
     # Staged only: the (available, blocked) change each account's postings made in this unit.
@@ -195,6 +203,11 @@ class InMemoryStore:
         return self.tables.charges
 
     @property
+    def locations(self) -> dict[int, Location]:
+        """Payload locations (their charge is the one whose ``loc_id`` names them)."""
+        return self.tables.locations
+
+    @property
     def refunds(self) -> dict[int, Refund]:
         return self.tables.refunds
 
@@ -251,7 +264,7 @@ class InMemoryStore:
             if (account_id, key) in committed.idempotency:
                 raise IntegrityError(f"the idempotency key {key} of account {account_id} is taken")
         _check_transfers(committed.transfers, staged.transfers)
-        _check_charges(committed.charges, staged.charges)
+        _check_charges(committed.charges, staged.charges, committed.batches, staged.new_batches)
         _check_refunds(committed.refunds, staged.refunds)
         _check_med_cases(committed.med_cases, staged.med_cases)
         if (webhook_conflict := committed.webhooks.conflict(staged.webhooks)) is not None:
@@ -277,6 +290,9 @@ class InMemoryStore:
         committed.outbox.extend(staged.outbox)
         committed.webhooks.merge(staged.webhooks)
         committed.charges.update(staged.charges)
+        committed.charge_revisions.update(staged.charge_revisions)
+        committed.locations.update(staged.locations)
+        committed.batches.update(staged.batches)
         committed.refunds.update(staged.refunds)
         committed.med_cases.update(staged.med_cases)
         self.commits += 1
@@ -299,20 +315,32 @@ class InMemoryStore:
         return balances
 
 
-def _check_charges(committed: dict[int, Charge], staged: dict[int, Charge]) -> None:
-    """The unique indexes of the charges table: txid and external id per account, location id."""
+def _check_charges(
+    committed: dict[int, Charge],
+    staged: dict[int, Charge],
+    batches: dict[tuple[int, int], DueBatch],
+    new_batches: set[tuple[int, int]],
+) -> None:
+    """The unique indexes of the charges table (txid and external id per account, location: its
+    token and its id, a location serves one charge) and the primary key of the batches of
+    due-date charges (account, id)."""
+    if any(key in batches for key in new_batches):
+        raise DuplicateBatch()
     taken = {(c.account_id, c.txid) for i, c in committed.items() if i not in staged}
     external = {
         (c.account_id, c.external_id) for i, c in committed.items() if i not in staged and c.external_id
     }
-    locations = {c.location_id for i, c in committed.items() if i not in staged}
+    locations = {c.location_id for i, c in committed.items() if i not in staged and c.location_id}
+    served = {c.loc_id for i, c in committed.items() if i not in staged and c.loc_id is not None}
     for charge in staged.values():
         if (charge.account_id, charge.txid) in taken:
             raise DuplicateCharge(f"a charge with txid {charge.txid} exists already")
         if charge.external_id and (charge.account_id, charge.external_id) in external:
             raise DuplicateExternalId(f"a cash-in with externalId {charge.external_id} exists already")
-        if charge.location_id in locations:
+        if charge.location_id is not None and charge.location_id in locations:
             raise IntegrityError(f"location {charge.location_id} is taken")
+        if charge.loc_id is not None and charge.loc_id in served:
+            raise LocationTaken(details=[LocationTaken().message])
 
 
 def _check_transfers(committed: dict[int, Transfer], staged: dict[int, Transfer]) -> None:

@@ -12,7 +12,9 @@ from pixcore.testing._accounts import (
     InMemoryCredentials,
     InMemoryPixKeys,
 )
+from pixcore.testing._batches import InMemoryDueBatches
 from pixcore.testing._charges import InMemoryCharges
+from pixcore.testing._locations import InMemoryLocations
 from pixcore.testing._money import (
     InMemoryIdempotency,
     InMemoryLedger,
@@ -45,6 +47,8 @@ class InMemoryUnitOfWork:
         self.certificates = InMemoryCertificates(self)
         self.transactions = InMemoryTransactions(self)
         self.charges = InMemoryCharges(self)
+        self.locations = InMemoryLocations(self)
+        self.batches = InMemoryDueBatches(self)
         self.refunds = InMemoryRefunds(self)
         self.med = InMemoryMed(self)
         self.ledger = InMemoryLedger(self)

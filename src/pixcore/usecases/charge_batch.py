@@ -31,7 +31,7 @@ from pixcore.events import Event, KeyPixEvent
 from pixcore.identifiers import new_end_to_end_id
 from pixcore.ports import UnitOfWork, UnitOfWorkFactory
 from pixcore.usecases.charges import ChargePayment, pay_charge, payment_terms
-from pixcore.usecases.group_commit import Gatherer, Waiting
+from pixcore.usecases.group_commit import GroupCommit, Waiting
 from pixcore.usecases.receipts import payment_record, receive_event
 
 __all__ = ["ChargePaymentBatcher"]
@@ -58,15 +58,13 @@ class _Accepted:
     end_to_end_id: str
 
 
-class ChargePaymentBatcher:
+class ChargePaymentBatcher(GroupCommit[int | None, _Payment, ChargePayment]):
     """Pays charges as :func:`~pixcore.usecases.charges.pay_charge` does, grouping the concurrent
     payments received by each account into one unit of work. One per process; one event loop."""
 
     def __init__(self, uow: UnitOfWorkFactory, clock: Clock, *, size: int, window: timedelta) -> None:
+        super().__init__(size=size, window=window)
         self._uow, self._clock = uow, clock
-        self._gatherer: Gatherer[int, _Payment, ChargePayment] = Gatherer(
-            self._apply, size=size, window=window
-        )
 
     async def pay(
         self,
@@ -80,11 +78,11 @@ class ChargePaymentBatcher:
         """The charge at ``location_id`` paid: the answer of ``pay_charge``. Only the payments
         bound to their receiving account (``only_for``, the sandbox's caller) are grouped."""
         payment = _Payment(location_id, payer, amount, only_for, kinds)
-        if self._gatherer.size == 1 or only_for is None:
-            return await self._alone(payment)
-        return await self._gatherer.submit(only_for, payment)
+        if only_for is None:
+            return await self._alone(None, payment)
+        return await self._submit(only_for, payment)
 
-    async def _alone(self, asked: _Payment) -> ChargePayment:
+    async def _alone(self, _: int | None, asked: _Payment) -> ChargePayment:
         return await pay_charge(
             self._uow,
             self._clock,
@@ -95,18 +93,7 @@ class ChargePaymentBatcher:
             kinds=asked.kinds,
         )
 
-    async def _one_by_one(self, batch: list[Waiting[_Payment, ChargePayment]]) -> None:
-        for waiting in batch:
-            if waiting.answer.done():
-                continue
-            try:
-                paid = await self._alone(waiting.item)
-            except Exception as error:  # noqa: BLE001 - the request's own error is its answer
-                waiting.give(error)
-            else:
-                waiting.give(paid)
-
-    async def _apply(self, _: int, batch: list[Waiting[_Payment, ChargePayment]]) -> None:
+    async def _apply(self, key: int | None, batch: list[Waiting[_Payment, ChargePayment]]) -> None:
         first: list[Waiting[_Payment, ChargePayment]] = []
         repeats: list[Waiting[_Payment, ChargePayment]] = []
         seen: set[str] = set()
@@ -118,11 +105,11 @@ class ChargePaymentBatcher:
             outcomes = await self._commit([waiting.item for waiting in first])
         except Exception:  # a failed batch: each payment gets its own answer
             log.info("a batch of %d charge payments is applied one by one", len(first), exc_info=True)
-            await self._one_by_one(first)
+            await self._one_by_one(key, first)
         else:
             for waiting, outcome in zip(first, outcomes, strict=True):
                 waiting.give(outcome)
-        await self._one_by_one(repeats)  # after the COMMIT: each finds its charge paid
+        await self._one_by_one(key, repeats)  # after the COMMIT: each finds its charge paid
 
     async def _commit(self, payments: list[_Payment]) -> list[ChargePayment | PixError]:
         now = self._clock.now()

@@ -41,12 +41,16 @@ from pixcore.errors import (
     InvalidAmount,
     InvalidBrCode,
     InvalidPixKey,
+    InvalidQuery,
     InvalidTransition,
     KeyNotInDirectory,
+    LocationTaken,
     TransactionNotFound,
+    ValidationError,
 )
 from pixcore.identifiers import new_end_to_end_id, new_txid, validate_e2eid_path, validate_txid
 from pixcore.keys import parse_pix_key
+from pixcore.locations import Location, location_type_of
 from pixcore.money import format_amount_string
 from pixcore.ports import UnitOfWork, UnitOfWorkFactory
 from pixcore.records import NewTransaction, TransactionStatus, TransactionType
@@ -65,6 +69,7 @@ __all__ = [
     "ChargeView",
     "ReceivedListing",
     "ReceivedPix",
+    "add_charge",
     "amount_due_now",
     "build_charge",
     "cancel_charge",
@@ -79,12 +84,15 @@ __all__ = [
     "pay_charge",
     "pay_code",
     "payment_terms",
+    "place_charge",
     "read_charge",
     "read_received",
     "receiving_key",
+    "relocate",
     "revise_charge",
     "search_charges",
     "search_received",
+    "sweep_expired_charges",
 ]
 
 
@@ -168,10 +176,12 @@ def build_charge(
     correlation_id: uuid.UUID | None = None,
     transaction_id: int | None = None,
     due: DueTerms | None = None,
+    at: Location | None = None,
 ) -> NewCharge:
-    """A new charge of ``account``, at a new location under ``location_prefix`` (a ``cobv``'s
-    under its ``cobv/``), with its BR Code (a ``cobv``'s carries no amount: the payload says it)."""
-    location_id = new_location_id()
+    """A new charge of ``account``, at the location ``at`` (None: a new one, which the
+    repository's ``add`` stores with it) under ``location_prefix`` (a ``cobv``'s under its
+    ``cobv/``), with its BR Code (a ``cobv``'s carries no amount: the payload says it)."""
+    location_id = new_location_id() if at is None else at.token
     location = location_prefix + (DUE_LOCATION if due is not None else "") + location_id
     code = dynamic_code(
         location=location,
@@ -191,6 +201,8 @@ def build_charge(
         location_id=location_id,
         location=location,
         br_code=code,
+        loc_id=None if at is None else at.id,
+        loc_created_at=None if at is None or at.created_at == now else at.created_at,
         payer_request=payer_request,
         debtor=debtor,
         info=info,
@@ -198,6 +210,99 @@ def build_charge(
         correlation_id=correlation_id,
         transaction_id=transaction_id,
         due=due,
+    )
+
+
+async def place_charge(
+    tx: UnitOfWork, account_id: int, kind: ChargeKind, loc_id: int | None
+) -> Location | None:
+    """Inside a unit of work: the location ``loc.id`` names for a charge of ``kind`` of the
+    account, locked (None when ``loc_id`` is: a new one). It must be the account's (another
+    account's reads as unknown), of the charge's ``tipoCob``, and serve no charge; each refusal is
+    a ``loc.id`` rule (400 with the body's other rules)."""
+    if loc_id is None:
+        return None
+    location = await tx.locations.lock(account_id, loc_id)
+    if location is None:
+        raise ValidationError(
+            "loc.id: no location of your account has this id",
+            details=["loc.id: no location of your account has this id"],
+        )
+    wanted = location_type_of(kind)
+    if location.type is not wanted:
+        text = f"loc.id: the location is of tipoCob {location.type.value}, not {wanted.value}"
+        raise ValidationError(text, details=[text])
+    if location.txid is not None:
+        text = f"loc.id: the location serves the charge {location.txid}"
+        raise LocationTaken(text, details=[text])
+    return location
+
+
+async def add_charge(
+    tx: UnitOfWork,
+    *,
+    account_id: int,
+    txid: str,
+    kind: ChargeKind,
+    now: datetime,
+    expiration: int,
+    amount: int,
+    key: str | None,
+    loc_id: int | None,
+    location_prefix: str,
+    modality: int = 0,
+    payer_request: str | None = None,
+    debtor: Debtor | None = None,
+    info: tuple[tuple[str, str], ...] = (),
+    due: DueTerms | None = None,
+    batch_id: int | None = None,
+) -> Charge:
+    """Inside a unit of work: a new ATIVA charge of the account (``cob`` or ``cobv``), naming
+    ``key`` (None: the account's first), at the location ``loc_id`` (None: a new one), made in the
+    batch of due-date charges ``batch_id`` (None: none)."""
+    account = await load_account(tx, account_id)
+    pix_key = await receiving_key(tx, account_id, key)
+    at = await place_charge(tx, account_id, kind, loc_id)
+    new = build_charge(
+        account,
+        txid=txid,
+        kind=kind,
+        now=now,
+        expiration=expiration,
+        amount=amount,
+        modality=modality,
+        pix_key=pix_key,
+        location_prefix=location_prefix,
+        payer_request=payer_request,
+        debtor=debtor,
+        info=info,
+        due=due,
+        at=at,
+    )
+    return await tx.charges.add(dataclasses.replace(new, batch_id=batch_id))
+
+
+async def relocate(
+    tx: UnitOfWork, charge: Charge, loc_id: int | None, *, location_prefix: str, amount: int
+) -> Charge:
+    """Inside a unit of work: the (locked) charge moved to the location ``loc_id`` of its
+    account (None, or the one it is at: it stays), its BR Code made for the new URL."""
+    if loc_id is None or loc_id == charge.loc_id:
+        return charge
+    at = await place_charge(tx, charge.account_id, charge.kind, loc_id)
+    if at is None:
+        return charge
+    account = await load_account(tx, charge.account_id)
+    url = at.url(location_prefix)
+    code = dynamic_code(location=url, merchant_name=account.name, merchant_city=account.city, amount=amount)
+    await tx.charges.locate(charge.id, at, url=url, br_code=code)
+    return dataclasses.replace(
+        charge,
+        loc_id=at.id,
+        location_id=at.token,
+        location=url,
+        br_code=code,
+        loc_created_at=None if at.created_at == charge.created_at else at.created_at,
     )
 
 
@@ -215,23 +320,22 @@ async def create_charge(
     txid = new_txid() if txid is None else validate_txid(txid)
     now = clock.now()
     async with uow() as tx:
-        account = await load_account(tx, account_id)
-        key = await receiving_key(tx, account_id, request.key)
-        new = build_charge(
-            account,
+        charge = await add_charge(
+            tx,
+            account_id=account_id,
             txid=txid,
             kind=ChargeKind.COB,
             now=now,
             expiration=request.expiration,
             amount=request.amount,
             modality=request.modality,
-            pix_key=key,
+            key=request.key,
+            loc_id=request.loc_id,
             location_prefix=location_prefix,
             payer_request=request.payer_request,
             debtor=request.debtor,
             info=request.info,
         )
-        charge = await tx.charges.add(new)
         await tx.commit()
     return charge
 
@@ -382,16 +486,33 @@ class ChargeView:
 
     charge: Charge
     pix: tuple[ReceivedPix, ...]
+    past: bool = False
+    """A revision before the charge's current one (``?revisao=``): history, shown as written."""
+
+    def status_at(self, now: datetime) -> ChargeStatus:
+        """The status a reader sees: the current revision's at ``now`` (an expired charge reads
+        REMOVIDA_PELO_PSP), a past revision's as it was written."""
+        return self.charge.status if self.past else self.charge.status_at(now)
 
 
 async def read_charge(
-    uow: UnitOfWorkFactory, *, account_id: int, txid: str, kinds: frozenset[ChargeKind] = IMMEDIATE_KINDS
+    uow: UnitOfWorkFactory,
+    *,
+    account_id: int,
+    txid: str,
+    kinds: frozenset[ChargeKind] = IMMEDIATE_KINDS,
+    revision: int | None = None,
 ) -> ChargeView:
     """The charge and, once paid, its receipt and that receipt's refunds, read in one unit;
-    ``kinds``: those the route shows (``/cobv``: :data:`DUE_KINDS`)."""
+    ``kinds``: those the route shows (``/cobv``: :data:`DUE_KINDS`). ``revision`` (the standard's
+    ``revisao``): the charge as it was at that revision; its current one is the charge as it is
+    now (a payment or an expiry is no revision); a revision it never had, or one not kept, is an
+    ``InvalidQuery`` naming ``revisao``."""
     validate_txid(txid)
     async with uow() as tx:
         charge = _of_kind(await tx.charges.get(account_id, txid), kinds)
+        if revision is not None and revision != charge.revision:
+            return ChargeView(await _past_revision(tx, charge, revision), (), past=True)
         receipt = None
         if charge.status is ChargeStatus.CONCLUIDA and charge.transaction_id is not None:
             receipt = await tx.refunds.original_of(charge.transaction_id)
@@ -406,6 +527,17 @@ async def read_charge(
         refunds=tuple(refunds),
     )
     return ChargeView(charge, (paid,))
+
+
+async def _past_revision(tx: UnitOfWork, charge: Charge, revision: int) -> Charge:
+    if not 0 <= revision < charge.revision:
+        reason = f"revisao: the charge has no revision {revision} (its revisions are 0 to {charge.revision})"
+        raise InvalidQuery(f"Invalid query parameters: {reason}.", details=[reason])
+    kept = await tx.charges.revision(charge.id, revision)
+    if kept is None:
+        reason = f"revisao: revision {revision} of the charge was not kept (made before revisions were kept)"
+        raise InvalidQuery(f"Invalid query parameters: {reason}.", details=[reason])
+    return kept
 
 
 async def get_charge_by_location(
@@ -444,11 +576,18 @@ async def cancel_locked(tx: UnitOfWork, charge: Charge, now: datetime) -> Charge
 
 
 async def revise_charge(
-    uow: UnitOfWorkFactory, clock: Clock, *, account_id: int, txid: str, fields: RevisionFields
+    uow: UnitOfWorkFactory,
+    clock: Clock,
+    *,
+    account_id: int,
+    txid: str,
+    fields: RevisionFields,
+    location_prefix: str,
 ) -> Charge:
     """``PATCH /cob/{txid}``: cancel an ATIVA charge, or revise its fields (its ``revisao`` grows
     by one; the BR Code is made again for the new amount, at the same location, so the payload
-    there shows the revision). A cash-in is only cancelled: its PENDING record holds its amount."""
+    there shows the revision; ``loc.id`` moves it to another location of the account, under
+    ``location_prefix``). A cash-in is only cancelled: its PENDING record holds its amount."""
     validate_txid(txid)
     fields.cancels()  # its status rules first, as before any charge is looked up
     now = clock.now()
@@ -466,14 +605,17 @@ async def revise_charge(
             raise InvalidTransition("a cash-in cannot be revised, only cancelled")
         account = await load_account(tx, account_id)
         key = charge.pix_key if revision.key is None else await receiving_key(tx, account_id, revision.key)
+        moved = await relocate(
+            tx, charge, revision.loc_id, location_prefix=location_prefix, amount=revision.amount
+        )
         code = dynamic_code(
-            location=charge.location,
+            location=moved.location,
             merchant_name=account.name,
             merchant_city=account.city,
             amount=revision.amount,
         )
         revised = dataclasses.replace(
-            charge,
+            moved,
             expiration=revision.expiration,
             amount=revision.amount,
             modality=revision.modality,
@@ -507,6 +649,18 @@ async def expire_charges(uow: UnitOfWorkFactory, clock: Clock, *, limit: int = 5
             await _settle_cash_in_record(tx, charge, now)
         await tx.commit()
     return len(expired)
+
+
+async def sweep_expired_charges(uow: UnitOfWorkFactory, clock: Clock, *, limit: int = 500) -> int:
+    """The whole sweep: :func:`expire_charges` one transaction of ``limit`` at a time until a
+    batch comes back short, so a backlog larger than one batch is cleared in one round (the
+    oldest first). Returns how many it expired in all."""
+    swept = 0
+    while True:
+        expired = await expire_charges(uow, clock, limit=limit)
+        swept += expired
+        if expired < limit:
+            return swept
 
 
 def payment_terms(

@@ -9,22 +9,25 @@ the payer's day (``pay_charge``).
 from __future__ import annotations
 
 import dataclasses
+from datetime import datetime
 
+from pixcore.accounts import Account
 from pixcore.charges import Charge, ChargeKind, ChargeStatus, dynamic_code
 from pixcore.clock import Clock
 from pixcore.due_requests import DueChargeRequest, DueRevision, DueRevisionFields
 from pixcore.errors import ChargeNotFound, InvalidTransition
 from pixcore.identifiers import validate_txid
-from pixcore.ports import UnitOfWorkFactory
+from pixcore.ports import UnitOfWork, UnitOfWorkFactory
 from pixcore.usecases.charges import (
     DUE_KINDS,
-    build_charge,
+    add_charge,
     cancel_locked,
     load_account,
     receiving_key,
+    relocate,
 )
 
-__all__ = ["create_due_charge", "revise_due_charge"]
+__all__ = ["add_due_charge", "create_due_charge", "revise_due_charge", "revise_locked_due_charge"]
 
 
 async def create_due_charge(
@@ -43,32 +46,56 @@ async def create_due_charge(
     now = clock.now()
     async with uow() as tx:
         account = await load_account(tx, account_id)
-        key = await receiving_key(tx, account_id, request.key)
-        new = build_charge(
-            account,
-            txid=txid,
-            kind=ChargeKind.COBV,
-            now=now,
-            expiration=request.expiration,
-            amount=request.terms.original,
-            modality=0,
-            pix_key=key,
-            location_prefix=location_prefix,
-            payer_request=request.payer_request,
-            debtor=request.debtor,
-            info=request.info,
-            due=request.terms,
+        charge = await add_due_charge(
+            tx, account, txid=txid, request=request, now=now, location_prefix=location_prefix
         )
-        charge = await tx.charges.add(new)
         await tx.commit()
     return charge
 
 
+async def add_due_charge(
+    tx: UnitOfWork,
+    account: Account,
+    *,
+    txid: str,
+    request: DueChargeRequest,
+    now: datetime,
+    location_prefix: str,
+    batch_id: int | None = None,
+) -> Charge:
+    """Add the ``cobv`` of a judged request to the unit of work (``batch_id``: the batch it is
+    created in). Raises ``DuplicateCharge`` (the unit stays usable) or ``InvalidPixKey``."""
+    return await add_charge(
+        tx,
+        account_id=account.id,
+        txid=txid,
+        kind=ChargeKind.COBV,
+        now=now,
+        expiration=request.expiration,
+        amount=request.terms.original,
+        key=request.key,
+        loc_id=request.loc_id,
+        location_prefix=location_prefix,
+        payer_request=request.payer_request,
+        debtor=request.debtor,
+        info=request.info,
+        due=request.terms,
+        batch_id=batch_id,
+    )
+
+
 async def revise_due_charge(
-    uow: UnitOfWorkFactory, clock: Clock, *, account_id: int, txid: str, fields: DueRevisionFields
+    uow: UnitOfWorkFactory,
+    clock: Clock,
+    *,
+    account_id: int,
+    txid: str,
+    fields: DueRevisionFields,
+    location_prefix: str,
 ) -> Charge:
     """``PATCH /cobv/{txid}``: cancel an ATIVA ``cobv``, or revise it (``revisao`` one more; its
-    terms judged as they would be after the change, a due date not before today)."""
+    terms judged as they would be after the change, a due date not before today; ``loc.id``
+    moves it to another ``cobv`` location of the account, under ``location_prefix``)."""
     validate_txid(txid)
     fields.cancels()  # its status rules first, before any charge is looked up
     now = clock.now()
@@ -76,34 +103,43 @@ async def revise_due_charge(
         charge = await tx.charges.lock(account_id, txid)
         if charge is None or charge.kind not in DUE_KINDS:
             raise ChargeNotFound()
-        revision = DueRevision.parse(fields, charge, now=now)
-        if revision.cancel:
-            cancelled = await cancel_locked(tx, charge, now)
-            await tx.commit()
-            return cancelled
-        status = charge.status_at(now)
-        if status is not ChargeStatus.ATIVA:
-            raise InvalidTransition(f"a {status.value} charge cannot be revised")
-        if revision.terms is None:
-            raise InvalidTransition("a due-date charge keeps its terms")
-        account = await load_account(tx, account_id)
-        key = charge.pix_key if revision.key is None else await receiving_key(tx, account_id, revision.key)
-        code = dynamic_code(
-            location=charge.location, merchant_name=account.name, merchant_city=account.city, amount=0
-        )
-        revised = dataclasses.replace(
-            charge,
-            expiration=revision.expiration,
-            amount=revision.terms.original,
-            pix_key=key,
-            payer_request=revision.payer_request,
-            debtor=revision.debtor,
-            info=revision.info,
-            due=revision.terms,
-            br_code=code,
-            revision=charge.revision + 1,
-            updated_at=now,
-        )
-        await tx.charges.revise(revised)
+        revised = await revise_locked_due_charge(tx, charge, fields, now, location_prefix=location_prefix)
         await tx.commit()
+    return revised
+
+
+async def revise_locked_due_charge(
+    tx: UnitOfWork, charge: Charge, fields: DueRevisionFields, now: datetime, *, location_prefix: str
+) -> Charge:
+    """Cancel or revise ``charge`` (a ``cobv`` the unit of work has locked), as ``PATCH
+    /cobv/{txid}`` does (``loc.id`` moves it first, so the revision kept has its new code); the
+    caller commits."""
+    revision = DueRevision.parse(fields, charge, now=now)
+    if revision.cancel:
+        return await cancel_locked(tx, charge, now)
+    status = charge.status_at(now)
+    if status is not ChargeStatus.ATIVA:
+        raise InvalidTransition(f"a {status.value} charge cannot be revised")
+    if revision.terms is None:
+        raise InvalidTransition("a due-date charge keeps its terms")
+    account = await load_account(tx, charge.account_id)
+    key = charge.pix_key if revision.key is None else await receiving_key(tx, charge.account_id, revision.key)
+    moved = await relocate(tx, charge, revision.loc_id, location_prefix=location_prefix, amount=0)
+    code = dynamic_code(
+        location=moved.location, merchant_name=account.name, merchant_city=account.city, amount=0
+    )
+    revised = dataclasses.replace(
+        moved,
+        expiration=revision.expiration,
+        amount=revision.terms.original,
+        pix_key=key,
+        payer_request=revision.payer_request,
+        debtor=revision.debtor,
+        info=revision.info,
+        due=revision.terms,
+        br_code=code,
+        revision=charge.revision + 1,
+        updated_at=now,
+    )
+    await tx.charges.revise(revised)
     return revised

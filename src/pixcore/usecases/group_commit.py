@@ -4,20 +4,26 @@ A :class:`Gatherer` keeps one queue per hot row (an account's balance, say) in t
 first request of an idle queue starts a drain task; the drain waits at most ``window`` seconds
 for the queue to hold ``size`` requests, takes up to ``size`` of them, hands them to ``apply``
 (which answers each request's future, typically after one COMMIT), and goes on while requests
-wait. Requests that arrive while a batch commits form the next one. The use cases built on it
-(``transfer_batch``, ``receipt_batch``) decide what one batch does.
+wait. Requests that arrive while a batch commits form the next one.
+
+:class:`GroupCommit` is the base of the use cases built on it (``transfer_batch``,
+``receipt_batch``, ``charge_batch``): the gatherer, the unbatched path when a batch holds one
+request, and the way back when a batch cannot be applied as one: its requests applied one by one
+on the unbatched path, each answered its own outcome. A subclass says what one request alone does
+(``_alone``) and what one batch does (``_apply``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Generic, TypeVar
 
-__all__ = ["Gatherer", "Waiting"]
+__all__ = ["Gatherer", "GroupCommit", "Waiting"]
 
 K = TypeVar("K", bound=Hashable)
 I = TypeVar("I")  # noqa: E741 - the item a request brings
@@ -107,3 +113,43 @@ class Gatherer(Generic[K, I, R]):
             for waiting in [*batch, *queue.waiting]:  # unanswered only if this task was cancelled
                 if not waiting.answer.done():
                     waiting.answer.cancel()
+
+
+class GroupCommit(ABC, Generic[K, I, R]):
+    """A use case whose concurrent requests under one key are applied a batch at a time.
+
+    One per process (it holds per-key queues); every method runs on one event loop."""
+
+    def __init__(self, *, size: int, window: timedelta) -> None:
+        self._gatherer: Gatherer[K, I, R] = Gatherer(self._apply, size=size, window=window)
+
+    @property
+    def groups(self) -> bool:
+        """True when a batch may hold more than one request."""
+        return self._gatherer.size > 1
+
+    async def _submit(self, key: K, item: I) -> R:
+        """The request's answer: alone when batches hold one request, else from its batch."""
+        if not self.groups:
+            return await self._alone(key, item)
+        return await self._gatherer.submit(key, item)
+
+    @abstractmethod
+    async def _alone(self, key: K, item: I) -> R:
+        """The unbatched path: one request in its own unit of work."""
+
+    @abstractmethod
+    async def _apply(self, key: K, batch: list[Waiting[I, R]]) -> None:
+        """Apply a batch, answering each of its requests (``Waiting.give``)."""
+
+    async def _one_by_one(self, key: K, batch: list[Waiting[I, R]]) -> None:
+        """Each request not yet answered on the unbatched path, answered its own outcome."""
+        for waiting in batch:
+            if waiting.answer.done():
+                continue
+            try:
+                outcome = await self._alone(key, waiting.item)
+            except Exception as error:  # noqa: BLE001 - the request's own error is its answer
+                waiting.give(error)
+            else:
+                waiting.give(outcome)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import TypeAlias
 
 from pixcore import ledger
 from pixcore.accounts import Counterpart
@@ -25,7 +26,7 @@ from pixcore.identifiers import new_end_to_end_id
 from pixcore.keys import PixKey
 from pixcore.money import require_positive
 from pixcore.ports import UnitOfWorkFactory
-from pixcore.usecases.group_commit import Gatherer, Waiting
+from pixcore.usecases.group_commit import GroupCommit, Waiting
 from pixcore.usecases.receipts import Receipt, key_owner, payment_record, receive_event, receive_payment
 
 __all__ = ["ReceiptBatcher"]
@@ -41,27 +42,25 @@ class _Payment:
     only_for: int | None
 
 
-class ReceiptBatcher:
+_Key: TypeAlias = tuple[str, int | None]  # the key's value, and the account it must be the caller's
+
+
+class ReceiptBatcher(GroupCommit[_Key, _Payment, Receipt]):
     """Credits receipts as :func:`~pixcore.usecases.receipts.receive_payment` does, grouping the
     concurrent ones paid to each key into one unit of work. One per process; one event loop."""
 
     def __init__(self, uow: UnitOfWorkFactory, clock: Clock, *, size: int, window: timedelta) -> None:
+        super().__init__(size=size, window=window)
         self._uow, self._clock = uow, clock
-        self._gatherer: Gatherer[tuple[str, int | None], _Payment, Receipt] = Gatherer(
-            self._apply, size=size, window=window
-        )
 
     async def receive(
         self, *, key: PixKey, amount: int, payer: Counterpart, only_for: int | None = None
     ) -> Receipt:
         """The receipt credited to the owner of ``key``: the answer of ``receive_payment``."""
         require_positive(amount)
-        receipt = _Payment(key, amount, payer, only_for)
-        if self._gatherer.size == 1:
-            return await self._alone(receipt)
-        return await self._gatherer.submit((key.value, only_for), receipt)
+        return await self._submit((key.value, only_for), _Payment(key, amount, payer, only_for))
 
-    async def _alone(self, receipt: _Payment) -> Receipt:
+    async def _alone(self, _: _Key, receipt: _Payment) -> Receipt:
         return await receive_payment(
             self._uow,
             self._clock,
@@ -71,20 +70,12 @@ class ReceiptBatcher:
             only_for=receipt.only_for,
         )
 
-    async def _apply(self, _: tuple[str, int | None], batch: list[Waiting[_Payment, Receipt]]) -> None:
+    async def _apply(self, key: _Key, batch: list[Waiting[_Payment, Receipt]]) -> None:
         try:
             receipts = await self._commit([waiting.item for waiting in batch])
         except Exception:  # a refused key or a failed batch: each receipt gets its own answer
             log.info("a batch of %d receipts is applied one by one", len(batch), exc_info=True)
-            for waiting in batch:
-                if waiting.answer.done():
-                    continue
-                try:
-                    receipt = await self._alone(waiting.item)
-                except Exception as error:  # noqa: BLE001 - the request's own error is its answer
-                    waiting.give(error)
-                else:
-                    waiting.give(receipt)
+            await self._one_by_one(key, batch)
             return
         for waiting, receipt in zip(batch, receipts, strict=True):
             waiting.give(receipt)

@@ -21,7 +21,7 @@ from pixcore.errors import (
     RefundWindowClosed,
     TransactionNotFound,
 )
-from pixcore.events import RefundDirection, Refunded, RefundEvent
+from pixcore.events import KeyPixEvent, RefundDirection, Refunded, RefundEvent
 from pixcore.identifiers import new_return_id, validate_e2eid_path, validate_refund_id
 from pixcore.money import format_amount_string, require_positive
 from pixcore.ports import UnitOfWork, UnitOfWorkFactory
@@ -203,13 +203,14 @@ async def finish_refund(tx: UnitOfWork, refund: Refund, now: datetime) -> Refund
     the payer is an account of this service, to that account (decisions §13); NAO_REALIZADO when
     nothing could be reserved."""
     lifecycle = RefundLifecycle(refund.status)
+    original = await _original(tx, refund)
     if not refund.reserved:
         status = lifecycle.fail()
         await tx.transactions.set_status(refund.transaction_id, TransactionStatus.ERROR, now)
         await tx.refunds.finish(refund.id, status, INSUFFICIENT_FUNDS, now)
+        await _tell_the_key(tx, original, now)
         return _finished(refund, status, INSUFFICIENT_FUNDS, now)
     status = lifecycle.complete()
-    original = await _original(tx, refund)
     payer_account = original.counterpart_account_id
     if payer_account is None:
         posting = ledger.settle_out(refund.account_id, refund.amount, _institution_of(original))
@@ -227,6 +228,7 @@ async def finish_refund(tx: UnitOfWork, refund: Refund, now: datetime) -> Refund
         direction=RefundDirection.DEBIT,
     )
     await tx.outbox.add(refund.account_id, event, now)
+    await _tell_the_key(tx, original, now)
     if payer_account is not None:
         transfer = await tx.refunds.lock_original(
             payer_account, original.end_to_end_id, TransactionType.WITHDRAW
@@ -237,6 +239,20 @@ async def finish_refund(tx: UnitOfWork, refund: Refund, now: datetime) -> Refund
             tx, transfer, amount=refund.amount, rtr_id=refund.rtr_id, description=refund.description, now=now
         )
     return _finished(refund, status, None, now)
+
+
+async def _tell_the_key(tx: UnitOfWork, receipt: Original, now: datetime) -> None:
+    """A refund of ``receipt`` reached its final status: when the key it was received on has a
+    webhook of the standard, that webhook gets the PIX again, with its refunds as they are now
+    (decisions "Webhooks per key"). In the refund's unit of work, so never lost nor doubled."""
+    key = receipt.pix_key
+    if key is None or await tx.webhooks.of_key(receipt.account_id, key) is None:
+        return
+    refunds = await tx.refunds.list_sent(receipt.transaction_id)
+    event = KeyPixEvent(
+        key, receipt.end_to_end_id, receipt.amount, receipt.received_at, receipt.tx_id, tuple(refunds)
+    )
+    await tx.outbox.add(receipt.account_id, event, now)
 
 
 def _institution_of(original: Original) -> str:

@@ -18,6 +18,13 @@ key is taken already, or that repeats the key of an earlier request of its batch
 is exactly today's. If the batch's unit of work fails for any reason (a key claimed meanwhile
 by another process, a deadlock, a lost connection), its requests are applied one by one on the
 unbatched path, so that one bad request never fails the others. ``size`` 1 is the unbatched path itself.
+
+A request may bring its caller's :class:`~pixcore.ports.PendingCredential` (a token that verified,
+whose certificate status is still to be read): the batch reads all of them with ONE statement
+(``CertificateCheck.in_force_many``, which reads the service clock too) before anything else, and
+refuses the token of each one whose certificate is no longer in force, or whose token expired on
+the clock just read, with ``InvalidToken`` (the bearer check's own answer). Nothing is written
+for it, and the check is never skipped: if it fails, every request of the batch gets that error.
 """
 
 from __future__ import annotations
@@ -31,10 +38,15 @@ from typing import TypeAlias
 
 from pixcore import ledger
 from pixcore.clock import Clock
-from pixcore.errors import AccountNotFound, InsufficientFunds, RuleViolation
-from pixcore.ports import KeyDirectory, UnitOfWork, UnitOfWorkFactory
+from pixcore.errors import (
+    AccountNotFound,
+    InsufficientFunds,
+    InvalidToken,
+    RuleViolation,
+)
+from pixcore.ports import CertificateCheck, KeyDirectory, PendingCredential, UnitOfWork, UnitOfWorkFactory
 from pixcore.transfers import DirectoryEntry, TransferRequest
-from pixcore.usecases.group_commit import Gatherer, Waiting
+from pixcore.usecases.group_commit import GroupCommit, Waiting
 from pixcore.usecases.transfers import (
     CreatedTransfer,
     check_destination,
@@ -60,6 +72,7 @@ class _Request:
     key: uuid.UUID
     fingerprint: str
     request: TransferRequest
+    credential: PendingCredential | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +94,18 @@ class _Decided:
     alone: list[int]
 
 
-class TransferBatcher:
+def _refusal(
+    credential: PendingCredential, in_force: set[PendingCredential], now: int
+) -> InvalidToken | None:
+    """The bearer check's answer, in its order: the token's window first, then the certificate."""
+    if now >= credential.expires_at:
+        return InvalidToken(InvalidToken.EXPIRED)
+    if credential not in in_force:
+        return InvalidToken(InvalidToken.REVOKED)
+    return None
+
+
+class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
     """Creates transfers as :func:`~pixcore.usecases.transfers.create_transfer` does, grouping
     the concurrent ones of each sending account into one unit of work (see the module's text).
 
@@ -98,35 +122,80 @@ class TransferBatcher:
         norm_delay: timedelta,
         size: int,
         window: timedelta,
+        certificates: CertificateCheck | None = None,
     ) -> None:
+        super().__init__(size=size, window=window)
         self._uow, self._directory, self._clock = uow, directory, clock
+        self._certificates = certificates
         self._ispb, self._norm_delay = ispb, norm_delay
-        self._gatherer: Gatherer[int, _Request, CreatedTransfer] = Gatherer(
-            self._apply, size=size, window=window
-        )
+
+    @property
+    def checks_certificates(self) -> bool:
+        """True when requests are grouped and their callers' certificates can be checked by their
+        batch (``create(credential=...)``): one statement a batch instead of one a request."""
+        return self.groups and self._certificates is not None
 
     async def create(
-        self, *, account_id: int, idempotency_key: uuid.UUID, request: TransferRequest
+        self,
+        *,
+        account_id: int,
+        idempotency_key: uuid.UUID,
+        request: TransferRequest,
+        credential: PendingCredential | None = None,
     ) -> CreatedTransfer:
-        """The transfer this request makes (or made, on a retry): the answer of ``create_transfer``."""
-        if self._gatherer.size == 1:
-            return await self._alone(account_id, idempotency_key, request)
-        item = _Request(idempotency_key, request_fingerprint(request), request)
-        return await self._gatherer.submit(account_id, item)
+        """The transfer this request makes (or made, on a retry): the answer of ``create_transfer``.
 
-    async def _alone(self, account_id: int, key: uuid.UUID, request: TransferRequest) -> CreatedTransfer:
+        ``credential``: the caller's, when its certificate status is still to be checked (the
+        batch does it; ``InvalidToken`` when it is no longer in force or the token expired)."""
+        if not self.groups and credential is not None:
+            refused = await self.refusal(credential)
+            if refused is not None:
+                raise refused
+        item = _Request(idempotency_key, request_fingerprint(request), request, credential)
+        return await self._submit(account_id, item)
+
+    async def refusal(self, credential: PendingCredential) -> InvalidToken | None:
+        """The bearer check's refusal of one pending credential checked alone, or None."""
+        return (await self._refusals([credential]))[0]
+
+    async def _refusals(self, credentials: Sequence[PendingCredential]) -> list[InvalidToken | None]:
+        """For each credential, the bearer check's refusal, or None when it is in force: one
+        statement, which brings the clock up to date before the tokens' expiry is judged."""
+        if self._certificates is None:
+            raise RuntimeError("no certificate check to judge a pending credential with")
+        in_force = await self._certificates.in_force_many(credentials)
+        now = int(self._clock.now().timestamp())
+        return [_refusal(credential, in_force, now) for credential in credentials]
+
+    async def _admitted(self, batch: _Batch) -> _Batch:
+        """The requests of the batch whose callers are (still) admitted; the others are answered."""
+        pending = [waiting for waiting in batch if waiting.item.credential is not None]
+        if not pending:
+            return batch
+        refusals = await self._refusals([w.item.credential for w in pending if w.item.credential])
+        refused: set[int] = set()
+        for waiting, refusal in zip(pending, refusals, strict=True):
+            if refusal is not None:
+                waiting.give(refusal)
+                refused.add(id(waiting))
+        return [waiting for waiting in batch if id(waiting) not in refused]
+
+    async def _alone(self, account_id: int, item: _Request) -> CreatedTransfer:
         return await create_transfer(
             self._uow,
             self._directory,
             self._clock,
             account_id=account_id,
-            idempotency_key=key,
-            request=request,
+            idempotency_key=item.key,
+            request=item.request,
             ispb=self._ispb,
             norm_delay=self._norm_delay,
         )
 
     async def _apply(self, account_id: int, batch: _Batch) -> None:
+        batch = await self._admitted(batch)  # its failure answers every request: never skipped
+        if not batch:
+            return
         try:
             decided = await self._commit(account_id, batch)
         except Exception:  # any failure of the batch: each request gets its own chance
@@ -134,16 +203,7 @@ class TransferBatcher:
             decided = _Decided({}, list(range(len(batch))))
         for position, outcome in decided.outcomes.items():
             batch[position].give(outcome)
-        for position in decided.alone:
-            waiting = batch[position]
-            if waiting.answer.done():
-                continue
-            try:
-                created = await self._alone(account_id, waiting.item.key, waiting.item.request)
-            except Exception as error:  # noqa: BLE001 - the request's own error is its answer
-                waiting.give(error)
-            else:
-                waiting.give(created)
+        await self._one_by_one(account_id, [batch[position] for position in decided.alone])
 
     async def _commit(self, account_id: int, batch: _Batch) -> _Decided:
         requests = [waiting.item for waiting in batch]
@@ -162,7 +222,12 @@ class TransferBatcher:
         now = self._clock.now()
         outcomes: dict[int, _Outcome] = {}
         async with self._uow() as tx:
-            taken = await tx.idempotency.find_many(account_id, [routed.item.key for routed in items.values()])
+            # The balance row locked, and the keys already taken found, by one statement.
+            balance, taken = await tx.idempotency.find_many_and_lock(
+                account_id, [routed.item.key for routed in items.values()]
+            )
+            if balance is None:
+                raise AccountNotFound()
             fresh: list[int] = []
             keys: set[uuid.UUID] = set()
             for position, routed in items.items():
@@ -172,9 +237,6 @@ class TransferBatcher:
                 else:
                     keys.add(item.key)
                     fresh.append(position)
-            balance = await tx.balances.lock(account_id)
-            if balance is None:
-                raise AccountNotFound()
             running = balance.available
             covered: list[int] = []
             for position in fresh:
@@ -207,9 +269,10 @@ class TransferBatcher:
             )
             for r in routed
         ]
-        ids = await tx.transactions.add_many([record for record, _ in made])
-        claims = [(item.key, item.fingerprint, tid) for item, tid in zip(items, ids, strict=True)]
-        if len(await tx.idempotency.claim_many(account_id, claims, now)) != len(claims):
+        ids, claimed = await tx.idempotency.add_and_claim_many(
+            account_id, [record for record, _ in made], [(item.key, item.fingerprint) for item in items], now
+        )
+        if len(claimed) != len(items):
             raise _BatchAbandoned("a key was claimed meanwhile by another unit of work")
         transfers = [make(tid) for (_, make), tid in zip(made, ids, strict=True)]
         await tx.transfers.add_many(transfers)

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, Response, get, patch, post, put
+from litestar.di import NamedDependency
 from litestar.openapi.spec import Example, OpenAPIType
 from litestar.params import Parameter
 
@@ -18,6 +19,7 @@ from pixcore.charges import (
     MAX_INFO_NAME,
     MAX_INFO_VALUE,
     MAX_KEY,
+    MAX_LOC_ID,
     MAX_PAYER_REQUEST,
     CalendarFields,
     Charge,
@@ -33,8 +35,9 @@ from pixcore.clock import format_timestamp
 from pixcore.documents import CNPJ_PATTERN, CPF_PATTERN, DocumentKind
 from pixcore.identifiers import TXID_PATTERN
 from pixcore.keys import KEY_PATTERN
+from pixcore.locations import location_type_of
 from pixcore.money import AMOUNT_STRING_PATTERN, format_amount_string
-from pixcore.standard_queries import ChargeQuery, parse_charge_query
+from pixcore.standard_queries import ChargeQuery, parse_revision
 from pixcore.usecases.charges import (
     ChargeListing,
     ReceivedPix,
@@ -47,16 +50,11 @@ from pixcore.usecases.charges import (
 from pixweb.api.deps import principal_of, services_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import MAX_AMOUNT_TEXT, MAX_DOCUMENT, MAX_SHORT_CODE, Int64, Timestamp, doc, raw, whole
+from pixweb.api.listing import QUERIES
 from pixweb.api.refunds import RefundOut, refund_out
 from pixweb.api.standard import (
-    FLAG,
-    Cnpj,
-    Cpf,
-    End,
-    ItemsPerPage,
-    PageNumber,
-    QueryParameter,
-    Start,
+    READ_PARAMETERS,
+    Revision,
     WindowOut,
     given_once,
     parameters_example,
@@ -64,11 +62,12 @@ from pixweb.api.standard import (
 )
 from pixweb.body_errors import judge_body
 from pixweb.errors import error_responses
-from pixweb.problems import PROBLEMS, problem_responses
+from pixweb.problems import PROBLEMS, PROBLEMS_IF_ASKED, problem_responses
 from pixweb.wire import PixResponse
 
 __all__ = [
     "ChargeController",
+    "LocIn",
     "PayloadController",
     "charge_change",
     "charge_fields",
@@ -77,7 +76,10 @@ __all__ = [
     "charge_request",
     "debtor_fields",
     "info_fields",
+    "loc_id_of",
+    "loc_out",
     "pix_out",
+    "signed_payload_response",
 ]
 
 # The request's leaves are taken as decoded (Litestar would coerce "3600" into 3600 and the
@@ -172,6 +174,28 @@ _Info = Annotated[
 ]
 
 
+class LocIn(msgspec.Struct):
+    """The standard's ``loc`` of a request: an existing location of the account."""
+
+    id: Annotated[
+        Any,
+        raw("a location id (integer)", kind=_INTEGER, format_="int64"),
+        doc(
+            "The id of a location of the account (`POST /loc`) of this charge's `tipoCob`, serving no"
+            " charge: the charge is put there instead of at a new one.",
+            minimum=1,
+            maximum=MAX_LOC_ID,
+            example=311,
+        ),
+    ] = None
+
+
+_Loc = Annotated[
+    LocIn | None,
+    doc("Optional: an existing location of the account (`loc.id`) instead of a new one.", not_null=True),
+]
+
+
 class CobIn(msgspec.Struct, rename="camel"):
     calendario: Annotated[
         CalendarioIn | None, doc("Required: when it expires (may be `{}`: the default).", not_null=True)
@@ -181,6 +205,7 @@ class CobIn(msgspec.Struct, rename="camel"):
     chave: _Key = None
     solicitacao_pagador: _PayerRequest = None
     info_adicionais: _Info = None
+    loc: _Loc = None
 
 
 class CobPatchIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
@@ -193,6 +218,7 @@ class CobPatchIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
     chave: _Key = None
     solicitacao_pagador: _PayerRequest = None
     info_adicionais: _Info = None
+    loc: _Loc = None
     status: Annotated[
         Any,
         raw("REMOVIDA_PELO_USUARIO_RECEBEDOR", kind=_STRING, max_length=MAX_SHORT_CODE),
@@ -212,7 +238,7 @@ class CalendarioOut(msgspec.Struct):
 class LocOut(msgspec.Struct, rename="camel"):
     id: Annotated[Int64, doc("The location's id.")]
     location: Annotated[str, doc("The payload's URL (without scheme), as in the BR Code.")]
-    tipo_cob: Annotated[str, doc("Always `cob`.")]
+    tipo_cob: Annotated[str, doc("`cob` (a `cobv`'s: `cobv`).")]
     criacao: Annotated[Timestamp, doc("When it was created (UTC, ISO 8601).")]
     txid: Annotated[str, doc("The charge's txid.")]
 
@@ -246,12 +272,16 @@ class CobPixOut(msgspec.Struct, rename="camel", omit_defaults=True):
     chave: Annotated[str | None, doc("The PIX key it was sent to.")] = None
 
 
-class CobOut(msgspec.Struct, rename="camel", omit_defaults=True):
+class CobOut(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True):
     calendario: CalendarioOut
     txid: Annotated[str, doc("The charge's id, the client's.")]
     revisao: Annotated[int, doc("Its revision: 0 when created, one more per change.")]
-    loc: LocOut
-    location: Annotated[str, doc("The payload's URL (without scheme), as in the BR Code.")]
+    loc: Annotated[
+        LocOut | None, doc("Its location; left out when it has none (`DELETE /loc/{id}/txid`).")
+    ] = None
+    location: Annotated[
+        str | None, doc("The BR Code (decisions §6); left out when the charge has no location.")
+    ] = None
     status: Annotated[
         str,
         doc(
@@ -261,7 +291,9 @@ class CobOut(msgspec.Struct, rename="camel", omit_defaults=True):
     ]
     valor: ValorOut
     chave: Annotated[str, doc("The PIX key that receives it.")]
-    pix_copia_e_cola: Annotated[str, doc("The BR Code (PIX copy-and-paste) the payer pays.")]
+    pix_copia_e_cola: Annotated[
+        str | None, doc("The BR Code (PIX copy-and-paste) the payer pays; left out without a location.")
+    ] = None
     devedor: DevedorOut | None = None
     solicitacao_pagador: str | None = None
     info_adicionais: list[InfoOut] | None = None
@@ -280,6 +312,20 @@ def pix_out(paid: ReceivedPix) -> CobPixOut:
     )
 
 
+def loc_out(charge: Charge) -> LocOut | None:
+    """The charge's ``loc``: None when it has no location. ``location`` is the BR Code, as the
+    charge's own ``location`` (decisions §6)."""
+    if charge.loc_id is None or not charge.located:
+        return None
+    return LocOut(
+        id=charge.loc_id,
+        location=charge.br_code,
+        tipo_cob=location_type_of(charge.kind).value,
+        criacao=format_timestamp(charge.loc_created_at or charge.created_at),
+        txid=charge.txid,
+    )
+
+
 def charge_out(charge: Charge, status: ChargeStatus, pix: tuple[ReceivedPix, ...] = ()) -> CobOut:
     """The charge as the API shows it; ``status`` is the one a reader sees now, ``pix`` what paid it."""
     created = format_timestamp(charge.created_at)
@@ -295,12 +341,12 @@ def charge_out(charge: Charge, status: ChargeStatus, pix: tuple[ReceivedPix, ...
         calendario=CalendarioOut(criacao=created, expiracao=charge.expiration),
         txid=charge.txid,
         revisao=charge.revision,
-        loc=LocOut(id=charge.id, location=charge.br_code, tipo_cob="cob", criacao=created, txid=charge.txid),
-        location=charge.br_code,
+        loc=loc_out(charge),
+        location=charge.br_code if charge.located else None,
         status=status.value,
         valor=ValorOut(original=format_amount_string(charge.amount), modalidade_alteracao=charge.modality),
         chave=charge.pix_key,
-        pix_copia_e_cola=charge.br_code,
+        pix_copia_e_cola=charge.br_code if charge.located else None,
         devedor=debtor,
         solicitacao_pagador=charge.payer_request,
         info_adicionais=[InfoOut(nome=n, valor=v) for n, v in charge.info] or None,
@@ -346,7 +392,16 @@ def charge_fields(body: CobIn) -> ChargeFields:
         key=body.chave,
         payer_request=body.solicitacao_pagador,
         info=info_fields(body.info_adicionais),
+        loc_id=loc_id_of(body.loc),
     )
+
+
+def loc_id_of(loc: LocIn | None) -> Any:
+    """``loc.id`` as decoded (None: no ``loc``); ``{}`` or ``"id": null`` names no location and is
+    refused by the rules."""
+    if loc is None:
+        return None
+    return "" if loc.id is None else loc.id
 
 
 def revision_fields(body: CobPatchIn) -> RevisionFields:
@@ -363,6 +418,7 @@ def revision_fields(body: CobPatchIn) -> RevisionFields:
         payer_request=body.solicitacao_pagador,
         info=info_fields(body.info_adicionais),
         status=body.status,
+        loc_id=loc_id_of(body.loc),
     )
 
 
@@ -492,6 +548,7 @@ _COB_CANCELLED = _COB_OUT | {"status": "REMOVIDA_PELO_USUARIO_RECEBEDOR", "revis
 
 _CREATE_PROBLEMS = {400: "CobOperacaoInvalida", 409: "CobOperacaoInvalida"}
 _LIST_PROBLEMS = {400: "CobConsultaInvalida"}
+_READ_PROBLEMS = {400: "CobConsultaInvalida"}
 _COBS_OUT = {"parametros": parameters_example(status="ATIVA"), "cobs": [_COB_OUT]}
 
 
@@ -544,51 +601,16 @@ class ChargeController(Controller):
             " (`CobConsultaInvalida`)."
         ),
         opt={PROBLEMS: _LIST_PROBLEMS},
+        dependencies=QUERIES["cob"],
     )
-    async def search(  # noqa: PLR0917 - the standard's query parameters
-        self,
-        request: Request[Any, Any, Any],
-        inicio: Start,
-        fim: End,
-        cpf: Cpf = None,
-        cnpj: Cnpj = None,
-        location_presente: Annotated[
-            str | None,
-            QueryParameter(
-                "locationPresente",
-                "true or false: only charges with (or without) a location.",
-                "true",
-                schema=FLAG,
-            ),
-        ] = None,
-        status: Annotated[
-            str | None,
-            QueryParameter(
-                "status",
-                "Only charges with this status now: " + ", ".join(ChargeStatus) + ".",
-                "ATIVA",
-                schema={"enum": [status.value for status in ChargeStatus]},
-            ),
-        ] = None,
-        pagina_atual: PageNumber = None,
-        itens_por_pagina: ItemsPerPage = None,
+    async def search(
+        self, request: Request[Any, Any, Any], filters: NamedDependency[ChargeQuery]
     ) -> Response[CobsOut]:
-        given_once(request)
-        query = parse_charge_query(
-            inicio=inicio,
-            fim=fim,
-            cpf=cpf,
-            cnpj=cnpj,
-            location_present=location_presente,
-            status=status,
-            page=pagina_atual,
-            size=itens_por_pagina,
-        )
         services = services_of(request)
         listing = await search_charges(
-            services.uow, services.clock, account_id=principal_of(request).account_id, query=query
+            services.uow, services.clock, account_id=principal_of(request).account_id, query=filters
         )
-        return PixResponse(charges_out(query, listing))
+        return PixResponse(charges_out(filters, listing))
 
     @put(
         "/{txid:str}",
@@ -627,14 +649,22 @@ class ChargeController(Controller):
         summary="Read a charge",
         description=(
             "The charge with its status now (an expired one reads REMOVIDA_PELO_PSP); a paid one"
-            " (CONCLUIDA) carries `pix`: the PIX that paid it, with its refunds."
+            " (CONCLUIDA) carries `pix`: the PIX that paid it, with its refunds. `revisao`: the"
+            " charge as that revision left it (the standard's history; 400 for a revision it never"
+            " had, `CobConsultaInvalida` when problem+json is asked for)."
         ),
+        opt={PROBLEMS_IF_ASKED: _READ_PROBLEMS},
     )
-    async def read(self, request: Request[Any, Any, Any], txid: Txid) -> Response[CobOut]:
+    async def read(
+        self, request: Request[Any, Any, Any], txid: Txid, revisao: Revision = None
+    ) -> Response[CobOut]:
+        given_once(request, READ_PARAMETERS)
+        revision = parse_revision(revisao)
         services = services_of(request)
-        view = await read_charge(services.uow, account_id=principal_of(request).account_id, txid=txid)
-        charge = view.charge
-        return PixResponse(charge_out(charge, charge.status_at(services.clock.now()), view.pix))
+        view = await read_charge(
+            services.uow, account_id=principal_of(request).account_id, txid=txid, revision=revision
+        )
+        return PixResponse(charge_out(view.charge, view.status_at(services.clock.now()), view.pix))
 
     @patch(
         "/{txid:str}",
@@ -671,6 +701,7 @@ class ChargeController(Controller):
             account_id=principal_of(request).account_id,
             txid=txid,
             fields=revision_fields(data),
+            location_prefix=services.settings.location_prefix,
         )
         return PixResponse(charge_out(charge, charge.status))
 
@@ -713,6 +744,13 @@ class PayloadController(Controller):
     ) -> Response[str]:
         services = services_of(request)
         charge = await get_charge_by_location(services.uow, location_id)
-        jku = f"{services.settings.public_url}/.well-known/jwks.json"
-        body = services.tokens.sign(charge_payload(charge, services.clock.now()), jku=jku)
-        return Response(body, media_type="application/jose", headers={"Cache-Control": "no-store"})
+        return signed_payload_response(request, charge_payload(charge, services.clock.now()))
+
+
+def signed_payload_response(request: Request[Any, Any, Any], payload: dict[str, Any]) -> Response[str]:
+    """A charge's payload as the payer's PSP reads it (``/qr/v2/{id}``, ``/qr/v2/cobv/{id}``): a JWS
+    signed by a key of the JWKS its header's ``jku`` points at, never cached."""
+    services = services_of(request)
+    jku = f"{services.settings.public_url}/.well-known/jwks.json"
+    body = services.tokens.sign(payload, jku=jku)
+    return Response(body, media_type="application/jose", headers={"Cache-Control": "no-store"})

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, Response, get, patch, put
+from litestar.di import NamedDependency
 from litestar.openapi.spec import OpenAPIType
 
 from pixcore.accounts import Account
@@ -18,7 +19,7 @@ from pixcore.clock import format_timestamp
 from pixcore.documents import DocumentKind, parse_document
 from pixcore.due_requests import DueChargeFields, DueChargeRequest, DueRevisionFields
 from pixcore.errors import AccountNotFound
-from pixcore.standard_queries import ChargeQuery, parse_charge_query
+from pixcore.standard_queries import ChargeQuery, parse_revision
 from pixcore.usecases.charges import (
     DUE_KINDS,
     ChargeListing,
@@ -35,25 +36,22 @@ from pixweb.api.charges import (
     DevedorOut,
     InfoIn,
     InfoOut,
+    LocIn,
     LocOut,
     Txid,
     debtor_fields,
     info_fields,
+    loc_id_of,
+    loc_out,
     pix_out,
 )
 from pixweb.api.deps import principal_of, services_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import MAX_SHORT_CODE, Timestamp, doc, raw
+from pixweb.api.listing import QUERIES
 from pixweb.api.standard import (
-    FLAG,
-    INT32_PATTERN,
-    Cnpj,
-    Cpf,
-    End,
-    ItemsPerPage,
-    PageNumber,
-    QueryParameter,
-    Start,
+    READ_PARAMETERS,
+    Revision,
     given_once,
     parameters_example,
     window_fields,
@@ -105,6 +103,13 @@ class CobVIn(msgspec.Struct, rename="camel"):
         Any, raw("shown to the payer", kind=OpenAPIType.STRING, max_length=140)
     ] = None
     info_adicionais: _INFO = None
+    loc: Annotated[
+        LocIn | None,
+        doc(
+            "Optional: an existing `cobv` location of the account (`loc.id`) instead of a new one.",
+            not_null=True,
+        ),
+    ] = None
 
 
 class CobVPatchIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
@@ -120,6 +125,9 @@ class CobVPatchIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
         Any, raw("shown to the payer", kind=OpenAPIType.STRING, max_length=140)
     ] = None
     info_adicionais: _INFO = None
+    loc: Annotated[
+        LocIn | None, doc("Move the charge to another `cobv` location of the account.", not_null=True)
+    ] = None
     status: Annotated[
         Any,
         raw("REMOVIDA_PELO_USUARIO_RECEBEDOR", kind=OpenAPIType.STRING, max_length=MAX_SHORT_CODE),
@@ -138,6 +146,7 @@ def due_fields(body: CobVIn) -> DueChargeFields:
         key=body.chave,
         payer_request=body.solicitacao_pagador,
         info=info_fields(body.info_adicionais),
+        loc_id=loc_id_of(body.loc),
     )
 
 
@@ -150,6 +159,7 @@ def due_revision_fields(body: CobVPatchIn) -> DueRevisionFields:
         payer_request=body.solicitacao_pagador,
         info=info_fields(body.info_adicionais),
         status=body.status,
+        loc_id=loc_id_of(body.loc),
     )
 
 
@@ -200,14 +210,19 @@ class RecebedorOut(msgspec.Struct, omit_defaults=True):
     cnpj: str | None = None
 
 
-class CobVOut(msgspec.Struct, rename="camel", omit_defaults=True):
+class CobVOut(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True):
     """The standard's ``CobVCompleta``."""
 
     calendario: CalendarioVOut
     txid: Annotated[str, doc("The charge's id, the client's.")]
     revisao: Annotated[int, doc("Its revision: 0 when created, one more per change.")]
-    loc: LocOut
-    location: Annotated[str, doc("The BR Code (decisions §6), as ``location`` of a ``cob``.")]
+    loc: Annotated[
+        LocOut | None, doc("Its location; left out when it has none (`DELETE /loc/{id}/txid`).")
+    ] = None
+    location: Annotated[
+        str | None,
+        doc("The BR Code (decisions §6), as ``location`` of a ``cob``; left out without a location."),
+    ] = None
     status: Annotated[
         str,
         doc(
@@ -219,7 +234,10 @@ class CobVOut(msgspec.Struct, rename="camel", omit_defaults=True):
     recebedor: RecebedorOut
     valor: ValorVOut
     chave: Annotated[str, doc("The PIX key that receives it.")]
-    pix_copia_e_cola: Annotated[str, doc("The BR Code the payer pays (no amount: the payload says it).")]
+    pix_copia_e_cola: Annotated[
+        str | None,
+        doc("The BR Code the payer pays (no amount: the payload says it); left out without a location."),
+    ] = None
     solicitacao_pagador: str | None = None
     info_adicionais: list[InfoOut] | None = None
     pix: list[CobPixOut] | None = None
@@ -261,14 +279,14 @@ def due_charge_out(
         ),
         txid=charge.txid,
         revisao=charge.revision,
-        loc=LocOut(id=charge.id, location=charge.br_code, tipo_cob="cobv", criacao=created, txid=charge.txid),
-        location=charge.br_code,
+        loc=loc_out(charge),
+        location=charge.br_code if charge.located else None,
         status=status.value,
         devedor=debtor_out(charge),
         recebedor=receiver_out(account),
         valor=msgspec.convert(value, ValorVOut, from_attributes=False),
         chave=charge.pix_key,
-        pix_copia_e_cola=charge.br_code,
+        pix_copia_e_cola=charge.br_code if charge.located else None,
         solicitacao_pagador=charge.payer_request,
         info_adicionais=[InfoOut(nome=n, valor=v) for n, v in charge.info] or None,
         pix=[pix_out(p) for p in pix] or None,
@@ -343,33 +361,6 @@ _COBV_OUT = {
     "solicitacaoPagador": "Invoice 117",
 }
 
-_STATUS = Annotated[
-    str | None,
-    QueryParameter(
-        "status",
-        "Only due-date charges with this status now: " + ", ".join(ChargeStatus) + ".",
-        "ATIVA",
-        schema={"enum": [status.value for status in ChargeStatus]},
-    ),
-]
-_LOCATION_PRESENT = Annotated[
-    str | None,
-    QueryParameter(
-        "locationPresente", "true or false: only those with (or without) a location.", "true", schema=FLAG
-    ),
-]
-
-
-_BATCH = Annotated[
-    str | None,
-    QueryParameter(
-        "loteCobVId",
-        "Only the charges of this batch of due-date charges (an int32); none is in a batch yet.",
-        "1",
-        pattern=INT32_PATTERN,
-    ),
-]
-
 
 class DueChargeController(Controller):
     path = "/cobv"
@@ -431,38 +422,17 @@ class DueChargeController(Controller):
             " `application/problem+json` (`CobVConsultaInvalida`)."
         ),
         opt={PROBLEMS: _LIST_PROBLEMS},
+        dependencies=QUERIES["cobv"],
     )
-    async def search(  # noqa: PLR0917 - the standard's query parameters
-        self,
-        request: Request[Any, Any, Any],
-        inicio: Start,
-        fim: End,
-        cpf: Cpf = None,
-        cnpj: Cnpj = None,
-        location_presente: _LOCATION_PRESENT = None,
-        status: _STATUS = None,
-        pagina_atual: PageNumber = None,
-        itens_por_pagina: ItemsPerPage = None,
-        lote_cob_v_id: _BATCH = None,
+    async def search(
+        self, request: Request[Any, Any, Any], filters: NamedDependency[ChargeQuery]
     ) -> Response[CobsVOut]:
-        given_once(request)
-        query = parse_charge_query(
-            inicio=inicio,
-            fim=fim,
-            cpf=cpf,
-            cnpj=cnpj,
-            location_present=location_presente,
-            status=status,
-            page=pagina_atual,
-            size=itens_por_pagina,
-            batch=lote_cob_v_id,
-        )
         services = services_of(request)
         account_id = principal_of(request).account_id
         listing = await search_charges(
-            services.uow, services.clock, account_id=account_id, query=query, due=True
+            services.uow, services.clock, account_id=account_id, query=filters, due=True
         )
-        return PixResponse(due_charges_out(query, listing, await account_of(request, account_id)))
+        return PixResponse(due_charges_out(filters, listing, await account_of(request, account_id)))
 
     @get(
         "/{txid:str}",
@@ -473,17 +443,25 @@ class DueChargeController(Controller):
         description=(
             "The due-date charge with its status now (REMOVIDA_PELO_PSP once its last payable day is"
             " over); a paid one carries `pix`. A `cob`'s txid is not found here (404"
-            " `CobVNaoEncontrada`), nor another account's."
+            " `CobVNaoEncontrada`), nor another account's. `revisao`: the charge as that revision"
+            " left it (a revision it never had is a 400 `CobVConsultaInvalida`)."
         ),
         opt={PROBLEMS: _READ_PROBLEMS},
     )
-    async def read(self, request: Request[Any, Any, Any], txid: Txid) -> Response[CobVOut]:
+    async def read(
+        self, request: Request[Any, Any, Any], txid: Txid, revisao: Revision = None
+    ) -> Response[CobVOut]:
+        given_once(request, READ_PARAMETERS)
+        revision = parse_revision(revisao)
         services = services_of(request)
         account_id = principal_of(request).account_id
-        view = await read_charge(services.uow, account_id=account_id, txid=txid, kinds=DUE_KINDS)
-        charge = view.charge
+        view = await read_charge(
+            services.uow, account_id=account_id, txid=txid, kinds=DUE_KINDS, revision=revision
+        )
         account = await account_of(request, account_id)
-        return PixResponse(due_charge_out(charge, charge.status_at(services.clock.now()), account, view.pix))
+        return PixResponse(
+            due_charge_out(view.charge, view.status_at(services.clock.now()), account, view.pix)
+        )
 
     @patch(
         "/{txid:str}",
@@ -513,7 +491,12 @@ class DueChargeController(Controller):
         services = services_of(request)
         account_id = principal_of(request).account_id
         charge = await revise_due_charge(
-            services.uow, services.clock, account_id=account_id, txid=txid, fields=due_revision_fields(data)
+            services.uow,
+            services.clock,
+            account_id=account_id,
+            txid=txid,
+            fields=due_revision_fields(data),
+            location_prefix=services.settings.location_prefix,
         )
         account = await account_of(request, account_id)
         return PixResponse(due_charge_out(charge, charge.status, account))

@@ -20,6 +20,7 @@ from pixcore.errors import ValidationError
 from pixcore.money import format_amount_string
 from pixcore.usecases.charges import DUE_KINDS, get_charge_by_location
 from pixcore.validation import collect
+from pixweb.api.charges import signed_payload_response
 from pixweb.api.deps import services_of
 from pixweb.api.docs import answer
 from pixweb.api.due_charges import account_of, debtor_out, receiver_out
@@ -158,6 +159,4 @@ class DuePayloadController(Controller):
         charge = await get_charge_by_location(services.uow, location_id, DUE_KINDS)
         account = await account_of(request, charge.account_id)
         payload = due_charge_payload(charge, account, services.clock.now(), dpp=dpp, cod_mun=cod_mun)
-        jku = f"{services.settings.public_url}/.well-known/jwks.json"
-        body = services.tokens.sign(payload, jku=jku)
-        return Response(body, media_type="application/jose", headers={"Cache-Control": "no-store"})
+        return signed_payload_response(request, payload)

@@ -120,12 +120,21 @@ def doc(
     )
 
 
-def raw(description: str, *, kind: OpenAPIType | None = None, max_length: int | None = None) -> msgspec.Meta:
-    """The annotation of an ``Any`` leaf: its description, its documented JSON type (``kind``) and,
-    for text, its documented ``maxLength``, which the ``pixcore`` parser of the field enforces."""
+def raw(
+    description: str,
+    *,
+    kind: OpenAPIType | None = None,
+    max_length: int | None = None,
+    format_: str | None = None,
+) -> msgspec.Meta:
+    """The annotation of an ``Any`` leaf: its description, its documented JSON type (``kind``) and
+    format (``format_``: ``int64``), and, for text, its documented ``maxLength``, which the
+    ``pixcore`` parser of the field enforces."""
     extra: dict[str, Any] = {}
     if kind is not None:
         extra["type"] = kind
+    if format_ is not None:
+        extra["format"] = format_
     if max_length is not None:
         extra["max_length"] = max_length
     # Litestar copies the "extra" entries of extra_json_schema onto the field's schema.

@@ -13,12 +13,13 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, Response, delete, get, put
+from litestar.di import NamedDependency
 from litestar.openapi.spec import Example
 from litestar.params import Parameter
 
 from pixcore.clock import format_timestamp
 from pixcore.keys import KEY_PATTERN, MAX_KEY_LENGTH
-from pixcore.standard_queries import RFC3339_PATTERN, WebhookQuery, parse_webhook_query
+from pixcore.standard_queries import WebhookQuery
 from pixcore.usecases.key_webhooks import (
     KeyWebhookListing,
     KeyWebhookRequest,
@@ -32,7 +33,8 @@ from pixcore.webhooks import MAX_URL_LENGTH, STANDARD_SUFFIX, Webhook
 from pixweb.api.deps import principal_of, services_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import MaybeTimestamp, Timestamp, doc, whole
-from pixweb.api.standard import ItemsPerPage, PageNumber, PageOut, QueryParameter, given_once
+from pixweb.api.listing import QUERIES
+from pixweb.api.standard import PageOut
 from pixweb.api.webhooks import RESOLVER
 from pixweb.body_errors import judge_body
 from pixweb.problems import PROBLEMS, problem_responses
@@ -148,25 +150,6 @@ _PUT_PROBLEMS = {400: "WebhookOperacaoInvalida", 404: "WebhookNaoEncontrado"}
 _READ_PROBLEMS = {400: "RequisicaoInvalida", 404: "WebhookNaoEncontrado"}
 _LIST_PROBLEMS = {400: "WebhookConsultaInvalida"}
 
-Inicio = Annotated[
-    str | None,
-    QueryParameter(
-        "inicio",
-        "Only webhooks set at or after this moment (RFC 3339 with an offset).",
-        "2026-03-01T00:00:00Z",
-        pattern=RFC3339_PATTERN,
-    ),
-]
-Fim = Annotated[
-    str | None,
-    QueryParameter(
-        "fim",
-        "Only webhooks set at or before this moment (RFC 3339 with an offset).",
-        "2026-03-31T23:59:59Z",
-        pattern=RFC3339_PATTERN,
-    ),
-]
-
 
 class KeyWebhookController(Controller):
     path = "/webhook"
@@ -258,18 +241,12 @@ class KeyWebhookController(Controller):
             " `paginacao.itensPorPagina` 1 to 1000 (default 100). 400: `WebhookConsultaInvalida`."
         ),
         opt={PROBLEMS: _LIST_PROBLEMS},
+        dependencies=QUERIES["webhook"],
     )
     async def index(
-        self,
-        request: Request[Any, Any, Any],
-        inicio: Inicio = None,
-        fim: Fim = None,
-        pagina_atual: PageNumber = None,
-        itens_por_pagina: ItemsPerPage = None,
+        self, request: Request[Any, Any, Any], filters: NamedDependency[WebhookQuery]
     ) -> Response[KeyWebhookList]:
-        given_once(request)
-        query = parse_webhook_query(inicio=inicio, fim=fim, page=pagina_atual, size=itens_por_pagina)
         listing = await list_key_webhooks(
-            services_of(request).uow, account_id=principal_of(request).account_id, query=query
+            services_of(request).uow, account_id=principal_of(request).account_id, query=filters
         )
-        return PixResponse(listing_out(query, listing))
+        return PixResponse(listing_out(filters, listing))

@@ -22,8 +22,9 @@ from pixcore.events import NotificationType, RefundDirection
 from pixcore.med import MedReason, MedStatus
 from pixcore.transfers import SpiError
 from pixcore.webhooks import REGISTRABLE, EventType
+from pixweb.api.refunds import RefundOut
 
-__all__ = ["NOTIFICATIONS", "NOTIFIED_BY", "PING", "Notification", "webhooks_section"]
+__all__ = ["API_SCHEMAS", "NOTIFICATIONS", "NOTIFIED_BY", "PING", "Notification", "webhooks_section"]
 
 PING = "PING"
 """The type of the test notification (``POST /api/webhooks/{id}/test``, decisions §13)."""
@@ -138,13 +139,18 @@ class PingNotification(msgspec.Struct, forbid_unknown_fields=True):
 
 class NotifiedPix(msgspec.Struct, rename="camel", omit_defaults=True, forbid_unknown_fields=True):
     """The standard's ``Pix`` as ``GET /pix/{e2eid}`` shows it (``pixweb.api.charges.CobPixOut``) at
-    the moment it is received: no refund yet."""
+    the moment of the notification: when it is received (no refund yet), and again each time one
+    of its refunds reaches its final status (DEVOLVIDO or NAO_REALIZADO)."""
 
     end_to_end_id: str
     valor: Amount
     horario: Instant
     devolucoes: Annotated[
-        list[dict[str, Any]], msgspec.Meta(max_length=0, description="Empty: no refund yet.")
+        list[RefundOut],
+        msgspec.Meta(
+            description="Its refunds to the payer, oldest first: empty when it is received; on a"
+            " refund's final status, each as it is then."
+        ),
     ]
     txid: str | None = None
     chave: str | None = None
@@ -194,7 +200,8 @@ _WHEN = {
     NotificationType.MED: "A special return (MED) case against a receipt was opened (CREATED, `med_created`),"
     " accepted (ACCEPTED, `med_accepted`) or rejected (REJECTED, `med_rejected`).",
     NotificationType.PIX: "A PIX was received on a key with a webhook of the standard"
-    " (`PUT /webhook/{chave}`): a payment of the key, or of a charge of it. POSTed to"
+    " (`PUT /webhook/{chave}`): a payment of the key, or of a charge of it; and again when a refund"
+    " of it reaches DEVOLVIDO or NAO_REALIZADO, with its `devolucoes`. POSTed to"
     " `{webhookUrl}/pix`, the standard's callback:"
     ' `{"pix": [<Pix>]}` without an envelope, each item as `GET /pix/{e2eid}` shows it.',
     PING: "`POST /api/webhooks/{id}/test`: a signed test to that registration's URL, whatever its event"
@@ -256,10 +263,16 @@ def _schemas() -> tuple[dict[str, Any], dict[str, Any]]:
     return dict(zip(NOTIFICATIONS, refs, strict=True)), components
 
 
+API_SCHEMAS = frozenset({"RefundOut", "HorarioOut"})
+"""Structs of the API that a notification carries too (a PIX's ``devolucoes``): the API's schema
+of each stands for both, so they are left out of :func:`webhooks_section`'s components."""
+
+
 def webhooks_section() -> tuple[dict[str, Any], dict[str, Any]]:
     """The document's ``webhooks`` (one ``POST`` per notification type, keyed by the type) and the
-    component schemas its bodies refer to."""
-    bodies, components = _schemas()
+    component schemas its bodies refer to (but :data:`API_SCHEMAS`, which the API's document has)."""
+    bodies, every = _schemas()
+    components = {name: schema for name, schema in every.items() if name not in API_SCHEMAS}
     section: dict[str, Any] = {}
     for kind, body in bodies.items():
         event_types = [event.value for event in NOTIFIED_BY[kind]]

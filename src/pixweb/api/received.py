@@ -11,25 +11,18 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, Response, get
+from litestar.di import NamedDependency
 
-from pixcore.standard_queries import TXID_FILTER_PATTERN, ReceivedQuery, parse_received_query
+from pixcore.standard_queries import ReceivedQuery
 from pixcore.usecases.charges import ReceivedListing, read_received, search_received
 from pixweb.api.charges import TXID_EXAMPLE, CobPixOut, pix_out
 from pixweb.api.deps import principal_of, services_of
 from pixweb.api.docs import answer
 from pixweb.api.fields import doc
+from pixweb.api.listing import QUERIES
 from pixweb.api.refunds import E2eId
 from pixweb.api.standard import (
-    FLAG,
-    Cnpj,
-    Cpf,
-    End,
-    ItemsPerPage,
-    PageNumber,
-    QueryParameter,
-    Start,
     WindowOut,
-    given_once,
     parameters_example,
     window_fields,
 )
@@ -100,55 +93,16 @@ class ReceivedPixController(Controller):
             " `application/problem+json` (`PixConsultaInvalida`)."
         ),
         opt={PROBLEMS: _LIST_PROBLEMS},
+        dependencies=QUERIES["pix"],
     )
-    async def search(  # noqa: PLR0917 - the standard's query parameters
-        self,
-        request: Request[Any, Any, Any],
-        inicio: Start,
-        fim: End,
-        txid: Annotated[
-            str | None,
-            QueryParameter(
-                "txid",
-                "Only the PIX that paid this charge (1 to 35 letters and digits).",
-                TXID_EXAMPLE,
-                pattern=TXID_FILTER_PATTERN,
-            ),
-        ] = None,
-        tx_id_presente: Annotated[
-            str | None,
-            QueryParameter(
-                "txIdPresente", f"{_Flag}: only PIX that paid (or did not pay) a charge.", "true", schema=FLAG
-            ),
-        ] = None,
-        devolucao_presente: Annotated[
-            str | None,
-            QueryParameter(
-                "devolucaoPresente", f"{_Flag}: only PIX with (or without) a refund.", "false", schema=FLAG
-            ),
-        ] = None,
-        cpf: Cpf = None,
-        cnpj: Cnpj = None,
-        pagina_atual: PageNumber = None,
-        itens_por_pagina: ItemsPerPage = None,
+    async def search(
+        self, request: Request[Any, Any, Any], filters: NamedDependency[ReceivedQuery]
     ) -> Response[PixListOut]:
-        given_once(request)
-        query = parse_received_query(
-            inicio=inicio,
-            fim=fim,
-            txid=txid,
-            txid_present=tx_id_presente,
-            refund_present=devolucao_presente,
-            cpf=cpf,
-            cnpj=cnpj,
-            page=pagina_atual,
-            size=itens_por_pagina,
-        )
         services = services_of(request)
         listing = await search_received(
-            services.uow, account_id=principal_of(request).account_id, query=query
+            services.uow, account_id=principal_of(request).account_id, query=filters
         )
-        return PixResponse(received_out(query, listing))
+        return PixResponse(received_out(filters, listing))
 
     @get(
         "/{e2eid:str}",

@@ -26,6 +26,7 @@ from pixweb.api.fields import Timestamp, doc, whole
 __all__ = [
     "FLAG",
     "INT32_PATTERN",
+    "READ_PARAMETERS",
     "Cnpj",
     "Cpf",
     "End",
@@ -33,6 +34,7 @@ __all__ = [
     "PageNumber",
     "PageOut",
     "QueryParameter",
+    "Revision",
     "Start",
     "WindowOut",
     "given_once",
@@ -50,7 +52,8 @@ PAGE_PATTERN = (
     r"|21474[0-7][0-9]{4}|214748[0-2][0-9]{3}|2147483[0-5][0-9]{2}|21474836[0-3][0-9]|214748364[0-7])"
 )
 ITEMS_PATTERN = r"0*([1-9][0-9]{0,2}|1000)"
-# An int32 (``loteCobVId``): -2147483648 to 2147483647, leading zeros allowed, as pixcore reads it.
+# An int32 (``loteCobVId``, ``revisao``): -2147483648 to 2147483647, leading zeros allowed, as
+# pixcore reads it.
 INT32_PATTERN = rf"-?{PAGE_PATTERN}|-0*2147483648"
 FLAG = {"enum": ["true", "false"]}
 
@@ -81,6 +84,17 @@ def QueryParameter(  # noqa: N802 - used as Litestar's Parameter is
     )
 
 
+Revision = Annotated[
+    str | None,
+    QueryParameter(
+        "revisao",
+        "The charge as it was at this revision (0: as created), status included, without its"
+        " payment; its current revision, or none given, is the charge as it is now. A revision it"
+        " never had is a 400.",
+        "1",
+        pattern=INT32_PATTERN,
+    ),
+]
 Start = Annotated[
     str | None,
     QueryParameter(
@@ -178,7 +192,7 @@ def parameters_example(**extra: Any) -> dict[str, Any]:
     } | extra
 
 
-# Every parameter of the standard's lists (GET /cob, /cobv, /pix, /webhook).
+# Every parameter of the standard's lists (GET /cob, /cobv, /lotecobv, /pix, /webhook, /loc).
 LIST_PARAMETERS = frozenset(
     {
         "inicio",
@@ -189,19 +203,22 @@ LIST_PARAMETERS = frozenset(
         "status",
         "txid",
         "txIdPresente",
+        "tipoCob",
         "devolucaoPresente",
         "loteCobVId",
         "paginacao.paginaAtual",
         "paginacao.itensPorPagina",
     }
 )
+READ_PARAMETERS = frozenset({"revisao"})
+"""The parameter of the standard's reads of a charge (``GET /cob/{txid}``, ``GET /cobv/{txid}``)."""
 
 
-def given_once(request: Request[Any, Any, Any]) -> None:
-    """A list's parameter given more than once (``?status=ATIVA&status=CONCLUIDA``) is a 400
-    naming it: which value was meant cannot be known, and each takes one value."""
+def given_once(request: Request[Any, Any, Any], names: frozenset[str] = LIST_PARAMETERS) -> None:
+    """A list's parameter (one of ``names``) given more than once (``?status=ATIVA&status=CONCLUIDA``)
+    is a 400 naming it: which value was meant cannot be known, and each takes one value."""
     query = request.query_params
-    repeated = sorted({name for name in query if name in LIST_PARAMETERS and len(query.getall(name)) > 1})
+    repeated = sorted({name for name in query if name in names and len(query.getall(name)) > 1})
     if repeated:
         problems = [f"{name}: given more than once" for name in repeated]
         raise InvalidQuery("Invalid query parameters: " + "; ".join(problems) + ".", details=problems)

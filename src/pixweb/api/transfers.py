@@ -40,6 +40,8 @@ from pixweb.api.fields import (
 )
 from pixweb.body_errors import judge_body
 from pixweb.errors import error_responses
+from pixweb.security.certificates import x5t_to_fingerprint
+from pixweb.security.pending import hand_pending_credential
 from pixweb.wire import PixResponse
 
 __all__ = ["TransferController", "transfer_request"]
@@ -230,9 +232,14 @@ class TransferController(Controller):
         data: Annotated[TransferIn, json_body("The transfer.", _TRANSFER_IN)],
         x_idempotency_key: IdempotencyHeader,
     ) -> Response[TransferOut]:
-        services = services_of(request)
+        services, principal = services_of(request), principal_of(request)
         key = parse_idempotency_key(x_idempotency_key)
         created = await services.transfers.create(
-            account_id=principal_of(request).account_id, idempotency_key=key, request=transfer_request(data)
+            account_id=principal.account_id,
+            idempotency_key=key,
+            request=transfer_request(data),
+            credential=hand_pending_credential(
+                request.scope, principal.account_id, x5t_to_fingerprint(principal.fingerprint)
+            ),
         )
         return PixResponse(created_response(created.transfer), status_code=201)

@@ -155,6 +155,8 @@ async def charge_qr(request: Request[Any, Any, Any], txid: FromPath[str]) -> Res
     """The charge's code as a QR image (the page's ``<img>``): the account's own charges only."""
     services = services_of(request)
     view = await read_charge(services.uow, account_id=account_of(request), txid=txid, kinds=ALL_KINDS)
+    if not view.charge.located:
+        raise NotFound("This charge has no location: no code pays it.")
     return Response(
         await png_off_loop(view.charge.br_code), media_type="image/png", headers={"Cache-Control": "no-store"}
     )

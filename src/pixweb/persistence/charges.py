@@ -10,7 +10,8 @@ import asyncpg
 
 from pixcore.charges import Charge, ChargeKind, ChargeLine, ChargeStatus, Debtor, NewCharge
 from pixcore.documents import parse_document
-from pixcore.errors import DuplicateCharge, DuplicateExternalId
+from pixcore.errors import DuplicateCharge, DuplicateExternalId, LocationTaken
+from pixcore.locations import Location, location_type_of
 from pixcore.standard_queries import ChargeQuery
 from pixweb.due_wire import stored_terms, terms_text
 from pixweb.persistence.repository import Repository
@@ -20,8 +21,31 @@ __all__ = ["RECENT", "PostgresCharges", "search_statements"]
 _COLUMNS = """
     id, account_id, txid, kind, status, revision, created_at, updated_at, expiration, amount, modality,
     pix_key, payer_request, debtor_name, debtor_document, info, location_id, location, br_code,
-    external_id, correlation_id, transaction_id, paid_end_to_end_id, paid_at, terms
+    external_id, correlation_id, transaction_id, paid_end_to_end_id, paid_at, terms, loc_id,
+    (SELECT l.created_at FROM locations l WHERE l.id = loc_id) AS loc_created_at, batch_id
 """
+_KEPT = """
+    charge_id, revision, status, written_at, expiration, expires_at, amount, modality, pix_key,
+    payer_request, debtor_name, debtor_document, info, terms, br_code
+"""
+_KEEP = f"""
+    INSERT INTO charge_revisions ({_KEPT})
+    SELECT id, revision, status, updated_at, expiration, expires_at, amount, modality, pix_key,
+           payer_request, debtor_name, debtor_document, info, terms, br_code
+"""
+"""The start of a statement that keeps the charges of its ``FROM`` (rows of ``charges``' columns,
+``updated_at`` the moment of the revision) as revisions (``charge_revisions``)."""
+_REVISION = """
+    SELECT c.id, c.account_id, c.txid, c.kind, r.status, r.revision, c.created_at,
+           r.written_at AS updated_at, r.expiration, r.amount, r.modality, r.pix_key, r.payer_request,
+           r.debtor_name, r.debtor_document, r.info, c.location_id, c.location, r.br_code,
+           c.external_id, c.correlation_id, NULL::bigint AS transaction_id,
+           NULL::varchar AS paid_end_to_end_id, NULL::timestamptz AS paid_at, r.terms, c.loc_id,
+           (SELECT l.created_at FROM locations l WHERE l.id = c.loc_id) AS loc_created_at, c.batch_id
+      FROM charge_revisions r JOIN charges c ON c.id = r.charge_id
+     WHERE r.charge_id = $1 AND r.revision = $2
+"""
+"""Revision ``$2`` of charge ``$1`` as a row of ``charges``: the kept columns over the fixed ones."""
 RECENT = (
     "SELECT txid, kind, status, amount, created_at, expires_at FROM charges"
     " WHERE account_id = $1 ORDER BY id DESC LIMIT $2"
@@ -55,13 +79,22 @@ def _charge(row: asyncpg.Record) -> Charge:
         location_id=row["location_id"],
         location=row["location"],
         br_code=row["br_code"],
+        loc_id=row["loc_id"],
+        loc_created_at=_made_before(row["loc_created_at"], row["created_at"]),
         external_id=row["external_id"],
         correlation_id=row["correlation_id"],
         transaction_id=row["transaction_id"],
         paid_end_to_end_id=row["paid_end_to_end_id"],
         paid_at=row["paid_at"],
         due=None if row["terms"] is None else stored_terms(row["terms"], row["created_at"]),
+        batch_id=row["batch_id"],
     )
+
+
+def _made_before(loc_created_at: datetime | None, created_at: datetime) -> datetime | None:
+    """``loc.criacao`` as the domain keeps it: None when the location was made with the charge (an
+    ``INSERT``'s ``RETURNING`` does not see the location its own statement made)."""
+    return None if loc_created_at is None or loc_created_at == created_at else loc_created_at
 
 
 def _terms(c: NewCharge) -> tuple[Any, ...]:
@@ -94,9 +127,11 @@ def _charge_filter(
     if document is not None:
         args.append(document)
         where.append(f"debtor_document = ${len(args)}")
-    if query.location_present is False or query.batch is not None:
-        # Every charge of this service has its location, and none is in a batch (no lotecobv yet).
-        where.append("false")
+    if query.location_present is not None:
+        where.append("loc_id IS NOT NULL" if query.location_present else "loc_id IS NULL")
+    if query.batch is not None:
+        args.append(query.batch)
+        where.append(f"batch_id = ${len(args)}")
     if query.status in (ChargeStatus.ATIVA, ChargeStatus.REMOVIDA_PELO_PSP):
         args.append(now)
         if query.status is ChargeStatus.ATIVA:
@@ -126,18 +161,28 @@ def search_statements(
 
 class PostgresCharges(Repository):
     async def add(self, charge: NewCharge) -> Charge:
+        """One statement: the charge and, when it names no location (``loc_id`` None), its new
+        location (``new_location``), so the hot path pays no extra round trip."""
         c = charge
         try:
             async with self._conn.transaction():  # a savepoint: a conflict leaves the unit usable
                 row = await self._conn.fetchrow(
                     f"""
-                    INSERT INTO charges (account_id, txid, kind, status, created_at, updated_at, expiration,
-                        expires_at, amount, modality, pix_key, payer_request, debtor_name, debtor_document,
-                        info, terms, location_id, location, br_code, external_id, correlation_id,
-                        transaction_id)
-                    VALUES ($1, $2, $3, 'ATIVA', $4, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb,
-                        $14::jsonb, $15, $16, $17, $18, $19, $20)
-                    RETURNING {_COLUMNS}
+                    WITH new_location AS (
+                        INSERT INTO locations (account_id, token, tipo_cob, created_at)
+                        SELECT $1, $15, $22, $4 WHERE $21::bigint IS NULL
+                        RETURNING id
+                    ), added AS (
+                        INSERT INTO charges (account_id, txid, kind, status, created_at, updated_at,
+                            expiration, expires_at, amount, modality, pix_key, payer_request, debtor_name,
+                            debtor_document, info, terms, location_id, location, br_code, external_id,
+                            correlation_id, transaction_id, loc_id, batch_id)
+                        VALUES ($1, $2, $3, 'ATIVA', $4, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb,
+                            $14::jsonb, $15, $16, $17, $18, $19, $20,
+                            coalesce($21::bigint, (SELECT id FROM new_location)), $23)
+                        RETURNING *
+                    ), kept AS ({_KEEP} FROM added)
+                    SELECT {_COLUMNS} FROM added
                     """,  # noqa: S608 - fixed columns
                     c.account_id,
                     c.txid,
@@ -150,16 +195,42 @@ class PostgresCharges(Repository):
                     c.external_id,
                     c.correlation_id,
                     c.transaction_id,
+                    c.loc_id,
+                    location_type_of(c.kind).value,
+                    c.batch_id,
                 )
         except asyncpg.UniqueViolationError as exc:
             if exc.constraint_name == "charges_external_id_idx":
                 raise DuplicateExternalId(
                     f"a cash-in with externalId {c.external_id} exists already"
                 ) from None
+            if exc.constraint_name in {"charges_loc_id_key", "charges_location_id_key"}:
+                # A location (its id, its token) serves one charge.
+                raise LocationTaken(details=[LocationTaken().message]) from None
             raise DuplicateCharge(f"a charge with txid {c.txid} exists already") from None
         if row is None:
             raise RuntimeError("INSERT ... RETURNING returned no row")
         return _charge(row)
+
+    async def locate(self, charge_id: int, location: Location | None, *, url: str, br_code: str) -> None:
+        try:
+            async with self._conn.transaction():  # a savepoint: a conflict leaves the unit usable
+                if location is None:
+                    await self._conn.execute(
+                        "UPDATE charges SET loc_id = NULL, location_id = NULL WHERE id = $1", charge_id
+                    )
+                    return
+                await self._conn.execute(
+                    "UPDATE charges SET loc_id = $2, location_id = $3, location = $4, br_code = $5"
+                    " WHERE id = $1",
+                    charge_id,
+                    location.id,
+                    location.token,
+                    url,
+                    br_code,
+                )
+        except asyncpg.UniqueViolationError:
+            raise LocationTaken(details=[LocationTaken().message]) from None
 
     async def _one(self, where: str, *args: Any) -> Charge | None:
         row = await self._conn.fetchrow(f"SELECT {_COLUMNS} FROM charges WHERE {where}", *args)  # noqa: S608
@@ -192,19 +263,27 @@ class PostgresCharges(Repository):
     async def revise(self, charge: Charge) -> None:
         c = charge
         await self._conn.execute(
-            """
-            UPDATE charges
-               SET expiration = $2, expires_at = $3, amount = $4, modality = $5, pix_key = $6,
-                   payer_request = $7, debtor_name = $8, debtor_document = $9, info = $10::jsonb,
-                   terms = $11::jsonb, br_code = $12, revision = $13, updated_at = $14
-             WHERE id = $1
-            """,
+            f"""
+            WITH revised AS (
+                UPDATE charges
+                   SET expiration = $2, expires_at = $3, amount = $4, modality = $5, pix_key = $6,
+                       payer_request = $7, debtor_name = $8, debtor_document = $9, info = $10::jsonb,
+                       terms = $11::jsonb, br_code = $12, revision = $13, updated_at = $14
+                 WHERE id = $1
+             RETURNING *
+            )
+            {_KEEP} FROM revised
+            """,  # noqa: S608 - fixed columns
             c.id,
             *_terms(c),
             c.br_code,
             c.revision,
             c.updated_at,
         )
+
+    async def revision(self, charge_id: int, revision: int) -> Charge | None:
+        row = await self._conn.fetchrow(_REVISION, charge_id, revision)
+        return _charge(row) if row else None
 
     async def get_by_external_id(self, account_id: int, external_id: str) -> Charge | None:
         return await self._one("account_id = $1 AND external_id = $2", account_id, external_id)
@@ -238,15 +317,21 @@ class PostgresCharges(Repository):
         transaction_id: int | None = None,
         paid_end_to_end_id: str | None = None,
     ) -> None:
+        # One statement: the row as it was (the same snapshot) tells whether the revision changed.
         await self._conn.execute(
-            """
-            UPDATE charges
-               SET status = $2::varchar, revision = $3, updated_at = $4,
-                   transaction_id = coalesce($5, transaction_id),
-                   paid_end_to_end_id = coalesce($6, paid_end_to_end_id),
-                   paid_at = CASE WHEN $2::varchar = 'CONCLUIDA' THEN $4 ELSE paid_at END
-             WHERE id = $1
-            """,
+            f"""
+            WITH before AS (SELECT revision FROM charges WHERE id = $1),
+            updated AS (
+                UPDATE charges
+                   SET status = $2::varchar, revision = $3, updated_at = $4,
+                       transaction_id = coalesce($5, transaction_id),
+                       paid_end_to_end_id = coalesce($6, paid_end_to_end_id),
+                       paid_at = CASE WHEN $2::varchar = 'CONCLUIDA' THEN $4 ELSE paid_at END
+                 WHERE id = $1
+             RETURNING *
+            )
+            {_KEEP} FROM updated WHERE updated.revision <> (SELECT revision FROM before)
+            """,  # noqa: S608 - fixed columns
             charge_id,
             status.value,
             revision,

@@ -6,10 +6,32 @@ import uuid
 from collections.abc import Sequence
 from datetime import datetime
 
+from pixcore.accounts import Balance
 from pixcore.ports import IdempotencyRecord
+from pixcore.records import NewTransaction
 from pixweb.persistence.repository import Repository
+from pixweb.persistence.transactions import INSERT_MANY, insert_many_arguments
 
 __all__ = ["PostgresIdempotency"]
+
+# The records, then each key claimed with the id of the record at its place (ids ascend in the
+# records' order): one statement. The claims' foreign key is checked at the statement's end, when
+# the records are there.
+_ADD_AND_CLAIM = (
+    f"WITH added AS ({INSERT_MANY}),"  # noqa: S608 - constants only
+    """
+numbered AS (SELECT id, row_number() OVER (ORDER BY id) AS ord FROM added),
+claimed AS (
+    INSERT INTO idempotency_keys (account_id, key, request_hash, transaction_id, created_at)
+    SELECT $17, c.key, c.request_hash, n.id, $20
+      FROM unnest($18::uuid[], $19::text[]) WITH ORDINALITY AS c(key, request_hash, ord)
+      JOIN numbered n ON n.ord = c.ord
+    ON CONFLICT (account_id, key) DO NOTHING
+    RETURNING key
+)
+SELECT (SELECT array_agg(id ORDER BY id) FROM added) AS ids, ARRAY(SELECT key FROM claimed) AS claimed
+"""
+)
 
 
 class PostgresIdempotency(Repository):
@@ -52,6 +74,51 @@ class PostgresIdempotency(Repository):
             list(keys),
         )
         return {row["key"]: IdempotencyRecord(row["request_hash"], row["transaction_id"]) for row in rows}
+
+    async def find_many_and_lock(
+        self, account_id: int, keys: Sequence[uuid.UUID]
+    ) -> tuple[Balance | None, dict[uuid.UUID, IdempotencyRecord]]:
+        # One row per taken key (or one with no key), each with the balance; its row locked once.
+        rows = await self._conn.fetch(
+            """
+            SELECT b.available, b.blocked, k.key, k.request_hash, k.transaction_id
+              FROM balances b
+              LEFT JOIN idempotency_keys k ON k.account_id = b.account_id AND k.key = ANY($2::uuid[])
+             WHERE b.account_id = $1
+               FOR UPDATE OF b
+            """,
+            account_id,
+            list(keys),
+        )
+        if not rows:
+            return None, {}
+        balance = Balance(available=rows[0]["available"], blocked=rows[0]["blocked"])
+        return balance, {
+            row["key"]: IdempotencyRecord(row["request_hash"], row["transaction_id"])
+            for row in rows
+            if row["key"] is not None
+        }
+
+    async def add_and_claim_many(
+        self,
+        account_id: int,
+        records: Sequence[NewTransaction],
+        claims: Sequence[tuple[uuid.UUID, str]],
+        at: datetime,
+    ) -> tuple[list[int], set[uuid.UUID]]:
+        if len(claims) != len(records):
+            raise ValueError("one claim a record")
+        row = await self._conn.fetchrow(
+            _ADD_AND_CLAIM,
+            *insert_many_arguments(records),
+            account_id,
+            [key for key, _ in claims],
+            [request_hash for _, request_hash in claims],
+            at,
+        )
+        if row is None:  # a SELECT without FROM always gives one row
+            raise RuntimeError("the statement returned no row")
+        return list(row["ids"] or []), set(row["claimed"])
 
     async def claim_many(
         self, account_id: int, claims: Sequence[tuple[uuid.UUID, str, int]], at: datetime

@@ -12,6 +12,49 @@ from pixweb.persistence.repository import Repository
 __all__ = ["PostgresTransactions"]
 
 
+INSERT_MANY = """
+INSERT INTO transactions (account_id, type, status, amount, external_id, end_to_end_id, pix_key,
+    description, counterpart_name, counterpart_document, counterpart_ispb, counterpart_bank,
+    counterpart_branch, counterpart_account, created_at, updated_at, processed_at)
+SELECT account_id, type, status, amount, external_id, end_to_end_id, pix_key, description,
+       c_name, c_document, c_ispb, c_bank, c_branch, c_account, created_at, created_at,
+       processed_at
+  FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[],
+              $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[],
+              $13::text[], $14::text[], $15::timestamptz[], $16::timestamptz[])
+       WITH ORDINALITY AS r(account_id, type, status, amount, external_id, end_to_end_id,
+           pix_key, description, c_name, c_document, c_ispb, c_bank, c_branch, c_account,
+           created_at, processed_at, ord)
+ ORDER BY ord
+RETURNING id
+"""
+"""Many records with one statement, ``RETURNING id``; its 16 arguments from :func:`insert_many_arguments`.
+Identity values are drawn in insertion order, so ascending ids are the records' order."""
+
+
+def insert_many_arguments(records: Sequence[NewTransaction]) -> tuple[object, ...]:
+    """The arguments ``$1`` to ``$16`` of :data:`INSERT_MANY`."""
+    counterparts = [record.counterpart for record in records]
+    return (
+        [record.account_id for record in records],
+        [record.type.value for record in records],
+        [record.status.value for record in records],
+        [record.amount for record in records],
+        [record.external_id for record in records],
+        [record.end_to_end_id for record in records],
+        [record.pix_key for record in records],
+        [record.description for record in records],
+        [c.name if c else None for c in counterparts],
+        [c.document if c else None for c in counterparts],
+        [c.ispb if c else None for c in counterparts],
+        [c.bank_name if c else None for c in counterparts],
+        [c.branch if c else None for c in counterparts],
+        [c.account_number if c else None for c in counterparts],
+        [record.created_at for record in records],
+        [record.processed_at for record in records],
+    )
+
+
 class PostgresTransactions(Repository):
     async def add(self, record: NewTransaction) -> int:
         c = record.counterpart
@@ -43,41 +86,7 @@ class PostgresTransactions(Repository):
         return transaction_id
 
     async def add_many(self, records: Sequence[NewTransaction]) -> list[int]:
-        counterparts = [record.counterpart for record in records]
-        rows = await self._conn.fetch(
-            """
-            INSERT INTO transactions (account_id, type, status, amount, external_id, end_to_end_id, pix_key,
-                description, counterpart_name, counterpart_document, counterpart_ispb, counterpart_bank,
-                counterpart_branch, counterpart_account, created_at, updated_at, processed_at)
-            SELECT account_id, type, status, amount, external_id, end_to_end_id, pix_key, description,
-                   c_name, c_document, c_ispb, c_bank, c_branch, c_account, created_at, created_at,
-                   processed_at
-              FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[],
-                          $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[],
-                          $13::text[], $14::text[], $15::timestamptz[], $16::timestamptz[])
-                   WITH ORDINALITY AS r(account_id, type, status, amount, external_id, end_to_end_id,
-                       pix_key, description, c_name, c_document, c_ispb, c_bank, c_branch, c_account,
-                       created_at, processed_at, ord)
-             ORDER BY ord
-            RETURNING id
-            """,
-            [record.account_id for record in records],
-            [record.type.value for record in records],
-            [record.status.value for record in records],
-            [record.amount for record in records],
-            [record.external_id for record in records],
-            [record.end_to_end_id for record in records],
-            [record.pix_key for record in records],
-            [record.description for record in records],
-            [c.name if c else None for c in counterparts],
-            [c.document if c else None for c in counterparts],
-            [c.ispb if c else None for c in counterparts],
-            [c.bank_name if c else None for c in counterparts],
-            [c.branch if c else None for c in counterparts],
-            [c.account_number if c else None for c in counterparts],
-            [record.created_at for record in records],
-            [record.processed_at for record in records],
-        )
+        rows = await self._conn.fetch(INSERT_MANY, *insert_many_arguments(records))
         # Identity values are drawn in insertion order (ORDER BY ord): ascending ids are the records' order.
         return sorted(row["id"] for row in rows)
 

@@ -29,9 +29,11 @@ from pixcore.accounts import (
 from pixcore.errors import CertificateInUse, DuplicatePixKey
 from pixcore.keys import PixKey, PixKeyType
 from pixinfra.postgres.pool import Database
+from pixweb.persistence.batches import PostgresDueBatches
 from pixweb.persistence.charges import PostgresCharges
 from pixweb.persistence.idempotency import PostgresIdempotency
 from pixweb.persistence.ledger import PostgresLedger
+from pixweb.persistence.locations import PostgresLocations
 from pixweb.persistence.outbox import PostgresOutbox
 from pixweb.persistence.refunds import PostgresMed, PostgresRefunds
 from pixweb.persistence.repository import Repository
@@ -209,6 +211,8 @@ class PostgresUnitOfWork:
         self.certificates = PostgresCertificates(self)
         self.transactions = PostgresTransactions(self)
         self.charges = PostgresCharges(self)
+        self.locations = PostgresLocations(self)
+        self.batches = PostgresDueBatches(self)
         self.refunds = PostgresRefunds(self)
         self.med = PostgresMed(self)
         self.ledger = PostgresLedger(self)

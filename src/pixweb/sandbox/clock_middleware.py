@@ -12,6 +12,14 @@ verified-token cache) has its certificate's revocation look-up made by the same 
 (:func:`prefetched_in_force`) for the bearer check, which asks the database itself when there is
 none. Both reads happen at the start of the request, as before: a revocation committed by any
 process refuses the next request everywhere.
+
+``POST /dict/pix``, when transfers are grouped (issue 17), reads nothing here: its token is
+verified on the clock the process last read (the offset only grows, so a token expired then is
+expired now), and its certificate status and the clock are read by its BATCH, one statement for
+all the batch's callers, before anything is written (``TransferBatcher``; the token's expiry is
+judged again on the clock that statement read). The pending check waits in the request's scope
+(``pixweb.security.pending``) for the bearer check (which then does not ask) and the handler (which
+hands it to the batch). A token whose window does not hold on the last clock takes the path above.
 """
 
 from __future__ import annotations
@@ -23,17 +31,24 @@ from litestar.enums import ScopeType
 from litestar.middleware.base import ASGIMiddleware
 
 from pixcore.errors import InvalidToken
+from pixcore.ports import PendingCredential
 from pixweb.security.certificates import x5t_to_fingerprint
+from pixweb.security.pending import leave_pending_credential, was_handed
 from pixweb.services import Services
 
 if TYPE_CHECKING:
-    from litestar.types import ASGIApp, Receive, Scope, Send
+    from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["CLOCKLESS_PATHS", "SharedClockMiddleware", "prefetched_in_force"]
+__all__ = [
+    "CLOCKLESS_PATHS",
+    "SharedClockMiddleware",
+    "prefetched_in_force",
+]
 
 CLOCKLESS_PATHS = ("^/schema", "^/.well-known/", "^/health/", "^/metrics$")
 _CLOCKLESS = re.compile("|".join(CLOCKLESS_PATHS))
 _PREFETCHED = "pix.certificate_in_force"
+_BATCHED = ("POST", "/dict/pix")  # the route whose batch reads its callers' certificates
 
 
 def _clockless(scope: Scope) -> bool:
@@ -56,6 +71,43 @@ def prefetched_in_force(scope: Any, account_id: int, fingerprint: str) -> bool |
     return bool(found[2])
 
 
+async def _deferred(
+    services: Services,
+    pending: PendingCredential,
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    *,
+    next_app: ASGIApp,
+) -> None:
+    """Run the request with its certificate check left to its batch. A request answered without
+    reaching a batch (its body refused, say) is checked here, alone, before its answer goes out, so
+    that a revoked certificate or an expired token is answered 401 as the bearer check would."""
+    leave_pending_credential(scope, pending)
+    refusal: list[InvalidToken | None] = []  # the check's outcome, once made
+
+    async def check() -> None:
+        if was_handed(scope):
+            return
+        if not refusal:
+            refusal.append(await services.transfers.refusal(pending))
+        if refusal[0] is not None:
+            raise refusal[0]
+
+    async def checked_send(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            await check()
+        await send(message)
+
+    try:
+        await next_app(scope, receive, checked_send)
+    except InvalidToken:
+        raise
+    except Exception:  # an error on its way to the exception handlers: refused first if refused
+        await check()
+        raise
+
+
 class SharedClockMiddleware(ASGIMiddleware):
     scopes = (ScopeType.HTTP,)
     should_bypass_for_scope = staticmethod(_clockless)  # by the request's path, not the route's
@@ -67,6 +119,16 @@ class SharedClockMiddleware(ASGIMiddleware):
             await keeper.refresh()
             await next_app(scope, receive, send)
             return
+        if (scope.get("method"), scope["path"]) == _BATCHED and services.transfers.checks_certificates:
+            try:
+                principal, expires_at = services.tokens.verify_until(token)
+            except InvalidToken:  # not on the last clock read: read it now, as any request does
+                pass
+            else:
+                fingerprint = x5t_to_fingerprint(principal.fingerprint)
+                pending = PendingCredential(principal.account_id, fingerprint, expires_at)
+                await _deferred(services, pending, scope, receive, send, next_app=next_app)
+                return
         try:
             principal = services.tokens.principal(token)
         except InvalidToken:  # the bearer check refuses it; the clock is read all the same

@@ -149,6 +149,10 @@ class JwtIssuer:
         is cached: whether its certificate is still in force is the caller's question, asked on
         every request (``pixweb.auth``), so that a revocation made by any process holds at once.
         """
+        return self.verify_until(token)[0]
+
+    def verify_until(self, token: str) -> tuple[Principal, int]:
+        """:meth:`verify`, and the token's ``exp`` (seconds since the epoch)."""
         digest = hashlib.sha256(token.encode()).digest()
         principal, iat, exp = self._signed(token, digest)
         try:
@@ -156,7 +160,7 @@ class JwtIssuer:
         except InvalidToken:
             self._verified.pop(digest, None)
             raise
-        return principal
+        return principal, exp
 
     def principal(self, token: str) -> Principal:
         """Who ``token`` names, its signature and claims checked (from the cache when it is there)
@@ -183,7 +187,7 @@ class JwtIssuer:
     def _check_window(self, iat: int, exp: int) -> None:
         now = int(self._clock.now().timestamp())
         if not iat - 60 <= now < exp:
-            raise InvalidToken("The access token is expired.")
+            raise InvalidToken(InvalidToken.EXPIRED)
 
     def _verify_signed(self, token: str) -> tuple[Principal, int, int]:
         try:

@@ -1,0 +1,87 @@
+"""``GET /loc`` reads an index range, whatever its filters: ``locations_account_created_idx`` for
+the account's window, the unique index of ``charges.loc_id`` for the charge a location serves;
+never a scan of every location or every charge (another account's many included)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import asyncpg
+import pytest
+
+from pixcore.standard_queries import parse_location_query
+from pixcore.testing import PlainHasher
+from pixcore.usecases import open_account
+from pixweb.persistence.locations import location_search_statements
+from tests.integration.test_query_plans import _scans as scans_of
+from tests.support import pg_uow, random_cpf
+
+ROWS, OTHER_ROWS = 10_000, 60_000
+
+LOCATIONS = """
+INSERT INTO locations (account_id, token, tipo_cob, created_at)
+SELECT $1::bigint, md5('loc-plan-' || $1::text || '-' || g), CASE WHEN g % 4 = 0 THEN 'cobv' ELSE 'cob' END,
+       now() - make_interval(secs => g * (31536000.0 / $2::int))
+  FROM generate_series(1, $2::int) AS g
+"""
+SERVED = """
+INSERT INTO charges (account_id, txid, kind, status, created_at, updated_at, expiration, expires_at, amount,
+    modality, pix_key, location_id, location, br_code, loc_id)
+SELECT l.account_id, 'locplan' || lpad(l.id::text, 25, '0'), 'cob', 'ATIVA', l.created_at, l.created_at, 60,
+       l.created_at + interval '1 minute', 100, 0, 'plans@example.com', l.token, 'pix.example.com/qr/v2/x',
+       'code', l.id
+  FROM locations l
+ WHERE l.account_id = $1 AND l.tipo_cob = 'cob' AND l.id % 2 = 0
+"""
+"""Half the ``cob`` locations of an account serve a charge."""
+
+
+@pytest.fixture(scope="module")
+async def account_id(migrated_database: str) -> int:
+    accounts = []
+    for _ in range(2):
+        opened = await open_account(
+            pg_uow, PlainHasher(), ispb="99999999", name="Plans", document=random_cpf(), city="RECIFE"
+        )
+        accounts.append(opened.account.id)
+    conn = await asyncpg.connect(migrated_database)
+    try:
+        for account, rows in zip(accounts, (ROWS, OTHER_ROWS), strict=True):
+            await conn.execute(LOCATIONS, account, rows)
+            await conn.execute(SERVED, account)
+        await conn.execute("ANALYZE locations")
+        await conn.execute("ANALYZE charges")
+    finally:
+        await conn.close()
+    return accounts[0]
+
+
+CASES: dict[str, dict[str, str]] = {
+    "a week": {},
+    "a year, deep page": {"days": "365", "page": "20", "size": "100"},
+    "serving a charge": {"txid_present": "true"},
+    "serving none, a year": {"days": "365", "txid_present": "false"},
+    "cobv, 1000 a page": {"location_type": "cobv", "size": "1000"},
+}
+
+
+@pytest.mark.parametrize("mode", ["force_custom_plan", "force_generic_plan"])
+@pytest.mark.parametrize("case", list(CASES))
+async def test_the_location_list_uses_indexes(
+    account_id: int, conn: asyncpg.Connection, case: str, mode: str
+) -> None:
+    params = dict(CASES[case])
+    days = int(params.pop("days", "7"))
+    now = datetime.now(UTC)
+    query = parse_location_query(
+        inicio=(now - timedelta(days=days)).isoformat(), fim=now.isoformat(), **params
+    )
+    count, page, args = location_search_statements(account_id, query)
+    for sql in (count, page):
+        scans: list[tuple[str, Any]] = await scans_of(
+            conn, sql, args, mode, frozenset({"locations", "charges"})
+        )
+        assert scans, "the plan reads locations"
+        assert all(node != "Seq Scan" for node, _ in scans), scans
+    assert await conn.fetchval(count, *args) > 0  # the window holds matches: real work was planned

@@ -8,7 +8,7 @@ them in memory for unit tests.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from types import TracebackType
@@ -71,7 +71,9 @@ __all__ = [
     "SecretVerifier",
     "TokenIssuer",
     "TransactionRepository",
+    "TransferBatchStore",
     "TransferRepository",
+    "TransferReservation",
     "UnitOfWork",
     "UnitOfWorkFactory",
     "WebhookProbe",
@@ -431,6 +433,42 @@ class IdempotencyRepository(Protocol):
         """``TransactionRepository.add_many(records)``, then :meth:`claim_many` of each ``(key,
         request_hash)`` with the id of the record at its place, in one round trip: the records'
         ids in their order, and the keys claimed (a taken one is left out; its record stays)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class TransferReservation:
+    """What one transfer of a batch writes when it is reserved: its record, its idempotency key's
+    claim, the transfer itself once the record has its id, and the posting that reserves its amount."""
+
+    record: NewTransaction
+    key: uuid.UUID
+    request_hash: str
+    transfer: Callable[[int], NewTransfer]
+    posting: Posting
+
+
+class TransferBatchStore(Protocol):
+    """A batch of transfers out of one account reserved with one read and one write, each a single
+    statement outside any open transaction (issue 17): the batch is decided on what :meth:`seen`
+    read, and :meth:`reserve_if_unchanged` writes it only if the account's available balance is
+    still what was read, so that the decision is exactly the one a locked balance would have given.
+    When it is not (or a key was claimed meanwhile), nothing is written and the caller decides again."""
+
+    async def seen(
+        self, account_id: int, keys: Sequence[uuid.UUID]
+    ) -> tuple[Balance | None, dict[uuid.UUID, IdempotencyRecord]]:
+        """``IdempotencyRepository.find_many_and_lock`` without the lock (and without a transaction):
+        the account's committed balance (None if there is no such account) and the taken ``keys``."""
+        ...
+
+    async def reserve_if_unchanged(
+        self, account_id: int, available: int, reservations: Sequence[TransferReservation], at: datetime
+    ) -> list[int] | None:
+        """All of ``reservations`` at once, atomically, if the account's available balance is still
+        ``available``: each record added (its id in the order given), its key claimed, its transfer
+        added and its posting applied, every posting moving ``account_id``'s balance only. The
+        records' ids; None, with nothing written, when the balance has moved or a key is taken."""
         ...
 
 

@@ -17,6 +17,7 @@ from pixinfra.settings import Settings
 from pixweb.console.session import SessionCodec, derive_session_key
 from pixweb.persistence.queries import PostgresTransactionQueries
 from pixweb.persistence.revocation import BatchCertificateCheck, PostgresCertificateStatus
+from pixweb.persistence.transfer_batch import PostgresTransferBatchStore
 from pixweb.persistence.uow import PostgresUnitOfWork
 from pixweb.sandbox.clock import ClockKeeper
 from pixweb.sandbox.directory import SandboxDirectory
@@ -94,6 +95,7 @@ class Services:
                 size=settings.transfer_batch_size,
                 window=batch_window,
                 certificates=BatchCertificateCheck(status, keeper),
+                store=PostgresTransferBatchStore(database),
             ),
             receipts=ReceiptBatcher(
                 uow, keeper.clock, size=settings.transfer_batch_size, window=batch_window

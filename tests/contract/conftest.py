@@ -25,10 +25,11 @@ import asyncpg
 import pytest
 
 from pixcore.clock import ManualClock
-from pixcore.ports import DeliveryStore, UnitOfWorkFactory
-from pixcore.testing import InMemoryDeliveryStore, InMemoryStore, IntegrityError
+from pixcore.ports import DeliveryStore, TransferBatchStore, UnitOfWorkFactory
+from pixcore.testing import InMemoryDeliveryStore, InMemoryStore, InMemoryTransferBatchStore, IntegrityError
 from pixcore.webhooks import Delivery
 from pixnotify.store import PostgresDeliveryStore
+from pixweb.persistence.transfer_batch import PostgresTransferBatchStore
 from tests.contract.delivery_rows import MemoryRows, PostgresRows, Rows
 from tests.support import migrated_by_command, scratch_database
 
@@ -45,6 +46,8 @@ class Backend:
     seed_delivery: Callable[[Delivery], Awaitable[int]]
     """Store a committed delivery (its ``id`` ignored) and return its id. No port creates
     deliveries (the notifier does, from the outbox): this is the one way in besides the ports."""
+    transfer_batches: TransferBatchStore
+    """The one-read, one-write side of a transfer batch, on the same data as ``uow``."""
 
 
 def _memory() -> Backend:
@@ -55,7 +58,13 @@ def _memory() -> Backend:
         store.webhooks.deliveries[delivery_id] = dataclasses.replace(delivery, id=delivery_id)
         return delivery_id
 
-    return Backend("memory", store.unit_of_work, (IntegrityError,), seed_delivery)
+    return Backend(
+        "memory",
+        store.unit_of_work,
+        (IntegrityError,),
+        seed_delivery,
+        InMemoryTransferBatchStore(store.unit_of_work),
+    )
 
 
 def _notification_of(route: str) -> str:
@@ -106,9 +115,15 @@ async def _seed_postgres_delivery(delivery: Delivery) -> int:
 
 def _postgres(request: pytest.FixtureRequest) -> Backend:
     request.getfixturevalue("database")  # the run's database, migrated and open
-    from tests.support import pg_uow
+    from tests.support import pg_uow, run_database
 
-    return Backend("postgres", pg_uow, (asyncpg.IntegrityConstraintViolationError,), _seed_postgres_delivery)
+    return Backend(
+        "postgres",
+        pg_uow,
+        (asyncpg.IntegrityConstraintViolationError,),
+        _seed_postgres_delivery,
+        PostgresTransferBatchStore(run_database()),
+    )
 
 
 _BACKENDS: dict[str, Callable[[pytest.FixtureRequest], Backend]] = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -14,15 +14,22 @@ import pytest
 from pixcore.accounts import Balance
 from pixcore.clock import ManualClock
 from pixcore.errors import InvalidToken, PixError
-from pixcore.ports import PendingCredential
+from pixcore.ports import (
+    CertificateCheck,
+    IdempotencyRecord,
+    PendingCredential,
+    TransferBatchStore,
+    TransferReservation,
+)
 from pixcore.testing import (
     InMemoryIdempotency,
     InMemoryKeyDirectory,
     InMemoryStore,
     InMemoryTransactions,
+    InMemoryTransferBatchStore,
     PlainHasher,
 )
-from pixcore.usecases.transfer_batch import TransferBatcher
+from pixcore.usecases.transfer_batch import OPTIMISTIC_TRIES, TransferBatcher
 from pixcore.usecases.transfers import CreatedTransfer
 from tests.unit.transfer_world import (
     NORM_DELAY,
@@ -37,7 +44,24 @@ from tests.unit.usecase_helpers import ISPB, OTHER_CPF
 Outcome = tuple[str, int | None, bool | None]
 
 
-def _batcher(world: World, size: int = 16) -> TransferBatcher:
+@pytest.fixture(params=[False, True], ids=["locked", "store"])
+def optimistic(request: pytest.FixtureRequest) -> bool:
+    """Whether the batcher has a ``TransferBatchStore`` (one read, one write, the balance locked only
+    when it moved twice), or decides every batch under the lock of its unit of work."""
+    value: bool = request.param
+    return value
+
+
+def _batcher(
+    world: World,
+    size: int = 16,
+    *,
+    optimistic: bool = False,
+    certificates: CertificateCheck | None = None,
+    store: TransferBatchStore | None = None,
+) -> TransferBatcher:
+    if optimistic and store is None:
+        store = InMemoryTransferBatchStore(world.store.unit_of_work)
     return TransferBatcher(
         world.store.unit_of_work,
         world.directory,
@@ -46,6 +70,8 @@ def _batcher(world: World, size: int = 16) -> TransferBatcher:
         norm_delay=NORM_DELAY,
         size=size,
         window=timedelta(milliseconds=50),
+        certificates=certificates,
+        store=store,
     )
 
 
@@ -102,7 +128,7 @@ async def _batched(
     return [_outcome(result) for result in results]
 
 
-async def test_a_batch_answers_each_request_as_one_by_one_would() -> None:
+async def test_a_batch_answers_each_request_as_one_by_one_would(optimistic: bool) -> None:
     requests = _requests()
     expected = await _one_by_one(requests)
     assert expected == [
@@ -117,7 +143,7 @@ async def test_a_batch_answers_each_request_as_one_by_one_would() -> None:
     world = await _fresh_world()
     commits = world.store.commits
 
-    assert await _batched(world, _batcher(world), requests) == expected
+    assert await _batched(world, _batcher(world, optimistic=optimistic), requests) == expected
 
     # The three new transfers in one unit of work; the retries replay and refuse without a commit.
     assert world.store.commits == commits + 1
@@ -126,7 +152,7 @@ async def test_a_batch_answers_each_request_as_one_by_one_would() -> None:
     assert_books_balance(world.store)
 
 
-async def test_a_batch_looks_its_keys_up_with_one_call_and_refusals_go_alone() -> None:
+async def test_a_batch_looks_its_keys_up_with_one_call_and_refusals_go_alone(optimistic: bool) -> None:
     """The directory is asked once for the whole batch; a request the rules refuse (an unknown key,
     a denied institution, another creditor document, the sender's own key) is answered as alone."""
     requests: list[tuple[uuid.UUID, dict[str, Any]]] = [
@@ -150,7 +176,7 @@ async def test_a_batch_looks_its_keys_up_with_one_call_and_refusals_go_alone() -
     directory = world.directory
     assert isinstance(directory, InMemoryKeyDirectory)
 
-    assert await _batched(world, _batcher(world), requests) == expected
+    assert await _batched(world, _batcher(world, optimistic=optimistic), requests) == expected
 
     assert [[key.value for key in keys] for keys in directory.many_lookups] == [
         [transfer_request(**changes).pix_key.value for _, changes in requests]
@@ -177,7 +203,7 @@ async def _key_claimed_meanwhile(self: InMemoryIdempotency, *args: object) -> se
     ],
 )
 async def test_a_batch_that_fails_is_applied_one_by_one(
-    monkeypatch: pytest.MonkeyPatch, repository: type, method: str, broken: object
+    monkeypatch: pytest.MonkeyPatch, repository: type, method: str, broken: object, optimistic: bool
 ) -> None:
     monkeypatch.setattr(repository, method, broken)
     requests = _requests()
@@ -185,16 +211,16 @@ async def test_a_batch_that_fails_is_applied_one_by_one(
     world = await _fresh_world()
     commits = world.store.commits
 
-    assert await _batched(world, _batcher(world), requests) == expected
+    assert await _batched(world, _batcher(world, optimistic=optimistic), requests) == expected
 
     assert world.store.commits == commits + 3  # each new transfer alone
     assert world.balance(world.sender) == Balance(1000, 9000)
     assert_books_balance(world.store)
 
 
-async def test_a_request_cancelled_before_its_batch_is_not_applied() -> None:
+async def test_a_request_cancelled_before_its_batch_is_not_applied(optimistic: bool) -> None:
     world = await _fresh_world()
-    batcher = _batcher(world)
+    batcher = _batcher(world, optimistic=optimistic)
     kept = asyncio.create_task(
         batcher.create(account_id=world.sender.id, idempotency_key=uuid.uuid4(), request=transfer_request())
     )
@@ -219,10 +245,10 @@ async def test_size_one_is_the_unbatched_path() -> None:
     assert world.store.commits == commits + 3
 
 
-async def test_a_burst_larger_than_a_batch_never_overdraws() -> None:
+async def test_a_burst_larger_than_a_batch_never_overdraws(optimistic: bool) -> None:
     world = await _fresh_world()
     requests = [(uuid.uuid4(), {"amount": Decimal("3.00")}) for _ in range(50)]
-    outcomes = await _batched(world, _batcher(world, size=8), requests)
+    outcomes = await _batched(world, _batcher(world, size=8, optimistic=optimistic), requests)
     assert outcomes.count(("created", 300, False)) == 33
     assert outcomes.count(("InsufficientFunds", None, None)) == 17
     assert world.balance(world.sender) == Balance(100, 9900)
@@ -243,19 +269,6 @@ class _Certificates:
         return {c for c in credentials if c.fingerprint not in self.revoked}
 
 
-def _checked_batcher(world: World, certificates: _Certificates, size: int = 16) -> TransferBatcher:
-    return TransferBatcher(
-        world.store.unit_of_work,
-        world.directory,
-        world.clock,
-        ispb=ISPB,
-        norm_delay=NORM_DELAY,
-        size=size,
-        window=timedelta(milliseconds=50),
-        certificates=certificates,
-    )
-
-
 async def _send_with(
     world: World, batcher: TransferBatcher, credentials: list[PendingCredential | None]
 ) -> list[CreatedTransfer | BaseException]:
@@ -273,7 +286,9 @@ async def _send_with(
     )
 
 
-async def test_a_batch_checks_its_callers_certificates_with_one_call_and_refuses_the_revoked() -> None:
+async def test_a_batch_checks_its_callers_certificates_with_one_call_and_refuses_the_revoked(
+    optimistic: bool,
+) -> None:
     world = await _fresh_world()
     now = int(world.clock.now().timestamp())
     good = PendingCredential(world.sender.id, "a" * 64, now + 300)
@@ -283,7 +298,9 @@ async def test_a_batch_checks_its_callers_certificates_with_one_call_and_refuses
     commits = world.store.commits
 
     results = await _send_with(
-        world, _checked_batcher(world, certificates), [good, revoked, expired, good, None]
+        world,
+        _batcher(world, optimistic=optimistic, certificates=certificates),
+        [good, revoked, expired, good, None],
     )
 
     assert [_outcome(r) if isinstance(r, CreatedTransfer) else str(r) for r in results] == [
@@ -299,13 +316,17 @@ async def test_a_batch_checks_its_callers_certificates_with_one_call_and_refuses
     assert world.balance(world.sender) == Balance(2500, 7500)  # three reserved, nothing for the refused
 
 
-async def test_a_failed_certificate_check_answers_every_request_of_the_batch_and_writes_nothing() -> None:
+async def test_a_failed_certificate_check_answers_every_request_of_the_batch_and_writes_nothing(
+    optimistic: bool,
+) -> None:
     world = await _fresh_world()
     pending = PendingCredential(world.sender.id, "a" * 64, int(world.clock.now().timestamp()) + 300)
     certificates = _Certificates(set(), fails=True)
     commits = world.store.commits
 
-    results = await _send_with(world, _checked_batcher(world, certificates), [pending, None, pending])
+    results = await _send_with(
+        world, _batcher(world, optimistic=optimistic, certificates=certificates), [pending, None, pending]
+    )
 
     assert all(isinstance(r, ConnectionError) for r in results), results
     assert world.store.commits == commits
@@ -316,7 +337,7 @@ async def test_ungrouped_a_pending_credential_is_checked_before_the_transfer() -
     world = await _fresh_world()
     now = int(world.clock.now().timestamp())
     certificates = _Certificates({"b" * 64})
-    batcher = _checked_batcher(world, certificates, size=1)
+    batcher = _batcher(world, size=1, certificates=certificates)
     assert not batcher.checks_certificates
     commits = world.store.commits
 
@@ -336,3 +357,59 @@ async def test_ungrouped_a_pending_credential_is_checked_before_the_transfer() -
     )
     assert created.transfer.amount == 2500
     assert len(certificates.calls) == 2
+
+
+class _MovedMeanwhile(InMemoryTransferBatchStore):
+    """A store under which, before each of its first ``moves`` writes, another request (unbatched)
+    sends ``amount`` from the same account: the balance the batch read has moved by then."""
+
+    def __init__(self, world: World, moves: int, amount: Decimal) -> None:
+        super().__init__(world.store.unit_of_work)
+        self.world, self.moves, self.amount = world, moves, amount
+        self.reads = self.writes = 0
+
+    async def seen(
+        self, account_id: int, keys: Sequence[uuid.UUID]
+    ) -> tuple[Balance | None, dict[uuid.UUID, IdempotencyRecord]]:
+        self.reads += 1
+        return await super().seen(account_id, keys)
+
+    async def reserve_if_unchanged(
+        self, account_id: int, available: int, reservations: Sequence[TransferReservation], at: datetime
+    ) -> list[int] | None:
+        self.writes += 1
+        if self.writes <= self.moves:
+            await self.world.send(amount=self.amount)
+        return await super().reserve_if_unchanged(account_id, available, reservations, at)
+
+
+async def test_a_batch_whose_balance_moved_before_its_write_is_decided_again_on_the_new_one() -> None:
+    """Read at 100.00, the batch covers 25 + 25 + 40; 50.00 leaves meanwhile, so nothing is written
+    and, read again at 50.00, the 40 is refused: as if the balance had been locked all along."""
+    world = await _fresh_world()
+    store = _MovedMeanwhile(world, moves=1, amount=Decimal("50.00"))
+    requests = [(uuid.uuid4(), {}), (uuid.uuid4(), {}), (uuid.uuid4(), {"amount": Decimal("40.00")})]
+
+    outcomes = await _batched(world, _batcher(world, store=store), requests)
+
+    assert outcomes == [("created", 2500, False), ("created", 2500, False), ("InsufficientFunds", None, None)]
+    assert (store.reads, store.writes) == (2, 2)
+    assert world.balance(world.sender) == Balance(0, 10000)
+    assert len(world.store.transfers) == 3  # the one sent meanwhile and the batch's two
+    assert_books_balance(world.store)
+
+
+async def test_a_batch_whose_balance_keeps_moving_is_decided_under_the_lock() -> None:
+    world = await _fresh_world()
+    store = _MovedMeanwhile(world, moves=OPTIMISTIC_TRIES, amount=Decimal("1.00"))
+    requests = [(uuid.uuid4(), {}), (uuid.uuid4(), {"amount": Decimal("74.00")})]
+    commits = world.store.commits
+
+    outcomes = await _batched(world, _batcher(world, store=store), requests)
+
+    # 100.00 less 1.00 per try leaves 98.00: the 25 fits, the 74 no longer does.
+    assert outcomes == [("created", 2500, False), ("InsufficientFunds", None, None)]
+    assert store.writes == OPTIMISTIC_TRIES
+    assert world.store.commits == commits + OPTIMISTIC_TRIES + 1  # the moves, then the locked batch
+    assert world.balance(world.sender) == Balance(9800 - 2500, 200 + 2500)
+    assert_books_balance(world.store)

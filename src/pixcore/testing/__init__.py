@@ -35,7 +35,8 @@ work waits until the first commits or rolls back, as ``FOR NO KEY UPDATE`` does.
 ``InMemoryDeliveryStore`` is the notifier's ``DeliveryStore`` (its own tables: outbox,
 registrations, secrets, deliveries).
 
-``InMemoryKeyDirectory`` is the DICT; ``ledger_check`` lists what is wrong with
+``InMemoryTransferBatchStore`` reserves a transfer batch with one read and one write (its own units
+of work). ``InMemoryKeyDirectory`` is the DICT; ``ledger_check`` lists what is wrong with
 a store's ledger. ``PlainHasher``, ``InlineVerifier`` and ``RecordingTokenIssuer``
 stand in for the slow Argon2 hasher, the bounded verifier and the JWT issuer.
 
@@ -74,6 +75,7 @@ from pixcore.testing._store import (
     StoredEntry,
     StoredKey,
 )
+from pixcore.testing._transfer_batch import InMemoryTransferBatchStore
 from pixcore.testing._uow import InMemoryUnitOfWork
 from pixcore.testing._webhook_data import WebhookTables
 from pixcore.testing._webhooks import InMemoryWebhooks, StaticResolver
@@ -94,6 +96,7 @@ __all__ = [
     "InMemoryStore",
     "InMemoryTransactionQueries",
     "InMemoryTransactions",
+    "InMemoryTransferBatchStore",
     "InMemoryTransfers",
     "InMemoryUnitOfWork",
     "InMemoryWebhooks",

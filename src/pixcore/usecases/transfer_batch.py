@@ -29,14 +29,15 @@ for it, and the check is never skipped: if it fails, every request of the batch 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TypeAlias
 
-from pixcore import ledger
+from pixcore.accounts import Balance
 from pixcore.clock import Clock
 from pixcore.errors import (
     AccountNotFound,
@@ -44,21 +45,34 @@ from pixcore.errors import (
     InvalidToken,
     RuleViolation,
 )
-from pixcore.ports import CertificateCheck, KeyDirectory, PendingCredential, UnitOfWork, UnitOfWorkFactory
+from pixcore.ports import (
+    CertificateCheck,
+    IdempotencyRecord,
+    KeyDirectory,
+    PendingCredential,
+    TransferBatchStore,
+    TransferReservation,
+    UnitOfWorkFactory,
+)
 from pixcore.transfers import DirectoryEntry, TransferRequest
 from pixcore.usecases.group_commit import GroupCommit, Waiting
 from pixcore.usecases.transfers import (
     CreatedTransfer,
     check_destination,
     create_transfer,
-    new_records,
     request_fingerprint,
+    reservation,
+    reserve_many,
     stored,
 )
 
 __all__ = ["TransferBatcher"]
 
 log = logging.getLogger(__name__)
+
+OPTIMISTIC_TRIES = 2
+"""How many times a batch is decided on the balance as committed and written only if it has not
+moved (``TransferBatchStore``) before it locks the balance row instead."""
 
 _Outcome: TypeAlias = CreatedTransfer | RuleViolation
 
@@ -94,6 +108,32 @@ class _Decided:
     alone: list[int]
 
 
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """What a batch reads before deciding: the directory's entries of its keys, and (with a
+    ``TransferBatchStore``) the balance and the taken idempotency keys as committed."""
+
+    entries: dict[str, DirectoryEntry]
+    seen: tuple[Balance | None, dict[uuid.UUID, IdempotencyRecord]] | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Decision:
+    """A batch decided against a balance: refused, retried alone, and reserved (in order)."""
+
+    refused: dict[int, _Outcome]
+    retries: list[int]
+    covered: list[int]
+    reservations: list[TransferReservation]
+
+    def outcome(self, ids: Sequence[int], alone: Sequence[int]) -> _Decided:
+        """The answers once the reservations are written with ``ids``."""
+        outcomes = dict(self.refused)
+        for position, made, transaction_id in zip(self.covered, self.reservations, ids, strict=True):
+            outcomes[position] = CreatedTransfer(stored(made.transfer(transaction_id)), replayed=False)
+        return _Decided(outcomes, [*alone, *self.retries])
+
+
 def _refusal(
     credential: PendingCredential, in_force: set[PendingCredential], now: int
 ) -> InvalidToken | None:
@@ -123,10 +163,11 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
         size: int,
         window: timedelta,
         certificates: CertificateCheck | None = None,
+        store: TransferBatchStore | None = None,
     ) -> None:
         super().__init__(size=size, window=window)
         self._uow, self._directory, self._clock = uow, directory, clock
-        self._certificates = certificates
+        self._certificates, self._store = certificates, store
         self._ispb, self._norm_delay = ispb, norm_delay
 
     @property
@@ -193,34 +234,72 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
         )
 
     async def _apply(self, account_id: int, batch: _Batch) -> None:
-        batch = await self._admitted(batch)  # its failure answers every request: never skipped
-        if not batch:
+        items = [waiting.item for waiting in batch]
+        # The callers' certificates, the batch's keys in the directory and (with a store) the balance
+        # and the idempotency keys as committed: read at once, each one statement.
+        admitted, read = await asyncio.gather(
+            self._admitted(batch), self._read(account_id, items), return_exceptions=True
+        )
+        if isinstance(admitted, BaseException):
+            raise admitted  # the certificate check's failure answers every request: never skipped
+        if not admitted:
             return
         try:
-            decided = await self._commit(account_id, batch)
+            decided = await self._commit(account_id, [waiting.item for waiting in admitted], read)
         except Exception:  # any failure of the batch: each request gets its own chance
-            log.warning("a batch of %d transfers failed; applying them one by one", len(batch), exc_info=True)
-            decided = _Decided({}, list(range(len(batch))))
+            log.warning(
+                "a batch of %d transfers failed; applying them one by one", len(admitted), exc_info=True
+            )
+            decided = _Decided({}, list(range(len(admitted))))
         for position, outcome in decided.outcomes.items():
-            batch[position].give(outcome)
-        await self._one_by_one(account_id, [batch[position] for position in decided.alone])
+            admitted[position].give(outcome)
+        await self._one_by_one(account_id, [admitted[position] for position in decided.alone])
 
-    async def _commit(self, account_id: int, batch: _Batch) -> _Decided:
-        requests = [waiting.item for waiting in batch]
-        # The batch's keys looked up with one statement, before the unit of work opens (no request
-        # holds two connections at once); a request the rules refuse goes alone, after the batch.
-        entries = await self._directory.lookup_many([item.request.pix_key for item in requests])
+    async def _read(self, account_id: int, items: Sequence[_Request]) -> _Read:
+        keys = [item.key for item in items]
+        if self._store is None:
+            return _Read(await self._directory.lookup_many([item.request.pix_key for item in items]), None)
+        entries, seen = await asyncio.gather(
+            self._directory.lookup_many([item.request.pix_key for item in items]),
+            self._store.seen(account_id, keys),
+        )
+        return _Read(entries, seen)
+
+    async def _commit(
+        self, account_id: int, requests: Sequence[_Request], read: _Read | BaseException
+    ) -> _Decided:
+        if isinstance(read, BaseException):
+            raise read  # a read failed: the batch cannot be decided
+        # A request the rules refuse goes alone, after the batch (exactly today's answer).
         items: dict[int, _Routed] = {}
         alone: list[int] = []
         for position, item in enumerate(requests):
             try:
-                entry = check_destination(entries.get(item.request.pix_key.value), item.request, account_id)
+                entry = check_destination(
+                    read.entries.get(item.request.pix_key.value), item.request, account_id
+                )
             except RuleViolation:
-                alone.append(position)  # refused (or a retry to replay): exactly today's answer, alone
+                alone.append(position)
             else:
                 items[position] = _Routed(item, entry)
         now = self._clock.now()
-        outcomes: dict[int, _Outcome] = {}
+        seen = read.seen
+        if self._store is not None:
+            # Decided on the balance as committed, written only if it has not moved meanwhile; when
+            # it has (another process's batch, a receipt), read again, and at last lock it.
+            for _ in range(OPTIMISTIC_TRIES):
+                if seen is None:
+                    seen = await self._store.seen(account_id, [r.item.key for r in items.values()])
+                balance, taken = seen
+                if balance is None:
+                    raise AccountNotFound()
+                decision = self._decide(account_id, items, balance.available, taken, now)
+                ids = await self._store.reserve_if_unchanged(
+                    account_id, balance.available, decision.reservations, now
+                )
+                if ids is not None:
+                    return decision.outcome(ids, alone)
+                seen = None
         async with self._uow() as tx:
             # The balance row locked, and the keys already taken found, by one statement.
             balance, taken = await tx.idempotency.find_many_and_lock(
@@ -228,59 +307,54 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
             )
             if balance is None:
                 raise AccountNotFound()
-            fresh: list[int] = []
-            keys: set[uuid.UUID] = set()
-            for position, routed in items.items():
-                item = routed.item
-                if item.key in taken or item.key in keys:
-                    alone.append(position)  # a retry: it replays (or is refused) as it would alone
-                else:
-                    keys.add(item.key)
-                    fresh.append(position)
-            running = balance.available
-            covered: list[int] = []
-            for position in fresh:
-                amount = items[position].item.request.amount
-                if amount > running:
-                    outcomes[position] = InsufficientFunds()
-                else:
-                    running -= amount
-                    covered.append(position)
-            if covered:
-                created = await self._reserve(tx, account_id, [items[p] for p in covered], now)
-                outcomes.update(zip(covered, created, strict=True))
+            decision = self._decide(account_id, items, balance.available, taken, now)
+            ids = (
+                await reserve_many(tx, account_id, decision.reservations, now)
+                if decision.reservations
+                else []
+            )
+            if ids is None:
+                raise _BatchAbandoned("a key was claimed meanwhile by another unit of work")
             await tx.commit()
-        return _Decided(outcomes, alone)
+        return decision.outcome(ids, alone)
 
-    async def _reserve(
-        self, tx: UnitOfWork, account_id: int, routed: Sequence[_Routed], now: datetime
-    ) -> list[CreatedTransfer]:
-        """``_reserve`` of the unbatched path for many transfers, with one statement per table."""
-        items = [r.item for r in routed]
-        made = [
-            new_records(
+    def _decide(
+        self,
+        account_id: int,
+        items: dict[int, _Routed],
+        available: int,
+        taken: Mapping[uuid.UUID, object],
+        now: datetime,
+    ) -> _Decision:
+        """Each routed request in arrival order against the running ``available`` balance: a retry
+        (its key taken, or repeated in the batch) goes alone, one not covered fails alone."""
+        refused: dict[int, _Outcome] = {}
+        retries: list[int] = []
+        keys: set[uuid.UUID] = set()
+        covered: list[int] = []
+        running = available
+        for position, routed in items.items():
+            item = routed.item
+            if item.key in taken or item.key in keys:
+                retries.append(position)  # it replays (or is refused) as it would alone
+                continue
+            keys.add(item.key)
+            if item.request.amount > running:
+                refused[position] = InsufficientFunds()
+            else:
+                running -= item.request.amount
+                covered.append(position)
+        reservations = [
+            reservation(
                 account_id=account_id,
-                key=r.item.key,
-                request=r.item.request,
-                entry=r.entry,
+                key=items[position].item.key,
+                fingerprint=items[position].item.fingerprint,
+                request=items[position].item.request,
+                entry=items[position].entry,
                 ispb=self._ispb,
                 now=now,
                 norm_delay=self._norm_delay,
             )
-            for r in routed
+            for position in covered
         ]
-        ids, claimed = await tx.idempotency.add_and_claim_many(
-            account_id, [record for record, _ in made], [(item.key, item.fingerprint) for item in items], now
-        )
-        if len(claimed) != len(items):
-            raise _BatchAbandoned("a key was claimed meanwhile by another unit of work")
-        transfers = [make(tid) for (_, make), tid in zip(made, ids, strict=True)]
-        await tx.transfers.add_many(transfers)
-        await tx.ledger.post_many(
-            [
-                (tid, ledger.reserve(account_id, item.request.amount))
-                for item, tid in zip(items, ids, strict=True)
-            ],
-            now,
-        )
-        return [CreatedTransfer(stored(new), replayed=False) for new in transfers]
+        return _Decision(refused, retries, covered, reservations)

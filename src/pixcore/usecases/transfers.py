@@ -11,7 +11,7 @@ import dataclasses
 import hashlib
 import json
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -29,7 +29,7 @@ from pixcore.errors import (
 )
 from pixcore.events import Holder, TransferEvent
 from pixcore.identifiers import new_end_to_end_id
-from pixcore.ports import KeyDirectory, UnitOfWork, UnitOfWorkFactory
+from pixcore.ports import KeyDirectory, TransferReservation, UnitOfWork, UnitOfWorkFactory
 from pixcore.records import NewTransaction, NewTransfer, TransactionStatus, TransactionType, Transfer
 from pixcore.transfers import DirectoryEntry, SpiError, TransferLifecycle, TransferRequest
 from pixcore.usecases.receipts import InternalPayer, credit_receipt
@@ -39,6 +39,8 @@ __all__ = [
     "create_transfer",
     "outcome",
     "request_fingerprint",
+    "reservation",
+    "reserve_many",
     "settle_due",
     "settle_transfer",
     "transfer_event",
@@ -217,6 +219,48 @@ def new_records(
 def stored(new: NewTransfer) -> Transfer:
     """The transfer as the store now holds it (PENDING)."""
     return Transfer(**{field.name: getattr(new, field.name) for field in dataclasses.fields(new)})
+
+
+def reservation(
+    *,
+    account_id: int,
+    key: uuid.UUID,
+    fingerprint: str,
+    request: TransferRequest,
+    entry: DirectoryEntry,
+    ispb: str,
+    now: datetime,
+    norm_delay: timedelta,
+) -> TransferReservation:
+    """What reserving this transfer writes (:func:`new_records` and the reserve posting), to be
+    written with others of its account at once (``TransferBatchStore``, :func:`reserve_many`)."""
+    record, make_transfer = new_records(
+        account_id=account_id,
+        key=key,
+        request=request,
+        entry=entry,
+        ispb=ispb,
+        now=now,
+        norm_delay=norm_delay,
+    )
+    return TransferReservation(
+        record, key, fingerprint, make_transfer, ledger.reserve(account_id, request.amount)
+    )
+
+
+async def reserve_many(
+    tx: UnitOfWork, account_id: int, reservations: Sequence[TransferReservation], at: datetime
+) -> list[int] | None:
+    """The reservations written in ``tx`` with one statement per table: the records' ids, or None
+    when a key is taken already (the unit of work must then be left without committing)."""
+    ids, claimed = await tx.idempotency.add_and_claim_many(
+        account_id, [r.record for r in reservations], [(r.key, r.request_hash) for r in reservations], at
+    )
+    if len(claimed) != len(reservations):
+        return None
+    await tx.transfers.add_many([r.transfer(tid) for r, tid in zip(reservations, ids, strict=True)])
+    await tx.ledger.post_many([(tid, r.posting) for r, tid in zip(reservations, ids, strict=True)], at)
+    return ids
 
 
 async def _reserve(

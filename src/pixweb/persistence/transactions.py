@@ -12,7 +12,7 @@ from pixweb.persistence.repository import Repository
 __all__ = ["PostgresTransactions"]
 
 
-INSERT_MANY = """
+_INSERT_MANY = """
 INSERT INTO transactions (account_id, type, status, amount, external_id, end_to_end_id, pix_key,
     description, counterpart_name, counterpart_document, counterpart_ispb, counterpart_bank,
     counterpart_branch, counterpart_account, created_at, updated_at, processed_at)
@@ -25,11 +25,20 @@ SELECT account_id, type, status, amount, external_id, end_to_end_id, pix_key, de
        WITH ORDINALITY AS r(account_id, type, status, amount, external_id, end_to_end_id,
            pix_key, description, c_name, c_document, c_ispb, c_bank, c_branch, c_account,
            created_at, processed_at, ord)
+ WHERE {condition}
  ORDER BY ord
 RETURNING id
 """
-"""Many records with one statement, ``RETURNING id``; its 16 arguments from :func:`insert_many_arguments`.
-Identity values are drawn in insertion order, so ascending ids are the records' order."""
+
+
+def insert_many_sql(condition: str = "true") -> str:
+    """Many records with one statement, ``RETURNING id``; its 16 arguments from
+    :func:`insert_many_arguments`. Identity values are drawn in insertion order, so ascending ids are
+    the records' order. ``condition``: none is added unless it holds (a guard of the same statement)."""
+    return _INSERT_MANY.format(condition=condition)
+
+
+INSERT_MANY = insert_many_sql()
 
 
 def insert_many_arguments(records: Sequence[NewTransaction]) -> tuple[object, ...]:

@@ -11,13 +11,78 @@ from pixcore.records import NewTransfer, Transfer
 from pixcore.transfers import Priority, TransferState
 from pixweb.persistence.repository import Repository
 
-__all__ = ["PostgresTransfers"]
+__all__ = ["PostgresTransfers", "insert_transfers_sql", "transfer_arguments"]
 
 _TRANSFER_COLUMNS = """
     transaction_id, account_id, idempotency_key, state, priority, pix_key, amount, end_to_end_id,
     creditor_name, creditor_document, creditor_ispb, behavior, settle_after, deadline, created_at,
     receiver_account_id, description, payment_flow, error_code
 """
+
+
+# A new transfer's columns (besides its transaction_id and state) and their types, in the order of
+# :func:`transfer_arguments`.
+_NEW = (
+    ("account_id", "bigint"),
+    ("idempotency_key", "uuid"),
+    ("priority", "text"),
+    ("pix_key", "text"),
+    ("creditor_document", "text"),
+    ("description", "text"),
+    ("payment_flow", "text"),
+    ("amount", "bigint"),
+    ("end_to_end_id", "text"),
+    ("receiver_account_id", "bigint"),
+    ("creditor_name", "text"),
+    ("creditor_ispb", "text"),
+    ("behavior", "text"),
+    ("settle_after", "timestamptz"),
+    ("deadline", "timestamptz"),
+    ("created_at", "timestamptz"),
+)
+
+
+def insert_transfers_sql(first: int, *, transaction_ids: str | None = None) -> str:
+    """An INSERT of many PENDING transfers, one per element of the arrays ``$first`` onwards (16 of
+    them: :func:`transfer_arguments`). Their transaction ids come from the array ``transaction_ids``
+    (a parameter such as ``"$1"``) or, when it is None, from the CTE ``numbered (id, ord)`` of the
+    same statement, the n-th transfer taking the id numbered n."""
+    names = ", ".join(name for name, _ in _NEW)
+    arrays = ", ".join(f"${first + n}::{kind}[]" for n, (_, kind) in enumerate(_NEW))
+    if transaction_ids is None:
+        source = f"unnest({arrays}) WITH ORDINALITY AS t({names}, ord) JOIN numbered n ON n.ord = t.ord"
+        transaction_id = "n.id"
+    else:
+        source = f"unnest({transaction_ids}::bigint[], {arrays}) AS t(transaction_id, {names})"
+        transaction_id = "t.transaction_id"
+    columns = ", ".join(f"t.{name}" for name, _ in _NEW)
+    return (
+        f"INSERT INTO transfers (transaction_id, state, {names}) "  # noqa: S608 - constants only
+        f"SELECT {transaction_id}, 'PENDING', {columns} FROM {source}"
+    )
+
+
+def transfer_arguments(transfers: Sequence[NewTransfer]) -> tuple[object, ...]:
+    """The 16 arrays of :func:`insert_transfers_sql` (everything but the transaction ids)."""
+    ts = transfers
+    return (
+        [t.account_id for t in ts],
+        [t.idempotency_key for t in ts],
+        [t.priority.value for t in ts],
+        [t.pix_key for t in ts],
+        [t.creditor_document for t in ts],
+        [t.description for t in ts],
+        [t.payment_flow for t in ts],
+        [t.amount for t in ts],
+        [t.end_to_end_id for t in ts],
+        [t.receiver_account_id for t in ts],
+        [t.creditor_name for t in ts],
+        [t.creditor_ispb for t in ts],
+        [t.behavior for t in ts],
+        [t.settle_after for t in ts],
+        [t.deadline for t in ts],
+        [t.created_at for t in ts],
+    )
 
 
 def _transfer(row: asyncpg.Record) -> Transfer:
@@ -74,41 +139,10 @@ class PostgresTransfers(Repository):
         )
 
     async def add_many(self, transfers: Sequence[NewTransfer]) -> None:
-        ts = transfers
         await self._conn.execute(
-            """
-            INSERT INTO transfers (transaction_id, account_id, idempotency_key, state, priority, pix_key,
-                creditor_document, description, payment_flow, amount, end_to_end_id, receiver_account_id,
-                creditor_name, creditor_ispb, behavior, settle_after, deadline, created_at)
-            SELECT transaction_id, account_id, idempotency_key, 'PENDING', priority, pix_key,
-                   creditor_document, description, payment_flow, amount, end_to_end_id,
-                   receiver_account_id, creditor_name, creditor_ispb, behavior, settle_after, deadline,
-                   created_at
-              FROM unnest($1::bigint[], $2::bigint[], $3::uuid[], $4::text[], $5::text[], $6::text[],
-                          $7::text[], $8::text[], $9::bigint[], $10::text[], $11::bigint[], $12::text[],
-                          $13::text[], $14::text[], $15::timestamptz[], $16::timestamptz[],
-                          $17::timestamptz[])
-                   AS t(transaction_id, account_id, idempotency_key, priority, pix_key, creditor_document,
-                       description, payment_flow, amount, end_to_end_id, receiver_account_id,
-                       creditor_name, creditor_ispb, behavior, settle_after, deadline, created_at)
-            """,
-            [t.transaction_id for t in ts],
-            [t.account_id for t in ts],
-            [t.idempotency_key for t in ts],
-            [t.priority.value for t in ts],
-            [t.pix_key for t in ts],
-            [t.creditor_document for t in ts],
-            [t.description for t in ts],
-            [t.payment_flow for t in ts],
-            [t.amount for t in ts],
-            [t.end_to_end_id for t in ts],
-            [t.receiver_account_id for t in ts],
-            [t.creditor_name for t in ts],
-            [t.creditor_ispb for t in ts],
-            [t.behavior for t in ts],
-            [t.settle_after for t in ts],
-            [t.deadline for t in ts],
-            [t.created_at for t in ts],
+            insert_transfers_sql(2, transaction_ids="$1"),
+            [t.transaction_id for t in transfers],
+            *transfer_arguments(transfers),
         )
 
     async def get(self, transaction_id: int) -> Transfer | None:

@@ -1,0 +1,132 @@
+"""PostgreSQL side of a transfer batch reserved with one read and one write (issue 17):
+:class:`pixcore.ports.TransferBatchStore`.
+
+Both are single statements on a pooled connection outside any open transaction, so a batch costs
+two round trips instead of a BEGIN, a locking read, three writes and a COMMIT. The write is one
+data-modifying ``WITH``; PostgreSQL runs a lone statement as its own transaction, so it is all or
+nothing:
+
+- ``guard`` moves the account's balance only if ``available`` is still what the batch read (the
+  UPDATE waits for a concurrent writer of the row and judges the row as that writer left it);
+- the records are added only if ``guard`` moved it, and everything else is joined to the records,
+  so a moved balance writes nothing at all;
+- a key claimed meanwhile breaks the unique index of ``idempotency_keys``, which aborts the whole
+  statement: nothing is written either.
+
+Either way the caller is told (None) and decides again; the CHECK constraints of ``balances`` stay
+the last guard, as for every other posting.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+
+import asyncpg
+
+from pixcore.accounts import Balance
+from pixcore.ports import IdempotencyRecord, TransferReservation
+from pixinfra.postgres.pool import Database
+from pixweb.persistence.transactions import insert_many_arguments, insert_many_sql
+from pixweb.persistence.transfers import insert_transfers_sql, transfer_arguments
+
+__all__ = ["PostgresTransferBatchStore"]
+
+_SEEN = """
+SELECT b.available, b.blocked, k.key, k.request_hash, k.transaction_id
+  FROM balances b
+  LEFT JOIN idempotency_keys k ON k.account_id = b.account_id AND k.key = ANY($2::uuid[])
+ WHERE b.account_id = $1
+"""
+
+# $1-$16 the records; $17 the account, $18 the available balance read, $19/$20 the change of
+# (available, blocked), $21 the time; $22/$23 the keys and request hashes; $24-$39 the transfers;
+# $40-$45 the ledger entries, each with the position of its transfer.
+_GUARD = """
+UPDATE balances SET available = available + $19, blocked = blocked + $20, updated_at = $21
+ WHERE account_id = $17 AND available = $18 AND available + $19 >= 0 AND blocked + $20 >= 0
+RETURNING account_id
+"""
+_RESERVE = (
+    f"WITH guard AS ({_GUARD}), added AS ({insert_many_sql('EXISTS (SELECT FROM guard)')}),"  # noqa: S608 - constants only
+    """
+numbered AS (SELECT id, row_number() OVER (ORDER BY id) AS ord FROM added),
+claimed AS (
+    INSERT INTO idempotency_keys (account_id, key, request_hash, transaction_id, created_at)
+    SELECT $17, c.key, c.request_hash, n.id, $21
+      FROM unnest($22::uuid[], $23::text[]) WITH ORDINALITY AS c(key, request_hash, ord)
+      JOIN numbered n ON n.ord = c.ord
+),
+"""
+    f"transferred AS ({insert_transfers_sql(24)}),"
+    """
+entries AS (
+    INSERT INTO ledger_entries (transaction_id, posting, account_id, bucket, amount, created_at, institution)
+    SELECT n.id, e.posting, e.account_id, e.bucket, e.amount, $21, e.institution
+      FROM unnest($40::bigint[], $41::text[], $42::bigint[], $43::text[], $44::bigint[], $45::text[])
+           AS e(ord, posting, account_id, bucket, amount, institution)
+      JOIN numbered n ON n.ord = e.ord
+)
+SELECT array_agg(id ORDER BY id) AS ids FROM added
+"""
+)
+
+
+class PostgresTransferBatchStore:
+    def __init__(self, database: Database) -> None:
+        self._database = database
+
+    async def seen(
+        self, account_id: int, keys: Sequence[uuid.UUID]
+    ) -> tuple[Balance | None, dict[uuid.UUID, IdempotencyRecord]]:
+        rows = await self._database.pool.fetch(_SEEN, account_id, list(keys))
+        if not rows:
+            return None, {}
+        balance = Balance(available=rows[0]["available"], blocked=rows[0]["blocked"])
+        return balance, {
+            row["key"]: IdempotencyRecord(row["request_hash"], row["transaction_id"])
+            for row in rows
+            if row["key"] is not None
+        }
+
+    async def reserve_if_unchanged(
+        self, account_id: int, available: int, reservations: Sequence[TransferReservation], at: datetime
+    ) -> list[int] | None:
+        if not reservations:
+            return []
+        change_available = change_blocked = 0
+        entries: list[tuple[int, str, int | None, str, int, str | None]] = []
+        for position, reservation in enumerate(reservations, 1):
+            posting = reservation.posting
+            moved = {account for account, change in posting.deltas().items() if change != (0, 0)}
+            if moved - {account_id}:
+                raise ValueError("a batch's postings move its own account's balance only")
+            delta_available, delta_blocked = posting.deltas().get(account_id, (0, 0))
+            change_available += delta_available
+            change_blocked += delta_blocked
+            entries.extend(
+                (position, posting.name, e.account_id, e.bucket.value, e.amount, e.institution)
+                for e in posting.entries
+            )
+        # The transfers' fields but their transaction id, which the statement gives each by position.
+        transfers = [reservation.transfer(0) for reservation in reservations]
+        try:
+            ids = await self._database.pool.fetchval(
+                _RESERVE,
+                *insert_many_arguments([reservation.record for reservation in reservations]),
+                account_id,
+                available,
+                change_available,
+                change_blocked,
+                at,
+                [reservation.key for reservation in reservations],
+                [reservation.request_hash for reservation in reservations],
+                *transfer_arguments(transfers),
+                *([entry[n] for entry in entries] for n in range(6)),
+            )
+        except asyncpg.UniqueViolationError as exc:
+            if exc.constraint_name != "idempotency_keys_pkey":
+                raise
+            return None  # a key claimed meanwhile by another unit of work: nothing was written
+        return list(ids) if ids is not None else None

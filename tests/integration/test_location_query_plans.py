@@ -4,9 +4,6 @@ never a scan of every location or every charge (another account's many included)
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-from typing import Any
-
 import asyncpg
 import pytest
 
@@ -14,7 +11,7 @@ from pixcore.standard_queries import parse_location_query
 from pixcore.testing import PlainHasher
 from pixcore.usecases import open_account
 from pixweb.persistence.locations import location_search_statements
-from tests.integration.test_query_plans import _scans as scans_of
+from tests.integration.plans import MODES, assert_list_reads_indexes, window
 from tests.support import pg_uow, random_cpf
 
 ROWS, OTHER_ROWS = 10_000, 60_000
@@ -66,22 +63,12 @@ CASES: dict[str, dict[str, str]] = {
 }
 
 
-@pytest.mark.parametrize("mode", ["force_custom_plan", "force_generic_plan"])
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("case", list(CASES))
 async def test_the_location_list_uses_indexes(
     account_id: int, conn: asyncpg.Connection, case: str, mode: str
 ) -> None:
     params = dict(CASES[case])
-    days = int(params.pop("days", "7"))
-    now = datetime.now(UTC)
-    query = parse_location_query(
-        inicio=(now - timedelta(days=days)).isoformat(), fim=now.isoformat(), **params
-    )
-    count, page, args = location_search_statements(account_id, query)
-    for sql in (count, page):
-        scans: list[tuple[str, Any]] = await scans_of(
-            conn, sql, args, mode, frozenset({"locations", "charges"})
-        )
-        assert scans, "the plan reads locations"
-        assert all(node != "Seq Scan" for node, _ in scans), scans
-    assert await conn.fetchval(count, *args) > 0  # the window holds matches: real work was planned
+    query = parse_location_query(**window(int(params.pop("days", "7"))), **params)
+    statements = location_search_statements(account_id, query)
+    await assert_list_reads_indexes(conn, statements, mode, frozenset({"locations", "charges"}))

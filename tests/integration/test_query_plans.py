@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 import asyncpg
 import pytest
@@ -30,6 +28,7 @@ from pixcore.testing import PlainHasher
 from pixcore.usecases import open_account
 from pixweb.persistence.charges import RECENT
 from pixweb.persistence.queries import COLUMNS, daily_flows_statement, find_statement, list_statement
+from tests.integration.plans import MODES, plan_nodes, scans
 from tests.support import pg_uow, random_cpf
 
 ROWS, OTHER_ROWS = 40_000, 10_000
@@ -89,33 +88,6 @@ async def populated(migrated_database: str) -> Populated:
     )
 
 
-def _nodes(plan: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    yield plan
-    for child in plan.get("Plans", []):
-        yield from _nodes(child)
-
-
-async def _scans(
-    conn: asyncpg.Connection,
-    sql: str,
-    args: list[Any],
-    mode: str,
-    relations: frozenset[str] = frozenset({"transactions"}),
-) -> list[tuple[str, str]]:
-    """(node type, index or relation) of every scan of ``relations`` in the plan."""
-    await conn.execute(f"SET plan_cache_mode = {mode}")
-    try:
-        raw = await conn.fetchval(f"EXPLAIN (FORMAT JSON) {sql}", *args)
-    finally:
-        await conn.execute("RESET plan_cache_mode")
-    plan = json.loads(raw)[0]["Plan"]
-    return [
-        (node["Node Type"], node.get("Index Name", node["Relation Name"]))
-        for node in _nodes(plan)
-        if node.get("Relation Name") in relations
-    ]
-
-
 LISTS: dict[str, tuple[ListKind, dict[str, str]]] = {
     "list, first page": (ListKind.TRANSACTIONS, {}),
     "list, deep page": (ListKind.TRANSACTIONS, {"page": "150", "size": "20"}),
@@ -132,7 +104,7 @@ LISTS: dict[str, tuple[ListKind, dict[str, str]]] = {
 }
 
 
-@pytest.mark.parametrize("mode", ["force_custom_plan", "force_generic_plan"])
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("case", list(LISTS))
 async def test_lists_use_indexes(
     populated: Populated, conn: asyncpg.Connection, case: str, mode: str
@@ -147,14 +119,14 @@ async def test_lists_use_indexes(
     sql, args = list_statement(
         populated.account_id, query, cap=PIX_KEY_TOTAL_CAP if kind is ListKind.PIX_KEY else None
     )
-    scans = await _scans(conn, sql, args, mode)
-    assert scans, "the plan reads transactions"
-    assert all(node != "Seq Scan" for node, _ in scans), scans
+    found = await scans(conn, sql, args, mode)
+    assert found, "the plan reads transactions"
+    assert all(node != "Seq Scan" for node, _ in found), found
     found = await conn.fetch(sql, *args)
     assert found[0]["total"] > 0  # the window holds matches: the plan was asked about real work
 
 
-@pytest.mark.parametrize("mode", ["force_custom_plan", "force_generic_plan"])
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("kind", ["externalId", "endToEndId"])
 async def test_filters_by_identifier_use_indexes(
     populated: Populated, conn: asyncpg.Connection, kind: str, mode: str
@@ -166,12 +138,12 @@ async def test_filters_by_identifier_use_indexes(
     )
     query = parse_list_query(ListKind.TRANSACTIONS, now=datetime.now(UTC), **params)
     sql, args = list_statement(populated.account_id, query)
-    scans = await _scans(conn, sql, args, mode)
-    assert all(node != "Seq Scan" for node, _ in scans), scans
+    found = await scans(conn, sql, args, mode)
+    assert all(node != "Seq Scan" for node, _ in found), found
     assert (await conn.fetch(sql, *args))[0]["total"] == 1
 
 
-@pytest.mark.parametrize("mode", ["force_custom_plan", "force_generic_plan"])
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("by_key", [True, False], ids=["pix-key lookup", "status record"])
 @pytest.mark.parametrize("which", ["id", "e2e", "external"])
 async def test_lookups_use_indexes(
@@ -185,9 +157,9 @@ async def test_lookups_use_indexes(
         pytest.skip("nothing to look up")
     row_key = await conn.fetchval("SELECT pix_key FROM transactions WHERE id = $1", populated.some_id)
     sql, args = find_statement(populated.account_id, identifier, pix_key=row_key if by_key else None)
-    scans = await _scans(conn, sql, args, mode)
-    assert scans
-    assert all(node != "Seq Scan" for node, _ in scans), scans
+    found = await scans(conn, sql, args, mode)
+    assert found
+    assert all(node != "Seq Scan" for node, _ in found), found
     found = await conn.fetchrow(sql, *args)
     if which == "e2e" and not by_key:  # the status record takes an id or an externalId only
         assert found is None
@@ -237,7 +209,7 @@ async def test_every_page_holds_the_rows_a_plain_offset_gives(
         assert got == everything[(page - 1) * size : page * size], page
 
 
-@pytest.mark.parametrize("mode", ["force_custom_plan", "force_generic_plan"])
+@pytest.mark.parametrize("mode", MODES)
 async def test_the_daily_flows_read_the_settled_records_index(
     populated: Populated, conn: asyncpg.Connection, mode: str
 ) -> None:
@@ -251,7 +223,7 @@ async def test_the_daily_flows_read_the_settled_records_index(
         raw = await conn.fetchval(f"EXPLAIN (FORMAT JSON) {sql}", *args)
     finally:
         await conn.execute("RESET plan_cache_mode")
-    nodes = list(_nodes(json.loads(raw)[0]["Plan"]))
+    nodes = list(plan_nodes(json.loads(raw)[0]["Plan"]))
     assert all(node["Node Type"] != "Seq Scan" for node in nodes), nodes
     assert {node["Index Name"] for node in nodes if "Index Name" in node} == {
         "transactions_account_flows_idx"
@@ -283,7 +255,7 @@ SELECT $1::bigint, 'plans' || lpad(g::text, 26, '0'), 'cob', 'ATIVA', now(), now
 """Charges without a location (``loc_id`` and its token NULL), which the plans do not read."""
 
 
-@pytest.mark.parametrize("mode", ["force_custom_plan", "force_generic_plan"])
+@pytest.mark.parametrize("mode", MODES)
 async def test_an_accounts_newest_charges_are_one_range_of_an_index(
     populated: Populated, conn: asyncpg.Connection, mode: str
 ) -> None:
@@ -299,7 +271,7 @@ async def test_an_accounts_newest_charges_are_one_range_of_an_index(
         await conn.execute("ANALYZE charges")
         await conn.execute(f"SET LOCAL plan_cache_mode = {mode}")
         raw = await conn.fetchval(f"EXPLAIN (FORMAT JSON) {RECENT}", populated.account_id, 50)
-        nodes = list(_nodes(json.loads(raw)[0]["Plan"]))
+        nodes = list(plan_nodes(json.loads(raw)[0]["Plan"]))
         assert [node["Node Type"] for node in nodes] == ["Limit", "Index Scan"], nodes
         assert nodes[1]["Index Name"] == "charges_account_recent_idx"
         assert nodes[1]["Scan Direction"] == "Backward"

@@ -33,9 +33,7 @@ from pixweb.api.deps import principal_of, services_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import MAX_SHORT_CODE, Int64, Timestamp, doc, raw
 from pixweb.api.listing import QUERIES
-from pixweb.api.standard import (
-    PageOut,
-)
+from pixweb.api.standard import PeriodOut, period_fields
 from pixweb.body_errors import judge_body
 from pixweb.problems import PROBLEMS, problem_responses
 from pixweb.qr import png_off_loop
@@ -85,12 +83,9 @@ class LocationOut(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=Tr
     criacao: Annotated[Timestamp, doc("When it was created (UTC, RFC 3339).")]
 
 
-class LocationQueryOut(msgspec.Struct, rename="camel", omit_defaults=True):
+class LocationQueryOut(PeriodOut, rename="camel", omit_defaults=True):
     """The standard's ``ParametrosConsultaPayloadLocation``: the query as the service read it."""
 
-    inicio: Annotated[Timestamp, doc("The window's start (UTC).")]
-    fim: Annotated[Timestamp, doc("The window's end (UTC).")]
-    paginacao: PageOut
     tx_id_presente: Annotated[bool | None, doc("The txIdPresente filter asked for.")] = None
     tipo_cob: Annotated[str | None, doc("The tipoCob filter asked for.")] = None
 
@@ -121,17 +116,9 @@ def location_out(location: Location, prefix: str) -> LocationOut:
 
 
 def listing_out(query: LocationQuery, listing: LocationListing, prefix: str) -> LocationsOut:
-    page = query.page
     return LocationsOut(
         parametros=LocationQueryOut(
-            inicio=format_timestamp(query.start),
-            fim=format_timestamp(query.end),
-            paginacao=PageOut(
-                pagina_atual=page.number,
-                itens_por_pagina=page.size,
-                quantidade_de_paginas=page.count(listing.total),
-                quantidade_total_de_itens=listing.total,
-            ),
+            **period_fields(query, listing.total),
             tx_id_presente=query.txid_present,
             tipo_cob=None if query.type is None else query.type.value,
         ),

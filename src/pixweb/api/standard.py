@@ -19,6 +19,7 @@ from pixcore.standard_queries import (
     MAX_PAGE,
     RFC3339_PATTERN,
     ChargeQuery,
+    LocationQuery,
     ReceivedQuery,
 )
 from pixweb.api.fields import Timestamp, doc, whole
@@ -33,12 +34,14 @@ __all__ = [
     "ItemsPerPage",
     "PageNumber",
     "PageOut",
+    "PeriodOut",
     "QueryParameter",
     "Revision",
     "Start",
     "WindowOut",
     "given_once",
     "parameters_example",
+    "period_fields",
     "window_fields",
 ]
 
@@ -151,18 +154,23 @@ class PageOut(msgspec.Struct, rename="camel"):
     quantidade_total_de_itens: Annotated[int, doc("How many items match in all.")]
 
 
-class WindowOut(msgspec.Struct, rename="camel", omit_defaults=True):
-    """What the parameters of the standard's lists share: the window, the page, the document."""
+class PeriodOut(msgspec.Struct, rename="camel", omit_defaults=True):
+    """What the parameters of every list of the standard share: the window and the page."""
 
     inicio: Annotated[Timestamp, doc("The window's start (UTC).")]
     fim: Annotated[Timestamp, doc("The window's end (UTC).")]
     paginacao: PageOut
+
+
+class WindowOut(PeriodOut, rename="camel", omit_defaults=True):
+    """The parameters of the lists of charges and of PIX received: the period and the document."""
+
     cpf: Annotated[str | None, doc("The CPF asked for.")] = None
     cnpj: Annotated[str | None, doc("The CNPJ asked for.")] = None
 
 
-def window_fields(query: ChargeQuery | ReceivedQuery, total: int) -> dict[str, Any]:
-    """The fields of :class:`WindowOut`, for the ``parametros`` of a list's answer."""
+def period_fields(query: ChargeQuery | ReceivedQuery | LocationQuery, total: int) -> dict[str, Any]:
+    """The fields of :class:`PeriodOut`, for the ``parametros`` of a list's answer."""
     page = query.page
     return {
         "inicio": format_timestamp(query.start),
@@ -173,9 +181,12 @@ def window_fields(query: ChargeQuery | ReceivedQuery, total: int) -> dict[str, A
             quantidade_de_paginas=page.count(total),
             quantidade_total_de_itens=total,
         ),
-        "cpf": query.cpf,
-        "cnpj": query.cnpj,
     }
+
+
+def window_fields(query: ChargeQuery | ReceivedQuery, total: int) -> dict[str, Any]:
+    """The fields of :class:`WindowOut`, for the ``parametros`` of a list's answer."""
+    return {**period_fields(query, total), "cpf": query.cpf, "cnpj": query.cnpj}
 
 
 def parameters_example(**extra: Any) -> dict[str, Any]:

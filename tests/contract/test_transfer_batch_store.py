@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import uuid
+from datetime import UTC, datetime
 
 import pytest
 
@@ -17,13 +18,16 @@ from pixcore.records import NewTransfer
 from tests.contract.conftest import Backend
 from tests.contract.rows import OUTSIDE, T0, funded, new_transfer, receipt, withdrawal
 
+NEVER = datetime(9999, 1, 1, tzinfo=UTC)
+
 
 def _reservation(account_id: int, amount: int, key: uuid.UUID | None = None) -> TransferReservation:
     key = key or uuid.uuid4()
     record = withdrawal(account_id, amount)
 
     def transfer(transaction_id: int) -> NewTransfer:
-        made = new_transfer(transaction_id, account_id, amount=amount)
+        # Committed in the run's shared database: never due, so no settlement query meets it.
+        made = new_transfer(transaction_id, account_id, amount=amount, settle_after=NEVER)
         return dataclasses.replace(made, idempotency_key=key, end_to_end_id=record.end_to_end_id)
 
     return TransferReservation(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -89,7 +90,9 @@ __all__ = [
     "read_received",
     "receiving_key",
     "relocate",
+    "revisable",
     "revise_charge",
+    "revise_locked",
     "search_charges",
     "search_received",
     "sweep_expired_charges",
@@ -598,37 +601,65 @@ async def revise_charge(
             cancelled = await cancel_locked(tx, charge, now)
             await tx.commit()
             return cancelled
-        status = charge.status_at(now)
-        if status is not ChargeStatus.ATIVA:
-            raise InvalidTransition(f"a {status.value} charge cannot be revised")
+        revisable(charge, now)
         if charge.kind is ChargeKind.CASH_IN:
             raise InvalidTransition("a cash-in cannot be revised, only cancelled")
-        account = await load_account(tx, account_id)
-        key = charge.pix_key if revision.key is None else await receiving_key(tx, account_id, revision.key)
-        moved = await relocate(
-            tx, charge, revision.loc_id, location_prefix=location_prefix, amount=revision.amount
-        )
-        code = dynamic_code(
-            location=moved.location,
-            merchant_name=account.name,
-            merchant_city=account.city,
+        revised = await revise_locked(
+            tx,
+            charge,
+            now,
+            key=revision.key,
+            loc_id=revision.loc_id,
             amount=revision.amount,
+            location_prefix=location_prefix,
+            fields=lambda moved: dataclasses.replace(
+                moved,
+                expiration=revision.expiration,
+                amount=revision.amount,
+                modality=revision.modality,
+                payer_request=revision.payer_request,
+                debtor=revision.debtor,
+                info=revision.info,
+            ),
         )
-        revised = dataclasses.replace(
-            moved,
-            expiration=revision.expiration,
-            amount=revision.amount,
-            modality=revision.modality,
-            pix_key=key,
-            payer_request=revision.payer_request,
-            debtor=revision.debtor,
-            info=revision.info,
-            br_code=code,
-            revision=charge.revision + 1,
-            updated_at=now,
-        )
-        await tx.charges.revise(revised)
         await tx.commit()
+    return revised
+
+
+def revisable(charge: Charge, now: datetime) -> None:
+    """``InvalidTransition`` unless ``charge`` is ATIVA at ``now`` (expired is REMOVIDA_PELO_PSP)."""
+    status = charge.status_at(now)
+    if status is not ChargeStatus.ATIVA:
+        raise InvalidTransition(f"a {status.value} charge cannot be revised")
+
+
+async def revise_locked(
+    tx: UnitOfWork,
+    charge: Charge,
+    now: datetime,
+    *,
+    key: str | None,
+    loc_id: int | None,
+    amount: int,
+    location_prefix: str,
+    fields: Callable[[Charge], Charge],
+) -> Charge:
+    """Revise ``charge``, locked by the unit of work and ATIVA at ``now`` (``PATCH /cob`` and
+    ``PATCH /cobv``): on the key asked for (the account's; None keeps it), at the location
+    ``loc_id`` (moved first, so that the revision kept has its new code), with the BR Code made
+    again for ``amount`` (0: none in the code), ``fields`` giving the kind's own changes, its
+    revision grown by one. The caller commits."""
+    revisable(charge, now)
+    account = await load_account(tx, charge.account_id)
+    pix_key = charge.pix_key if key is None else await receiving_key(tx, charge.account_id, key)
+    moved = await relocate(tx, charge, loc_id, location_prefix=location_prefix, amount=amount)
+    code = dynamic_code(
+        location=moved.location, merchant_name=account.name, merchant_city=account.city, amount=amount
+    )
+    revised = dataclasses.replace(
+        fields(moved), pix_key=pix_key, br_code=code, revision=charge.revision + 1, updated_at=now
+    )
+    await tx.charges.revise(revised)
     return revised
 
 

@@ -12,7 +12,7 @@ import dataclasses
 from datetime import datetime
 
 from pixcore.accounts import Account
-from pixcore.charges import Charge, ChargeKind, ChargeStatus, dynamic_code
+from pixcore.charges import Charge, ChargeKind
 from pixcore.clock import Clock
 from pixcore.due_requests import DueChargeRequest, DueRevision, DueRevisionFields
 from pixcore.errors import ChargeNotFound, InvalidTransition
@@ -23,8 +23,8 @@ from pixcore.usecases.charges import (
     add_charge,
     cancel_locked,
     load_account,
-    receiving_key,
-    relocate,
+    revisable,
+    revise_locked,
 )
 
 __all__ = ["add_due_charge", "create_due_charge", "revise_due_charge", "revise_locked_due_charge"]
@@ -117,29 +117,25 @@ async def revise_locked_due_charge(
     revision = DueRevision.parse(fields, charge, now=now)
     if revision.cancel:
         return await cancel_locked(tx, charge, now)
-    status = charge.status_at(now)
-    if status is not ChargeStatus.ATIVA:
-        raise InvalidTransition(f"a {status.value} charge cannot be revised")
-    if revision.terms is None:
+    revisable(charge, now)
+    terms = revision.terms
+    if terms is None:
         raise InvalidTransition("a due-date charge keeps its terms")
-    account = await load_account(tx, charge.account_id)
-    key = charge.pix_key if revision.key is None else await receiving_key(tx, charge.account_id, revision.key)
-    moved = await relocate(tx, charge, revision.loc_id, location_prefix=location_prefix, amount=0)
-    code = dynamic_code(
-        location=moved.location, merchant_name=account.name, merchant_city=account.city, amount=0
+    return await revise_locked(
+        tx,
+        charge,
+        now,
+        key=revision.key,
+        loc_id=revision.loc_id,
+        amount=0,
+        location_prefix=location_prefix,
+        fields=lambda moved: dataclasses.replace(
+            moved,
+            expiration=revision.expiration,
+            amount=terms.original,
+            payer_request=revision.payer_request,
+            debtor=revision.debtor,
+            info=revision.info,
+            due=terms,
+        ),
     )
-    revised = dataclasses.replace(
-        moved,
-        expiration=revision.expiration,
-        amount=revision.terms.original,
-        pix_key=key,
-        payer_request=revision.payer_request,
-        debtor=revision.debtor,
-        info=revision.info,
-        due=revision.terms,
-        br_code=code,
-        revision=charge.revision + 1,
-        updated_at=now,
-    )
-    await tx.charges.revise(revised)
-    return revised

@@ -275,23 +275,24 @@ async def _reserve(
     now: datetime,
     norm_delay: timedelta,
 ) -> Transfer:
-    record, make_transfer = new_records(
+    made = reservation(
         account_id=account_id,
         key=key,
+        fingerprint=fingerprint,
         request=request,
         entry=entry,
         ispb=ispb,
         now=now,
         norm_delay=norm_delay,
     )
-    transaction_id = await tx.transactions.add(record)
+    transaction_id = await tx.transactions.add(made.record)
     # Claimed before any money moves: a concurrent duplicate waits here, then replays.
     if not await tx.idempotency.claim(account_id, key, fingerprint, transaction_id, now):
         raise _KeyTaken()
-    new = make_transfer(transaction_id)
+    new = made.transfer(transaction_id)
     await tx.transfers.add(new)
     # Last: the guarded update takes the balance row's lock, held until COMMIT.
-    await tx.ledger.post(transaction_id, ledger.reserve(account_id, request.amount), now)
+    await tx.ledger.post(transaction_id, made.posting, now)
     return stored(new)
 
 

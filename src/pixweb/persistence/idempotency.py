@@ -6,13 +6,15 @@ import uuid
 from collections.abc import Sequence
 from datetime import datetime
 
+import asyncpg
+
 from pixcore.accounts import Balance
 from pixcore.ports import IdempotencyRecord
 from pixcore.records import NewTransaction
 from pixweb.persistence.repository import Repository
 from pixweb.persistence.transactions import INSERT_MANY, insert_many_arguments
 
-__all__ = ["PostgresIdempotency"]
+__all__ = ["BALANCE_AND_TAKEN", "PostgresIdempotency", "balance_and_taken"]
 
 # The records, then each key claimed with the id of the record at its place (ids ascend in the
 # records' order): one statement. The claims' foreign key is checked at the statement's end, when
@@ -32,6 +34,31 @@ claimed AS (
 SELECT (SELECT array_agg(id ORDER BY id) FROM added) AS ids, ARRAY(SELECT key FROM claimed) AS claimed
 """
 )
+
+
+BALANCE_AND_TAKEN = """
+SELECT b.available, b.blocked, k.key, k.request_hash, k.transaction_id
+  FROM balances b
+  LEFT JOIN idempotency_keys k ON k.account_id = b.account_id AND k.key = ANY($2::uuid[])
+ WHERE b.account_id = $1
+"""
+"""An account's balance ($1) and which of the keys $2 it has taken: one row per taken key (or one
+row without a key), each with the balance. Read by :func:`balance_and_taken`."""
+_LOCK_AND_FIND = BALANCE_AND_TAKEN + "   FOR UPDATE OF b"
+
+
+def balance_and_taken(
+    rows: Sequence[asyncpg.Record],
+) -> tuple[Balance | None, dict[uuid.UUID, IdempotencyRecord]]:
+    """The rows of :data:`BALANCE_AND_TAKEN`: the balance (None: no such account) and the taken keys."""
+    if not rows:
+        return None, {}
+    balance = Balance(available=rows[0]["available"], blocked=rows[0]["blocked"])
+    return balance, {
+        row["key"]: IdempotencyRecord(row["request_hash"], row["transaction_id"])
+        for row in rows
+        if row["key"] is not None
+    }
 
 
 class PostgresIdempotency(Repository):
@@ -79,25 +106,7 @@ class PostgresIdempotency(Repository):
         self, account_id: int, keys: Sequence[uuid.UUID]
     ) -> tuple[Balance | None, dict[uuid.UUID, IdempotencyRecord]]:
         # One row per taken key (or one with no key), each with the balance; its row locked once.
-        rows = await self._conn.fetch(
-            """
-            SELECT b.available, b.blocked, k.key, k.request_hash, k.transaction_id
-              FROM balances b
-              LEFT JOIN idempotency_keys k ON k.account_id = b.account_id AND k.key = ANY($2::uuid[])
-             WHERE b.account_id = $1
-               FOR UPDATE OF b
-            """,
-            account_id,
-            list(keys),
-        )
-        if not rows:
-            return None, {}
-        balance = Balance(available=rows[0]["available"], blocked=rows[0]["blocked"])
-        return balance, {
-            row["key"]: IdempotencyRecord(row["request_hash"], row["transaction_id"])
-            for row in rows
-            if row["key"] is not None
-        }
+        return balance_and_taken(await self._conn.fetch(_LOCK_AND_FIND, account_id, list(keys)))
 
     async def add_and_claim_many(
         self,

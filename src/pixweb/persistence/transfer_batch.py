@@ -28,17 +28,11 @@ import asyncpg
 from pixcore.accounts import Balance
 from pixcore.ports import IdempotencyRecord, TransferReservation
 from pixinfra.postgres.pool import Database
+from pixweb.persistence.idempotency import BALANCE_AND_TAKEN, balance_and_taken
 from pixweb.persistence.transactions import insert_many_arguments, insert_many_sql
 from pixweb.persistence.transfers import insert_transfers_sql, transfer_arguments
 
 __all__ = ["PostgresTransferBatchStore"]
-
-_SEEN = """
-SELECT b.available, b.blocked, k.key, k.request_hash, k.transaction_id
-  FROM balances b
-  LEFT JOIN idempotency_keys k ON k.account_id = b.account_id AND k.key = ANY($2::uuid[])
- WHERE b.account_id = $1
-"""
 
 # $1-$16 the records; $17 the account, $18 the available balance read, $19/$20 the change of
 # (available, blocked), $21 the time; $22/$23 the keys and request hashes; $24-$39 the transfers;
@@ -80,15 +74,8 @@ class PostgresTransferBatchStore:
     async def seen(
         self, account_id: int, keys: Sequence[uuid.UUID]
     ) -> tuple[Balance | None, dict[uuid.UUID, IdempotencyRecord]]:
-        rows = await self._database.pool.fetch(_SEEN, account_id, list(keys))
-        if not rows:
-            return None, {}
-        balance = Balance(available=rows[0]["available"], blocked=rows[0]["blocked"])
-        return balance, {
-            row["key"]: IdempotencyRecord(row["request_hash"], row["transaction_id"])
-            for row in rows
-            if row["key"] is not None
-        }
+        rows = await self._database.pool.fetch(BALANCE_AND_TAKEN, account_id, list(keys))
+        return balance_and_taken(rows)
 
     async def reserve_if_unchanged(
         self, account_id: int, available: int, reservations: Sequence[TransferReservation], at: datetime

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -412,4 +412,91 @@ async def test_a_batch_whose_balance_keeps_moving_is_decided_under_the_lock() ->
     assert store.writes == OPTIMISTIC_TRIES
     assert world.store.commits == commits + OPTIMISTIC_TRIES + 1  # the moves, then the locked batch
     assert world.balance(world.sender) == Balance(9800 - 2500, 200 + 2500)
+    assert_books_balance(world.store)
+
+
+class _Gated(InMemoryTransferBatchStore):
+    """A store whose first write waits for ``gate`` (a batch's write still on its way), after
+    ``meanwhile`` (if given) has run: another request that moves the balance under it."""
+
+    def __init__(self, world: World, meanwhile: Decimal | None = None) -> None:
+        super().__init__(world.store.unit_of_work)
+        self.world, self.meanwhile = world, meanwhile
+        self.gate = asyncio.Event()
+        self.reads = self.writes = 0
+
+    async def seen(
+        self, account_id: int, keys: Sequence[uuid.UUID]
+    ) -> tuple[Balance | None, dict[uuid.UUID, IdempotencyRecord]]:
+        self.reads += 1
+        return await super().seen(account_id, keys)
+
+    async def reserve_if_unchanged(
+        self, account_id: int, available: int, reservations: Sequence[TransferReservation], at: datetime
+    ) -> list[int] | None:
+        self.writes += 1
+        if self.writes == 1:
+            if self.meanwhile is not None:
+                await self.world.send(amount=self.meanwhile)
+            await self.gate.wait()
+        return await super().reserve_if_unchanged(account_id, available, reservations, at)
+
+
+async def _until(condition: Callable[[], bool]) -> None:
+    """Wait (at most 2 s: a batch waits up to its 50 ms window) until ``condition`` holds."""
+    for _ in range(400):
+        if condition():
+            return
+        await asyncio.sleep(0.005)
+    raise AssertionError("the batcher never got there")
+
+
+def _send(world: World, batcher: TransferBatcher, amount: str) -> asyncio.Task[CreatedTransfer]:
+    request = transfer_request(amount=Decimal(amount))
+    return asyncio.create_task(
+        batcher.create(account_id=world.sender.id, idempotency_key=uuid.uuid4(), request=request)
+    )
+
+
+async def _outcomes(*tasks: asyncio.Task[CreatedTransfer]) -> list[Outcome]:
+    return [_outcome(r) for r in await asyncio.gather(*tasks, return_exceptions=True)]
+
+
+async def test_a_batch_is_decided_on_what_the_write_ahead_of_it_leaves() -> None:
+    """Maria holds 100.00. The first batch (60) is on its way; the next (50) reads 100 still, yet is
+    decided on the 40 the first leaves, and refused without a write of its own being refused."""
+    world = await _fresh_world()
+    store = _Gated(world)
+    batcher = _batcher(world, store=store)
+    first = _send(world, batcher, "60.00")
+    await _until(lambda: store.writes == 1)
+    second = _send(world, batcher, "50.00")
+    await _until(lambda: store.reads == 2)
+    await asyncio.sleep(0)
+    assert not first.done()
+    assert store.writes == 1  # the second waits for the first to land before it writes
+    store.gate.set()
+
+    assert await _outcomes(first, second) == [("created", 6000, False), ("InsufficientFunds", None, None)]
+    assert (store.reads, store.writes) == (2, 2)
+    assert world.balance(world.sender) == Balance(4000, 6000)
+    assert_books_balance(world.store)
+
+
+async def test_a_batch_behind_a_write_that_failed_is_decided_again() -> None:
+    """The first batch (60, decided on 100) is refused its write: 30.00 left meanwhile. It is read and
+    decided again (70 covers it), and the batch behind it (5, decided on the 40 the first would have
+    left) is decided again too, on what is really left."""
+    world = await _fresh_world()
+    store = _Gated(world, meanwhile=Decimal("30.00"))
+    batcher = _batcher(world, store=store)
+    first = _send(world, batcher, "60.00")
+    await _until(lambda: store.writes == 1)
+    second = _send(world, batcher, "5.00")
+    await _until(lambda: store.reads == 2)
+    store.gate.set()
+
+    assert await _outcomes(first, second) == [("created", 6000, False), ("created", 500, False)]
+    assert world.balance(world.sender) == Balance(500, 9500)
+    assert len(world.store.transfers) == 3
     assert_books_balance(world.store)

@@ -57,8 +57,9 @@ class _Queue(Generic[I, R]):
 class Gatherer(Generic[K, I, R]):
     """Per-key queues of requests, drained a batch at a time through ``apply``.
 
-    ``apply(key, batch)`` must answer every request of the batch (``Waiting.give``); one it leaves
-    unanswered when it raises is given that error. One per process; one event loop.
+    ``apply(key, batch)`` must answer every request of the batch (``Waiting.give``), when it returns
+    or later (a task it started); one it leaves unanswered when it raises is given that error.
+    One per process; one event loop.
     """
 
     def __init__(
@@ -91,6 +92,7 @@ class Gatherer(Generic[K, I, R]):
     async def _drain(self, key: K, queue: _Queue[I, R]) -> None:
         """Apply the key's waiting requests, a batch at a time, until none waits."""
         batch: list[Waiting[I, R]] = []
+        cancelled = False
         try:
             while queue.waiting:
                 if len(queue.waiting) < self.size and self._window > 0:
@@ -108,9 +110,14 @@ class Gatherer(Generic[K, I, R]):
                 except Exception as error:  # noqa: BLE001 - handed to the requests it left unanswered
                     for waiting in batch:
                         waiting.give(error)
+        except asyncio.CancelledError:
+            cancelled = True
+            raise
         finally:
             del self._queues[key]  # no await since the loop ended: nobody queued meanwhile
-            for waiting in [*batch, *queue.waiting]:  # unanswered only if this task was cancelled
+            # A batch may be answered after ``apply`` returned (by a write it left on its way, as
+            # ``transfer_batch`` does): only this task's cancellation leaves its requests unanswered.
+            for waiting in [*batch, *queue.waiting] if cancelled else []:
                 if not waiting.answer.done():
                     waiting.answer.cancel()
 

@@ -32,10 +32,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from pixcore.accounts import Balance
 from pixcore.clock import Clock
@@ -121,6 +121,10 @@ class _Read:
 class _Decision:
     """A batch decided against a balance: refused, retried alone, and reserved (in order)."""
 
+    available: int
+    """The available balance it was decided against."""
+    left: int
+    """What its reservations leave of it."""
     refused: dict[int, _Outcome]
     retries: list[int]
     covered: list[int]
@@ -132,6 +136,15 @@ class _Decision:
         for position, made, transaction_id in zip(self.covered, self.reservations, ids, strict=True):
             outcomes[position] = CreatedTransfer(stored(made.transfer(transaction_id)), replayed=False)
         return _Decided(outcomes, [*alone, *self.retries])
+
+
+@dataclass(frozen=True, slots=True)
+class _Ahead:
+    """A batch's write on its way: the available balance it leaves if it lands, and whether it did
+    (True once written, False once it did not: the batch behind it must decide again)."""
+
+    left: int
+    written: asyncio.Future[bool]
 
 
 def _refusal(
@@ -168,6 +181,8 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
         super().__init__(size=size, window=window)
         self._uow, self._directory, self._clock = uow, directory, clock
         self._certificates, self._store = certificates, store
+        self._ahead: dict[int, _Ahead] = {}  # per account, the write of its last batch, until it lands
+        self._writing: set[asyncio.Task[None]] = set()  # the writes on their way (kept referenced)
         self._ispb, self._norm_delay = ispb, norm_delay
 
     @property
@@ -235,6 +250,9 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
 
     async def _apply(self, account_id: int, batch: _Batch) -> None:
         items = [waiting.item for waiting in batch]
+        # The write of the batch ahead, if one is on its way as the reads begin: what they read may
+        # not show it yet, what it leaves will be the balance (or, if it fails, nothing is known).
+        ahead = self._ahead.get(account_id)
         # The callers' certificates, the batch's keys in the directory and (with a store) the balance
         # and the idempotency keys as committed: read at once, each one statement.
         admitted, read = await asyncio.gather(
@@ -244,8 +262,77 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
             raise admitted  # the certificate check's failure answers every request: never skipped
         if not admitted:
             return
+        requests = [waiting.item for waiting in admitted]
+        seen = None if isinstance(read, BaseException) else read.seen
+        balance, taken = (None, {}) if seen is None else seen
+        if isinstance(read, BaseException) or balance is None:  # no store, or a read failed
+            await self._answer(account_id, admitted, self._commit(account_id, requests, read))
+            return
+        # Pipelined: decided now, on what the write ahead of it leaves if that one is still on its
+        # way, and written behind it by a task of its own, while the next batch forms and decides.
+        if ahead is not None and ahead.written.done() and not ahead.written.result():
+            # Decided on a write that failed: read again (the batch ahead is being decided again).
+            await self._answer(
+                account_id, admitted, self._commit(account_id, requests, _Read(read.entries, None))
+            )
+            return
+        routed, alone = self._route(account_id, requests, read.entries)
+        now = self._clock.now()
+        decision = self._decide(
+            account_id, routed, balance.available if ahead is None else ahead.left, taken, now
+        )
+        mine = _Ahead(decision.left, asyncio.get_running_loop().create_future())
+        self._ahead[account_id] = mine
+        write = asyncio.create_task(
+            self._answer(
+                account_id,
+                admitted,
+                self._write_behind(account_id, requests, read, (decision, alone), ahead, mine, now),
+            )
+        )
+        self._writing.add(write)
+        write.add_done_callback(self._writing.discard)
+        if ahead is not None:
+            await asyncio.wait([ahead.written])  # two writes on their way at most
+
+    async def _write_behind(  # noqa: PLR0917 - one batch's write and what it needs
+        self,
+        account_id: int,
+        requests: Sequence[_Request],
+        read: _Read,
+        decided: tuple[_Decision, list[int]],
+        ahead: _Ahead | None,
+        mine: _Ahead,
+        now: datetime,
+    ) -> _Decided:
+        """The decided batch written once the write ahead of it has landed; if that one did not,
+        or the balance moved all the same, the batch is read and decided again (``_commit``)."""
+        decision, alone = decided
+        outcome: _Decided | None = None
         try:
-            decided = await self._commit(account_id, [waiting.item for waiting in admitted], read)
+            if self._store is not None and (ahead is None or await ahead.written):
+                ids = await self._store.reserve_if_unchanged(
+                    account_id, decision.available, decision.reservations, now
+                )
+                if ids is not None:
+                    outcome = decision.outcome(ids, alone)
+        finally:
+            mine.written.set_result(outcome is not None)
+            if self._ahead.get(account_id) is mine:
+                del self._ahead[account_id]
+        if outcome is None:
+            # Its first try was this write: the others read again (or at last lock the balance).
+            again = _Read(read.entries, None)
+            outcome = await self._commit(account_id, requests, again, tries=OPTIMISTIC_TRIES - 1)
+        return outcome
+
+    async def _answer(
+        self, account_id: int, admitted: _Batch, deciding: Coroutine[Any, Any, _Decided]
+    ) -> None:
+        """Each request of the batch answered what ``deciding`` decided for it (every one alone if it
+        fails); then those to go alone, one by one."""
+        try:
+            decided = await deciding
         except Exception:  # any failure of the batch: each request gets its own chance
             log.warning(
                 "a batch of %d transfers failed; applying them one by one", len(admitted), exc_info=True
@@ -266,28 +353,22 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
         return _Read(entries, seen)
 
     async def _commit(
-        self, account_id: int, requests: Sequence[_Request], read: _Read | BaseException
+        self,
+        account_id: int,
+        requests: Sequence[_Request],
+        read: _Read | BaseException,
+        *,
+        tries: int = OPTIMISTIC_TRIES,
     ) -> _Decided:
         if isinstance(read, BaseException):
             raise read  # a read failed: the batch cannot be decided
-        # A request the rules refuse goes alone, after the batch (exactly today's answer).
-        items: dict[int, _Routed] = {}
-        alone: list[int] = []
-        for position, item in enumerate(requests):
-            try:
-                entry = check_destination(
-                    read.entries.get(item.request.pix_key.value), item.request, account_id
-                )
-            except RuleViolation:
-                alone.append(position)
-            else:
-                items[position] = _Routed(item, entry)
+        items, alone = self._route(account_id, requests, read.entries)
         now = self._clock.now()
         seen = read.seen
         if self._store is not None:
             # Decided on the balance as committed, written only if it has not moved meanwhile; when
             # it has (another process's batch, a receipt), read again, and at last lock it.
-            for _ in range(OPTIMISTIC_TRIES):
+            for _ in range(tries):
                 if seen is None:
                     seen = await self._store.seen(account_id, [r.item.key for r in items.values()])
                 balance, taken = seen
@@ -317,6 +398,23 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
                 raise _BatchAbandoned("a key was claimed meanwhile by another unit of work")
             await tx.commit()
         return decision.outcome(ids, alone)
+
+    @staticmethod
+    def _route(
+        account_id: int, requests: Sequence[_Request], entries: Mapping[str, DirectoryEntry]
+    ) -> tuple[dict[int, _Routed], list[int]]:
+        """The requests the rules route (by position, with their entries), and the positions of those
+        they refuse: these go alone, after the batch (exactly today's answer)."""
+        items: dict[int, _Routed] = {}
+        alone: list[int] = []
+        for position, item in enumerate(requests):
+            try:
+                entry = check_destination(entries.get(item.request.pix_key.value), item.request, account_id)
+            except RuleViolation:
+                alone.append(position)
+            else:
+                items[position] = _Routed(item, entry)
+        return items, alone
 
     def _decide(
         self,
@@ -357,4 +455,4 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
             )
             for position in covered
         ]
-        return _Decision(refused, retries, covered, reservations)
+        return _Decision(available, running, refused, retries, covered, reservations)

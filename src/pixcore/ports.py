@@ -451,9 +451,11 @@ class TransferReservation:
 class TransferBatchStore(Protocol):
     """A batch of transfers out of one account reserved with one read and one write, each a single
     statement outside any open transaction (issue 17): the batch is decided on what :meth:`seen`
-    read, and :meth:`reserve_if_unchanged` writes it only if the account's available balance is
-    still what was read, so that the decision is exactly the one a locked balance would have given.
-    When it is not (or a key was claimed meanwhile), nothing is written and the caller decides again."""
+    read, and :meth:`reserve` writes it only if the decision still holds: the account's available
+    balance still covers it and, when the decision refused some transfer for its amount, is still
+    exactly what it was decided on (a higher one might have covered it). That is the decision a
+    locked balance would have given. When it does not hold (or a key was claimed meanwhile),
+    nothing is written and the caller decides again."""
 
     async def seen(
         self, account_id: int, keys: Sequence[uuid.UUID]
@@ -462,13 +464,18 @@ class TransferBatchStore(Protocol):
         the account's committed balance (None if there is no such account) and the taken ``keys``."""
         ...
 
-    async def reserve_if_unchanged(
-        self, account_id: int, available: int, reservations: Sequence[TransferReservation], at: datetime
+    async def reserve(
+        self,
+        account_id: int,
+        exactly: int | None,
+        reservations: Sequence[TransferReservation],
+        at: datetime,
     ) -> list[int] | None:
-        """All of ``reservations`` at once, atomically, if the account's available balance is still
-        ``available``: each record added (its id in the order given), its key claimed, its transfer
-        added and its posting applied, every posting moving ``account_id``'s balance only. The
-        records' ids; None, with nothing written, when the balance has moved or a key is taken."""
+        """All of ``reservations`` at once, atomically, if the account's available balance covers
+        them and (unless ``exactly`` is None) is ``exactly``: each record added (its id in the order
+        given), its key claimed, its transfer added and its posting applied, every posting moving
+        ``account_id``'s balance only. The records' ids; None, with nothing written, when the balance
+        does not cover them or is not ``exactly``, or a key is taken."""
         ...
 
 

@@ -374,16 +374,20 @@ class _MovedMeanwhile(InMemoryTransferBatchStore):
         self.reads += 1
         return await super().seen(account_id, keys)
 
-    async def reserve_if_unchanged(
-        self, account_id: int, available: int, reservations: Sequence[TransferReservation], at: datetime
+    async def reserve(
+        self,
+        account_id: int,
+        exactly: int | None,
+        reservations: Sequence[TransferReservation],
+        at: datetime,
     ) -> list[int] | None:
         self.writes += 1
         if self.writes <= self.moves:
             await self.world.send(amount=self.amount)
-        return await super().reserve_if_unchanged(account_id, available, reservations, at)
+        return await super().reserve(account_id, exactly, reservations, at)
 
 
-async def test_a_batch_whose_balance_moved_before_its_write_is_decided_again_on_the_new_one() -> None:
+async def test_a_batch_whose_balance_no_longer_covers_it_is_decided_again_on_the_new_one() -> None:
     """Read at 100.00, the batch covers 25 + 25 + 40; 50.00 leaves meanwhile, so nothing is written
     and, read again at 50.00, the 40 is refused: as if the balance had been locked all along."""
     world = await _fresh_world()
@@ -399,15 +403,32 @@ async def test_a_batch_whose_balance_moved_before_its_write_is_decided_again_on_
     assert_books_balance(world.store)
 
 
-async def test_a_batch_whose_balance_keeps_moving_is_decided_under_the_lock() -> None:
+async def test_a_batch_that_refused_nothing_is_written_on_any_balance_that_covers_it() -> None:
+    """Read at 100.00, 25 + 25 are covered; 10.00 leaves meanwhile: 90 still covers 50, so the one
+    write lands, as it would have under the lock (another process's batch, say, went first)."""
+    world = await _fresh_world()
+    store = _MovedMeanwhile(world, moves=1, amount=Decimal("10.00"))
+    requests = [(uuid.uuid4(), {}), (uuid.uuid4(), {})]
+
+    outcomes = await _batched(world, _batcher(world, store=store), requests)
+
+    assert outcomes == [("created", 2500, False), ("created", 2500, False)]
+    assert (store.reads, store.writes) == (1, 1)
+    assert world.balance(world.sender) == Balance(4000, 6000)
+    assert_books_balance(world.store)
+
+
+async def test_a_batch_that_refused_a_transfer_is_written_only_on_the_balance_it_was_decided_on() -> None:
+    """Read at 100.00, the 80 is refused after the 25: a balance that moved, even to one that still
+    covers the 25, might have covered the 80 too, so the batch is decided again; moving on every
+    try, it is decided under the lock."""
     world = await _fresh_world()
     store = _MovedMeanwhile(world, moves=OPTIMISTIC_TRIES, amount=Decimal("1.00"))
-    requests = [(uuid.uuid4(), {}), (uuid.uuid4(), {"amount": Decimal("74.00")})]
+    requests = [(uuid.uuid4(), {}), (uuid.uuid4(), {"amount": Decimal("80.00")})]
     commits = world.store.commits
 
     outcomes = await _batched(world, _batcher(world, store=store), requests)
 
-    # 100.00 less 1.00 per try leaves 98.00: the 25 fits, the 74 no longer does.
     assert outcomes == [("created", 2500, False), ("InsufficientFunds", None, None)]
     assert store.writes == OPTIMISTIC_TRIES
     assert world.store.commits == commits + OPTIMISTIC_TRIES + 1  # the moves, then the locked batch
@@ -431,15 +452,19 @@ class _Gated(InMemoryTransferBatchStore):
         self.reads += 1
         return await super().seen(account_id, keys)
 
-    async def reserve_if_unchanged(
-        self, account_id: int, available: int, reservations: Sequence[TransferReservation], at: datetime
+    async def reserve(
+        self,
+        account_id: int,
+        exactly: int | None,
+        reservations: Sequence[TransferReservation],
+        at: datetime,
     ) -> list[int] | None:
         self.writes += 1
         if self.writes == 1:
             if self.meanwhile is not None:
                 await self.world.send(amount=self.meanwhile)
             await self.gate.wait()
-        return await super().reserve_if_unchanged(account_id, available, reservations, at)
+        return await super().reserve(account_id, exactly, reservations, at)
 
 
 async def _until(condition: Callable[[], bool]) -> None:

@@ -17,8 +17,8 @@ __all__ = ["InMemoryTransferBatchStore"]
 
 class InMemoryTransferBatchStore:
     """Reads what is committed; writes a batch in one unit of work that it commits only if the
-    balance read is still the committed one and every key is still free (as the adapter's one
-    statement does), else writes nothing and answers None."""
+    committed balance covers it (and is ``exactly`` the one asked for) and every key is still free
+    (as the adapter's one statement does), else writes nothing and answers None."""
 
     def __init__(self, uow: UnitOfWorkFactory) -> None:
         self._uow = uow
@@ -30,20 +30,24 @@ class InMemoryTransferBatchStore:
             balance = await tx.balances.get(account_id)
             return balance, (await tx.idempotency.find_many(account_id, keys) if balance is not None else {})
 
-    async def reserve_if_unchanged(
-        self, account_id: int, available: int, reservations: Sequence[TransferReservation], at: datetime
+    async def reserve(
+        self,
+        account_id: int,
+        exactly: int | None,
+        reservations: Sequence[TransferReservation],
+        at: datetime,
     ) -> list[int] | None:
         for reservation in reservations:
             moved = {a for a, change in reservation.posting.deltas().items() if change != (0, 0)}
             if moved - {account_id}:
                 raise ValueError("a batch's postings move its own account's balance only")
-        if not reservations:
-            return []
         try:
             async with self._uow() as tx:
                 balance = await tx.balances.lock(account_id)
-                if balance is None or balance.available != available:
+                if balance is None or exactly not in {None, balance.available}:
                     return None
+                if not reservations:
+                    return []
                 ids = await reserve_many(tx, account_id, reservations, at)
                 if ids is None:
                     return None  # a key taken: leaving without a commit discards the rest

@@ -130,6 +130,12 @@ class _Decision:
     covered: list[int]
     reservations: list[TransferReservation]
 
+    @property
+    def exactly(self) -> int | None:
+        """The balance its write needs: exactly the one it was decided on when it refused a transfer
+        for its amount (a higher one might have covered it); else any that covers it."""
+        return self.available if self.refused else None
+
     def outcome(self, ids: Sequence[int], alone: Sequence[int]) -> _Decided:
         """The answers once the reservations are written with ``ids``."""
         outcomes = dict(self.refused)
@@ -311,9 +317,7 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
         outcome: _Decided | None = None
         try:
             if self._store is not None and (ahead is None or await ahead.written):
-                ids = await self._store.reserve_if_unchanged(
-                    account_id, decision.available, decision.reservations, now
-                )
+                ids = await self._store.reserve(account_id, decision.exactly, decision.reservations, now)
                 if ids is not None:
                     outcome = decision.outcome(ids, alone)
         finally:
@@ -366,8 +370,9 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
         now = self._clock.now()
         seen = read.seen
         if self._store is not None:
-            # Decided on the balance as committed, written only if it has not moved meanwhile; when
-            # it has (another process's batch, a receipt), read again, and at last lock it.
+            # Decided on the balance as committed, written only if the decision still holds (the
+            # balance covers it, and is the same if it refused a transfer); if not (another
+            # process's batch, a receipt), read again, and at last lock it.
             for _ in range(tries):
                 if seen is None:
                     seen = await self._store.seen(account_id, [r.item.key for r in items.values()])
@@ -375,9 +380,7 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
                 if balance is None:
                     raise AccountNotFound()
                 decision = self._decide(account_id, items, balance.available, taken, now)
-                ids = await self._store.reserve_if_unchanged(
-                    account_id, balance.available, decision.reservations, now
-                )
+                ids = await self._store.reserve(account_id, decision.exactly, decision.reservations, now)
                 if ids is not None:
                     return decision.outcome(ids, alone)
                 seen = None

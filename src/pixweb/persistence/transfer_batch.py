@@ -6,8 +6,9 @@ two round trips instead of a BEGIN, a locking read, three writes and a COMMIT. T
 data-modifying ``WITH``; PostgreSQL runs a lone statement as its own transaction, so it is all or
 nothing:
 
-- ``guard`` moves the account's balance only if ``available`` is still what the batch read (the
-  UPDATE waits for a concurrent writer of the row and judges the row as that writer left it);
+- ``guard`` moves the account's balance only if it covers the batch and, when the batch asks for
+  it, ``available`` is exactly what the batch was decided on (the UPDATE waits for a concurrent
+  writer of the row and judges the row as that writer left it);
 - the records are added only if ``guard`` moved it, and everything else is joined to the records,
   so a moved balance writes nothing at all;
 - a key claimed meanwhile breaks the unique index of ``idempotency_keys``, which aborts the whole
@@ -34,12 +35,16 @@ from pixweb.persistence.transfers import insert_transfers_sql, transfer_argument
 
 __all__ = ["PostgresTransferBatchStore"]
 
-# $1-$16 the records; $17 the account, $18 the available balance read, $19/$20 the change of
-# (available, blocked), $21 the time; $22/$23 the keys and request hashes; $24-$39 the transfers;
-# $40-$45 the ledger entries, each with the position of its transfer.
+_AVAILABLE = "SELECT available FROM balances WHERE account_id = $1"
+
+# $1-$16 the records; $17 the account, $18 the available balance it must be (NULL: any that
+# covers the batch), $19/$20 the change of (available, blocked), $21 the time; $22/$23 the keys
+# and request hashes; $24-$39 the transfers; $40-$45 the ledger entries, each with the position
+# of its transfer.
 _GUARD = """
 UPDATE balances SET available = available + $19, blocked = blocked + $20, updated_at = $21
- WHERE account_id = $17 AND available = $18 AND available + $19 >= 0 AND blocked + $20 >= 0
+ WHERE account_id = $17 AND ($18::bigint IS NULL OR available = $18)
+   AND available + $19 >= 0 AND blocked + $20 >= 0
 RETURNING account_id
 """
 _RESERVE = (
@@ -77,11 +82,18 @@ class PostgresTransferBatchStore:
         rows = await self._database.pool.fetch(BALANCE_AND_TAKEN, account_id, list(keys))
         return balance_and_taken(rows)
 
-    async def reserve_if_unchanged(
-        self, account_id: int, available: int, reservations: Sequence[TransferReservation], at: datetime
+    async def reserve(
+        self,
+        account_id: int,
+        exactly: int | None,
+        reservations: Sequence[TransferReservation],
+        at: datetime,
     ) -> list[int] | None:
-        if not reservations:
-            return []
+        if not reservations:  # nothing to write: only the balance to judge
+            if exactly is None:
+                return []
+            available = await self._database.pool.fetchval(_AVAILABLE, account_id)
+            return [] if available == exactly else None
         change_available = change_blocked = 0
         entries: list[tuple[int, str, int | None, str, int, str | None]] = []
         for position, reservation in enumerate(reservations, 1):
@@ -103,7 +115,7 @@ class PostgresTransferBatchStore:
                 _RESERVE,
                 *insert_many_arguments([reservation.record for reservation in reservations]),
                 account_id,
-                available,
+                exactly,
                 change_available,
                 change_blocked,
                 at,

@@ -3,13 +3,21 @@
 Every transfer out of an account locks that account's balance row until its COMMIT, so
 concurrent requests from one hot account queue on that lock one transaction at a time. A
 :class:`TransferBatcher` gathers the requests of one process for one account (up to ``size``,
-waiting at most ``window`` seconds for more) and applies them in ONE unit of work:
+waiting at most ``window`` seconds for more) and applies them together:
 
-1. the balance row is locked once, and each transfer is decided in arrival order against the
-   running available balance: one it does not cover fails alone with ``InsufficientFunds``;
+1. each transfer is decided in arrival order against the running available balance: one it does
+   not cover fails alone with ``InsufficientFunds``;
 2. the records, idempotency keys, transfers and ledger entries of the covered ones are written
-   with one statement each, the balance updated once (guarded, as always), one COMMIT;
-3. then every waiting request is answered. Nothing is answered before its COMMIT.
+   at once, the balance updated once (guarded, as always);
+3. then every waiting request is answered. Nothing is answered before its write is committed.
+
+With a :class:`~pixcore.ports.TransferBatchStore` (the service's way), the batch reads the balance
+as committed with one statement and is written by one more, which lands only if the decision still
+holds: the balance covers the batch and, if the batch refused a transfer, is the one it was decided
+on. Batches are pipelined: a batch is decided on what the write ahead of it leaves, while that write
+is on its way, and writes behind it. When a write does not land, the batch is read and decided
+again, and after ``OPTIMISTIC_TRIES`` decided under the balance row's lock in one unit of work
+(the way without a store).
 
 The keys the batch's requests pay are looked up in the directory with one statement when the
 batch begins (before its unit of work opens). A request whose destination the rules refuse, whose

@@ -306,6 +306,7 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
         )
         self._writing.add(write)
         write.add_done_callback(self._writing.discard)
+        write.add_done_callback(lambda _: self._landed(account_id, mine, landed=False))  # if cancelled
         if ahead is not None:
             await asyncio.wait([ahead.written])  # two writes on their way at most
 
@@ -329,14 +330,20 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
                 if ids is not None:
                     outcome = decision.outcome(ids, alone)
         finally:
-            mine.written.set_result(outcome is not None)
-            if self._ahead.get(account_id) is mine:
-                del self._ahead[account_id]
+            self._landed(account_id, mine, landed=outcome is not None)
         if outcome is None:
             # Its first try was this write: the others read again (or at last lock the balance).
             again = _Read(read.entries, None)
             outcome = await self._commit(account_id, requests, again, tries=OPTIMISTIC_TRIES - 1)
         return outcome
+
+    def _landed(self, account_id: int, write: _Ahead, *, landed: bool) -> None:
+        """Say once whether ``write`` landed (the batch behind it waits for this); the account's
+        next batch then reads the balance as committed."""
+        if not write.written.done():
+            write.written.set_result(landed)
+        if self._ahead.get(account_id) is write:
+            del self._ahead[account_id]
 
     async def _answer(
         self, account_id: int, admitted: _Batch, deciding: Coroutine[Any, Any, _Decided]

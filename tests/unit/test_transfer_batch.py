@@ -359,13 +359,13 @@ async def test_ungrouped_a_pending_credential_is_checked_before_the_transfer() -
     assert len(certificates.calls) == 2
 
 
-class _MovedMeanwhile(InMemoryTransferBatchStore):
-    """A store under which, before each of its first ``moves`` writes, another request (unbatched)
-    sends ``amount`` from the same account: the balance the batch read has moved by then."""
+class _Watched(InMemoryTransferBatchStore):
+    """A store that counts its reads and writes, and before each write runs ``_before_write``:
+    what else happens to the account meanwhile (another request, unbatched, moving its balance)."""
 
-    def __init__(self, world: World, moves: int, amount: Decimal) -> None:
+    def __init__(self, world: World) -> None:
         super().__init__(world.store.unit_of_work)
-        self.world, self.moves, self.amount = world, moves, amount
+        self.world = world
         self.reads = self.writes = 0
 
     async def seen(
@@ -382,9 +382,24 @@ class _MovedMeanwhile(InMemoryTransferBatchStore):
         at: datetime,
     ) -> list[int] | None:
         self.writes += 1
+        await self._before_write()
+        return await super().reserve(account_id, exactly, reservations, at)
+
+    async def _before_write(self) -> None:
+        return None
+
+
+class _MovedMeanwhile(_Watched):
+    """Before each of its first ``moves`` writes, ``amount`` leaves the account: the balance the
+    batch read has moved by then."""
+
+    def __init__(self, world: World, moves: int, amount: Decimal) -> None:
+        super().__init__(world)
+        self.moves, self.amount = moves, amount
+
+    async def _before_write(self) -> None:
         if self.writes <= self.moves:
             await self.world.send(amount=self.amount)
-        return await super().reserve(account_id, exactly, reservations, at)
 
 
 async def test_a_batch_whose_balance_no_longer_covers_it_is_decided_again_on_the_new_one() -> None:
@@ -436,35 +451,20 @@ async def test_a_batch_that_refused_a_transfer_is_written_only_on_the_balance_it
     assert_books_balance(world.store)
 
 
-class _Gated(InMemoryTransferBatchStore):
+class _Gated(_Watched):
     """A store whose first write waits for ``gate`` (a batch's write still on its way), after
-    ``meanwhile`` (if given) has run: another request that moves the balance under it."""
+    ``meanwhile`` (if given) has left the account: the balance moved under it."""
 
     def __init__(self, world: World, meanwhile: Decimal | None = None) -> None:
-        super().__init__(world.store.unit_of_work)
-        self.world, self.meanwhile = world, meanwhile
+        super().__init__(world)
+        self.meanwhile = meanwhile
         self.gate = asyncio.Event()
-        self.reads = self.writes = 0
 
-    async def seen(
-        self, account_id: int, keys: Sequence[uuid.UUID]
-    ) -> tuple[Balance | None, dict[uuid.UUID, IdempotencyRecord]]:
-        self.reads += 1
-        return await super().seen(account_id, keys)
-
-    async def reserve(
-        self,
-        account_id: int,
-        exactly: int | None,
-        reservations: Sequence[TransferReservation],
-        at: datetime,
-    ) -> list[int] | None:
-        self.writes += 1
+    async def _before_write(self) -> None:
         if self.writes == 1:
             if self.meanwhile is not None:
                 await self.world.send(amount=self.meanwhile)
             await self.gate.wait()
-        return await super().reserve(account_id, exactly, reservations, at)
 
 
 async def _until(condition: Callable[[], bool]) -> None:

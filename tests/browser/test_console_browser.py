@@ -12,6 +12,7 @@ import io
 import json
 import re
 import time
+from collections.abc import Callable
 from decimal import Decimal
 
 import httpx
@@ -19,10 +20,10 @@ import pytest
 import zxingcpp
 from PIL import Image
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webelement import WebElement
-from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.wait import WebDriverWait
 
 from pixweb.console.session import COOKIE, ConsoleSession, SessionCodec, derive_session_key
@@ -53,7 +54,26 @@ def navigate(driver: webdriver.Chrome, element: WebElement, *keys: str) -> None:
         element.send_keys(*keys)
     else:
         element.click()
-    WebDriverWait(driver, 10).until(expected_conditions.staleness_of(page))
+    WebDriverWait(driver, 10).until(_replaced(page))
+
+
+def _replaced(page: WebElement) -> Callable[[webdriver.Chrome], bool]:
+    """``staleness_of(page)``, also when chromedriver asks about the old page while the new one is
+    being put in (it then answers "Node with given id does not belong to the document" instead of
+    a stale element: seen in CI, a page that had in fact been replaced)."""
+
+    def gone(_: webdriver.Chrome) -> bool:
+        try:
+            page.is_enabled()
+        except StaleElementReferenceException:
+            return True
+        except WebDriverException as exc:
+            if "does not belong to the document" not in (exc.msg or ""):
+                raise
+            return True
+        return False
+
+    return gone
 
 
 def sign_in(driver: webdriver.Chrome, console: Console, account: dict[str, object]) -> None:

@@ -4,11 +4,15 @@ the check that a list's count and page statements read index ranges only."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import asyncpg
+
+from pixcore.testing import PlainHasher
+from pixcore.usecases import open_account
+from tests.support import pg_uow, random_cpf
 
 MODES = ["force_custom_plan", "force_generic_plan"]
 """A prepared statement may run with a plan for its values or a generic one: both are checked."""
@@ -65,3 +69,29 @@ async def assert_list_reads_indexes(
         assert all(node != "Seq Scan" for node, _ in found), found
     if matches:
         assert await conn.fetchval(count, *args) > 0
+
+
+async def populated_account(
+    url: str,
+    fill: Callable[[asyncpg.Connection, int, int], Awaitable[None]],
+    tables: Sequence[str],
+    rows: tuple[int, int] = (10_000, 60_000),
+) -> int:
+    """Two new accounts, each filled by ``fill(conn, account, how_many)`` with ``rows`` rows, then
+    ``tables`` analyzed: the first account's id. The second, with more rows, is what a plan must not
+    scan through."""
+    accounts = []
+    for _ in range(2):
+        opened = await open_account(
+            pg_uow, PlainHasher(), ispb="99999999", name="Plans", document=random_cpf(), city="RECIFE"
+        )
+        accounts.append(opened.account.id)
+    conn = await asyncpg.connect(url)
+    try:
+        for account, count in zip(accounts, rows, strict=True):
+            await fill(conn, account, count)
+        for table in tables:
+            await conn.execute(f"ANALYZE {table}")
+    finally:
+        await conn.close()
+    return accounts[0]

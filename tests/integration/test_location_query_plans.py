@@ -8,11 +8,8 @@ import asyncpg
 import pytest
 
 from pixcore.standard_queries import parse_location_query
-from pixcore.testing import PlainHasher
-from pixcore.usecases import open_account
 from pixweb.persistence.locations import location_search_statements
-from tests.integration.plans import MODES, assert_list_reads_indexes, window
-from tests.support import pg_uow, random_cpf
+from tests.integration.plans import MODES, assert_list_reads_indexes, populated_account, window
 
 ROWS, OTHER_ROWS = 10_000, 60_000
 
@@ -34,24 +31,14 @@ SELECT l.account_id, 'locplan' || lpad(l.id::text, 25, '0'), 'cob', 'ATIVA', l.c
 """Half the ``cob`` locations of an account serve a charge."""
 
 
+async def _fill(conn: asyncpg.Connection, account: int, rows: int) -> None:
+    await conn.execute(LOCATIONS, account, rows)
+    await conn.execute(SERVED, account)
+
+
 @pytest.fixture(scope="module")
 async def account_id(migrated_database: str) -> int:
-    accounts = []
-    for _ in range(2):
-        opened = await open_account(
-            pg_uow, PlainHasher(), ispb="99999999", name="Plans", document=random_cpf(), city="RECIFE"
-        )
-        accounts.append(opened.account.id)
-    conn = await asyncpg.connect(migrated_database)
-    try:
-        for account, rows in zip(accounts, (ROWS, OTHER_ROWS), strict=True):
-            await conn.execute(LOCATIONS, account, rows)
-            await conn.execute(SERVED, account)
-        await conn.execute("ANALYZE locations")
-        await conn.execute("ANALYZE charges")
-    finally:
-        await conn.close()
-    return accounts[0]
+    return await populated_account(migrated_database, _fill, ["locations", "charges"], (ROWS, OTHER_ROWS))
 
 
 CASES: dict[str, dict[str, str]] = {

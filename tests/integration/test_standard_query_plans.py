@@ -17,12 +17,9 @@ import asyncpg
 import pytest
 
 from pixcore.standard_queries import parse_charge_query, parse_received_query
-from pixcore.testing import PlainHasher
-from pixcore.usecases import open_account
 from pixweb.persistence.charges import search_statements
 from pixweb.persistence.refunds import received_statements
-from tests.integration.plans import MODES, assert_list_reads_indexes, window
-from tests.support import pg_uow, random_cpf
+from tests.integration.plans import MODES, assert_list_reads_indexes, populated_account, window
 
 ROWS, OTHER_ROWS = 10_000, 60_000
 
@@ -50,25 +47,15 @@ SELECT $1::bigint, (ARRAY['PAYMENT', 'PAYMENT', 'WITHDRAW'])[1 + g % 3], 'CONFIR
 """
 
 
+async def _fill(conn: asyncpg.Connection, account: int, rows: int) -> None:
+    await conn.execute(CHARGES, account, rows)
+    await conn.execute(RECEIVED, account, rows)
+
+
 @pytest.fixture(scope="module")
 async def account_id(migrated_database: str) -> int:
-    accounts = []
-    for _ in range(2):
-        opened = await open_account(
-            pg_uow, PlainHasher(), ispb="99999999", name="Plans", document=random_cpf(), city="RECIFE"
-        )
-        accounts.append(opened.account.id)
-    conn = await asyncpg.connect(migrated_database)
-    try:
-        for account, rows in zip(accounts, (ROWS, OTHER_ROWS), strict=True):
-            await conn.execute(CHARGES, account, rows)
-            await conn.execute(RECEIVED, account, rows)
-        await conn.execute("ANALYZE charges")
-        await conn.execute("ANALYZE transactions")
-        await conn.execute("ANALYZE refunds")
-    finally:
-        await conn.close()
-    return accounts[0]
+    tables = ["charges", "transactions", "refunds"]
+    return await populated_account(migrated_database, _fill, tables, (ROWS, OTHER_ROWS))
 
 
 TABLES = frozenset({"charges", "transactions"})

@@ -36,16 +36,24 @@ class Waiting(Generic[I, R]):
 
     item: I
     answer: asyncio.Future[R]
+    settled: asyncio.Future[None] | None = None
+    """Done once the request's outcome is final (answered, or dropped before its batch began),
+    whether or not its caller still waits for the answer."""
 
     def give(self, outcome: R | Exception) -> None:
         """Answer the request, unless it is answered or cancelled already (its client went away:
         what committed for it stays, and a retry with its idempotency key finds it)."""
+        self.settle()
         if self.answer.done():
             return
         if isinstance(outcome, Exception):
             self.answer.set_exception(outcome)
         else:
             self.answer.set_result(outcome)
+
+    def settle(self) -> None:
+        if self.settled is not None and not self.settled.done():
+            self.settled.set_result(None)
 
 
 @dataclass(slots=True)
@@ -75,8 +83,9 @@ class Gatherer(Generic[K, I, R]):
         self._queues: dict[K, _Queue[I, R]] = {}
         self._drains: set[asyncio.Task[None]] = set()
 
-    async def submit(self, key: K, item: I) -> R:
-        """Queue ``item`` under ``key``; its answer, once its batch is applied."""
+    async def submit(self, key: K, item: I, settled: asyncio.Future[None] | None = None) -> R:
+        """Queue ``item`` under ``key``; its answer, once its batch is applied. ``settled``: done
+        once the outcome is final, even after the caller stopped waiting (see ``Waiting``)."""
         answer: asyncio.Future[R] = asyncio.get_running_loop().create_future()
         queue = self._queues.get(key)
         if queue is None:
@@ -84,7 +93,7 @@ class Gatherer(Generic[K, I, R]):
             drain = asyncio.create_task(self._drain(key, queue))
             self._drains.add(drain)
             drain.add_done_callback(self._drains.discard)
-        queue.waiting.append(Waiting(item, answer))
+        queue.waiting.append(Waiting(item, answer, settled))
         if len(queue.waiting) >= self.size:
             queue.full.set()
         return await answer
@@ -102,6 +111,9 @@ class Gatherer(Generic[K, I, R]):
                 batch = queue.waiting[: self.size]
                 del queue.waiting[: self.size]
                 # A request cancelled (its client went away) before its batch began is not applied.
+                for waiting in batch:
+                    if waiting.answer.done():
+                        waiting.settle()
                 batch = [waiting for waiting in batch if not waiting.answer.done()]
                 if not batch:
                     continue
@@ -118,6 +130,7 @@ class Gatherer(Generic[K, I, R]):
             # A batch may be answered after ``apply`` returned (by a write it left on its way, as
             # ``transfer_batch`` does): only this task's cancellation leaves its requests unanswered.
             for waiting in [*batch, *queue.waiting] if cancelled else []:
+                waiting.settle()
                 if not waiting.answer.done():
                     waiting.answer.cancel()
 
@@ -135,11 +148,16 @@ class GroupCommit(ABC, Generic[K, I, R]):
         """True when a batch may hold more than one request."""
         return self._gatherer.size > 1
 
-    async def _submit(self, key: K, item: I) -> R:
-        """The request's answer: alone when batches hold one request, else from its batch."""
+    async def _submit(self, key: K, item: I, settled: asyncio.Future[None] | None = None) -> R:
+        """The request's answer: alone when batches hold one request, else from its batch.
+        ``settled``: done once its outcome is final (see ``Waiting``)."""
         if not self.groups:
-            return await self._alone(key, item)
-        return await self._gatherer.submit(key, item)
+            try:
+                return await self._alone(key, item)
+            finally:
+                if settled is not None and not settled.done():
+                    settled.set_result(None)
+        return await self._gatherer.submit(key, item, settled)
 
     @abstractmethod
     async def _alone(self, key: K, item: I) -> R:

@@ -1,4 +1,4 @@
-"""Group commit of the transfers one account sends (issue 17): one balance row, many requests.
+"""Group commit of the transfers one account sends: one balance row, many requests.
 
 Every transfer out of an account locks that account's balance row until its COMMIT, so
 concurrent requests from one hot account queue on that lock one transaction at a time. A
@@ -26,6 +26,15 @@ key is taken already, or that repeats the key of an earlier request of its batch
 is exactly today's. If the batch's unit of work fails for any reason (a key claimed meanwhile
 by another process, a deadlock, a lost connection), its requests are applied one by one on the
 unbatched path, so that one bad request never fails the others. ``size`` 1 is the unbatched path itself.
+
+One answer per idempotency key: requests of one account that share a key are never decided side by
+side in this process. Each waits until the one ahead of it under that key has its final outcome (its
+write landed or is known to have failed, whatever became of its caller), then goes as a retry does: it
+finds the key taken and replays that transfer, or, if nothing was written for it, is decided afresh.
+A batch decided while the write of an earlier batch is on its way would otherwise refuse a retry
+for the funds that very write is spending. Between processes, the write's guards decide: a batch
+that refused a transfer lands only on the very balance it was decided on, which any write of
+another process (that key's included) moves.
 
 A request may bring its caller's :class:`~pixcore.ports.PendingCredential` (a token that verified,
 whose certificate status is still to be read): the batch reads all of them with ONE statement
@@ -197,6 +206,9 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
         self._certificates, self._store = certificates, store
         self._ahead: dict[int, _Ahead] = {}  # per account, the write of its last batch, until it lands
         self._writing: set[asyncio.Task[None]] = set()  # the writes on their way (kept referenced)
+        # Per (account, idempotency key), the last request of this process under it, until its outcome
+        # is final: the next one of that key waits for it (see the module's text).
+        self._keyed: dict[tuple[int, uuid.UUID], asyncio.Future[None]] = {}
         self._ispb, self._norm_delay = ispb, norm_delay
 
     @property
@@ -222,7 +234,29 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
             if refused is not None:
                 raise refused
         item = _Request(idempotency_key, request_fingerprint(request), request, credential)
-        return await self._submit(account_id, item)
+        keyed = (account_id, idempotency_key)
+        ahead = self._keyed.get(keyed)
+        settled: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._keyed[keyed] = settled
+        settled.add_done_callback(lambda done: self._released(keyed, done))
+        if ahead is not None:
+            try:
+                await asyncio.wait([ahead])  # what became of it is in the store now
+            except asyncio.CancelledError:
+                # Its caller went away before it was queued: nothing of it is written, so the next
+                # request of the key waits only for the one ahead.
+                ahead.add_done_callback(lambda _: self._settle(settled))
+                raise
+        return await self._submit(account_id, item, settled)
+
+    @staticmethod
+    def _settle(settled: asyncio.Future[None]) -> None:
+        if not settled.done():
+            settled.set_result(None)
+
+    def _released(self, keyed: tuple[int, uuid.UUID], settled: asyncio.Future[None]) -> None:
+        if self._keyed.get(keyed) is settled:
+            del self._keyed[keyed]
 
     async def refusal(self, credential: PendingCredential) -> InvalidToken | None:
         """The bearer check's refusal of one pending credential checked alone, or None."""
@@ -407,11 +441,9 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
             if balance is None:
                 raise AccountNotFound()
             decision = self._decide(account_id, items, balance.available, taken, now)
-            ids = (
-                await reserve_many(tx, account_id, decision.reservations, now)
-                if decision.reservations
-                else []
-            )
+            if not decision.reservations:
+                return decision.outcome([], alone)  # nothing to write: the unit rolls back
+            ids = await reserve_many(tx, account_id, decision.reservations, now)
             if ids is None:
                 raise _BatchAbandoned("a key was claimed meanwhile by another unit of work")
             await tx.commit()

@@ -8,6 +8,7 @@ answer against what the model says (status, ids, amounts) and updates the model.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from dataclasses import dataclass
@@ -169,6 +170,33 @@ class Driver:
         assert answer.body["type"] == "PENDING"
         assert cents(answer.body["payment"]["amount"]) == amount
         expected.id, expected.e2e = answer.body["id"], answer.body["endToEndId"]
+        expected.request = (key, body)
+
+    async def transfer_burst(
+        self, sender: int, target: int, amount: int, copies: int, *, high: bool, expiration: int
+    ) -> None:
+        """``copies`` requests of one idempotency key at once (a client retrying before its first
+        answer came): every one gets the answer of the one that wrote (the same transfer, or the same
+        refusal), and money moves once, as for one request."""
+        body = self._transfer_body(target, amount, high=high, expiration=expiration)
+        key = str(uuid.uuid4())
+        await self.auth(sender)  # one token for all of them
+        answers = await asyncio.gather(
+            *(self.call(sender, "POST", "/dict/pix", body, {"x-idempotency-key": key}) for _ in range(copies))
+        )
+        receiver = target if target < ACCOUNTS else None
+        behavior = "reject" if target == OUTSIDE_REJECT else "settle"
+        expected = self.model.transfer(sender, receiver, behavior, amount, high=high, expiration=expiration)
+        if isinstance(expected, int):
+            for answer in answers:
+                self.expect(answer, expected, "a transfer refused (a burst of one key)")
+            assert len({json.dumps(a.body, sort_keys=True, default=str) for a in answers}) == 1, answers
+            return
+        for answer in answers:
+            self.expect(answer, 201, "a transfer (a burst of one key)")
+        assert len({(a.body["id"], a.body["endToEndId"]) for a in answers}) == 1, answers
+        assert cents(answers[0].body["payment"]["amount"]) == amount
+        expected.id, expected.e2e = answers[0].body["id"], answers[0].body["endToEndId"]
         expected.request = (key, body)
 
     async def replay_transfer(self, transfer: Transfer, *, same: bool) -> None:

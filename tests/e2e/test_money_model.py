@@ -115,6 +115,21 @@ class MoneyModel(RuleBasedStateMachine):
         amount = portion_of(self.driver.model.accounts[sender].available, portion, extra)
         self.service.run(self.driver.transfer(sender, to, amount, high=high, expiration=expiration))
 
+    @rule(
+        sender=accounts,
+        to=st.integers(min_value=0, max_value=ACCOUNTS + 1),
+        portion=spending,
+        extra=picks,
+        copies=st.integers(min_value=2, max_value=6),
+        high=st.booleans(),
+    )
+    def transfer_burst(  # noqa: PLR0917 - hypothesis passes each drawn value by name
+        self, sender: int, to: int, portion: str, extra: int, copies: int, high: bool
+    ) -> None:
+        """A client's concurrent retries of one transfer (one idempotency key): one answer, one move."""
+        amount = portion_of(self.driver.model.accounts[sender].available, portion, extra)
+        self.service.run(self.driver.transfer_burst(sender, to, amount, copies, high=high, expiration=600))
+
     @precondition(lambda self: any(t.id for t in self.driver.model.transfers))
     @rule(pick=picks, same=st.booleans())
     def replay_transfer(self, pick: int, same: bool) -> None:

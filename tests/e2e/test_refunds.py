@@ -384,3 +384,38 @@ async def test_a_med_case_id_out_of_range_is_not_found(
     response = await api.client.post(f"/sandbox/med/{case_id}/{action}", headers=auth)
     assert response.status_code == 404, response.text
     assert set(response.json()) == {"statusCode", "message", "error"}
+
+
+async def test_concurrent_requests_of_one_refund_id_get_one_answer(
+    api: Api, owner: tuple[Client, dict[str, str]], migrated_database: str
+) -> None:
+    """A refund id is the refund's idempotency key: six PUTs of one id at once, beside another id
+    competing for the same refundable amount (one of the two fits), in rounds: every request of an id
+    gets one answer (the same refund, or the same refusal), and an id refunds at most once."""
+    client, auth = owner
+    made = 0
+    for round_ in range(10):
+        e2e = await receive(api, client, auth, 10)
+        mine, stranger = refund_id(), refund_id()
+        ids = [mine] * 6
+        ids.insert(round_ % 7, stranger)
+        responses = await asyncio.gather(*(put_refund(api, auth, e2e, rid, valor="10.00") for rid in ids))
+        for rid in (mine, stranger):
+            # The request that made the refund is answered 201, a replay 200: the same refund.
+            answers = {
+                ("made", r.json()["rtrId"]) if r.status_code in {200, 201} else (r.status_code, r.text)
+                for asked, r in zip(ids, responses, strict=True)
+                if asked == rid
+            }
+            assert len(answers) == 1, (round_, rid == mine, answers)
+            made += answers.pop()[0] == "made"
+        assert sum(r.status_code == 201 for r in responses) == 1, [r.status_code for r in responses]
+    assert made == 10
+    rows = await fetch_rows(
+        migrated_database,
+        "SELECT count(*) AS n FROM refunds r JOIN transactions t ON t.id = r.original_transaction_id "
+        "WHERE t.account_id = $1",
+        client.account_id,
+    )
+    assert rows[0]["n"] == 10
+    assert (await ledger_report(migrated_database))["ok"]

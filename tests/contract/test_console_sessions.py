@@ -43,14 +43,12 @@ async def test_a_session_is_stored_once_and_for_an_account_that_exists(backend: 
     async with backend.uow() as tx:
         await tx.sessions.add(session)
         await tx.commit()
-    with pytest.raises(backend.refused):
-        async with backend.uow() as tx:
+    async with backend.uow() as tx:
+        with pytest.raises(backend.refused):
             await tx.sessions.add(session)
-            await tx.commit()
-    with pytest.raises(backend.refused):
-        async with backend.uow() as tx:
+    async with backend.uow() as tx:
+        with pytest.raises(backend.refused):
             await tx.sessions.add(_session(account.id + 1_000_000))
-            await tx.commit()
 
 
 async def test_a_use_moves_last_seen_forward_only(backend: Backend) -> None:

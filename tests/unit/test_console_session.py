@@ -20,7 +20,6 @@ from pixweb.console.chart import daily_chart
 from pixweb.console.session import ConsoleSession as WebSession
 from pixweb.console.web import FormErrors, safe_next
 
-
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
 
@@ -79,7 +78,7 @@ async def test_a_busy_session_ends_eight_hours_after_sign_in() -> None:
     for _ in range(16):  # a request every 30 minutes: never idle
         clock.advance(IDLE.total_seconds())
         assert (await sessions.open(token)).state is SessionState.LIVE
-    assert LIFETIME == timedelta(hours=8)
+    assert timedelta(hours=8) == LIFETIME
     clock.advance(1)
     assert (await sessions.open(token)).state is SessionState.OLD
 

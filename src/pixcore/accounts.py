@@ -8,6 +8,7 @@ from datetime import datetime
 from pixcore.keys import PixKey
 
 __all__ = [
+    "REVOKED_SECRET",
     "Account",
     "Balance",
     "CertificateInfo",
@@ -59,6 +60,11 @@ class Balance:
     @property
     def total(self) -> int:
         return self.available + self.blocked
+
+
+REVOKED_SECRET = "revoked"  # noqa: S105 - a marker, not a secret
+"""The stored hash of a revoked secret (``pixweb admin account revoke-secret``): no hash format, so
+no secret verifies against it; the checks treat it as an unknown client."""
 
 
 @dataclass(frozen=True, slots=True)

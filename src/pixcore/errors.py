@@ -37,6 +37,8 @@ tree to HTTP statuses in exactly one place (``pixweb.errors``)::
     │   ├── RefundNotFound
     │   ├── MedCaseNotFound
     │   ├── CertificateNotFound
+    │   ├── SessionNotFound
+    │   ├── CredentialNotFound
     │   └── LocationNotFound
     │   └── BatchNotFound
     ├── Conflict                   the thing to create exists already
@@ -84,6 +86,7 @@ __all__ = [
     "CertificateRevoked",
     "ChargeNotFound",
     "Conflict",
+    "CredentialNotFound",
     "CreditorDocumentMismatch",
     "DeliveryNotFound",
     "DueChargeClosed",
@@ -126,6 +129,7 @@ __all__ = [
     "RefundWindowClosed",
     "RuleViolation",
     "ServiceBusy",
+    "SessionNotFound",
     "TooManyRequests",
     "TransactionNotFound",
     "TryLater",
@@ -297,6 +301,14 @@ class MedCaseNotFound(NotFound):
 
 class LocationNotFound(NotFound):
     """No location with this id for this account."""
+
+
+class CredentialNotFound(NotFound):
+    """Client credential not found."""
+
+
+class SessionNotFound(NotFound):
+    """Console session not found."""
 
 
 class CertificateNotFound(NotFound):

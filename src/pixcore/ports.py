@@ -24,6 +24,7 @@ from pixcore.accounts import (
     NewAccount,
 )
 from pixcore.charges import Charge, ChargeLine, ChargeStatus, NewCharge
+from pixcore.console_sessions import ConsoleSession
 from pixcore.due_batches import DueBatch
 from pixcore.events import Event
 from pixcore.keys import PixKey
@@ -52,6 +53,7 @@ __all__ = [
     "CertificateCheck",
     "CertificateRepository",
     "ChargeRepository",
+    "ConsoleSessionRepository",
     "CredentialRepository",
     "DeliveryStore",
     "DueBatchRepository",
@@ -132,6 +134,33 @@ class CertificateRepository(Protocol):
 
     async def revoke(self, fingerprint: str, at: datetime) -> datetime:
         """Mark a linked certificate revoked at ``at``, unless it was already: when it was revoked."""
+        ...
+
+
+class ConsoleSessionRepository(Protocol):
+    """The web console's sessions (``pixcore.console_sessions``): rows are never deleted by a port,
+    only ended."""
+
+    async def add(self, session: ConsoleSession) -> None:
+        """Store a new session; its id is new (a second row with the same id is refused)."""
+        ...
+
+    async def get(self, session_id: str) -> ConsoleSession | None: ...
+
+    async def touch(self, session_id: str, at: datetime) -> None:
+        """Mark the session used at ``at`` (never moves ``last_seen_at`` back)."""
+        ...
+
+    async def end(self, session_id: str, at: datetime) -> bool:
+        """End the session; False if there is none or it had ended (the first end stands)."""
+        ...
+
+    async def end_account(self, account_id: int, at: datetime) -> int:
+        """End every session of the account not ended yet; how many."""
+        ...
+
+    async def list_open(self, account_id: int) -> list[ConsoleSession]:
+        """The account's sessions not ended (idle or old ones too), newest sign-in first."""
         ...
 
 
@@ -691,6 +720,9 @@ class UnitOfWork(Protocol):
 
     @property
     def certificates(self) -> CertificateRepository: ...
+
+    @property
+    def sessions(self) -> ConsoleSessionRepository: ...
 
     @property
     def transactions(self) -> TransactionRepository: ...

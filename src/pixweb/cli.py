@@ -28,7 +28,7 @@ from pixcore.accounts import CertificateInfo
 from pixcore.clock import SystemClock, format_timestamp
 from pixcore.errors import PixError
 from pixcore.ports import WebhookProbe
-from pixcore.usecases import link_certificate, open_account, revoke_certificate, rotate_secret
+from pixcore.usecases import link_certificate, open_account, revoke_certificate, revoke_secret, rotate_secret
 from pixinfra.logs import configure_logging
 from pixinfra.postgres.database import (
     NoDatabase,
@@ -46,6 +46,8 @@ from pixweb.security.secrets import Argon2Hasher
 
 if TYPE_CHECKING:
     from litestar import Litestar
+
+    from pixcore.console_sessions import ConsoleSession
 
 __all__ = ["Composition", "compose_app", "compose_worker_app", "main", "worker_app"]
 
@@ -412,6 +414,21 @@ def account_rotate_secret(account_id: int) -> None:
     _run_admin(action)
 
 
+@account.command("revoke-secret")
+@click.option("--account", "account_id", type=int, required=True, help="Account id.")
+def account_revoke_secret(account_id: int) -> None:
+    """Revoke the account's client secret without a new one (rotate-secret gives one); its console
+    sessions end."""
+
+    async def action(_: Settings, database: Database) -> dict[str, Any]:
+        client_id = await revoke_secret(
+            partial(PostgresUnitOfWork, database), SystemClock(), account_id=account_id
+        )
+        return {"accountId": account_id, "clientId": client_id, "secretRevoked": True}
+
+    _run_admin(action)
+
+
 async def _service_clock(database: Database) -> SystemClock:
     """The service clock as every process sees it (the sandbox may have moved it forward)."""
     keeper = ClockKeeper(SystemClock(), shared=True, database=database)
@@ -694,6 +711,58 @@ def cert_create(account_id: int, out_dir: Path, days: int) -> None:
             "cert": str(cert_file),
             "key": str(key_file),
         }
+
+    _run_admin(action)
+
+
+@admin.group()
+def session() -> None:
+    """The web console's sessions."""
+
+
+def _session_out(found: ConsoleSession) -> dict[str, Any]:
+    return {
+        "id": found.id,
+        "accountId": found.account_id,
+        "createdAt": format_timestamp(found.created_at),
+        "lastSeenAt": format_timestamp(found.last_seen_at),
+        "endedAt": format_timestamp(found.ended_at) if found.ended_at is not None else None,
+        "fingerprint": found.fingerprint,
+    }
+
+
+@session.command("list")
+@click.option("--account", "account_id", type=int, required=True, help="Account id.")
+def session_list(account_id: int) -> None:
+    """Print the account's console sessions not ended (idle ones too), newest first, as
+    {"sessions": [...]}; ``id`` is what ``session end --id`` takes (a hash, not the cookie)."""
+    from pixcore.usecases.console_sessions import open_sessions
+
+    async def action(_: Settings, database: Database) -> dict[str, Any]:
+        found = await open_sessions(partial(PostgresUnitOfWork, database), account_id=account_id)
+        return {"sessions": [_session_out(one) for one in found]}
+
+    _run_admin(action)
+
+
+@session.command("end")
+@click.option("--account", "account_id", type=int, default=None, help="End every session of this account.")
+@click.option("--id", "session_id", default=None, help="End this session (an id of `session list`).")
+def session_end(account_id: int | None, session_id: str | None) -> None:
+    """End console sessions: every one of an account, or one by its id. Their browsers get the
+    sign-in page on their next request."""
+    from pixcore.usecases.console_sessions import end_account_sessions, end_session
+
+    if (account_id is None) == (session_id is None):
+        _fail("InvalidArguments", "give exactly one of --account and --id")
+
+    async def action(_: Settings, database: Database) -> dict[str, Any]:
+        uow = partial(PostgresUnitOfWork, database)
+        if session_id is not None:
+            return {"ended": [_session_out(await end_session(uow, SystemClock(), session=session_id))]}
+        assert account_id is not None  # noqa: S101 - checked above
+        count = await end_account_sessions(uow, SystemClock(), account_id=account_id)
+        return {"accountId": account_id, "endedCount": count}
 
     _run_admin(action)
 

@@ -10,11 +10,11 @@ from pixcore.clock import SystemClock
 from pixcore.ports import KeyDirectory, SecretHasher, UnitOfWorkFactory
 from pixcore.queries import TransactionQueries
 from pixcore.usecases.charge_batch import ChargePaymentBatcher
+from pixcore.usecases.console_sessions import ConsoleSessions
 from pixcore.usecases.receipt_batch import ReceiptBatcher
 from pixcore.usecases.transfer_batch import TransferBatcher
 from pixinfra.postgres.pool import Database
 from pixinfra.settings import Settings
-from pixweb.console.session import SessionCodec, derive_session_key
 from pixweb.persistence.queries import PostgresTransactionQueries
 from pixweb.persistence.revocation import BatchCertificateCheck, PostgresCertificateStatus
 from pixweb.persistence.transfer_batch import PostgresTransferBatchStore
@@ -44,8 +44,9 @@ class Services:
     verifier: BoundedVerifier
     token_limits: TokenRateLimits
     certificate_status: PostgresCertificateStatus
-    console_sessions: SessionCodec
-    """The console's session cookies, keyed from the signing key (``pixweb.console.session``)."""
+    console_sessions: ConsoleSessions
+    """The console's sessions, held in the database, on the wall clock (the sandbox clock moves
+    nobody's session on: a test moves ``console_sessions.clock``)."""
     transfers: TransferBatcher
     """Creates the API's transfers, grouping each account's concurrent ones (group commit)."""
     receipts: ReceiptBatcher
@@ -85,7 +86,7 @@ class Services:
                 per_client=settings.token_rate_per_client, per_address=settings.token_rate_per_address
             ),
             certificate_status=status,
-            console_sessions=SessionCodec(derive_session_key(key.private_key)),
+            console_sessions=ConsoleSessions(uow, SystemClock()),
             transfers=TransferBatcher(
                 uow,
                 directory,

@@ -35,6 +35,7 @@ class Console:
     data_dir: Path
     first: dict[str, Any]
     second: dict[str, Any]
+    database_url: str
 
     @property
     def url(self) -> str:
@@ -54,7 +55,7 @@ async def console(database_server: str, tmp_path: Path) -> AsyncIterator[Console
                 )
                 for name in ("Console Holder", "Other Holder")
             ]
-            yield Console(process, tmp_path / "data", *accounts)
+            yield Console(process, tmp_path / "data", *accounts, database_url=url)
         finally:
             await process.stop()
 

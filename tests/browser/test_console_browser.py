@@ -26,10 +26,11 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.wait import WebDriverWait
 
-from pixweb.console.session import COOKIE, ConsoleSession, SessionCodec, derive_session_key
-from pixweb.security.tokens import load_or_create_signing_key
+from pixcore.console_sessions import session_id
+from pixweb.console.session import COOKIE
 from tests.browser.conftest import SCREENSHOTS, Console
 from tests.integration.receiver import running_receiver
+from tests.support import fetch_rows
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -221,12 +222,15 @@ async def test_what_a_browser_must_not_do_and_must_see(browser: webdriver.Chrome
             assert answer.status_code == 404, path
 
     # An idle session goes to sign-in, then back to the page asked for.
-    key = derive_session_key(load_or_create_signing_key(console.data_dir / "signing-key.pem").private_key)
-    stale = SessionCodec(key, now=lambda: time.time() - 3600).encode(
-        ConsoleSession.new().signed_in(int(str(console.first["accountId"])))
+    cookie = driver.get_cookie(COOKIE)
+    assert cookie is not None
+    aged = await fetch_rows(  # the browser's session, last used an hour ago
+        console.database_url,
+        "UPDATE console_sessions SET created_at = created_at - interval '1 hour',"
+        " last_seen_at = last_seen_at - interval '1 hour' WHERE id = $1 RETURNING id",
+        session_id(cookie["value"]),
     )
-    driver.delete_cookie(COOKIE)
-    driver.add_cookie({"name": COOKIE, "value": stale, "path": "/console"})
+    assert len(aged) == 1
     driver.get(url + "/console/transactions?type=PAYMENT")
     assert heading(driver) == "Sign in"
     assert "session expired" in driver.find_element(By.CSS_SELECTOR, ".notice").text

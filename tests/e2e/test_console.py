@@ -4,6 +4,7 @@ sign-in, sessions, CSRF, the same 404 as the API, the security headers, the prod
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from pathlib import Path
 
 import httpx
@@ -11,7 +12,7 @@ import httpx
 from pixcore.clock import SystemClock
 from pixinfra.postgres.pool import Database
 from pixinfra.settings import Settings
-from pixweb.console.session import COOKIE, ConsoleSession
+from pixweb.console.session import COOKIE
 from tests.e2e.conftest import Api, running_api
 from tests.support import Client, new_client
 
@@ -169,10 +170,8 @@ async def test_an_idle_session_returns_to_sign_in_then_to_the_page(api: Api) -> 
     client = await new_client()
     await sign_in(api.client, client)
     assert api.app is not None
-    stale = api.app.state.services.console_sessions.with_clock(lambda: 1_000.0)  # long ago
-    api.client.cookies.set(
-        COOKIE, stale.encode(ConsoleSession.new().signed_in(client.account_id)), path="/console"
-    )
+    # The sessions' own clock (the wall clock in the service) 31 minutes on: the session sat idle.
+    api.app.state.services.console_sessions.clock = SystemClock(offset=timedelta(minutes=31))
     again = await api.client.get("/console/transactions?status=CONFIRMED")
     assert again.status_code == 303
     assert again.headers["location"] == "/console/sign-in?next=%2Fconsole%2Ftransactions%3Fstatus%3DCONFIRMED"

@@ -1,67 +1,124 @@
-"""The console's session cookie, its idle expiry, where sign-in may send a browser, and how a use
+"""The console's sessions (held in the store: idle and absolute expiry, sign-out, the certificate
+binding, the pre-sign-in cookie), where sign-in may send a browser, and how a use
 case's error is split over a form's fields (pixweb.console)."""
 
 from __future__ import annotations
 
-from datetime import date
+import hashlib
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
-from cryptography.hazmat.primitives.asymmetric import ec
 
+from pixcore.clock import ManualClock
+from pixcore.console_sessions import IDLE, LIFETIME, ConsoleSession, SessionState, judge, session_id
 from pixcore.errors import InvalidPixKey, ValidationError
 from pixcore.queries import DayFlow
+from pixcore.testing import InMemoryStore, PlainHasher
+from pixcore.usecases import open_account
+from pixcore.usecases.console_sessions import ConsoleSessions, Opened
 from pixweb.console.chart import daily_chart
-from pixweb.console.session import IDLE_SECONDS, ConsoleSession, SessionCodec, derive_session_key
+from pixweb.console.session import ConsoleSession as WebSession
 from pixweb.console.web import FormErrors, safe_next
 
-
-def _codec(now: float = 10_000.0) -> SessionCodec:
-    key = derive_session_key(ec.generate_private_key(ec.SECP256R1()))
-    return SessionCodec(key, now=lambda: now)
+START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
 
-def test_a_session_reads_back_with_its_account_and_csrf_token() -> None:
-    codec = _codec()
-    session = ConsoleSession.new().signed_in(7)
-    back = codec.decode(codec.encode(session))
-    assert (back.account_id, back.csrf, back.expired) == (7, session.csrf, False)
+async def _sessions(clock: ManualClock) -> tuple[InMemoryStore, ConsoleSessions, int]:
+    store = InMemoryStore(clock=clock)
+    opened = await open_account(
+        store.unit_of_work,
+        PlainHasher(),
+        ispb="99999999",
+        name="Holder",
+        document="11144477735",
+        city="RECIFE",
+    )
+    return store, ConsoleSessions(store.unit_of_work, clock), opened.account.id
 
 
-def test_signing_in_renews_the_csrf_token() -> None:
-    before = ConsoleSession.new()
-    assert before.signed_in(7).csrf != before.csrf
+async def test_a_session_opens_with_its_account_and_csrf_token_and_stores_no_token() -> None:
+    clock = ManualClock(START)
+    store, sessions, account = await _sessions(clock)
+    token, started = await sessions.start(account)
+    assert token not in store.tables.console_sessions  # the table keys the token's hash
+    assert started.id == session_id(token) == hashlib.sha256(token.encode()).hexdigest()
+    opened = await sessions.open(token)
+    assert opened.state is SessionState.LIVE
+    assert opened.session is not None
+    assert (opened.session.account_id, opened.session.csrf) == (account, started.csrf)
 
 
-def test_an_idle_session_loses_its_account_and_keeps_its_csrf_token() -> None:
-    session = ConsoleSession.new().signed_in(7)
-    codec = _codec(now=10_000.0)
-    text = codec.encode(session)
-    fresh = codec.with_clock(lambda: 10_000.0 + IDLE_SECONDS).decode(text)
-    assert fresh.account_id == 7  # exactly the limit: still in
-    stale = codec.with_clock(lambda: 10_001.0 + IDLE_SECONDS).decode(text)
-    assert (stale.account_id, stale.csrf, stale.expired) == (None, session.csrf, True)
-    # the expired mark survives the redirect to the sign-in page, then sign-in clears it
-    again = codec.decode(codec.encode(stale))
-    assert (again.account_id, again.expired) == (None, True)
-    assert again.signed_in(7).expired is False
+async def test_each_sign_in_is_a_new_session_with_a_new_csrf_token() -> None:
+    _, sessions, account = await _sessions(ManualClock(START))
+    first_token, first = await sessions.start(account)
+    second_token, second = await sessions.start(account)
+    assert first_token != second_token
+    assert (first.id, first.csrf) != (second.id, second.csrf)
+
+
+async def test_an_idle_session_expires_and_a_used_one_does_not() -> None:
+    clock = ManualClock(START)
+    _, sessions, account = await _sessions(clock)
+    token, _ = await sessions.start(account)
+    clock.advance(IDLE.total_seconds())  # exactly the limit: still in, and used now
+    assert (await sessions.open(token)).state is SessionState.LIVE
+    clock.advance(IDLE.total_seconds())
+    assert (await sessions.open(token)).state is SessionState.LIVE  # counted from the last use
+    clock.advance(IDLE.total_seconds() + 1)
+    idle = await sessions.open(token)
+    assert idle.state is SessionState.IDLE
+    assert idle.state.expired
+    assert (await sessions.open(token)).state is SessionState.IDLE  # a refused look is no use
+
+
+async def test_a_busy_session_ends_eight_hours_after_sign_in() -> None:
+    clock = ManualClock(START)
+    _, sessions, account = await _sessions(clock)
+    token, _ = await sessions.start(account)
+    for _ in range(16):  # a request every 30 minutes: never idle
+        clock.advance(IDLE.total_seconds())
+        assert (await sessions.open(token)).state is SessionState.LIVE
+    assert timedelta(hours=8) == LIFETIME
+    clock.advance(1)
+    assert (await sessions.open(token)).state is SessionState.OLD
+
+
+async def test_sign_out_ends_the_session_for_good() -> None:
+    clock = ManualClock(START)
+    _, sessions, account = await _sessions(clock)
+    token, _ = await sessions.start(account)
+    await sessions.end(token)
+    ended = await sessions.open(token)
+    assert ended.state is SessionState.ENDED
+    assert not ended.state.expired
+
+
+@pytest.mark.parametrize("cookie", [None, "", "x", "A" * 5000, "not base64 ✓", "A" * 43])
+async def test_a_foreign_or_broken_cookie_opens_nothing(cookie: str | None) -> None:
+    _, sessions, account = await _sessions(ManualClock(START))
+    await sessions.start(account)
+    assert await sessions.open(cookie) == Opened(None)
+
+
+def test_a_bound_session_opens_only_with_its_certificate() -> None:
+    session = ConsoleSession("0" * 64, 7, "c" * 43, START, START, fingerprint="a" * 64)
+    assert judge(session, START, presented="a" * 64, bound=True) is SessionState.LIVE
+    for other in ("b" * 64, None, "unreadable"):
+        assert judge(session, START, presented=other, bound=True) is SessionState.OTHER_CERTIFICATE
+    assert judge(session, START, presented=None) is SessionState.LIVE  # unbound (outside production)
+    without = ConsoleSession("0" * 64, 7, "c" * 43, START, START)
+    assert judge(without, START, presented="a" * 64, bound=True) is SessionState.OTHER_CERTIFICATE
 
 
 @pytest.mark.parametrize(
-    "cookie",
-    ["", "x", "A" * 5000, "not base64 ✓", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"],
+    ("pre", "kept"),
+    [("A" * 43, True), ("A" * 42, False), ("A" * 44, False), ("A" * 42 + ";", False), (None, False)],
 )
-def test_a_foreign_or_broken_cookie_gives_a_new_signed_out_session(cookie: str) -> None:
-    session = _codec().decode(cookie)
+def test_the_pre_sign_in_cookie_is_a_csrf_token_of_ours_or_a_new_one(pre: str | None, kept: bool) -> None:
+    session = WebSession.anonymous(pre)
     assert session.account_id is None
-    assert len(session.csrf) >= 40
-
-
-def test_a_tampered_cookie_or_one_of_another_key_is_not_read() -> None:
-    codec = _codec()
-    text = codec.encode(ConsoleSession.new().signed_in(7))
-    assert _codec().decode(text).account_id is None  # another key
-    flipped = text[:20] + ("A" if text[20] != "A" else "B") + text[21:]
-    assert codec.decode(flipped).account_id is None
+    assert (session.csrf == pre) is kept
+    assert len(session.csrf) == 43
 
 
 @pytest.mark.parametrize(

@@ -8,20 +8,24 @@ from datetime import timedelta
 
 import pytest
 
-from pixcore.accounts import CertificateInfo, LinkedCertificate, OpenedAccount
+from pixcore.accounts import REVOKED_SECRET, CertificateInfo, LinkedCertificate, NewAccount, OpenedAccount
 from pixcore.clock import ManualClock
+from pixcore.console_sessions import SessionState
 from pixcore.errors import (
     AccountNotFound,
     AuthenticationError,
     CertificateNotFound,
     CertificateRevoked,
+    CredentialNotFound,
     InvalidCertificate,
     InvalidCredentials,
     InvalidIdentifier,
 )
 from pixcore.testing import InlineVerifier, InMemoryStore, PlainHasher, RecordingTokenIssuer
-from pixcore.usecases import issue_token, link_certificate, revoke_certificate, rotate_secret
-from tests.unit.usecase_helpers import OTHER_CPF, certificate_for, open_test_account
+from pixcore.usecases import issue_token, link_certificate, revoke_certificate, revoke_secret, rotate_secret
+from pixcore.usecases.auth import check_credentials
+from pixcore.usecases.console_sessions import ConsoleSessions
+from tests.unit.usecase_helpers import HOLDER_CNPJ, ISPB, OTHER_CPF, certificate_for, open_test_account
 
 
 @dataclass
@@ -247,3 +251,76 @@ async def test_a_revoked_certificate_cannot_be_linked_again(holder: Holder) -> N
         )
 
     assert holder.store.certificates[holder.certificate.fingerprint].revoked_at is not None
+
+
+# -- console sessions end with the credentials -------------------------------------------
+
+
+async def _two_sessions(holder: Holder) -> tuple[ConsoleSessions, list[str], str]:
+    """Two sessions of the holder's account and one of another account; their tokens."""
+    sessions = ConsoleSessions(holder.store.unit_of_work, holder.clock)
+    mine = [(await sessions.start(holder.account_id))[0] for _ in range(2)]
+    other = await open_test_account(holder.store, holder.hasher, document=OTHER_CPF)
+    theirs, _ = await sessions.start(other.account.id)
+    return sessions, mine, theirs
+
+
+async def _states(sessions: ConsoleSessions, tokens: list[str]) -> list[SessionState | None]:
+    return [(await sessions.open(token)).state for token in tokens]
+
+
+async def test_a_new_secret_ends_the_accounts_console_sessions_in_its_transaction(holder: Holder) -> None:
+    sessions, mine, theirs = await _two_sessions(holder)
+    commits = holder.store.commits
+    await rotate_secret(
+        holder.store.unit_of_work, holder.hasher, account_id=holder.account_id, clock=holder.clock
+    )
+    assert holder.store.commits == commits + 1  # one transaction: the secret and the sessions
+    assert await _states(sessions, mine) == [SessionState.ENDED, SessionState.ENDED]
+    assert await _states(sessions, [theirs]) == [SessionState.LIVE]
+
+
+async def test_a_revoked_certificate_ends_the_accounts_console_sessions(holder: Holder) -> None:
+    sessions, mine, theirs = await _two_sessions(holder)
+    commits = holder.store.commits
+    await revoke_certificate(
+        holder.store.unit_of_work,
+        holder.clock,
+        account_id=holder.account_id,
+        fingerprint=holder.certificate.fingerprint,
+    )
+    assert holder.store.commits == commits + 1
+    assert await _states(sessions, mine) == [SessionState.ENDED, SessionState.ENDED]
+    assert await _states(sessions, [theirs]) == [SessionState.LIVE]
+
+
+async def test_a_revoked_secret_ends_the_sessions_and_no_secret_passes_until_a_new_one(
+    holder: Holder,
+) -> None:
+    sessions, mine, theirs = await _two_sessions(holder)
+    client_id = await revoke_secret(holder.store.unit_of_work, holder.clock, account_id=holder.account_id)
+    assert client_id == holder.opened.client_id
+    assert await _states(sessions, mine) == [SessionState.ENDED, SessionState.ENDED]
+    assert await _states(sessions, [theirs]) == [SessionState.LIVE]
+    verifier = InlineVerifier(holder.hasher)
+    for secret in (holder.opened.client_secret, REVOKED_SECRET):
+        with pytest.raises(InvalidCredentials):
+            await check_credentials(
+                holder.store.unit_of_work, verifier, client_id=client_id, client_secret=secret
+            )
+    assert verifier.decoys == 2  # answered as an unknown client: no revoked-client oracle
+    rotated = await rotate_secret(holder.store.unit_of_work, holder.hasher, account_id=holder.account_id)
+    assert rotated.client_id == client_id
+    assert await holder.token(rotated.client_secret)
+
+
+async def test_revoking_the_secret_of_no_account_or_of_an_account_without_one_is_refused(
+    holder: Holder,
+) -> None:
+    with pytest.raises(AccountNotFound):
+        await revoke_secret(holder.store.unit_of_work, holder.clock, account_id=holder.account_id + 1)
+    async with holder.store.unit_of_work() as tx:
+        account = await tx.accounts.add(NewAccount(ISPB, "No Client", HOLDER_CNPJ, "RECIFE"))
+        await tx.commit()
+    with pytest.raises(CredentialNotFound):
+        await revoke_secret(holder.store.unit_of_work, holder.clock, account_id=account.id)

@@ -1,6 +1,6 @@
 """In-memory fakes of every port in :mod:`pixcore.ports`, for fast unit tests.
 
-``InMemoryStore`` holds the data; ``store.unit_of_work`` is a
+``InMemoryStore`` holds the data (the console's sessions too); ``store.unit_of_work`` is a
 ``UnitOfWorkFactory``. A unit of work stages its changes: they are visible to
 itself at once, to everyone else only after ``commit()``, and leaving the block
 without a commit (or with an exception) discards them, as the PostgreSQL
@@ -66,6 +66,7 @@ from pixcore.testing._money import (
 )
 from pixcore.testing._queries import InMemoryTransactionQueries
 from pixcore.testing._security import InlineVerifier, IssueCall, PlainHasher, RecordingTokenIssuer
+from pixcore.testing._sessions import InMemoryConsoleSessions
 from pixcore.testing._store import (
     BRANCH,
     InMemoryStore,
@@ -86,6 +87,7 @@ __all__ = [
     "InMemoryAccounts",
     "InMemoryBalances",
     "InMemoryCertificates",
+    "InMemoryConsoleSessions",
     "InMemoryCredentials",
     "InMemoryDeliveryStore",
     "InMemoryIdempotency",

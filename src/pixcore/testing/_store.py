@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from pixcore.accounts import Account, Balance, CertificateInfo, ClientCredential
 from pixcore.charges import Charge
 from pixcore.clock import Clock, SystemClock
+from pixcore.console_sessions import ConsoleSession
 from pixcore.due_batches import DueBatch
 from pixcore.errors import (
     CertificateInUse,
@@ -118,6 +119,10 @@ class Tables:
     new_batches: set[tuple[int, int]] = field(default_factory=set)  # staged only: those added
     refunds: dict[int, Refund] = field(default_factory=dict)
     med_cases: dict[int, MedCase] = field(default_factory=dict)
+    console_sessions: dict[str, ConsoleSession] = field(default_factory=dict)
+    # Staged only: console sessions used and ended (by id), applied as changes to the committed rows.
+    session_touches: dict[str, datetime] = field(default_factory=dict)
+    session_ends: dict[str, datetime] = field(default_factory=dict)
     # Staged only: the (available, blocked) change each account's postings made in this unit.
     balance_changes: dict[int, tuple[int, int]] = field(default_factory=dict)
 
@@ -257,6 +262,7 @@ class InMemoryStore:
             linked = committed.certificates.get(fingerprint)
             if linked is not None and linked.account_id != certificate.account_id:
                 raise CertificateInUse()
+        _check_sessions(committed, staged)
         for client_id in staged.credentials:
             if client_id in committed.credentials:
                 raise IntegrityError(f"the client id {client_id} exists already")
@@ -295,6 +301,7 @@ class InMemoryStore:
         committed.batches.update(staged.batches)
         committed.refunds.update(staged.refunds)
         committed.med_cases.update(staged.med_cases)
+        _apply_sessions(committed, staged)
         self.commits += 1
 
     def _balances_after(self, staged: Tables) -> dict[int, Balance]:
@@ -341,6 +348,24 @@ def _check_charges(
             raise IntegrityError(f"location {charge.location_id} is taken")
         if charge.loc_id is not None and charge.loc_id in served:
             raise LocationTaken(details=[LocationTaken().message])
+
+
+def _check_sessions(committed: Tables, staged: Tables) -> None:
+    for session_id in staged.console_sessions:
+        if session_id in committed.console_sessions:
+            raise IntegrityError(f"the console session {session_id} exists already")
+
+
+def _apply_sessions(committed: Tables, staged: Tables) -> None:
+    """As the adapter's ``UPDATE``s: a use never moves ``last_seen_at`` back, the first end stands."""
+    committed.console_sessions.update(staged.console_sessions)
+    for session_id, at in staged.session_touches.items():
+        stored = committed.console_sessions[session_id]
+        committed.console_sessions[session_id] = replace(stored, last_seen_at=max(stored.last_seen_at, at))
+    for session_id, at in staged.session_ends.items():
+        stored = committed.console_sessions[session_id]
+        if stored.ended_at is None:
+            committed.console_sessions[session_id] = replace(stored, ended_at=at)
 
 
 def _check_transfers(committed: dict[int, Transfer], staged: dict[int, Transfer]) -> None:

@@ -23,6 +23,7 @@ from pixcore.testing._money import (
     InMemoryTransfers,
 )
 from pixcore.testing._refunds import InMemoryMed, InMemoryRefunds
+from pixcore.testing._sessions import InMemoryConsoleSessions
 from pixcore.testing._store import InMemoryStore, Tables
 from pixcore.testing._webhooks import InMemoryWebhooks
 
@@ -45,6 +46,7 @@ class InMemoryUnitOfWork:
         self.keys = InMemoryPixKeys(self)
         self.credentials = InMemoryCredentials(self)
         self.certificates = InMemoryCertificates(self)
+        self.sessions = InMemoryConsoleSessions(self)
         self.transactions = InMemoryTransactions(self)
         self.charges = InMemoryCharges(self)
         self.locations = InMemoryLocations(self)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pixcore.usecases.accounts import get_balance, link_certificate, open_account
 from pixcore.usecases.auth import TOKEN_LIFETIME_SECONDS, IssuedToken, issue_operator_token, issue_token
-from pixcore.usecases.credentials import revoke_certificate, rotate_secret
+from pixcore.usecases.credentials import revoke_certificate, revoke_secret, rotate_secret
 
 __all__ = [
     "TOKEN_LIFETIME_SECONDS",
@@ -15,5 +15,6 @@ __all__ = [
     "link_certificate",
     "open_account",
     "revoke_certificate",
+    "revoke_secret",
     "rotate_secret",
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pixcore.accounts import CertificateInfo, ClientCredential, LinkedCertificate
+from pixcore.accounts import REVOKED_SECRET, CertificateInfo, ClientCredential, LinkedCertificate
 from pixcore.clock import Clock
 from pixcore.errors import CertificateNotLinked, CertificateRevoked, InvalidCertificate, InvalidCredentials
 from pixcore.ports import SecretVerifier, TokenIssuer, UnitOfWorkFactory
@@ -64,7 +64,7 @@ async def check_credentials(
 
 async def _verified(verifier: SecretVerifier, credential: ClientCredential | None, client_secret: str) -> int:
     # Hashing is slow by design: the verifier runs it off the event loop, within its bounds.
-    if credential is None:
+    if credential is None or credential.secret_hash == REVOKED_SECRET:
         await verifier.decoy(client_secret)  # as long as a real check: no client-id oracle
         raise InvalidCredentials()
     if not await verifier.verify(credential.secret_hash, client_secret):

@@ -12,7 +12,7 @@ from pixcore.errors import PixError, ValidationError
 from pixcore.usecases.auth import check_credentials, issue_token
 from pixweb.api.deps import services_of
 from pixweb.api.fields import MAX_CLIENT_ID, MAX_CLIENT_SECRET
-from pixweb.console.web import FormErrors, page, redirect, safe_next, session_of
+from pixweb.console.web import FormErrors, end_session, page, redirect, safe_next, session_of, start_session
 from pixweb.errors import status_of
 from pixweb.security.certificates import read_certificate_header
 
@@ -83,7 +83,7 @@ async def sign_in(request: Request[Any, Any, Any]) -> Response[Any]:
         errors = FormErrors(exc)
         status = status_of(exc)
     else:
-        request.state.console_session = session_of(request).signed_in(account_id)
+        await start_session(request, account_id)
         return redirect(request, safe_next(wanted))
     return page(
         request,
@@ -98,5 +98,5 @@ async def sign_in(request: Request[Any, Any, Any]) -> Response[Any]:
 
 @post("/sign-out", name="console:sign-out", include_in_schema=False, status_code=200)
 async def sign_out(request: Request[Any, Any, Any]) -> Response[Any]:
-    request.state.console_session = session_of(request).signed_out()
+    await end_session(request)
     return redirect(request, "/console/sign-in")

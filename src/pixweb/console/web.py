@@ -13,13 +13,16 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from litestar import Request, Response
+from litestar.datastructures import Cookie
 from litestar.response import Redirect, Template
 
+from pixcore.console_sessions import LIFETIME, SessionState
 from pixcore.errors import PixError
 from pixweb.allow import answer_options
 from pixweb.api.deps import services_of
-from pixweb.console.session import COOKIE, IDLE_SECONDS, ConsoleSession
+from pixweb.console.session import COOKIE, PRE_COOKIE, ConsoleSession
 from pixweb.errors import status_of
+from pixweb.security.certificates import read_certificate_header
 
 __all__ = [
     "CONTENT_SECURITY_POLICY",
@@ -27,10 +30,13 @@ __all__ = [
     "account_of",
     "before_console_request",
     "console_exception",
+    "end_session",
     "page",
+    "presented_fingerprint",
     "redirect",
     "safe_next",
     "session_of",
+    "start_session",
 ]
 
 CONTENT_SECURITY_POLICY = (
@@ -40,6 +46,8 @@ CONTENT_SECURITY_POLICY = (
 SIGN_IN = "/console/sign-in"
 OPEN_PATHS = (SIGN_IN,)
 CSRF_FIELD = "csrf"
+CERT_HEADER = "x-ssl-client-cert"
+_UNREADABLE = "unreadable"  # the fingerprint of a certificate header that does not parse: none matches
 
 
 def session_of(request: Request[Any, Any, Any]) -> ConsoleSession:
@@ -66,19 +74,65 @@ def safe_next(target: str | None) -> str:
 
 
 def _with_session(request: Request[Any, Any, Any], response: Response[Any]) -> Response[Any]:
-    """Every console response renews the cookie: the idle expiry counts from the last request."""
+    """The cookies a response gives: a new session's token (sign-in), its removal (sign-out), and
+    before sign-in the CSRF token of the sign-in form. The session's own timing is on the server."""
     services = services_of(request)
-    response.set_cookie(
-        key=COOKIE,
-        value=services.console_sessions.encode(session_of(request)),
-        path="/console",
-        max_age=IDLE_SECONDS * 48,  # the cookie outlives idleness: its CSRF token stays valid
-        httponly=True,
-        samesite="lax",
-        secure=request.url.scheme == "https" or services.settings.public_url.startswith("https://"),
+    session = session_of(request)
+    secure = (
+        request.url.scheme == "https"
+        or services.settings.public_url.startswith("https://")
+        or services.settings.production
     )
+
+    def cookie(key: str, value: str) -> Cookie:
+        lifetime = int(LIFETIME.total_seconds())
+        return Cookie(
+            key=key,
+            value=value,
+            path="/console",
+            max_age=lifetime,
+            httponly=True,
+            samesite="lax",
+            secure=secure,
+        )
+
+    if session.issued is not None:
+        response.set_cookie(cookie(COOKIE, session.issued))
+        response.delete_cookie(key=PRE_COOKIE, path="/console")
+    elif session.account_id is None:
+        response.set_cookie(cookie(PRE_COOKIE, session.csrf))
+    if session.signed_out:
+        response.delete_cookie(key=COOKIE, path="/console")
     response.headers["Cache-Control"] = "no-store"
     return response
+
+
+def presented_fingerprint(request: Request[Any, Any, Any]) -> str | None:
+    """The fingerprint of the request's ``X-SSL-Client-Cert`` (None without one; a value no
+    certificate has when it does not parse)."""
+    header = request.headers.get(CERT_HEADER)
+    if header is None:
+        return None
+    try:
+        return read_certificate_header(header).fingerprint
+    except PixError:
+        return _UNREADABLE
+
+
+async def start_session(request: Request[Any, Any, Any], account_id: int) -> None:
+    """Sign-in succeeded: a new session (never the browser's old one), bound in production mode to
+    the certificate the sign-in presented."""
+    services = services_of(request)
+    token, session = await services.console_sessions.start(
+        account_id, fingerprint=presented_fingerprint(request)
+    )
+    request.state.console_session = ConsoleSession(csrf=session.csrf, account_id=account_id, issued=token)
+
+
+async def end_session(request: Request[Any, Any, Any]) -> None:
+    """Sign-out: the browser's session ends on the server, and its cookie goes."""
+    await services_of(request).console_sessions.end(request.cookies.get(COOKIE))
+    request.state.console_session = ConsoleSession(csrf=ConsoleSession.anonymous().csrf, signed_out=True)
 
 
 def page(
@@ -140,15 +194,35 @@ class FormErrors:
         return self.by_field.get(field, [])
 
 
+async def _read_session(request: Request[Any, Any, Any]) -> ConsoleSession:
+    """The browser's session if it opens the console; otherwise signed out, with the CSRF token of
+    its pre-sign-in cookie."""
+    services = services_of(request)
+    production = services.settings.production
+    opened = await services.console_sessions.open(
+        request.cookies.get(COOKIE),
+        presented=presented_fingerprint(request) if production else None,
+        bound=production,
+    )
+    if opened.state is SessionState.LIVE and opened.session is not None:
+        return ConsoleSession(csrf=opened.session.csrf, account_id=opened.session.account_id)
+    expired = opened.state is not None and opened.state.expired
+    return ConsoleSession.anonymous(request.cookies.get(PRE_COOKIE), expired=expired)
+
+
 async def before_console_request(request: Request[Any, Any, Any]) -> Response[Any] | None:
-    """Read the session, refuse a form without its CSRF token, send the signed-out to sign in.
+    """Read the session, send the signed-out to sign in, refuse a form without its CSRF token.
 
     A router's ``before_request`` replaces the app's, so ``OPTIONS`` is answered here as there."""
     if (options := await answer_options(request)) is not None:
         return options
-    services = services_of(request)
-    session = services.console_sessions.decode(request.cookies.get(COOKIE))
+    session = await _read_session(request)
     request.state.console_session = session
+    if session.account_id is None and request.url.path not in OPEN_PATHS:
+        wanted = request.url.path if request.method == "GET" else "/console"
+        if request.method == "GET" and request.url.query:
+            wanted += "?" + request.url.query
+        return redirect(request, f"{SIGN_IN}?next={quote(wanted, safe='')}")
     if request.method == "POST":
         form = await request.form()
         sent = form.get(CSRF_FIELD)
@@ -160,18 +234,13 @@ async def before_console_request(request: Request[Any, Any, Any]) -> Response[An
                 title="Form expired",
                 message="This form is out of date or was not sent by this console: open the page again.",
             )
-    if session.account_id is None and request.url.path not in OPEN_PATHS:
-        wanted = request.url.path if request.method == "GET" else "/console"
-        if request.method == "GET" and request.url.query:
-            wanted += "?" + request.url.query
-        return redirect(request, f"{SIGN_IN}?next={quote(wanted, safe='')}")
     return None
 
 
 def console_exception(request: Request[Any, Any, Any], exc: PixError) -> Response[Any]:
     """A use case's error outside a form (a charge of another account: 404) as a console page."""
     if not hasattr(request.state, "console_session"):
-        request.state.console_session = ConsoleSession.new()
+        request.state.console_session = ConsoleSession.anonymous()
     return page(
         request,
         "error.html",

@@ -31,6 +31,7 @@ from pixcore.keys import PixKey, PixKeyType
 from pixinfra.postgres.pool import Database
 from pixweb.persistence.batches import PostgresDueBatches
 from pixweb.persistence.charges import PostgresCharges
+from pixweb.persistence.console_sessions import PostgresConsoleSessions
 from pixweb.persistence.idempotency import PostgresIdempotency
 from pixweb.persistence.ledger import PostgresLedger
 from pixweb.persistence.locations import PostgresLocations
@@ -209,6 +210,7 @@ class PostgresUnitOfWork:
         self.keys = PostgresPixKeys(self)
         self.credentials = PostgresCredentials(self)
         self.certificates = PostgresCertificates(self)
+        self.sessions = PostgresConsoleSessions(self)
         self.transactions = PostgresTransactions(self)
         self.charges = PostgresCharges(self)
         self.locations = PostgresLocations(self)

@@ -4,9 +4,10 @@ Inside the service an amount is a plain ``int`` of centavos. The wire carries
 amounts either as a string matching ``^[0-9]{1,10}\\.[0-9]{2}$`` (ASCII digits
 only) or as a JSON number with at most 2 decimals. Parsing either form gives
 centavos; formatting gives the string form or an exact ``Decimal`` that the web
-layer emits as a JSON number. No float arithmetic happens on a money path: a
-float is read through its shortest round-trip text (``repr``), which is the
-text the JSON carried.
+layer emits as a JSON number. No float arithmetic happens on a money path: the
+web layer reads a JSON number as the exact ``Decimal`` of its text (so
+``1.99999999999999999999`` is refused, not rounded to 2.00); a float handed in
+by other callers is read through its shortest round-trip text (``repr``).
 
 Every amount with at most 10 integer digits (``0 <= cents <= MAX_CENTS``, 12
 significant digits) survives the trip ``float(format_amount_string(c))``
@@ -37,7 +38,6 @@ MAX_CENTS = 999_999_999_999
 AMOUNT_STRING_PATTERN = r"[0-9]{1,10}\.[0-9]{2}"
 """The string wire form of an amount (matched whole), ``"1234.50"``."""
 _AMOUNT_STRING = re.compile(AMOUNT_STRING_PATTERN)
-_MAX_EXPONENT = 12  # a coefficient shifted by more than 12 places exceeds MAX_CENTS
 
 
 def parse_amount_string(text: str) -> int:
@@ -77,29 +77,24 @@ def parse_amount_number(value: object) -> int:
 
 
 def _decimal_to_cents(number: Decimal) -> int:
-    """Exact centavos of a ``Decimal``, by integer arithmetic on its digits only."""
+    """Exact centavos of a ``Decimal``, from its digits only: no context, no rounding, and no
+    integer built from more than 12 digits (a body may hold a number of thousands of digits)."""
     sign, digits, exponent = number.as_tuple()
     if not isinstance(exponent, int):  # NaN, sNaN, Infinity
         raise InvalidAmount(details=["amount must be finite"])
-    coefficient = int("".join(map(str, digits)))
-    if coefficient == 0:
-        return 0
+    text = "".join(map(str, digits)).lstrip("0")
+    if not text:
+        return 0  # zero, whatever its sign or exponent
     if sign:
         raise InvalidAmount(details=["amount must not be negative"])
-    shift = exponent + 2  # the power of ten that turns the coefficient into centavos
-    cents: int
-    if shift >= 0:
-        if shift > _MAX_EXPONENT:
-            raise InvalidAmount(details=["amount out of range"])
-        multiplier: int = 10**shift
-        cents = coefficient * multiplier
-    else:
-        if -shift > len(digits):  # the smallest non-zero digit is below a centavo
-            raise InvalidAmount(details=["amount must have at most 2 decimals"])
-        divisor: int = 10**-shift
-        cents, remainder = divmod(coefficient, divisor)
-        if remainder:
-            raise InvalidAmount(details=["amount must have at most 2 decimals"])
+    significant = text.rstrip("0")
+    exponent += len(text) - len(significant)  # 10.100 is 101E-1: trailing zeros change nothing
+    if exponent < -2:  # its last non-zero digit is below a centavo
+        raise InvalidAmount(details=["amount must have at most 2 decimals"])
+    if len(significant) + exponent + 2 > len(str(MAX_CENTS)):  # 10**12 centavos or more
+        raise InvalidAmount(details=["amount out of range"])
+    multiplier: int = 10 ** (exponent + 2)
+    cents = int(significant) * multiplier
     if cents > MAX_CENTS:
         raise InvalidAmount(details=["amount out of range"])
     return cents

@@ -278,8 +278,21 @@ def status() -> None:
 @click.option(
     "--count", type=click.IntRange(min=1), help="Stop after this many notifications (default: Ctrl-C)."
 )
+@click.option(
+    "--read-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=10.0,
+    show_default=True,
+    help="Seconds a connection may stay silent while its request is read; then it is dropped.",
+)
 def listen(  # noqa: PLR0917 - click passes each option by keyword; the signature mirrors them
-    port: int, host: str, secret: str | None, output: str, as_json: bool, count: int | None
+    port: int,
+    host: str,
+    secret: str | None,
+    output: str,
+    as_json: bool,
+    count: int | None,
+    read_timeout: float,
 ) -> None:
     """Receive webhooks on this machine and print each one.
 
@@ -287,7 +300,9 @@ def listen(  # noqa: PLR0917 - click passes each option by keyword; the signatur
     Register http://127.0.0.1:PORT/ as a webhook (the service needs
     PIX_WEBHOOK_ALLOW_PRIVATE on, as `make run` has it) and every notification
     is printed: time, type, amount, ids, and whether its signature verifies
-    with the secret (answered 204) or not (answered 401). Ctrl-C stops it.
+    with the secret (answered 204) or not (answered 401). A line that does
+    not verify starts with "!! UNVERIFIED" and quotes what the sender wrote;
+    control characters always print escaped. Ctrl-C stops it.
     See docs/webhooks.md.
     """
     from pixcore.webhook_delivery import secret_key
@@ -308,6 +323,7 @@ def listen(  # noqa: PLR0917 - click passes each option by keyword; the signatur
             out=sys.stdout,
             as_json=json_lines,
             count=count,
+            read_timeout=read_timeout,
             ready=lambda url: click.echo(f"listening on {url} (Ctrl-C stops)", err=True),
         )
     except OSError as exc:

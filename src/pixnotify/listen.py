@@ -6,8 +6,13 @@ secret, answers 204 when one of the signatures is right and 401 when none is, an
 per notification: for a person on a terminal (time, type, amount, ids, ``signature ok`` or
 ``SIGNATURE INVALID``), or one JSON object per line when its output goes to a pipe or a file.
 
-It is the standard library's HTTP server, one request at a time: a tool to see notifications, not
-a receiver for production (docs/webhooks.md shows how to write one).
+Whatever a sender wrote is printed through :mod:`pixnotify.visible`: no control, bidi or other
+hidden character reaches the terminal raw, and a line whose signature does not verify starts with
+:data:`UNVERIFIED` and shows the sender's text in quotes, so it cannot pass for a genuine line.
+
+It is the standard library's HTTP server, a thread per connection, each read given up after
+``read_timeout`` seconds of silence (an idle connection holds its own thread only): a tool to see
+notifications, not a receiver for production (docs/webhooks.md shows how to write one).
 """
 
 from __future__ import annotations
@@ -17,17 +22,34 @@ import http.server
 import json
 import signal
 import socket
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
 from pixcore.webhook_delivery import sign
+from pixnotify.visible import json_text, quoted, visible
 
-__all__ = ["MAX_BODY", "TOLERANCE", "Notification", "Verdict", "human_line", "json_line", "serve", "verify"]
+__all__ = [
+    "MAX_BODY",
+    "READ_TIMEOUT",
+    "TOLERANCE",
+    "UNVERIFIED",
+    "Notification",
+    "Verdict",
+    "human_line",
+    "json_line",
+    "serve",
+    "verify",
+]
 
 MAX_BODY = 1_048_576
 """Bytes of a body read at most; a longer one is answered 413."""
+READ_TIMEOUT = 10.0
+"""Seconds a connection may stay silent while its request is read before it is dropped (408)."""
+UNVERIFIED = "!! UNVERIFIED"
+"""The start of the line of a request whose signature does not verify (text for a person)."""
 TOLERANCE = 300
 """Seconds a ``webhook-timestamp`` may be off this machine's clock before the line says so (the
 Standard Webhooks libraries refuse such a message)."""
@@ -91,12 +113,17 @@ def _data(event: Any) -> dict[str, Any]:
 
 
 def human_line(note: Notification) -> str:
-    """``03:41:05  RECEIVE  12.00 BRL  id=… endToEndId=…  msg_1_2  signature ok``."""
+    """``03:41:05  RECEIVE  12.00 BRL  id=… endToEndId=…  msg_1_2  signature ok``.
+
+    Every text that came with the request is escaped (:func:`pixnotify.visible.visible`). When the
+    signature does not verify, the line starts with :data:`UNVERIFIED` and that text is also quoted
+    (:func:`pixnotify.visible.quoted`): ``!! UNVERIFIED  03:41:05  "RECEIVE"  "12.00 BRL"  …``.
+    """
     event = note.event if isinstance(note.event, dict) else {}
     data = _data(event)
-    kind = str(event.get("type", "?")) if event else "(not JSON)"
+    kind: str | None = str(event.get("type", "?")) if event else None
     payment = data.get("payment") if isinstance(data.get("payment"), dict) else {}
-    amount = f"{payment.get('amount')} {payment.get('currency', '')}".strip() if payment else "-"
+    amount = f"{payment.get('amount')} {payment.get('currency', '')}".strip() if payment else None
     ids = " ".join(f"{key}={data[key]}" for key in ("id", "endToEndId", "txId", "webhookId") if data.get(key))
     items = event.get("pix")
     if "type" not in event and isinstance(items, list) and items and isinstance(items[0], dict):
@@ -105,40 +132,48 @@ def human_line(note: Notification) -> str:
         ids = " ".join(
             f"{key}={items[0][key]}" for key in ("endToEndId", "txid", "chave") if items[0].get(key)
         )
-    check = "signature ok" if note.verdict.valid else f"SIGNATURE INVALID ({note.verdict.reason})"
-    parts = [
-        note.received_at.astimezone().strftime("%H:%M:%S"),
-        kind,
-        amount,
-        ids or "-",
-        note.headers.get("webhook-id", "-"),
-        check,
+    show = visible if note.verdict.valid else quoted
+    sent = [kind, amount, ids or None, note.headers.get("webhook-id")]  # None: nothing was sent
+    parts = [note.received_at.astimezone().strftime("%H:%M:%S")]
+    parts += [
+        "(not JSON)" if index == 0 and text is None else "-" if text is None else show(text)
+        for index, text in enumerate(sent)
     ]
+    if note.verdict.valid:
+        parts.append("signature ok")
+    else:
+        parts = [UNVERIFIED, *parts, f"SIGNATURE INVALID ({note.verdict.reason})"]
     if note.skew is not None:
         parts.append(f"(timestamp {note.skew:+d} s from this clock)")
     return "  ".join(parts)
 
 
 def json_line(note: Notification) -> str:
-    """One JSON object: what arrived, the check, and the answer given."""
-    return json.dumps(
-        {
-            "receivedAt": note.received_at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-            "path": note.path,
-            "webhookId": note.headers.get("webhook-id"),
-            "timestamp": note.headers.get("webhook-timestamp"),
-            "signature": "ok" if note.verdict.valid else "invalid",
-            "reason": note.verdict.reason or None,
-            "status": note.status,
-            "event": note.event,
-        },
-        ensure_ascii=False,
+    """One JSON object: what arrived, the check, and the answer given. Hidden characters of the
+    sender's text are ``\\u`` escapes (:func:`pixnotify.visible.json_text`), never raw."""
+    return json_text(
+        json.dumps(
+            {
+                "receivedAt": note.received_at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+                "path": note.path,
+                "webhookId": note.headers.get("webhook-id"),
+                "timestamp": note.headers.get("webhook-timestamp"),
+                "signature": "ok" if note.verdict.valid else "invalid",
+                "reason": note.verdict.reason or None,
+                "status": note.status,
+                "event": note.event,
+            },
+            ensure_ascii=False,
+        )
     )
 
 
-def _handler(secret: str, report: Callable[[Notification], None]) -> type[http.server.BaseHTTPRequestHandler]:
+def _handler(
+    secret: str, report: Callable[[Notification], None], read_timeout: float
+) -> type[http.server.BaseHTTPRequestHandler]:
     class Handler(http.server.BaseHTTPRequestHandler):
         server_version = "pixnotify-listen"
+        timeout = read_timeout  # each read of the socket; the stdlib drops a silent request line
 
         def do_POST(self) -> None:
             try:
@@ -148,7 +183,14 @@ def _handler(secret: str, report: Callable[[Notification], None]) -> type[http.s
             if not 0 <= length <= MAX_BODY:
                 self.send_error(413 if length > MAX_BODY else 400)
                 return
-            body = self.rfile.read(length)
+            try:
+                body = self.rfile.read(length)
+            except TimeoutError:  # a Content-Length and no body: answered, and the thread is free
+                self.send_error(408)
+                return
+            if len(body) < length:
+                self.close_connection = True  # the sender went away mid-body: nothing arrived
+                return
             headers = {name.lower(): value for name, value in self.headers.items()}
             verdict = verify(secret, headers, body)
             status = 204 if verdict.valid else 401
@@ -175,7 +217,12 @@ def _handler(secret: str, report: Callable[[Notification], None]) -> type[http.s
     return Handler
 
 
-class _Server6(http.server.HTTPServer):
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False  # stopping does not wait for a connection that is still being read
+
+
+class _Server6(_Server):
     address_family = socket.AF_INET6
 
 
@@ -188,23 +235,26 @@ def serve(
     as_json: bool,
     count: int | None = None,
     ready: Callable[[str], None] | None = None,
+    read_timeout: float = READ_TIMEOUT,
 ) -> int:
-    """Receive until interrupted (Ctrl-C) or ``count`` notifications have come; how many came."""
+    """Receive until interrupted (Ctrl-C) or ``count`` notifications have come; how many came.
+    Connections are served at once, each on its own thread; ``read_timeout``: see
+    :data:`READ_TIMEOUT`."""
     received = 0
+    lock = threading.Lock()  # one line at a time, whole
 
     def report(note: Notification) -> None:
         nonlocal received
-        received += 1
-        out.write((json_line(note) if as_json else human_line(note)) + "\n")
-        out.flush()
+        line = (json_line(note) if as_json else human_line(note)) + "\n"
+        with lock:
+            received += 1
+            out.write(line)
+            out.flush()
 
     previous = signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM stops it as Ctrl-C does
     try:
-        with (
-            _Server6((host, port), _handler(secret, report))
-            if ":" in host
-            else http.server.HTTPServer((host, port), _handler(secret, report)) as server
-        ):
+        handler = _handler(secret, report, read_timeout)
+        with _Server6((host, port), handler) if ":" in host else _Server((host, port), handler) as server:
             _run(server, count, ready, lambda: received)
     finally:
         signal.signal(signal.SIGTERM, previous)
@@ -216,7 +266,7 @@ def _interrupt(_signum: int, _frame: object) -> None:
 
 
 def _run(
-    server: http.server.HTTPServer,
+    server: _Server,
     count: int | None,
     ready: Callable[[str], None] | None,
     received: Callable[[], int],

@@ -53,7 +53,7 @@ from pixweb.openapi import PixOpenAPIConfig
 from pixweb.reference import assets_router, reference_page
 from pixweb.sandbox.clock_middleware import SharedClockMiddleware
 from pixweb.services import Services
-from pixweb.wire import DecimalAsNumber, PixResponse
+from pixweb.wire import DecimalAsNumber, PixRequest, PixResponse
 from pixweb.workers import settlement_loop
 
 __all__ = ["create_app"]
@@ -194,6 +194,7 @@ def create_app(
         ],
         exception_handlers=exception_handlers,
         before_request=answer_options,  # OPTIONS lists every method of its path (pixweb.allow)
+        request_class=PixRequest,  # JSON numbers read as exact Decimals, never floats
         response_class=PixResponse,
         plugins=[DecimalAsNumber()],
         openapi_config=_openapi(),

@@ -27,6 +27,7 @@ from litestar.middleware import ASGIMiddleware
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from pixcore.errors import ValidationError
+from pixweb.wire import decode_body
 
 __all__ = ["AllBodyErrors", "Judge", "body_details", "body_errors", "judge_body", "problems_of", "rules_of"]
 
@@ -350,7 +351,7 @@ def problems_of(body: bytes, struct: type[msgspec.Struct], judge: Judge | None =
         msgspec.json.decode(body, type=struct, strict=False)
     except msgspec.ValidationError:
         try:
-            value = msgspec.json.decode(body)
+            value = decode_body(body)  # as the handler reads it: amounts exact, never floats
         except _UNREADABLE:
             return []  # unreadable, found after a type mistake: the handler's decoder says so
         return _every_mistake(value, struct, judge) if isinstance(value, dict) else []

@@ -2,7 +2,10 @@
 
 Money leaves the service as ``Decimal`` (``pixcore.money.cents_to_decimal``) and
 is written as a JSON number with its two decimals (``10.50``), never through a
-float. Timestamps are strings
+float. Money comes in the same way: :class:`PixRequest` reads a JSON body with every
+number that has a fraction or an exponent as the exact ``Decimal`` of its text
+(``1.99999999999999999999`` stays that, it is not rounded to the float ``2.0``),
+so that ``pixcore.money`` judges the digits the client sent. Timestamps are strings
 made by ``pixcore.clock.format_timestamp``.
 """
 
@@ -12,16 +15,42 @@ from decimal import Decimal
 from typing import Any
 
 import msgspec
-from litestar import Response
+from litestar import Request, Response
+from litestar.exceptions import SerializationException
 from litestar.openapi.spec import OpenAPIType, Schema
 from litestar.plugins import OpenAPISchemaPlugin
 from litestar.response.base import MEDIA_TYPE_APPLICATION_JSON_PATTERN
 from litestar.serialization import default_serializer
 from litestar.typing import FieldDefinition
 
-__all__ = ["DecimalAsNumber", "PixResponse"]
+__all__ = ["DecimalAsNumber", "PixRequest", "PixResponse", "decode_body", "encode_json"]
 
 _ENCODER = msgspec.json.Encoder(enc_hook=default_serializer, decimal_format="number")
+_BODY = msgspec.json.Decoder(float_hook=Decimal)  # integers stay int; 1.5, 1e2, 1.5E1 are Decimal
+
+
+def decode_body(body: bytes) -> Any:
+    """A JSON request body, untyped: a number with a fraction or an exponent is the exact
+    ``Decimal`` of its text, never a float (an integer is an ``int``). ``msgspec.DecodeError``
+    when it is not JSON."""
+    return _BODY.decode(body)
+
+
+def encode_json(value: Any) -> bytes:
+    """JSON of ``value``, a ``Decimal`` as the number it is (what :func:`decode_body` read back)."""
+    return _ENCODER.encode(value)
+
+
+class PixRequest(Request[Any, Any, Any]):
+    """Litestar's request, but its JSON body is read by :func:`decode_body`: no amount sent as a
+    JSON number goes through a float on its way to the handler's struct."""
+
+    async def json(self) -> Any:
+        body = await self.body()
+        try:
+            return decode_body(body or b"null")
+        except msgspec.DecodeError as exc:  # as Litestar's own decode_json answers it
+            raise SerializationException(str(exc)) from exc
 
 
 class PixResponse(Response[Any]):

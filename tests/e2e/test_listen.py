@@ -106,18 +106,24 @@ async def test_on_a_terminal_each_notification_is_a_line_for_a_person() -> None:
         assert await send(url, OTHER, "msg_9_4") == 401
         good, bad = await lines(process, 2)
         assert "Traceback" not in await stop(process)
-    for line, msg, ending in (
-        (good, "msg_9_3", "signature ok"),
-        (bad, "msg_9_4", "SIGNATURE INVALID (no signature matches the secret)"),
-    ):
-        _, kind, amount, ids, msg_id, check = line.split("  ")
-        assert (kind, amount, ids, msg_id, check) == (
-            "RECEIVE",
-            "12.00 BRL",
-            "id=42 endToEndId=E00000000202611241200abcdefghijk",
-            msg,
-            ending,
-        )
+    _, kind, amount, ids, msg_id, check = good.split("  ")
+    assert (kind, amount, ids, msg_id, check) == (
+        "RECEIVE",
+        "12.00 BRL",
+        "id=42 endToEndId=E00000000202611241200abcdefghijk",
+        "msg_9_3",
+        "signature ok",
+    )
+    # Not verified: marked at the start, and what the sender wrote is quoted.
+    prefix, _, kind, amount, ids, msg_id, check = bad.split("  ")
+    assert (prefix, kind, amount, ids, msg_id, check) == (
+        "!! UNVERIFIED",
+        '"RECEIVE"',
+        '"12.00 BRL"',
+        '"id=42 endToEndId=E00000000202611241200abcdefghijk"',
+        '"msg_9_4"',
+        "SIGNATURE INVALID (no signature matches the secret)",
+    )
 
 
 async def test_a_request_without_signature_headers_is_401_and_says_which_are_missing() -> None:
@@ -164,3 +170,89 @@ async def test_auto_prints_for_a_person_when_its_output_is_a_terminal() -> None:
         os.close(terminal)
     assert printed.rstrip().endswith("msg_9_3  signature ok")
     assert "RECEIVE  12.00 BRL" in printed
+
+
+# A forged line: erase the current one, return to its start, ring, and reverse what follows.
+FORGED = "\x1b[2K\r15:07:01  RECEIVE  7.50 BRL  id=5  msg_6_1  signature ok\x07\u202ekrow\u202c"
+RAW_CONTROLS = ("\x1b", "\r", "\x07", "\u202e", "\u202c", "\x9b")
+
+
+async def raw_request(url: str, request: bytes) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """Bytes sent as they are: an HTTP client refuses control characters in a header."""
+    host, port = url.removeprefix("http://").rstrip("/").rsplit(":", 1)
+    reader, writer = await asyncio.open_connection(host, int(port))
+    writer.write(request)
+    await writer.drain()
+    return reader, writer
+
+
+def hostile_request() -> bytes:
+    body = json.dumps(
+        {"type": FORGED, "data": {"id": FORGED, "payment": {"amount": "7.50", "currency": "BRL"}}}
+    )
+    return (
+        b"POST / HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\n"
+        b"webhook-id: msg\x1b[1A\x07\xc2\x9b\r\n"  # ESC, BEL, and a C1 CSI (its UTF-8 bytes)
+        + f"content-length: {len(body)}\r\n\r\n{body}".encode()
+    )
+
+
+async def test_a_hostile_unsigned_request_prints_escaped_and_marked_on_a_terminal() -> None:
+    async with listening("--format", "text") as (process, url):
+        reader, writer = await raw_request(url, hostile_request())
+        assert (await asyncio.wait_for(reader.read(), 30)).startswith(b"HTTP/1.0 401")
+        writer.close()
+        assert process.stdout is not None
+        raw = await asyncio.wait_for(process.stdout.readline(), 30)
+        await stop(process)
+    line = raw.decode().removesuffix("\n")
+    assert [char for char in line if char in RAW_CONTROLS or char == "\n"] == []
+    assert line.startswith("!! UNVERIFIED  ")
+    assert line.endswith("  SIGNATURE INVALID (missing webhook-timestamp, webhook-signature)")
+    forged = '"\\x1b[2K\\r15:07:01 \\x20RECEIVE \\x207.50 BRL \\x20id=5 \\x20msg_6_1 \\x20signature ok\\x07'
+    assert f'{forged}\\u202ekrow\\u202c"' in line
+    assert '"msg\\x1b[1A\\x07\xc2\\x9b"' in line  # header bytes are Latin-1 text: Â, then C1 CSI escaped
+
+
+async def test_a_hostile_unsigned_request_is_a_json_line_with_nothing_raw() -> None:
+    async with listening("--json") as (process, url):
+        reader, writer = await raw_request(url, hostile_request())
+        assert (await asyncio.wait_for(reader.read(), 30)).startswith(b"HTTP/1.0 401")
+        writer.close()
+        (line,) = await lines(process, 1)
+        await stop(process)
+    assert [char for char in line if char in RAW_CONTROLS] == []
+    printed = json.loads(line)
+    assert (printed["signature"], printed["webhookId"]) == ("invalid", "msg\x1b[1A\x07\xc2\x9b")
+    assert printed["event"]["type"] == printed["event"]["data"]["id"] == FORGED
+
+
+IDLE = b"POST / HTTP/1.1\r\nHost: x\r\ncontent-length: 100\r\n\r\n"  # and the 100 bytes never come
+
+
+async def test_an_idle_connection_does_not_hold_up_a_delivery_sent_after_it() -> None:
+    # A read timeout far longer than the test's bounds: the delivery is served beside the idle
+    # connection, not after the listener has given up on it.
+    async with listening("--json", "--read-timeout", "3600") as (process, url):
+        _, idle = await raw_request(url, IDLE)
+        body = encode_body(EVENT)
+        headers = build_headers(
+            msg_id="msg_9_5", timestamp=int(time.time()), body=body, secrets=[SECRET], custom={}
+        )
+        async with httpx.AsyncClient(timeout=60) as http:
+            response = await http.post(url, content=body, headers=headers)
+        assert response.status_code == 204
+        assert process.stdout is not None
+        printed = json.loads(await asyncio.wait_for(process.stdout.readline(), 60))
+        assert (printed["signature"], printed["webhookId"]) == ("ok", "msg_9_5")
+        assert "Traceback" not in await stop(process)  # and Ctrl-C does not wait for the idle one
+        idle.close()
+
+
+async def test_a_connection_silent_past_the_read_timeout_is_answered_408() -> None:
+    async with listening("--json", "--read-timeout", "0.5") as (process, url):
+        reader, writer = await raw_request(url, IDLE)
+        answer = await asyncio.wait_for(reader.read(), 60)
+        writer.close()
+        assert "Traceback" not in await stop(process)
+    assert answer.startswith(b"HTTP/1.0 408")

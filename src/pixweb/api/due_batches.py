@@ -41,7 +41,7 @@ from pixweb.api.listing import QUERIES
 from pixweb.api.standard import INT32_PATTERN, parameters_example
 from pixweb.body_errors import problems_of
 from pixweb.problems import PROBLEMS, problem_responses
-from pixweb.wire import PixResponse
+from pixweb.wire import PixResponse, encode_json
 
 __all__ = ["DueBatchController"]
 
@@ -99,7 +99,7 @@ def _decoded(item: object, struct: type[S], judge: Callable[[S], object]) -> S |
     try:
         return msgspec.convert(body, struct, strict=False)
     except msgspec.ValidationError as exc:
-        problems = problems_of(msgspec.json.encode(body), struct, judge) or [str(exc)]
+        problems = problems_of(encode_json(body), struct, judge) or [str(exc)]
         return ValidationError("Invalid due-date charge: " + "; ".join(problems), details=problems)
 
 

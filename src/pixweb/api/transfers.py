@@ -64,8 +64,9 @@ IdempotencyHeader = Annotated[
 
 class TransferPaymentIn(msgspec.Struct):
     # Taken as decoded (not coerced: Litestar would turn "10.00" into a number): a JSON number
-    # arrives as int or float, and pixcore.money accepts a float only when it is exactly the
-    # nearest float to a centavos value (10.1 yes, 10.123 no). Anything else is a 400.
+    # arrives as an int or the exact Decimal of its text (pixweb.wire.PixRequest), never a float,
+    # and pixcore.money refuses it with more than 2 decimals (10.1 yes, 10.123 and
+    # 1.99999999999999999999 no). Anything else is a 400.
     amount: Annotated[
         Any,
         raw("JSON number, in reais, at most 2 decimals", kind=OpenAPIType.NUMBER),

@@ -17,6 +17,7 @@ tree to HTTP statuses in exactly one place (``pixweb.errors``)::
     │   ├── WebhookLimitReached
     │   ├── RefundAboveRefundable
     │   ├── MalformedCertificate
+    │   │   └── MoreThanOneCertificate
     │   ├── InvalidClockMove
     │   └── LocationTaken
     │   └── DuplicateBatch
@@ -117,6 +118,7 @@ __all__ = [
     "LocationTaken",
     "MalformedCertificate",
     "MedCaseNotFound",
+    "MoreThanOneCertificate",
     "NotFound",
     "NotSandboxAdmin",
     "OwnAccountTransfer",
@@ -191,6 +193,10 @@ class RefundAboveRefundable(ValidationError):
 
 class MalformedCertificate(ValidationError):
     """The client certificate is missing or is not a URL-encoded PEM certificate."""
+
+
+class MoreThanOneCertificate(MalformedCertificate):
+    """X-SSL-Client-Cert must be sent once and hold one certificate."""
 
 
 class InvalidClockMove(ValidationError):

@@ -190,6 +190,85 @@ async def test_a_certificate_of_another_account_is_not_linked(scene: Scene) -> N
     assert scene.issuer.calls == []
 
 
+# -- before_secret: what the caller's rate limit keys on -----------------------
+
+
+class Refused(Exception):
+    """What a rate limit raises in these tests."""
+
+
+async def _heard(
+    scene: Scene, *, client_id: str | None = None, certificate: CertificateInfo | None = None
+) -> bool:
+    """What ``before_secret`` hears for an attempt with the wrong secret (refused by the hook)."""
+    heard: list[bool] = []
+    verified_before = scene.hasher.verify_calls
+
+    def hook(own: bool) -> None:
+        heard.append(own)
+        raise Refused
+
+    with pytest.raises(Refused):
+        await issue_token(
+            scene.store.unit_of_work,
+            InlineVerifier(scene.hasher),
+            scene.issuer,
+            scene.clock,
+            client_id=scene.opened.client_id if client_id is None else client_id,
+            client_secret="wrong",
+            certificate=scene.certificate if certificate is None else certificate,
+            before_secret=hook,
+        )
+    assert scene.hasher.verify_calls == verified_before  # refused before any hash
+    assert scene.issuer.calls == []
+    assert len(heard) == 1
+    return heard[0]
+
+
+async def test_before_secret_hears_own_only_for_the_client_s_linked_certificate_in_force(
+    scene: Scene,
+) -> None:
+    other = await open_test_account(scene.store, scene.hasher, document=OTHER_CPF)
+    theirs = certificate_for(scene.clock, "theirs")
+    await link_certificate(
+        scene.store.unit_of_work, account_id=other.account.id, certificate=theirs, clock=scene.clock
+    )
+
+    assert await _heard(scene) is True
+    assert await _heard(scene, certificate=certificate_for(scene.clock, "self-signed")) is False
+    assert await _heard(scene, certificate=theirs) is False  # linked, to another account
+    assert await _heard(scene, client_id=other.client_id) is False  # ours, with their client id
+    assert await _heard(scene, client_id="pix_unknown") is False
+    scene.clock.advance(timedelta(days=366).total_seconds())
+    assert await _heard(scene) is False  # expired
+
+
+async def test_before_secret_hears_a_revoked_certificate_is_not_own(scene: Scene) -> None:
+    await revoke_certificate(
+        scene.store.unit_of_work,
+        scene.clock,
+        account_id=scene.opened.account.id,
+        fingerprint=scene.certificate.fingerprint,
+    )
+    assert await _heard(scene) is False
+
+
+async def test_a_hook_that_lets_the_attempt_through_changes_nothing(scene: Scene) -> None:
+    heard: list[bool] = []
+    token = await issue_token(
+        scene.store.unit_of_work,
+        InlineVerifier(scene.hasher),
+        scene.issuer,
+        scene.clock,
+        client_id=scene.opened.client_id,
+        client_secret=scene.opened.client_secret,
+        certificate=scene.certificate,
+        before_secret=heard.append,
+    )
+    assert heard == [True]
+    assert token.account_id == scene.opened.account.id
+
+
 # -- issue_operator_token (pixweb admin token) ---------------------------------
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 from pixcore.accounts import REVOKED_SECRET, CertificateInfo, ClientCredential, LinkedCertificate
 from pixcore.clock import Clock
@@ -12,12 +14,21 @@ from pixcore.ports import SecretVerifier, TokenIssuer, UnitOfWorkFactory
 __all__ = [
     "TOKEN_LIFETIME_SECONDS",
     "IssuedToken",
+    "OwnCertificateHook",
     "check_credentials",
     "issue_operator_token",
     "issue_token",
 ]
 
 TOKEN_LIFETIME_SECONDS = 1800
+
+OwnCertificateHook = Callable[[bool], None]
+"""Told, before the secret is checked, whether the certificate is the client's own: linked to its
+account, not revoked, valid now (the caller's rate limit keys on it; it may raise to refuse)."""
+
+
+def _no_hook(_own: bool) -> None:
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,18 +48,23 @@ async def issue_token(
     client_id: str,
     client_secret: str,
     certificate: CertificateInfo,
+    before_secret: OwnCertificateHook = _no_hook,
 ) -> IssuedToken:
     """Check, in this order: the credentials (401), the certificate's validity
     period (401), that the certificate is linked to the same account (403) and not
     revoked (401, as an expired one).
 
     The caller has already turned a missing or malformed certificate into a 400.
+    ``before_secret`` hears, once the client and the certificate are read and before
+    any hashing, whether the certificate is the client's own (in force).
     """
     async with uow() as tx:
         credential = await tx.credentials.get(client_id)
         linked = await tx.certificates.get(certificate.fingerprint)
+    now = clock.now()
+    before_secret(_is_own(credential, certificate, linked, now))
     account_id = await _verified(verifier, credential, client_secret)
-    return _bound_token(issuer, clock, account_id=account_id, certificate=certificate, linked=linked)
+    return _bound_token(issuer, now, account_id=account_id, certificate=certificate, linked=linked)
 
 
 async def check_credentials(
@@ -60,6 +76,22 @@ async def check_credentials(
     async with uow() as tx:
         credential = await tx.credentials.get(client_id)
     return await _verified(verifier, credential, client_secret)
+
+
+def _is_own(
+    credential: ClientCredential | None,
+    certificate: CertificateInfo,
+    linked: LinkedCertificate | None,
+    now: datetime,
+) -> bool:
+    """Whether ``certificate`` is the one a token would be issued for, with the right secret."""
+    return (
+        credential is not None
+        and linked is not None
+        and linked.account_id == credential.account_id
+        and linked.revoked_at is None
+        and certificate.is_valid_at(now)
+    )
 
 
 async def _verified(verifier: SecretVerifier, credential: ClientCredential | None, client_secret: str) -> int:
@@ -84,18 +116,17 @@ async def issue_operator_token(
     certificate checks as :func:`issue_token` (valid now, linked to the account, not revoked)."""
     async with uow() as tx:
         linked = await tx.certificates.get(certificate.fingerprint)
-    return _bound_token(issuer, clock, account_id=account_id, certificate=certificate, linked=linked)
+    return _bound_token(issuer, clock.now(), account_id=account_id, certificate=certificate, linked=linked)
 
 
 def _bound_token(
     issuer: TokenIssuer,
-    clock: Clock,
+    now: datetime,
     *,
     account_id: int,
     certificate: CertificateInfo,
     linked: LinkedCertificate | None,
 ) -> IssuedToken:
-    now = clock.now()
     if not certificate.is_valid_at(now):
         raise InvalidCertificate("The client certificate is expired or not yet valid.")
     if linked is None or linked.account_id != account_id:

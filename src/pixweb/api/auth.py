@@ -1,7 +1,8 @@
 """Token endpoints: ``POST /api/auth/token`` (the spec's), ``POST /oauth/token`` (RFC 6749), the JWKS.
 
-Both token endpoints are rate limited per client address, then per client id
-(``pixweb.security.ratelimit``), before any certificate or secret is looked at.
+Both token endpoints are rate limited per client address before anything else is read, then
+per client id and certificate (``pixweb.security.ratelimit``) once the certificate has been
+checked against the client's, before the secret is hashed.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from pixweb.api.docs import answer, form_body, json_body
 from pixweb.api.fields import MAX_CLIENT_ID, MAX_CLIENT_SECRET, MAX_GRANT_TYPE, doc
 from pixweb.edge import text_problem
 from pixweb.errors import error_responses, retry_after, status_of
-from pixweb.security.certificates import read_certificate_header
+from pixweb.security.certificates import CERT_HEADER, certificate_header, read_certificate_header
 
 __all__ = ["AuthController"]
 
@@ -151,9 +152,10 @@ async def _issue(
     request: Request[Any, Any, Any], client_id: str, client_secret: str, cert: str | None
 ) -> TokenResponse:
     services = services_of(request)
-    services.token_limits.check_client(client_id)
-    services.verifier.check_room()  # a flood beyond the hashing queue costs no database work
+    certificate_header(request.headers.getall(CERT_HEADER, []))  # sent twice: 400 (``cert`` is the first)
     certificate = read_certificate_header(cert)
+    services.verifier.check_room()  # a flood beyond the hashing queue costs no database work
+    limits = services.token_limits
     issued = await issue_token(
         services.uow,
         services.verifier,
@@ -162,6 +164,8 @@ async def _issue(
         client_id=client_id,
         client_secret=client_secret,
         certificate=certificate,
+        # the client's limit, once its certificate is known to be its own or not (never before)
+        before_secret=lambda own: limits.check_certificate(client_id, certificate.fingerprint, own=own),
     )
     return TokenResponse(
         access_token=issued.access_token, token_type=issued.token_type, expires_in=issued.expires_in
@@ -252,9 +256,10 @@ class AuthController(Controller):
             "Client credentials plus the linked client certificate, URL-encoded PEM in the"
             " `X-SSL-Client-Cert` header (`pixweb admin token` prints a ready token instead)."
             " Tokens last 1800 s. 401: wrong credentials, or no certificate or one not linked to"
-            " the client; 403: the account is disabled. Rate limited per client id and per"
-            " address: 429 with `Retry-After`; 503 with `Retry-After` when too many credential"
-            " checks wait already."
+            " the client; 403: the account is disabled; 400: the header missing, malformed, sent"
+            " twice or holding two certificates. Rate limited per address, and per client id and"
+            " certificate (the client's own linked certificate has a budget of its own): 429 with"
+            " `Retry-After`; 503 with `Retry-After` when too many credential checks wait already."
         ),
         security=[{}],  # no bearer token: an empty requirement (OpenAPI 3)
     )

@@ -1,5 +1,6 @@
 """Sign-in and sign-out: the client id and secret, checked by the token endpoint's use case and
-counted against the token endpoints' rate limits (every attempt, as there)."""
+counted against the token endpoints' rate limits (every attempt, as there; with no certificate,
+per client id and address)."""
 
 from __future__ import annotations
 
@@ -14,11 +15,10 @@ from pixweb.api.deps import services_of
 from pixweb.api.fields import MAX_CLIENT_ID, MAX_CLIENT_SECRET
 from pixweb.console.web import FormErrors, end_session, page, redirect, safe_next, session_of, start_session
 from pixweb.errors import status_of
-from pixweb.security.certificates import read_certificate_header
+from pixweb.security.certificates import CERT_HEADER, certificate_header, read_certificate_header
 
 __all__ = ["sign_in", "sign_in_form", "sign_out"]
 
-CERT_HEADER = "x-ssl-client-cert"
 NextPage = Annotated[str | None, QueryParameter(name="next", max_length=2048)]
 
 
@@ -43,24 +43,28 @@ async def sign_in_form(request: Request[Any, Any, Any], next_page: NextPage = No
 
 
 async def _account(request: Request[Any, Any, Any], client_id: str, client_secret: str) -> int:
-    """The token endpoint's checks, in its order: address limit, client limit, hashing room, then
-    the credentials (and the certificate, where the API would demand one)."""
+    """The token endpoint's checks, in its order: address limit, certificate header, hashing room,
+    client limit, then the credentials (and the certificate, where the API would demand one)."""
     services = services_of(request)
+    limits = services.token_limits
     client = request.client
-    services.token_limits.check_address(client.host if client else "")
+    address = client.host if client else ""
+    limits.check_address(address)
     for name, value, limit in (
         ("client id", client_id, MAX_CLIENT_ID),
         ("secret", client_secret, MAX_CLIENT_SECRET),
     ):
         if len(value) > limit:
             raise ValidationError(f"The {name} is longer than {limit} characters.")
-    services.token_limits.check_client(client_id)
-    services.verifier.check_room()
-    cert = request.headers.get(CERT_HEADER)
+    cert = certificate_header(request.headers.getall(CERT_HEADER, []))
     if cert is None and not services.settings.require_client_cert:
+        services.verifier.check_room()
+        limits.check_without_certificate(client_id, address)
         return await check_credentials(
             services.uow, services.verifier, client_id=client_id, client_secret=client_secret
         )
+    certificate = read_certificate_header(cert)
+    services.verifier.check_room()
     issued = await issue_token(
         services.uow,
         services.verifier,
@@ -68,7 +72,8 @@ async def _account(request: Request[Any, Any, Any], client_id: str, client_secre
         services.clock,
         client_id=client_id,
         client_secret=client_secret,
-        certificate=read_certificate_header(cert),
+        certificate=certificate,
+        before_secret=lambda own: limits.check_certificate(client_id, certificate.fingerprint, own=own),
     )
     return issued.account_id
 

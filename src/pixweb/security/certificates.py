@@ -1,7 +1,11 @@
 """Reading client certificates: the ``X-SSL-Client-Cert`` header and PEM files.
 
 The header carries a URL-encoded PEM certificate, as a TLS-terminating proxy
-forwards it. The fingerprint is the SHA-256 of the DER, lowercase hex; the
+forwards it: once, and one certificate. A request that sends it twice, or one value
+holding two PEM blocks, is refused (``MoreThanOneCertificate``, 400): otherwise a
+proxy that appends its header to the client's would let the client's own come first.
+
+The fingerprint is the SHA-256 of the DER, lowercase hex; the
 token's ``cnf`` claim carries the same digest base64url-encoded (RFC 8705).
 """
 
@@ -9,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import unquote, unquote_plus
@@ -19,9 +24,11 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from pixcore.accounts import CertificateInfo
-from pixcore.errors import MalformedCertificate
+from pixcore.errors import MalformedCertificate, MoreThanOneCertificate
 
 __all__ = [
+    "CERT_HEADER",
+    "certificate_header",
     "create_self_signed",
     "fingerprint_to_x5t",
     "read_certificate_header",
@@ -30,7 +37,10 @@ __all__ = [
     "x5t_to_fingerprint",
 ]
 
+CERT_HEADER = "x-ssl-client-cert"
 _PEM_BEGIN = "-----BEGIN CERTIFICATE-----"
+_PEM_END = "-----END CERTIFICATE-----"
+_ANY_PEM_BLOCK = "-----BEGIN"
 MAX_HEADER = 16_384
 
 
@@ -52,16 +62,27 @@ def read_pem(data: bytes) -> CertificateInfo:
         raise MalformedCertificate("not a PEM X.509 certificate") from None
 
 
+def certificate_header(values: Sequence[str]) -> str | None:
+    """The request's one ``X-SSL-Client-Cert`` value, given all of them (``headers.getall``):
+    ``None`` if it has none, ``MoreThanOneCertificate`` if it has several."""
+    if len(values) > 1:
+        raise MoreThanOneCertificate("the X-SSL-Client-Cert header must be sent once, not several times")
+    return values[0] if values else None
+
+
 def read_certificate_header(value: str | None) -> CertificateInfo:
-    """Read the ``X-SSL-Client-Cert`` header: a URL-encoded PEM certificate.
+    """Read the ``X-SSL-Client-Cert`` header: a URL-encoded PEM certificate, one.
 
     A raw PEM (with literal newlines) cannot travel in a header, and one with
     its spaces intact was not URL-encoded: both are refused, as the spec asks.
+    Two PEM blocks, encoded or not, are refused as such (``MoreThanOneCertificate``),
+    and so is anything after the certificate's end line.
     """
     if not value or not value.strip():
         raise MalformedCertificate("the X-SSL-Client-Cert header is required")
     if len(value) > MAX_HEADER:
         raise MalformedCertificate("the X-SSL-Client-Cert header is too long")
+    _one_block(value)
     if _PEM_BEGIN in value:
         raise MalformedCertificate("the X-SSL-Client-Cert header must be URL-encoded")
     encoded = value.strip()
@@ -75,7 +96,16 @@ def read_certificate_header(value: str | None) -> CertificateInfo:
         raise MalformedCertificate("the X-SSL-Client-Cert header contains a NUL character")
     if not pem.startswith(_PEM_BEGIN):
         raise MalformedCertificate("the X-SSL-Client-Cert header is not a URL-encoded PEM certificate")
+    _one_block(pem)
+    end = pem.find(_PEM_END)
+    if end >= 0 and pem[end + len(_PEM_END) :].strip():
+        raise MalformedCertificate("the X-SSL-Client-Cert header holds more than its certificate")
     return read_pem(pem.encode("ascii", errors="replace"))
+
+
+def _one_block(text: str) -> None:
+    if text.count(_ANY_PEM_BLOCK) > 1:
+        raise MoreThanOneCertificate("the X-SSL-Client-Cert header must hold one certificate, not several")
 
 
 def fingerprint_to_x5t(fingerprint: str) -> str:

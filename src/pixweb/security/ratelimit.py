@@ -1,10 +1,23 @@
-"""Rate limits of the token endpoints: per client id and per client address (decisions 13).
+"""Rate limits of the token endpoints and the console sign-in (decisions 13).
 
 Token buckets, one per key: a bucket holds at most ``per_minute`` attempts and
-refills at ``per_minute`` per minute, so a client may spend a burst of that many
+refills at ``per_minute`` per minute, so a caller may spend a burst of that many
 at once and then one every ``60 / per_minute`` seconds. Every attempt counts,
 failed ones included; an attempt over the limit is refused with the seconds to
 wait until the next one would pass (``Retry-After``).
+
+Two limits. Per client address, met first. Per client id *and what the request
+presents*, met once the certificate has been checked against the client's (never
+before, so that nobody else can spend a client's budget):
+
+* the client's own certificate (linked to its account, not revoked, valid now):
+  a bucket of that client id and fingerprint, which only the holder of the
+  certificate spends;
+* any other certificate: one bucket per client id for all of them (self-signed
+  certificates cost nothing to make, so a bucket each would bound nothing); it
+  keeps the Argon2 checks a stranger can cause per client id where they were;
+* no certificate (the console sign-in with ``PIX_REQUIRE_CLIENT_CERT`` off): a
+  bucket of that client id and address, the one thing that tells callers apart.
 
 The buckets live in the process (``pixweb serve``): N processes behind a balancer
 allow up to N times the limit. That is the resource they protect: each process's
@@ -72,9 +85,20 @@ class TokenRateLimits:
     def check_address(self, address: str) -> None:
         _refuse(self.addresses.take(address), "this address")
 
-    def check_client(self, client_id: str) -> None:
-        digest = hashlib.blake2b(client_id.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
-        _refuse(self.clients.take(digest), "this client id")
+    def check_certificate(self, client_id: str, fingerprint: str, *, own: bool) -> None:
+        """An attempt with a certificate: ``own`` when it is the client's linked certificate, in
+        force (then the bucket of this client id and fingerprint), else the bucket this client id's
+        other certificates share."""
+        key = f"{_digest(client_id)} {fingerprint if own else 'other'}"
+        _refuse(self.clients.take(key), "this client id")
+
+    def check_without_certificate(self, client_id: str, address: str) -> None:
+        """An attempt with no certificate (the console in development): this client id from this address."""
+        _refuse(self.clients.take(f"{_digest(client_id)} @{address}"), "this client id")
+
+
+def _digest(client_id: str) -> str:
+    return hashlib.blake2b(client_id.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def _refuse(wait: float, whom: str) -> None:

@@ -1,19 +1,20 @@
 """The HTTP/1.1 protocol ``pixweb serve`` runs: uvicorn's httptools one, with a cap on a request's
-head and the parser's own refusals in the error shape (docs/operations.md, "Limits").
+head and the parser's own refusals in the error shape (docs/operations.md, "Limits at the edge").
 
 The head (request line and headers) is parsed before the app sees anything, so no ASGI middleware
 can bound it; httptools itself has no limit (uvicorn's ``h11_max_incomplete_event_size`` is for
-its h11 protocol only, about half as fast). Here :meth:`LimitedHttpToolsProtocol.data_received`
-counts the bytes fed to the parser while a head is open: once ``PIX_MAX_HEADER_BYTES`` of them
-have not finished it, the answer is a 431 and the connection is closed without reading more (after
-:data:`LINGER` seconds half-closed, so that a client still sending can read the answer).
+its h11 protocol only, which costs about 1.8 times the CPU a request: docs/performance.md). Here
+:meth:`LimitedHttpToolsProtocol.data_received` counts the bytes fed to the parser while a head is
+open: once ``PIX_MAX_HEADER_BYTES`` of them have not finished it, the answer is a 431 and the
+connection is closed without reading more (after :data:`LINGER` seconds half-closed, so that a
+client still sending can read the answer).
 The cost on every read is an addition and a comparison.
 
 The parser's refusals (a malformed request line or header, raw bytes outside ASCII in the path
-or query) were uvicorn's plain-text 400; :meth:`LimitedHttpToolsProtocol.send_400_response` answers
-them in the error shape. Both close the connection, as uvicorn's own 400 does: the request never
-reached the app, so it has no request id, no metrics and no log line of the app (a warning of
-``pixweb.http`` instead).
+or query) are a plain-text 400 in uvicorn; :meth:`LimitedHttpToolsProtocol.send_400_response`
+answers them in the error shape. Both close the connection: the request never reached the app, so
+it has no request id, no metrics and no access-log line (a warning of ``pixweb.http`` for the cap,
+uvicorn's "Invalid HTTP request received." for the parser's refusal).
 """
 
 from __future__ import annotations

@@ -57,6 +57,13 @@ def _non_negative_int(name: str, default: int) -> int:
     return value
 
 
+def _at_least(name: str, default: int, low: int) -> int:
+    value = _int(name, default)
+    if value < low:
+        raise ValueError(f"{name} must be at least {low}, not {value}")
+    return value
+
+
 def _float(name: str, default: float, *, low: float, strict: bool) -> float:
     """A number of seconds: more than ``low`` (``strict``), or at least ``low``."""
     raw = os.environ.get(name)
@@ -275,6 +282,17 @@ class Settings:
     """``PIX_PROCESSES`` (default ``1``): API processes ``pixweb serve`` runs on its one port
     (``--workers`` overrides it); each has its own pool of ``PIX_DB_POOL_SIZE`` connections."""
 
+    worker_healthcheck_timeout: int = 30
+    """``PIX_WORKER_HEALTHCHECK_TIMEOUT`` (default ``30``): with several processes, seconds a worker
+    may take to answer its supervisor's ping (uvicorn's ``timeout_worker_healthcheck``, 5 by
+    default) before it is killed and replaced; a new worker answers only once it has imported the
+    service's modules, which on a busy machine can take more than 5 seconds."""
+
+    max_header_bytes: int = 65_536
+    """``PIX_MAX_HEADER_BYTES`` (default ``65536``): most bytes of a request's line and headers
+    together; past them the answer is a 431 and the connection is closed, unread
+    (``pixweb.http_protocol``). At least 1024."""
+
     norm_delay_seconds: int = 2
     """``PIX_NORM_SETTLEMENT_DELAY`` (default ``2``): seconds before a NORM transfer settles."""
 
@@ -340,6 +358,8 @@ class Settings:
             run_workers=_flag("PIX_WORKERS", default=True),
             run_delivery=_flag("PIX_DELIVERY", default=True),
             processes=_positive_int("PIX_PROCESSES", 1),
+            worker_healthcheck_timeout=_positive_int("PIX_WORKER_HEALTHCHECK_TIMEOUT", 30),
+            max_header_bytes=_at_least("PIX_MAX_HEADER_BYTES", 65_536, 1024),
             norm_delay_seconds=_int("PIX_NORM_SETTLEMENT_DELAY", 2),
             transfer_batch_size=_positive_int("PIX_TRANSFER_BATCH_SIZE", 64),
             transfer_batch_window_ms=_non_negative_int("PIX_TRANSFER_BATCH_WINDOW_MS", 0),

@@ -290,6 +290,10 @@ def serve(
             "log_config": None,  # uvicorn's records go through our handler (PIX_LOG_FORMAT)
             "access_log": False,  # the app logs one line per request, with its id and route template
             "timeout_graceful_shutdown": 10,
+            # httptools with the request head capped (PIX_MAX_HEADER_BYTES) and its 400 in the
+            # error shape; named as a string so that the workers import it themselves.
+            "http": "pixweb.http_protocol:LimitedHttpToolsProtocol",
+            "timeout_worker_healthcheck": settings.worker_healthcheck_timeout,
         }
         if processes == 1:
             uvicorn.run(compose_app(settings, composed), **options)

@@ -224,7 +224,9 @@ def _http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response
         details = _validation_details(exc, body_details(request))
         return _answer(request, 400, _validation_message(exc.detail, details), details)
     message = exc.detail or HTTPStatus(status).description
-    if status == 404 and message == "Not Found":
+    if status == 404:
+        # Litestar's own 404s: no route, or no file under a static folder (whose detail names the
+        # folder on this machine). Our handlers' 404s are PixError's NotFound, with their message.
         message = "No such resource."
     return _answer(request, status, message, headers=exc.headers)
 

@@ -13,6 +13,7 @@ import json
 import re
 import signal
 import socket
+import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -189,3 +190,62 @@ async def test_a_wrong_pix_processes_is_a_json_error(tmp_path: Path) -> None:
     assert error["error"] == "InvalidSetting"
     assert "PIX_PROCESSES" in error["message"]
     assert not (tmp_path / "pg").exists()
+
+
+BUSY_LOOPS = 3  # on a 2-core machine: a worker's start-up (imports, the app) gets a fraction of a core
+DIED = re.compile(r"Child process \[[0-9]+\] died")  # uvicorn's supervisor, on replacing a worker
+
+
+@pytest.mark.slow
+async def test_two_workers_starting_on_a_busy_cpu_both_come_up_and_none_is_killed(
+    migrated_database: str, tmp_path: Path
+) -> None:
+    """uvicorn's supervisor pings each worker, and kills one that does not answer within
+    ``PIX_WORKER_HEALTHCHECK_TIMEOUT`` seconds; a new worker answers only once it has imported the
+    service's modules. With the CPU busy, start-up is slow: both workers must still come up, and
+    none be replaced. (With uvicorn's 5 s on a 2-core machine this fails: workers die.)"""
+    env = _base_env(tmp_path) | {"PIX_DATABASE_URL": migrated_database, "PIX_LOG_LEVEL": "INFO"}
+    log = tmp_path / "serve.log"
+    port = _free_port()
+    burners = [
+        await asyncio.create_subprocess_exec(sys.executable, "-c", "while True: pass")
+        for _ in range(BUSY_LOOPS)
+    ]
+    try:
+        with log.open("wb") as sink:
+            server = await asyncio.create_subprocess_exec(
+                str(PIXWEB),
+                "serve",
+                "--no-demo",
+                "--port",
+                str(port),
+                "--workers",
+                "2",
+                env=env,
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=sink,
+            )
+        try:
+            pids = await _answering_pids(f"http://127.0.0.1:{port}", want=2, seconds=300)
+            parents = {_parent_of(pid) for pid in pids}
+        finally:
+            for burner in burners:
+                burner.kill()
+            if server.returncode is None:
+                server.send_signal(signal.SIGTERM)
+                try:
+                    await asyncio.wait_for(server.wait(), timeout=60)
+                except TimeoutError:
+                    server.kill()
+                    await server.wait()
+    finally:
+        for burner in burners:
+            if burner.returncode is None:
+                burner.kill()
+            await burner.wait()
+    text = log.read_text(errors="replace")
+    assert len(pids) == 2, f"two workers should answer, saw {pids}; log:\n{text[-4000:]}"
+    assert parents == {server.pid}
+    assert text.count("Started server process") >= 2  # the log is the workers' too
+    assert DIED.search(text) is None, text[-4000:]
+    assert server.returncode == 0

@@ -11,7 +11,7 @@ import asyncio
 import logging
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,16 @@ from pixinfra.settings import Settings
 from tests.e2e.conftest import Api, running_api
 from tests.support import Client, bearer, new_client
 
-__all__ = ["ERROR_KEYS", "Signed", "all_logs", "assert_error", "fake_getaddrinfo", "log_text", "signed_in"]
+__all__ = [
+    "ERROR_KEYS",
+    "Served",
+    "Signed",
+    "all_logs",
+    "assert_error",
+    "fake_getaddrinfo",
+    "log_text",
+    "signed_in",
+]
 
 ERROR_KEYS = {"statusCode", "message", "error"}
 
@@ -159,3 +168,65 @@ def log_text(records: list[logging.LogRecord]) -> str:
         if extra:
             lines.append(repr(extra))
     return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Served:
+    """``pixweb serve`` as a real process: what reaches it goes through uvicorn's HTTP parser."""
+
+    port: int
+    max_header_bytes: int
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+SERVED_MAX_HEADER_BYTES = 32_768  # set, rather than the default, to show the setting is what decides
+
+
+@pytest.fixture(scope="session")
+async def served(migrated_database: str, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Served]:
+    """One ``pixweb serve`` process for the session (workers off), with
+    ``PIX_MAX_HEADER_BYTES=32768``; stopped with SIGTERM at the end."""
+    from tests.e2e.test_cli import PIXWEB, _base_env
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    env = _base_env(tmp_path_factory.mktemp("served")) | {
+        "PIX_DATABASE_URL": migrated_database,
+        "PIX_WORKERS": "off",
+        "PIX_LOG_LEVEL": "WARNING",
+        "PIX_MAX_HEADER_BYTES": str(SERVED_MAX_HEADER_BYTES),
+    }
+    server = await asyncio.create_subprocess_exec(
+        str(PIXWEB),
+        "serve",
+        "--no-demo",
+        "--port",
+        str(port),
+        env=env,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    running = Served(port, SERVED_MAX_HEADER_BYTES)
+    try:
+        async with httpx.AsyncClient(base_url=running.base_url, timeout=10) as http:
+            for _ in range(600):  # up to a minute or two on a busy machine
+                assert server.returncode is None, "pixweb serve exited before it answered"
+                with suppress(httpx.TransportError):
+                    if (await http.get("/health/live")).status_code == 200:
+                        break
+                await asyncio.sleep(0.2)
+            else:
+                pytest.fail("pixweb serve did not answer /health/live")
+        yield running
+    finally:
+        if server.returncode is None:
+            server.terminate()
+            try:
+                await asyncio.wait_for(server.wait(), timeout=40)
+            except TimeoutError:
+                server.kill()
+                await server.wait()

@@ -12,6 +12,7 @@ import contextlib
 import logging
 from datetime import timedelta
 
+from pixcore.console_sessions import LIFETIME
 from pixcore.ports import UnitOfWorkFactory
 from pixcore.usecases.charges import sweep_expired_charges
 from pixcore.usecases.refunds import process_due_refunds
@@ -20,11 +21,19 @@ from pixinfra.postgres.availability import FailureStreak
 from pixinfra.postgres.pool import Database
 from pixweb.services import Services
 
-__all__ = ["IDEMPOTENCY_KEEP", "purge_idempotency_keys", "settlement_loop"]
+__all__ = [
+    "IDEMPOTENCY_KEEP",
+    "SESSIONS_KEEP",
+    "purge_console_sessions",
+    "purge_idempotency_keys",
+    "settlement_loop",
+]
 
 log = logging.getLogger("pixweb.workers")
 
 IDEMPOTENCY_KEEP = timedelta(hours=25)  # the promise is 24 hours; an hour's margin
+SESSIONS_KEEP = LIFETIME + timedelta(days=30)
+"""A console session's row is kept 30 days after it can last be used (for ``session list``)."""
 PURGE_EVERY = 600  # rounds
 SWEEP_EVERY = 10  # rounds: expired charges are persisted within about a second
 MAX_BACKOFF = 2.0  # seconds between rounds at most while rounds fail
@@ -41,6 +50,17 @@ async def purge_idempotency_keys(database: Database) -> int:
     async with database.acquire() as conn:
         status = await conn.execute(
             "DELETE FROM idempotency_keys WHERE stored_at < now() - $1::interval", IDEMPOTENCY_KEEP
+        )
+    return int(status.split()[-1])
+
+
+async def purge_console_sessions(database: Database) -> int:
+    """Delete the rows of console sessions signed in more than ``SESSIONS_KEEP`` ago (over for 30
+    days at least, whatever ended them); returns how many. By the database's clock: sessions are
+    timed by the wall clock, never the sandbox's."""
+    async with database.acquire() as conn:
+        status = await conn.execute(
+            "DELETE FROM console_sessions WHERE created_at < now() - $1::interval", SESSIONS_KEEP
         )
     return int(status.split()[-1])
 
@@ -77,6 +97,7 @@ async def settlement_loop(
                 await sweep_expired_charges(services.uow, services.clock)
             if rounds % PURGE_EVERY == 0:
                 await purge_idempotency_keys(services.database)
+                await purge_console_sessions(services.database)
         except Exception as exc:  # noqa: BLE001 - logged by the streak, with its traceback if unexpected
             failures.failed(exc)
         else:

@@ -1,0 +1,224 @@
+"""Faults injected into group commit: a waiter is always answered, and a batch behind a write that
+did not land (or never began) is decided again on the balance as committed.
+
+Each wait is bounded (``asyncio.wait_for``, generous for a loaded machine): a request left
+hanging fails its test instead of hanging the suite."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from pixcore.accounts import Balance
+from pixcore.clock import ManualClock
+from pixcore.errors import PixError
+from pixcore.ports import IdempotencyRecord, TransferReservation
+from pixcore.testing import InMemoryStore, InMemoryTransferBatchStore, PlainHasher
+from pixcore.usecases.group_commit import Gatherer, Waiting
+from pixcore.usecases.transfer_batch import TransferBatcher
+from pixcore.usecases.transfers import CreatedTransfer
+from tests.unit.transfer_world import NORM_DELAY, World, assert_books_balance, make_world, transfer_request
+from tests.unit.usecase_helpers import ISPB
+
+BOUND = 30.0
+"""Seconds a waiter may take to be answered: far above any batch's window, so only a waiter
+nobody will ever answer reaches it."""
+
+
+async def _within_bound(*tasks: asyncio.Future[Any]) -> list[object]:
+    """The tasks' results (or errors, or ``CancelledError``), all of them done within ``BOUND``."""
+    return list(await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), BOUND))
+
+
+# The Gatherer: a drain cancelled while it applies a batch.
+
+
+async def test_a_drain_cancelled_mid_apply_cancels_every_waiter_and_the_key_starts_afresh() -> None:
+    """The drain is cancelled while ``apply`` blocks (on an event never set): the requests of the
+    batch being applied and those queued behind it are all cancelled, none left waiting; the key's
+    next request starts a new drain and is answered."""
+    entered = asyncio.Event()
+    never = asyncio.Event()
+    drains: list[asyncio.Task[Any]] = []
+    applied: list[list[int]] = []
+
+    async def apply(key: str, batch: list[Waiting[int, int]]) -> None:
+        applied.append([waiting.item for waiting in batch])
+        if len(applied) == 1:
+            drain = asyncio.current_task()
+            assert drain is not None
+            drains.append(drain)
+            entered.set()
+            await never.wait()
+        for waiting in batch:
+            waiting.give(waiting.item * 10)
+
+    gatherer: Gatherer[str, int, int] = Gatherer(apply, size=2, window=timedelta(milliseconds=10))
+    applying = [asyncio.create_task(gatherer.submit("hot", item)) for item in (1, 2)]
+    await asyncio.wait_for(entered.wait(), BOUND)
+    queued = [asyncio.create_task(gatherer.submit("hot", item)) for item in (3, 4)]
+    await asyncio.sleep(0)  # queued behind the batch being applied
+
+    drains[0].cancel()
+    outcomes = await _within_bound(*applying, *queued)
+
+    assert all(isinstance(outcome, asyncio.CancelledError) for outcome in outcomes), outcomes
+    assert all(task.cancelled() for task in [*applying, *queued])
+    assert applied == [[1, 2]]  # the queued ones were never applied
+    assert await asyncio.wait_for(gatherer.submit("hot", 5), BOUND) == 50
+
+
+# The transfer batch: a write that did not land, or never began, with a batch behind it.
+
+
+async def _fresh_world() -> World:
+    clock = ManualClock()
+    return await make_world(InMemoryStore(clock=clock), clock, PlainHasher())
+
+
+def _batcher(world: World, store: InMemoryTransferBatchStore | None = None) -> TransferBatcher:
+    return TransferBatcher(
+        world.store.unit_of_work,
+        world.directory,
+        world.clock,
+        ispb=ISPB,
+        norm_delay=NORM_DELAY,
+        size=16,
+        window=timedelta(milliseconds=20),
+        store=store or InMemoryTransferBatchStore(world.store.unit_of_work),
+    )
+
+
+def _send(world: World, batcher: TransferBatcher, amount: str) -> asyncio.Task[CreatedTransfer]:
+    request = transfer_request(amount=Decimal(amount))
+    return asyncio.create_task(
+        batcher.create(account_id=world.sender.id, idempotency_key=uuid.uuid4(), request=request)
+    )
+
+
+def _outcome(result: object) -> tuple[str, int | None]:
+    if isinstance(result, CreatedTransfer):
+        return ("created", result.transfer.amount)
+    assert isinstance(result, PixError), result
+    return (type(result).__name__, None)
+
+
+class _FirstWriteLost(InMemoryTransferBatchStore):
+    """A store whose first write waits for ``gate``, then (``meanwhile`` having left the account by
+    another way) answers None: it did not land. Every call takes a turn of the event loop, as a
+    round trip to the database does, so that the batches' tasks interleave as they would."""
+
+    def __init__(self, world: World, meanwhile: Decimal) -> None:
+        super().__init__(world.store.unit_of_work)
+        self.world, self.meanwhile = world, meanwhile
+        self.gate = asyncio.Event()
+        self.reads = self.writes = 0
+
+    async def seen(
+        self, account_id: int, keys: Sequence[uuid.UUID]
+    ) -> tuple[Balance | None, dict[uuid.UUID, IdempotencyRecord]]:
+        self.reads += 1
+        await asyncio.sleep(0)
+        return await super().seen(account_id, keys)
+
+    async def reserve(
+        self, account_id: int, exactly: int | None, reservations: Sequence[TransferReservation], at: datetime
+    ) -> list[int] | None:
+        self.writes += 1
+        await asyncio.sleep(0)
+        if self.writes == 1:
+            await self.gate.wait()
+            await self.world.send(amount=self.meanwhile)
+            return None
+        return await super().reserve(account_id, exactly, reservations, at)
+
+
+async def _until(condition: Callable[[], bool]) -> None:
+    """Poll (at most ``BOUND`` seconds) until ``condition()`` holds."""
+    for _ in range(int(BOUND / 0.005)):
+        if condition():
+            return
+        await asyncio.sleep(0.005)
+    raise AssertionError("the batcher never got there")
+
+
+async def test_the_batch_behind_a_write_that_did_not_land_reads_again() -> None:
+    """Maria holds 100.00. The first batch (60) is decided on 100; the second (40), pipelined
+    behind it, on the 40 the first would leave. The first's write does not land, and 30.00 has
+    left meanwhile: both batches must read again, in their order, as if sent one by one
+    (30, then 60 on 70, then 40 on 10: refused). Had the second taken the lost write for landed,
+    its 40 would be written first (70 covers it) and the first batch refused."""
+    expected_world = await _fresh_world()
+    expected: list[tuple[str, int | None]] = []
+    await expected_world.send(amount=Decimal("30.00"))
+    for amount in ("60.00", "40.00"):
+        try:
+            expected.append(_outcome(await expected_world.send(amount=Decimal(amount))))
+        except PixError as error:
+            expected.append(_outcome(error))
+    assert expected == [("created", 6000), ("InsufficientFunds", None)]
+
+    world = await _fresh_world()
+    store = _FirstWriteLost(world, meanwhile=Decimal("30.00"))
+    batcher = _batcher(world, store)
+    first = _send(world, batcher, "60.00")
+    await _until(lambda: store.writes == 1)
+    second = _send(world, batcher, "40.00")
+    await _until(lambda: store.reads == 2)  # the second batch decided, its write behind the first's
+    store.gate.set()
+
+    assert [_outcome(r) for r in await _within_bound(first, second)] == expected
+    assert world.balance(world.sender) == expected_world.balance(expected_world.sender) == Balance(1000, 9000)
+    assert_books_balance(world.store)
+
+
+@pytest.fixture
+async def cancel_first_write() -> AsyncIterator[list[asyncio.Task[Any]]]:
+    """A task factory that cancels the first transfer batch's write task as it is created, before
+    it begins (as a loop shutting down, or a cancelled scope, would): its coroutine never runs.
+    Returns the cancelled tasks."""
+    loop = asyncio.get_running_loop()
+    cancelled: list[asyncio.Task[Any]] = []
+
+    def factory(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, Any], **kwargs: Any) -> Any:
+        task = asyncio.Task(coro, loop=loop, **kwargs)
+        if not cancelled and coro.__qualname__ == "TransferBatcher._answer":
+            task.cancel()
+            cancelled.append(task)
+        return task
+
+    loop.set_task_factory(factory)
+    yield cancelled
+    loop.set_task_factory(None)
+
+
+# The cancelled task's coroutine held the write's own (``_write_behind``), which never starts: Python
+# says so when it is dropped. What the test asserts is the next batch's answer.
+@pytest.mark.filterwarnings(
+    "ignore:coroutine 'TransferBatcher._write_behind' was never awaited:RuntimeWarning"
+)
+async def test_the_next_batch_of_an_account_whose_write_was_cancelled_before_it_began_is_answered(
+    cancel_first_write: list[asyncio.Task[Any]],
+) -> None:
+    """The first batch's write is cancelled before it begins: it never wrote, and must still say
+    it did not land, or the account's next batch (decided behind it) waits for it forever."""
+    world = await _fresh_world()
+    batcher = _batcher(world)
+    first = _send(world, batcher, "60.00")
+    await _until(lambda: bool(cancel_first_write))
+    second = _send(world, batcher, "30.00")
+
+    created = await asyncio.wait_for(second, BOUND)
+
+    assert created.transfer.amount == 3000
+    assert world.balance(world.sender) == Balance(7000, 3000)  # the first never wrote
+    assert cancel_first_write[0].cancelled()
+    first.cancel()  # its write never ran, so nothing will answer it
+    await asyncio.gather(first, return_exceptions=True)
+    assert_books_balance(world.store)

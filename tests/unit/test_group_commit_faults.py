@@ -20,7 +20,7 @@ from pixcore.clock import ManualClock
 from pixcore.errors import PixError
 from pixcore.ports import IdempotencyRecord, TransferReservation
 from pixcore.testing import InMemoryStore, InMemoryTransferBatchStore, PlainHasher
-from pixcore.usecases.group_commit import Gatherer, Waiting
+from pixcore.usecases.group_commit import Gatherer, GroupCommit, Waiting
 from pixcore.usecases.transfer_batch import TransferBatcher
 from pixcore.usecases.transfers import CreatedTransfer
 from tests.unit.transfer_world import NORM_DELAY, World, assert_books_balance, make_world, transfer_request
@@ -72,6 +72,95 @@ async def test_a_drain_cancelled_mid_apply_cancels_every_waiter_and_the_key_star
     assert all(task.cancelled() for task in [*applying, *queued])
     assert applied == [[1, 2]]  # the queued ones were never applied
     assert await asyncio.wait_for(gatherer.submit("hot", 5), BOUND) == 50
+
+
+def _drain_tasks() -> set[asyncio.Task[Any]]:
+    """The drain tasks of every gatherer on the loop (a test takes those it started: the difference)."""
+    return {t for t in asyncio.all_tasks() if getattr(t.get_coro(), "__qualname__", "") == "Gatherer._drain"}
+
+
+async def _turns(count: int = 5) -> None:
+    """Let the other tasks run ``count`` turns of the loop (no time passes)."""
+    for _ in range(count):
+        await asyncio.sleep(0)
+
+
+def _recording(applied: list[list[int]]) -> Any:
+    async def apply(key: str, batch: list[Waiting[int, int]]) -> None:
+        applied.append([waiting.item for waiting in batch])
+        for waiting in batch:
+            waiting.give(waiting.item * 10)
+
+    return apply
+
+
+@pytest.mark.parametrize("drain_waits_first", [False, True], ids=["full-at-once", "filled-while-waiting"])
+async def test_a_full_batch_is_applied_without_waiting_for_its_window(drain_waits_first: bool) -> None:
+    """With a window of an hour, a batch that holds ``size`` requests is applied at once: whether
+    they all came before its drain began, or the last one filled it while the drain waited."""
+    applied: list[list[int]] = []
+    gatherer: Gatherer[str, int, int] = Gatherer(_recording(applied), size=2, window=timedelta(hours=1))
+    first = asyncio.create_task(gatherer.submit("hot", 1))
+    if drain_waits_first:
+        await _turns()
+        assert applied == []  # the drain waits for its window, or for a full batch
+    second = asyncio.create_task(gatherer.submit("hot", 2))
+
+    assert await _within_bound(first, second) == [10, 20]
+    assert applied == [[1, 2]]
+
+
+async def test_a_drain_cancelled_in_its_window_cancels_its_waiters() -> None:
+    """Cancelled while it waits for its batch to fill (no batch taken yet), the drain cancels the
+    requests queued, and the key's next request is answered by a new drain."""
+    applied: list[list[int]] = []
+    gatherer: Gatherer[str, int, int] = Gatherer(_recording(applied), size=10, window=timedelta(hours=1))
+    before = _drain_tasks()
+    queued = [asyncio.create_task(gatherer.submit("hot", item)) for item in (1, 2)]
+    await _turns()
+    (drain,) = _drain_tasks() - before
+
+    drain.cancel()
+    outcomes = await _within_bound(*queued)
+
+    assert all(isinstance(outcome, asyncio.CancelledError) for outcome in outcomes), outcomes
+    assert applied == []
+    later = asyncio.create_task(gatherer.submit("hot", 3))
+    await _turns()
+    for other in _drain_tasks() - before:
+        other.cancel()  # its window is an hour: what matters is that a new drain took the request
+    assert [type(outcome) for outcome in await _within_bound(later)] == [asyncio.CancelledError]
+
+
+class _AloneAfterAGoneClient(GroupCommit[str, int, int]):
+    """A use case whose batch cannot be applied as one: its first request's client goes away
+    (answer cancelled) meanwhile, and the batch goes one by one."""
+
+    def __init__(self) -> None:
+        super().__init__(size=3, window=timedelta(hours=1))
+        self.alone: list[int] = []
+
+    async def _alone(self, _: str, item: int) -> int:
+        self.alone.append(item)
+        return item * 10
+
+    async def _apply(self, key: str, batch: list[Waiting[int, int]]) -> None:
+        batch[0].answer.cancel()
+        await self._one_by_one(key, batch)
+
+    async def submit(self, item: int) -> int:
+        return await self._submit("hot", item)
+
+
+async def test_one_by_one_skips_a_request_already_answered_and_applies_the_rest() -> None:
+    use_case = _AloneAfterAGoneClient()
+    tasks = [asyncio.create_task(use_case.submit(item)) for item in (1, 2, 3)]
+
+    outcomes = await _within_bound(*tasks)
+
+    assert isinstance(outcomes[0], asyncio.CancelledError)
+    assert outcomes[1:] == [20, 30]
+    assert use_case.alone == [2, 3]
 
 
 # The transfer batch: a write that did not land, or never began, with a batch behind it.

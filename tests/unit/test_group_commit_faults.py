@@ -132,6 +132,30 @@ async def test_a_drain_cancelled_in_its_window_cancels_its_waiters() -> None:
     assert [type(outcome) for outcome in await _within_bound(later)] == [asyncio.CancelledError]
 
 
+async def test_a_batch_whose_requests_all_went_away_is_skipped_and_the_next_applied() -> None:
+    """Both requests of the first batch are cancelled (their clients went away) before it begins:
+    it is not applied, and the request queued behind it is, by the same drain."""
+    applied: list[list[int]] = []
+    gatherer: Gatherer[str, int, int] = Gatherer(_recording(applied), size=2, window=timedelta(0))
+    tasks = [asyncio.create_task(gatherer.submit("hot", item)) for item in (1, 2, 3)]
+    await asyncio.sleep(0)  # all three queued; their drain has not begun
+    tasks[0].cancel()
+    tasks[1].cancel()
+
+    outcomes = await _within_bound(*tasks)
+
+    assert [type(outcome) for outcome in outcomes[:2]] == [asyncio.CancelledError] * 2
+    assert outcomes[2] == 30
+    assert applied == [[3]]
+
+
+@pytest.mark.parametrize("size", [0, -1])
+def test_a_batch_of_fewer_than_one_request_is_refused(size: int) -> None:
+    with pytest.raises(ValueError, match="at least one") as refused:
+        Gatherer(_recording([]), size=size, window=timedelta(0))
+    assert str(refused.value) == "a batch holds at least one request"
+
+
 class _AloneAfterAGoneClient(GroupCommit[str, int, int]):
     """A use case whose batch cannot be applied as one: its first request's client goes away
     (answer cancelled) meanwhile, and the batch goes one by one."""

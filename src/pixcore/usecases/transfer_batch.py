@@ -331,18 +331,41 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
         )
         mine = _Ahead(decision.left, asyncio.get_running_loop().create_future())
         self._ahead[account_id] = mine
+        # The write's coroutine is made inside its task: a task cancelled before it begins leaves none
+        # unawaited, and ``_write_ended`` answers its requests.
         write = asyncio.create_task(
-            self._answer(
-                account_id,
-                admitted,
-                self._write_behind(account_id, requests, read, (decision, alone), ahead, mine, now),
-            )
+            self._write(account_id, admitted, requests, read, (decision, alone), ahead, mine, now)
         )
         self._writing.add(write)
         write.add_done_callback(self._writing.discard)
-        write.add_done_callback(lambda _: self._landed(account_id, mine, landed=False))  # if cancelled
+        write.add_done_callback(lambda task: self._write_ended(account_id, mine, admitted, task))
         if ahead is not None:
             await asyncio.wait([ahead.written])  # two writes on their way at most
+
+    async def _write(  # noqa: PLR0917 - one batch's write and what it needs
+        self,
+        account_id: int,
+        admitted: _Batch,
+        requests: Sequence[_Request],
+        read: _Read,
+        decided: tuple[_Decision, list[int]],
+        ahead: _Ahead | None,
+        mine: _Ahead,
+        now: datetime,
+    ) -> None:
+        """The batch written behind the write ahead of it, and its requests answered."""
+        writing = self._write_behind(account_id, requests, read, decided, ahead, mine, now)
+        await self._answer(account_id, admitted, writing)
+
+    def _write_ended(self, account_id: int, mine: _Ahead, admitted: _Batch, task: asyncio.Task[None]) -> None:
+        """Once the write's task is over: if it never said whether it landed (cancelled), it did not;
+        and a request it left unanswered (cancelled, at shutdown) is cancelled, never left waiting."""
+        self._landed(account_id, mine, landed=False)
+        if task.cancelled():
+            for waiting in admitted:
+                waiting.settle()
+                if not waiting.answer.done():
+                    waiting.answer.cancel()
 
     async def _write_behind(  # noqa: PLR0917 - one batch's write and what it needs
         self,

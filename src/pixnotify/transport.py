@@ -127,9 +127,7 @@ class GuardedBackend:
             try:
                 async with asyncio.timeout(seconds):
                     found = await self.resolver(host, port)
-            except TimeoutError as exc:  # before OSError, of which it is one
-                raise TimedOut("connect", f"resolving {host} timed out") from exc
-            except (OSError, UnicodeError) as exc:
+            except (OSError, UnicodeError) as exc:  # a resolver out of time too (TimeoutError is an OSError)
                 raise ConnectFailed(f"cannot resolve {host}: {exc}") from exc
         if not found:
             raise ConnectFailed(f"{host} resolves to no address")

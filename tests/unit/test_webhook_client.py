@@ -321,7 +321,7 @@ async def test_a_resolver_that_never_answers_timed_out_connecting() -> None:
 
     config = NotifierSettings(timeout=0.2)
     async with make_webhook_client(config, allow_private=True, resolver=silent) as direct:
-        with pytest.raises(TimedOut) as caught:  # the resolver's deadline, or aiohttp's for connecting
+        with pytest.raises(TimedOut) as caught:  # aiohttp's deadline for connecting, set first
             async with direct.post("http://hooks.pix.test:8080/", b"x", []):
                 pass
         outcome = await post(direct, "http://hooks.pix.test:8080/", b"x", [], deadline=5)

@@ -366,3 +366,12 @@ async def test_private_addresses_pass_when_allowed() -> None:
 async def test_a_name_without_addresses_is_a_connection_error() -> None:
     with pytest.raises(ConnectFailed, match=r"hooks\.example resolves to no address"):
         await resolving().addresses("hooks.example", 443)
+
+
+async def test_a_resolver_out_of_time_cannot_resolve() -> None:
+    async def silent(host: str, port: int) -> list[str]:
+        await asyncio.sleep(30)
+        return ["93.184.216.34"]
+
+    with pytest.raises(ConnectFailed, match=r"^cannot resolve hooks\.example: $"):
+        await GuardedBackend(silent, allow_private=False).addresses("hooks.example", 443, 0.05)

@@ -8,8 +8,9 @@ by ``pixnotify status`` and the deliveries list's ``lastError``) and logged with
   ``address refused: 10.0.0.1 is private (PIX_WEBHOOK_ALLOW_PRIVATE is off)``...
 * :func:`describe_answer`: an answer that is not a success: ``answered 500``.
 
-The exception's chain is read (httpx's error, httpcore's, then the ``ssl`` or ``OSError`` under
-them) for the most telling cause; anything not recognised keeps its class name and message.
+The errors are the notifier's own (:mod:`pixnotify.client`); the exception's chain is read (the
+``ssl`` or ``OSError`` under them) for the most telling cause; anything not recognised keeps its
+name and message.
 """
 
 from __future__ import annotations
@@ -19,19 +20,25 @@ import ssl
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-import httpx
+from pixnotify.client import (
+    AddressRefused,
+    ConnectFailed,
+    ConnectionClosed,
+    DeliveryError,
+    InvalidAnswer,
+    InvalidURL,
+    TimedOut,
+    destination,
+)
 
-from pixnotify.transport import INVALID_ANSWER, AddressRefused
+__all__ = ["INVALID_ANSWER", "Target", "describe_answer", "describe_error"]
 
-__all__ = ["Target", "describe_answer", "describe_error"]
+INVALID_ANSWER = "invalid HTTP answer"
+"""How the text of an answer the client cannot parse (:class:`~pixnotify.client.InvalidAnswer`)
+starts: the log says so, not that the connection closed."""
 
 _CLIENT_CERT_ALERTS = ("CERTIFICATE_REQUIRED", "HANDSHAKE_FAILURE", "PEER_DID_NOT_RETURN_A_CERTIFICATE")
-_TIMEOUT_PHASES: tuple[tuple[type[httpx.TimeoutException], str], ...] = (
-    (httpx.ConnectTimeout, "connecting to {where}"),
-    (httpx.WriteTimeout, "sending the request to {where}"),
-    (httpx.ReadTimeout, "waiting for the answer of {where}"),
-    (httpx.PoolTimeout, "waiting for a free connection"),
-)
+_TIMEOUT_PHASES = {"connect": "connecting to {where}", "read": "waiting for the answer of {where}"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,11 +53,10 @@ class Target:
     @classmethod
     def of(cls, url: str, *, timeout: float, client_cert: bool = False) -> Target:
         try:
-            parsed = httpx.URL(url)
-        except httpx.InvalidURL:
+            parsed = destination(url)
+        except InvalidURL:
             return cls(url, 0, timeout, client_cert)
-        port = parsed.port or (443 if parsed.scheme == "https" else 80)
-        return cls(parsed.host, port, timeout, client_cert)
+        return cls(parsed.host, parsed.port, timeout, client_cert)
 
     @property
     def where(self) -> str:
@@ -92,10 +98,8 @@ def _closed(target: Target, *, tls: bool) -> str:
 def _timeout(exc: BaseException, target: Target) -> str | None:
     if isinstance(exc, TimeoutError):  # the attempt's own deadline
         return f"timed out after {target.timeout:g} s"
-    if isinstance(exc, httpx.TimeoutException):
-        phase = next((text for kind, text in _TIMEOUT_PHASES if isinstance(exc, kind)), "")
-        where = f" {phase.format(where=target.where)}" if phase else ""
-        return f"timed out after {target.timeout:g} s{where}"
+    if isinstance(exc, TimedOut):
+        return f"timed out after {target.timeout:g} s {_TIMEOUT_PHASES[exc.phase].format(where=target.where)}"
     return None
 
 
@@ -117,20 +121,18 @@ def describe_error(exc: BaseException, target: Target, *, tls: bool) -> str:
     """The text of an attempt that got no answer because ``exc`` was raised (``tls``: https)."""
     if isinstance(exc, AddressRefused):
         return f"address refused: {exc}"
-    if isinstance(exc, httpx.InvalidURL | httpx.UnsupportedProtocol):
+    if isinstance(exc, InvalidURL):
         return f"invalid URL: {exc}"
     text = _timeout(exc, target) or _cause(exc, target, tls=tls)
     if text is None:
-        if isinstance(exc, httpx.ConnectError) and str(exc).startswith(("cannot resolve", target.host)):
-            text = str(
-                exc
-            )  # the guarded backend's words: "cannot resolve X: ...", "X resolves to no address"
-        elif isinstance(exc, httpx.RemoteProtocolError) and str(exc).startswith(INVALID_ANSWER):
-            text = f"{INVALID_ANSWER} from {target.where}{str(exc).removeprefix(INVALID_ANSWER)}"
-        elif isinstance(exc, httpx.ReadError | httpx.RemoteProtocolError):
+        if isinstance(exc, ConnectFailed) and str(exc).startswith(("cannot resolve", target.host)):
+            text = str(exc)  # the resolver's words: "cannot resolve X: ...", "X resolves to no address"
+        elif isinstance(exc, InvalidAnswer):
+            text = f"{INVALID_ANSWER} from {target.where}: {exc}"
+        elif isinstance(exc, ConnectionClosed):
             text = _closed(target, tls=tls)
-        elif isinstance(exc, httpx.HTTPError):
-            text = f"{type(exc).__name__} with {target.where}: {exc or 'no detail'}"
+        elif isinstance(exc, DeliveryError):
+            text = f"{exc.label} with {target.where}: {exc or 'no detail'}"
         else:
             text = f"{type(exc).__name__}: {exc}"
     return text

@@ -12,15 +12,14 @@ import asyncio
 import codecs
 import time
 import zlib
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-import httpx
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
 from pixcore.webhook_delivery import MAX_RESPONSE_BODY, signature_header
+from pixnotify.client import Answer, Client, ConnectFailed, DeliveryError
 from pixnotify.failures import Target, describe_error
-from pixnotify.transport import AddressRefused, WebhookClient
 
 __all__ = ["CONNECT_TRIES", "MAX_RESPONSE_BYTES", "Client", "Outcome", "body_text", "build_headers", "post"]
 
@@ -81,41 +80,33 @@ def build_headers(
     return headers
 
 
-Client = httpx.AsyncClient | WebhookClient
-"""What an attempt is sent with: the notifier's :class:`~pixnotify.transport.WebhookClient`, or an
-httpx client (tests give one on ``httpx.MockTransport``)."""
-
-
-async def _read(status: int, header: Callable[[str], str | None], chunks: AsyncIterator[bytes]) -> Outcome:
+async def _read(answer: Answer) -> Outcome:
     """The outcome of an answer: its status, ``Retry-After`` and the start of its body (at most
     ``MAX_RESPONSE_BYTES`` read)."""
     received = 0
     start = bytearray()
-    async for chunk in chunks:
+    async for chunk in answer.chunks:
         if len(start) < _KEPT:
             start += chunk[: _KEPT - len(start)]
         received += len(chunk)
         if received > MAX_RESPONSE_BYTES:
             break
-    text = body_text(bytes(start), header("content-encoding")) if start else None
-    return Outcome(status, header("retry-after"), body=text)
+    text = body_text(bytes(start), answer.header("content-encoding")) if start else None
+    return Outcome(answer.status, answer.header("retry-after"), body=text)
 
 
 async def _send_once(client: Client, url: str, body: bytes, headers: list[tuple[str, str]]) -> Outcome:
-    if isinstance(client, WebhookClient):
-        async with client.post(url, body, headers) as answer:  # its body's errors are httpx's too
-            return await _read(answer.status, answer.headers.get, answer.content.iter_any())
-    async with client.stream("POST", url, content=body, headers=headers) as response:
-        return await _read(response.status_code, response.headers.get, response.aiter_raw())
+    async with client.post(url, body, headers) as answer:  # errors reading its body are the client's too
+        return await _read(answer)
 
 
 async def _send(client: Client, url: str, body: bytes, headers: list[tuple[str, str]]) -> Outcome:
     try:  # the common case, without tenacity's bookkeeping
         return await _send_once(client, url, body, headers)
-    except httpx.ConnectError:
+    except ConnectFailed:
         await asyncio.sleep(FIRST_PAUSE)
     async for attempt in AsyncRetrying(
-        retry=retry_if_exception_type(httpx.ConnectError),
+        retry=retry_if_exception_type(ConnectFailed),
         stop=stop_after_attempt(CONNECT_TRIES - 1),
         wait=wait_exponential(multiplier=0.1, max=1.0),
         reraise=True,
@@ -141,7 +132,7 @@ async def post(
     try:
         async with asyncio.timeout(deadline):
             outcome = await _send(client, url, body, headers)
-    except (TimeoutError, AddressRefused, httpx.HTTPError, httpx.InvalidURL) as exc:
+    except (TimeoutError, DeliveryError) as exc:
         target = Target.of(url, timeout=deadline, client_cert=client_cert)
         outcome = Outcome(None, error=describe_error(exc, target, tls=url.startswith("https:")))
     seconds = time.monotonic() - began

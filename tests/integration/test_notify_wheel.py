@@ -71,7 +71,8 @@ def notify_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 def test_the_notifier_environment_has_no_web_stack(notify_env: Path) -> None:
     python = notify_env / "python"
-    for absent in ("litestar", "uvicorn", "jwt", "argon2", "segno"):
+    # httpx: the notifier's one HTTP client is aiohttp's (docs/decisions.md).
+    for absent in ("litestar", "uvicorn", "jwt", "argon2", "segno", "httpx", "httpcore"):
         done = subprocess.run([python, "-c", f"import {absent}"], capture_output=True, check=False)
         assert done.returncode != 0, f"{absent} is installed with pixservice[notify]"
     assert "pixservice" in _run(python, "-c", "import pixnotify, pixinfra; print('pixservice')")

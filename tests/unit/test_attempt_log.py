@@ -1,6 +1,6 @@
 """Every attempt of a delivery is logged (decisions §13): what the notifier reads of an answer
 (``pixnotify.sender``), what it stores for each attempt, how the log is pruned, and how the
-service clock (which the sandbox moves) makes retries due. In memory: an ``httpx.MockTransport``
+service clock (which the sandbox moves) makes retries due. In memory: a ``pixnotify.testing.FakeReceiver``
 answers, the store is ``InMemoryDeliveryStore``, the clock a ``ManualClock``.
 """
 
@@ -14,7 +14,6 @@ from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import httpx
 import pytest
 
 import pixnotify.worker
@@ -24,7 +23,9 @@ from pixcore.webhook_delivery import MAX_RESPONSE_BODY, Attempted, Verdict
 from pixcore.webhooks import DeliveryAttempt, DeliveryStatus, EventType
 from pixinfra.settings import NotifierSettings
 from pixnotify import Notifier
+from pixnotify.client import ConnectionClosed, TimedOut
 from pixnotify.sender import body_text, post
+from pixnotify.testing import FakeReceiver, Reply, Request
 
 START = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
 SECRET = "whsec_" + "c2VjcmV0LWtleS1vZi10aGUtY3VycmVudC1vbmU="
@@ -54,20 +55,20 @@ def test_a_compressed_body_is_read_decompressed_and_bounded() -> None:
 
 
 async def test_post_keeps_the_start_of_the_answer() -> None:
-    def answer(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(500, stream=httpx.ByteStream(b"E" * 70_000))  # longer than what is read
+    def answer(request: Request) -> Reply:
+        return Reply(500, b"E" * 70_000)  # longer than what is read
 
-    async with httpx.AsyncClient(transport=httpx.MockTransport(answer)) as client:
+    async with FakeReceiver(answer) as client:
         outcome = await post(client, "https://hooks.example/x", b"{}", [], deadline=5)
     assert (outcome.status_code, outcome.error) == (500, None)
     assert outcome.body == "E" * MAX_RESPONSE_BODY
 
 
 async def test_post_without_an_answer_has_no_body_and_says_why() -> None:
-    def refuse(request: httpx.Request) -> httpx.Response:
-        raise httpx.ReadError("connection reset by peer")
+    def refuse(request: Request) -> Reply:
+        raise ConnectionClosed("connection reset by peer")
 
-    async with httpx.AsyncClient(transport=httpx.MockTransport(refuse)) as client:
+    async with FakeReceiver(refuse) as client:
         outcome = await post(client, "https://hooks.example/x", b"{}", [], deadline=5)
     assert outcome.status_code is None
     assert outcome.body is None
@@ -86,16 +87,15 @@ class Answers:
 
     def __init__(self, *plan: tuple[int, bytes] | Exception) -> None:
         self.plan = list(plan)
-        self.seen: list[httpx.Request] = []
+        self.seen: list[Request] = []
 
-    async def __call__(self, request: httpx.Request) -> httpx.Response:
-        await request.aread()
+    async def __call__(self, request: Request) -> Reply:
         self.seen.append(request)
         step = self.plan.pop(0) if self.plan else (200, b"")
         if isinstance(step, Exception):
             raise step
         code, body = step
-        return httpx.Response(code, stream=httpx.ByteStream(body))
+        return Reply(code, body)
 
 
 Make = Callable[..., Notifier]
@@ -114,17 +114,17 @@ def deliveries() -> InMemoryDeliveryStore:
 
 
 @pytest.fixture
-async def clients() -> AsyncIterator[list[httpx.AsyncClient]]:
-    made: list[httpx.AsyncClient] = []
+async def clients() -> AsyncIterator[list[FakeReceiver]]:
+    made: list[FakeReceiver] = []
     yield made
     for client in made:
         await client.aclose()
 
 
 @pytest.fixture
-def make(deliveries: InMemoryDeliveryStore, clock: ManualClock, clients: list[httpx.AsyncClient]) -> Make:
+def make(deliveries: InMemoryDeliveryStore, clock: ManualClock, clients: list[FakeReceiver]) -> Make:
     def make(answers: Answers, **extra: Any) -> Notifier:
-        client = httpx.AsyncClient(transport=httpx.MockTransport(answers))
+        client = FakeReceiver(answers)
         clients.append(client)
         settings = NotifierSettings(timeout=5.0, lease=30.0, poll_interval=0.01, **extra.pop("settings", {}))
         return Notifier(
@@ -148,7 +148,7 @@ async def test_each_attempt_is_logged_with_its_answer_or_its_error(
     deliveries: InMemoryDeliveryStore, clock: ManualClock, make: Make
 ) -> None:
     event = one_event(deliveries)
-    notifier = make(Answers((500, b'{"error": "database down"}'), httpx.ConnectTimeout("slow"), (204, b"")))
+    notifier = make(Answers((500, b'{"error": "database down"}'), TimedOut("connect", "slow"), (204, b"")))
     await notifier.run_once()  # 500
     (delivery,) = deliveries.deliveries_of(event)
     for _ in range(2):  # the retries, each due once the clock reaches it
@@ -182,7 +182,7 @@ async def test_a_slow_attempt_is_logged_with_its_duration(
     event = one_event(deliveries)
 
     class Slow(Answers):
-        async def __call__(self, request: httpx.Request) -> httpx.Response:
+        async def __call__(self, request: Request) -> Reply:
             await asyncio.sleep(0.05)
             return await super().__call__(request)
 

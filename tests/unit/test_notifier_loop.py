@@ -1,7 +1,7 @@
 """The notifier's loop on the in-memory ``DeliveryStore``: no database, no sockets.
 
-The receiving side is an ``httpx.MockTransport`` that answers as each test plans and records what
-it was sent; the clock is a ``ManualClock`` (a retry is due when a test moves it). What the fake
+The receiving side is a ``pixnotify.testing.FakeReceiver`` that answers as each test plans and
+records what it was sent; the clock is a ``ManualClock`` (a retry is due when a test moves it). What the fake
 does, PostgreSQL does too: ``tests/contract/test_delivery_store.py`` runs both.
 """
 
@@ -17,7 +17,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import asyncpg
-import httpx
 import pytest
 from prometheus_client import CollectorRegistry
 
@@ -27,6 +26,7 @@ from pixcore.webhook_delivery import GONE_REASON, INACTIVE_REASON, Attempted, me
 from pixcore.webhooks import DeliveryStatus, EventType
 from pixinfra.settings import NotifierSettings
 from pixnotify import DeliveryMetrics, Notifier
+from pixnotify.testing import FakeReceiver, Reply, Request
 
 START = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
 SECRET = "whsec_" + "c2VjcmV0LWtleS1vZi10aGUtY3VycmVudC1vbmU="
@@ -43,18 +43,17 @@ class Receiver:
 
     plan: dict[str, list[int]] = field(default_factory=dict)
     hold: asyncio.Event | None = None  # when set, every answer waits for it
-    received: list[httpx.Request] = field(default_factory=list)
+    received: list[Request] = field(default_factory=list)
 
-    async def __call__(self, request: httpx.Request) -> httpx.Response:
-        await request.aread()
+    async def __call__(self, request: Request) -> Reply:
         self.received.append(request)
         if self.hold is not None:
             await self.hold.wait()
-        answers = self.plan.get(request.url.path, [])
-        return httpx.Response(answers.pop(0) if answers else 200, stream=httpx.ByteStream(b"ok"))
+        answers = self.plan.get(request.path, [])
+        return Reply(answers.pop(0) if answers else 200, b"ok")
 
-    def at(self, path: str) -> list[httpx.Request]:
-        return [r for r in self.received if r.url.path == path]
+    def at(self, path: str) -> list[Request]:
+        return [r for r in self.received if r.path == path]
 
 
 @pytest.fixture
@@ -87,7 +86,7 @@ async def make(
     deliveries: InMemoryDeliveryStore, receiver: Receiver, clock: ManualClock, registry: CollectorRegistry
 ) -> AsyncIterator[Make]:
     """Notifiers on the fake store and the mock receiver (``clock=`` for one of its own)."""
-    client = httpx.AsyncClient(transport=httpx.MockTransport(receiver))
+    client = FakeReceiver(receiver)
     metrics = DeliveryMetrics.of(registry)
 
     def make(*, clock_: ManualClock | None = None, **config: Any) -> Notifier:
@@ -132,7 +131,7 @@ async def test_an_event_goes_signed_to_each_active_url_of_its_type(
     by_webhook = {d.webhook_id: d for d in deliveries.deliveries_of(event)}
     assert set(by_webhook) == set(hooks)
     assert done.verdicts == {d.id: DeliveryStatus.DELIVERED for d in by_webhook.values()}
-    assert sorted(r.url.path for r in receiver.received) == [f"/fan/{n}" for n in range(3)]
+    assert sorted(r.path for r in receiver.received) == [f"/fan/{n}" for n in range(3)]
     for n, hook in enumerate(hooks):
         (got,) = receiver.at(f"/fan/{n}")
         msg_id = message_id(event, hook)
@@ -392,7 +391,7 @@ class Flaky(InMemoryDeliveryStore):
 async def flaky_notifier(store: Flaky, receiver: Receiver, clock: ManualClock) -> AsyncIterator[Notifier]:
     settings = NotifierSettings(timeout=5.0, lease=30.0, poll_interval=0.01)
     async with (
-        httpx.AsyncClient(transport=httpx.MockTransport(receiver)) as client,
+        FakeReceiver(receiver) as client,
         Notifier(store, settings, clock=clock, client=client) as notifier,
     ):
         yield notifier

@@ -1,4 +1,5 @@
-"""Delivery rules (pixcore.webhook_delivery) and one attempt over httpx.MockTransport (pixnotify.sender).
+"""Delivery rules (pixcore.webhook_delivery) and one attempt to a fake receiver (pixnotify.sender,
+pixnotify.testing).
 
 Signatures are checked with the reference verifier, the ``standardwebhooks`` package, on the
 exact bytes and headers of the request that left the client.
@@ -12,8 +13,6 @@ import random
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 
-import httpcore
-import httpx
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -33,7 +32,9 @@ from pixcore.webhook_delivery import (
     sign,
 )
 from pixcore.webhooks import RETRY_SCHEDULE, DeliveryStatus
+from pixnotify.client import ConnectFailed, TimedOut
 from pixnotify.sender import CONNECT_TRIES, build_headers, post
+from pixnotify.testing import FakeReceiver, Handler, Reply, Request
 from pixnotify.transport import AddressRefused, GuardedBackend
 
 SECRET = "whsec_" + base64.b64encode(b"k" * 24).decode()
@@ -49,21 +50,19 @@ def seeded(seed: int) -> random.Random:
     return random.Random(seed)  # noqa: S311 - jitter, not secrets
 
 
-def recorder(
-    status: int, headers: dict[str, str] | None = None
-) -> tuple[list[httpx.Request], httpx.MockTransport]:
-    """A transport answering ``status`` (with ``headers``), keeping the requests."""
-    seen: list[httpx.Request] = []
+def recorder(status: int, headers: dict[str, str] | None = None) -> tuple[list[Request], Handler]:
+    """A receiver answering ``status`` (with ``headers``), keeping the requests."""
+    seen: list[Request] = []
 
-    def handle(request: httpx.Request) -> httpx.Response:
+    def handle(request: Request) -> Reply:
         seen.append(request)
-        return httpx.Response(status, headers=headers, stream=httpx.ByteStream(b"ok"))
+        return Reply(status, b"ok", headers or {})
 
-    return seen, httpx.MockTransport(handle)
+    return seen, handle
 
 
 async def send(
-    transport: httpx.MockTransport,
+    transport: Handler,
     *,
     secrets: tuple[str, ...] = (SECRET,),
     custom: dict[str, str] | None = None,
@@ -78,7 +77,7 @@ async def send(
         secrets=secrets,
         custom=custom or {},
     )
-    async with httpx.AsyncClient(transport=transport, follow_redirects=False) as client:
+    async with FakeReceiver(transport) as client:
         outcome = await post(client, "https://hooks.example/pix", body, headers, deadline=deadline)
     return body, headers, outcome
 
@@ -151,7 +150,7 @@ async def test_custom_headers_come_after_ours_and_cannot_replace_them() -> None:
         "X-Tenant",
     ]
     (request,) = seen
-    assert request.headers.get_list("webhook-id") == ["msg_12_3"]
+    assert request.values("webhook-id") == ["msg_12_3"]
     assert request.headers["x-tenant"] == "acme"
 
 
@@ -171,11 +170,11 @@ async def test_a_redirect_is_not_followed_and_counts_as_a_failure() -> None:
 async def test_connection_errors_are_retried_briefly_inside_one_attempt() -> None:
     calls = []
 
-    def refuse(request: httpx.Request) -> httpx.Response:
+    def refuse(request: Request) -> Reply:
         calls.append(request)
-        raise httpx.ConnectError("connection refused", request=request)
+        raise ConnectFailed("connection refused")
 
-    _, _, outcome = await send(httpx.MockTransport(refuse))
+    _, _, outcome = await send(refuse)
     assert len(calls) == CONNECT_TRIES
     assert outcome.status_code is None  # type: ignore[attr-defined]
     assert "ConnectError" in outcome.error  # type: ignore[attr-defined]
@@ -184,13 +183,13 @@ async def test_connection_errors_are_retried_briefly_inside_one_attempt() -> Non
 async def test_a_connection_error_then_success_is_one_successful_attempt() -> None:
     calls = []
 
-    def flaky(request: httpx.Request) -> httpx.Response:
+    def flaky(request: Request) -> Reply:
         calls.append(request)
         if len(calls) == 1:
-            raise httpx.ConnectError("connection refused", request=request)
-        return httpx.Response(200, stream=httpx.ByteStream(b""))
+            raise ConnectFailed("connection refused")
+        return Reply(200, b"")
 
-    _, _, outcome = await send(httpx.MockTransport(flaky))
+    _, _, outcome = await send(flaky)
     assert len(calls) == 2
     assert outcome.status_code == 200  # type: ignore[attr-defined]
 
@@ -198,11 +197,11 @@ async def test_a_connection_error_then_success_is_one_successful_attempt() -> No
 async def test_a_read_timeout_is_not_retried_inside_the_attempt() -> None:
     calls = []
 
-    def slow(request: httpx.Request) -> httpx.Response:
+    def slow(request: Request) -> Reply:
         calls.append(request)
-        raise httpx.ReadTimeout("read timed out", request=request)
+        raise TimedOut("read", "read timed out")
 
-    _, _, outcome = await send(httpx.MockTransport(slow))
+    _, _, outcome = await send(slow)
     assert len(calls) == 1
     assert outcome.error == "timed out after 5 s waiting for the answer of hooks.example:443"  # type: ignore[attr-defined]
 
@@ -210,11 +209,11 @@ async def test_a_read_timeout_is_not_retried_inside_the_attempt() -> None:
 async def test_the_attempt_deadline_covers_everything() -> None:
     release = asyncio.Event()
 
-    async def hang(request: httpx.Request) -> httpx.Response:
+    async def hang(request: Request) -> Reply:
         await release.wait()
-        return httpx.Response(200)
+        return Reply(200)
 
-    _, _, outcome = await send(httpx.MockTransport(hang), deadline=0.05)
+    _, _, outcome = await send(hang, deadline=0.05)
     assert outcome.status_code is None  # type: ignore[attr-defined]
     assert outcome.error == "timed out after 0.05 s"  # type: ignore[attr-defined]
 
@@ -365,5 +364,14 @@ async def test_private_addresses_pass_when_allowed() -> None:
 
 
 async def test_a_name_without_addresses_is_a_connection_error() -> None:
-    with pytest.raises(httpcore.ConnectError):
+    with pytest.raises(ConnectFailed, match=r"hooks\.example resolves to no address"):
         await resolving().addresses("hooks.example", 443)
+
+
+async def test_a_resolver_out_of_time_cannot_resolve() -> None:
+    async def silent(host: str, port: int) -> list[str]:
+        await asyncio.sleep(30)
+        return ["93.184.216.34"]
+
+    with pytest.raises(ConnectFailed, match=r"^cannot resolve hooks\.example: $"):
+        await GuardedBackend(silent, allow_private=False).addresses("hooks.example", 443, 0.05)

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from pixcore.console_sessions import ConsoleSession
-from pixweb.persistence.repository import Repository
+from pixinfra.persistence.repository import Repository
 
 __all__ = ["PostgresConsoleSessions"]
 

@@ -26,10 +26,18 @@ from pixcore.webhooks import (
     Webhook,
     WebhookSecret,
 )
-from pixinfra.postgres.webhook_sql import DEACTIVATE_WEBHOOK
-from pixweb.persistence.repository import Repository
+from pixinfra.persistence.repository import Repository
 
-__all__ = ["PostgresWebhooks", "delivery_from_row", "webhook_from_row"]
+__all__ = ["DEACTIVATE_WEBHOOK", "PostgresWebhooks", "delivery_from_row", "webhook_from_row"]
+
+DEACTIVATE_WEBHOOK = """
+UPDATE webhooks SET is_active = false, updated_at = $3, deactivated_at = $3, deactivation_reason = $2
+WHERE id = $1 AND is_active
+"""
+"""Arguments: the registration's id, the reason, the moment. A registration is deactivated by its
+owner (``DELETE /api/webhooks/{id}``, :meth:`PostgresWebhooks.deactivate`) or by its receiver
+answering 410 Gone (:mod:`pixinfra.persistence.deliveries`): the same statement either way, which
+leaves an inactive registration (and its first deactivation's time and reason) alone."""
 
 _WEBHOOK_COLUMNS = (
     "id, account_id, event_type, url, headers, version, is_active, created_at, updated_at,"

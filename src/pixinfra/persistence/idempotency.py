@@ -11,8 +11,8 @@ import asyncpg
 from pixcore.accounts import Balance
 from pixcore.ports import IdempotencyRecord
 from pixcore.records import NewTransaction
-from pixweb.persistence.repository import Repository
-from pixweb.persistence.transactions import INSERT_MANY, insert_many_arguments
+from pixinfra.persistence.repository import Repository
+from pixinfra.persistence.transactions import INSERT_MANY, insert_many_arguments
 
 __all__ = ["BALANCE_AND_TAKEN", "PostgresIdempotency", "balance_and_taken"]
 

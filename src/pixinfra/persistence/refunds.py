@@ -14,7 +14,7 @@ from pixcore.med import MedCase, MedReason, MedStatus, NewMedCase
 from pixcore.records import TransactionType
 from pixcore.refunds import NewRefund, Original, Refund, RefundKind, RefundNature, RefundStatus
 from pixcore.standard_queries import ReceivedQuery
-from pixweb.persistence.repository import Repository
+from pixinfra.persistence.repository import Repository
 
 __all__ = ["PostgresMed", "PostgresRefunds", "received_statements"]
 

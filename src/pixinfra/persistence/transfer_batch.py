@@ -28,10 +28,10 @@ import asyncpg
 
 from pixcore.accounts import Balance
 from pixcore.ports import IdempotencyRecord, TransferReservation
+from pixinfra.persistence.idempotency import BALANCE_AND_TAKEN, balance_and_taken
+from pixinfra.persistence.transactions import insert_many_arguments, insert_many_sql
+from pixinfra.persistence.transfers import insert_transfers_sql, transfer_arguments
 from pixinfra.postgres.pool import Database
-from pixweb.persistence.idempotency import BALANCE_AND_TAKEN, balance_and_taken
-from pixweb.persistence.transactions import insert_many_arguments, insert_many_sql
-from pixweb.persistence.transfers import insert_transfers_sql, transfer_arguments
 
 __all__ = ["PostgresTransferBatchStore"]
 

@@ -12,7 +12,7 @@ import asyncpg
 
 from pixcore.locations import Location, LocationType, NewLocation
 from pixcore.standard_queries import LocationQuery
-from pixweb.persistence.repository import Repository
+from pixinfra.persistence.repository import Repository
 
 __all__ = ["PostgresLocations", "location_search_statements"]
 

@@ -9,7 +9,7 @@ import asyncpg
 
 from pixcore.records import NewTransfer, Transfer
 from pixcore.transfers import Priority, TransferState
-from pixweb.persistence.repository import Repository
+from pixinfra.persistence.repository import Repository
 
 __all__ = ["PostgresTransfers", "insert_transfers_sql", "transfer_arguments"]
 

@@ -12,7 +12,7 @@ import asyncpg
 from pixcore.due_batches import BatchItem, BatchItemStatus, DueBatch, Refusal
 from pixcore.errors import DuplicateBatch
 from pixcore.standard_queries import BatchQuery
-from pixweb.persistence.repository import Repository
+from pixinfra.persistence.repository import Repository
 
 __all__ = ["PostgresDueBatches"]
 

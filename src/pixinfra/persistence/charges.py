@@ -13,8 +13,8 @@ from pixcore.documents import parse_document
 from pixcore.errors import DuplicateCharge, DuplicateExternalId, LocationTaken
 from pixcore.locations import Location, location_type_of
 from pixcore.standard_queries import ChargeQuery
-from pixweb.due_wire import stored_terms, terms_text
-from pixweb.persistence.repository import Repository
+from pixinfra.due_terms import stored_terms, terms_text
+from pixinfra.persistence.repository import Repository
 
 __all__ = ["RECENT", "PostgresCharges", "search_statements"]
 

@@ -18,7 +18,7 @@ from datetime import datetime
 
 from pixcore.errors import InsufficientFunds
 from pixcore.ledger import Posting
-from pixweb.persistence.repository import Repository
+from pixinfra.persistence.repository import Repository
 
 __all__ = ["PostgresLedger"]
 

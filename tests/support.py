@@ -254,3 +254,14 @@ async def serving(env: dict[str, str], port: int) -> AsyncIterator[str]:
     finally:
         process.terminate()
         await process.wait()
+
+
+@asynccontextmanager
+async def opened_database(url: str, *, max_size: int) -> AsyncIterator[Database]:
+    """A :class:`Database` of its own on ``url`` (not the run's), closed on the way out."""
+    database = Database()
+    await database.open(url, min_size=1, max_size=max_size)
+    try:
+        yield database
+    finally:
+        await database.close()

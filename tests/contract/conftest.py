@@ -32,7 +32,7 @@ from pixinfra.persistence.deliveries import PostgresDeliveryStore
 from pixinfra.persistence.transfer_batch import PostgresTransferBatchStore
 from pixinfra.postgres.pool import Database
 from tests.contract.delivery_rows import MemoryRows, PostgresRows, Rows
-from tests.support import migrated_by_command, scratch_database
+from tests.support import migrated_by_command, opened_database, scratch_database
 
 
 @dataclass(frozen=True)
@@ -151,12 +151,8 @@ async def contract_database(
     Piccolo migrates one database per process, and this one has migrated the run's already)."""
     async with scratch_database(database_server, "pixcontract") as url:
         await migrated_by_command(url, tmp_path_factory.mktemp("contract"))
-        database = Database()
-        await database.open(url, min_size=1, max_size=8)
-        try:
+        async with opened_database(url, max_size=8) as database:
             yield database
-        finally:
-            await database.close()
 
 
 @pytest.fixture

@@ -41,7 +41,7 @@ from tests.address_ranges import PUBLIC as PUBLIC_RANGES
 from tests.e2e.conftest import Api
 from tests.integration.receiver import Receiver, Reply, running_receiver
 from tests.security.conftest import all_logs, assert_error, log_text, signed_in
-from tests.support import random_cpf
+from tests.support import opened_database, random_cpf
 
 BIN = Path(sys.executable).parent
 PUBLIC = "93.184.216.34"  # only ever an answer of a fake resolver: nothing connects to it
@@ -274,12 +274,8 @@ async def own_database(database_server: str, tmp_path_factory: pytest.TempPathFa
 
 @pytest.fixture
 async def opened(own_database: str) -> AsyncIterator[Database]:
-    database = Database()
-    await database.open(own_database, min_size=1, max_size=4)
-    try:
+    async with opened_database(own_database, max_size=4) as database:
         yield database
-    finally:
-        await database.close()
 
 
 @pytest.fixture

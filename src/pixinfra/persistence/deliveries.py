@@ -59,7 +59,7 @@ __all__ = [
 ]
 
 MAX_ERROR = MAX_REASON  # webhook_deliveries.last_error is varchar(300)
-log = logging.getLogger("pixnotify.store")
+log = logging.getLogger("pixnotify.store")  # the notifier's logger, by the name its lines always had
 OUTBOX_CHANNEL = "pix_outbox"
 """Notified by the ``outbox_written`` trigger at the commit of every transaction that wrote events."""
 RELISTEN_AFTER = 1.0

@@ -32,10 +32,10 @@ import httpx
 
 from pixcore.clock import SystemClock
 from pixcore.usecases import link_certificate, open_account
+from pixinfra.persistence.uow import PostgresUnitOfWork
 from pixinfra.postgres.database import with_database
 from pixinfra.runtime import database_ready
 from pixinfra.settings import Settings
-from pixweb.persistence.uow import PostgresUnitOfWork
 from pixweb.security.certificates import create_self_signed
 from pixweb.security.secrets import Argon2Hasher
 

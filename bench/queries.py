@@ -20,7 +20,7 @@ Then, for each case (first page, a deep page, each filter, each look-up):
   query takes, and the figures are the service's, not the client's.
   ``--client httpx`` measures through ``httpx.AsyncClient`` instead.
 * SQL: the very statement the service runs for that request
-  (``pixweb.persistence.queries.list_statement`` / ``find_statement``, built
+  (``pixinfra.persistence.queries.list_statement`` / ``find_statement``, built
   from the same parsed parameters), on one asyncpg connection, the same number
   of times, in this process.
 
@@ -83,7 +83,7 @@ from pixcore.queries import (
     parse_list_query,
     parse_query_pix_key,
 )
-from pixweb.persistence.queries import find_statement, list_statement
+from pixinfra.persistence.queries import find_statement, list_statement
 
 TARGET_P99_MS = 25.0
 TARGET_RATIO = 0.4

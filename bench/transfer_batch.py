@@ -38,7 +38,7 @@ from _baselines import RECEIVER  # the outside key the transfers go to
 from _figures import Figure, add_summary_option, write_summary  # bench/ is on sys.path
 from _servers import Holder, add_database_options, api_server, bench_database, open_holder, postgres_server
 
-from pixweb.persistence.ledger_check import check_ledger
+from pixinfra.persistence.ledger_check import check_ledger
 
 FUNDS = "1000000.00"
 

@@ -62,8 +62,8 @@ from _figures import Figure, add_summary_option, write_summary
 from _servers import add_database_options, api_server, bench_database, child, free_port, postgres_server
 from _wrk import ensure_wrk, run_wrk
 
+from pixinfra.persistence.ledger_check import check_ledger
 from pixinfra.postgres.database import database_name
-from pixweb.persistence.ledger_check import check_ledger
 
 HERE = Path(__file__).parent
 GROUPS = (16, 256)

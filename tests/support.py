@@ -22,9 +22,9 @@ from pixcore.accounts import OpenedAccount
 from pixcore.clock import SystemClock
 from pixcore.documents import cpf_check_digits
 from pixcore.usecases import link_certificate, open_account
+from pixinfra.persistence.uow import PostgresUnitOfWork
 from pixinfra.postgres.database import with_database
 from pixinfra.postgres.pool import Database
-from pixweb.persistence.uow import PostgresUnitOfWork
 from pixweb.security.certificates import create_self_signed
 from pixweb.security.secrets import Argon2Hasher
 
@@ -131,7 +131,7 @@ async def ledger_report(url: str) -> dict[str, object]:
     """The reconciliation report over the whole database."""
     import asyncpg
 
-    from pixweb.persistence.ledger_check import check_ledger
+    from pixinfra.persistence.ledger_check import check_ledger
 
     conn = await asyncpg.connect(url)
     try:
@@ -254,3 +254,14 @@ async def serving(env: dict[str, str], port: int) -> AsyncIterator[str]:
     finally:
         process.terminate()
         await process.wait()
+
+
+@asynccontextmanager
+async def opened_database(url: str, *, max_size: int) -> AsyncIterator[Database]:
+    """A :class:`Database` of its own on ``url`` (not the run's), closed on the way out."""
+    database = Database()
+    await database.open(url, min_size=1, max_size=max_size)
+    try:
+        yield database
+    finally:
+        await database.close()

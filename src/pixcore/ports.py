@@ -1,7 +1,7 @@
 """The ports: what the domain needs from persistence and the outside world.
 
-Each is a ``typing.Protocol``. ``pixweb.persistence`` implements them on
-PostgreSQL (``DeliveryStore``: ``pixnotify.store``); ``pixcore.testing`` implements
+Each is a ``typing.Protocol``. ``pixinfra.persistence`` implements them on
+PostgreSQL (``DeliveryStore``: ``pixinfra.persistence.deliveries``); ``pixcore.testing`` implements
 them in memory for unit tests.
 """
 

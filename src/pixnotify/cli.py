@@ -163,9 +163,9 @@ def run(**given: Any) -> None:
       PIX_LOG_LEVEL              log level (default INFO: one line per attempt)
       PIX_LOG_FORMAT             auto (default: text on a terminal, JSON otherwise), json or text
     """
+    from pixinfra.persistence.deliveries import PostgresDeliveryStore
     from pixinfra.postgres.supervisor import supervising
     from pixnotify.metrics import DeliveryMetrics, serve_metrics
-    from pixnotify.store import PostgresDeliveryStore
     from pixnotify.transport import webhook_ssl_context
     from pixnotify.worker import Notifier, run_listening
 
@@ -212,14 +212,14 @@ def run(**given: Any) -> None:
 
     async def run_notifier(database: Database, keeper: ClockKeeper, stop: asyncio.Event) -> None:
         async with Notifier(
-            PostgresDeliveryStore(database.pool),
+            PostgresDeliveryStore(database),
             config,
             allow_private=settings.webhook_allow_private,
             clock=keeper.clock,
             refresh_clock=keeper.refresh,
             metrics=metrics,
         ) as notifier:
-            await run_listening(notifier, database.pool, stop)
+            await run_listening(notifier, database, stop)
 
     try:
         _run_fast(serve())
@@ -237,7 +237,7 @@ def status() -> None:
     """Print the delivery queue as JSON: undispatched events, pending deliveries, due now, failed,
     the age in seconds of the oldest pending delivery, and each failing URL (an active
     registration whose latest attempt failed) with its last error in words."""
-    from pixnotify.store import queue_status
+    from pixinfra.persistence.deliveries import queue_status
 
     settings = _settings()
 
@@ -245,7 +245,7 @@ def status() -> None:
         async with database_ready(settings, pool_size=2) as database:
             keeper = ClockKeeper(SystemClock(), shared=settings.sandbox, database=database)
             await keeper.refresh()  # due by the service clock, which the sandbox may have moved
-            return (await queue_status(database.pool, keeper.clock.now())).as_json()
+            return (await queue_status(database, keeper.clock.now())).as_json()
 
     try:
         result = asyncio.run(read())

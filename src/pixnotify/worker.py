@@ -27,13 +27,13 @@ from types import TracebackType
 from typing import Any, Self
 from urllib.parse import urlsplit
 
-import asyncpg
 from prometheus_client import CollectorRegistry
 
 from pixcore.clock import Clock, SystemClock, format_timestamp
 from pixcore.ports import DeliveryStore
 from pixcore.webhook_delivery import Attempted, Claim, Verdict, encode_body, judge
 from pixcore.webhooks import DeliveryStatus
+from pixinfra.persistence.deliveries import PostgresDeliveryStore, listen_for_events
 from pixinfra.postgres.availability import FailureStreak, database_unavailable
 from pixinfra.postgres.clock import ClockKeeper
 from pixinfra.postgres.pool import Database
@@ -42,7 +42,6 @@ from pixnotify.failures import describe_answer
 from pixnotify.metrics import DeliveryMetrics, result_of
 from pixnotify.recorder import Recorder
 from pixnotify.sender import Client, Outcome, build_headers, post
-from pixnotify.store import PostgresDeliveryStore, listen_for_events
 from pixnotify.transport import Resolver, make_webhook_client, system_resolver
 
 __all__ = ["Notifier", "Round", "deliver_in_process"]
@@ -66,9 +65,10 @@ class Round:
 
 
 class Notifier:
-    """Delivers webhooks from ``store`` (a :class:`~pixnotify.store.PostgresDeliveryStore` on the
-    process's database; in unit tests ``pixcore.testing.InMemoryDeliveryStore``). An async context
-    manager (its HTTP client).
+    """Delivers webhooks from ``store`` (a
+    :class:`~pixinfra.persistence.deliveries.PostgresDeliveryStore` on the process's database; in
+    unit tests ``pixcore.testing.InMemoryDeliveryStore``). An async context manager (its HTTP
+    client).
 
     ``clock`` is the service clock: retries are due by it. ``refresh_clock`` brings it up to the
     clock the sandbox moves (``pixinfra.postgres.clock.ClockKeeper.refresh``); the loop calls it
@@ -245,7 +245,7 @@ class Notifier:
     async def run(self, stop: asyncio.Event, wake: asyncio.Event | None = None) -> None:
         """Deliver until ``stop`` is set; then let deliveries in flight finish within the grace period.
 
-        ``wake``, set when events are committed (:func:`pixnotify.store.listen_for_events`),
+        ``wake``, set when events are committed (:func:`pixinfra.persistence.deliveries.listen_for_events`),
         brings the next fan-out forward to now; without it, or while it is silent, the loop polls.
 
         Claims run ahead of sending: up to ``concurrency`` claimed deliveries wait for a sending
@@ -411,11 +411,11 @@ class Notifier:
         log.log(level, "webhook attempt: %s", fields["result"], extra=fields)  # fields: one JSON line
 
 
-async def run_listening(notifier: Notifier, pool: asyncpg.Pool[asyncpg.Record], stop: asyncio.Event) -> None:
+async def run_listening(notifier: Notifier, database: Database, stop: asyncio.Event) -> None:
     """``notifier.run(stop)``, woken as soon as events are committed (``LISTEN pix_outbox`` on a
-    connection of ``pool``), not only once per poll interval."""
+    connection of ``database``), not only once per poll interval."""
     wake = asyncio.Event()
-    listener = asyncio.create_task(listen_for_events(pool, wake, stop))
+    listener = asyncio.create_task(listen_for_events(database, wake, stop))
     try:
         await notifier.run(stop, wake)
     finally:
@@ -436,7 +436,7 @@ async def deliver_in_process(
     metrics ``registry``, retries due by the app's service clock (``keeper``), signed by the wall
     clock."""
     async with Notifier(
-        PostgresDeliveryStore(database.pool),
+        PostgresDeliveryStore(database),
         settings.notifier,
         allow_private=settings.webhook_allow_private,
         clock=keeper.clock,
@@ -444,4 +444,4 @@ async def deliver_in_process(
         signing_clock=SystemClock(),
         metrics=DeliveryMetrics.of(registry),
     ) as notifier:
-        await run_listening(notifier, database.pool, stop)
+        await run_listening(notifier, database, stop)

@@ -30,6 +30,7 @@ from pixcore.errors import PixError
 from pixcore.ports import WebhookProbe
 from pixcore.usecases import link_certificate, open_account, revoke_certificate, revoke_secret, rotate_secret
 from pixinfra.logs import configure_logging
+from pixinfra.persistence.uow import PostgresUnitOfWork
 from pixinfra.postgres.database import (
     NoDatabase,
     require_existing_database,
@@ -39,7 +40,6 @@ from pixinfra.postgres.database import (
 from pixinfra.postgres.pool import Database
 from pixinfra.runtime import DeliveryLoop, database_ready
 from pixinfra.settings import Settings, get_settings
-from pixweb.persistence.uow import PostgresUnitOfWork
 from pixweb.sandbox.clock import ClockKeeper
 from pixweb.security.certificates import create_self_signed, read_pem, write_private
 from pixweb.security.secrets import Argon2Hasher
@@ -391,7 +391,7 @@ def account_create(
 def account_list() -> None:
     """Print every account, oldest first: id, holder, branch and number, keys and client ids
     (never a secret), as {"accounts": [...]}."""
-    from pixweb.persistence.account_list import list_accounts
+    from pixinfra.persistence.account_list import list_accounts
 
     async def action(_: Settings, database: Database) -> dict[str, Any]:
         async with database.acquire() as conn:
@@ -448,7 +448,7 @@ def ledger() -> None:
 @ledger.command("check")
 def ledger_check() -> None:
     """Prove balances equal their entries and money is conserved; exit 1 if not."""
-    from pixweb.persistence.ledger_check import check_ledger
+    from pixinfra.persistence.ledger_check import check_ledger
 
     async def action(_: Settings, database: Database) -> dict[str, Any]:
         async with database.acquire() as conn:

@@ -1,33 +1,24 @@
-"""A ``cobv``'s ``calendario`` and ``valor`` on the wire, onto ``pixcore.due_charges``' fields and back.
+"""A ``cobv``'s ``calendario`` and ``valor`` on the wire: the Structs that decode and document them,
+and a ``PATCH``'s changes.
 
 The request's leaves are ``Any``, taken as decoded (the domain's parser checks each type, as for a
-``cob``: ``"valorPerc": 2`` is refused, not coerced). The same Structs read the terms the
-``charges.terms`` column keeps in their wire form (``DueTerms.wire``): the repository parses them
-back with :func:`stored_terms`.
+``cob``: ``"valorPerc": 2`` is refused, not coerced). A body's members map onto
+``pixcore.due_charges``' fields in :mod:`pixinfra.due_terms`, which also writes and reads the same
+JSON form in the ``charges.terms`` column.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any
 
 import msgspec
 from litestar.openapi.spec import OpenAPIType
 
 from pixcore.charges import ABSENT
-from pixcore.due_charges import (
-    DEFAULT_DAYS_AFTER_DUE,
-    DiscountDateFields,
-    DiscountFields,
-    DueCalendarFields,
-    DueTerms,
-    DueValueFields,
-    RateFields,
-    parse_due_terms,
-    payer_day,
-)
+from pixcore.due_charges import DEFAULT_DAYS_AFTER_DUE
 from pixcore.due_requests import DueCalendarChange, DueValueChange
 from pixcore.money import AMOUNT_STRING_PATTERN
+from pixinfra.due_terms import discount_fields, given, rate_fields
 from pixweb.api.fields import MAX_AMOUNT_TEXT, doc, raw
 
 __all__ = [
@@ -36,11 +27,7 @@ __all__ = [
     "RateIn",
     "ValorVIn",
     "calendar_change",
-    "calendar_fields",
-    "stored_terms",
-    "terms_text",
     "value_change",
-    "value_fields",
 ]
 
 _STRING, _INTEGER = OpenAPIType.STRING, OpenAPIType.INTEGER
@@ -146,56 +133,11 @@ class ValorVIn(msgspec.Struct, rename="camel"):
     ] = None
 
 
-def _leaf(value: Any) -> object:
-    """A leaf without a default: left out reads as ``None``."""
-    return None if value is msgspec.UNSET else value
-
-
-def _given(value: Any) -> object:
-    """A leaf of a change, or with a default: left out is ``ABSENT``."""
-    return ABSENT if value is msgspec.UNSET else value
-
-
-def _rate(rate: RateIn | None) -> RateFields | None:
-    return None if rate is None else RateFields(_leaf(rate.modalidade), _leaf(rate.valor_perc))
-
-
-def _discount(discount: DescontoIn | None) -> DiscountFields | None:
-    if discount is None:
-        return None
-    dates = discount.desconto_data_fixa
-    return DiscountFields(
-        _leaf(discount.modalidade),
-        _leaf(discount.valor_perc),
-        None
-        if dates is None
-        else tuple(DiscountDateFields(_leaf(d.data), _leaf(d.valor_perc)) for d in dates),
-    )
-
-
-def calendar_fields(calendar: CalendarioVIn | None) -> DueCalendarFields | None:
-    if calendar is None:
-        return None
-    return DueCalendarFields(_leaf(calendar.data_de_vencimento), _given(calendar.validade_apos_vencimento))
-
-
-def value_fields(value: ValorVIn | None) -> DueValueFields | None:
-    if value is None:
-        return None
-    return DueValueFields(
-        _leaf(value.original),
-        _rate(value.multa),
-        _rate(value.juros),
-        _rate(value.abatimento),
-        _discount(value.desconto),
-    )
-
-
 def calendar_change(calendar: CalendarioVIn | None) -> DueCalendarChange | None:
     """``calendario`` of a ``PATCH``: each member left out keeps the charge's."""
     if calendar is None:
         return None
-    return DueCalendarChange(_given(calendar.data_de_vencimento), _given(calendar.validade_apos_vencimento))
+    return DueCalendarChange(given(calendar.data_de_vencimento), given(calendar.validade_apos_vencimento))
 
 
 def value_change(value: ValorVIn | None) -> DueValueChange | None:
@@ -207,32 +149,9 @@ def value_change(value: ValorVIn | None) -> DueValueChange | None:
         return ABSENT if part is None else fields
 
     return DueValueChange(
-        _given(value.original),
-        kept(value.multa, _rate(value.multa)),
-        kept(value.juros, _rate(value.juros)),
-        kept(value.abatimento, _rate(value.abatimento)),
-        kept(value.desconto, _discount(value.desconto)),
+        given(value.original),
+        kept(value.multa, rate_fields(value.multa)),
+        kept(value.juros, rate_fields(value.juros)),
+        kept(value.abatimento, rate_fields(value.abatimento)),
+        kept(value.desconto, discount_fields(value.desconto)),
     )
-
-
-def stored_terms(stored: str, created_at: datetime) -> DueTerms:
-    """The terms a charge keeps (``{"calendario": ..., "valor": ...}`` as JSON text, their wire
-    form), parsed back as on the charge's creation day."""
-    parts = _STORED.decode(stored)
-    return parse_due_terms(
-        calendar_fields(parts.calendario), value_fields(parts.valor), today=payer_day(created_at)
-    )
-
-
-def terms_text(terms: DueTerms) -> str:
-    """The terms as the ``terms`` column keeps them."""
-    calendar, value = terms.wire()
-    return msgspec.json.encode({"calendario": calendar, "valor": value}).decode()
-
-
-class _Stored(msgspec.Struct):
-    calendario: CalendarioVIn
-    valor: ValorVIn
-
-
-_STORED = msgspec.json.Decoder(_Stored)

@@ -13,12 +13,12 @@ from pixcore.usecases.charge_batch import ChargePaymentBatcher
 from pixcore.usecases.console_sessions import ConsoleSessions
 from pixcore.usecases.receipt_batch import ReceiptBatcher
 from pixcore.usecases.transfer_batch import TransferBatcher
+from pixinfra.persistence.queries import PostgresTransactionQueries
+from pixinfra.persistence.revocation import BatchCertificateCheck, PostgresCertificateStatus
+from pixinfra.persistence.transfer_batch import PostgresTransferBatchStore
+from pixinfra.persistence.uow import PostgresUnitOfWork
 from pixinfra.postgres.pool import Database
 from pixinfra.settings import Settings
-from pixweb.persistence.queries import PostgresTransactionQueries
-from pixweb.persistence.revocation import BatchCertificateCheck, PostgresCertificateStatus
-from pixweb.persistence.transfer_batch import PostgresTransferBatchStore
-from pixweb.persistence.uow import PostgresUnitOfWork
 from pixweb.sandbox.clock import ClockKeeper
 from pixweb.sandbox.directory import SandboxDirectory
 from pixweb.security.hashing import BoundedVerifier

@@ -28,10 +28,11 @@ from pixcore.clock import ManualClock
 from pixcore.ports import DeliveryStore, TransferBatchStore, UnitOfWorkFactory
 from pixcore.testing import InMemoryDeliveryStore, InMemoryStore, InMemoryTransferBatchStore, IntegrityError
 from pixcore.webhooks import Delivery
-from pixnotify.store import PostgresDeliveryStore
-from pixweb.persistence.transfer_batch import PostgresTransferBatchStore
+from pixinfra.persistence.deliveries import PostgresDeliveryStore
+from pixinfra.persistence.transfer_batch import PostgresTransferBatchStore
+from pixinfra.postgres.pool import Database
 from tests.contract.delivery_rows import MemoryRows, PostgresRows, Rows
-from tests.support import migrated_by_command, scratch_database
+from tests.support import migrated_by_command, opened_database, scratch_database
 
 
 @dataclass(frozen=True)
@@ -143,24 +144,24 @@ def backend(request: pytest.FixtureRequest) -> Backend:
 
 
 @pytest.fixture(scope="session")
-async def contract_pool(
+async def contract_database(
     database_server: str, tmp_path_factory: pytest.TempPathFactory
-) -> AsyncIterator[asyncpg.Pool[asyncpg.Record]]:
+) -> AsyncIterator[Database]:
     """A database of the contract suites' own, migrated by ``pixweb migrate`` (a process of its own:
     Piccolo migrates one database per process, and this one has migrated the run's already)."""
     async with scratch_database(database_server, "pixcontract") as url:
         await migrated_by_command(url, tmp_path_factory.mktemp("contract"))
-        async with asyncpg.create_pool(url, min_size=1, max_size=8) as pool:
-            yield pool
+        async with opened_database(url, max_size=8) as database:
+            yield database
 
 
 @pytest.fixture
-async def empty_tables(contract_pool: asyncpg.Pool[asyncpg.Record]) -> asyncpg.Pool[asyncpg.Record]:
+async def empty_tables(contract_database: Database) -> Database:
     """The contract database with no events, registrations, secrets or deliveries (accounts stay)."""
-    await contract_pool.execute(
+    await contract_database.pool.execute(
         "TRUNCATE webhook_attempts, webhook_deliveries, outbox, webhooks, webhook_secrets"
     )
-    return contract_pool
+    return contract_database
 
 
 @pytest.fixture(params=["memory", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -168,8 +169,8 @@ def store(request: pytest.FixtureRequest) -> DeliveryStore:
     """The port, in memory and on PostgreSQL (asked for only by the ``postgres`` half)."""
     if request.param == "memory":
         return InMemoryDeliveryStore()
-    pool: asyncpg.Pool[asyncpg.Record] = request.getfixturevalue("empty_tables")
-    return PostgresDeliveryStore(pool)
+    database: Database = request.getfixturevalue("empty_tables")
+    return PostgresDeliveryStore(database)
 
 
 @pytest.fixture
@@ -178,4 +179,4 @@ def rows(store: DeliveryStore) -> Rows:
     if isinstance(store, InMemoryDeliveryStore):
         return MemoryRows(store)
     assert isinstance(store, PostgresDeliveryStore)
-    return PostgresRows(store.pool)
+    return PostgresRows(store.database.pool)

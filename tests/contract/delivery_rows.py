@@ -19,8 +19,7 @@ import asyncpg
 from pixcore.testing import InMemoryDeliveryStore
 from pixcore.testing.deliveries import EPOCH
 from pixcore.webhooks import Delivery, DeliveryAttempt, EventType, Webhook
-from pixinfra.postgres.webhook_sql import DEACTIVATE_WEBHOOK
-from pixweb.persistence.webhooks import delivery_from_row, webhook_from_row
+from pixinfra.persistence.webhooks import DEACTIVATE_WEBHOOK, delivery_from_row, webhook_from_row
 
 __all__ = ["MemoryRows", "PostgresRows", "Rows"]
 

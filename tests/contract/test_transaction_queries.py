@@ -21,7 +21,7 @@ from pixcore.queries import DayFlow, ListKind, TransactionQueries, parse_list_qu
 from pixcore.records import NewTransaction, TransactionStatus, TransactionType
 from pixcore.testing import InMemoryStore, InMemoryTransactionQueries
 from pixcore.usecases.queries import daily_flows, latest_transactions, list_transactions
-from pixweb.persistence.queries import PostgresTransactionQueries
+from pixinfra.persistence.queries import PostgresTransactionQueries
 from tests.contract.rows import T0, add_account, receipt, withdrawal
 
 DAY = T0.date()  # 2001-02-03, a day long past: only the test's own rows are on it

@@ -24,8 +24,8 @@ import asyncpg
 import httpx
 
 from pixcore.clock import SystemClock
+from pixinfra.persistence.ledger_check import check_ledger
 from pixinfra.settings import Settings
-from pixweb.persistence.ledger_check import check_ledger
 from tests.e2e.conftest import running_api
 from tests.support import Client, bearer
 

@@ -24,9 +24,9 @@ import asyncpg
 import httpx
 import pytest
 
+from pixinfra.persistence.revocation import PostgresCertificateStatus
 from pixinfra.postgres.pool import Database
 from pixinfra.settings import Settings
-from pixweb.persistence.revocation import PostgresCertificateStatus
 from pixweb.security.tokens import TOKEN_LIFETIME_SECONDS
 from tests.e2e.conftest import Api, running_api
 from tests.support import Client, add_external_key, bearer, fetch_rows, fund, new_client

@@ -21,10 +21,11 @@ import httpx
 import pytest
 
 from pixcore.clock import SystemClock, parse_timestamp
+from pixinfra.persistence.deliveries import PostgresDeliveryStore
 from pixinfra.settings import Settings
-from pixnotify import Notifier, PostgresDeliveryStore
+from pixnotify import Notifier
 from tests.e2e.conftest import Api, running_api
-from tests.support import Client, bearer, fetch_rows, new_client
+from tests.support import Client, bearer, fetch_rows, new_client, opened_database
 
 HOOK = "https://127.0.0.1:9/hooks"  # allowed only with PIX_WEBHOOK_ALLOW_PRIVATE on
 
@@ -642,12 +643,11 @@ async def test_the_deliveries_list_says_why_the_last_attempt_failed_in_words(pri
             client.account_id,
             json.dumps(event),
         )
-        pool = await asyncpg.create_pool(url, min_size=1, max_size=2)
-        try:
-            async with Notifier(PostgresDeliveryStore(pool), allow_private=True) as notifier:
-                done = await notifier.run_once()
-        finally:
-            await pool.close()
+        async with (
+            opened_database(url, max_size=2) as database,
+            Notifier(PostgresDeliveryStore(database), allow_private=True) as notifier,
+        ):
+            done = await notifier.run_once()
         assert (done.dispatched, done.attempted) == (1, 1)
         assert (
             await conn.fetchval("SELECT attempts FROM webhook_deliveries WHERE outbox_id = $1", outbox_id)

@@ -21,7 +21,7 @@ from typing import Any
 
 import asyncpg
 
-from pixweb.persistence.ledger_check import check_ledger
+from pixinfra.persistence.ledger_check import check_ledger
 from tests.faults.load import Load
 from tests.integration.receiver import Received, Receiver
 

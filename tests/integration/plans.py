@@ -54,17 +54,17 @@ def window(days: int) -> dict[str, str]:
 
 async def assert_list_reads_indexes(
     conn: asyncpg.Connection,
-    statements: tuple[str, str, list[Any]],
+    statements: tuple[str, list[Any], str, list[Any]],
     mode: str,
     relations: frozenset[str],
     *,
     matches: bool = True,
 ) -> None:
-    """The count and the page of a list (``(count, page, args)``) scan ``relations`` by index only,
-    and (``matches``) the count finds some, so that real work was planned."""
-    count, page, args = statements
-    for sql in (count, page):
-        found = await scans(conn, sql, args, mode, relations)
+    """The count and the page of a list (``(count, its args, page, its args)``) scan ``relations``
+    by index only, and (``matches``) the count finds some, so that real work was planned."""
+    count, args, page, page_args = statements
+    for sql, arguments in ((count, args), (page, page_args)):
+        found = await scans(conn, sql, arguments, mode, relations)
         assert found, f"the plan reads none of {sorted(relations)}"
         assert all(node != "Seq Scan" for node, _ in found), found
     if matches:

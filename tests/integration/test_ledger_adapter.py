@@ -26,7 +26,7 @@ from pixcore.records import NewTransaction, TransactionStatus, TransactionType
 from pixcore.testing import PlainHasher
 from pixcore.usecases import get_balance, open_account
 from pixcore.usecases.receipts import receive_payment
-from pixweb.persistence.uow import PostgresUnitOfWork
+from pixinfra.persistence.uow import PostgresUnitOfWork
 from tests.support import pg_uow, random_cpf
 
 pytestmark = pytest.mark.usefixtures("migrated_database")

@@ -31,7 +31,7 @@ from pixcore.records import NewTransaction, TransactionStatus, TransactionType
 from pixcore.testing import PlainHasher
 from pixcore.usecases import open_account
 from pixcore.usecases.receipts import receive_payment
-from pixweb.persistence.ledger_check import check_ledger
+from pixinfra.persistence.ledger_check import check_ledger
 from tests.support import pg_uow, random_cpf
 
 PAYER = Counterpart(name="Outside Payer", document=random_cpf(), ispb="12345678")

@@ -16,7 +16,7 @@ from pixcore import ledger
 from pixcore.records import NewTransaction, TransactionStatus, TransactionType
 from pixcore.testing import PlainHasher
 from pixcore.usecases import open_account
-from pixweb.persistence.ledger_check import check_ledger
+from pixinfra.persistence.ledger_check import check_ledger
 from tests.support import pg_uow, random_cpf
 
 ISPB = "99999999"

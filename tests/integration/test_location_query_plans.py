@@ -8,7 +8,7 @@ import asyncpg
 import pytest
 
 from pixcore.standard_queries import parse_location_query
-from pixweb.persistence.locations import location_search_statements
+from pixinfra.persistence.locations import location_search_statements
 from tests.integration.plans import MODES, assert_list_reads_indexes, populated_account, window
 
 ROWS, OTHER_ROWS = 10_000, 60_000

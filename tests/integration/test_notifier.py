@@ -27,9 +27,9 @@ import pytest
 from pixcore.clock import ManualClock
 from pixcore.webhook_delivery import message_id
 from pixcore.webhooks import EventType
+from pixinfra.persistence.deliveries import PostgresDeliveryStore, queue_status
 from pixinfra.settings import NotifierSettings
-from pixnotify import Notifier, PostgresDeliveryStore
-from pixnotify.store import queue_status
+from pixnotify import Notifier
 from pixnotify.worker import run_listening
 from tests.contract.delivery_rows import PostgresRows
 from tests.integration.receiver import Received, Receiver, Reply, running_receiver
@@ -115,7 +115,7 @@ async def fake_resolver(host: str, port: int) -> list[str]:
 def notifier(clock: ManualClock, *, allow_private: bool = True, **config: Any) -> Notifier:
     settings = NotifierSettings(**{"timeout": 5.0, "lease": 30.0} | config)
     return Notifier(
-        PostgresDeliveryStore(run_database().pool),
+        PostgresDeliveryStore(run_database()),
         settings,
         allow_private=allow_private,
         clock=clock,
@@ -217,10 +217,9 @@ async def test_status_names_each_failing_url_with_its_last_error_until_it_delive
     dead = await tables.webhook(account, f"http://hooks.pix.test:{closed}/status/dead")
     receiver.plan["/status/flaky?token=t0ps3cret"] = [Reply(500), Reply(204)]
     await tables.emit(account, transfer(31), EventType.CASH_OUT)
-    pool = run_database().pool
 
     async def failing() -> dict[int, dict[str, Any]]:
-        report = (await queue_status(pool, clock.now())).as_json()
+        report = (await queue_status(run_database(), clock.now())).as_json()
         return {url["webhookId"]: url for url in report["failingUrls"] if url["webhookId"] in (flaky, dead)}
 
     async with notifier(clock) as running:
@@ -442,7 +441,7 @@ async def test_an_event_committed_while_the_notifier_waits_goes_out_at_once_not_
     hook = await tables.webhook(account, receiver.url("/at-once"))
     stop = asyncio.Event()
     async with notifier(clock, poll_interval=60.0) as running:
-        loop = asyncio.create_task(run_listening(running, run_database().pool, stop))
+        loop = asyncio.create_task(run_listening(running, run_database(), stop))
         await asyncio.sleep(0.5)  # started, idle: its first fan-out found nothing
         assert receiver.at("/at-once") == []
         outbox_id = await tables.emit(account, transfer(11), EventType.CASH_OUT)

@@ -19,8 +19,9 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from pixcore.clock import ManualClock
 from pixcore.webhooks import EventType
+from pixinfra.persistence.deliveries import PostgresDeliveryStore
 from pixinfra.settings import NotifierSettings
-from pixnotify import Notifier, PostgresDeliveryStore
+from pixnotify import Notifier
 from pixnotify.metrics import DeliveryMetrics
 from pixweb.observability import JsonFormatter
 from tests.integration.receiver import Receiver, Reply, running_receiver
@@ -88,7 +89,7 @@ async def test_attempts_are_counted_by_result_and_logged_as_fields(
     logger.setLevel(logging.INFO)
     try:
         async with Notifier(
-            PostgresDeliveryStore(run_database().pool),
+            PostgresDeliveryStore(run_database()),
             config,
             allow_private=True,
             clock=clock,

@@ -26,8 +26,8 @@ from pixcore.queries import (
 )
 from pixcore.testing import PlainHasher
 from pixcore.usecases import open_account
-from pixweb.persistence.charges import RECENT
-from pixweb.persistence.queries import COLUMNS, daily_flows_statement, find_statement, list_statement
+from pixinfra.persistence.charges import RECENT
+from pixinfra.persistence.queries import COLUMNS, daily_flows_statement, find_statement, list_statement
 from tests.integration.plans import MODES, plan_nodes, scans
 from tests.support import pg_uow, random_cpf
 

@@ -17,8 +17,8 @@ import asyncpg
 import pytest
 
 from pixcore.standard_queries import parse_charge_query, parse_received_query
-from pixweb.persistence.charges import search_statements
-from pixweb.persistence.refunds import received_statements
+from pixinfra.persistence.charges import search_statements
+from pixinfra.persistence.refunds import received_statements
 from tests.integration.plans import MODES, assert_list_reads_indexes, populated_account, window
 
 ROWS, OTHER_ROWS = 10_000, 60_000

@@ -30,16 +30,18 @@ import pytest
 from pixcore.clock import ManualClock
 from pixcore.errors import InvalidWebhook
 from pixcore.webhooks import is_public_address, parse_webhook_url
+from pixinfra.persistence.deliveries import PostgresDeliveryStore
 from pixinfra.postgres.database import with_database
+from pixinfra.postgres.pool import Database
 from pixinfra.settings import NotifierSettings
-from pixnotify import Notifier, PostgresDeliveryStore
+from pixnotify import Notifier
 from pixnotify.transport import AddressRefused, GuardedBackend
 from tests.address_ranges import NON_GLOBAL
 from tests.address_ranges import PUBLIC as PUBLIC_RANGES
 from tests.e2e.conftest import Api
 from tests.integration.receiver import Receiver, Reply, running_receiver
 from tests.security.conftest import all_logs, assert_error, log_text, signed_in
-from tests.support import random_cpf
+from tests.support import opened_database, random_cpf
 
 BIN = Path(sys.executable).parent
 PUBLIC = "93.184.216.34"  # only ever an answer of a fake resolver: nothing connects to it
@@ -271,9 +273,14 @@ async def own_database(database_server: str, tmp_path_factory: pytest.TempPathFa
 
 
 @pytest.fixture
-async def pool(own_database: str) -> AsyncIterator[asyncpg.Pool[asyncpg.Record]]:
-    async with asyncpg.create_pool(own_database, min_size=1, max_size=4) as opened:
-        yield opened
+async def opened(own_database: str) -> AsyncIterator[Database]:
+    async with opened_database(own_database, max_size=4) as database:
+        yield database
+
+
+@pytest.fixture
+def pool(opened: Database) -> asyncpg.Pool[asyncpg.Record]:
+    return opened.pool
 
 
 @pytest.fixture
@@ -337,9 +344,7 @@ def loopback_getaddrinfo(host: str, port: int, *_: Any, **__: Any) -> list[tuple
     return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))]
 
 
-def notifier(
-    pool: asyncpg.Pool[asyncpg.Record], answers: dict[str, list[str]], *, allow_private: bool
-) -> Notifier:
+def notifier(database: Database, answers: dict[str, list[str]], *, allow_private: bool) -> Notifier:
     async def resolver(host: str, port: int) -> list[str]:
         if host not in answers:
             raise OSError(f"{host} is not a name of this test")
@@ -347,7 +352,7 @@ def notifier(
 
     config = NotifierSettings(timeout=5.0, lease=30.0)
     return Notifier(
-        PostgresDeliveryStore(pool),
+        PostgresDeliveryStore(database),
         config,
         allow_private=allow_private,
         clock=ManualClock(datetime.now(UTC)),
@@ -357,7 +362,7 @@ def notifier(
 
 @pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
 async def test_a_redirect_is_not_followed_and_is_a_failed_attempt(
-    pool: asyncpg.Pool[asyncpg.Record], receiver: Receiver, status: int
+    opened: Database, pool: asyncpg.Pool[asyncpg.Record], receiver: Receiver, status: int
 ) -> None:
     path = f"/moved/{status}"
     inside = f"/internal/{status}"
@@ -369,7 +374,7 @@ async def test_a_redirect_is_not_followed_and_is_a_failed_attempt(
     # Private addresses allowed, so that the receiver on 127.0.0.1 may be reached at all: what is
     # tested is the redirect. Were it followed, `inside` would be asked for.
     with all_logs() as records:
-        async with notifier(pool, {}, allow_private=True) as running:
+        async with notifier(opened, {}, allow_private=True) as running:
             await running.run_once()
     row = await delivery(pool, webhook, outbox)
     assert (row["status"], row["attempts"], row["last_status_code"]) == ("pending", 1, status)
@@ -384,12 +389,13 @@ async def test_a_redirect_is_not_followed_and_is_a_failed_attempt(
 
 
 async def test_dns_rebinding_to_loopback_is_refused_at_delivery(
-    pool: asyncpg.Pool[asyncpg.Record],
+    opened: Database,
     receiver: Receiver,
     api: Api,
     dns: dict[str, list[str]],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    pool = opened.pool
     # Registration: the name answers a public address, so the API accepts it.
     dns["rebind.pix.test"] = [PUBLIC]
     who = await signed_in(api.client)
@@ -410,7 +416,7 @@ async def test_dns_rebinding_to_loopback_is_refused_at_delivery(
     url = receiver.url("/rebound", host="rebind.pix.test")
     secret = new_secret()
     webhook, outbox = await hooked_event(pool, url, secret, {})
-    async with notifier(pool, {"rebind.pix.test": ["127.0.0.1"]}, allow_private=False) as running:
+    async with notifier(opened, {"rebind.pix.test": ["127.0.0.1"]}, allow_private=False) as running:
         await running.run_once()
     row = await delivery(pool, webhook, outbox)
     assert (row["status"], row["attempts"], row["last_status_code"]) == ("pending", 1, None)
@@ -423,7 +429,7 @@ async def test_dns_rebinding_to_loopback_is_refused_at_delivery(
     # The control: the same delivery with private addresses allowed reaches the receiver.
     async with pool.acquire() as conn:
         await conn.execute("UPDATE webhook_deliveries SET next_attempt_at = now() WHERE id = $1", row["id"])
-    async with notifier(pool, {"rebind.pix.test": ["127.0.0.1"]}, allow_private=True) as running:
+    async with notifier(opened, {"rebind.pix.test": ["127.0.0.1"]}, allow_private=True) as running:
         await running.run_once()
     assert (await delivery(pool, webhook, outbox))["status"] == "delivered"
     assert len(receiver.at("/rebound")) == 1

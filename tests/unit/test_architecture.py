@@ -39,4 +39,4 @@ def test_every_arrow_points_down_or_within_its_package() -> None:
 def test_each_package_is_drawn() -> None:
     members, _ = architecture.graph()
     assert {node.split(".")[0] for node in members} == set(architecture.PACKAGES)
-    assert "pixweb.persistence" in members  # a regular package: grimp (and import-linter) see it
+    assert "pixinfra.persistence" in members  # a regular package: grimp (and import-linter) see it

@@ -23,7 +23,7 @@ from pixcore.due_requests import (
     due_expiration,
 )
 from pixcore.errors import ValidationError
-from pixweb.due_wire import stored_terms, terms_text
+from pixinfra.due_terms import stored_terms, terms_text
 
 NOW = datetime(2026, 11, 24, 15, 0, tzinfo=UTC)  # a Tuesday; 12:00 in Brasília
 TODAY = payer_day(NOW)

@@ -56,7 +56,7 @@ def notification_validator(document: dict[str, Any], kind: str) -> jsonschema.Dr
 
 def as_sent(body: dict[str, Any]) -> bytes:
     """The bytes a receiver gets: the outbox writes ``Decimal`` amounts as exact JSON numbers
-    (``pixweb.persistence.outbox``)."""
+    (``pixinfra.persistence.outbox``)."""
     return msgspec.json.Encoder(decimal_format="number").encode(body)
 
 

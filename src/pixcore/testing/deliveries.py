@@ -1,7 +1,8 @@
 """``InMemoryDeliveryStore``: the notifier's ``DeliveryStore`` port in memory, for unit tests.
 
 It holds the tables the notifier reads and writes (outbox events, registrations, the accounts'
-signing secrets, deliveries) and keeps the contract of ``pixnotify.store.PostgresDeliveryStore``:
+signing secrets, deliveries) and keeps the contract of
+``pixinfra.persistence.deliveries.PostgresDeliveryStore``:
 
 * :meth:`~InMemoryDeliveryStore.dispatch` fans each undispatched event (oldest first) out to the
   active registrations of its account and of the registration type stored with it (never read

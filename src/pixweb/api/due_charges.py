@@ -28,6 +28,7 @@ from pixcore.usecases.charges import (
     search_charges,
 )
 from pixcore.usecases.due_charges import create_due_charge, revise_due_charge
+from pixinfra.due_terms import calendar_fields, value_fields
 from pixweb.api.charges import (
     TXID_EXAMPLE,
     CobPixOut,
@@ -57,14 +58,7 @@ from pixweb.api.standard import (
     window_fields,
 )
 from pixweb.body_errors import judge_body
-from pixweb.due_wire import (
-    CalendarioVIn,
-    ValorVIn,
-    calendar_change,
-    calendar_fields,
-    value_change,
-    value_fields,
-)
+from pixweb.due_wire import CalendarioVIn, ValorVIn, calendar_change, value_change
 from pixweb.problems import PROBLEMS, problem_responses
 from pixweb.wire import PixResponse
 

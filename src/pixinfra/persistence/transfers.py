@@ -9,7 +9,8 @@ import asyncpg
 
 from pixcore.records import NewTransfer, Transfer
 from pixcore.transfers import Priority, TransferState
-from pixweb.persistence.repository import Repository
+from pixinfra.persistence.repository import Repository
+from pixinfra.persistence.sql import compose
 
 __all__ = ["PostgresTransfers", "insert_transfers_sql", "transfer_arguments"]
 
@@ -56,9 +57,15 @@ def insert_transfers_sql(first: int, *, transaction_ids: str | None = None) -> s
         source = f"unnest({transaction_ids}::bigint[], {arrays}) AS t(transaction_id, {names})"
         transaction_id = "t.transaction_id"
     columns = ", ".join(f"t.{name}" for name, _ in _NEW)
-    return (
-        f"INSERT INTO transfers (transaction_id, state, {names}) "  # noqa: S608 - constants only
-        f"SELECT {transaction_id}, 'PENDING', {columns} FROM {source}"
+    return compose(
+        "INSERT INTO transfers (transaction_id, state, ",
+        names,
+        ") SELECT ",
+        transaction_id,
+        ", 'PENDING', ",
+        columns,
+        " FROM ",
+        source,
     )
 
 
@@ -147,7 +154,7 @@ class PostgresTransfers(Repository):
 
     async def get(self, transaction_id: int) -> Transfer | None:
         row = await self._conn.fetchrow(
-            f"SELECT {_TRANSFER_COLUMNS} FROM transfers WHERE transaction_id = $1",  # noqa: S608 - fixed columns
+            compose("SELECT ", _TRANSFER_COLUMNS, " FROM transfers WHERE transaction_id = $1"),
             transaction_id,
         )
         return _transfer(row) if row else None
@@ -166,23 +173,31 @@ class PostgresTransfers(Repository):
 
     async def lock_pending(self, transaction_id: int) -> Transfer | None:
         row = await self._conn.fetchrow(
-            f"""
-            SELECT {_TRANSFER_COLUMNS} FROM transfers
+            compose(
+                """
+            SELECT """,
+                _TRANSFER_COLUMNS,
+                """ FROM transfers
              WHERE transaction_id = $1 AND state = 'PENDING'
                FOR UPDATE SKIP LOCKED
-            """,  # noqa: S608 - fixed columns
+            """,
+            ),
             transaction_id,
         )
         return _transfer(row) if row else None
 
     async def lock_pending_many(self, transaction_ids: Sequence[int]) -> list[Transfer]:
         rows = await self._conn.fetch(
-            f"""
-            SELECT {_TRANSFER_COLUMNS} FROM transfers
+            compose(
+                """
+            SELECT """,
+                _TRANSFER_COLUMNS,
+                """ FROM transfers
              WHERE transaction_id = ANY($1::bigint[]) AND state = 'PENDING'
              ORDER BY transaction_id
                FOR UPDATE SKIP LOCKED
-            """,  # noqa: S608 - fixed columns
+            """,
+            ),
             list(transaction_ids),
         )
         return [_transfer(row) for row in rows]

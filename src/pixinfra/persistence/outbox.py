@@ -10,7 +10,7 @@ from datetime import datetime
 import msgspec
 
 from pixcore.events import Event, KeyPixEvent, payload
-from pixweb.persistence.repository import Repository
+from pixinfra.persistence.repository import Repository
 
 __all__ = ["PostgresOutbox"]
 

@@ -13,8 +13,9 @@ from pixcore.documents import parse_document
 from pixcore.errors import DuplicateCharge, DuplicateExternalId, LocationTaken
 from pixcore.locations import Location, location_type_of
 from pixcore.standard_queries import ChargeQuery
-from pixweb.due_wire import stored_terms, terms_text
-from pixweb.persistence.repository import Repository
+from pixinfra.due_terms import stored_terms, terms_text
+from pixinfra.persistence.repository import Repository
+from pixinfra.persistence.sql import compose, paged
 
 __all__ = ["RECENT", "PostgresCharges", "search_statements"]
 
@@ -147,16 +148,14 @@ def _charge_filter(
 
 def search_statements(
     account_id: int, query: ChargeQuery, now: datetime, *, due: bool = False
-) -> tuple[str, str, list[Any]]:
-    """``GET /cob``'s (``due``: ``GET /cobv``'s) statements: how many match, and the page (both
-    take the same arguments)."""
+) -> tuple[str, list[Any], str, list[Any]]:
+    """``GET /cob``'s (``due``: ``GET /cobv``'s) statements, each with its arguments: how many
+    match, and the page."""
     where, args = _charge_filter(account_id, query, now, due=due)
-    count = f"SELECT count(*) FROM charges WHERE {where}"  # noqa: S608 - fixed conditions
-    page = (
-        f"SELECT {_COLUMNS} FROM charges WHERE {where} ORDER BY created_at, id"  # noqa: S608
-        f" LIMIT {query.page.size} OFFSET {query.page.offset}"
-    )
-    return count, page, args
+    count = compose("SELECT count(*) FROM charges WHERE ", where)
+    limit, page_args = paged(args, query.page.size, query.page.offset)
+    page = compose("SELECT ", _COLUMNS, " FROM charges WHERE ", where, " ORDER BY created_at, id", limit)
+    return count, args, page, page_args
 
 
 class PostgresCharges(Repository):
@@ -167,7 +166,8 @@ class PostgresCharges(Repository):
         try:
             async with self._conn.transaction():  # a savepoint: a conflict leaves the unit usable
                 row = await self._conn.fetchrow(
-                    f"""
+                    compose(
+                        """
                     WITH new_location AS (
                         INSERT INTO locations (account_id, token, tipo_cob, created_at)
                         SELECT $1, $15, $22, $4 WHERE $21::bigint IS NULL
@@ -181,9 +181,14 @@ class PostgresCharges(Repository):
                             $14::jsonb, $15, $16, $17, $18, $19, $20,
                             coalesce($21::bigint, (SELECT id FROM new_location)), $23)
                         RETURNING *
-                    ), kept AS ({_KEEP} FROM added)
-                    SELECT {_COLUMNS} FROM added
-                    """,  # noqa: S608 - fixed columns
+                    ), kept AS (""",
+                        _KEEP,
+                        """ FROM added)
+                    SELECT """,
+                        _COLUMNS,
+                        """ FROM added
+                    """,
+                    ),
                     c.account_id,
                     c.txid,
                     c.kind.value,
@@ -233,7 +238,7 @@ class PostgresCharges(Repository):
             raise LocationTaken(details=[LocationTaken().message]) from None
 
     async def _one(self, where: str, *args: Any) -> Charge | None:
-        row = await self._conn.fetchrow(f"SELECT {_COLUMNS} FROM charges WHERE {where}", *args)  # noqa: S608
+        row = await self._conn.fetchrow(compose("SELECT ", _COLUMNS, " FROM charges WHERE ", where), *args)
         return _charge(row) if row else None
 
     async def get(self, account_id: int, txid: str) -> Charge | None:
@@ -253,17 +258,18 @@ class PostgresCharges(Repository):
     async def search(
         self, account_id: int, query: ChargeQuery, now: datetime, *, due: bool = False
     ) -> tuple[int, list[Charge]]:
-        count, page, args = search_statements(account_id, query, now, due=due)
+        count, args, page, page_args = search_statements(account_id, query, now, due=due)
         total: int = await self._conn.fetchval(count, *args)
         if total <= query.page.offset:
             return total, []
-        rows = await self._conn.fetch(page, *args)
+        rows = await self._conn.fetch(page, *page_args)
         return total, [_charge(row) for row in rows]
 
     async def revise(self, charge: Charge) -> None:
         c = charge
         await self._conn.execute(
-            f"""
+            compose(
+                """
             WITH revised AS (
                 UPDATE charges
                    SET expiration = $2, expires_at = $3, amount = $4, modality = $5, pix_key = $6,
@@ -272,8 +278,11 @@ class PostgresCharges(Repository):
                  WHERE id = $1
              RETURNING *
             )
-            {_KEEP} FROM revised
-            """,  # noqa: S608 - fixed columns
+            """,
+                _KEEP,
+                """ FROM revised
+            """,
+            ),
             c.id,
             *_terms(c),
             c.br_code,
@@ -296,12 +305,16 @@ class PostgresCharges(Repository):
 
     async def lock_expired(self, now: datetime, limit: int) -> list[Charge]:
         rows = await self._conn.fetch(
-            f"""
-            SELECT {_COLUMNS} FROM charges
+            compose(
+                """
+            SELECT """,
+                _COLUMNS,
+                """ FROM charges
              WHERE status = 'ATIVA' AND expires_at <= $1
              ORDER BY expires_at LIMIT $2
                FOR UPDATE SKIP LOCKED
-            """,  # noqa: S608 - fixed columns
+            """,
+            ),
             now,
             limit,
         )
@@ -319,7 +332,8 @@ class PostgresCharges(Repository):
     ) -> None:
         # One statement: the row as it was (the same snapshot) tells whether the revision changed.
         await self._conn.execute(
-            f"""
+            compose(
+                """
             WITH before AS (SELECT revision FROM charges WHERE id = $1),
             updated AS (
                 UPDATE charges
@@ -330,8 +344,11 @@ class PostgresCharges(Repository):
                  WHERE id = $1
              RETURNING *
             )
-            {_KEEP} FROM updated WHERE updated.revision <> (SELECT revision FROM before)
-            """,  # noqa: S608 - fixed columns
+            """,
+                _KEEP,
+                """ FROM updated WHERE updated.revision <> (SELECT revision FROM before)
+            """,
+            ),
             charge_id,
             status.value,
             revision,

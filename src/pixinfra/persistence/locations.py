@@ -12,7 +12,8 @@ import asyncpg
 
 from pixcore.locations import Location, LocationType, NewLocation
 from pixcore.standard_queries import LocationQuery
-from pixweb.persistence.repository import Repository
+from pixinfra.persistence.repository import Repository
+from pixinfra.persistence.sql import compose, paged
 
 __all__ = ["PostgresLocations", "location_search_statements"]
 
@@ -34,9 +35,11 @@ def _location(row: asyncpg.Record) -> Location:
     )
 
 
-def location_search_statements(account_id: int, query: LocationQuery) -> tuple[str, str, list[Any]]:
-    """``GET /loc``'s statements: how many match, and the page (both take the same arguments);
-    a range of ``locations_account_created_idx``, then the filters."""
+def location_search_statements(
+    account_id: int, query: LocationQuery
+) -> tuple[str, list[Any], str, list[Any]]:
+    """``GET /loc``'s statements, each with its arguments: how many match, and the page; a range
+    of ``locations_account_created_idx``, then the filters."""
     args: list[Any] = [account_id, query.start, query.end]
     where = ["l.account_id = $1", "l.created_at >= $2", "l.created_at <= $3"]
     if query.type is not None:
@@ -47,21 +50,34 @@ def location_search_statements(account_id: int, query: LocationQuery) -> tuple[s
         served = "EXISTS (SELECT 1 FROM charges c WHERE c.account_id = $1 AND c.loc_id = l.id)"
         where.append(served if query.txid_present else f"NOT {served}")
     conditions = " AND ".join(where)
-    count = f"SELECT count(*) FROM locations l WHERE {conditions}"  # noqa: S608 - fixed conditions
-    page = (
-        f"SELECT {_COLUMNS}, {_TXID} AS txid, {_SERVED} AS charge_id FROM locations l"  # noqa: S608
-        f" WHERE {conditions} ORDER BY l.created_at, l.id LIMIT {query.page.size} OFFSET {query.page.offset}"
+    count = compose("SELECT count(*) FROM locations l WHERE ", conditions)
+    limit, page_args = paged(args, query.page.size, query.page.offset)
+    page = compose(
+        "SELECT ",
+        _COLUMNS,
+        ", ",
+        _TXID,
+        " AS txid, ",
+        _SERVED,
+        " AS charge_id FROM locations l WHERE ",
+        conditions,
+        " ORDER BY l.created_at, l.id",
+        limit,
     )
-    return count, page, args
+    return count, args, page, page_args
 
 
 class PostgresLocations(Repository):
     async def add(self, location: NewLocation) -> Location:
         row = await self._conn.fetchrow(
-            f"""
+            compose(
+                """
             INSERT INTO locations AS l (account_id, token, tipo_cob, created_at) VALUES ($1, $2, $3, $4)
-            RETURNING {_COLUMNS}, NULL::varchar AS txid, NULL::bigint AS charge_id
-            """,  # noqa: S608 - fixed columns
+            RETURNING """,
+                _COLUMNS,
+                """, NULL::varchar AS txid, NULL::bigint AS charge_id
+            """,
+            ),
             location.account_id,
             location.token,
             location.type.value,
@@ -73,8 +89,15 @@ class PostgresLocations(Repository):
 
     async def get(self, account_id: int, location_id: int) -> Location | None:
         row = await self._conn.fetchrow(
-            f"SELECT {_COLUMNS}, {_TXID} AS txid, {_SERVED} AS charge_id FROM locations l"  # noqa: S608
-            " WHERE l.id = $1 AND l.account_id = $2",
+            compose(
+                "SELECT ",
+                _COLUMNS,
+                ", ",
+                _TXID,
+                " AS txid, ",
+                _SERVED,
+                " AS charge_id FROM locations l WHERE l.id = $1 AND l.account_id = $2",
+            ),
             location_id,
             account_id,
         )
@@ -91,9 +114,9 @@ class PostgresLocations(Repository):
         return await self.get(account_id, location_id)
 
     async def search(self, account_id: int, query: LocationQuery) -> tuple[int, list[Location]]:
-        count, page, args = location_search_statements(account_id, query)
+        count, args, page, page_args = location_search_statements(account_id, query)
         total: int = await self._conn.fetchval(count, *args)
         if total <= query.page.offset:
             return total, []
-        rows = await self._conn.fetch(page, *args)
+        rows = await self._conn.fetch(page, *page_args)
         return total, [_location(row) for row in rows]

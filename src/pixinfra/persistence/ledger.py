@@ -18,7 +18,8 @@ from datetime import datetime
 
 from pixcore.errors import InsufficientFunds
 from pixcore.ledger import Posting
-from pixweb.persistence.repository import Repository
+from pixinfra.persistence.repository import Repository
+from pixinfra.persistence.sql import compose
 
 __all__ = ["PostgresLedger"]
 
@@ -35,13 +36,15 @@ RETURNING account_id
 """
 # A data-modifying WITH runs to completion whether or not the UPDATE reads it; if the guard
 # refuses, the caller raises and the unit of work rolls the entries back with the rest.
-_ENTRIES_THEN_GUARDED = (
-    f"WITH entries AS ({_ENTRIES})"  # noqa: S608 - constants only
+_ENTRIES_THEN_GUARDED = compose(
+    "WITH entries AS (",
+    _ENTRIES,
+    ")"
     """
 UPDATE balances SET available = available + $9, blocked = blocked + $10, updated_at = $6
  WHERE account_id = $8 AND available + $9 >= 0 AND blocked + $10 >= 0
 RETURNING account_id
-"""
+""",
 )
 
 

@@ -28,19 +28,19 @@ from pixcore.accounts import (
 )
 from pixcore.errors import CertificateInUse, DuplicatePixKey
 from pixcore.keys import PixKey, PixKeyType
+from pixinfra.persistence.batches import PostgresDueBatches
+from pixinfra.persistence.charges import PostgresCharges
+from pixinfra.persistence.console_sessions import PostgresConsoleSessions
+from pixinfra.persistence.idempotency import PostgresIdempotency
+from pixinfra.persistence.ledger import PostgresLedger
+from pixinfra.persistence.locations import PostgresLocations
+from pixinfra.persistence.outbox import PostgresOutbox
+from pixinfra.persistence.refunds import PostgresMed, PostgresRefunds
+from pixinfra.persistence.repository import Repository
+from pixinfra.persistence.transactions import PostgresTransactions
+from pixinfra.persistence.transfers import PostgresTransfers
+from pixinfra.persistence.webhooks import PostgresWebhooks
 from pixinfra.postgres.pool import Database
-from pixweb.persistence.batches import PostgresDueBatches
-from pixweb.persistence.charges import PostgresCharges
-from pixweb.persistence.console_sessions import PostgresConsoleSessions
-from pixweb.persistence.idempotency import PostgresIdempotency
-from pixweb.persistence.ledger import PostgresLedger
-from pixweb.persistence.locations import PostgresLocations
-from pixweb.persistence.outbox import PostgresOutbox
-from pixweb.persistence.refunds import PostgresMed, PostgresRefunds
-from pixweb.persistence.repository import Repository
-from pixweb.persistence.transactions import PostgresTransactions
-from pixweb.persistence.transfers import PostgresTransfers
-from pixweb.persistence.webhooks import PostgresWebhooks
 
 __all__ = ["PostgresUnitOfWork"]
 

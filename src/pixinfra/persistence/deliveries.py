@@ -1,8 +1,9 @@
 """The notifier's SQL: :class:`PostgresDeliveryStore`, the ``DeliveryStore`` port on PostgreSQL
-(fan-out of the outbox, claims of due deliveries, outcomes), and :func:`queue_status`.
+(fan-out of the outbox, claims of due deliveries, outcomes), :func:`queue_status` and
+:func:`listen_for_events`.
 
-The store works on an asyncpg pool (the pool of the process's ``pixinfra.postgres.pool.Database``);
-every method takes the moment to use, so that one clock rules the schedule.
+The store works on the process's :class:`~pixinfra.postgres.pool.Database`, like every adapter of
+this package; every method takes the moment to use, so that one clock rules the schedule.
 
 Fan-out routes each outbox row by its ``webhook_type`` column, the registration type the event's
 writer stored with it; the payload is only ever read to be sent.
@@ -31,8 +32,6 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-import asyncpg
-
 from pixcore.clock import format_timestamp
 from pixcore.ports import DeliveryStore
 from pixcore.webhook_delivery import (
@@ -45,7 +44,8 @@ from pixcore.webhook_delivery import (
     message_id,
 )
 from pixcore.webhooks import DeliveryStatus
-from pixinfra.postgres.webhook_sql import DEACTIVATE_WEBHOOK
+from pixinfra.persistence.webhooks import DEACTIVATE_WEBHOOK
+from pixinfra.postgres.pool import Database
 
 __all__ = [
     "OUTBOX_CHANNEL",
@@ -59,7 +59,7 @@ __all__ = [
 ]
 
 MAX_ERROR = MAX_REASON  # webhook_deliveries.last_error is varchar(300)
-log = logging.getLogger("pixnotify.store")
+log = logging.getLogger("pixnotify.store")  # the notifier's logger, by the name its lines always had
 OUTBOX_CHANNEL = "pix_outbox"
 """Notified by the ``outbox_written`` trigger at the commit of every transaction that wrote events."""
 RELISTEN_AFTER = 1.0
@@ -146,13 +146,13 @@ def _columns(outcomes: Sequence[Attempted]) -> list[list[Any]]:
 
 
 class PostgresDeliveryStore:
-    """The ``DeliveryStore`` port on the tables behind ``pool``."""
+    """The ``DeliveryStore`` port on the tables of ``database``."""
 
-    def __init__(self, pool: asyncpg.Pool[asyncpg.Record]) -> None:
-        self.pool = pool
+    def __init__(self, database: Database) -> None:
+        self.database = database
 
     async def dispatch(self, now: datetime, limit: int) -> list[int]:
-        async with self.pool.acquire() as conn, conn.transaction():
+        async with self.database.acquire() as conn, conn.transaction():
             events = await conn.fetch(
                 """
                 SELECT id, account_id, webhook_type, created_at, pix_key FROM outbox
@@ -205,7 +205,7 @@ class PostgresDeliveryStore:
             return consumed
 
     async def claim_due(self, now: datetime, limit: int, lease_until: datetime) -> list[Claim]:
-        async with self.pool.acquire() as conn:
+        async with self.database.acquire() as conn:
             rows = await conn.fetch(CLAIM, now, limit, lease_until)
         return [
             Claim(
@@ -236,7 +236,7 @@ class PostgresDeliveryStore:
         response_body: str | None = None,
     ) -> bool:
         outcome = Attempted(claim, verdict, attempted_at, status_code, duration_ms, error, response_body)
-        async with self.pool.acquire() as conn:
+        async with self.database.acquire() as conn:
             if not verdict.deactivate:  # one statement: no transaction block, one round trip
                 return bool(await conn.fetch(RECORD_MANY, *_columns([outcome])))
             async with conn.transaction():
@@ -248,17 +248,17 @@ class PostgresDeliveryStore:
     async def record_many(self, outcomes: Sequence[Attempted]) -> set[int]:
         if any(outcome.verdict.deactivate for outcome in outcomes):
             raise ValueError("a 410 deactivates its registration: store it with record()")
-        async with self.pool.acquire() as conn:
+        async with self.database.acquire() as conn:
             rows = await conn.fetch(RECORD_MANY, *_columns(outcomes))
         return {row["id"] for row in rows}
 
     async def prune_attempts(self, before: datetime, limit: int) -> int:
-        async with self.pool.acquire() as conn:
+        async with self.database.acquire() as conn:
             status = await conn.execute(PRUNE, before, limit)
         return int(status.split()[-1])
 
     async def finish_inactive(self, claim: Claim, now: datetime) -> bool:
-        async with self.pool.acquire() as conn:
+        async with self.database.acquire() as conn:
             status = await conn.execute(
                 """
                 UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, finished_at = $3,
@@ -275,7 +275,7 @@ class PostgresDeliveryStore:
     async def release(self, claims: Sequence[Claim], now: datetime) -> int:
         if not claims:
             return 0
-        async with self.pool.acquire() as conn:
+        async with self.database.acquire() as conn:
             status = await conn.execute(
                 """
                 UPDATE webhook_deliveries d SET next_attempt_at = $3
@@ -363,8 +363,8 @@ def _origin(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}/"
 
 
-async def queue_status(pool: asyncpg.Pool[asyncpg.Record], now: datetime) -> QueueStatus:
-    async with pool.acquire() as conn:
+async def queue_status(database: Database, now: datetime) -> QueueStatus:
+    async with database.acquire() as conn:
         row = await conn.fetchrow(
             """
             SELECT
@@ -380,7 +380,7 @@ async def queue_status(pool: asyncpg.Pool[asyncpg.Record], now: datetime) -> Que
     if row is None:
         raise RuntimeError("SELECT returned no row")
     oldest = row["oldest"]
-    async with pool.acquire() as conn:
+    async with database.acquire() as conn:
         failing = await conn.fetch(FAILING, MAX_FAILING)
     return QueueStatus(
         undispatched_events=row["undispatched"],
@@ -403,30 +403,26 @@ async def queue_status(pool: asyncpg.Pool[asyncpg.Record], now: datetime) -> Que
     )
 
 
-async def listen_for_events(
-    pool: asyncpg.Pool[asyncpg.Record], wake: asyncio.Event, stop: asyncio.Event
-) -> None:
+async def listen_for_events(database: Database, wake: asyncio.Event, stop: asyncio.Event) -> None:
     """Set ``wake`` whenever events are committed to the outbox (``LISTEN pix_outbox`` on a
-    connection of ``pool``), until ``stop``. A lost connection (a restarted server) is replaced
+    connection of ``database``), until ``stop``. A lost connection (a restarted server) is replaced
     after :data:`RELISTEN_AFTER` seconds; meanwhile the notifier's polling finds the events."""
     while not stop.is_set():
         try:
-            await _listen_until_lost(pool, wake, stop)
+            await _listen_until_lost(database, wake, stop)
         except Exception as exc:  # noqa: BLE001 - a speed-up only: polling carries on without it
             log.debug("listening on %s failed: %s", OUTBOX_CHANNEL, exc)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), RELISTEN_AFTER)
 
 
-async def _listen_until_lost(
-    pool: asyncpg.Pool[asyncpg.Record], wake: asyncio.Event, stop: asyncio.Event
-) -> None:
+async def _listen_until_lost(database: Database, wake: asyncio.Event, stop: asyncio.Event) -> None:
     lost = asyncio.Event()
 
     def notified(*_: object) -> None:
         wake.set()
 
-    async with pool.acquire() as conn:
+    async with database.acquire() as conn:
         conn.add_termination_listener(lambda _conn: lost.set())
         await conn.add_listener(OUTBOX_CHANNEL, notified)
         wake.set()  # events written before the listening began are found at once

@@ -8,7 +8,8 @@ from datetime import datetime
 from typing import Any
 
 from pixcore.console_sessions import ConsoleSession
-from pixweb.persistence.repository import Repository
+from pixinfra.persistence.repository import Repository
+from pixinfra.persistence.sql import compose
 
 __all__ = ["PostgresConsoleSessions"]
 
@@ -30,7 +31,7 @@ def _session(row: Any) -> ConsoleSession:
 class PostgresConsoleSessions(Repository):
     async def add(self, session: ConsoleSession) -> None:
         await self._conn.execute(
-            f"INSERT INTO console_sessions ({_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)",  # noqa: S608 - constants only
+            compose("INSERT INTO console_sessions (", _COLUMNS, ") VALUES ($1, $2, $3, $4, $5, $6, $7)"),
             session.id,
             session.account_id,
             session.csrf,
@@ -42,7 +43,7 @@ class PostgresConsoleSessions(Repository):
 
     async def get(self, session_id: str) -> ConsoleSession | None:
         row = await self._conn.fetchrow(
-            f"SELECT {_COLUMNS} FROM console_sessions WHERE id = $1",  # noqa: S608 - constants only
+            compose("SELECT ", _COLUMNS, " FROM console_sessions WHERE id = $1"),
             session_id,
         )
         return _session(row) if row is not None else None
@@ -70,8 +71,12 @@ class PostgresConsoleSessions(Repository):
 
     async def list_open(self, account_id: int) -> list[ConsoleSession]:
         rows = await self._conn.fetch(
-            f"SELECT {_COLUMNS} FROM console_sessions WHERE account_id = $1 AND ended_at IS NULL"  # noqa: S608
-            " ORDER BY created_at DESC, id DESC",
+            compose(
+                "SELECT ",
+                _COLUMNS,
+                " FROM console_sessions WHERE account_id = $1 AND ended_at IS NULL"
+                " ORDER BY created_at DESC, id DESC",
+            ),
             account_id,
         )
         return [_session(row) for row in rows]

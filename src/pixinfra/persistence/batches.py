@@ -12,11 +12,25 @@ import asyncpg
 from pixcore.due_batches import BatchItem, BatchItemStatus, DueBatch, Refusal
 from pixcore.errors import DuplicateBatch
 from pixcore.standard_queries import BatchQuery
-from pixweb.persistence.repository import Repository
+from pixinfra.persistence.repository import Repository
+from pixinfra.persistence.sql import compose, paged
 
 __all__ = ["PostgresDueBatches"]
 
-_COLUMNS = "account_id, id, description, created_at, items"
+_ONE = (
+    "SELECT account_id, id, description, created_at, items FROM due_batches WHERE account_id = $1 AND id = $2"
+)
+_LOCKED = {
+    False: _ONE,
+    True: "SELECT account_id, id, description, created_at, items FROM due_batches"
+    " WHERE account_id = $1 AND id = $2 FOR UPDATE",
+}
+"""A batch by its account and id; ``True``: locked for the rest of the unit of work."""
+_COUNT = "SELECT count(*) FROM due_batches WHERE account_id = $1 AND created_at >= $2 AND created_at <= $3"
+_PAGE = (
+    "SELECT account_id, id, description, created_at, items FROM due_batches"
+    " WHERE account_id = $1 AND created_at >= $2 AND created_at <= $3 ORDER BY created_at, id"
+)
 
 
 def _item_row(item: BatchItem) -> dict[str, Any]:
@@ -74,19 +88,15 @@ class PostgresDueBatches(Repository):
         except asyncpg.UniqueViolationError:
             raise DuplicateBatch() from None
 
-    async def _one(self, account_id: int, batch_id: int, lock: str = "") -> DueBatch | None:
-        row = await self._conn.fetchrow(
-            f"SELECT {_COLUMNS} FROM due_batches WHERE account_id = $1 AND id = $2 {lock}",  # noqa: S608
-            account_id,
-            batch_id,
-        )
+    async def _one(self, account_id: int, batch_id: int, *, lock: bool = False) -> DueBatch | None:
+        row = await self._conn.fetchrow(_LOCKED[lock], account_id, batch_id)
         return _batch(row) if row else None
 
     async def get(self, account_id: int, batch_id: int) -> DueBatch | None:
         return await self._one(account_id, batch_id)
 
     async def lock(self, account_id: int, batch_id: int) -> DueBatch | None:
-        return await self._one(account_id, batch_id, "FOR UPDATE")
+        return await self._one(account_id, batch_id, lock=True)
 
     async def save(self, batch: DueBatch) -> None:
         await self._conn.execute(
@@ -98,14 +108,10 @@ class PostgresDueBatches(Repository):
         )
 
     async def search(self, account_id: int, query: BatchQuery) -> tuple[int, list[DueBatch]]:
-        where = "account_id = $1 AND created_at >= $2 AND created_at <= $3"
         args = (account_id, query.start, query.end)
-        total: int = await self._conn.fetchval(f"SELECT count(*) FROM due_batches WHERE {where}", *args)  # noqa: S608
+        total: int = await self._conn.fetchval(_COUNT, *args)
         if total <= query.page.offset:
             return total, []
-        rows = await self._conn.fetch(
-            f"SELECT {_COLUMNS} FROM due_batches WHERE {where} ORDER BY created_at, id"  # noqa: S608
-            f" LIMIT {query.page.size} OFFSET {query.page.offset}",
-            *args,
-        )
+        limit, page_args = paged(args, query.page.size, query.page.offset)
+        rows = await self._conn.fetch(compose(_PAGE, limit), *page_args)
         return total, [_batch(row) for row in rows]

@@ -38,6 +38,7 @@ from pixcore.queries import (
     credit_types,
 )
 from pixcore.records import TransactionStatus, TransactionType
+from pixinfra.persistence.sql import compose
 from pixinfra.postgres.pool import Database
 
 __all__ = ["PostgresTransactionQueries", "daily_flows_statement", "find_statement", "list_statement"]
@@ -64,6 +65,10 @@ COLUMNS = (
 )
 _SELECTED = ", ".join(f"t.{column}" for column in COLUMNS)
 _PLAIN = ", ".join(COLUMNS)
+_RANKED = {
+    rank: compose("SELECT ", str(rank), " AS rank, ", _PLAIN, " FROM transactions") for rank in (1, 2, 3)
+}
+"""The start of a look-up's branch of each rank."""
 
 
 def list_statement(account_id: int, query: ListQuery, *, cap: int | None = None) -> tuple[str, list[Any]]:
@@ -86,44 +91,74 @@ def list_statement(account_id: int, query: ListQuery, *, cap: int | None = None)
             where.append(f"{column} = ${len(args)}")
     matches = " AND ".join(where)
     if cap is None:
-        count = f"SELECT count(*) AS total FROM transactions WHERE {matches}"  # noqa: S608 - fixed text
+        count = compose("SELECT count(*) AS total FROM transactions WHERE ", matches)
         limit, offset = query.size, query.offset
     else:
         args.append(cap)
-        capped = f"SELECT 1 FROM transactions WHERE {matches} LIMIT ${len(args)}"  # noqa: S608 - fixed text
-        count = f"SELECT count(*) AS total FROM ({capped}) m"  # noqa: S608 - fixed text
+        at_cap = f"${len(args)}"
+        capped = compose("SELECT 1 FROM transactions WHERE ", matches, " LIMIT ", at_cap)
+        count = compose("SELECT count(*) AS total FROM (", capped, ") m")
         offset = min(query.offset, cap)
         limit = min(query.size, cap - offset)
     args += [limit, offset]
-    at_limit, at_offset = len(args) - 1, len(args)
-    newest_first = (
-        f"SELECT id FROM transactions WHERE {matches}"  # noqa: S608 - fixed text
-        f" ORDER BY created_at DESC, id DESC LIMIT ${at_limit} OFFSET ${at_offset}"
+    at_limit, at_offset = f"${len(args) - 1}", f"${len(args)}"
+    newest_first = compose(
+        "SELECT id FROM transactions WHERE ",
+        matches,
+        " ORDER BY created_at DESC, id DESC LIMIT ",
+        at_limit,
+        " OFFSET ",
+        at_offset,
     )
     if cap is None:
         # A page past the middle is found from the other end: the same rows, with the shorter
         # skip (the last page of 85,000 matches skips 0 rows instead of 84,980).
-        oldest_first = (
-            f"SELECT id FROM transactions WHERE {matches}"  # noqa: S608 - fixed text
-            f" ORDER BY created_at, id LIMIT greatest(least(${at_limit}, c.total - ${at_offset}), 0)"
-            f" OFFSET greatest(c.total - ${at_offset} - ${at_limit}, 0)"
+        oldest_first = compose(
+            "SELECT id FROM transactions WHERE ",
+            matches,
+            " ORDER BY created_at, id LIMIT greatest(least(",
+            at_limit,
+            ", c.total - ",
+            at_offset,
+            "), 0) OFFSET greatest(c.total - ",
+            at_offset,
+            " - ",
+            at_limit,
+            ", 0)",
         )
-        ids = (
-            f"CASE WHEN 2 * ${at_offset} + ${at_limit} <= c.total THEN ARRAY({newest_first})"
-            f" ELSE ARRAY({oldest_first}) END"
+        ids = compose(
+            "CASE WHEN 2 * ",
+            at_offset,
+            " + ",
+            at_limit,
+            " <= c.total THEN ARRAY(",
+            newest_first,
+            ") ELSE ARRAY(",
+            oldest_first,
+            ") END",
         )
     else:  # the capped count is no position from the oldest end
-        ids = f"ARRAY({newest_first})"
-    sql = f"""
-SELECT c.total, {_SELECTED}
-  FROM ({count}) c
+        ids = compose("ARRAY(", newest_first, ")")
+    sql = compose(
+        """
+SELECT c.total, """,
+        _SELECTED,
+        """
+  FROM (""",
+        count,
+        """) c
   LEFT JOIN LATERAL (
-        SELECT {_SELECTED}
+        SELECT """,
+        _SELECTED,
+        """
           FROM transactions t
-         WHERE t.id = ANY ({ids})
+         WHERE t.id = ANY (""",
+        ids,
+        """)
        ) t ON true
  ORDER BY t.created_at DESC, t.id DESC
-"""  # noqa: S608 - fixed text: columns and placeholders, every value is a parameter
+""",
+    )
     return sql, args
 
 
@@ -147,26 +182,31 @@ def find_statement(
     ):
         if value is not None:
             args.append(value)
-            branches.append(
-                f"SELECT {rank} AS rank, {_PLAIN} FROM transactions"  # noqa: S608 - fixed text
-                f" WHERE {column} = ${len(args)} AND {scope}"
-            )
+            branches.append(compose(_RANKED[rank], " WHERE ", column, " = ", f"${len(args)}", " AND ", scope))
     if not branches:
         raise ValueError("an identifier that nothing can match needs no query")
     union = " UNION ALL ".join(branches)
-    sql = f"SELECT {_PLAIN} FROM ({union}) m ORDER BY rank, created_at DESC, id DESC LIMIT 1"  # noqa: S608
+    sql = compose("SELECT ", _PLAIN, " FROM (", union, ") m ORDER BY rank, created_at DESC, id DESC LIMIT 1")
     return sql, args
 
 
-_CREDITS = ", ".join(f"'{kind.value}'" for kind in credit_types())
+_CREDIT_VALUES = tuple(kind.value for kind in credit_types())
+if not all(value.isidentifier() for value in _CREDIT_VALUES):  # the enum's own names, quoted as SQL text
+    raise RuntimeError(f"a credit type that is not a plain name: {_CREDIT_VALUES}")
+_CREDITS = ", ".join(f"'{value}'" for value in _CREDIT_VALUES)
 
-DAILY_FLOWS = f"""
+DAILY_FLOWS = compose(
+    """
 SELECT d.day::date AS day, f.incoming, f.outgoing
   FROM generate_series($2::date::timestamp, $3::date::timestamp, interval '1 day') AS d(day)
  CROSS JOIN LATERAL (
         SELECT count(*) AS settled,
-               coalesce(sum(amount - fee) FILTER (WHERE type IN ({_CREDITS})), 0)::bigint AS incoming,
-               coalesce(sum(amount + fee) FILTER (WHERE type NOT IN ({_CREDITS})), 0)::bigint AS outgoing
+               coalesce(sum(amount - fee) FILTER (WHERE type IN (""",
+    _CREDITS,
+    """)), 0)::bigint AS incoming,
+               coalesce(sum(amount + fee) FILTER (WHERE type NOT IN (""",
+    _CREDITS,
+    """)), 0)::bigint AS outgoing
           FROM transactions
          WHERE account_id = $1 AND status = 'CONFIRMED'
            AND created_at >= d.day AT TIME ZONE 'UTC'
@@ -174,7 +214,8 @@ SELECT d.day::date AS day, f.incoming, f.outgoing
        ) f
  WHERE f.settled > 0
  ORDER BY d.day
-"""  # noqa: S608 - fixed text: the credit types are the enum's own values
+""",
+)
 """Money in and out per UTC day: for each day, one range of ``transactions_account_flows_idx`` (a
 partial index of the settled records carrying type, amount and fee), summed where it lies, no row of
 the table read. (A single ``GROUP BY`` of the whole window sorts every record by day first: twice

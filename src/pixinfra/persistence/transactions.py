@@ -7,7 +7,7 @@ from datetime import datetime
 
 from pixcore.accounts import Counterpart
 from pixcore.records import NewTransaction, TransactionStatus
-from pixweb.persistence.repository import Repository
+from pixinfra.persistence.repository import Repository
 
 __all__ = ["PostgresTransactions"]
 

@@ -28,10 +28,11 @@ import asyncpg
 
 from pixcore.accounts import Balance
 from pixcore.ports import IdempotencyRecord, TransferReservation
+from pixinfra.persistence.idempotency import BALANCE_AND_TAKEN, balance_and_taken
+from pixinfra.persistence.sql import compose
+from pixinfra.persistence.transactions import insert_many_arguments, insert_many_sql
+from pixinfra.persistence.transfers import insert_transfers_sql, transfer_arguments
 from pixinfra.postgres.pool import Database
-from pixweb.persistence.idempotency import BALANCE_AND_TAKEN, balance_and_taken
-from pixweb.persistence.transactions import insert_many_arguments, insert_many_sql
-from pixweb.persistence.transfers import insert_transfers_sql, transfer_arguments
 
 __all__ = ["PostgresTransferBatchStore"]
 
@@ -47,8 +48,12 @@ UPDATE balances SET available = available + $19, blocked = blocked + $20, update
    AND available + $19 >= 0 AND blocked + $20 >= 0
 RETURNING account_id
 """
-_RESERVE = (
-    f"WITH guard AS ({_GUARD}), added AS ({insert_many_sql('EXISTS (SELECT FROM guard)')}),"  # noqa: S608 - constants only
+_RESERVE = compose(
+    "WITH guard AS (",
+    _GUARD,
+    "), added AS (",
+    insert_many_sql("EXISTS (SELECT FROM guard)"),
+    "),"
     """
 numbered AS (SELECT id, row_number() OVER (ORDER BY id) AS ord FROM added),
 claimed AS (
@@ -58,7 +63,9 @@ claimed AS (
       JOIN numbered n ON n.ord = c.ord
 ),
 """
-    f"transferred AS ({insert_transfers_sql(24)}),"
+    "transferred AS (",
+    insert_transfers_sql(24),
+    "),"
     """
 entries AS (
     INSERT INTO ledger_entries (transaction_id, posting, account_id, bucket, amount, created_at, institution)
@@ -68,7 +75,7 @@ entries AS (
       JOIN numbered n ON n.ord = e.ord
 )
 SELECT array_agg(id ORDER BY id) AS ids FROM added
-"""
+""",
 )
 
 

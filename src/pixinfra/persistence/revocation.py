@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 from pixcore.ports import PendingCredential
+from pixinfra.persistence.sql import compose
 from pixinfra.postgres.clock import OFFSET_QUERY, ClockKeeper
 from pixinfra.postgres.pool import Database
 
@@ -31,9 +32,12 @@ JOIN unnest($1::text[], $2::bigint[]) AS asked (fingerprint, account_id)
   ON c.fingerprint = asked.fingerprint AND c.account_id = asked.account_id
 WHERE c.revoked_at IS NULL
 """
-_IN_FORCE_MANY_WITH_CLOCK = (
-    f"SELECT ({OFFSET_QUERY}) AS offset_micros,"  # noqa: S608 - constants only
-    f" ARRAY(SELECT account_id::text || ' ' || fingerprint FROM ({_IN_FORCE_MANY}) AS found) AS in_force"
+_IN_FORCE_MANY_WITH_CLOCK = compose(
+    "SELECT (",
+    OFFSET_QUERY,
+    ") AS offset_micros, ARRAY(SELECT account_id::text || ' ' || fingerprint FROM (",
+    _IN_FORCE_MANY,
+    ") AS found) AS in_force",
 )
 
 

@@ -26,10 +26,19 @@ from pixcore.webhooks import (
     Webhook,
     WebhookSecret,
 )
-from pixinfra.postgres.webhook_sql import DEACTIVATE_WEBHOOK
-from pixweb.persistence.repository import Repository
+from pixinfra.persistence.repository import Repository
+from pixinfra.persistence.sql import compose
 
-__all__ = ["PostgresWebhooks", "delivery_from_row", "webhook_from_row"]
+__all__ = ["DEACTIVATE_WEBHOOK", "PostgresWebhooks", "delivery_from_row", "webhook_from_row"]
+
+DEACTIVATE_WEBHOOK = """
+UPDATE webhooks SET is_active = false, updated_at = $3, deactivated_at = $3, deactivation_reason = $2
+WHERE id = $1 AND is_active
+"""
+"""Arguments: the registration's id, the reason, the moment. A registration is deactivated by its
+owner (``DELETE /api/webhooks/{id}``, :meth:`PostgresWebhooks.deactivate`) or by its receiver
+answering 410 Gone (:mod:`pixinfra.persistence.deliveries`): the same statement either way, which
+leaves an inactive registration (and its first deactivation's time and reason) alone."""
 
 _WEBHOOK_COLUMNS = (
     "id, account_id, event_type, url, headers, version, is_active, created_at, updated_at,"
@@ -104,12 +113,16 @@ class PostgresWebhooks(Repository):
 
     async def add(self, new: NewWebhook) -> Webhook:
         row = await self._conn.fetchrow(
-            f"""
+            compose(
+                """
             INSERT INTO webhooks (account_id, event_type, url, headers, created_at, updated_at, pix_key,
                                   webhook_url)
             VALUES ($1, $2, $3, $4::jsonb, $5, $5, $6, $7)
-            RETURNING {_WEBHOOK_COLUMNS}
-            """,  # noqa: S608 - fixed columns
+            RETURNING """,
+                _WEBHOOK_COLUMNS,
+                """
+            """,
+            ),
             new.account_id,
             new.event_type.value,
             new.url,
@@ -122,8 +135,11 @@ class PostgresWebhooks(Repository):
 
     async def get(self, account_id: int, webhook_id: int) -> Webhook | None:
         row = await self._conn.fetchrow(
-            f"SELECT {_WEBHOOK_COLUMNS} FROM webhooks"  # noqa: S608 - fixed columns
-            " WHERE id = $1 AND account_id = $2 AND pix_key IS NULL",
+            compose(
+                "SELECT ",
+                _WEBHOOK_COLUMNS,
+                " FROM webhooks WHERE id = $1 AND account_id = $2 AND pix_key IS NULL",
+            ),
             webhook_id,
             account_id,
         )
@@ -131,8 +147,11 @@ class PostgresWebhooks(Repository):
 
     async def of_key(self, account_id: int, pix_key: str) -> Webhook | None:
         row = await self._conn.fetchrow(
-            f"SELECT {_WEBHOOK_COLUMNS} FROM webhooks"  # noqa: S608 - fixed columns
-            " WHERE account_id = $1 AND pix_key = $2 AND is_active",
+            compose(
+                "SELECT ",
+                _WEBHOOK_COLUMNS,
+                " FROM webhooks WHERE account_id = $1 AND pix_key = $2 AND is_active",
+            ),
             account_id,
             pix_key,
         )
@@ -142,13 +161,17 @@ class PostgresWebhooks(Repository):
         self, account_id: int, *, start: datetime | None, end: datetime | None, offset: int, limit: int
     ) -> tuple[int, list[Webhook]]:
         rows = await self._conn.fetch(
-            f"""
-            SELECT {_WEBHOOK_COLUMNS}, count(*) OVER () AS total FROM webhooks
+            compose(
+                """
+            SELECT """,
+                _WEBHOOK_COLUMNS,
+                """, count(*) OVER () AS total FROM webhooks
              WHERE account_id = $1 AND pix_key IS NOT NULL AND is_active
                AND ($2::timestamptz IS NULL OR created_at >= $2)
                AND ($3::timestamptz IS NULL OR created_at <= $3)
              ORDER BY created_at, id OFFSET $4 LIMIT $5
-            """,  # noqa: S608 - fixed columns
+            """,
+            ),
             account_id,
             start,
             end,
@@ -172,10 +195,14 @@ class PostgresWebhooks(Repository):
 
     async def active(self, account_id: int, event_type: EventType) -> list[Webhook]:
         rows = await self._conn.fetch(
-            f"""
-            SELECT {_WEBHOOK_COLUMNS} FROM webhooks
+            compose(
+                """
+            SELECT """,
+                _WEBHOOK_COLUMNS,
+                """ FROM webhooks
              WHERE account_id = $1 AND event_type = $2 AND is_active ORDER BY id
-            """,  # noqa: S608 - fixed columns
+            """,
+            ),
             account_id,
             event_type.value,
         )
@@ -183,19 +210,26 @@ class PostgresWebhooks(Repository):
 
     async def list_for(self, account_id: int) -> list[Webhook]:
         rows = await self._conn.fetch(
-            f"SELECT {_WEBHOOK_COLUMNS} FROM webhooks"  # noqa: S608 - fixed columns
-            " WHERE account_id = $1 AND pix_key IS NULL ORDER BY id",
+            compose(
+                "SELECT ",
+                _WEBHOOK_COLUMNS,
+                " FROM webhooks WHERE account_id = $1 AND pix_key IS NULL ORDER BY id",
+            ),
             account_id,
         )
         return [webhook_from_row(row) for row in rows]
 
     async def update_headers(self, webhook_id: int, headers: Mapping[str, str], at: datetime) -> Webhook:
         row = await self._conn.fetchrow(
-            f"""
+            compose(
+                """
             UPDATE webhooks SET headers = $2::jsonb, version = version + 1, updated_at = $3
              WHERE id = $1 AND is_active
-            RETURNING {_WEBHOOK_COLUMNS}
-            """,  # noqa: S608 - fixed columns
+            RETURNING """,
+                _WEBHOOK_COLUMNS,
+                """
+            """,
+            ),
             webhook_id,
             json.dumps(dict(headers)),
             at,
@@ -255,15 +289,19 @@ class PostgresWebhooks(Repository):
             return []
         wanted = status or f.status
         rows = await self._conn.fetch(
-            f"""
-            SELECT {_DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+            compose(
+                """
+            SELECT """,
+                _DELIVERY_COLUMNS,
+                """ FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
              WHERE d.account_id = $1 AND ($3::text IS NULL OR d.status = $3)
                AND ($4::bigint IS NULL OR d.webhook_id = $4)
                AND ($5::text IS NULL OR w.event_type = $5)
                AND ($6::timestamptz IS NULL OR d.created_at >= $6)
                AND ($7::timestamptz IS NULL OR d.created_at <= $7)
              ORDER BY d.created_at DESC, d.id DESC LIMIT $2
-            """,  # noqa: S608 - fixed columns
+            """,
+            ),
             account_id,
             limit,
             wanted.value if wanted else None,
@@ -276,10 +314,14 @@ class PostgresWebhooks(Repository):
 
     async def get_delivery(self, account_id: int, delivery_id: int) -> Delivery | None:
         row = await self._conn.fetchrow(
-            f"""
-            SELECT {_DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+            compose(
+                """
+            SELECT """,
+                _DELIVERY_COLUMNS,
+                """ FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
              WHERE d.id = $1 AND d.account_id = $2
-            """,  # noqa: S608 - fixed columns
+            """,
+            ),
             delivery_id,
             account_id,
         )
@@ -287,12 +329,16 @@ class PostgresWebhooks(Repository):
 
     async def delivery_detail(self, account_id: int, delivery_id: int) -> DeliveryDetail | None:
         row = await self._conn.fetchrow(
-            f"""
-            SELECT {_DELIVERY_COLUMNS}, o.payload::text AS payload
+            compose(
+                """
+            SELECT """,
+                _DELIVERY_COLUMNS,
+                """, o.payload::text AS payload
               FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
               JOIN outbox o ON o.id = d.outbox_id
              WHERE d.id = $1 AND d.account_id = $2
-            """,  # noqa: S608 - fixed columns
+            """,
+            ),
             delivery_id,
             account_id,
         )
@@ -326,7 +372,8 @@ class PostgresWebhooks(Repository):
         # (A pending delivery a notifier holds at this moment loses its lease: its outcome is not
         # stored, and the next claim sends it again, with the same webhook-id.)
         row = await self._conn.fetchrow(
-            f"""
+            compose(
+                """
             WITH d AS (
                 UPDATE webhook_deliveries
                    SET status = 'pending',
@@ -337,8 +384,11 @@ class PostgresWebhooks(Repository):
                  WHERE id = $1 AND account_id = $2
                 RETURNING *
             )
-            SELECT {_DELIVERY_COLUMNS} FROM d JOIN webhooks w ON w.id = d.webhook_id
-            """,  # noqa: S608 - fixed columns
+            SELECT """,
+                _DELIVERY_COLUMNS,
+                """ FROM d JOIN webhooks w ON w.id = d.webhook_id
+            """,
+            ),
             delivery_id,
             account_id,
             at,

@@ -14,7 +14,8 @@ from pixcore.med import MedCase, MedReason, MedStatus, NewMedCase
 from pixcore.records import TransactionType
 from pixcore.refunds import NewRefund, Original, Refund, RefundKind, RefundNature, RefundStatus
 from pixcore.standard_queries import ReceivedQuery
-from pixweb.persistence.repository import Repository
+from pixinfra.persistence.repository import Repository
+from pixinfra.persistence.sql import compose, paged
 
 __all__ = ["PostgresMed", "PostgresRefunds", "received_statements"]
 
@@ -109,16 +110,13 @@ def _received_filter(account_id: int, query: ReceivedQuery) -> tuple[str, list[A
     return " AND ".join(where), args
 
 
-def received_statements(account_id: int, query: ReceivedQuery) -> tuple[str, str, list[Any]]:
-    """``GET /pix``'s statements: how many match, and the page (both take the same arguments)."""
+def received_statements(account_id: int, query: ReceivedQuery) -> tuple[str, list[Any], str, list[Any]]:
+    """``GET /pix``'s statements, each with its arguments: how many match, and the page."""
     where, args = _received_filter(account_id, query)
-    count = f"SELECT count(*) FROM transactions t WHERE {where}"  # noqa: S608 - fixed conditions
-    page = (
-        _RECEIPT
-        + f" WHERE {where} ORDER BY t.processed_at, t.id"
-        + f" LIMIT {query.page.size} OFFSET {query.page.offset}"
-    )
-    return count, page, args
+    count = compose("SELECT count(*) FROM transactions t WHERE ", where)
+    limit, page_args = paged(args, query.page.size, query.page.offset)
+    page = compose(_RECEIPT, " WHERE ", where, " ORDER BY t.processed_at, t.id", limit)
+    return count, args, page, page_args
 
 
 class PostgresRefunds(Repository):
@@ -158,12 +156,16 @@ class PostgresRefunds(Repository):
     async def add(self, refund: NewRefund) -> Refund:
         r = refund
         row = await self._conn.fetchrow(
-            f"""
+            compose(
+                """
             INSERT INTO refunds (kind, account_id, original_transaction_id, refund_id, rtr_id, amount, nature,
                 description, status, reserved, transaction_id, med_case_id, requested_at, process_after)
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'EM_PROCESSAMENTO', $9, $10, $11, $12, $13)
-            RETURNING {_REFUND_COLUMNS}
-            """,  # noqa: S608 - fixed columns
+            RETURNING """,
+                _REFUND_COLUMNS,
+                """
+            """,
+            ),
             r.kind.value,
             r.account_id,
             r.original_transaction_id,
@@ -184,10 +186,14 @@ class PostgresRefunds(Repository):
 
     async def find(self, original_transaction_id: int, refund_id: str) -> Refund | None:
         row = await self._conn.fetchrow(
-            f"""
-            SELECT {_REFUND_COLUMNS} FROM refunds
+            compose(
+                """
+            SELECT """,
+                _REFUND_COLUMNS,
+                """ FROM refunds
              WHERE original_transaction_id = $1 AND kind = 'sent' AND refund_id = $2
-            """,  # noqa: S608 - fixed columns
+            """,
+            ),
             original_transaction_id,
             refund_id,
         )
@@ -195,32 +201,40 @@ class PostgresRefunds(Repository):
 
     async def list_sent(self, original_transaction_id: int) -> list[Refund]:
         rows = await self._conn.fetch(
-            f"""
-            SELECT {_REFUND_COLUMNS} FROM refunds
+            compose(
+                """
+            SELECT """,
+                _REFUND_COLUMNS,
+                """ FROM refunds
              WHERE original_transaction_id = $1 AND kind = 'sent'
              ORDER BY requested_at, id
-            """,  # noqa: S608 - fixed columns
+            """,
+            ),
             original_transaction_id,
         )
         return [_refund(row) for row in rows]
 
     async def list_sent_of(self, original_transaction_ids: Sequence[int]) -> list[Refund]:
         rows = await self._conn.fetch(
-            f"""
-            SELECT {_REFUND_COLUMNS} FROM refunds
+            compose(
+                """
+            SELECT """,
+                _REFUND_COLUMNS,
+                """ FROM refunds
              WHERE original_transaction_id = ANY($1::bigint[]) AND kind = 'sent'
              ORDER BY requested_at, id
-            """,  # noqa: S608 - fixed columns
+            """,
+            ),
             list(original_transaction_ids),
         )
         return [_refund(row) for row in rows]
 
     async def search_received(self, account_id: int, query: ReceivedQuery) -> tuple[int, list[Original]]:
-        count, page, args = received_statements(account_id, query)
+        count, args, page, page_args = received_statements(account_id, query)
         total: int = await self._conn.fetchval(count, *args)
         if total <= query.page.offset:
             return total, []
-        rows = await self._conn.fetch(page, *args)
+        rows = await self._conn.fetch(page, *page_args)
         return total, [_receipt(row) for row in rows]
 
     async def find_received(self, account_id: int, end_to_end_id: str) -> Original | None:
@@ -248,11 +262,15 @@ class PostgresRefunds(Repository):
 
     async def lock_pending(self, refund_pk: int) -> Refund | None:
         row = await self._conn.fetchrow(
-            f"""
-            SELECT {_REFUND_COLUMNS} FROM refunds
+            compose(
+                """
+            SELECT """,
+                _REFUND_COLUMNS,
+                """ FROM refunds
              WHERE id = $1 AND status = 'EM_PROCESSAMENTO'
                FOR UPDATE SKIP LOCKED
-            """,  # noqa: S608 - fixed columns
+            """,
+            ),
             refund_pk,
         )
         return _refund(row) if row else None
@@ -294,12 +312,16 @@ class PostgresMed(Repository):
         try:
             async with self._conn.transaction():  # a savepoint: a conflict leaves the unit usable
                 row = await self._conn.fetchrow(
-                    f"""
+                    compose(
+                        """
                     INSERT INTO med_cases (account_id, original_transaction_id, end_to_end_id, reason, status,
                         amount, blocked, created_at)
                     VALUES ($1, $2, $3, $4, 'CREATED', $5, $6, $7)
-                    RETURNING {_MED_COLUMNS}
-                    """,  # noqa: S608 - fixed columns
+                    RETURNING """,
+                        _MED_COLUMNS,
+                        """
+                    """,
+                    ),
                     c.account_id,
                     c.original_transaction_id,
                     c.end_to_end_id,
@@ -316,7 +338,7 @@ class PostgresMed(Repository):
 
     async def lock(self, account_id: int, case_id: int) -> MedCase | None:
         row = await self._conn.fetchrow(
-            f"SELECT {_MED_COLUMNS} FROM med_cases WHERE id = $1 AND account_id = $2 FOR UPDATE",  # noqa: S608
+            compose("SELECT ", _MED_COLUMNS, " FROM med_cases WHERE id = $1 AND account_id = $2 FOR UPDATE"),
             case_id,
             account_id,
         )

@@ -11,16 +11,19 @@ import asyncpg
 from pixcore.accounts import Balance
 from pixcore.ports import IdempotencyRecord
 from pixcore.records import NewTransaction
-from pixweb.persistence.repository import Repository
-from pixweb.persistence.transactions import INSERT_MANY, insert_many_arguments
+from pixinfra.persistence.repository import Repository
+from pixinfra.persistence.sql import compose
+from pixinfra.persistence.transactions import INSERT_MANY, insert_many_arguments
 
 __all__ = ["BALANCE_AND_TAKEN", "PostgresIdempotency", "balance_and_taken"]
 
 # The records, then each key claimed with the id of the record at its place (ids ascend in the
 # records' order): one statement. The claims' foreign key is checked at the statement's end, when
 # the records are there.
-_ADD_AND_CLAIM = (
-    f"WITH added AS ({INSERT_MANY}),"  # noqa: S608 - constants only
+_ADD_AND_CLAIM = compose(
+    "WITH added AS (",
+    INSERT_MANY,
+    "),"
     """
 numbered AS (SELECT id, row_number() OVER (ORDER BY id) AS ord FROM added),
 claimed AS (
@@ -32,7 +35,7 @@ claimed AS (
     RETURNING key
 )
 SELECT (SELECT array_agg(id ORDER BY id) FROM added) AS ids, ARRAY(SELECT key FROM claimed) AS claimed
-"""
+""",
 )
 
 

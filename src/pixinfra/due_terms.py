@@ -1,0 +1,185 @@
+"""A ``cobv``'s terms as JSON: ``calendario`` and ``valor``, onto ``pixcore.due_charges``' fields
+and back, for the two places that hold them in that form.
+
+The API's bodies carry them (``pixweb.due_wire`` decodes each body with Structs that also document
+it, then maps them here), and the ``charges.terms`` column keeps them as the same JSON text
+(:func:`terms_text`, written from ``DueTerms.wire``), read back by the charges' adapter with
+:func:`stored_terms`. The mapping takes any object with the members' names (:class:`CalendarForm`,
+:class:`ValueForm`): a leaf is taken as decoded, and the domain's parser checks each type.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Protocol
+
+import msgspec
+
+from pixcore.charges import ABSENT
+from pixcore.due_charges import (
+    DiscountDateFields,
+    DiscountFields,
+    DueCalendarFields,
+    DueTerms,
+    DueValueFields,
+    RateFields,
+    parse_due_terms,
+    payer_day,
+)
+
+__all__ = [
+    "CalendarForm",
+    "DiscountForm",
+    "RateForm",
+    "ValueForm",
+    "calendar_fields",
+    "discount_fields",
+    "given",
+    "rate_fields",
+    "stored_terms",
+    "terms_text",
+    "value_fields",
+]
+
+
+class CalendarForm(Protocol):
+    @property
+    def data_de_vencimento(self) -> Any: ...
+    @property
+    def validade_apos_vencimento(self) -> Any: ...
+
+
+class RateForm(Protocol):
+    @property
+    def modalidade(self) -> Any: ...
+    @property
+    def valor_perc(self) -> Any: ...
+
+
+class DiscountDateForm(Protocol):
+    @property
+    def data(self) -> Any: ...
+    @property
+    def valor_perc(self) -> Any: ...
+
+
+class DiscountForm(Protocol):
+    @property
+    def modalidade(self) -> Any: ...
+    @property
+    def valor_perc(self) -> Any: ...
+    @property
+    def desconto_data_fixa(self) -> Any: ...
+
+
+class ValueForm(Protocol):
+    @property
+    def original(self) -> Any: ...
+    @property
+    def multa(self) -> RateForm | None: ...
+    @property
+    def juros(self) -> RateForm | None: ...
+    @property
+    def abatimento(self) -> RateForm | None: ...
+    @property
+    def desconto(self) -> DiscountForm | None: ...
+
+
+def _leaf(value: Any) -> object:
+    """A leaf without a default: left out reads as ``None``."""
+    return None if value is msgspec.UNSET else value
+
+
+def given(value: Any) -> object:
+    """A leaf of a change, or with a default: left out is ``ABSENT``."""
+    return ABSENT if value is msgspec.UNSET else value
+
+
+def rate_fields(rate: RateForm | None) -> RateFields | None:
+    return None if rate is None else RateFields(_leaf(rate.modalidade), _leaf(rate.valor_perc))
+
+
+def discount_fields(discount: DiscountForm | None) -> DiscountFields | None:
+    if discount is None:
+        return None
+    dates: list[DiscountDateForm] | None = discount.desconto_data_fixa
+    return DiscountFields(
+        _leaf(discount.modalidade),
+        _leaf(discount.valor_perc),
+        None
+        if dates is None
+        else tuple(DiscountDateFields(_leaf(d.data), _leaf(d.valor_perc)) for d in dates),
+    )
+
+
+def calendar_fields(calendar: CalendarForm | None) -> DueCalendarFields | None:
+    if calendar is None:
+        return None
+    return DueCalendarFields(_leaf(calendar.data_de_vencimento), given(calendar.validade_apos_vencimento))
+
+
+def value_fields(value: ValueForm | None) -> DueValueFields | None:
+    if value is None:
+        return None
+    return DueValueFields(
+        _leaf(value.original),
+        rate_fields(value.multa),
+        rate_fields(value.juros),
+        rate_fields(value.abatimento),
+        discount_fields(value.desconto),
+    )
+
+
+# The stored form's shape: the members the body's Structs have, without their documentation.
+
+
+class _Calendar(msgspec.Struct, rename="camel"):
+    data_de_vencimento: Any = msgspec.UNSET
+    validade_apos_vencimento: Any = msgspec.UNSET
+
+
+class _Rate(msgspec.Struct, rename="camel"):
+    modalidade: Any = msgspec.UNSET
+    valor_perc: Any = msgspec.UNSET
+
+
+class _DiscountDate(msgspec.Struct, rename="camel"):
+    data: Any = msgspec.UNSET
+    valor_perc: Any = msgspec.UNSET
+
+
+class _Discount(msgspec.Struct, rename="camel"):
+    modalidade: Any = msgspec.UNSET
+    valor_perc: Any = msgspec.UNSET
+    desconto_data_fixa: list[_DiscountDate] | None = None
+
+
+class _Value(msgspec.Struct, rename="camel"):
+    original: Any = msgspec.UNSET
+    multa: _Rate | None = None
+    juros: _Rate | None = None
+    abatimento: _Rate | None = None
+    desconto: _Discount | None = None
+
+
+class _Stored(msgspec.Struct):
+    calendario: _Calendar
+    valor: _Value
+
+
+_STORED = msgspec.json.Decoder(_Stored)
+
+
+def stored_terms(stored: str, created_at: datetime) -> DueTerms:
+    """The terms a charge keeps (``{"calendario": ..., "valor": ...}`` as JSON text, their wire
+    form), parsed back as on the charge's creation day."""
+    parts = _STORED.decode(stored)
+    return parse_due_terms(
+        calendar_fields(parts.calendario), value_fields(parts.valor), today=payer_day(created_at)
+    )
+
+
+def terms_text(terms: DueTerms) -> str:
+    """The terms as the ``terms`` column keeps them."""
+    calendar, value = terms.wire()
+    return msgspec.json.encode({"calendario": calendar, "valor": value}).decode()

@@ -37,7 +37,7 @@ __all__ = [
 ]
 
 BRASILIA = timezone(timedelta(hours=-3))  # the payer's days (UTC-3 all year since 2019)
-REFUND_WINDOW = timedelta(days=89)  # decisions §7: allowed while now <= receipt + 89 days
+REFUND_WINDOW = timedelta(days=89)  # allowed while now <= receipt + 89 days
 
 PAYMENT, WITHDRAW, REFUND_IN, REFUND_OUT = "PAYMENT", "WITHDRAW", "REFUND_IN", "REFUND_OUT"
 PENDING, CONFIRMED, ERROR = "PENDING", "CONFIRMED", "ERROR"

@@ -1,4 +1,4 @@
-"""Refunds (``devolucao``): the request rules, the stored refund and its lifecycle (decisions §7).
+"""Refunds (``devolucao``): the request rules, the stored refund and its lifecycle.
 
 A refund we send returns part or all of a PIX we received. It is created
 EM_PROCESSAMENTO with its amount reserved (available -> blocked) and ends

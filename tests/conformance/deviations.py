@@ -38,7 +38,7 @@ class SchemaDeviation:
             and bool(path)
             and path[-1] == self.field
             and keyword == self.keyword
-            # Only the BR Code (decisions §6): a long location that is not one is still a failure.
+            # Only the BR Code: a long location that is not one is still a failure.
             and isinstance(value, str)
             and _is_br_code(value)
         )
@@ -64,7 +64,7 @@ DUE_CHARGE_OPERATIONS = frozenset({"PUT /cobv/{txid}", "PATCH /cobv/{txid}", "GE
 BATCH_WRITES = frozenset({"PUT /lotecobv/{id}", "PATCH /lotecobv/{id}"})
 
 SCHEMA_DEVIATIONS = [
-    # decisions §6: `location` (and `loc.location`) carries the BR Code itself, up to 512
+    # Our specification: `location` (and `loc.location`) carries the BR Code itself, up to 512
     # characters, where the standard has a payload URL of at most 77.
     SchemaDeviation(
         "location holds the BR Code", CHARGE_OPERATIONS | DUE_CHARGE_OPERATIONS, "location", "maxLength"
@@ -121,7 +121,7 @@ class RefusalDeviation:
 
 
 REFUSED_ON_PURPOSE = [
-    # decisions §13: text the service cannot store (a NUL) is a 400 wherever it is.
+    # Text the service cannot store (a NUL) is a 400 wherever it is.
     RefusalDeviation(
         "no NUL in the query string",
         frozenset(IMPLEMENTED),
@@ -141,7 +141,7 @@ REFUSED_ON_PURPOSE = [
         frozenset({"PUT /lotecobv/{id}"}),
         r"id: must be an integer from -2147483648 to 2147483647",
     ),
-    # decisions §13: a text without a maximum in the standard gets one (`descricao`: 140).
+    # Every text has a maximum: a text without a maximum in the standard gets one (`descricao`: 140).
     RefusalDeviation(
         "a batch's description is at most 140 characters",
         BATCH_WRITES,

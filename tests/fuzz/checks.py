@@ -1,5 +1,5 @@
 """What every fuzzed response must satisfy: no 5xx, the document's status codes, content types,
-headers and schemas, and the one error shape of the service (decisions §1)."""
+headers and schemas, and the one error shape of the service."""
 
 from __future__ import annotations
 

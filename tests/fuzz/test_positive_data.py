@@ -1,4 +1,4 @@
-"""The document is as strict as the service (issue 19, item 1): requests that schemathesis generates
+"""The document is as strict as the service: requests that schemathesis generates
 as valid from the document alone (positive data, no hostile text, no prepared values) are not
 refused with a 400, except for the rules a schema cannot say, listed in docs/decisions.md ("What
 the document cannot say") and below, each as the message the service gives for it.
@@ -33,7 +33,7 @@ AMOUNT = InvalidAmount().message
 # The rules no JSON Schema of the document says, each as the 400's detail (or message) that names
 # it; docs/decisions.md, "What the document cannot say", lists the same rules for readers.
 UNSTATED = {
-    # Text the service cannot store (decisions §13), in any string, known field or not.
+    # Text the service cannot store (docs/decisions/hostile-text.md), in any string, known field or not.
     "text with a NUL, a lone surrogate, or JSON nested too deep": (
         rf"Invalid request: the body ({NUL}|{SURROGATE}|{TOO_DEEP})\."
     ),

@@ -1,4 +1,4 @@
-"""``pip install 'pixservice[notify]'`` gives a working notifier without the web stack (issue 15).
+"""``pip install 'pixservice[notify]'`` gives a working notifier without the web stack.
 
 The wheel is built from this checkout, and installed into an empty virtual environment that
 holds only what the ``notify`` extra declares (at the versions of ``uv.lock``, from uv's cache:

@@ -221,7 +221,7 @@ class CobVOut(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True):
     ] = None
     location: Annotated[
         str | None,
-        doc("The BR Code (decisions §6), as ``location`` of a ``cob``; left out without a location."),
+        doc("The BR Code, as ``location`` of a ``cob``; left out without a location."),
     ] = None
     status: Annotated[
         str,

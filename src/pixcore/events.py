@@ -11,8 +11,7 @@ notifier routes by the stored ``webhook_type`` and sends the stored payload: it 
   registration type it is delivered to (``webhook_type``).
 * :class:`KeyPixEvent` (PIX) is the standard's notification of a PIX received on a key with a
   webhook (``PUT /webhook/{chave}``), and of a refund of it reaching its final status: its
-  payload's ``data`` is the body the standard POSTs, ``{"pix": [<Pix>]}`` (decisions, "Webhooks
-  per key").
+  payload's ``data`` is the body the standard POSTs, ``{"pix": [<Pix>]}`` (docs/decisions/key-webhooks.md).
 * :func:`payload` is the only place where an event becomes the envelope ``{type, data}`` with the
   wire's keys: documents masked, amounts formatted, keys in the order the spec lists them.
 """

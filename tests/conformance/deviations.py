@@ -71,14 +71,14 @@ SCHEMA_DEVIATIONS = [
     ),
 ]
 RECEIVER_ADDRESS = frozenset({"logradouro", "uf", "cep"})
-"""decisions.md, "Due-date charges (cobv)": the service keeps no street address of an account, so
+"""docs/decisions/due-charges.md: the service keeps no street address of an account, so
 a cobv's ``recebedor`` has its name, document and city only."""
 
 TYPE = "https://pix.bcb.gov.br/api/v2/error/"
 REFUND = frozenset({"PUT /pix/{e2eid}/devolucao/{id}"})
 
 STATUS_DEVIATIONS = [
-    # Our specification (decisions "Charges"): revising or cancelling a charge that is not ATIVA is a
+    # Our specification (docs/decisions/charges.md): revising or cancelling a charge that is not ATIVA is a
     # 422, where the standard says 400 CobOperacaoInvalida.
     StatusDeviation(
         "a charge that is not ATIVA is a 422",
@@ -86,12 +86,12 @@ STATUS_DEVIATIONS = [
         422,
         TYPE + "OperacaoInvalida",
     ),
-    # Our specification (§6, decisions "Charges"): a txid names one charge of the account; a PUT of a
+    # Our specification (§6, docs/decisions/charges.md): a txid names one charge of the account; a PUT of a
     # txid in use is a 409, where the standard's PUT would revise an ATIVA charge (PATCH does here).
     StatusDeviation(
         "a txid in use is a 409", frozenset({"PUT /cob/{txid}"}), 409, TYPE + "RequisicaoInvalida"
     ),
-    # The same for a due-date charge (decisions "Due-date charges (cobv)": one txid space), where
+    # The same for a due-date charge (docs/decisions/due-charges.md: one txid space), where
     # the standard's PUT of an ATIVA cobv would revise it: PATCH /cobv/{txid} revises here.
     StatusDeviation(
         "a cobv's txid in use is a 409", frozenset({"PUT /cobv/{txid}"}), 409, TYPE + "CobVOperacaoInvalida"
@@ -127,14 +127,14 @@ REFUSED_ON_PURPOSE = [
         frozenset(IMPLEMENTED),
         r"Invalid request: the query string contains a NUL character\.",
     ),
-    # decisions "Charges" (PATCH /cob/{txid}) and §1: a field the standard's schema does not define
+    # docs/decisions/charges.md (PATCH /cob/{txid}) and §1: a field the standard's schema does not define
     # is a 400 naming it, never silently ignored (the standard's schemas allow any other field).
     RefusalDeviation(
         "a field the standard does not define",
         CHARGE_OPERATIONS | DUE_CHARGE_OPERATIONS | {"PUT /webhook/{chave}"},
         r"([\w.]+: )?Object contains unknown field `.*`",
     ),
-    # decisions "Batches of due-date charges": a batch is named by an int32 (the standard's
+    # docs/decisions/due-batches.md: a batch is named by an int32 (the standard's
     # `loteCobVId` of GET /cobv; its answers give the id as an integer), though its path types it as text.
     RefusalDeviation(
         "a batch id is an int32",
@@ -147,7 +147,7 @@ REFUSED_ON_PURPOSE = [
         BATCH_WRITES,
         r"descricao: a string of at most 140 characters",
     ),
-    # decisions "Batches of due-date charges": at most 1000 charges in one batch (one transaction).
+    # docs/decisions/due-batches.md: at most 1000 charges in one batch (one transaction).
     RefusalDeviation(
         "at most 1000 charges in a batch", BATCH_WRITES, r"cobsv: at most 1000 charges in one batch"
     ),

@@ -31,7 +31,7 @@ pytestmark = pytest.mark.fuzz
 AMOUNT = InvalidAmount().message
 
 # The rules no JSON Schema of the document says, each as the 400's detail (or message) that names
-# it; docs/decisions.md, "What the document cannot say", lists the same rules for readers.
+# it; docs/decisions/openapi-fuzzing.md, lists the same rules for readers.
 UNSTATED = {
     # Text the service cannot store (docs/decisions/hostile-text.md), in any string, known field or not.
     "text with a NUL, a lone surrogate, or JSON nested too deep": (
@@ -113,18 +113,18 @@ UNSTATED = {
         r"calendario\.validadeAposVencimento: a whole number of days, 0 to 2147483647"
     ),
     # The standard's own error list (`CobConsultaInvalida`, `CobVConsultaInvalida`): a revision the
-    # charge never had; and one made before the service kept revisions (docs/decisions.md).
+    # charge never had; and one made before the service kept revisions (docs/decisions/charge-revisions.md).
     "a revision the charge has": (
         r"revisao: (the charge has no revision -?\d+ \(its revisions are 0 to \d+\)"
         r"|revision \d+ of the charge was not kept .*)"
     ),
-    # decisions "Locations (/loc)": `loc.id` names a location of the account (ids from 1), of the
+    # docs/decisions/locations.md: `loc.id` names a location of the account (ids from 1), of the
     # charge's tipoCob, serving no other charge; the standard's schema gives only an int64.
     "a location of the account, free, of the charge's type": (
         r"loc\.id: (no location of your account has this id|the location is of tipoCob \w+, not \w+"
         r"|the location serves the charge \w+|must be an integer from 1 to \d+)"
     ),
-    # PUT/PATCH /lotecobv/{id} (decisions "Batches of due-date charges"): the batch's own rules.
+    # PUT/PATCH /lotecobv/{id} (docs/decisions/due-batches.md): the batch's own rules.
     "a txid once in a batch": r"cobsv\[\d+\]\.txid: \w+ is given more than once in the batch",
     "a PATCH names only the batch's charges": r"cobsv\[\d+\]\.txid: \w+ is not a charge of batch -?\d+",
     "a batch id the account has is not made again": (

@@ -244,7 +244,7 @@ async def finish_refund(tx: UnitOfWork, refund: Refund, now: datetime) -> Refund
 async def _tell_the_key(tx: UnitOfWork, receipt: Original, now: datetime) -> None:
     """A refund of ``receipt`` reached its final status: when the key it was received on has a
     webhook of the standard, that webhook gets the PIX again, with its refunds as they are now
-    (decisions "Webhooks per key"). In the refund's unit of work, so never lost nor doubled."""
+    (docs/decisions/key-webhooks.md). In the refund's unit of work, so never lost nor doubled."""
     key = receipt.pix_key
     if key is None or await tx.webhooks.of_key(receipt.account_id, key) is None:
         return

@@ -262,7 +262,7 @@ class InfoOut(msgspec.Struct):
 class CobPixOut(msgspec.Struct, rename="camel", omit_defaults=True):
     """The standard's ``Pix``: a PIX received (the one that paid a charge, or one of ``GET /pix``).
     ``infoPagador`` is never given: a payment reaches this service without a message from its
-    payer (docs/decisions.md, Charges)."""
+    payer (docs/decisions/charges.md)."""
 
     end_to_end_id: Annotated[str, doc("The end-to-end id of the PIX.")]
     valor: Annotated[str, doc("The amount received, in reais, 2 decimals.")]

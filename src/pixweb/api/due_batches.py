@@ -1,5 +1,4 @@
-"""Batches of due-date charges: ``PUT/PATCH/GET /lotecobv/{id}`` and ``GET /lotecobv`` (docs/decisions.md,
-"Batches of due-date charges"). Errors are the standard's problem+json
+"""Batches of due-date charges: ``PUT/PATCH/GET /lotecobv/{id}`` and ``GET /lotecobv`` (docs/decisions/due-batches.md). Errors are the standard's problem+json
 (``LoteCobVOperacaoInvalida``, ``LoteCobVNaoEncontrado``, ``LoteCobVConsultaInvalida``); each
 refused charge of a batch carries its own ``problema``, as ``PUT``/``PATCH /cobv/{txid}`` answer it.
 

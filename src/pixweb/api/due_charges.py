@@ -1,5 +1,4 @@
-"""Due-date charges: ``PUT/PATCH/GET /cobv/{txid}`` and ``GET /cobv`` (docs/decisions.md,
-"Due-date charges (cobv)"; the payload location is :mod:`pixweb.api.due_payload`). Errors are
+"""Due-date charges: ``PUT/PATCH/GET /cobv/{txid}`` and ``GET /cobv`` (docs/decisions/due-charges.md; the payload location is :mod:`pixweb.api.due_payload`). Errors are
 the standard's problem+json (``CobVOperacaoInvalida``, ``CobVNaoEncontrada``,
 ``CobVConsultaInvalida``)."""
 

@@ -86,7 +86,7 @@ STATUS_DEVIATIONS = [
         422,
         TYPE + "OperacaoInvalida",
     ),
-    # Our specification (§6, docs/decisions/charges.md): a txid names one charge of the account; a PUT of a
+    # Our specification (docs/decisions/charges.md): a txid names one charge of the account; a PUT of a
     # txid in use is a 409, where the standard's PUT would revise an ATIVA charge (PATCH does here).
     StatusDeviation(
         "a txid in use is a 409", frozenset({"PUT /cob/{txid}"}), 409, TYPE + "RequisicaoInvalida"
@@ -96,11 +96,11 @@ STATUS_DEVIATIONS = [
     StatusDeviation(
         "a cobv's txid in use is a 409", frozenset({"PUT /cobv/{txid}"}), 409, TYPE + "CobVOperacaoInvalida"
     ),
-    # Our specification (§7): a refund id already used with another body is a 409 (the same body
+    # Our specification: a refund id already used with another body is a 409 (the same body
     # returns the refund, 200); past the 89-day window a refund is a 422. The standard says 400.
     StatusDeviation("a refund id in use is a 409", REFUND, 409, TYPE + "RequisicaoInvalida"),
     StatusDeviation("a refund past 89 days is a 422", REFUND, 422, TYPE + "OperacaoInvalida"),
-    # Our specification (§7): the same refund asked again (same id and body) returns it with 200,
+    # Our specification: the same refund asked again (same id and body) returns it with 200,
     # as it is, rather than 201 (nothing is created).
     StatusDeviation("a refund asked again is a 200", REFUND, 200, None, like="201"),
 ]
@@ -127,8 +127,8 @@ REFUSED_ON_PURPOSE = [
         frozenset(IMPLEMENTED),
         r"Invalid request: the query string contains a NUL character\.",
     ),
-    # docs/decisions/charges.md (PATCH /cob/{txid}) and §1: a field the standard's schema does not define
-    # is a 400 naming it, never silently ignored (the standard's schemas allow any other field).
+    # docs/decisions/charges.md (PATCH /cob/{txid}) and the wire conventions: a field the standard's
+    # schema does not define is a 400 naming it, never silently ignored (the standard's schemas allow any other field).
     RefusalDeviation(
         "a field the standard does not define",
         CHARGE_OPERATIONS | DUE_CHARGE_OPERATIONS | {"PUT /webhook/{chave}"},
@@ -205,5 +205,5 @@ forgiven only when every fault of the body (its ``null`` fields aside, which a c
 reads as absent) lies inside an item of ``cobsv`` that the answer gives a ``problema``."""
 
 CHAVE_OPTIONAL = frozenset({"PUT /cob/{txid}", "POST /cob"})
-"""Our specification (§6): ``chave`` may be left out of a new charge (the account's first key is
+"""Our specification: ``chave`` may be left out of a new charge (the account's first key is
 used); the standard requires it. Only that one ``required`` is forgiven, on these operations."""

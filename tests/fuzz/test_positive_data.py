@@ -1,7 +1,7 @@
 """The document is as strict as the service: requests that schemathesis generates
 as valid from the document alone (positive data, no hostile text, no prepared values) are not
-refused with a 400, except for the rules a schema cannot say, listed in docs/decisions.md ("What
-the document cannot say") and below, each as the message the service gives for it.
+refused with a 400, except for the rules a schema cannot say, listed in
+docs/decisions/openapi-fuzzing.md and below, each as the message the service gives for it.
 
 A 400 whose every detail is one of those rules passes; any other 400 names a rule the document
 misses. Marked ``fuzz`` (a running service; ``make fuzz``, ``.ci/run``); ``PIX_FUZZ_EXAMPLES``

@@ -1,5 +1,6 @@
-"""Due-date charges: ``PUT/PATCH/GET /cobv/{txid}`` and ``GET /cobv`` (docs/decisions/due-charges.md; the payload location is :mod:`pixweb.api.due_payload`). Errors are
-the standard's problem+json (``CobVOperacaoInvalida``, ``CobVNaoEncontrada``,
+"""Due-date charges: ``PUT/PATCH/GET /cobv/{txid}`` and ``GET /cobv``
+(docs/decisions/due-charges.md; the payload location is :mod:`pixweb.api.due_payload`). Errors are the
+standard's problem+json (``CobVOperacaoInvalida``, ``CobVNaoEncontrada``,
 ``CobVConsultaInvalida``)."""
 
 from __future__ import annotations

@@ -128,7 +128,8 @@ REFUSED_ON_PURPOSE = [
         r"Invalid request: the query string contains a NUL character\.",
     ),
     # docs/decisions/charges.md (PATCH /cob/{txid}) and the wire conventions: a field the standard's
-    # schema does not define is a 400 naming it, never silently ignored (the standard's schemas allow any other field).
+    # schema does not define is a 400 naming it, never silently ignored (the standard's schemas allow
+    # any other field).
     RefusalDeviation(
         "a field the standard does not define",
         CHARGE_OPERATIONS | DUE_CHARGE_OPERATIONS | {"PUT /webhook/{chave}"},

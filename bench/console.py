@@ -1,4 +1,4 @@
-"""The web console's page times at 10,000 transactions (issue 18, item 6: every page's server time
+"""The web console's page times at 10,000 transactions (the target: every page's server time
 under 50 ms p99).
 
 Set-up (``_servers.loaded_account``, as ``bench/queries.py``'s): a fresh database, the benchmarks'

@@ -35,7 +35,7 @@ would land in the service's latency.
   so is every service's.
 
 Printed: p50 and p99 of each, and the ratios SQL/API (1.0 would mean the
-service adds nothing to its query) and SQL/floor. Targets (issue 7): API p99
+service adds nothing to its query) and SQL/floor. Targets: API p99
 under 25 ms for every case, ratio at least 0.4.
 
 Every run uses a fresh database ``pixbench_<random>`` on the server of

@@ -1,4 +1,4 @@
-"""A flood of bad token requests against the rest of the API (issue 14, item 8).
+"""A flood of bad token requests against the rest of the API.
 
 Set-up: one account with a linked certificate in a fresh database, and ``pixweb
 serve --no-demo`` (settlement off) as a subprocess, once per case.

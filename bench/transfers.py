@@ -67,7 +67,7 @@ from pixinfra.postgres.database import database_name
 
 HERE = Path(__file__).parent
 GROUPS = (16, 256)
-TARGETS = {16: 1.5, 64: 2.0}  # API (2 processes) against naive SQL, by connections (issue 17)
+TARGETS = {16: 1.5, 64: 2.0}  # API (2 processes) against naive SQL, by connections
 FLOOR_TARGET = 0.35  # API against the bare framework floor on the same server and processes
 
 

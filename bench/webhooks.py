@@ -10,13 +10,13 @@ What is measured:
   ``httpx.AsyncClient`` in this process, N tasks, posting the same bodies (the bytes the notifier
   sent, with a content type and nothing else) to the same receiver, timed from first to last,
   once before and once after the notifier's run (the notifier idles meanwhile). The ratio is
-  notifier / mean of the two baselines; the target (issue 16) is at least 0.8. CPU per delivery
+  notifier / mean of the two baselines; the target is at least 0.8. CPU per delivery
   is printed for each run (notifier, receiver, this process, the bench database's PostgreSQL
   backends, other work on the machine): a large "other" means the machine was busy.
 * Latency. With the notifier idle, this process commits one event every 10 ms (100 events/s,
   each its own transaction) for ``--latency-seconds`` (default 10); the latency of an event is
   the time from its commit returning to its arrival at the receiver (one clock: both are on this
-  machine). Target (issue 16): p99 under 150 ms.
+  machine). Target: p99 under 150 ms.
 
 The receiver is a minimal HTTP/1.1 server (asyncio protocol, keep-alive, answers 204) in a
 process of its own, so that neither side of the comparison pays for it. Every run uses a fresh

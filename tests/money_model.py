@@ -1,6 +1,6 @@
 """A reference model of the money in the service: plain Python, integer centavos, no I/O.
 
-It says what the service should do (decisions.md, section 13 included), not what
+It says what the service should do (the specification and its product decisions), not what
 the code does: ``tests/e2e/test_money_model.py`` drives the real service and this
 model side by side and compares them after every step.
 
@@ -37,7 +37,7 @@ __all__ = [
 ]
 
 BRASILIA = timezone(timedelta(hours=-3))  # the payer's days (UTC-3 all year since 2019)
-REFUND_WINDOW = timedelta(days=89)  # decisions §7: allowed while now <= receipt + 89 days
+REFUND_WINDOW = timedelta(days=89)  # allowed while now <= receipt + 89 days
 
 PAYMENT, WITHDRAW, REFUND_IN, REFUND_OUT = "PAYMENT", "WITHDRAW", "REFUND_IN", "REFUND_OUT"
 PENDING, CONFIRMED, ERROR = "PENDING", "CONFIRMED", "ERROR"

@@ -30,7 +30,7 @@ class NewAccount:
     document: str
     city: str
     sandbox_admin: bool = False
-    """The operator lets it move the sandbox clock (decisions 13)."""
+    """The operator lets it move the sandbox clock."""
 
 
 @dataclass(frozen=True, slots=True)

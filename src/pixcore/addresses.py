@@ -1,5 +1,5 @@
 """Which IP addresses may receive a webhook: the one rule of registration (``pixcore.webhooks``)
-and of the notifier's connect-time check (``pixnotify.transport``), decisions §9.
+and of the notifier's connect-time check (``pixnotify.transport``).
 
 An address is public when it is globally routable unicast (``ipaddress``'s ``is_global``, not
 multicast, not reserved), once every IPv4 address written inside an IPv6 one has been taken out

@@ -6,7 +6,7 @@ or removed by the PSP when it expires (REMOVIDA_PELO_PSP); the last three are
 terminal. Expiry needs no writer to be true: :meth:`Charge.status_at` shows an
 ATIVA charge past ``criacao + expiracao`` as REMOVIDA_PELO_PSP, and a sweep
 persists it. A cash-in is a charge whose txid the service generates, with a
-PENDING transaction record from the start (decisions §6).
+PENDING transaction record from the start.
 
 Its payer scans a dynamic BR Code: ``26-25`` points at ``{host}/qr/v2/{id}``,
 where the payer's PSP fetches the signed payload (rendered by the web layer).
@@ -240,7 +240,7 @@ class ChargeRequest:
 
     @classmethod
     def parse(cls, fields: ChargeFields) -> ChargeRequest:
-        """Every 400 rule of the spec's table and decisions §6, collected into one ``ValidationError``
+        """Every 400 rule of the spec's table and of our specification, collected into one ``ValidationError``
         whose details name each field by its path in the body (``calendario.expiracao``)."""
         problems: list[str] = []
         expiration = _expiration(problems, fields.calendar)
@@ -701,7 +701,7 @@ def ascii_text(text: str, limit: int) -> str:
 
 
 def dynamic_code(*, location: str, merchant_name: str, merchant_city: str, amount: int) -> str:
-    """The BR Code of a charge (decisions §6): single use (``01``=``12``), ``26-25`` the payload
+    """The BR Code of a charge: single use (``01``=``12``), ``26-25`` the payload
     URL, ``54`` the amount when fixed, ``62-05`` ``***``."""
     return brcode.encode(
         brcode.BrCode(

@@ -2,7 +2,7 @@
 
 ``Clock`` is the port. ``SystemClock`` reads the wall clock; ``ManualClock`` is
 the fake used in tests (and the base of the sandbox clock, which can only move
-forward). ``format_timestamp`` is the one wire form of a moment (decisions §1):
+forward). ``format_timestamp`` is the one wire form of a moment:
 RFC 3339, UTC, ``Z``, milliseconds.
 """
 

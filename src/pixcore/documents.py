@@ -1,4 +1,4 @@
-"""Brazilian taxpayer documents: CPF (people) and CNPJ (companies), decisions §3.
+"""Brazilian taxpayer documents: CPF (people) and CNPJ (companies).
 
 Input is the bare form only: no dots, dashes or slashes.
 

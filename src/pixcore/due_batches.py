@@ -1,5 +1,5 @@
 """Batches of due-date charges (the standard's ``/lotecobv``): what a batch is and the rules of
-its request (docs/decisions.md, "Batches of due-date charges").
+its request (docs/decisions/due-batches.md).
 
 A batch is the account's (its ``id``, an int32 the client chooses, names it only within the
 account) and holds the requests of ``cobv``s, each with its ``txid`` and its own outcome:

@@ -7,7 +7,7 @@ as a ``cob``'s is judged, with one difference the standard makes: ``devedor`` is
 broken rule of the body, the terms' included, is collected into one ``ValidationError``.
 
 Days are the payer's (:func:`pixcore.due_charges.payer_day`, Brasília's): a ``cobv`` is payable
-until its last payable day ends there (docs/decisions.md, "Due-date charges (cobv)").
+until its last payable day ends there (docs/decisions/due-charges.md).
 """
 
 from __future__ import annotations

@@ -8,11 +8,10 @@ notifier routes by the stored ``webhook_type`` and sends the stored payload: it 
 
 * :class:`TransferEvent` (TRANSFER), :class:`ReceiveEvent` (RECEIVE), :class:`RefundEvent` (REFUND)
   and :class:`MedEvent` (MED), each knowing its :class:`NotificationType` (``type``) and the
-  registration type it is delivered to (``webhook_type``, decisions §9).
+  registration type it is delivered to (``webhook_type``).
 * :class:`KeyPixEvent` (PIX) is the standard's notification of a PIX received on a key with a
   webhook (``PUT /webhook/{chave}``), and of a refund of it reaching its final status: its
-  payload's ``data`` is the body the standard POSTs, ``{"pix": [<Pix>]}`` (decisions, "Webhooks
-  per key").
+  payload's ``data`` is the body the standard POSTs, ``{"pix": [<Pix>]}`` (docs/decisions/key-webhooks.md).
 * :func:`payload` is the only place where an event becomes the envelope ``{type, data}`` with the
   wire's keys: documents masked, amounts formatted, keys in the order the spec lists them.
 """
@@ -152,7 +151,7 @@ _MED_TYPES = {
 
 @dataclass(frozen=True, slots=True)
 class MedEvent:
-    """MED: a special return case was opened (CREATED), ACCEPTED or REJECTED (decisions §9)."""
+    """MED: a special return case was opened (CREATED), ACCEPTED or REJECTED."""
 
     type: ClassVar[NotificationType] = NotificationType.MED
 

@@ -1,4 +1,4 @@
-"""Identifiers on the wire: end-to-end ids, return ids, txids, refund ids, ISPBs (decisions §2).
+"""Identifiers on the wire: end-to-end ids, return ids, txids, refund ids, ISPBs.
 
 * End-to-end id (``endToEndId``): ``E`` + ISPB (8 digits) + ``yyyyMMddHHmm`` (UTC,
   24 h, a real date and time) + 11 ``[A-Za-z0-9]``: 32 characters.

@@ -1,4 +1,4 @@
-"""PIX keys: the aliases that DICT resolves to an account (decisions §3).
+"""PIX keys: the aliases that DICT resolves to an account.
 
 :func:`parse_pix_key` tells the type from the shape, in this order, and
 returns the canonical form:

@@ -5,9 +5,9 @@ ledger accounts of its own, one per institution (its ISPB), in the ``EXTERNAL``
 bucket: money that leaves the service is credited to the institution it goes to,
 money that arrives is debited from the one it comes from. A balance is the sum
 of its entries, every posting sums to zero, and so the sum over every ledger
-account, ours and the outside's, never moves (decisions §13). The service's own
+account, ours and the outside's, never moves (docs/decisions/ledger.md). The service's own
 ISPB is never an outside institution: money between two of our accounts moves
-with ``settle_in`` and never leaves. The postings (decisions §4):
+with ``settle_in`` and never leaves. The postings:
 
 =================  ==================================  ===========================
 posting            entries                             when

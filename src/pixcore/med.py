@@ -1,4 +1,4 @@
-"""MED (Mecanismo Especial de Devolucao): a dispute against a receipt (decisions §9, §11).
+"""MED (Mecanismo Especial de Devolucao): a dispute against a receipt.
 
 Opening a case blocks the disputed amount (as much of it as ``available``
 holds); accepting it returns the blocked funds to the payer as a refund of

@@ -1,4 +1,4 @@
-"""Money: integer centavos inside, two wire forms at the edge (decisions §1).
+"""Money: integer centavos inside, two wire forms at the edge.
 
 Inside the service an amount is a plain ``int`` of centavos. The wire carries
 amounts either as a string matching ``^[0-9]{1,10}\\.[0-9]{2}$`` (ASCII digits

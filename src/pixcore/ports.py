@@ -479,7 +479,7 @@ class TransferReservation:
 
 class TransferBatchStore(Protocol):
     """A batch of transfers out of one account reserved with one read and one write, each a single
-    statement outside any open transaction (issue 17): the batch is decided on what :meth:`seen`
+    statement outside any open transaction: the batch is decided on what :meth:`seen`
     read, and :meth:`reserve` writes it only if the decision still holds: the account's available
     balance still covers it and, when the decision refused some transfer for its amount, is still
     exactly what it was decided on (a higher one might have covered it). That is the decision a
@@ -684,7 +684,7 @@ class KeyDirectory(Protocol):
 class PendingCredential:
     """A caller whose token verified (signature, claims and time window on the clock the process
     last read) but whose certificate status is still to be checked: by the batch that applies its
-    request (issue 17, "the certificate status in the batch")."""
+    request (docs/decisions/transfer-batch-write.md)."""
 
     account_id: int
     fingerprint: str

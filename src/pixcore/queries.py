@@ -1,4 +1,4 @@
-"""Transaction queries: what a statement shows, and the rules of the query parameters (decisions §8).
+"""Transaction queries: what a statement shows, and the rules of the query parameters.
 
 Two lists (``/api/transactions`` and the pix-key list) and two look-ups (by
 pix key and identifier; the raw status record by id or externalId) read the
@@ -146,7 +146,7 @@ def movement_of(kind: TransactionType) -> Movement:
 
 
 def mask_counterpart_document(document: str | None) -> str | None:
-    """The document as a counterpart may see it (decisions §3); never the bare value.
+    """The document as a counterpart may see it; never the bare value.
 
     The same text as :func:`pixcore.documents.mask_document` gives for a valid
     CPF or CNPJ, told by shape alone: statements mask thousands of stored
@@ -200,7 +200,7 @@ class TransactionView:
 
     @property
     def final_amount(self) -> int:
-        """Original plus fee for debits, original minus fee for credits (decisions §4)."""
+        """Original plus fee for debits, original minus fee for credits."""
         return self.amount + self.fee if self.movement is Movement.DEBIT else self.amount - self.fee
 
     @property

@@ -1,4 +1,4 @@
-"""Refunds (``devolucao``): the request rules, the stored refund and its lifecycle (decisions §7).
+"""Refunds (``devolucao``): the request rules, the stored refund and its lifecycle.
 
 A refund we send returns part or all of a PIX we received. It is created
 EM_PROCESSAMENTO with its amount reserved (available -> blocked) and ends
@@ -146,7 +146,7 @@ class Original:
     received_at: datetime
     """When the money arrived: the moment the record was confirmed (a cash-in charge's record
     is written PENDING when the charge is created and confirmed when it is paid), so the refund
-    window (decisions section 7) counts from the payment, not from the charge."""
+    window (89 days) counts from the payment, not from the charge."""
     counterpart: Counterpart | None = None
     """Who paid (or whom we paid): name, document and institution, as the original recorded them."""
     tx_id: str | None = None

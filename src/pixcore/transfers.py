@@ -1,4 +1,4 @@
-"""PIX transfers (``POST /dict/pix``): the request's rules and the lifecycle (decisions §5).
+"""PIX transfers (``POST /dict/pix``): the request's rules and the lifecycle.
 
 The lifecycle is a ``transitions`` state machine: PENDING -> COMPLETED (settled)
 or ERROR (refused by the receiving side, or not settled within ``expiration``).
@@ -127,7 +127,7 @@ class DirectoryEntry:
 
 
 def parse_idempotency_key(raw: str | None) -> uuid.UUID:
-    """``x-idempotency-key`` must be a UUID version 4 (decisions §5)."""
+    """``x-idempotency-key`` must be a UUID version 4."""
     if not raw:
         raise ValidationError("The x-idempotency-key header is required (a UUID v4).")
     # The canonical 8-4-4-4-12 form only (uuid.UUID would also take braces, "urn:uuid:" or no hyphens).

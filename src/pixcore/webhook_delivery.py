@@ -1,4 +1,4 @@
-"""How one webhook delivery attempt is made and judged (decisions §9, Standard Webhooks).
+"""How one webhook delivery attempt is made and judged (Standard Webhooks).
 
 Pure rules, no I/O: the notifier (``pixnotify``) does the sending and the storing.
 
@@ -63,7 +63,7 @@ schedule's longest step)."""
 MAX_REASON = 300
 """A delivery keeps at most this many characters of why its last attempt failed."""
 MAX_RESPONSE_BODY = 2048
-"""An attempt's log keeps at most this many characters of the receiver's answer (decisions §13)."""
+"""An attempt's log keeps at most this many characters of the receiver's answer."""
 GONE_REASON = "gone (HTTP 410)"
 """Why a registration whose receiver answered 410 Gone was deactivated."""
 INACTIVE_REASON = "the registration is no longer active"

@@ -1,4 +1,4 @@
-"""Webhook rules (decisions §9): the registrable event types, whose addresses may receive
+"""Webhook rules: the registrable event types, whose addresses may receive
 notifications, and the retry schedule. Which registration type a notification goes to is the typed
 event's ``webhook_type`` (``pixcore.events``), stored with it in the outbox.
 
@@ -328,7 +328,7 @@ def refused_addresses(addresses: Iterable[str]) -> list[str]:
 SECRET_PREFIX = "whsec_"  # noqa: S105 - a prefix, not a secret
 SECRET_BYTES = 24
 SECRET_GRACE = timedelta(hours=24)
-"""How long the previous secret still signs after a rotation (decisions §9)."""
+"""How long the previous secret still signs after a rotation."""
 
 
 def new_webhook_secret() -> str:

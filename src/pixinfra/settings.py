@@ -227,8 +227,8 @@ class Settings:
     """``PIX_PUBLIC_URL`` (default ``http://{host}:{port}``): how clients and payers reach us."""
 
     production: bool = False
-    """``PIX_PRODUCTION`` (default off): production mode (decisions 13): never a demo account; the
-    sandbox and the console off and client certificates required, unless set explicitly."""
+    """``PIX_PRODUCTION`` (default off): production mode (docs/decisions/production-mode.md): never a demo
+    account; the sandbox and the console off and client certificates required, unless set explicitly."""
 
     sandbox: bool = True
     """``PIX_SANDBOX`` (default on, off in production mode): the sandbox routes and simulators."""
@@ -377,7 +377,7 @@ class Settings:
 
     @property
     def location_prefix(self) -> str:
-        """The start of every charge's payload URL, as BR Codes carry it: no scheme (decisions §6)."""
+        """The start of every charge's payload URL, as BR Codes carry it: no scheme."""
         host = self.public_url.split("://", 1)[-1].rstrip("/")
         prefix = f"{host}/qr/v2/"
         if len(prefix) + len(DUE_LOCATION) + LOCATION_ID_LENGTH > MAX_LOCATION:

@@ -1,4 +1,4 @@
-"""``pixnotify``: webhook delivery as a process of its own (decisions §12).
+"""``pixnotify``: webhook delivery as a process of its own.
 
 It uses the service's database exactly as ``pixweb`` does: the ``PIX_DATABASE_URL`` server, or
 the embedded PostgreSQL under the data folder (``PIX_DATA_DIR``), migrated on start. Any number
@@ -206,7 +206,7 @@ def run(**given: Any) -> None:
             database_ready(settings, pool_size=min(config.concurrency, 8) + 2) as database,
             supervising(metrics.registry if metrics is not None else None),  # an embedded server
         ):
-            # Retries are due by the service clock, which the sandbox may move (decisions 13).
+            # Retries are due by the service clock, which the sandbox may move.
             keeper = ClockKeeper(SystemClock(), shared=settings.sandbox, database=database)
             await run_notifier(database, keeper, stop)
 

@@ -1,4 +1,4 @@
-"""Why an attempt failed, in the words a developer looks for (issue 16, item 6).
+"""Why an attempt failed, in the words a developer looks for.
 
 One place turns what an attempt got into the text stored as the delivery's ``last_error`` (shown
 by ``pixnotify status`` and the deliveries list's ``lastError``) and logged with the attempt:

@@ -1,4 +1,4 @@
-"""``pixnotify listen``: a webhook receiver for a developer's machine (issue 16, item 1).
+"""``pixnotify listen``: a webhook receiver for a developer's machine.
 
 It answers every ``POST`` (any path) as a receiver should: it checks the Standard Webhooks
 signature (``webhook-id``, ``webhook-timestamp``, ``webhook-signature``) with the account's

@@ -8,7 +8,7 @@ rebinding) cannot point the request elsewhere. TLS still verifies the certificat
 name of the URL.
 
 Plain ``http://`` goes through a connector of its own whose backend accepts the opposite: only
-loopback and private addresses, and only with ``PIX_WEBHOOK_ALLOW_PRIVATE`` on (decisions §13), so
+loopback and private addresses, and only with ``PIX_WEBHOOK_ALLOW_PRIVATE`` on, so
 a name that moves to a public address is never sent to in clear text.
 
 :func:`make_webhook_client` builds the notifier's client (:class:`WebhookClient`, on aiohttp: a

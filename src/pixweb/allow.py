@@ -1,4 +1,4 @@
-"""``OPTIONS`` answers with every method of its path (issue 19).
+"""``OPTIONS`` answers with every method of its path.
 
 Litestar 2 gives each path a default ``OPTIONS`` handler, but when a path's handlers are
 registered one after another that handler keeps the methods of the route it was made for

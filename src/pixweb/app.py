@@ -183,7 +183,7 @@ def create_app(
         lifespan=[_lifespan(settings, clock, metrics, database, delivery)],  # type: ignore[list-item]
         state=State({"metrics": metrics, "readiness": ReadinessProbe(database), "probe": probe}),
         # The shared clock first (token expiry reads it), authentication (headers only), then the
-        # text checks (decisions §13), then every mistake of a body at once.
+        # text checks (docs/decisions/hostile-text.md), then every mistake of a body at once.
         middleware=[
             SharedClockMiddleware(),
             DefineMiddleware(

@@ -1,4 +1,4 @@
-"""Every mistake of a JSON body at once (issue 19, item 4).
+"""Every mistake of a JSON body at once (docs/decisions/all-body-errors.md).
 
 A handler's ``data`` is a msgspec Struct, and msgspec stops at the first field that does not fit:
 a body with three mistakes took three tries. :class:`AllBodyErrors` runs before the handler: when

@@ -1,4 +1,4 @@
-"""``pixweb``: serve the API, and the operator's commands (decisions §12).
+"""``pixweb``: serve the API, and the operator's commands.
 
 Admin commands print JSON on stdout; errors go to stderr as JSON with a
 non-zero exit status. They act on the database the service uses: the
@@ -107,7 +107,7 @@ def _run_admin(
 
 
 def _wants_json() -> bool:
-    """JSON (decisions 12) unless stdout is a terminal and ``--json`` was not given."""
+    """JSON unless stdout is a terminal and ``--json`` was not given."""
     context = click.get_current_context(silent=True)
     asked = context is not None and bool(context.meta.get("pixweb.json"))
     return asked or not sys.stdout.isatty()
@@ -462,7 +462,7 @@ def ledger_check() -> None:
 
 @admin.group()
 def clock() -> None:
-    """The sandbox clock, which only the operator moves (decisions 13)."""
+    """The sandbox clock, which only the operator moves."""
 
 
 def _now_of(

@@ -72,7 +72,8 @@ async def _open(
 async def ensure_demo(settings: Settings, uow: UnitOfWorkFactory, hasher: SecretHasher) -> tuple[Demo, bool]:
     """The demo account, created on first use. Returns it and whether it is new.
 
-    Never in production mode (decisions 13): its secret and key are printed and kept on disk.
+    Never in production mode (docs/decisions/production-mode.md): its secret and key are printed and kept
+    on disk.
     """
     if settings.production:
         raise ValueError("production mode has no demo account")

@@ -1,4 +1,4 @@
-"""Text the service cannot store, refused at the edge (decisions §13).
+"""Text the service cannot store, refused at the edge (docs/decisions/hostile-text.md).
 
 Before any handler runs, :class:`TextGuard` looks at every text a request carries: its path (and
 so every path parameter), its query string, its header values and its body. A NUL character,

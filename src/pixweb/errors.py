@@ -1,7 +1,7 @@
 """Every error response of the API is made here, and only here.
 
 Body: ``{statusCode, message, error}`` (``error`` is the HTTP reason phrase),
-with a ``details`` list for validation errors (decisions §1). Domain errors
+with a ``details`` list for validation errors. Domain errors
 map by their branch of the ``PixError`` tree; Litestar's own errors (unknown
 route, wrong method, malformed body) keep their status; a database that cannot
 be reached (down, restarting, out of connections: ``database_unavailable``) is a

@@ -5,7 +5,7 @@ The endpoints of the standard Pix API that this service added (``POST /cob``, ``
 ``opt={PROBLEMS: {status: type}}``, the standard's error type of each status (``CobConsultaInvalida``
 ...; :data:`GENERIC` for the rest). The endpoints the service had before keep the error shape of
 its own specification (``pixweb.errors.ErrorBody``) and answer this one only when the request's
-``Accept`` names ``application/problem+json`` (docs/decisions.md, "The standard's error shape").
+``Accept`` names ``application/problem+json`` (docs/decisions/standard-api.md).
 ``pixweb.errors`` makes every error response; this module only says which shape and renders it.
 """
 

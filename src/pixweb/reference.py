@@ -4,7 +4,7 @@ The page's script and style come from the ``swagger-ui-py`` package (Swagger UI'
 files, Apache-2.0, its licence beside them in the package), pinned by ``uv.lock``, and are served
 under :data:`ASSETS_PATH`; the OpenAPI document is written into the page itself. So a browser
 asks nothing of any other host: the reference works on a machine without internet
-(docs/decisions.md, "The API reference").
+(docs/decisions/reference-page.md).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Wire conventions shared by every route (decisions §1).
+"""Wire conventions shared by every route.
 
 Money leaves the service as ``Decimal`` (``pixcore.money.cents_to_decimal``) and
 is written as a JSON number with its two decimals (``10.50``), never through a

@@ -1,4 +1,4 @@
-"""The API reference at ``/schema`` in a real browser (issue 19, item 1): Debian's chromium loads it
+"""The API reference at ``/schema`` in a real browser: Debian's chromium loads it
 from a running service with every other host unreachable, asks no other host for anything, and
 renders every operation. ``PIX_SCREENSHOTS`` (or docs/) receives ``schema-page.png``."""
 

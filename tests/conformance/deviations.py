@@ -38,7 +38,7 @@ class SchemaDeviation:
             and bool(path)
             and path[-1] == self.field
             and keyword == self.keyword
-            # Only the BR Code (decisions §6): a long location that is not one is still a failure.
+            # Only the BR Code: a long location that is not one is still a failure.
             and isinstance(value, str)
             and _is_br_code(value)
         )
@@ -64,21 +64,21 @@ DUE_CHARGE_OPERATIONS = frozenset({"PUT /cobv/{txid}", "PATCH /cobv/{txid}", "GE
 BATCH_WRITES = frozenset({"PUT /lotecobv/{id}", "PATCH /lotecobv/{id}"})
 
 SCHEMA_DEVIATIONS = [
-    # decisions §6: `location` (and `loc.location`) carries the BR Code itself, up to 512
+    # Our specification: `location` (and `loc.location`) carries the BR Code itself, up to 512
     # characters, where the standard has a payload URL of at most 77.
     SchemaDeviation(
         "location holds the BR Code", CHARGE_OPERATIONS | DUE_CHARGE_OPERATIONS, "location", "maxLength"
     ),
 ]
 RECEIVER_ADDRESS = frozenset({"logradouro", "uf", "cep"})
-"""decisions.md, "Due-date charges (cobv)": the service keeps no street address of an account, so
+"""docs/decisions/due-charges.md: the service keeps no street address of an account, so
 a cobv's ``recebedor`` has its name, document and city only."""
 
 TYPE = "https://pix.bcb.gov.br/api/v2/error/"
 REFUND = frozenset({"PUT /pix/{e2eid}/devolucao/{id}"})
 
 STATUS_DEVIATIONS = [
-    # Our specification (decisions "Charges"): revising or cancelling a charge that is not ATIVA is a
+    # Our specification (docs/decisions/charges.md): revising or cancelling a charge that is not ATIVA is a
     # 422, where the standard says 400 CobOperacaoInvalida.
     StatusDeviation(
         "a charge that is not ATIVA is a 422",
@@ -86,21 +86,21 @@ STATUS_DEVIATIONS = [
         422,
         TYPE + "OperacaoInvalida",
     ),
-    # Our specification (§6, decisions "Charges"): a txid names one charge of the account; a PUT of a
+    # Our specification (docs/decisions/charges.md): a txid names one charge of the account; a PUT of a
     # txid in use is a 409, where the standard's PUT would revise an ATIVA charge (PATCH does here).
     StatusDeviation(
         "a txid in use is a 409", frozenset({"PUT /cob/{txid}"}), 409, TYPE + "RequisicaoInvalida"
     ),
-    # The same for a due-date charge (decisions "Due-date charges (cobv)": one txid space), where
+    # The same for a due-date charge (docs/decisions/due-charges.md: one txid space), where
     # the standard's PUT of an ATIVA cobv would revise it: PATCH /cobv/{txid} revises here.
     StatusDeviation(
         "a cobv's txid in use is a 409", frozenset({"PUT /cobv/{txid}"}), 409, TYPE + "CobVOperacaoInvalida"
     ),
-    # Our specification (§7): a refund id already used with another body is a 409 (the same body
+    # Our specification: a refund id already used with another body is a 409 (the same body
     # returns the refund, 200); past the 89-day window a refund is a 422. The standard says 400.
     StatusDeviation("a refund id in use is a 409", REFUND, 409, TYPE + "RequisicaoInvalida"),
     StatusDeviation("a refund past 89 days is a 422", REFUND, 422, TYPE + "OperacaoInvalida"),
-    # Our specification (§7): the same refund asked again (same id and body) returns it with 200,
+    # Our specification: the same refund asked again (same id and body) returns it with 200,
     # as it is, rather than 201 (nothing is created).
     StatusDeviation("a refund asked again is a 200", REFUND, 200, None, like="201"),
 ]
@@ -121,33 +121,34 @@ class RefusalDeviation:
 
 
 REFUSED_ON_PURPOSE = [
-    # decisions §13: text the service cannot store (a NUL) is a 400 wherever it is.
+    # Text the service cannot store (a NUL) is a 400 wherever it is.
     RefusalDeviation(
         "no NUL in the query string",
         frozenset(IMPLEMENTED),
         r"Invalid request: the query string contains a NUL character\.",
     ),
-    # decisions "Charges" (PATCH /cob/{txid}) and §1: a field the standard's schema does not define
-    # is a 400 naming it, never silently ignored (the standard's schemas allow any other field).
+    # docs/decisions/charges.md (PATCH /cob/{txid}) and the wire conventions: a field the standard's
+    # schema does not define is a 400 naming it, never silently ignored (the standard's schemas allow
+    # any other field).
     RefusalDeviation(
         "a field the standard does not define",
         CHARGE_OPERATIONS | DUE_CHARGE_OPERATIONS | {"PUT /webhook/{chave}"},
         r"([\w.]+: )?Object contains unknown field `.*`",
     ),
-    # decisions "Batches of due-date charges": a batch is named by an int32 (the standard's
+    # docs/decisions/due-batches.md: a batch is named by an int32 (the standard's
     # `loteCobVId` of GET /cobv; its answers give the id as an integer), though its path types it as text.
     RefusalDeviation(
         "a batch id is an int32",
         frozenset({"PUT /lotecobv/{id}"}),
         r"id: must be an integer from -2147483648 to 2147483647",
     ),
-    # decisions §13: a text without a maximum in the standard gets one (`descricao`: 140).
+    # Every text has a maximum: a text without a maximum in the standard gets one (`descricao`: 140).
     RefusalDeviation(
         "a batch's description is at most 140 characters",
         BATCH_WRITES,
         r"descricao: a string of at most 140 characters",
     ),
-    # decisions "Batches of due-date charges": at most 1000 charges in one batch (one transaction).
+    # docs/decisions/due-batches.md: at most 1000 charges in one batch (one transaction).
     RefusalDeviation(
         "at most 1000 charges in a batch", BATCH_WRITES, r"cobsv: at most 1000 charges in one batch"
     ),
@@ -205,5 +206,5 @@ forgiven only when every fault of the body (its ``null`` fields aside, which a c
 reads as absent) lies inside an item of ``cobsv`` that the answer gives a ``problema``."""
 
 CHAVE_OPTIONAL = frozenset({"PUT /cob/{txid}", "POST /cob"})
-"""Our specification (§6): ``chave`` may be left out of a new charge (the account's first key is
+"""Our specification: ``chave`` may be left out of a new charge (the account's first key is
 used); the standard requires it. Only that one ``required`` is forgiven, on these operations."""

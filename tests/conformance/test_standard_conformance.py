@@ -1,4 +1,4 @@
-"""Conformance with the central bank's standard Pix API (issue 20, item 8): schemathesis generates
+"""Conformance with the central bank's standard Pix API: schemathesis generates
 requests from the standard's own document (v2.9.0, patched only for its defects:
 ``bcb-pix-api-openapi.patched.yaml``, each patch marked ``# PATCH:``) and sends them, signed in, to
 the service on a real database, for every operation it implements (``operations.IMPLEMENTED``).

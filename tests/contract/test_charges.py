@@ -268,7 +268,7 @@ async def test_lock_expired_skips_the_charges_another_unit_holds(backend: Backen
             await tx.commit()
 
 
-# -- the standard API's list and revisions (issue 20) --------------------------------------
+# -- the standard API's list and revisions ------------------------------------------
 
 
 async def test_search_lists_an_accounts_charges_in_its_window_oldest_first_by_page(backend: Backend) -> None:

@@ -247,7 +247,7 @@ async def test_an_original_names_the_account_of_ours_on_the_other_side_and_the_c
         assert (of_transfer.transaction_id, of_transfer.counterpart_account_id) == (sent_id, receiver.id)
 
 
-# -- received PIX (GET /pix, issue 20) ------------------------------------------------
+# -- received PIX (GET /pix) ----------------------------------------------------------
 
 
 async def test_received_pix_are_searched_by_window_filters_and_pages_for_their_account_only(

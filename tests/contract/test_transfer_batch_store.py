@@ -1,6 +1,6 @@
-"""The contract of ``TransferBatchStore`` (issue 17): a batch of transfers out of one account read
-with one statement and written with one, only if the balance read has not moved and no key is taken;
-otherwise nothing at all is written."""
+"""The contract of ``TransferBatchStore`` (docs/decisions/transfer-batch-write.md): a batch of transfers
+out of one account read with one statement and written with one, only if the balance read has not moved and
+no key is taken; otherwise nothing at all is written."""
 
 from __future__ import annotations
 

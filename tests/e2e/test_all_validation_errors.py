@@ -1,4 +1,5 @@
-"""Every endpoint reports all the mistakes of a body at once, in ``details`` (issue 19, item 4).
+"""Every endpoint reports all the mistakes of a body at once, in ``details``
+(docs/decisions/all-body-errors.md).
 
 Each case sends a body with several mistakes and expects every one of them back, worded as the
 endpoint words each mistake alone: msgspec's words for a wrong type or a missing field, the

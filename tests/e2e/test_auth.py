@@ -1,4 +1,4 @@
-"""Tokens: every outcome of decisions §10, through the HTTP API."""
+"""Tokens: every outcome of the token checks, through the HTTP API."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """``GET /cob/{txid}?revisao=N`` and ``GET /cobv/{txid}?revisao=N`` end to end: each revision reads
 back as that revision's answer was (status as written, no payment), the current one as the charge
 is now, and a revision the charge never had (or one not kept) is the standard's error, in our
-shape on the old ``/cob/{txid}`` unless problem+json is asked for (docs/decisions.md, "Revisions
-of a charge")."""
+shape on the old ``/cob/{txid}`` unless problem+json is asked for (docs/decisions/charge-revisions.md)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
-"""Real ``/cob`` responses against the central bank's schemas (``CobGerada`` on creation,
-``CobCompleta`` on reads, a paid one with its ``pix`` and their ``devolucoes``), from its standard
-Pix API (tests/data/bcb-pix-api-openapi.yaml, v2.9.0, the same file as
+"""Real ``/cob`` responses against the central bank's schemas (``CobGerada`` on creation, ``CobCompleta``
+on reads, a paid one with its ``pix`` and their ``devolucoes``), from its standard Pix API
+(tests/data/bcb-pix-api-openapi.yaml, v2.9.0, the same file as
 ../shared/reference/bcb-pix-api-openapi.yaml).
 
 Two deliberate differences are applied to the reference before checking, each named here:
-- decisions §6 puts the BR Code itself (up to 512 characters) in ``location`` and ``loc.location``,
+- our specification puts the BR Code itself (up to 512 characters) in ``location`` and ``loc.location``,
   where the standard has a 77-character URL: those two ``maxLength`` are lifted to 512;
 - the standard writes the CPF pattern as ``"/^\\d{11}$/"`` (with slashes, which JSON Schema would
   take literally, so no CPF could match): it is read as ``^\\d{11}$``.

@@ -1,4 +1,4 @@
-"""The operator's CLI, end to end: ``pixweb admin ...`` as a real subprocess (decisions §12).
+"""The operator's CLI, end to end: ``pixweb admin ...`` as a real subprocess.
 
 Each command runs the installed console script against the run's database
 (``PIX_DATABASE_URL``), or, in the slow test, against the embedded PostgreSQL
@@ -67,7 +67,7 @@ class Outcome:
         assert self.stdout == "", str(self)
         assert "Traceback" not in self.stderr, str(self)
         *logged, last = self.stderr.strip().splitlines() or [""]
-        for line in logged:  # before the error, only log records (the database used, decisions 19)
+        for line in logged:  # before the error, only log records (the database used)
             record = json.loads(line)
             assert set(record) >= {"timestamp", "level", "logger", "message"}, str(self)
             assert record["level"] != "ERROR", str(self)

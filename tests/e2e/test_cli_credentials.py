@@ -1,4 +1,4 @@
-"""The credentials' life cycle through the operator's CLI, end to end (decisions 13):
+"""The credentials' life cycle through the operator's CLI, end to end (docs/decisions/credentials.md):
 ``account rotate-secret``, ``cert revoke``, and ``cert link`` refusing a certificate outside
 its validity period. Each command is a real subprocess; the API runs in this process, so every
 effect seen through it was made by another process, through the database."""

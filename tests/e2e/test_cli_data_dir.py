@@ -1,6 +1,6 @@
-"""Issue 19, items 5 and 6: one data folder found the same way by every command, no command but
-``serve`` and ``migrate`` creating an embedded database, the database each command uses in its
-logs (never a password), and ``--version`` / ``-h`` on both programs."""
+"""One data folder found the same way by every command, no command but ``serve`` and ``migrate`` creating
+an embedded database, the database each command uses in its logs (never a password), and ``--version`` /
+``-h`` on both programs."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Issue 19, item 6: ``pixweb admin account list``, and a person's output on a terminal (JSON,
-exactly as decisions 12 says, when piped or with ``--json``)."""
+"""``pixweb admin account list``, and a person's output on a terminal (JSON,
+as the operator's commands always answer, when piped or with ``--json``)."""
 
 from __future__ import annotations
 

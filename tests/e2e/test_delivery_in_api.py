@@ -1,4 +1,4 @@
-"""``pixweb serve`` runs the delivery loop in its own process unless told not to (decisions §12)."""
+"""``pixweb serve`` runs the delivery loop in its own process unless told not to."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Clients generated from the served document work (issue 19 item 2).
+"""Clients generated from the served document work.
 
 * Python: ``openapi-python-client`` (a dev dependency, pinned in uv.lock) generates a client from
   the document ``pixweb serve`` serves, without a warning, and the README tour runs through its
@@ -288,7 +288,7 @@ async def test_the_tour_through_the_generated_python_client(
         assert (detail.id, detail.message_id) == (first.id, first.message_id)
         assert detail.attempt_log
         assert isinstance(detail.attempt_log[0].attempted_at, datetime)
-        # A test event (decisions §13): signed, sent now, answered with its outcome.
+        # A test event: signed, sent now, answered with its outcome.
         cash_in = dict(zip(REGISTRABLE, registered, strict=True))[EventType.CASH_IN]
         tested = await call("test_webhook", models.TestEventOut, client=client, webhook_id=cash_in.id)
         assert (tested.success, tested.status_code, tested.error) == (True, 200, None), tested

@@ -1,5 +1,5 @@
-"""Money between two accounts of the service, end to end (decisions §13): a refund or an accepted
-MED of a PIX that another of our accounts sent returns it to that account; the sandbox's outside
+"""Money between two accounts of the service, end to end (docs/decisions/refunds-and-med.md): a refund or
+an accepted MED of a PIX that another of our accounts sent returns it to that account; the sandbox's outside
 world is never one of our own institution."""
 
 from __future__ import annotations

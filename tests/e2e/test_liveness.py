@@ -1,5 +1,5 @@
-"""``/health/live`` on an embedded database that cannot be restarted (issue 14, item 7): the
-supervisor's server faked (tests/unit/embedded_fakes.py), the app's own route answering."""
+"""``/health/live`` on an embedded database that cannot be restarted: the supervisor's server faked
+(tests/unit/embedded_fakes.py), the app's own route answering."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Money across the whole service, against a reference model (issue 14, item 3).
+"""Money across the whole service, against a reference model.
 
 A hypothesis state machine drives random sequences of operations over three fresh
 accounts of the service and the sandbox's outside world: receipts, transfers between

@@ -95,7 +95,7 @@ async def test_the_idempotency_key_is_a_required_header_and_its_absence_is_the_s
     assert "x-idempotency-key" in body["message"]
 
 
-# -- structure: what generated clients need (issue 19 item 2) ---------------------------------
+# -- structure: what generated clients need ---------------------------------------------------
 
 TIMESTAMP_NAME = re.compile(r"(At|Date|Time|^criacao|^horario|^solicitacao|^liquidacao|^now)$")
 """Names of the properties that hold an instant, when they are text (``expirationTime`` is seconds)."""

@@ -1,4 +1,4 @@
-"""The OpenAPI document says what the service does (issue 19, item 1): every operation has a summary
+"""The OpenAPI document says what the service does: every operation has a summary
 and a description, every request and response body an example, every property of a request and
 every parameter a description, every error status it can answer; and every example in it is
 valid against its own schema (JSON Schema 2020-12, as OpenAPI 3.1 has it)."""

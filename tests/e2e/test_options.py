@@ -1,4 +1,4 @@
-"""``OPTIONS`` answers with every method of its path, on every path of the app (issue 19).
+"""``OPTIONS`` answers with every method of its path, on every path of the app.
 
 Litestar 2's default ``OPTIONS`` handler kept one handler's methods (``/cob/{txid}`` said
 ``OPTIONS, PATCH``); pixweb.allow answers from the whole routing table instead.
@@ -47,7 +47,8 @@ async def test_options_lists_every_method_of_every_path(every_route: Api) -> Non
         allowed = {m.strip() for m in response.headers["allow"].split(",")}
         assert allowed == _declared(route), route.path
         answered[route.path_format] = allowed
-    # The paths issue 19 found wrong, and the sandbox's, are among those checked.
+    # The paths with several handlers (Litestar 2 answered one handler's methods) and the sandbox's are
+    # among those checked.
     assert answered["/cob/{txid}"] == {"GET", "OPTIONS", "PATCH", "PUT"}
     assert answered["/api/webhooks"] == {"GET", "OPTIONS", "POST"}
     assert answered["/pix/{e2eid}/devolucao/{refund_id}"] == {"GET", "OPTIONS", "PUT"}

@@ -1,5 +1,5 @@
-"""Production mode (decisions 13): ``PIX_PRODUCTION=on pixweb serve`` as an operator starts it, on
-a database of the test's own. No demo account is created or printed (``--demo`` is refused), the
+"""Production mode (docs/decisions/production-mode.md): ``PIX_PRODUCTION=on pixweb serve`` as an operator
+starts it, on a database of the test's own. No demo account is created or printed (``--demo`` is refused), the
 sandbox and the web console are off, and a bearer token must come with its client certificate."""
 
 from __future__ import annotations

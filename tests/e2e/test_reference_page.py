@@ -1,4 +1,4 @@
-"""The API reference at ``/schema`` is served entirely by the service (issue 19, item 1): the page and
+"""The API reference at ``/schema`` is served entirely by the service: the page and
 every file it loads come from the app, and no URL of another host is referenced. A real browser
 renders it with every other host unreachable: tests/browser/test_reference_page_browser.py."""
 

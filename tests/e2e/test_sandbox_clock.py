@@ -1,5 +1,5 @@
-"""The sandbox clock belongs to the operator (decisions 13): ``pixweb admin clock advance|show``,
-and ``POST /sandbox/clock`` only for an account the operator created with ``--sandbox-admin``.
+"""The sandbox clock belongs to the operator (docs/decisions/sandbox-clock.md): ``pixweb admin clock
+advance|show``, and ``POST /sandbox/clock`` only for an account the operator created with ``--sandbox-admin``.
 
 The commands that move the clock run on a database of the test's own: the run's database keeps
 its clock still, for every other test.

@@ -1,4 +1,4 @@
-"""The sandbox clock across processes (decisions 13): two ``pixweb serve`` processes on one
+"""The sandbox clock across processes (docs/decisions/sandbox-clock.md): two ``pixweb serve`` processes on one
 database, one of them without the background loops (``PIX_WORKERS=off``), see every move the
 operator makes with ``pixweb admin clock advance`` at once. A token issued by either is valid at
 both across a move, and expires at both."""

@@ -1,7 +1,6 @@
-"""The central bank's standard Pix API, first slice (issue 20, items 1, 5, 7): ``POST /cob``,
-``GET /cob``, ``PATCH /cob/{txid}`` revisions, ``GET /pix`` and ``GET /pix/{e2eid}``, and the
-standard's ``application/problem+json`` errors on the new endpoints (the old ones keep ours
-unless ``Accept`` asks for it)."""
+"""The central bank's standard Pix API, first slice: ``POST /cob``, ``GET /cob``, ``PATCH /cob/{txid}``
+revisions, ``GET /pix`` and ``GET /pix/{e2eid}``, and the standard's ``application/problem+json`` errors on
+the new endpoints (the old ones keep ours unless ``Accept`` asks for it)."""
 
 from __future__ import annotations
 

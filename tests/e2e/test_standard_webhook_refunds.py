@@ -1,9 +1,7 @@
-"""Webhooks per key, the standard's ``/webhook`` (issue 20, item 6), for refunds, end to end on
-PostgreSQL with a real receiver: a refund of a PIX received on the key is POSTed to
-``{webhookUrl}/pix`` when it reaches DEVOLVIDO or NAO_REALIZADO, as ``{"pix": [<Pix>]}`` with the
-item ``GET /pix/{e2eid}`` shows then (its ``devolucoes``), signed, once each; a refund of a PIX on
-a key without a webhook is not.
-"""
+"""Webhooks per key, the standard's ``/webhook``, for refunds, end to end on PostgreSQL with a real
+receiver: a refund of a PIX received on the key is POSTed to ``{webhookUrl}/pix`` when it reaches DEVOLVIDO
+or NAO_REALIZADO, as ``{"pix": [<Pix>]}`` with the item ``GET /pix/{e2eid}`` shows then (its
+``devolucoes``), signed, once each; a refund of a PIX on a key without a webhook is not."""
 
 from __future__ import annotations
 

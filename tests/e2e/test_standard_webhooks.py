@@ -1,4 +1,4 @@
-"""Webhooks per key, the standard's ``/webhook`` (issue 20, item 6), end to end on PostgreSQL: set,
+"""Webhooks per key, the standard's ``/webhook``, end to end on PostgreSQL: set,
 read, list, replace and delete a key's webhook; another account's key; hostile requests answered
 in the standard's problem+json; and a PIX received on the key POSTed to ``{webhookUrl}/pix`` as
 ``{"pix": [<Pix>]}``, signed, while a PIX on another key is not.

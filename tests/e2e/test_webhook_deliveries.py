@@ -1,8 +1,7 @@
-"""Seeing and testing deliveries end to end (decisions §13): every attempt in a delivery's log,
-the notification exactly as sent, the list's filters, the test event, and retries brought forward
-by the sandbox clock. A real receiver on 127.0.0.1 (``PIX_WEBHOOK_ALLOW_PRIVATE`` on) checks the
-signatures with the account's secret.
-"""
+"""Seeing and testing deliveries end to end (docs/decisions/webhook-deliveries.md): every attempt in a
+delivery's log, the notification exactly as sent, the list's filters, the test event, and retries brought
+forward by the sandbox clock. A real receiver on 127.0.0.1 (``PIX_WEBHOOK_ALLOW_PRIVATE`` on) checks the
+signatures with the account's secret."""
 
 from __future__ import annotations
 
@@ -61,7 +60,7 @@ async def plain_http_hook(
     database_url: str, account_id: int, url: str, headers: dict[str, str] | None = None
 ) -> int:
     """A registration of an ``http://`` receiver on 127.0.0.1, written as the API writes one.
-    (Registering one through the API with ``PIX_WEBHOOK_ALLOW_PRIVATE`` is issue 16's item 1.)"""
+    (Registering one through the API needs ``PIX_WEBHOOK_ALLOW_PRIVATE``.)"""
     (row,) = await fetch_rows(
         database_url,
         """INSERT INTO webhooks (account_id, event_type, url, headers, created_at, updated_at)

@@ -190,7 +190,7 @@ SIX_HEADERS = [{"key": f"X-H{i}", "value": "v"} for i in range(6)]
             "control or non-ASCII",
         ),
         (
-            # Refused at the edge, before the registration rules (decisions §13).
+            # Refused at the edge, before the registration rules.
             {"url": HOOK, "eventType": "cash_in", "headers": [{"key": "X-A", "value": "a\u0000"}]},
             "contains a NUL character",
         ),
@@ -489,7 +489,7 @@ async def test_deliveries_listing_and_replay(private_api: Api) -> None:
     assert (await http.get("/api/webhooks/deliveries", headers=other_auth)).json()["deliveries"] == []
 
     # Replay: the other account's and unknown ids are 404; a pending one waiting for its retry
-    # (seeded due in an hour, 2 attempts made) is due now, its attempts kept (decisions §13).
+    # (seeded due in an hour, 2 attempts made) is due now, its attempts kept.
     for who, delivery_id in (
         (other_auth, failed),
         (other_auth, pending),
@@ -567,7 +567,7 @@ async def test_every_webhook_endpoint_needs_a_token(api: Api, method: str, path:
     assert_error(response, 401, "Unauthorized")
 
 
-# -- development receivers (decisions §13): http:// on loopback and private hosts ------------------
+# -- development receivers: http:// on loopback and private hosts ---------------------------------
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Crash safety (issue 9, item 2): the real service under load, hit by a fault mid-way.
+"""Crash safety: the real service under load, hit by a fault mid-way.
 
 Each test runs ``PIX_FAULT_OPS`` (default 1000) transfers, receipts and refunds with 50 in
 flight, breaks something a third of the way in, lets the load and then settlement and delivery

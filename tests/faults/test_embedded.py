@@ -1,4 +1,4 @@
-"""The embedded PostgreSQL is supervised (issue 14, item 7): killed under load, it comes back
+"""The embedded PostgreSQL is supervised: killed under load, it comes back
 without anyone restarting ``pixweb serve``.
 
 ``pixweb serve`` runs without ``PIX_DATABASE_URL``, so it starts the embedded server under its data

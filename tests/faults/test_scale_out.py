@@ -1,4 +1,4 @@
-"""Scale-out (issue 9, item 3): two API processes and two notifiers on one database.
+"""Scale-out: two API processes and two notifiers on one database.
 
 Both APIs run their settlement and delivery loops (``PIX_WORKERS`` on, the default), so four
 processes deliver webhooks and two settle at once: the most contention the design allows. Each

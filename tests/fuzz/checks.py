@@ -1,5 +1,5 @@
 """What every fuzzed response must satisfy: no 5xx, the document's status codes, content types,
-headers and schemas, and the one error shape of the service (decisions §1)."""
+headers and schemas, and the one error shape of the service."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from schemathesis.specs.openapi.checks import (
 
 ERROR_KEYS = {"statusCode", "message", "error"}
 OPTIONAL_KEYS = {"details"}
-# RFC 6749 §5.2 on the OAuth token endpoint: `error` is the OAuth code, with a description (decisions).
+# RFC 6749 §5.2 on the OAuth token endpoint: `error` is the OAuth code, with a description
+# (docs/decisions/authentication.md).
 OAUTH_PATH = "/oauth/token"
 OAUTH_KEYS = {"error_description"}
 PROBLEM_JSON = "application/problem+json"
@@ -36,9 +37,10 @@ def content_type(headers: Any) -> str:
 
 
 def check_problem(body: dict[str, Any], status: int) -> None:
-    """The central bank's standard error shape (``application/problem+json``, decisions: the
-    standard's routes answer it): ``type``, ``title``, ``status`` (the HTTP status), and optionally
-    ``detail`` and ``violacoes`` (each a ``razao`` and maybe a ``propriedade``); nothing else."""
+    """The central bank's standard error shape (``application/problem+json``, which the
+    standard's routes answer: docs/decisions/standard-api.md): ``type``, ``title``, ``status`` (the
+    HTTP status), and optionally ``detail`` and ``violacoes`` (each a ``razao`` and maybe a
+    ``propriedade``); nothing else."""
     missing, extra = PROBLEM_KEYS - set(body), set(body) - PROBLEM_KEYS - PROBLEM_OPTIONAL
     if missing or extra:
         raise AssertionError(f"problem keys: missing {sorted(missing)}, unexpected {sorted(extra)}: {body}")

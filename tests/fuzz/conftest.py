@@ -92,7 +92,7 @@ def load_schema(target: Target) -> BaseSchema:
         generated = _with_known(body, target.bodies) if isinstance(body, dict) else st.just(body)
         valid = accepted.get(context.operation.label) if context.operation else None
         mixed = generated if valid is None else st.one_of(generated, valid)
-        # Text the service cannot store, in any field (decisions §13).
+        # Text the service cannot store, in any field.
         is_json = context.operation is None or context.operation.label != "POST /oauth/token"
         return mixed.flatmap(lambda drawn: hostile_body(drawn, json=is_json))
 

@@ -1,4 +1,4 @@
-"""Text the service cannot store (decisions §13), mixed into the fuzzer's requests: a NUL
+"""Text the service cannot store (docs/decisions/hostile-text.md), mixed into the fuzzer's requests: a NUL
 character, lone surrogates, very long text and JSON nested far deeper than 64 levels replace a
 string of a generated body or a path or query parameter. Invalid UTF-8 cannot travel in what
 schemathesis sends (it encodes text itself), so :func:`raw_bodies` makes whole bodies as bytes for

@@ -96,7 +96,7 @@ FORM = "application/x-www-form-urlencoded"
 @pytest.mark.parametrize("label", sorted(_media_types()))
 def test_raw_bytes_in_every_body_are_a_400(fuzz_target: Target, label: str) -> None:
     """What schemathesis cannot send: invalid UTF-8 as bytes, NUL escapes, nesting 65 to 100,000
-    deep. Each is a 400 in the error shape, never a 5xx (decisions §13)."""
+    deep. Each is a 400 in the error shape, never a 5xx."""
     method, path = label.split(" ", 1)
     media_type = _media_types()[label]
     url = fuzz_target.base_url + re.sub(

@@ -1,7 +1,7 @@
-"""The document is as strict as the service (issue 19, item 1): requests that schemathesis generates
+"""The document is as strict as the service: requests that schemathesis generates
 as valid from the document alone (positive data, no hostile text, no prepared values) are not
-refused with a 400, except for the rules a schema cannot say, listed in docs/decisions.md ("What
-the document cannot say") and below, each as the message the service gives for it.
+refused with a 400, except for the rules a schema cannot say, listed in
+docs/decisions/openapi-fuzzing.md and below, each as the message the service gives for it.
 
 A 400 whose every detail is one of those rules passes; any other 400 names a rule the document
 misses. Marked ``fuzz`` (a running service; ``make fuzz``, ``.ci/run``); ``PIX_FUZZ_EXAMPLES``
@@ -31,9 +31,9 @@ pytestmark = pytest.mark.fuzz
 AMOUNT = InvalidAmount().message
 
 # The rules no JSON Schema of the document says, each as the 400's detail (or message) that names
-# it; docs/decisions.md, "What the document cannot say", lists the same rules for readers.
+# it; docs/decisions/openapi-fuzzing.md, lists the same rules for readers.
 UNSTATED = {
-    # Text the service cannot store (decisions §13), in any string, known field or not.
+    # Text the service cannot store (docs/decisions/hostile-text.md), in any string, known field or not.
     "text with a NUL, a lone surrogate, or JSON nested too deep": (
         rf"Invalid request: the body ({NUL}|{SURROGATE}|{TOO_DEEP})\."
     ),
@@ -113,18 +113,18 @@ UNSTATED = {
         r"calendario\.validadeAposVencimento: a whole number of days, 0 to 2147483647"
     ),
     # The standard's own error list (`CobConsultaInvalida`, `CobVConsultaInvalida`): a revision the
-    # charge never had; and one made before the service kept revisions (docs/decisions.md).
+    # charge never had; and one made before the service kept revisions (docs/decisions/charge-revisions.md).
     "a revision the charge has": (
         r"revisao: (the charge has no revision -?\d+ \(its revisions are 0 to \d+\)"
         r"|revision \d+ of the charge was not kept .*)"
     ),
-    # decisions "Locations (/loc)": `loc.id` names a location of the account (ids from 1), of the
+    # docs/decisions/locations.md: `loc.id` names a location of the account (ids from 1), of the
     # charge's tipoCob, serving no other charge; the standard's schema gives only an int64.
     "a location of the account, free, of the charge's type": (
         r"loc\.id: (no location of your account has this id|the location is of tipoCob \w+, not \w+"
         r"|the location serves the charge \w+|must be an integer from 1 to \d+)"
     ),
-    # PUT/PATCH /lotecobv/{id} (decisions "Batches of due-date charges"): the batch's own rules.
+    # PUT/PATCH /lotecobv/{id} (docs/decisions/due-batches.md): the batch's own rules.
     "a txid once in a batch": r"cobsv\[\d+\]\.txid: \w+ is given more than once in the batch",
     "a PATCH names only the batch's charges": r"cobsv\[\d+\]\.txid: \w+ is not a charge of batch -?\d+",
     "a batch id the account has is not made again": (

@@ -1,4 +1,4 @@
-"""Idempotency keys are kept at least 24 hours of real time, then forgotten (decisions §5).
+"""Idempotency keys are kept at least 24 hours of real time, then forgotten.
 
 Their age is read on the database's clock (``stored_at``), never on the service clock, which the
 sandbox moves forward: ``tests/e2e/test_sandbox_clock.py`` shows a move forgetting no key.

@@ -1,4 +1,4 @@
-"""The database keeps the ledger honest by itself (decisions §13): an unbalanced posting never
+"""The database keeps the ledger honest by itself (docs/decisions/ledger.md): an unbalanced posting never
 commits, no outside entry names our own institution, entries are never changed; and the ledger
 check reports the outside world's accounts and the sum over every ledger account."""
 

@@ -1,4 +1,4 @@
-"""``pip install 'pixservice[notify]'`` gives a working notifier without the web stack (issue 15).
+"""``pip install 'pixservice[notify]'`` gives a working notifier without the web stack.
 
 The wheel is built from this checkout, and installed into an empty virtual environment that
 holds only what the ``notify`` extra declares (at the versions of ``uv.lock``, from uv's cache:
@@ -71,7 +71,7 @@ def notify_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 def test_the_notifier_environment_has_no_web_stack(notify_env: Path) -> None:
     python = notify_env / "python"
-    # httpx: the notifier's one HTTP client is aiohttp's (docs/decisions.md).
+    # httpx: the notifier's one HTTP client is aiohttp's (docs/decisions/notifier-http-client.md).
     for absent in ("litestar", "uvicorn", "jwt", "argon2", "segno", "httpx", "httpcore"):
         done = subprocess.run([python, "-c", f"import {absent}"], capture_output=True, check=False)
         assert done.returncode != 0, f"{absent} is installed with pixservice[notify]"

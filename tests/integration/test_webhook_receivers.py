@@ -1,5 +1,5 @@
-"""Receivers a developer or an institution runs (issue 16, items 1 and 2), reached by the real
-notifier client over real sockets on 127.0.0.1 (no database: the in-memory delivery store).
+"""Receivers a developer or an institution runs, reached by the real notifier client over real sockets on
+127.0.0.1 (no database: the in-memory delivery store).
 
 * ``http://`` to loopback is delivered with ``PIX_WEBHOOK_ALLOW_PRIVATE`` on, refused (in words
   naming the setting) without it, and never to a name that resolves to a public address.

@@ -428,7 +428,7 @@ async def test_ids_in_bodies_and_queries_reach_only_the_callers_objects(api: Api
 
     # Paying A's charge, or A's key, through the sandbox (only one's own may be paid there). A key
     # is public in PIX (anyone may send to it), so that one is a 422 "not a key of your account",
-    # the same as for a key that exists nowhere (decisions: /sandbox/payments).
+    # the same as for a key that exists nowhere (docs/decisions/transfers.md, ``/sandbox/payments``).
     await same_as_nobody("/sandbox/payments", {"pixCopiaECola": ids.code}, {"pixCopiaECola": none.code}, 404)
     await same_as_nobody(
         "/sandbox/payments", {"pixKey": ids.key, "amount": 5}, {"pixKey": none.key, "amount": 5}, 422

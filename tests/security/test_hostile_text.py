@@ -1,4 +1,4 @@
-"""Text the service cannot store (decisions §13): a NUL character, invalid UTF-8, JSON nested
+"""Text the service cannot store (docs/decisions/hostile-text.md): a NUL character, invalid UTF-8, JSON nested
 deeper than 64 levels, or text longer than a field's documented maximum is a 400 in the error
 shape, on every endpoint, the token endpoints included; never a 500.
 
@@ -207,7 +207,7 @@ PROBLEM_KEYS = {"type", "title", "status", "detail"}
 
 def refusal(response: httpx.Response, *, mentions: str) -> str | None:
     """Why ``response`` is not the 400 in the error shape whose message names ``mentions``: our
-    specification's shape, or on the central bank's standard routes (decisions.md, issue 20) its
+    specification's shape, or on the central bank's standard routes (docs/decisions/standard-api.md) its
     ``application/problem+json`` with the message in ``detail``."""
     if response.status_code != 400:
         return f"{response.status_code} {response.text[:200]}"
@@ -396,7 +396,7 @@ async def test_a_nul_or_invalid_utf8_in_any_query_parameter_is_a_400(api: Api) -
 
 
 async def test_the_examples_of_the_issue(api: Api) -> None:
-    """Each seen as a 500 before (issue 14): now a 400 naming what is wrong."""
+    """Each a 400 naming what is wrong, never a 500."""
     who = await signed_in(api.client)
     other = await signed_in(api.client)
     transfer = {"pixKey": other.key, "payment": {"amount": 1}}

@@ -1,6 +1,6 @@
-"""Abuse of the token endpoints (decisions 13): rate limits per client id and per address, 429 with
-``Retry-After`` in each endpoint's error convention, and slow hashing bounded so that a flood of
-token requests is refused at once instead of queueing without end."""
+"""Abuse of the token endpoints (docs/decisions/token-rate-limits.md): rate limits per client id and
+per address, 429 with ``Retry-After`` in each endpoint's error convention, and slow hashing bounded
+so that a flood of token requests is refused at once instead of queueing without end."""
 
 from __future__ import annotations
 

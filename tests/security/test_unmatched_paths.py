@@ -2,7 +2,7 @@
 all. Under a resource only the standard's API has (``/webhook``, ``/cobv``, ``/lotecobv``,
 ``/loc``) the 404 is still the standard's problem+json, as every route there documents; under
 the resources our specification shares (``/cob``, ``/pix``) it keeps our error shape unless
-problem+json is asked for (docs/decisions.md, "The central bank's standard Pix API beside ours")."""
+problem+json is asked for (docs/decisions/standard-api.md)."""
 
 from __future__ import annotations
 

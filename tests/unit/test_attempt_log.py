@@ -1,5 +1,5 @@
-"""Every attempt of a delivery is logged (decisions §13): what the notifier reads of an answer
-(``pixnotify.sender``), what it stores for each attempt, how the log is pruned, and how the
+"""Every attempt of a delivery is logged (docs/decisions/webhook-deliveries.md): what the notifier reads of
+an answer (``pixnotify.sender``), what it stores for each attempt, how the log is pruned, and how the
 service clock (which the sandbox moves) makes retries due. In memory: a ``pixnotify.testing.FakeReceiver``
 answers, the store is ``InMemoryDeliveryStore``, the clock a ``ManualClock``.
 """

@@ -35,7 +35,7 @@ def test_the_embedding_example_runs_without_the_web_stack() -> None:
 
 
 def test_every_relative_link_of_the_docs_resolves() -> None:
-    pages = [*DOCS.glob("*.md"), ROOT / "README.md"]
+    pages = [*DOCS.rglob("*.md"), ROOT / "README.md"]
     checked = 0
     for page in pages:
         for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", page.read_text(encoding="utf-8")):

@@ -1,4 +1,4 @@
-"""The embedded PostgreSQL's supervisor (issue 14, item 7) with the server faked: the back-off,
+"""The embedded PostgreSQL's supervisor with the server faked: the back-off,
 liveness, who restarts, the logs and the metrics. /health/live: tests/e2e/test_liveness.py;
 the real thing: tests/faults/test_embedded.py."""
 

@@ -1,5 +1,5 @@
-"""What a return of money writes, field by field (decisions §13): the REFUND_OUT record, the
-received refund, the ledger lines and the CREDIT notification all carry the time of the return,
+"""What a return of money writes, field by field (docs/decisions/refunds-and-med.md): the REFUND_OUT
+record, the received refund, the ledger lines and the CREDIT notification all carry the time of the return,
 its rtrId, the refunder's words and the original transfer, on both paths that return money to
 one of our transfers' senders: a refund by another of our accounts, and one from outside."""
 

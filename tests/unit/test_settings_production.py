@@ -1,4 +1,4 @@
-"""Production mode's defaults (decisions 13), and that an explicit setting still wins."""
+"""Production mode's defaults (docs/decisions/production-mode.md), and that an explicit setting still wins."""
 
 from __future__ import annotations
 

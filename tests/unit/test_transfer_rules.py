@@ -1,4 +1,4 @@
-"""The rules of a transfer request (decisions §5), its idempotency key, its lifecycle and its fingerprint."""
+"""The rules of a transfer request, its idempotency key, its lifecycle and its fingerprint."""
 
 from __future__ import annotations
 

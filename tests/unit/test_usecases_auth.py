@@ -1,4 +1,4 @@
-"""issue_token, run on the in-memory fakes: the order of its checks (decisions §10)."""
+"""issue_token, run on the in-memory fakes: the order of its checks."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The credentials' life cycle on the in-memory fakes: a new secret, a revoked certificate, and
-the validity period that ``link_certificate`` checks against the service clock (decisions 13)."""
+the validity period that ``link_certificate`` checks against the service clock."""
 
 from __future__ import annotations
 

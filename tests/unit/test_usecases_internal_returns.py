@@ -1,4 +1,4 @@
-"""Money between two accounts of the service never leaves it (decisions §13).
+"""Money between two accounts of the service never leaves it (docs/decisions/refunds-and-med.md).
 
 Maria sends João a PIX (a key of this service). When João refunds it, or accepts
 a MED case against it, Maria gets the money back: a REFUND_OUT record, a REFUND

@@ -1,4 +1,4 @@
-"""Creating transfers on the fakes: reservation, refusals, idempotency (decisions §5)."""
+"""Creating transfers on the fakes: reservation, refusals, idempotency."""
 
 from __future__ import annotations
 

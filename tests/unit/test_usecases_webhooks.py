@@ -1,4 +1,4 @@
-"""Webhook registration, secrets and deliveries on the fakes (decisions §9)."""
+"""Webhook registration, secrets and deliveries on the fakes."""
 
 from __future__ import annotations
 
@@ -503,7 +503,7 @@ async def test_replay_refusals(
     assert store.webhooks.deliveries[1] == failed
 
 
-# -- the deliveries' detail and filters, the test event (issue 16) ---------------------------------
+# -- the deliveries' detail and filters, the test event --------------------------------------------
 
 
 async def test_a_delivery_detail_is_the_account_s_only(

@@ -1,4 +1,4 @@
-"""Webhook registration rules (decisions §9): URL, event type, custom headers, secrets, addresses."""
+"""Webhook registration rules: URL, event type, custom headers, secrets, addresses."""
 
 from __future__ import annotations
 

@@ -80,7 +80,7 @@ async def open_account(
 
     With no keys given, the account gets one random (EVP) key, so that it can
     receive and charge at once. ``sandbox_admin``: the operator lets it move the
-    sandbox clock (decisions 13).
+    sandbox clock.
     """
     name, city = _validate_holder(name, city)
     holder = parse_document(document)

@@ -1,4 +1,4 @@
-"""Issuing access tokens: client credentials plus a linked certificate (decisions §10)."""
+"""Issuing access tokens: client credentials plus a linked certificate."""
 
 from __future__ import annotations
 

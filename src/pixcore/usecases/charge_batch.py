@@ -1,5 +1,5 @@
-"""Group commit of the charge payments one account receives (issue 17): a merchant whose charges
-(``cob``, ``cobv``, cash-ins) are paid many at once.
+"""Group commit of the charge payments one account receives (docs/decisions/group-commit.md): a merchant
+whose charges (``cob``, ``cobv``, cash-ins) are paid many at once.
 
 Every payment credits the receiving account's balance row, so the concurrent payments of one hot
 account queue on that row's lock. A :class:`ChargePaymentBatcher` gathers the payments of one

@@ -1,4 +1,4 @@
-"""Charges and cash-in: create, read, cancel, expire, and pay (decisions §6).
+"""Charges and cash-in: create, read, cancel, expire, and pay.
 
 Paying a charge is one unit of work: the charge row is locked, moved to
 CONCLUIDA by its lifecycle, and the PAYMENT record, the ledger posting and the

@@ -1,5 +1,5 @@
 """The life cycle of credentials: a new or revoked client secret, a revoked certificate
-(decisions 13).
+(docs/decisions/credentials.md).
 
 Each takes effect at once in every process: the token endpoints read the secret's
 hash from the store on every request, and the bearer check asks the store whether

@@ -1,5 +1,5 @@
 """Batches of due-date charges (``/lotecobv``): create, revise, read and list them
-(docs/decisions.md, "Batches of due-date charges").
+(docs/decisions/due-batches.md).
 
 Every charge of a batch is decided inside the request, by the very judgement of ``PUT`` or
 ``PATCH /cobv/{txid}`` (:func:`~pixcore.usecases.due_charges.add_due_charge`,

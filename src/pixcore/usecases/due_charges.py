@@ -1,4 +1,4 @@
-"""Due-date charges (``cobv``): create, revise or cancel (docs/decisions.md, "Due-date charges (cobv)").
+"""Due-date charges (``cobv``): create, revise or cancel (docs/decisions/due-charges.md).
 
 A ``cobv`` is a charge of kind ``cobv`` (:mod:`pixcore.usecases.charges` reads, lists, expires
 and pays it as any charge, with its own kind filter): ATIVA until paid, cancelled, or until its

@@ -1,4 +1,4 @@
-"""Webhooks per key, the standard's ``/webhook`` (docs/decisions.md, "Webhooks per key").
+"""Webhooks per key, the standard's ``/webhook`` (docs/decisions/key-webhooks.md).
 
 A key's webhook is a registration of the account of type PIX (``EventType.PIX``) for one of its
 keys: at most one active per key, a new ``PUT`` replaces it. Each PIX received on the key after

@@ -1,5 +1,5 @@
 """MED cases: open one against a receipt, accept it (the payer gets the blocked funds back as a
-refund of a MED nature) or reject it (the funds are released). Decisions §9, §11.
+refund of a MED nature) or reject it (the funds are released).
 
 The block is posted on the disputed receipt's own transaction (available ->
 blocked), and so is its release; an accepted case's refund has its own

@@ -1,4 +1,4 @@
-"""Reading transactions: the two lists and the two look-ups (decisions §8).
+"""Reading transactions: the two lists and the two look-ups.
 
 Each takes the read port (:class:`~pixcore.queries.TransactionQueries`). The lists take
 their query parameters parsed once, at the edge, into a :class:`~pixcore.queries.ListQuery`

@@ -1,4 +1,5 @@
-"""Group commit of the receipts one key is paid (issue 17): a merchant receiving many PIX at once.
+"""Group commit of the receipts one key is paid (docs/decisions/group-commit.md): a merchant receiving many
+PIX at once.
 
 Every receipt credits its account's balance row, which its UPDATE locks until COMMIT, so the
 concurrent receipts of one hot account queue on that lock. A :class:`ReceiptBatcher` gathers the

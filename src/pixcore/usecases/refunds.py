@@ -1,4 +1,4 @@
-"""Refunds: request one of a receipt, process it, and receive one of a transfer (decisions §7).
+"""Refunds: request one of a receipt, process it, and receive one of a transfer.
 
 Each step is one unit of work. A request locks the receipt's transaction row
 first, so that concurrent requests count the refunds already made one at a
@@ -200,7 +200,7 @@ async def process_refund(uow: UnitOfWorkFactory, clock: Clock, refund_pk: int) -
 
 async def finish_refund(tx: UnitOfWork, refund: Refund, now: datetime) -> Refund:
     """DEVOLVIDO: the reserved amount goes back to the payer, to an outside institution or, when
-    the payer is an account of this service, to that account (decisions §13); NAO_REALIZADO when
+    the payer is an account of this service, to that account, in the same transaction; NAO_REALIZADO when
     nothing could be reserved."""
     lifecycle = RefundLifecycle(refund.status)
     original = await _original(tx, refund)
@@ -244,7 +244,7 @@ async def finish_refund(tx: UnitOfWork, refund: Refund, now: datetime) -> Refund
 async def _tell_the_key(tx: UnitOfWork, receipt: Original, now: datetime) -> None:
     """A refund of ``receipt`` reached its final status: when the key it was received on has a
     webhook of the standard, that webhook gets the PIX again, with its refunds as they are now
-    (decisions "Webhooks per key"). In the refund's unit of work, so never lost nor doubled."""
+    (docs/decisions/key-webhooks.md). In the refund's unit of work, so never lost nor doubled."""
     key = receipt.pix_key
     if key is None or await tx.webhooks.of_key(receipt.account_id, key) is None:
         return

@@ -1,4 +1,5 @@
-"""Settlement in batches (issue 17): the due transfers of a round posted a group at a time.
+"""Settlement in batches (docs/decisions/settlement-batches.md): the due transfers of a round posted a
+group at a time.
 
 Settling one transfer is one unit of work (:func:`~pixcore.usecases.transfers.settle_transfer`);
 a hot account's transfers then queue for its balance row one COMMIT at a time, as its requests

@@ -1,4 +1,4 @@
-"""Sending PIX: create a transfer (reserve its funds), then settle or fail it (decisions §4, §5).
+"""Sending PIX: create a transfer (reserve its funds), then settle or fail it.
 
 Each step is one unit of work: the balance change, its ledger entries, the
 transaction record and (on the outcome) the outbox event commit together or

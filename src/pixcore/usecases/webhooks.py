@@ -1,5 +1,5 @@
-"""Webhooks seen from the account: registrations, the signing secret, and the deliveries' state
-(decisions §9). Sending the notifications is the notifier's business (``pixnotify``).
+"""Webhooks seen from the account: registrations, the signing secret, and the deliveries' state.
+Sending the notifications is the notifier's business (``pixnotify``).
 
 Registration takes a per-account lock before it counts the active URLs of the
 event type, so the 3-URL limit holds whatever the number of concurrent requests.
@@ -66,7 +66,7 @@ DEFAULT_DELIVERY_LIMIT = 20
 MAX_DELIVERY_LIMIT = 100
 _MAX_ID = 2**63 - 1  # ids are bigint: a larger one names nothing
 PING = "PING"
-"""The notification type of a test event (decisions §13)."""
+"""The notification type of a test event."""
 _NOT_PUBLIC = "url: the host must resolve, and only to public addresses"
 _PLAIN_PUBLIC = "url: http:// is only for loopback and private hosts"
 

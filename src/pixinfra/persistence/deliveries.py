@@ -185,7 +185,7 @@ class PostgresDeliveryStore:
                     key = (hook["account_id"], hook["event_type"], hook["pix_key"])
                     targets.setdefault(key, []).append((hook["id"], hook["created_at"]))
                 # A registration receives the events that happened once it existed, not older ones
-                # that the notifier had not yet dispatched when it was made (decisions.md).
+                # that the notifier had not yet dispatched when it was made.
                 deliveries = [
                     (message_id(outbox_id, hook_id), outbox_id, hook_id, account)
                     for outbox_id, account, kind, happened, pix_key in routed

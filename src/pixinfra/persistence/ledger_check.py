@@ -9,7 +9,7 @@ each a query over one snapshot:
 - all entries together, the outside world's included, sum to zero;
 - the sum over every ledger account (our balances as the ``balances`` table holds them, plus
   each outside institution's entries) is zero: the constant that money being neither created
-  nor destroyed keeps (decisions §13);
+  nor destroyed keeps;
 - no outside entry names the institution of one of our accounts: money between two of our
   accounts never leaves the service.
 """

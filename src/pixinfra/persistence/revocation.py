@@ -6,7 +6,7 @@ revoke``) refuses the very next request everywhere, with nothing cached in betwe
 With the shared sandbox clock, the request's clock read and this look-up are one
 statement (:meth:`PostgresCertificateStatus.in_force_with_clock`): one round trip
 a request instead of two. A transfer batch asks for all its callers at once
-(:class:`BatchCertificateCheck`, issue 17): one round trip a batch.
+(:class:`BatchCertificateCheck`): one round trip a batch.
 """
 
 from __future__ import annotations

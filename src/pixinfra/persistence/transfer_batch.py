@@ -1,4 +1,4 @@
-"""PostgreSQL side of a transfer batch reserved with one read and one write (issue 17):
+"""PostgreSQL side of a transfer batch reserved with one read and one write:
 :class:`pixcore.ports.TransferBatchStore`.
 
 Both are single statements on a pooled connection outside any open transaction, so a batch costs

@@ -1,7 +1,7 @@
 """Piccolo's configuration module (``PICCOLO_CONF``): the app registry, and the engine of the
 migration under way.
 
-Piccolo is here for migrations only (decisions, "Persistence: one injected database"). Its engine
+Piccolo is here for migrations only (docs/decisions/persistence.md). Its engine
 exists only while :func:`pixinfra.postgres.database.migrate` runs: ``migrating`` holds it for the
 duration, and Piccolo's ``engine_finder`` finds it as this module's ``DB``. Outside a migration
 there is no ``DB``.

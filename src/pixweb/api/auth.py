@@ -204,7 +204,8 @@ def _basic_credentials(header: str | None) -> tuple[str, str] | None:
 
 
 def _basic_problem(client_id: str, secret: str) -> str | None:
-    """What the edge would refuse in a body (decisions §13), for credentials that came in a header."""
+    """What the edge would refuse in a body (docs/decisions/hostile-text.md), for credentials that
+    came in a header."""
     checks = (("client id", client_id, MAX_CLIENT_ID), ("secret", secret, MAX_CLIENT_SECRET))
     for name, value, limit in checks:
         if (problem := text_problem(value)) is not None:

@@ -1,4 +1,4 @@
-"""``POST /api/pix/cash-in``: a dynamic QR code to receive a payment (decisions §6)."""
+"""``POST /api/pix/cash-in``: a dynamic QR code to receive a payment."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ __all__ = ["CashInController", "cash_in_request"]
 
 class CashInTransactionIn(msgspec.Struct, rename="camel"):
     # Taken as decoded: pixcore.charges.CashInRequest checks each type (no "10" for a number)
-    # and each text's maximum (documented here, decisions §13).
+    # and each text's maximum (documented here: every text has a maximum).
     value: Annotated[
         Any,
         raw("JSON number, in reais, at most 2 decimals", kind=OpenAPIType.NUMBER),

@@ -1,4 +1,4 @@
-"""Charges: ``PUT/GET/PATCH /cob/{txid}`` and the payload location ``GET /qr/v2/{id}`` (decisions §6)."""
+"""Charges: ``PUT/GET/PATCH /cob/{txid}`` and the payload location ``GET /qr/v2/{id}``."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ __all__ = [
 # The request's leaves are taken as decoded (Litestar would coerce "3600" into 3600 and the
 # spec wants "10.00" as a string only): charge_fields hands them to pixcore.charges.ChargeRequest
 # under the domain's names, which checks each type itself, and each text's maximum (documented
-# here, decisions §13).
+# here).
 _STRING, _INTEGER = OpenAPIType.STRING, OpenAPIType.INTEGER
 
 
@@ -262,7 +262,7 @@ class InfoOut(msgspec.Struct):
 class CobPixOut(msgspec.Struct, rename="camel", omit_defaults=True):
     """The standard's ``Pix``: a PIX received (the one that paid a charge, or one of ``GET /pix``).
     ``infoPagador`` is never given: a payment reaches this service without a message from its
-    payer (docs/decisions.md, Charges)."""
+    payer (docs/decisions/charges.md)."""
 
     end_to_end_id: Annotated[str, doc("The end-to-end id of the PIX.")]
     valor: Annotated[str, doc("The amount received, in reais, 2 decimals.")]
@@ -279,9 +279,7 @@ class CobOut(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True):
     loc: Annotated[
         LocOut | None, doc("Its location; left out when it has none (`DELETE /loc/{id}/txid`).")
     ] = None
-    location: Annotated[
-        str | None, doc("The BR Code (decisions §6); left out when the charge has no location.")
-    ] = None
+    location: Annotated[str | None, doc("The BR Code; left out when the charge has no location.")] = None
     status: Annotated[
         str,
         doc(
@@ -314,7 +312,7 @@ def pix_out(paid: ReceivedPix) -> CobPixOut:
 
 def loc_out(charge: Charge) -> LocOut | None:
     """The charge's ``loc``: None when it has no location. ``location`` is the BR Code, as the
-    charge's own ``location`` (decisions §6)."""
+    charge's own ``location``."""
     if charge.loc_id is None or not charge.located:
         return None
     return LocOut(

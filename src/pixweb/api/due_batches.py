@@ -1,7 +1,7 @@
-"""Batches of due-date charges: ``PUT/PATCH/GET /lotecobv/{id}`` and ``GET /lotecobv`` (docs/decisions.md,
-"Batches of due-date charges"). Errors are the standard's problem+json
-(``LoteCobVOperacaoInvalida``, ``LoteCobVNaoEncontrado``, ``LoteCobVConsultaInvalida``); each
-refused charge of a batch carries its own ``problema``, as ``PUT``/``PATCH /cobv/{txid}`` answer it.
+"""Batches of due-date charges: ``PUT/PATCH/GET /lotecobv/{id}`` and ``GET /lotecobv``
+(docs/decisions/due-batches.md). Errors are the standard's problem+json
+(``LoteCobVOperacaoInvalida``, ``LoteCobVNaoEncontrado``, ``LoteCobVConsultaInvalida``); each refused
+charge of a batch carries its own ``problema``, as ``PUT``/``PATCH /cobv/{txid}`` answer it.
 
 The items of ``cobsv`` are decoded one by one, so that a charge whose body has a wrong type is
 refused alone (NEGADA, every mistake listed) while the others are created.

@@ -1,6 +1,6 @@
-"""Due-date charges: ``PUT/PATCH/GET /cobv/{txid}`` and ``GET /cobv`` (docs/decisions.md,
-"Due-date charges (cobv)"; the payload location is :mod:`pixweb.api.due_payload`). Errors are
-the standard's problem+json (``CobVOperacaoInvalida``, ``CobVNaoEncontrada``,
+"""Due-date charges: ``PUT/PATCH/GET /cobv/{txid}`` and ``GET /cobv``
+(docs/decisions/due-charges.md; the payload location is :mod:`pixweb.api.due_payload`). Errors are the
+standard's problem+json (``CobVOperacaoInvalida``, ``CobVNaoEncontrada``,
 ``CobVConsultaInvalida``)."""
 
 from __future__ import annotations
@@ -215,7 +215,7 @@ class CobVOut(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True):
     ] = None
     location: Annotated[
         str | None,
-        doc("The BR Code (decisions §6), as ``location`` of a ``cob``; left out without a location."),
+        doc("The BR Code, as ``location`` of a ``cob``; left out without a location."),
     ] = None
     status: Annotated[
         str,

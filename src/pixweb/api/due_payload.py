@@ -1,6 +1,6 @@
 """The payload location of a due-date charge: ``GET /qr/v2/cobv/{id}``, the standard's
 ``/cobv/{pixUrlAccessToken}`` (``CobVPayload``, a JWS), with ``DPP`` and ``codMun``
-(docs/decisions.md, "Due-date charges (cobv)")."""
+(docs/decisions/due-charges.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What the request structs share: every text field has a documented maximum (decisions §13).
+"""What the request structs share: every text field has a documented maximum.
 
 A typed text field is ``Annotated[str, msgspec.Meta(max_length=N)]``: msgspec enforces it (a 400)
 and the OpenAPI document shows it as ``maxLength``. A leaf taken as decoded (``Any``: ``pixcore``

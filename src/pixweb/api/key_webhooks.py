@@ -1,5 +1,5 @@
 """Webhooks per key, the standard Pix API's ``/webhook``: ``PUT``, ``GET`` and ``DELETE
-/webhook/{chave}``, ``GET /webhook`` (docs/decisions.md, "Webhooks per key").
+/webhook/{chave}``, ``GET /webhook`` (docs/decisions/key-webhooks.md).
 
 Each PIX received on a key with a webhook is POSTed to ``{webhookUrl}/pix`` as the standard's
 ``{"pix": [<Pix>]}``, signed and retried as the deliveries of ``/api/webhooks`` are (docs/webhooks.md).

@@ -1,6 +1,5 @@
 """Payload locations, the standard Pix API's ``/loc``: ``POST /loc``, ``GET /loc``,
-``GET /loc/{id}``, ``DELETE /loc/{id}/txid`` and ``GET /loc/{id}/qrcode`` (docs/decisions.md,
-"Locations (`/loc`)").
+``GET /loc/{id}``, ``DELETE /loc/{id}/txid`` and ``GET /loc/{id}/qrcode`` (docs/decisions/locations.md).
 
 Errors are the standard's ``application/problem+json`` (``PayloadLocationOperacaoInvalida``,
 ``PayloadLocationNaoEncontrado``, ``PayloadLocationConsultaInvalida``); another account's location

@@ -7,7 +7,7 @@ tests/e2e/test_generated_clients.py). ``forbid_unknown_fields``: a key that ``pa
 these structs do not know fails those tests rather than going undocumented.
 
 :data:`NOTIFIED_BY` maps each notification type to the registration ``eventType`` values whose
-URLs receive it (decisions §9); a test checks it against the events' own ``webhook_type``.
+URLs receive it; a test checks it against the events' own ``webhook_type``.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from pixweb.api.refunds import RefundOut
 __all__ = ["API_SCHEMAS", "NOTIFICATIONS", "NOTIFIED_BY", "PING", "Notification", "webhooks_section"]
 
 PING = "PING"
-"""The type of the test notification (``POST /api/webhooks/{id}/test``, decisions §13)."""
+"""The type of the test notification (``POST /api/webhooks/{id}/test``)."""
 
 # msgspec writes these JSON Schema keywords as they are (OpenAPI 3.1 is JSON Schema 2020-12).
 Id = Annotated[int, msgspec.Meta(extra_json_schema={"format": "int64"})]

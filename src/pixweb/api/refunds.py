@@ -1,4 +1,4 @@
-"""Refunds: ``PUT/GET /pix/{e2eid}/devolucao/{id}`` (decisions §7)."""
+"""Refunds: ``PUT/GET /pix/{e2eid}/devolucao/{id}``."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ _STRING = OpenAPIType.STRING
 
 class RefundIn(msgspec.Struct):
     # Taken as decoded: "10.00" must be a string (a number is a 400), checked by RefundRequest,
-    # with each text's maximum (documented here, decisions §13).
+    # with each text's maximum (documented here: every text has a maximum).
     valor: Annotated[
         Any,
         raw('a string with 2 decimals, "10.00"', kind=_STRING, max_length=MAX_AMOUNT_TEXT),

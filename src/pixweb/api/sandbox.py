@@ -1,5 +1,4 @@
-"""The sandbox's routes (decisions §11): the outside world, on demand. Present only when
-the sandbox setting is on."""
+"""The sandbox's routes: the outside world, on demand. Present only when the sandbox setting is on."""
 
 from __future__ import annotations
 

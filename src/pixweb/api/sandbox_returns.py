@@ -1,4 +1,4 @@
-"""The sandbox's returns (decisions §11): the receiver of one of our transfers refunds it, and
+"""The sandbox's returns: the receiver of one of our transfers refunds it, and
 MED cases are opened against receipts and decided. Present only when the sandbox is on."""
 
 from __future__ import annotations

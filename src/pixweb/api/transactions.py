@@ -1,4 +1,4 @@
-"""Transaction queries (decisions §8): ``/api/transactions``, the pix-key list and look-up, and the
+"""Transaction queries: ``/api/transactions``, the pix-key list and look-up, and the
 status record ``/api/pix/transaction/{id}``.
 
 Query parameters arrive as raw strings and are parsed here, once, by ``pixcore.queries``

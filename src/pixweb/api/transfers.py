@@ -1,4 +1,4 @@
-"""``POST /dict/pix``: send a PIX to a key (decisions §5)."""
+"""``POST /dict/pix``: send a PIX to a key."""
 
 from __future__ import annotations
 

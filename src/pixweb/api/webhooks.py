@@ -1,4 +1,4 @@
-"""``/api/webhooks``: registrations, the signing secret, and the deliveries (decisions §9)."""
+"""``/api/webhooks``: registrations, the signing secret, and the deliveries."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Every request runs on the database's clock (decisions 13: the clock is not cached for longer
-than a request).
+"""Every request runs on the database's clock (docs/decisions/sandbox-clock.md: the clock is not cached for
+longer than a request).
 
 Before authentication (token expiry is judged on the service clock), each request reads the
 sandbox clock's offset: one primary-key read of a one-row table. Routes that never read the clock
@@ -13,8 +13,8 @@ verified-token cache) has its certificate's revocation look-up made by the same 
 none. Both reads happen at the start of the request, as before: a revocation committed by any
 process refuses the next request everywhere.
 
-``POST /dict/pix``, when transfers are grouped (issue 17), reads nothing here: its token is
-verified on the clock the process last read (the offset only grows, so a token expired then is
+``POST /dict/pix``, when transfers are grouped (docs/decisions/group-commit.md), reads nothing here: its
+token is verified on the clock the process last read (the offset only grows, so a token expired then is
 expired now), and its certificate status and the clock are read by its BATCH, one statement for
 all the batch's callers, before anything is written (``TransferBatcher``; the token's expiry is
 judged again on the clock that statement read). The pending check waits in the request's scope

@@ -92,7 +92,7 @@ def read_certificate_header(value: str | None) -> CertificateInfo:
             pem = unquote_plus(encoded, errors="strict")
     except UnicodeDecodeError:
         raise MalformedCertificate("the X-SSL-Client-Cert header is not valid URL-encoding") from None
-    if "\x00" in pem:  # text the service cannot store, wherever it is (decisions §13)
+    if "\x00" in pem:  # text the service cannot store, wherever it is
         raise MalformedCertificate("the X-SSL-Client-Cert header contains a NUL character")
     if not pem.startswith(_PEM_BEGIN):
         raise MalformedCertificate("the X-SSL-Client-Cert header is not a URL-encoded PEM certificate")

@@ -1,4 +1,5 @@
-"""A grouped ``POST /dict/pix``'s pending certificate check, in the request's scope (issue 17).
+"""A grouped ``POST /dict/pix``'s pending certificate check, in the request's scope
+(docs/decisions/transfer-batch-write.md).
 
 The clock middleware (``pixweb.sandbox.clock_middleware``) leaves the caller's
 :class:`~pixcore.ports.PendingCredential` here instead of reading its certificate status; the

@@ -1,4 +1,4 @@
-"""Rate limits of the token endpoints and the console sign-in (decisions 13).
+"""Rate limits of the token endpoints and the console sign-in (docs/decisions/token-rate-limits.md).
 
 Token buckets, one per key: a bucket holds at most ``per_minute`` attempts and
 refills at ``per_minute`` per minute, so a caller may spend a burst of that many

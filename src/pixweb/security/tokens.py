@@ -1,4 +1,4 @@
-"""Access tokens: ES256 JWTs bound to the client certificate (decisions §10, RFC 8705).
+"""Access tokens: ES256 JWTs bound to the client certificate (RFC 8705).
 
 The signing key is an EC P-256 key created once under the data folder (or
 given by ``PIX_SIGNING_KEY_FILE``); its public half is published as a JWKS.

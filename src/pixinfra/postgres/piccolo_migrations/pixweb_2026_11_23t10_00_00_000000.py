@@ -2,7 +2,7 @@
 
 Every outside entry now names its institution (``institution``, an ISPB): the
 outside world has one ledger account per institution, and the sum over every
-ledger account, ours and the outside's, is constant (decisions §13). Entries
+ledger account, ours and the outside's, is constant (docs/decisions/ledger.md). Entries
 written before this migration take the institution of their transaction's
 counterpart.
 

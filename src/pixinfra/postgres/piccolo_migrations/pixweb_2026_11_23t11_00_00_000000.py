@@ -1,4 +1,4 @@
-"""The sandbox clock belongs to the operator (decisions 13).
+"""The sandbox clock belongs to the operator (docs/decisions/sandbox-clock.md).
 
 ``accounts.sandbox_admin``: the operator made the account a sandbox administrator
 (``pixweb admin account create --sandbox-admin``); only such an account may move the clock

@@ -1,4 +1,4 @@
-"""The database keeps the ledger honest by itself, whatever the code does (decisions §13).
+"""The database keeps the ledger honest by itself, whatever the code does (docs/decisions/ledger.md).
 
 Three triggers on ``ledger_entries``:
 - ``ledger_entries_balanced``: at COMMIT, the entries of every transaction that

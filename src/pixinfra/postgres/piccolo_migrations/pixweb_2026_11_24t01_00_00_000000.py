@@ -4,8 +4,8 @@ The outbox adapters write the typed event's ``webhook_type`` beside its payload;
 routes by this column and never reads the payload to route. NULL means the event goes to no
 registration.
 
-``outbox_webhook_type(payload)`` holds the rules the notifier applied to a payload until now
-(decisions §9): RECEIVE to ``cash_in``, TRANSFER to ``cash_out``, REFUND to ``refund_in`` when its
+``outbox_webhook_type(payload)`` holds the rules the notifier applied to a payload until then:
+RECEIVE to ``cash_in``, TRANSFER to ``cash_out``, REFUND to ``refund_in`` when its
 ``creditDebitType`` is DEBIT and ``refund_out`` otherwise, MED to ``med_<status>`` for CREATED,
 ACCEPTED and REJECTED; anything else to none. It serves twice, so that no event is routed
 differently across the upgrade:

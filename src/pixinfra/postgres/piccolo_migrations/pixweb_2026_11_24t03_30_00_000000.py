@@ -1,5 +1,5 @@
-"""``webhook_attempts``: one row per attempt of a delivery (decisions §13, "Webhooks: seeing and
-testing deliveries").
+"""``webhook_attempts``: one row per attempt of a delivery (docs/decisions/webhook-deliveries.md,
+"Webhooks: seeing and testing deliveries").
 
 The notifier inserts an attempt in the statement that stores the delivery's outcome, so a
 delivery's ``attempts`` and its rows here never disagree. Nothing here holds a secret or a custom

@@ -1,4 +1,4 @@
-"""Due-date charges (``cobv``) in the ``charges`` table (docs/decisions.md, "Due-date charges (cobv)").
+"""Due-date charges (``cobv``) in the ``charges`` table (docs/decisions/due-charges.md).
 
 A ``cobv`` is a charge of kind ``cobv`` whose terms (the standard's ``calendario`` and ``valor``
 of a ``cobv``, in their wire form) are kept in ``terms``; ``amount`` is its ``valor.original``

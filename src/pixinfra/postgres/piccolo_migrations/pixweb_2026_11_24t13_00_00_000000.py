@@ -1,5 +1,5 @@
-"""The revisions of a charge (the standard's ``GET /cob/{txid}?revisao=N``, docs/decisions.md,
-"Revisions of a charge").
+"""The revisions of a charge (the standard's ``GET /cob/{txid}?revisao=N``,
+docs/decisions/charge-revisions.md).
 
 ``charge_revisions`` keeps each revision of a charge (``cob``, cash-in or ``cobv``) as it was
 written: the columns a revision may change, and the status it left. The adapter writes a row in

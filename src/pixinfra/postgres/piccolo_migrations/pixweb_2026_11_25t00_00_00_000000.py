@@ -1,4 +1,4 @@
-"""The web console's sessions (docs/decisions.md, "Console sessions").
+"""The web console's sessions (docs/decisions/console-sessions.md).
 
 ``id`` is the SHA-256 (hex) of the random token the browser's cookie holds, never the token: a
 copy of the table opens no console. A session is never deleted by the service, only ended

@@ -21,6 +21,9 @@ from pixnotify.sender import build_headers
 
 PIXNOTIFY = Path(sys.executable).parent / "pixnotify"
 SECRET = "whsec_" + "c2VjcmV0LWtleS1vZi10aGUtY3VycmVudC1vbmU="
+# How long a step may take before the test calls it hung: generous, for a loaded machine (a bound,
+# not a timing: every step ends far sooner when nothing is wrong).
+BOUND = 60
 OTHER = "whsec_" + "b3RoZXIta2V5LW9mLWFub3RoZXItYWNjb3VudC0x"
 EVENT = {
     "type": "RECEIVE",
@@ -48,7 +51,7 @@ async def listening(*args: str) -> AsyncIterator[tuple[asyncio.subprocess.Proces
         stderr=asyncio.subprocess.PIPE,
     )
     assert process.stderr is not None
-    ready = (await asyncio.wait_for(process.stderr.readline(), 30)).decode()
+    ready = (await asyncio.wait_for(process.stderr.readline(), BOUND)).decode()
     assert ready.startswith("listening on http://127.0.0.1:"), ready
     url = ready.split()[2]
     try:
@@ -62,21 +65,21 @@ async def listening(*args: str) -> AsyncIterator[tuple[asyncio.subprocess.Proces
 async def send(url: str, secret: str, msg_id: str = "msg_9_3") -> int:
     body = encode_body(EVENT)
     headers = build_headers(msg_id=msg_id, timestamp=int(time.time()), body=body, secrets=[secret], custom={})
-    async with httpx.AsyncClient() as http:
+    async with httpx.AsyncClient(timeout=BOUND) as http:
         return (await http.post(url, content=body, headers=headers)).status_code
 
 
 async def lines(process: asyncio.subprocess.Process, count: int) -> list[str]:
     assert process.stdout is not None
     return [
-        (await asyncio.wait_for(process.stdout.readline(), 10)).decode().rstrip("\n") for _ in range(count)
+        (await asyncio.wait_for(process.stdout.readline(), BOUND)).decode().rstrip("\n") for _ in range(count)
     ]
 
 
 async def stop(process: asyncio.subprocess.Process) -> str:
     """Ctrl-C; what it wrote on stderr after starting."""
     process.send_signal(signal.SIGINT)
-    _, err = await asyncio.wait_for(process.communicate(), 10)
+    _, err = await asyncio.wait_for(process.communicate(), BOUND)
     assert process.returncode == 0
     return err.decode()
 
@@ -139,14 +142,14 @@ async def test_a_request_without_signature_headers_is_401_and_says_which_are_mis
 async def test_count_ends_it_after_that_many_notifications() -> None:
     async with listening("--count", "1") as (process, url):
         assert await send(url, SECRET) == 204
-        assert await asyncio.wait_for(process.wait(), 10) == 0
+        assert await asyncio.wait_for(process.wait(), BOUND) == 0
 
 
 async def test_a_secret_that_is_not_one_is_refused_before_listening() -> None:
     process = await asyncio.create_subprocess_exec(
         str(PIXNOTIFY), "listen", "--port", "0", "--secret", "nope", stderr=asyncio.subprocess.PIPE
     )
-    _, err = await asyncio.wait_for(process.communicate(), 30)
+    _, err = await asyncio.wait_for(process.communicate(), BOUND)
     assert process.returncode == 2
     assert json.loads(err)["error"] == "InvalidSecret"
 
@@ -162,9 +165,9 @@ async def test_auto_prints_for_a_person_when_its_output_is_a_terminal() -> None:
         )
         os.close(its_end)
         assert process.stderr is not None
-        url = (await asyncio.wait_for(process.stderr.readline(), 30)).decode().split()[2]
+        url = (await asyncio.wait_for(process.stderr.readline(), BOUND)).decode().split()[2]
         assert await send(url, SECRET) == 204
-        assert await asyncio.wait_for(process.wait(), 10) == 0
+        assert await asyncio.wait_for(process.wait(), BOUND) == 0
         printed = os.read(terminal, 4096).decode()
     finally:
         os.close(terminal)
@@ -200,10 +203,10 @@ def hostile_request() -> bytes:
 async def test_a_hostile_unsigned_request_prints_escaped_and_marked_on_a_terminal() -> None:
     async with listening("--format", "text") as (process, url):
         reader, writer = await raw_request(url, hostile_request())
-        assert (await asyncio.wait_for(reader.read(), 30)).startswith(b"HTTP/1.0 401")
+        assert (await asyncio.wait_for(reader.read(), BOUND)).startswith(b"HTTP/1.0 401")
         writer.close()
         assert process.stdout is not None
-        raw = await asyncio.wait_for(process.stdout.readline(), 30)
+        raw = await asyncio.wait_for(process.stdout.readline(), BOUND)
         await stop(process)
     line = raw.decode().removesuffix("\n")
     assert [char for char in line if char in RAW_CONTROLS or char == "\n"] == []
@@ -217,7 +220,7 @@ async def test_a_hostile_unsigned_request_prints_escaped_and_marked_on_a_termina
 async def test_a_hostile_unsigned_request_is_a_json_line_with_nothing_raw() -> None:
     async with listening("--json") as (process, url):
         reader, writer = await raw_request(url, hostile_request())
-        assert (await asyncio.wait_for(reader.read(), 30)).startswith(b"HTTP/1.0 401")
+        assert (await asyncio.wait_for(reader.read(), BOUND)).startswith(b"HTTP/1.0 401")
         writer.close()
         (line,) = await lines(process, 1)
         await stop(process)
@@ -239,11 +242,11 @@ async def test_an_idle_connection_does_not_hold_up_a_delivery_sent_after_it() ->
         headers = build_headers(
             msg_id="msg_9_5", timestamp=int(time.time()), body=body, secrets=[SECRET], custom={}
         )
-        async with httpx.AsyncClient(timeout=60) as http:
+        async with httpx.AsyncClient(timeout=BOUND) as http:
             response = await http.post(url, content=body, headers=headers)
         assert response.status_code == 204
         assert process.stdout is not None
-        printed = json.loads(await asyncio.wait_for(process.stdout.readline(), 60))
+        printed = json.loads(await asyncio.wait_for(process.stdout.readline(), BOUND))
         assert (printed["signature"], printed["webhookId"]) == ("ok", "msg_9_5")
         assert "Traceback" not in await stop(process)  # and Ctrl-C does not wait for the idle one
         idle.close()
@@ -252,7 +255,7 @@ async def test_an_idle_connection_does_not_hold_up_a_delivery_sent_after_it() ->
 async def test_a_connection_silent_past_the_read_timeout_is_answered_408() -> None:
     async with listening("--json", "--read-timeout", "0.5") as (process, url):
         reader, writer = await raw_request(url, IDLE)
-        answer = await asyncio.wait_for(reader.read(), 60)
+        answer = await asyncio.wait_for(reader.read(), BOUND)
         writer.close()
         assert "Traceback" not in await stop(process)
     assert answer.startswith(b"HTTP/1.0 408")

@@ -35,8 +35,8 @@ import aiohttp.abc
 import certifi
 
 from pixcore.addresses import embedded_ipv4, is_public_address
-from pixcore.dns import SystemResolver
 from pixcore.webhooks import ALLOW_PRIVATE_VARIABLE
+from pixinfra.dns import SystemResolver
 from pixinfra.settings import NotifierSettings
 from pixnotify.client import (
     AddressRefused,
@@ -79,7 +79,7 @@ def address_kind(address: str) -> str:
 
 
 system_resolver: Resolver = SystemResolver().addresses
-"""The operating system's resolver (``pixcore.dns``, shared with registration): addresses in its
+"""The operating system's resolver (``pixinfra.dns``, shared with registration): addresses in its
 order, each once."""
 
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from pixcore.dns import SystemResolver
 from pixcore.ports import HostResolver
+from pixinfra.dns import SystemResolver
 from pixnotify.transport import system_resolver
 
 TABLE = {"hooks.example.com": ["203.0.113.9", "2001:db8::1", "198.51.100.7", "203.0.113.9"]}

@@ -10,7 +10,6 @@ from litestar.openapi.spec import Example
 from litestar.params import Parameter, QueryParameter
 
 from pixcore.clock import format_timestamp
-from pixcore.dns import SystemResolver
 from pixcore.errors import ServiceBusy
 from pixcore.ports import WebhookProbe
 from pixcore.usecases.webhooks import (
@@ -44,6 +43,7 @@ from pixcore.webhooks import (
     Webhook,
     WebhookSecret,
 )
+from pixinfra.dns import SystemResolver
 from pixweb.api.deps import principal_of, services_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import MAX_SHORT_CODE, Int64, MaybeTimestamp, Timestamp, doc

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import ipaddress
 
-import pixcore.dns
+import pixinfra.dns
 
 
-async def _offline(self: pixcore.dns.SystemResolver, host: str, port: int) -> list[str]:
+async def _offline(self: pixinfra.dns.SystemResolver, host: str, port: int) -> list[str]:
     if host.lower() == "localhost":
         return ["127.0.0.1"]
     try:
@@ -18,4 +18,4 @@ async def _offline(self: pixcore.dns.SystemResolver, host: str, port: int) -> li
         return []
 
 
-pixcore.dns.SystemResolver.resolve = _offline  # type: ignore[method-assign]
+pixinfra.dns.SystemResolver.resolve = _offline  # type: ignore[method-assign]

@@ -1,8 +1,9 @@
 """Name resolution with the operating system's resolver: one implementation for the webhook
 registration check (``HostResolver``) and the notifier's connections (``pixnotify.transport``).
 
-It needs only the standard library, so it lives here, where both ``pixweb`` and ``pixnotify``
-may import it. ``getaddrinfo`` runs in the event loop's thread pool, never blocking the loop.
+It is I/O of the operating system, so it lives in ``pixinfra`` (never in the domain), where both
+``pixweb`` and ``pixnotify`` may import it. ``getaddrinfo`` runs in the event loop's thread pool,
+never blocking the loop.
 """
 
 from __future__ import annotations

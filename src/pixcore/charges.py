@@ -35,7 +35,7 @@ from pixcore.money import (
     parse_amount_string,
     require_positive,
 )
-from pixcore.validation import collect
+from pixcore.validation import ABSENT, Absent, collect
 
 if TYPE_CHECKING:
     from pixcore.due_charges import DueTerms
@@ -161,15 +161,6 @@ class Debtor:
     name: str
     document: str
     kind: DocumentKind
-
-
-class Absent(enum.Enum):
-    """The marker of a field left out of a request (``null`` is given, and may be refused)."""
-
-    ABSENT = "absent"
-
-
-ABSENT = Absent.ABSENT
 
 
 @dataclass(frozen=True, slots=True)

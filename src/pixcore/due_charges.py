@@ -31,7 +31,6 @@ from typing import NoReturn
 from zoneinfo import ZoneInfo
 
 from pixcore.business_days import business_days_between, next_business_day
-from pixcore.charges import ABSENT
 from pixcore.due_terms import (
     DEFAULT_DAYS_AFTER_DUE,
     HUNDRED_PERCENT,
@@ -49,7 +48,7 @@ from pixcore.due_terms import (
 )
 from pixcore.errors import DueChargeClosed, ValidationError
 from pixcore.money import AMOUNT_STRING_PATTERN, MAX_CENTS, format_amount_string, parse_amount_string
-from pixcore.validation import collect
+from pixcore.validation import ABSENT, collect
 
 __all__ = [
     "DEFAULT_DAYS_AFTER_DUE",

@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable
 from typing import TypeVar
 
 from pixcore.errors import ValidationError
 
-__all__ = ["collect"]
+__all__ = ["ABSENT", "Absent", "collect"]
 
 T = TypeVar("T")
+
+
+class Absent(enum.Enum):
+    """The marker of a field left out of a request (``null`` is given, and may be refused)."""
+
+    ABSENT = "absent"
+
+
+ABSENT = Absent.ABSENT
 
 
 def collect(problems: list[str], field: str, parse: Callable[[], T]) -> T | None:

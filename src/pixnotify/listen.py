@@ -251,13 +251,16 @@ def serve(
             out.write(line)
             out.flush()
 
-    previous = signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM stops it as Ctrl-C does
+    # SIGTERM stops it as Ctrl-C does; and Ctrl-C stops it even when started with SIGINT ignored (a
+    # shell's background job inherits that, and Python then leaves it ignored).
+    previous = {signum: signal.signal(signum, _interrupt) for signum in (signal.SIGTERM, signal.SIGINT)}
     try:
         handler = _handler(secret, report, read_timeout)
         with _Server6((host, port), handler) if ":" in host else _Server((host, port), handler) as server:
             _run(server, count, ready, lambda: received)
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler_before in previous.items():
+            signal.signal(signum, handler_before)
     return received
 
 

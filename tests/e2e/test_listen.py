@@ -154,6 +154,19 @@ async def test_a_secret_that_is_not_one_is_refused_before_listening() -> None:
     assert json.loads(err)["error"] == "InvalidSecret"
 
 
+async def test_ctrl_c_stops_it_even_when_started_with_sigint_ignored() -> None:
+    """A background job of a shell starts with SIGINT ignored, which Python keeps: listen still
+    stops on it, as on Ctrl-C."""
+    ignoring = signal.signal(signal.SIGINT, signal.SIG_IGN)  # inherited by the child, as from a shell
+    try:
+        async with listening() as (process, url):
+            assert await send(url, SECRET) == 204
+            await lines(process, 1)
+            assert "Traceback" not in await stop(process)
+    finally:
+        signal.signal(signal.SIGINT, ignoring)
+
+
 async def test_auto_prints_for_a_person_when_its_output_is_a_terminal() -> None:
     terminal, its_end = os.openpty()
     try:

@@ -10,7 +10,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from pixcore.errors import InvalidAmount
@@ -134,13 +134,15 @@ def test_any_decimal_text_with_more_than_two_decimals_is_refused(
     zeros=st.integers(0, 30),
     form=st.sampled_from(["plain", "exponent", "reais"]),
 )
+@example(cents=0, zeros=1, form="exponent")
 def test_any_decimal_text_with_at_most_two_decimals_is_its_exact_centavos(
     cents: int, zeros: int, form: str
 ) -> None:
     if form == "plain":
         text = format_amount_string(cents) + "0" * zeros  # "1234.50", "1234.50000"
     elif form == "exponent":
-        text = f"{cents}{'0' * zeros}E-{2 + zeros}"  # "123450E-2", "1234500E-3"
+        # "123450E-2", "1234500E-3"; zero is "0E-3" (JSON allows no leading zero: "00E-3" is malformed)
+        text = f"{cents}{'0' * zeros}E-{2 + zeros}" if cents else f"0E-{2 + zeros}"
     else:
         reais, centavos = divmod(cents, 100)
         text = f"{reais}.{centavos:02d}".rstrip("0").rstrip(".") or "0"  # "1234.5", "1234"

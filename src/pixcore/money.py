@@ -63,7 +63,9 @@ def parse_amount_number(value: object) -> int:
     if isinstance(value, bool):
         raise InvalidAmount(details=["amount must be a number"])
     if isinstance(value, int):
-        if value < 0 or value > MAX_CENTS // 100:
+        if value < 0:
+            raise InvalidAmount(details=["amount must not be negative"])
+        if value > MAX_CENTS // 100:
             raise InvalidAmount(details=["amount out of range"])
         return value * 100
     if isinstance(value, float):

@@ -26,13 +26,24 @@ from litestar.typing import FieldDefinition
 __all__ = ["DecimalAsNumber", "PixRequest", "PixResponse", "decode_body", "encode_json"]
 
 _ENCODER = msgspec.json.Encoder(enc_hook=default_serializer, decimal_format="number")
-_BODY = msgspec.json.Decoder(float_hook=Decimal)  # integers stay int; 1.5, 1e2, 1.5E1 are Decimal
+
+
+def _number(text: str) -> Decimal | int:
+    """A JSON number with a fraction or an exponent: the ``int`` of a whole one below 10**19
+    (``618.0``, ``1e2``: an integer field takes it, as it took the float), else the exact
+    ``Decimal`` of its text (a bigger one stays a ``Decimal``: no huge integer is built)."""
+    value = Decimal(text)
+    if value.adjusted() < 19 and value == value.to_integral_value():
+        return int(value)
+    return value
+
+
+_BODY = msgspec.json.Decoder(float_hook=_number)  # never a float
 
 
 def decode_body(body: bytes) -> Any:
-    """A JSON request body, untyped: a number with a fraction or an exponent is the exact
-    ``Decimal`` of its text, never a float (an integer is an ``int``). ``msgspec.DecodeError``
-    when it is not JSON."""
+    """A JSON request body, untyped: a number is an ``int`` when whole (below 10**19), else the exact
+    ``Decimal`` of its text, never a float. ``msgspec.DecodeError`` when it is not JSON."""
     return _BODY.decode(body)
 
 

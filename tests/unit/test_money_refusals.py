@@ -22,7 +22,7 @@ PATTERN = "amount must match ^[0-9]{1,10}\\.[0-9]{2}$"
     [
         (True, "amount must be a number"),
         ("10.00", "amount must be a number"),
-        (-1, "amount out of range"),
+        (-1, "amount must not be negative"),
         (10_000_000_000, "amount out of range"),
         (10.123, "amount must have at most 2 decimals"),
         (Decimal("NaN"), "amount must be finite"),

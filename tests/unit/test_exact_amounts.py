@@ -162,3 +162,21 @@ def test_a_json_number_is_refused_or_exactly_its_value_in_centavos(number: Decim
     else:
         with pytest.raises(InvalidAmount):
             _cents(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("618.0", 618), ("1e2", 100), ("-5.00", -5), ("9999999999999999999.0", 9999999999999999999)],
+)
+def test_a_whole_number_written_with_a_fraction_or_exponent_is_an_int(text: str, value: int) -> None:
+    """An integer field takes ``618.0`` as it took the float it once was."""
+    decoded = decode_body(text.encode())
+    assert type(decoded) is int
+    assert decoded == value
+
+
+@pytest.mark.parametrize("text", ["1e19", "1.5", "1e400"])
+def test_a_fraction_or_a_huge_number_stays_an_exact_decimal(text: str) -> None:
+    decoded = decode_body(text.encode())
+    assert isinstance(decoded, Decimal)
+    assert decoded == Decimal(text)

@@ -23,11 +23,17 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Generic, TypeVar
 
-__all__ = ["Gatherer", "GroupCommit", "Waiting"]
+__all__ = ["Gatherer", "GroupCommit", "Waiting", "settle"]
 
 K = TypeVar("K", bound=Hashable)
 I = TypeVar("I")  # noqa: E741 - the item a request brings
 R = TypeVar("R")
+
+
+def settle(settled: asyncio.Future[None] | None) -> None:
+    """Say that a request's outcome is final (once; None: nobody asked to know)."""
+    if settled is not None and not settled.done():
+        settled.set_result(None)
 
 
 @dataclass(slots=True)
@@ -52,8 +58,7 @@ class Waiting(Generic[I, R]):
             self.answer.set_result(outcome)
 
     def settle(self) -> None:
-        if self.settled is not None and not self.settled.done():
-            self.settled.set_result(None)
+        settle(self.settled)
 
 
 @dataclass(slots=True)
@@ -155,8 +160,7 @@ class GroupCommit(ABC, Generic[K, I, R]):
             try:
                 return await self._alone(key, item)
             finally:
-                if settled is not None and not settled.done():
-                    settled.set_result(None)
+                settle(settled)
         return await self._gatherer.submit(key, item, settled)
 
     @abstractmethod

@@ -72,7 +72,7 @@ from pixcore.ports import (
     UnitOfWorkFactory,
 )
 from pixcore.transfers import DirectoryEntry, TransferRequest
-from pixcore.usecases.group_commit import GroupCommit, Waiting
+from pixcore.usecases.group_commit import GroupCommit, Waiting, settle
 from pixcore.usecases.transfers import (
     CreatedTransfer,
     check_destination,
@@ -245,14 +245,9 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
             except asyncio.CancelledError:
                 # Its caller went away before it was queued: nothing of it is written, so the next
                 # request of the key waits only for the one ahead.
-                ahead.add_done_callback(lambda _: self._settle(settled))
+                ahead.add_done_callback(lambda _: settle(settled))
                 raise
         return await self._submit(account_id, item, settled)
-
-    @staticmethod
-    def _settle(settled: asyncio.Future[None]) -> None:
-        if not settled.done():
-            settled.set_result(None)
 
     def _released(self, keyed: tuple[int, uuid.UUID], settled: asyncio.Future[None]) -> None:
         if self._keyed.get(keyed) is settled:

@@ -30,8 +30,8 @@ from urllib.parse import quote
 import asyncpg
 import httpx
 
+from pixcore.accounts.accounts_service import link_certificate, open_account
 from pixcore.clock import SystemClock
-from pixcore.usecases import link_certificate, open_account
 from pixinfra.persistence.uow import PostgresUnitOfWork
 from pixinfra.postgres.database import with_database
 from pixinfra.runtime import database_ready

@@ -76,7 +76,7 @@ from _servers import (
     loaded_account,
 )
 
-from pixcore.queries import (
+from pixcore.queries.rules import (
     PIX_KEY_TOTAL_CAP,
     ListKind,
     classify_identifier,

@@ -49,7 +49,7 @@ import uvloop
 from _figures import Figure, add_summary_option, write_summary  # bench/ is on sys.path
 from _servers import add_database_options, bench_database, child, cpu_seconds, free_port, postgres_server
 
-from pixcore.webhook_delivery import encode_body
+from pixcore.webhooks.delivery import encode_body
 from pixinfra.postgres.database import database_name
 
 TARGET_RATIO = 0.8

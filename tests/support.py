@@ -18,10 +18,10 @@ from urllib.parse import quote
 import asyncpg
 import httpx
 
-from pixcore.accounts import OpenedAccount
+from pixcore.accounts.accounts_service import link_certificate, open_account
+from pixcore.accounts.rules import OpenedAccount
 from pixcore.clock import SystemClock
 from pixcore.documents import cpf_check_digits
-from pixcore.usecases import link_certificate, open_account
 from pixinfra.persistence.uow import PostgresUnitOfWork
 from pixinfra.postgres.database import with_database
 from pixinfra.postgres.pool import Database

@@ -33,7 +33,7 @@ COLOURS = {
 
 
 def node_of(module: str, packages: set[str]) -> str:
-    """``pixweb.api.charges`` and ``pixweb.api`` -> ``pixweb.api``; ``pixweb.app`` -> ``pixweb``
+    """``pixweb.charges.cob`` and ``pixweb.api`` -> ``pixweb.api``; ``pixweb.app`` -> ``pixweb``
     (the top-level modules of a package, together)."""
     parts = module.split(".")
     if len(parts) >= 3 or (len(parts) == 2 and module in packages):

@@ -1,7 +1,8 @@
 """pixcore: the PIX domain, free of any framework.
 
 Money, documents, keys and identifiers; accounts and their balances; the ports
-(``pixcore.ports``) that persistence and the outside world implement; the use
+(``pixcore.unit_of_work``, and the ``ports`` module of each feature) that persistence
+and the outside world implement; the use
 cases (``pixcore.usecases``); in-memory fakes of every port for tests
 (``pixcore.testing``). It depends on nothing of the web stack, so a project can
 embed it with ``pip install pixservice`` (no extras).
@@ -9,7 +10,7 @@ embed it with ``pip install pixservice`` (no extras).
 
 from __future__ import annotations
 
-from pixcore.accounts import (
+from pixcore.accounts.rules import (
     Account,
     Balance,
     CertificateInfo,

@@ -60,12 +60,12 @@ def _crc_table() -> tuple[int, ...]:
 _TABLE = _crc_table()
 
 
-def crc16(data: str) -> str:
-    """CRC16-CCITT-FALSE (poly ``0x1021``, init ``0xFFFF``) of ASCII ``data``, 4 upper-case hex digits."""
-    if not data.isascii():
+def crc16(text: str) -> str:
+    """CRC16-CCITT-FALSE (poly ``0x1021``, init ``0xFFFF``) of ASCII ``text``, 4 upper-case hex digits."""
+    if not text.isascii():
         raise _fail("only ASCII characters are allowed")
     crc = 0xFFFF
-    for byte in data.encode("ascii"):
+    for byte in text.encode("ascii"):
         crc = ((crc << 8) & 0xFFFF) ^ _TABLE[(crc >> 8) ^ byte]
     return f"{crc:04X}"
 

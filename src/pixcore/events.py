@@ -26,11 +26,11 @@ from typing import Any, ClassVar, assert_never
 
 from pixcore.clock import format_timestamp
 from pixcore.documents import mask_document
-from pixcore.med import MedReason, MedStatus
 from pixcore.money import cents_to_decimal, format_amount_string
-from pixcore.refunds import Refund, RefundStatus
-from pixcore.transfers import SpiError
-from pixcore.webhooks import EventType
+from pixcore.refunds.med import MedReason, MedStatus
+from pixcore.refunds.rules import Refund, RefundStatus
+from pixcore.transfers.rules import SpiError
+from pixcore.webhooks.rules import EventType
 
 __all__ = [
     "CURRENCY",
@@ -194,7 +194,7 @@ def _payment(amount: int) -> dict[str, Any]:
 
 def standard_pix_item(event: KeyPixEvent) -> dict[str, Any]:
     """The standard's ``Pix`` of a PIX just received, keys as ``GET /pix/{e2eid}`` writes them
-    (``pixweb.api.charges.pix_out``: a unit test holds the two equal)."""
+    (``pixweb.charges.cob.pix_out``: a unit test holds the two equal)."""
     item: dict[str, Any] = {
         "endToEndId": event.end_to_end_id,
         "valor": format_amount_string(event.amount),
@@ -209,7 +209,7 @@ def standard_pix_item(event: KeyPixEvent) -> dict[str, Any]:
 
 def standard_refund_item(refund: Refund) -> dict[str, Any]:
     """The standard's ``Devolucao`` of a refund, keys as ``GET /pix/{e2eid}`` writes them
-    (``pixweb.api.refunds.refund_out``: a unit test holds the two equal)."""
+    (``pixweb.refunds.refunds.refund_out``: a unit test holds the two equal)."""
     times = {"solicitacao": format_timestamp(refund.requested_at)}
     if refund.status is RefundStatus.DEVOLVIDO and refund.finished_at is not None:
         times["liquidacao"] = format_timestamp(refund.finished_at)

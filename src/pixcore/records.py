@@ -7,8 +7,8 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
-from pixcore.accounts import Counterpart
-from pixcore.transfers import Priority, TransferState
+from pixcore.accounts.rules import Counterpart
+from pixcore.transfers.rules import Priority, TransferState
 
 __all__ = ["NewTransaction", "NewTransfer", "TransactionStatus", "TransactionType", "Transfer"]
 

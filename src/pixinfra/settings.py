@@ -109,7 +109,7 @@ def _check_pem(variable: str, path: Path) -> None:
 
 
 LOCATION_ID_LENGTH = 32
-DUE_LOCATION = "cobv/"  # a due-date charge's payload is at {prefix}cobv/<id> (pixcore.usecases.charges)
+DUE_LOCATION = "cobv/"  # a due-date charge's payload is at {prefix}cobv/<id> (pixcore.charges.cob_service)
 MAX_LOCATION = 77  # a BR Code URL (26-25) holds at most 77 characters
 
 

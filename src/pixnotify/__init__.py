@@ -3,7 +3,7 @@
 It reads the transactional outbox: each event becomes one delivery per active registration of its
 type (fan-out), then each delivery is signed (Standard Webhooks), sent and retried on its own
 schedule until delivered or failed. See :mod:`pixnotify.worker` for the loop; its tables are
-reached through the ``pixcore.ports.DeliveryStore`` port (on PostgreSQL:
+reached through the ``pixcore.webhooks.ports.DeliveryStore`` port (on PostgreSQL:
 :mod:`pixinfra.persistence.deliveries`, the adapters' package the API uses too).
 
 It imports neither Litestar nor ``pixweb``: what it shares with the API (settings, the database,

@@ -305,7 +305,7 @@ def listen(  # noqa: PLR0917 - click passes each option by keyword; the signatur
     control characters always print escaped. Ctrl-C stops it.
     See docs/webhooks.md.
     """
-    from pixcore.webhook_delivery import secret_key
+    from pixcore.webhooks.delivery import secret_key
     from pixnotify.listen import serve
 
     if not secret:

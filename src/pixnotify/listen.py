@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
-from pixcore.webhook_delivery import sign
+from pixcore.webhooks.delivery import sign
 from pixnotify.visible import json_text, quoted, visible
 
 __all__ = [

@@ -22,8 +22,8 @@ from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import CollectorRegistry, Counter, ProcessCollector, start_http_server
 
-from pixcore.webhook_delivery import Verdict
-from pixcore.webhooks import DeliveryStatus
+from pixcore.webhooks.delivery import Verdict
+from pixcore.webhooks.rules import DeliveryStatus
 
 __all__ = ["RESULTS", "DeliveryMetrics", "result_of", "serve_metrics"]
 

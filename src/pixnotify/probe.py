@@ -1,10 +1,10 @@
-""":class:`HttpProbe`: the ``pixcore.ports.WebhookProbe`` port, the test event of
+""":class:`HttpProbe`: the ``pixcore.webhooks.ports.WebhookProbe`` port, the test event of
 ``POST /api/webhooks/{id}/test``.
 
 It sends with what the notifier sends with: an HTTP client of :func:`pixnotify.transport.make_webhook_client`
 (the address guard, no redirects, no proxies) and the Standard Webhooks headers of
 :func:`pixnotify.sender.build_headers`, the body encoded as every notification is
-(:func:`pixcore.webhook_delivery.encode_body`). One attempt within the notifier's timeout; the
+(:func:`pixcore.webhooks.delivery.encode_body`). One attempt within the notifier's timeout; the
 outcome is answered, not stored, and never retried.
 """
 
@@ -14,8 +14,8 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 
 from pixcore.clock import Clock, SystemClock
-from pixcore.ports import ProbeResult, WebhookProbe
-from pixcore.webhook_delivery import encode_body
+from pixcore.webhooks.delivery import encode_body
+from pixcore.webhooks.ports import ProbeResult, WebhookProbe
 from pixinfra.settings import NotifierSettings, Settings
 from pixnotify.sender import build_headers, post
 from pixnotify.transport import Resolver, make_webhook_client, system_resolver

@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 from datetime import datetime
 
-from pixcore.ports import DeliveryStore
-from pixcore.webhook_delivery import Attempted, Claim, Verdict
+from pixcore.webhooks.delivery import Attempted, Claim, Verdict
+from pixcore.webhooks.ports import DeliveryStore
 
 __all__ = ["Recorder"]
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
-from pixcore.webhook_delivery import MAX_RESPONSE_BODY, signature_header
+from pixcore.webhooks.delivery import MAX_RESPONSE_BODY, signature_header
 from pixnotify.client import Answer, Client, ConnectFailed, DeliveryError
 from pixnotify.failures import Target, describe_error
 

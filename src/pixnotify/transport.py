@@ -1,7 +1,7 @@
 """The HTTP client of the notifier: it connects only to public addresses, the ones it checked.
 
 A receiver's host name is resolved when a connection is opened, every address it resolves to is
-checked (``pixcore.addresses.is_public_address``, the rule of registration too) unless private
+checked (``pixcore.webhooks.addresses.is_public_address``, the rule of registration too) unless private
 addresses are allowed, and the connection goes to one of the checked addresses. The name is not
 resolved a second time, so a DNS answer that changes between the check and the connection (DNS
 rebinding) cannot point the request elsewhere. TLS still verifies the certificate against the host
@@ -34,8 +34,8 @@ import aiohttp
 import aiohttp.abc
 import certifi
 
-from pixcore.addresses import embedded_ipv4, is_public_address
-from pixcore.webhooks import ALLOW_PRIVATE_VARIABLE
+from pixcore.webhooks.addresses import embedded_ipv4, is_public_address
+from pixcore.webhooks.rules import ALLOW_PRIVATE_VARIABLE
 from pixinfra.dns import SystemResolver
 from pixinfra.settings import NotifierSettings
 from pixnotify.client import (

@@ -30,9 +30,9 @@ from urllib.parse import urlsplit
 from prometheus_client import CollectorRegistry
 
 from pixcore.clock import Clock, SystemClock, format_timestamp
-from pixcore.ports import DeliveryStore
-from pixcore.webhook_delivery import Attempted, Claim, Verdict, encode_body, judge
-from pixcore.webhooks import DeliveryStatus
+from pixcore.webhooks.delivery import Attempted, Claim, Verdict, encode_body, judge
+from pixcore.webhooks.ports import DeliveryStore
+from pixcore.webhooks.rules import DeliveryStatus
 from pixinfra.persistence.deliveries import PostgresDeliveryStore, listen_for_events
 from pixinfra.postgres.availability import FailureStreak, database_unavailable
 from pixinfra.postgres.clock import ClockKeeper

@@ -14,31 +14,22 @@ from litestar.middleware.base import DefineMiddleware
 from litestar.openapi.spec import Components, SecurityScheme
 
 from pixcore.clock import SystemClock
-from pixcore.ports import WebhookProbe
+from pixcore.webhooks.ports import WebhookProbe
 from pixinfra.postgres.pool import Database
 from pixinfra.postgres.supervisor import supervising
 from pixinfra.runtime import DeliveryLoop, database_ready
 from pixinfra.settings import Settings, get_settings
+from pixweb.accounts.balance import BalanceController
+from pixweb.accounts.tokens import AuthController
 from pixweb.allow import answer_options
-from pixweb.api.auth import AuthController
-from pixweb.api.balance import BalanceController
-from pixweb.api.cashin import CashInController
-from pixweb.api.charges import ChargeController, PayloadController
-from pixweb.api.due_batches import DueBatchController
-from pixweb.api.due_charges import DueChargeController
-from pixweb.api.due_payload import DuePayloadController
-from pixweb.api.health import HealthController, MetricsController
-from pixweb.api.key_webhooks import KeyWebhookController
-from pixweb.api.locations import LocationController
-from pixweb.api.received import ReceivedPixController
-from pixweb.api.refunds import RefundController
-from pixweb.api.sandbox import SandboxController
-from pixweb.api.sandbox_returns import SandboxReturnsController
-from pixweb.api.transactions import TransactionController
-from pixweb.api.transfers import TransferController
-from pixweb.api.webhooks import WebhookController, WebhookDeliveryController, WebhookSecretController
 from pixweb.auth import BearerAuthMiddleware
 from pixweb.body_errors import AllBodyErrors
+from pixweb.charges.batches import DueBatchController
+from pixweb.charges.cashin import CashInController
+from pixweb.charges.cob import ChargeController, PayloadController
+from pixweb.charges.cobv import DueChargeController
+from pixweb.charges.cobv_payload import DuePayloadController
+from pixweb.charges.locations import LocationController
 from pixweb.console.routes import CONSOLE_PATHS, console_handlers, console_templates
 from pixweb.edge import TextGuard
 from pixweb.errors import exception_handlers
@@ -49,10 +40,19 @@ from pixweb.observability import (
     configure_logging,
     counting_transfers,
 )
+from pixweb.observability.health import HealthController, MetricsController
 from pixweb.openapi import PixOpenAPIConfig
 from pixweb.reference import assets_router, reference_page
+from pixweb.refunds.refunds import RefundController
 from pixweb.sandbox.clock_middleware import SharedClockMiddleware
+from pixweb.sandbox.returns import SandboxReturnsController
+from pixweb.sandbox.routes import SandboxController
 from pixweb.services import Services
+from pixweb.transfers.received import ReceivedPixController
+from pixweb.transfers.transactions import TransactionController
+from pixweb.transfers.transfers import TransferController
+from pixweb.webhooks.key_webhooks import KeyWebhookController
+from pixweb.webhooks.webhooks import WebhookController, WebhookDeliveryController, WebhookSecretController
 from pixweb.wire import DecimalAsNumber, PixRequest, PixResponse
 from pixweb.workers import settlement_loop
 

@@ -24,11 +24,12 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import asyncpg
 import click
 
-from pixcore.accounts import CertificateInfo
+from pixcore.accounts.accounts_service import link_certificate, open_account
+from pixcore.accounts.credentials_service import revoke_certificate, revoke_secret, rotate_secret
+from pixcore.accounts.rules import CertificateInfo
 from pixcore.clock import SystemClock, format_timestamp
 from pixcore.errors import PixError
-from pixcore.ports import WebhookProbe
-from pixcore.usecases import link_certificate, open_account, revoke_certificate, revoke_secret, rotate_secret
+from pixcore.webhooks.ports import WebhookProbe
 from pixinfra.logs import configure_logging
 from pixinfra.persistence.uow import PostgresUnitOfWork
 from pixinfra.postgres.database import (
@@ -47,7 +48,7 @@ from pixweb.security.secrets import Argon2Hasher
 if TYPE_CHECKING:
     from litestar import Litestar
 
-    from pixcore.console_sessions import ConsoleSession
+    from pixcore.accounts.sessions import ConsoleSession
 
 __all__ = ["Composition", "compose_app", "compose_worker_app", "main", "worker_app"]
 
@@ -559,7 +560,7 @@ def admin_token(account_id: int, cert_file: Path | None, key_file: Path | None, 
     import shlex
     from urllib.parse import quote
 
-    from pixcore.usecases.auth import TOKEN_LIFETIME_SECONDS, issue_operator_token
+    from pixcore.accounts.token_service import TOKEN_LIFETIME_SECONDS, issue_operator_token
     from pixweb.security.tokens import JwtIssuer, load_or_create_signing_key
 
     if (cert_file is None) != (key_file is None):
@@ -740,7 +741,7 @@ def _session_out(found: ConsoleSession) -> dict[str, Any]:
 def session_list(account_id: int) -> None:
     """Print the account's console sessions not ended (idle ones too), newest first, as
     {"sessions": [...]}; ``id`` is what ``session end --id`` takes (a hash, not the cookie)."""
-    from pixcore.usecases.console_sessions import open_sessions
+    from pixcore.accounts.sessions_service import open_sessions
 
     async def action(_: Settings, database: Database) -> dict[str, Any]:
         found = await open_sessions(partial(PostgresUnitOfWork, database), account_id=account_id)
@@ -755,7 +756,7 @@ def session_list(account_id: int) -> None:
 def session_end(account_id: int | None, session_id: str | None) -> None:
     """End console sessions: every one of an account, or one by its id. Their browsers get the
     sign-in page on their next request."""
-    from pixcore.usecases.console_sessions import end_account_sessions, end_session
+    from pixcore.accounts.sessions_service import end_account_sessions, end_session
 
     if (account_id is None) == (session_id is None):
         _fail("InvalidArguments", "give exactly one of --account and --id")

@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from pixcore.accounts import OpenedAccount
+from pixcore.accounts.accounts_service import link_certificate, open_account
+from pixcore.accounts.ports import SecretHasher
+from pixcore.accounts.rules import OpenedAccount
 from pixcore.clock import SystemClock
 from pixcore.errors import DuplicatePixKey
-from pixcore.ports import SecretHasher, UnitOfWorkFactory
-from pixcore.usecases import link_certificate, open_account
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.settings import Settings
 from pixweb.security.certificates import create_self_signed, write_private
 

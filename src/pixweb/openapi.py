@@ -11,7 +11,7 @@ said here, when the document is first built (lazily, on the first request for it
   (``X-SSL-Client-Cert``) are required, and a header is text, never null;
 * an integer in a path is a database id: ``format: int64``;
 * the ``webhooks`` section (OpenAPI 3.1): every notification the service sends
-  (:mod:`pixweb.api.notifications`), its body's schemas added to the components.
+  (:mod:`pixweb.webhooks.notifications`), its body's schemas added to the components.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import OpenAPI
 
-from pixweb.api.notifications import webhooks_section
+from pixweb.webhooks.notifications import webhooks_section
 
 __all__ = ["CompletedOpenAPI", "PixOpenAPIConfig", "complete"]
 

@@ -6,16 +6,18 @@ from dataclasses import dataclass
 from datetime import timedelta
 from functools import partial
 
+from pixcore.accounts.ports import SecretHasher
+from pixcore.accounts.sessions_service import ConsoleSessions
 from pixcore.clock import SystemClock
-from pixcore.ports import KeyDirectory, SecretHasher, UnitOfWorkFactory
-from pixcore.queries import TransactionQueries
-from pixcore.usecases.charge_batch import ChargePaymentBatcher
-from pixcore.usecases.console_sessions import ConsoleSessions
-from pixcore.usecases.receipt_batch import ReceiptBatcher
-from pixcore.usecases.transfer_batch import TransferBatcher
+from pixcore.group_commit.charge_payments import ChargePaymentBatcher
+from pixcore.group_commit.receipts import ReceiptBatcher
+from pixcore.group_commit.transfers import TransferBatcher
+from pixcore.queries.rules import TransactionQueries
+from pixcore.transfers.ports import KeyDirectory
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.persistence.queries import PostgresTransactionQueries
 from pixinfra.persistence.revocation import BatchCertificateCheck, PostgresCertificateStatus
-from pixinfra.persistence.transfer_batch import PostgresTransferBatchStore
+from pixinfra.persistence.transfer_groups import PostgresTransferBatchStore
 from pixinfra.persistence.uow import PostgresUnitOfWork
 from pixinfra.postgres.pool import Database
 from pixinfra.settings import Settings

@@ -12,11 +12,11 @@ import contextlib
 import logging
 from datetime import timedelta
 
-from pixcore.console_sessions import LIFETIME
-from pixcore.ports import UnitOfWorkFactory
-from pixcore.usecases.charges import sweep_expired_charges
-from pixcore.usecases.refunds import process_due_refunds
-from pixcore.usecases.settlement_batch import settle_batches
+from pixcore.accounts.sessions import LIFETIME
+from pixcore.charges.cob_service import sweep_expired_charges
+from pixcore.group_commit.settlement import settle_batches
+from pixcore.refunds.refund_service import process_due_refunds
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.postgres.availability import FailureStreak
 from pixinfra.postgres.pool import Database
 from pixweb.services import Services
@@ -77,7 +77,7 @@ async def settlement_loop(
     ``settle_with`` is the unit of work transfers are settled in (default ``services.uow``); the
     app passes one that counts the transfers it finishes (``pixweb.observability.settlement``).
     Due transfers are settled up to ``PIX_TRANSFER_BATCH_SIZE`` in one transaction
-    (``pixcore.usecases.settlement_batch``).
+    (``pixcore.group_commit.settlement``).
 
     A failed round is logged and retried; while the database is unreachable the wait between
     rounds doubles up to ``MAX_BACKOFF`` seconds (one warning per outage, not one per round),

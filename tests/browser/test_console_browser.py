@@ -26,7 +26,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.wait import WebDriverWait
 
-from pixcore.console_sessions import session_id
+from pixcore.accounts.sessions import session_id
 from pixweb.console.session import COOKIE
 from tests.browser.conftest import SCREENSHOTS, Console
 from tests.integration.receiver import running_receiver

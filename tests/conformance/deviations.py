@@ -185,7 +185,7 @@ REFUSED_ON_PURPOSE = [
 EMPTY_IS_ABSENT = frozenset(
     {"GET /cob", "GET /pix", "GET /cobv", "GET /webhook", "GET /lotecobv", "GET /loc"}
 )
-"""pixcore.standard_queries: in the list queries an empty value (``?cpf=``) is the same as no
+"""pixcore.queries.standard: in the list queries an empty value (``?cpf=``) is the same as no
 value, as HTML forms send them; the standard's patterns refuse the empty text. A 2xx to negative
 data of these operations is forgiven only when every value that breaks its schema is empty."""
 

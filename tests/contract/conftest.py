@@ -25,11 +25,13 @@ import asyncpg
 import pytest
 
 from pixcore.clock import ManualClock
-from pixcore.ports import DeliveryStore, TransferBatchStore, UnitOfWorkFactory
+from pixcore.group_commit.ports import TransferBatchStore
 from pixcore.testing import InMemoryDeliveryStore, InMemoryStore, InMemoryTransferBatchStore, IntegrityError
-from pixcore.webhooks import Delivery
+from pixcore.unit_of_work import UnitOfWorkFactory
+from pixcore.webhooks.ports import DeliveryStore
+from pixcore.webhooks.rules import Delivery
 from pixinfra.persistence.deliveries import PostgresDeliveryStore
-from pixinfra.persistence.transfer_batch import PostgresTransferBatchStore
+from pixinfra.persistence.transfer_groups import PostgresTransferBatchStore
 from pixinfra.postgres.pool import Database
 from tests.contract.delivery_rows import MemoryRows, PostgresRows, Rows
 from tests.support import migrated_by_command, opened_database, scratch_database

@@ -18,7 +18,7 @@ import asyncpg
 
 from pixcore.testing import InMemoryDeliveryStore
 from pixcore.testing.deliveries import EPOCH
-from pixcore.webhooks import Delivery, DeliveryAttempt, EventType, Webhook
+from pixcore.webhooks.rules import Delivery, DeliveryAttempt, EventType, Webhook
 from pixinfra.persistence.webhooks import DEACTIVATE_WEBHOOK, delivery_from_row, webhook_from_row
 
 __all__ = ["MemoryRows", "PostgresRows", "Rows"]

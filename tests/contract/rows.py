@@ -6,12 +6,12 @@ import hashlib
 import uuid
 from datetime import UTC, datetime, timedelta
 
-from pixcore.accounts import Account, CertificateInfo, Counterpart, NewAccount
+from pixcore.accounts.rules import Account, CertificateInfo, Counterpart, NewAccount
 from pixcore.keys import PixKey, PixKeyType
 from pixcore.ledger import receive
-from pixcore.ports import UnitOfWork
 from pixcore.records import NewTransaction, NewTransfer, TransactionStatus, TransactionType
-from pixcore.transfers import Priority
+from pixcore.transfers.rules import Priority
+from pixcore.unit_of_work import UnitOfWork
 from tests.support import random_cpf
 
 ISPB = "99999999"

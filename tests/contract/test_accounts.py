@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from pixcore.accounts import Account, ClientCredential, LinkedCertificate
+from pixcore.accounts.rules import Account, ClientCredential, LinkedCertificate
 from pixcore.errors import CertificateInUse, DuplicatePixKey
 from pixcore.keys import PixKey, PixKeyType, new_evp
 from tests.contract.conftest import Backend

@@ -12,9 +12,8 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from pixcore.charges import Charge, ChargeKind, ChargeStatus, Debtor, NewCharge
-from pixcore.documents import DocumentKind
-from pixcore.due_charges import (
+from pixcore.charges.cob import Charge, ChargeKind, ChargeStatus, Debtor, NewCharge
+from pixcore.charges.cobv import (
     DiscountDateFields,
     DiscountFields,
     DueCalendarFields,
@@ -24,8 +23,9 @@ from pixcore.due_charges import (
     parse_due_terms,
     payer_day,
 )
+from pixcore.documents import DocumentKind
 from pixcore.errors import DuplicateCharge, DuplicateExternalId
-from pixcore.standard_queries import parse_charge_query
+from pixcore.queries.standard import parse_charge_query
 from tests.contract.conftest import Backend
 from tests.contract.rows import FAR, T0, add_account, e2e, receipt
 from tests.support import random_cpf

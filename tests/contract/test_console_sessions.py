@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from pixcore.console_sessions import ConsoleSession, new_token, session_id
+from pixcore.accounts.sessions import ConsoleSession, new_token, session_id
 from tests.contract.conftest import Backend
 from tests.contract.rows import T0, add_account
 

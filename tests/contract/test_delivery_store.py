@@ -12,8 +12,7 @@ from typing import Any
 
 import pytest
 
-from pixcore.ports import DeliveryStore
-from pixcore.webhook_delivery import (
+from pixcore.webhooks.delivery import (
     GONE_REASON,
     INACTIVE_REASON,
     MAX_REASON,
@@ -23,7 +22,8 @@ from pixcore.webhook_delivery import (
     Verdict,
     message_id,
 )
-from pixcore.webhooks import DeliveryAttempt, DeliveryStatus, EventType
+from pixcore.webhooks.ports import DeliveryStore
+from pixcore.webhooks.rules import DeliveryAttempt, DeliveryStatus, EventType
 from tests.contract.delivery_rows import Rows
 
 NOW = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)

@@ -9,10 +9,10 @@ from datetime import timedelta
 
 import pytest
 
-from pixcore.charges import ChargeKind
-from pixcore.due_batches import BatchItem, BatchItemStatus, DueBatch, Refusal
+from pixcore.charges.batches import BatchItem, BatchItemStatus, DueBatch, Refusal
+from pixcore.charges.cob import ChargeKind
 from pixcore.errors import DuplicateBatch
-from pixcore.standard_queries import parse_batch_query, parse_charge_query
+from pixcore.queries.standard import parse_batch_query, parse_charge_query
 from tests.contract.conftest import Backend
 from tests.contract.rows import T0, add_account
 from tests.contract.test_charges import _due_terms, _new_charge

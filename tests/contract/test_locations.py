@@ -9,10 +9,10 @@ from datetime import timedelta
 
 import pytest
 
-from pixcore.charges import ChargeKind
+from pixcore.charges.cob import ChargeKind
+from pixcore.charges.locations import Location, LocationType, NewLocation
 from pixcore.errors import LocationTaken
-from pixcore.locations import Location, LocationType, NewLocation
-from pixcore.standard_queries import parse_location_query
+from pixcore.queries.standard import parse_location_query
 from tests.contract.conftest import Backend
 from tests.contract.rows import FAR, T0, add_account
 from tests.contract.test_charges import _due_terms, _new_charge

@@ -14,14 +14,14 @@ from datetime import timedelta
 
 import pytest
 
-from pixcore.accounts import Balance
+from pixcore.accounts.rules import Balance
 from pixcore.errors import InsufficientFunds
 from pixcore.events import Holder, ReceiveEvent
 from pixcore.ledger import Bucket, Entry, Posting, receive, release, reserve, settle_in, settle_out
-from pixcore.ports import IdempotencyRecord
 from pixcore.records import TransactionStatus, TransactionType
-from pixcore.refunds import Original
-from pixcore.transfers import TransferState
+from pixcore.refunds.rules import Original
+from pixcore.transfers.ports import IdempotencyRecord
+from pixcore.transfers.rules import TransferState
 from tests.contract.conftest import Backend
 from tests.contract.rows import (
     FAR,

@@ -9,11 +9,11 @@ import uuid
 
 import pytest
 
-from pixcore.accounts import Balance
+from pixcore.accounts.rules import Balance
 from pixcore.errors import InsufficientFunds
 from pixcore.events import Holder, ReceiveEvent
 from pixcore.ledger import reserve
-from pixcore.ports import IdempotencyRecord
+from pixcore.transfers.ports import IdempotencyRecord
 from tests.contract.conftest import Backend
 from tests.contract.rows import T0, add_account, e2e, funded, new_transfer, receipt, withdrawal
 

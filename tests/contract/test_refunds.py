@@ -13,11 +13,11 @@ from datetime import timedelta
 import pytest
 
 from pixcore.errors import DuplicateMedCase
-from pixcore.med import MedCase, MedReason, MedStatus, NewMedCase
-from pixcore.ports import UnitOfWork
+from pixcore.queries.standard import parse_received_query
 from pixcore.records import TransactionStatus, TransactionType
-from pixcore.refunds import NewRefund, Refund, RefundKind, RefundNature, RefundStatus
-from pixcore.standard_queries import parse_received_query
+from pixcore.refunds.med import MedCase, MedReason, MedStatus, NewMedCase
+from pixcore.refunds.rules import NewRefund, Refund, RefundKind, RefundNature, RefundStatus
+from pixcore.unit_of_work import UnitOfWork
 from tests.contract.conftest import Backend
 from tests.contract.rows import T0, add_account, e2e, new_transfer, receipt, withdrawal
 

@@ -16,11 +16,11 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 
 from pixcore.clock import ManualClock
-from pixcore.ports import UnitOfWorkFactory
-from pixcore.queries import DayFlow, ListKind, TransactionQueries, parse_list_query
+from pixcore.queries.query_service import daily_flows, latest_transactions, list_transactions
+from pixcore.queries.rules import DayFlow, ListKind, TransactionQueries, parse_list_query
 from pixcore.records import NewTransaction, TransactionStatus, TransactionType
 from pixcore.testing import InMemoryStore, InMemoryTransactionQueries
-from pixcore.usecases.queries import daily_flows, latest_transactions, list_transactions
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.persistence.queries import PostgresTransactionQueries
 from tests.contract.rows import T0, add_account, receipt, withdrawal
 

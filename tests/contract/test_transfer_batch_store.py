@@ -11,10 +11,11 @@ from datetime import UTC, datetime
 
 import pytest
 
-from pixcore.accounts import Balance
+from pixcore.accounts.rules import Balance
+from pixcore.group_commit.ports import TransferReservation
 from pixcore.ledger import receive, reserve
-from pixcore.ports import IdempotencyRecord, TransferReservation
 from pixcore.records import NewTransfer
+from pixcore.transfers.ports import IdempotencyRecord
 from tests.contract.conftest import Backend
 from tests.contract.rows import OUTSIDE, T0, funded, new_transfer, receipt, withdrawal
 

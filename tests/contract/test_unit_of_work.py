@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pixcore.accounts import Balance
+from pixcore.accounts.rules import Balance
 from tests.contract.conftest import Backend
 from tests.contract.rows import add_account, new_account
 

@@ -10,8 +10,15 @@ from datetime import timedelta
 
 import pytest
 
-from pixcore.ports import UnitOfWork
-from pixcore.webhooks import Delivery, DeliveryStatus, EventType, NewWebhook, Webhook, new_webhook_secret
+from pixcore.unit_of_work import UnitOfWork
+from pixcore.webhooks.rules import (
+    Delivery,
+    DeliveryStatus,
+    EventType,
+    NewWebhook,
+    Webhook,
+    new_webhook_secret,
+)
 from tests.contract.conftest import Backend
 from tests.contract.rows import FAR, T0, add_account
 

@@ -19,10 +19,10 @@ from typing import Any
 import msgspec
 from argon2 import PasswordHasher
 
-from pixcore.usecases import open_account
-from pixcore.usecases.charges import sweep_expired_charges
-from pixcore.usecases.refunds import process_due_refunds
-from pixcore.usecases.settlement_batch import settle_batches
+from pixcore.accounts.accounts_service import open_account
+from pixcore.charges.cob_service import sweep_expired_charges
+from pixcore.group_commit.settlement import settle_batches
+from pixcore.refunds.refund_service import process_due_refunds
 from pixweb.security.certificates import create_self_signed
 from pixweb.security.secrets import Argon2Hasher
 from tests.e2e.money_compare import differences

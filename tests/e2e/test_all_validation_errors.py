@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from pixcore.transfers import MAX_EXPIRATION
-from pixcore.webhooks import REGISTRABLE
+from pixcore.transfers.rules import MAX_EXPIRATION
+from pixcore.webhooks.rules import REGISTRABLE
 from pixweb.api.fields import MAX_CLIENT_SECRET
 from tests.e2e.conftest import Api
 from tests.support import bearer, new_client

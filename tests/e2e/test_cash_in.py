@@ -15,8 +15,8 @@ import pytest
 import zxingcpp
 
 from pixcore import brcode
+from pixcore.charges.cob_service import sweep_expired_charges
 from pixcore.clock import parse_timestamp
-from pixcore.usecases.charges import sweep_expired_charges
 from tests.e2e.conftest import Api
 from tests.support import Client, bearer, fetch_rows, ledger_report, new_client, pg_uow, random_cpf
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from pixcore.business_days import next_business_day
-from pixcore.due_charges import payer_day
+from pixcore.charges.cobv import payer_day
 from tests.e2e.conftest import Api
 from tests.support import Client, bearer, fetch_rows, new_client, random_cpf
 

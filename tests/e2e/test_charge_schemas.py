@@ -24,7 +24,7 @@ import yaml
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT4
 
-from pixcore.usecases.refunds import process_due_refunds
+from pixcore.refunds.refund_service import process_due_refunds
 from tests.e2e.conftest import Api
 from tests.support import bearer, new_client, pg_uow, random_cpf
 

@@ -13,7 +13,7 @@ import jwt
 import pytest
 
 from pixcore import brcode
-from pixcore.usecases.charges import sweep_expired_charges
+from pixcore.charges.cob_service import sweep_expired_charges
 from tests.e2e.conftest import Api
 from tests.support import Client, bearer, fetch_rows, ledger_report, new_client, pg_uow, random_cpf
 

@@ -23,7 +23,7 @@ from referencing.jsonschema import DRAFT4
 
 from pixcore import brcode
 from pixcore.business_days import next_business_day
-from pixcore.due_charges import PAYER_ZONE, payer_day
+from pixcore.charges.cobv import PAYER_ZONE, payer_day
 from tests.e2e.conftest import Api
 from tests.e2e.test_charge_schemas import URI, _document
 from tests.e2e.test_console import csrf_of, sign_in

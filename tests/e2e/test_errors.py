@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from pixweb.api import balance as balance_api
+from pixweb.accounts import balance as balance_api
 from tests.e2e.conftest import Api
 from tests.support import bearer, new_client
 

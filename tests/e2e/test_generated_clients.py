@@ -30,7 +30,7 @@ import httpx
 import jsonschema
 import pytest
 
-from pixcore.webhooks import REGISTRABLE, EventType
+from pixcore.webhooks.rules import REGISTRABLE, EventType
 from tests.e2e.test_readme import ROOT
 from tests.integration.receiver import Receiver, running_receiver
 from tests.support import free_port, new_client, process_env, random_cpf, serving

@@ -7,8 +7,8 @@ from __future__ import annotations
 import uuid
 from decimal import Decimal
 
-from pixcore.usecases.refunds import process_due_refunds
-from pixcore.usecases.transfers import settle_due
+from pixcore.refunds.refund_service import process_due_refunds
+from pixcore.transfers.transfer_service import settle_due
 from tests.e2e.conftest import Api
 from tests.e2e.test_refunds import balance, put_refund, receive, refund_id
 from tests.support import Client, bearer, fetch_rows, ledger_report, new_client, pg_uow

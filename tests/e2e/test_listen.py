@@ -16,7 +16,7 @@ from pathlib import Path
 
 import httpx
 
-from pixcore.webhook_delivery import encode_body
+from pixcore.webhooks.delivery import encode_body
 from pixnotify.sender import build_headers
 
 PIXNOTIFY = Path(sys.executable).parent / "pixnotify"

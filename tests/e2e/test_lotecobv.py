@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from pixcore.due_batches import MAX_CHARGES
+from pixcore.charges.batches import MAX_CHARGES
 from tests.e2e.conftest import Api
 from tests.e2e.test_cobv import _balance, _cobv_validator, _due, _pay, _txid, cobv
 from tests.support import Client, bearer, new_client

@@ -14,8 +14,8 @@ import jsonschema
 import msgspec
 import pytest
 
-import pixweb.api
-from pixcore.webhooks import EventType
+import pixweb
+from pixcore.webhooks.rules import EventType
 from tests.e2e.conftest import Api
 from tests.e2e.test_webhooks_api import fake_getaddrinfo
 from tests.support import bearer, new_client
@@ -147,7 +147,7 @@ def test_no_two_structs_of_the_api_share_a_name() -> None:
     """Litestar would prefix colliding names with their module, and generators drop the pair."""
     names = Counter(
         cls.__name__
-        for info in pkgutil.iter_modules(pixweb.api.__path__, "pixweb.api.")
+        for info in pkgutil.walk_packages(pixweb.__path__, "pixweb.")
         for cls in vars(importlib.import_module(info.name)).values()
         if isinstance(cls, type) and issubclass(cls, msgspec.Struct) and cls.__module__ == info.name
     )

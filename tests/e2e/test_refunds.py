@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from pixcore.usecases.refunds import process_due_refunds
-from pixcore.usecases.transfers import settle_due
+from pixcore.refunds.refund_service import process_due_refunds
+from pixcore.transfers.transfer_service import settle_due
 from tests.e2e.conftest import Api
 from tests.support import (
     Client,

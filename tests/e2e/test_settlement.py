@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pixcore.clock import SystemClock
 from pixcore.documents import mask_document
-from pixcore.usecases.transfers import settle_due
+from pixcore.transfers.transfer_service import settle_due
 from tests.e2e.conftest import Api, running_api
 from tests.support import (
     add_external_key,

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from pixcore.usecases.settlement_batch import settle_batches
-from pixcore.usecases.transfers import settle_due
+from pixcore.group_commit.settlement import settle_batches
+from pixcore.transfers.transfer_service import settle_due
 from tests.e2e.conftest import Api
 from tests.support import add_external_key, bearer, fetch_rows, fund, ledger_report, new_client, pg_uow
 
@@ -80,7 +80,7 @@ async def test_several_batched_loops_finish_a_mixed_burst_each_transfer_once(
     assert await _balance(api, auth) == (Decimal("60.00"), Decimal("40.00"))
 
     api.clock.advance(api.settings.norm_delay_seconds + 1)
-    caplog.set_level(logging.WARNING, "pixcore.usecases.settlement_batch")
+    caplog.set_level(logging.WARNING, "pixcore.group_commit.settlement")
     finished = await asyncio.gather(
         *(
             settle_batches(pg_uow, api.clock, size=size, limit=limit)
@@ -90,7 +90,7 @@ async def test_several_batched_loops_finish_a_mixed_burst_each_transfer_once(
     rest = await _drain(api)  # a loop with a small limit may leave some for the next round
 
     assert sum(finished) + rest == 40, (finished, rest)
-    fell_back = [r.getMessage() for r in caplog.records if r.name == "pixcore.usecases.settlement_batch"]
+    fell_back = [r.getMessage() for r in caplog.records if r.name == "pixcore.group_commit.settlement"]
     assert fell_back == []  # the groups committed as groups: none fell back to one by one
     rows = await fetch_rows(
         migrated_database,

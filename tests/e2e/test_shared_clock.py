@@ -12,8 +12,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from pixcore.accounts.token_service import TOKEN_LIFETIME_SECONDS
 from pixcore.clock import parse_timestamp
-from pixcore.usecases.auth import TOKEN_LIFETIME_SECONDS
 from tests.faults.processes import ApiProcess, run_cli, service_env
 from tests.support import certificate_header, random_cpf
 

@@ -9,8 +9,8 @@ import asyncio
 import uuid
 from typing import Any
 
-from pixcore.usecases.refunds import process_due_refunds
-from pixcore.usecases.transfers import settle_due
+from pixcore.refunds.refund_service import process_due_refunds
+from pixcore.transfers.transfer_service import settle_due
 from tests.e2e.conftest import Api
 from tests.e2e.test_charge_schemas import validator
 from tests.e2e.test_refunds import put_refund, receive, refund_id

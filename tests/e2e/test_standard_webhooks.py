@@ -22,7 +22,7 @@ import pytest
 from pixcore.clock import SystemClock
 from pixcore.keys import parse_pix_key
 from pixcore.testing import StaticResolver
-from pixcore.usecases.key_webhooks import parse_key_webhook, set_key_webhook
+from pixcore.webhooks.key_webhook_service import parse_key_webhook, set_key_webhook
 from pixinfra.settings import Settings
 from tests.e2e.conftest import Api, running_api
 from tests.e2e.test_charge_schemas import validator

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from pixcore.usecases.transfers import settle_due
+from pixcore.transfers.transfer_service import settle_due
 from tests.e2e.conftest import Api
 from tests.support import (
     Client,

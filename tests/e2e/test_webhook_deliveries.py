@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from pixcore.clock import SystemClock, parse_timestamp
-from pixcore.webhook_delivery import encode_body
+from pixcore.webhooks.delivery import encode_body
 from pixinfra.settings import Settings
 from tests.e2e.conftest import Api, running_api
 from tests.e2e.test_webhooks_api import assert_error, register, seed_deliveries, signed_in

@@ -16,7 +16,7 @@ from pathlib import Path
 import asyncpg
 import httpx
 
-from pixcore.webhooks import REGISTRABLE
+from pixcore.webhooks.rules import REGISTRABLE
 from tests.faults.load import Account, Load, add_external_key, open_account, sign_in
 from tests.faults.processes import ApiProcess, NotifierProcess, run_cli, service_env
 from tests.integration.receiver import Receiver

@@ -11,7 +11,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from pixcore.webhooks import REGISTRABLE
+from pixcore.webhooks.rules import REGISTRABLE
 from tests.fuzz.service import HOOK, Target
 from tests.support import random_cpf
 

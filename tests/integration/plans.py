@@ -10,8 +10,8 @@ from typing import Any
 
 import asyncpg
 
+from pixcore.accounts.accounts_service import open_account
 from pixcore.testing import PlainHasher
-from pixcore.usecases import open_account
 from tests.support import pg_uow, random_cpf
 
 MODES = ["force_custom_plan", "force_generic_plan"]

@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import asyncpg
 
-from pixcore.charges import ChargeKind, ChargeStatus, NewCharge
+from pixcore.charges.cob import ChargeKind, ChargeStatus, NewCharge
 from pixinfra.postgres.piccolo_migrations import pixweb_2026_11_24t13_00_00_000000 as revisions_migration
 from tests.contract.rows import FAR, add_account, e2e, receipt
 from tests.support import pg_uow

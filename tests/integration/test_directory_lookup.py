@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import uuid
 
+from pixcore.accounts.accounts_service import open_account
 from pixcore.keys import parse_pix_key
 from pixcore.testing import PlainHasher
-from pixcore.transfers import DirectoryEntry
-from pixcore.usecases import open_account
+from pixcore.transfers.rules import DirectoryEntry
 from pixinfra.postgres.pool import Database
 from pixweb.sandbox.directory import SandboxDirectory
 from tests.support import pg_uow, random_cpf

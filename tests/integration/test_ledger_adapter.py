@@ -17,15 +17,15 @@ import asyncpg
 import pytest
 
 from pixcore import ledger
-from pixcore.accounts import Balance, Counterpart
+from pixcore.accounts.accounts_service import get_balance, open_account
+from pixcore.accounts.rules import Balance, Counterpart
 from pixcore.clock import ManualClock
 from pixcore.errors import InsufficientFunds
 from pixcore.keys import PixKey, PixKeyType
 from pixcore.ledger import Posting
 from pixcore.records import NewTransaction, TransactionStatus, TransactionType
 from pixcore.testing import PlainHasher
-from pixcore.usecases import get_balance, open_account
-from pixcore.usecases.receipts import receive_payment
+from pixcore.transfers.receipt_service import receive_payment
 from pixinfra.persistence.uow import PostgresUnitOfWork
 from tests.support import pg_uow, random_cpf
 

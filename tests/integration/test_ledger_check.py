@@ -24,13 +24,13 @@ import asyncpg
 import pytest
 
 from pixcore import ledger
-from pixcore.accounts import Counterpart
+from pixcore.accounts.accounts_service import open_account
+from pixcore.accounts.rules import Counterpart
 from pixcore.clock import ManualClock
 from pixcore.keys import PixKey, PixKeyType
 from pixcore.records import NewTransaction, TransactionStatus, TransactionType
 from pixcore.testing import PlainHasher
-from pixcore.usecases import open_account
-from pixcore.usecases.receipts import receive_payment
+from pixcore.transfers.receipt_service import receive_payment
 from pixinfra.persistence.ledger_check import check_ledger
 from tests.support import pg_uow, random_cpf
 

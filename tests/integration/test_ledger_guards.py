@@ -11,9 +11,9 @@ import asyncpg
 import pytest
 
 from pixcore import ledger
+from pixcore.accounts.accounts_service import open_account
 from pixcore.records import NewTransaction, TransactionStatus, TransactionType
 from pixcore.testing import PlainHasher
-from pixcore.usecases import open_account
 from pixinfra.persistence.ledger_check import check_ledger
 from tests.support import pg_uow, random_cpf
 

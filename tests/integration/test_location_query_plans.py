@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncpg
 import pytest
 
-from pixcore.standard_queries import parse_location_query
+from pixcore.queries.standard import parse_location_query
 from pixinfra.persistence.locations import location_search_statements
 from tests.integration.plans import MODES, assert_list_reads_indexes, populated_account, window
 

@@ -25,8 +25,8 @@ import asyncpg
 import pytest
 
 from pixcore.clock import ManualClock
-from pixcore.webhook_delivery import message_id
-from pixcore.webhooks import EventType
+from pixcore.webhooks.delivery import message_id
+from pixcore.webhooks.rules import EventType
 from pixinfra.persistence.deliveries import PostgresDeliveryStore, queue_status
 from pixinfra.settings import NotifierSettings
 from pixnotify import Notifier

@@ -18,7 +18,7 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.parser import text_string_to_metric_families
 
 from pixcore.clock import ManualClock
-from pixcore.webhooks import EventType
+from pixcore.webhooks.rules import EventType
 from pixinfra.persistence.deliveries import PostgresDeliveryStore
 from pixinfra.settings import NotifierSettings
 from pixnotify import Notifier

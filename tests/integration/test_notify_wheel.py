@@ -22,8 +22,8 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from pixcore.webhook_delivery import message_id
-from pixcore.webhooks import EventType
+from pixcore.webhooks.delivery import message_id
+from pixcore.webhooks.rules import EventType
 from tests.integration.receiver import Receiver, running_receiver
 from tests.integration.test_notifier import Tables, new_secret, transfer
 from tests.support import process_env, scratch_database

@@ -14,6 +14,7 @@ from decimal import Decimal
 import asyncpg
 import pytest
 
+from pixcore.accounts.accounts_service import open_account
 from pixcore.events import (
     Event,
     Holder,
@@ -25,11 +26,10 @@ from pixcore.events import (
     TransferEvent,
     payload,
 )
-from pixcore.med import MedReason, MedStatus
+from pixcore.refunds.med import MedReason, MedStatus
 from pixcore.testing import PlainHasher
-from pixcore.transfers import SpiError
-from pixcore.usecases import open_account
-from pixcore.webhooks import REGISTRABLE
+from pixcore.transfers.rules import SpiError
+from pixcore.webhooks.rules import REGISTRABLE
 from pixinfra.postgres.piccolo_migrations import pixweb_2026_11_24t01_00_00_000000 as route_migration
 from tests.support import pg_uow, random_cpf
 

@@ -24,11 +24,11 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 import pytest
 
-from pixcore.accounts import Balance, CertificateInfo, LinkedCertificate, OpenedAccount
+from pixcore.accounts.accounts_service import get_balance, link_certificate, open_account
+from pixcore.accounts.rules import Balance, CertificateInfo, LinkedCertificate, OpenedAccount
 from pixcore.clock import SystemClock
 from pixcore.errors import DuplicatePixKey
 from pixcore.testing import PlainHasher
-from pixcore.usecases import get_balance, link_certificate, open_account
 from pixinfra.postgres.database import migrate, with_database
 from tests.support import pg_uow, random_cpf, run_database
 

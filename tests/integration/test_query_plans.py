@@ -17,7 +17,8 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 import pytest
 
-from pixcore.queries import (
+from pixcore.accounts.accounts_service import open_account
+from pixcore.queries.rules import (
     PIX_KEY_TOTAL_CAP,
     ListKind,
     TransactionView,
@@ -25,7 +26,6 @@ from pixcore.queries import (
     parse_list_query,
 )
 from pixcore.testing import PlainHasher
-from pixcore.usecases import open_account
 from pixinfra.persistence.charges import RECENT
 from pixinfra.persistence.queries import COLUMNS, daily_flows_statement, find_statement, list_statement
 from tests.integration.plans import MODES, plan_nodes, scans

@@ -11,13 +11,13 @@ from typing import Any
 
 import asyncpg
 
-from pixcore.accounts import Counterpart
+from pixcore.accounts.accounts_service import open_account
+from pixcore.accounts.rules import Counterpart
 from pixcore.clock import ManualClock
+from pixcore.group_commit.receipts import ReceiptBatcher
 from pixcore.keys import PixKey, PixKeyType
 from pixcore.testing import PlainHasher
-from pixcore.usecases import open_account
-from pixcore.usecases.receipt_batch import ReceiptBatcher
-from pixcore.usecases.receipts import Receipt, receive_payment
+from pixcore.transfers.receipt_service import Receipt, receive_payment
 from tests.support import pg_uow, random_cpf
 
 CLOCK = ManualClock(datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC))

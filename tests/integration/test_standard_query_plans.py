@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 import asyncpg
 import pytest
 
-from pixcore.standard_queries import parse_charge_query, parse_received_query
+from pixcore.queries.standard import parse_charge_query, parse_received_query
 from pixinfra.persistence.charges import search_statements
 from pixinfra.persistence.refunds import received_statements
 from tests.integration.plans import MODES, assert_list_reads_indexes, populated_account, window

@@ -25,7 +25,7 @@ import trustme
 
 from pixcore.clock import ManualClock
 from pixcore.testing import InMemoryDeliveryStore
-from pixcore.webhooks import DeliveryStatus, EventType
+from pixcore.webhooks.rules import DeliveryStatus, EventType
 from pixinfra.settings import NotifierSettings
 from pixnotify import Notifier
 from tests.integration.receiver import running_receiver

@@ -25,7 +25,7 @@ import httpx
 
 from pixcore import brcode
 from pixcore.identifiers import new_end_to_end_id
-from pixcore.usecases.transfers import settle_due
+from pixcore.transfers.transfer_service import settle_due
 from pixinfra.settings import Settings
 from pixweb.app import create_app
 from tests.e2e.conftest import Api

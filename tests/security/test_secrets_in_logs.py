@@ -18,10 +18,10 @@ from urllib.parse import quote
 
 import pytest
 
+from pixcore.accounts.accounts_service import link_certificate, open_account
 from pixcore.clock import SystemClock
-from pixcore.usecases import link_certificate, open_account
-from pixcore.usecases.transfers import settle_due
-from pixweb.api import balance as balance_api
+from pixcore.transfers.transfer_service import settle_due
+from pixweb.accounts import balance as balance_api
 from pixweb.security.certificates import create_self_signed
 from tests.e2e.conftest import Api
 from tests.security.conftest import all_logs, log_text

@@ -29,7 +29,7 @@ import pytest
 
 from pixcore.clock import ManualClock
 from pixcore.errors import InvalidWebhook
-from pixcore.webhooks import is_public_address, parse_webhook_url
+from pixcore.webhooks.rules import is_public_address, parse_webhook_url
 from pixinfra.persistence.deliveries import PostgresDeliveryStore
 from pixinfra.postgres.database import with_database
 from pixinfra.postgres.pool import Database

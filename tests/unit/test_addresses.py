@@ -1,4 +1,4 @@
-"""The one rule of which addresses may receive a webhook (``pixcore.addresses``)."""
+"""The one rule of which addresses may receive a webhook (``pixcore.webhooks.addresses``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pixcore.addresses import embedded_ipv4, is_public_address
+from pixcore.webhooks.addresses import embedded_ipv4, is_public_address
 from tests.address_ranges import NON_GLOBAL, PUBLIC
 
 CASES = [(name, address) for name, addresses in NON_GLOBAL.items() for address in addresses]

@@ -19,8 +19,8 @@ import pytest
 import pixnotify.worker
 from pixcore.clock import ManualClock
 from pixcore.testing import InMemoryDeliveryStore
-from pixcore.webhook_delivery import MAX_RESPONSE_BODY, Attempted, Verdict
-from pixcore.webhooks import DeliveryAttempt, DeliveryStatus, EventType
+from pixcore.webhooks.delivery import MAX_RESPONSE_BODY, Attempted, Verdict
+from pixcore.webhooks.rules import DeliveryAttempt, DeliveryStatus, EventType
 from pixinfra.settings import NotifierSettings
 from pixnotify import Notifier
 from pixnotify.client import ConnectionClosed, TimedOut

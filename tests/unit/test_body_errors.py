@@ -14,7 +14,7 @@ from typing import Annotated, Any, Union, get_args, get_origin
 import msgspec
 import pytest
 
-import pixweb.api
+import pixweb
 from pixcore.clock import SystemClock
 from pixcore.errors import ValidationError
 from pixweb.body_errors import body_errors, problems_of, rules_of
@@ -245,7 +245,7 @@ def _structs_in(annotation: Any) -> list[type[msgspec.Struct]]:
 
 def _api_structs() -> set[type[msgspec.Struct]]:
     found: set[type[msgspec.Struct]] = set()
-    for info in pkgutil.iter_modules(pixweb.api.__path__, "pixweb.api."):
+    for info in pkgutil.walk_packages(pixweb.__path__, "pixweb."):
         for value in vars(importlib.import_module(info.name)).values():
             if inspect.isclass(value) and issubclass(value, msgspec.Struct):
                 found.add(value)

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from pixcore.accounts import Balance, Counterpart
-from pixcore.charges import (
+from pixcore.accounts.rules import Balance, Counterpart
+from pixcore.charges.cob import (
     CalendarFields,
     CashInRequest,
     ChargeFields,
@@ -19,18 +19,18 @@ from pixcore.charges import (
     ChargeRequest,
     ValueFields,
 )
-from pixcore.clock import ManualClock
-from pixcore.records import TransactionStatus
-from pixcore.testing import InMemoryStore, InMemoryTransactions, PlainHasher, StaticResolver, ledger_check
-from pixcore.usecases.charge_batch import ChargePaymentBatcher
-from pixcore.usecases.charges import (
+from pixcore.charges.cob_service import (
     IMMEDIATE_KINDS,
     ChargePayment,
     create_cash_in,
     create_charge,
     pay_charge,
 )
-from pixcore.usecases.key_webhooks import parse_key_webhook, set_key_webhook
+from pixcore.clock import ManualClock
+from pixcore.group_commit.charge_payments import ChargePaymentBatcher
+from pixcore.records import TransactionStatus
+from pixcore.testing import InMemoryStore, InMemoryTransactions, PlainHasher, StaticResolver, ledger_check
+from pixcore.webhooks.key_webhook_service import parse_key_webhook, set_key_webhook
 from tests.unit.usecase_helpers import OTHER_CNPJ, OTHER_CPF, open_test_account
 
 PREFIX = "pix.example.com/qr/v2/"

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pixcore.charges import (
+from pixcore.charges.cob import (
     ABSENT,
     CalendarFields,
     Charge,
@@ -23,10 +23,10 @@ from pixcore.charges import (
     InfoFields,
     ValueFields,
 )
+from pixcore.charges.cob_service import ReceivedPix
 from pixcore.errors import ValidationError
-from pixcore.refunds import Refund, RefundKind, RefundNature
-from pixcore.usecases.charges import ReceivedPix
-from pixweb.api.charges import CobIn, charge_fields, charge_out, charge_payload
+from pixcore.refunds.rules import Refund, RefundKind, RefundNature
+from pixweb.charges.cob import CobIn, charge_fields, charge_out, charge_payload
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 REQUEST_KEYS = ("calendario", "valor", "chave", "devedor", "solicitacaoPagador", "infoAdicionais")

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pixcore import brcode
-from pixcore.charges import (
+from pixcore.charges.cob import (
     CashInRequest,
     Charge,
     ChargeKind,
@@ -25,7 +25,7 @@ from pixcore.charges import (
 )
 from pixcore.documents import DocumentKind
 from pixcore.errors import AmountMismatch, InvalidAmount, InvalidTransition, ValidationError
-from pixweb.api.charges import CobIn, charge_fields, charge_payload
+from pixweb.charges.cob import CobIn, charge_fields, charge_payload
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 TERMINAL = [s for s in ChargeStatus if s is not ChargeStatus.ATIVA]

@@ -9,13 +9,13 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
+from pixcore.accounts.accounts_service import open_account
+from pixcore.accounts.sessions import IDLE, LIFETIME, ConsoleSession, SessionState, judge, session_id
+from pixcore.accounts.sessions_service import ConsoleSessions, Opened
 from pixcore.clock import ManualClock
-from pixcore.console_sessions import IDLE, LIFETIME, ConsoleSession, SessionState, judge, session_id
 from pixcore.errors import InvalidPixKey, ValidationError
-from pixcore.queries import DayFlow
+from pixcore.queries.rules import DayFlow
 from pixcore.testing import InMemoryStore, PlainHasher
-from pixcore.usecases import open_account
-from pixcore.usecases.console_sessions import ConsoleSessions, Opened
 from pixweb.console.chart import daily_chart
 from pixweb.console.session import ConsoleSession as WebSession
 from pixweb.console.web import FormErrors, safe_next

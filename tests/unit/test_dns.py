@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pixcore.ports import HostResolver
+from pixcore.webhooks.ports import HostResolver
 from pixinfra.dns import SystemResolver
 from pixnotify.transport import system_resolver
 

@@ -9,11 +9,13 @@ from typing import Any
 
 import pytest
 
-from pixcore.charges import DebtorFields
+from pixcore.accounts.accounts_service import open_account
+from pixcore.charges.batch_service import BatchChange, BatchCharge, create_due_batch, revise_due_batch
+from pixcore.charges.batches import MAX_CHARGES, BatchItemStatus, BatchRequest, Refusal
+from pixcore.charges.cob import DebtorFields
+from pixcore.charges.cobv import DueCalendarFields, DueValueFields, payer_day
+from pixcore.charges.cobv_requests import DueChargeFields, DueRevisionFields, DueValueChange
 from pixcore.clock import ManualClock
-from pixcore.due_batches import MAX_CHARGES, BatchItemStatus, BatchRequest, Refusal
-from pixcore.due_charges import DueCalendarFields, DueValueFields, payer_day
-from pixcore.due_requests import DueChargeFields, DueRevisionFields, DueValueChange
 from pixcore.errors import (
     BatchNotFound,
     Conflict,
@@ -24,8 +26,6 @@ from pixcore.errors import (
     ValidationError,
 )
 from pixcore.testing import InMemoryStore, PlainHasher
-from pixcore.usecases.accounts import open_account
-from pixcore.usecases.due_batches import BatchChange, BatchCharge, create_due_batch, revise_due_batch
 
 PREFIX = "pix.example.com/qr/v2/"
 

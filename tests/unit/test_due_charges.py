@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pixcore.business_days import business_days_between, easter, holidays, is_business_day, next_business_day
-from pixcore.charges import ABSENT
-from pixcore.due_charges import (
+from pixcore.charges.cob import ABSENT
+from pixcore.charges.cobv import (
     Discount,
     DiscountDate,
     DiscountDateFields,

@@ -1,4 +1,4 @@
-"""A ``cobv`` body's rules beyond its terms (``pixcore.due_requests``), its expiry at the end of its
+"""A ``cobv`` body's rules beyond its terms (``pixcore.charges.cobv_requests``), its expiry at the end of its
 last payable day, and its terms' round trip through the ``charges.terms`` column's wire form."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pixcore.charges import Charge, ChargeKind, DebtorFields
-from pixcore.due_charges import DueCalendarFields, DueValueFields, RateFields, amount_due, payer_day
-from pixcore.due_requests import (
+from pixcore.charges.cob import Charge, ChargeKind, DebtorFields
+from pixcore.charges.cobv import DueCalendarFields, DueValueFields, RateFields, amount_due, payer_day
+from pixcore.charges.cobv_requests import (
     DueCalendarChange,
     DueChargeFields,
     DueChargeRequest,

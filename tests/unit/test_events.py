@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pixcore.accounts.accounts_service import open_account
 from pixcore.events import (
     Event,
     Holder,
@@ -31,12 +32,11 @@ from pixcore.events import (
     TransferEvent,
     payload,
 )
-from pixcore.med import MedReason, MedStatus
 from pixcore.money import MAX_CENTS
+from pixcore.refunds.med import MedReason, MedStatus
 from pixcore.testing import InMemoryStore, PlainHasher
-from pixcore.transfers import SpiError
-from pixcore.usecases import open_account
-from pixcore.webhooks import EventType
+from pixcore.transfers.rules import SpiError
+from pixcore.webhooks.rules import EventType
 from tests.unit.usecase_helpers import HOLDER_CNPJ, HOLDER_CPF, OTHER_CNPJ
 
 E2E = "E99999999202601011200abcdefghijk"

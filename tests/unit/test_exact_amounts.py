@@ -121,9 +121,10 @@ def test_any_decimal_text_with_more_than_two_decimals_is_refused(
     """A number whose last non-zero digit lies below the centavos, in plain or exponent form."""
     digits = f"{reais}{fraction}{last}"  # reais, then 3 or more decimals, the last one not zero
     point = len(str(reais)) + exponent  # where the point goes when the text carries E-exponent
+    leading_zero = digits[0] == "0" and point > 1  # "05.1E-1": JSON forbids a leading zero
     text = (
         f"{digits[:point]}.{digits[point:]}E{-exponent}"
-        if 0 < point < len(digits)
+        if 0 < point < len(digits) and not leading_zero
         else f"{reais}.{fraction}{last}"
     )
     assert _refusal(text) == [DECIMALS]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from pixcore.accounts import NewAccount
+from pixcore.accounts.rules import NewAccount
 from pixcore.errors import DuplicatePixKey
 from pixcore.keys import PixKey, PixKeyType
 from pixcore.testing import InMemoryStore, PlainHasher

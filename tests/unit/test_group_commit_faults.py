@@ -15,14 +15,15 @@ from typing import Any
 
 import pytest
 
-from pixcore.accounts import Balance
+from pixcore.accounts.rules import Balance
 from pixcore.clock import ManualClock
 from pixcore.errors import PixError
-from pixcore.ports import IdempotencyRecord, TransferReservation
+from pixcore.group_commit.gatherer import Gatherer, GroupCommit, Waiting
+from pixcore.group_commit.ports import TransferReservation
+from pixcore.group_commit.transfers import TransferBatcher
 from pixcore.testing import InMemoryStore, InMemoryTransferBatchStore, PlainHasher
-from pixcore.usecases.group_commit import Gatherer, GroupCommit, Waiting
-from pixcore.usecases.transfer_batch import TransferBatcher
-from pixcore.usecases.transfers import CreatedTransfer
+from pixcore.transfers.ports import IdempotencyRecord
+from pixcore.transfers.transfer_service import CreatedTransfer
 from tests.unit.transfer_world import NORM_DELAY, World, assert_books_balance, make_world, transfer_request
 from tests.unit.usecase_helpers import ISPB
 

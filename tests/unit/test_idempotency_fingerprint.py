@@ -23,8 +23,8 @@ from pixcore.errors import IdempotencyKeyReused
 from pixcore.keys import parse_pix_key
 from pixcore.money import MAX_CENTS
 from pixcore.testing import InMemoryStore, PlainHasher
-from pixcore.transfers import MAX_EXPIRATION, Priority, TransferRequest
-from pixcore.usecases.transfers import create_transfer, request_fingerprint
+from pixcore.transfers.rules import MAX_EXPIRATION, Priority, TransferRequest
+from pixcore.transfers.transfer_service import create_transfer, request_fingerprint
 from tests.unit.transfer_world import FUNDS, NORM_DELAY, SHOP, make_world
 from tests.unit.usecase_helpers import HOLDER_CPF, ISPB, OTHER_CNPJ
 

@@ -10,7 +10,7 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from pixcore import ledger
-from pixcore.accounts import Account, Balance, NewAccount
+from pixcore.accounts.rules import Account, Balance, NewAccount
 from pixcore.errors import InsufficientFunds
 from pixcore.ledger import Bucket, Entry, Posting
 from pixcore.records import NewTransaction, TransactionStatus, TransactionType

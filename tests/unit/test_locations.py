@@ -10,21 +10,21 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pixcore import brcode
-from pixcore.accounts import OpenedAccount
-from pixcore.charges import MAX_LOC_ID, ChargeRequest, RevisionFields, judge_loc_id
-from pixcore.clock import ManualClock
-from pixcore.errors import ChargeNotFound, InvalidQuery, LocationNotFound, LocationTaken, ValidationError
-from pixcore.locations import LocationType, parse_location_id, parse_location_type
-from pixcore.standard_queries import parse_location_query
-from pixcore.testing import InMemoryStore, PlainHasher
-from pixcore.usecases.charges import create_charge, get_charge, pay_charge, revise_charge
-from pixcore.usecases.locations import (
+from pixcore.accounts.rules import OpenedAccount
+from pixcore.charges.cob import MAX_LOC_ID, ChargeRequest, RevisionFields, judge_loc_id
+from pixcore.charges.cob_service import create_charge, get_charge, pay_charge, revise_charge
+from pixcore.charges.location_service import (
     create_location,
     location_code,
     read_location,
     search_locations,
     unlink_location,
 )
+from pixcore.charges.locations import LocationType, parse_location_id, parse_location_type
+from pixcore.clock import ManualClock
+from pixcore.errors import ChargeNotFound, InvalidQuery, LocationNotFound, LocationTaken, ValidationError
+from pixcore.queries.standard import parse_location_query
+from pixcore.testing import InMemoryStore, PlainHasher
 from tests.unit.test_usecases_charges import PAYER, PREFIX, request
 from tests.unit.usecase_helpers import open_test_account
 

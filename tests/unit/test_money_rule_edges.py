@@ -9,15 +9,21 @@ from decimal import Decimal
 
 import pytest
 
-from pixcore.accounts import Balance
+from pixcore.accounts.rules import Balance
 from pixcore.keys import parse_pix_key
-from pixcore.med import MedLifecycle, MedReason
 from pixcore.records import TransactionStatus
-from pixcore.refunds import INSUFFICIENT_FUNDS, RefundLifecycle, RefundNature, RefundRequest, RefundStatus
-from pixcore.transfers import MAX_BANK_NAME, DirectoryEntry
-from pixcore.usecases.med import accept_med, open_med
-from pixcore.usecases.receipts import receive_payment
-from pixcore.usecases.refunds import process_due_refunds, request_refund
+from pixcore.refunds.med import MedLifecycle, MedReason
+from pixcore.refunds.med_service import accept_med, open_med
+from pixcore.refunds.refund_service import process_due_refunds, request_refund
+from pixcore.refunds.rules import (
+    INSUFFICIENT_FUNDS,
+    RefundLifecycle,
+    RefundNature,
+    RefundRequest,
+    RefundStatus,
+)
+from pixcore.transfers.receipt_service import receive_payment
+from pixcore.transfers.rules import MAX_BANK_NAME, DirectoryEntry
 from tests.unit.transfer_world import FUNDS, PAYER, World
 
 

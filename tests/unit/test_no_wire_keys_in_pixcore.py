@@ -29,7 +29,7 @@ from pathlib import Path
 import msgspec
 
 import pixcore
-import pixweb.api
+import pixweb
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 PIXCORE = SRC / "pixcore"
@@ -42,7 +42,7 @@ _READS = frozenset({"get", "pop", "setdefault"})
 # only encodes the envelope it sends.
 ALLOWED_READS = frozenset(
     {
-        ("pixcore/webhook_delivery.py", "encode_body"),  # the {type, data} envelope it signs
+        ("pixcore/webhooks/delivery.py", "encode_body"),  # the {type, data} envelope it signs
     }
 )
 
@@ -130,9 +130,9 @@ def _pixcore_sources() -> Iterator[tuple[str, str]]:
 
 
 def _request_structs() -> set[type[msgspec.Struct]]:
-    """The request bodies of the API: the ``*In`` structs of ``pixweb.api``, nested ones too."""
+    """The request bodies of the API: the ``*In`` structs of ``pixweb``, nested ones too."""
     structs: set[type[msgspec.Struct]] = set()
-    for info in pkgutil.iter_modules(pixweb.api.__path__, "pixweb.api."):
+    for info in pkgutil.walk_packages(pixweb.__path__, "pixweb."):
         module = importlib.import_module(info.name)
         for name, value in vars(module).items():
             if (

@@ -17,17 +17,17 @@ import jsonschema
 import msgspec
 import pytest
 
+from pixcore.charges.cob_service import ReceivedPix
 from pixcore.clock import format_timestamp
 from pixcore.events import Event, KeyPixEvent, NotificationType, payload
-from pixcore.med import MedStatus
-from pixcore.refunds import Refund, RefundKind, RefundNature, RefundStatus
-from pixcore.transfers import SpiError
-from pixcore.usecases.charges import ReceivedPix
-from pixcore.webhook_delivery import encode_body
-from pixcore.webhooks import REGISTRABLE, EventType
-from pixweb.api.charges import pix_out
-from pixweb.api.notifications import NOTIFICATIONS, NOTIFIED_BY, PING
+from pixcore.refunds.med import MedStatus
+from pixcore.refunds.rules import Refund, RefundKind, RefundNature, RefundStatus
+from pixcore.transfers.rules import SpiError
+from pixcore.webhooks.delivery import encode_body
+from pixcore.webhooks.rules import REGISTRABLE, EventType
 from pixweb.app import create_app
+from pixweb.charges.cob import pix_out
+from pixweb.webhooks.notifications import NOTIFICATIONS, NOTIFIED_BY, PING
 from tests.unit.test_events import MED, RECEIVE, REFUND_RECEIVED, REFUND_SENT, TRANSFER
 
 EVENTS: list[Event] = [

@@ -22,8 +22,8 @@ from prometheus_client import CollectorRegistry
 
 from pixcore.clock import ManualClock
 from pixcore.testing import InMemoryDeliveryStore
-from pixcore.webhook_delivery import GONE_REASON, INACTIVE_REASON, Attempted, message_id, sign
-from pixcore.webhooks import DeliveryStatus, EventType
+from pixcore.webhooks.delivery import GONE_REASON, INACTIVE_REASON, Attempted, message_id, sign
+from pixcore.webhooks.rules import DeliveryStatus, EventType
 from pixinfra.settings import NotifierSettings
 from pixnotify import DeliveryMetrics, Notifier
 from pixnotify.testing import FakeReceiver, Reply, Request

@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 import pytest
 
 from pixcore.testing import InMemoryDeliveryStore
-from pixcore.webhook_delivery import Attempted, Claim, Verdict
-from pixcore.webhooks import DeliveryStatus
+from pixcore.webhooks.delivery import Attempted, Claim, Verdict
+from pixcore.webhooks.rules import DeliveryStatus
 from pixnotify.recorder import Recorder
 
 NOW = datetime(2026, 11, 22, tzinfo=UTC)

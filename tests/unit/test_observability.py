@@ -15,8 +15,8 @@ import pytest
 from prometheus_client import CollectorRegistry
 from prometheus_client.parser import text_string_to_metric_families
 
-from pixcore.webhook_delivery import Verdict
-from pixcore.webhooks import DeliveryStatus
+from pixcore.webhooks.delivery import Verdict
+from pixcore.webhooks.rules import DeliveryStatus
 from pixinfra.logs import resolve_log_format
 from pixinfra.settings import Settings
 from pixnotify.metrics import DeliveryMetrics, result_of
@@ -344,7 +344,7 @@ def test_attempt_results(verdict: Verdict, kept: bool, result: str) -> None:
 
 
 async def test_settlement_through_the_counting_unit_of_work_reports_each_outcome(world: World) -> None:
-    from pixcore.usecases.transfers import settle_due
+    from pixcore.transfers.transfer_service import settle_due
 
     finished: list[tuple[str, str | None]] = []
     counted = counting_transfers(world.store.unit_of_work, lambda s, e: finished.append((s, e)))
@@ -358,7 +358,7 @@ async def test_settlement_through_the_counting_unit_of_work_reports_each_outcome
 
 
 async def test_the_counter_counts_the_transfers_a_settlement_batch_finishes(world: World) -> None:
-    from pixcore.usecases.settlement_batch import settle_batches
+    from pixcore.group_commit.settlement import settle_batches
 
     finished: list[tuple[str, str | None]] = []
     counted = counting_transfers(world.store.unit_of_work, lambda s, e: finished.append((s, e)))
@@ -372,7 +372,7 @@ async def test_the_counter_counts_the_transfers_a_settlement_batch_finishes(worl
 
 
 async def test_a_unit_that_rolls_back_reports_nothing(world: World) -> None:
-    from pixcore.transfers import TransferState
+    from pixcore.transfers.rules import TransferState
 
     finished: list[tuple[str, str | None]] = []
     counted = counting_transfers(world.store.unit_of_work, lambda s, e: finished.append((s, e)))

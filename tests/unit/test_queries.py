@@ -9,11 +9,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pixcore.accounts import Counterpart, NewAccount
+from pixcore.accounts.rules import Counterpart, NewAccount
 from pixcore.clock import ManualClock
 from pixcore.documents import cnpj_check_digits, cpf_check_digits, mask_document
 from pixcore.errors import InvalidPixKey, InvalidQuery, TransactionNotFound
-from pixcore.queries import (
+from pixcore.queries.query_service import find_by_pix_key, get_transaction, list_by_pix_key, list_transactions
+from pixcore.queries.rules import (
     MAX_ID,
     MAX_SPAN,
     ListKind,
@@ -29,7 +30,6 @@ from pixcore.queries import (
 )
 from pixcore.records import NewTransaction, TransactionStatus, TransactionType
 from pixcore.testing import InMemoryStore, InMemoryTransactionQueries
-from pixcore.usecases.queries import find_by_pix_key, get_transaction, list_by_pix_key, list_transactions
 
 NOW = datetime(2026, 11, 21, 15, 5, 59, 224_512, tzinfo=UTC)
 NOW_MS = NOW.replace(microsecond=224_000)

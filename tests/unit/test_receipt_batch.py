@@ -7,12 +7,12 @@ from datetime import timedelta
 
 import pytest
 
-from pixcore.accounts import Balance
+from pixcore.accounts.rules import Balance
 from pixcore.errors import PixError
+from pixcore.group_commit.receipts import ReceiptBatcher
 from pixcore.keys import parse_pix_key
 from pixcore.testing import InMemoryTransactions
-from pixcore.usecases.receipt_batch import ReceiptBatcher
-from pixcore.usecases.receipts import Receipt
+from pixcore.transfers.receipt_service import Receipt
 from tests.unit.transfer_world import FUNDS, PAYER, World, assert_books_balance
 
 

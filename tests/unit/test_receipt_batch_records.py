@@ -13,14 +13,14 @@ from datetime import timedelta
 
 import pytest
 
-from pixcore.accounts import Counterpart
+from pixcore.accounts.rules import Counterpart
+from pixcore.group_commit.receipts import ReceiptBatcher
 from pixcore.keys import parse_pix_key
 from pixcore.records import NewTransaction
 from pixcore.testing import InMemoryStore, StaticResolver
-from pixcore.usecases.key_webhooks import parse_key_webhook, set_key_webhook
-from pixcore.usecases.receipt_batch import ReceiptBatcher
-from pixcore.usecases.receipts import Receipt, receive_payment
-from pixcore.webhooks import EventType
+from pixcore.transfers.receipt_service import Receipt, receive_payment
+from pixcore.webhooks.key_webhook_service import parse_key_webhook, set_key_webhook
+from pixcore.webhooks.rules import EventType
 from tests.unit.transfer_world import PAYER, World, assert_books_balance, entries_of
 from tests.unit.usecase_helpers import OTHER_CPF
 

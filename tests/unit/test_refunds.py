@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from pixcore.errors import InvalidTransition, ValidationError
-from pixcore.med import MedLifecycle, MedReason, MedStatus
-from pixcore.refunds import RefundLifecycle, RefundNature, RefundRequest, RefundStatus
+from pixcore.refunds.med import MedLifecycle, MedReason, MedStatus
+from pixcore.refunds.rules import RefundLifecycle, RefundNature, RefundRequest, RefundStatus
 
 
 @pytest.mark.parametrize(

@@ -33,13 +33,13 @@ from pixcore.errors import (
     TransactionNotFound,
 )
 from pixcore.keys import parse_pix_key
-from pixcore.med import MedReason, MedStatus
 from pixcore.records import TransactionStatus, TransactionType
-from pixcore.refunds import RefundKind, RefundRequest, RefundStatus
+from pixcore.refunds.med import MedReason, MedStatus
+from pixcore.refunds.med_service import accept_med, open_med, reject_med
+from pixcore.refunds.refund_service import process_due_refunds, receive_refund, request_refund
+from pixcore.refunds.rules import RefundKind, RefundRequest, RefundStatus
 from pixcore.testing import InMemoryStore, PlainHasher
-from pixcore.usecases.med import accept_med, open_med, reject_med
-from pixcore.usecases.receipts import receive_payment
-from pixcore.usecases.refunds import process_due_refunds, receive_refund, request_refund
+from pixcore.transfers.receipt_service import receive_payment
 from tests.unit.transfer_world import PAYER, World, assert_books_balance, make_world
 
 T = TypeVar("T")

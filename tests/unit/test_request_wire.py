@@ -1,5 +1,6 @@
 """The refund and cash-in bodies at the edge: each wire struct becomes the domain's typed request
-under the domain's names (``pixweb.api.refunds.refund_request``, ``pixweb.api.cashin.cash_in_request``),
+under the domain's names (``pixweb.refunds.refunds.refund_request``,
+``pixweb.charges.cashin.cash_in_request``),
 and the messages users see still name the body's fields, word for word."""
 
 from __future__ import annotations
@@ -11,12 +12,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pixcore.charges import CashInRequest
+from pixcore.charges.cob import CashInRequest
 from pixcore.errors import ValidationError
 from pixcore.money import MAX_CENTS, format_amount_string
-from pixcore.refunds import RefundNature, RefundRequest
-from pixweb.api.cashin import CashInIn, cash_in_request
-from pixweb.api.refunds import RefundIn, refund_request
+from pixcore.refunds.rules import RefundNature, RefundRequest
+from pixweb.charges.cashin import CashInIn, cash_in_request
+from pixweb.refunds.refunds import RefundIn, refund_request
 
 CPF = "52998224725"
 

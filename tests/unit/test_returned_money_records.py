@@ -12,19 +12,19 @@ from functools import partial
 
 import pytest
 
-from pixcore.accounts import Counterpart
+from pixcore.accounts.rules import Counterpart
 from pixcore.errors import OwnInstitution, RefundAboveRefundable
 from pixcore.ledger import Bucket, require_outside
 from pixcore.records import TransactionStatus, TransactionType
-from pixcore.refunds import RefundKind, RefundNature, RefundRequest, RefundStatus
-from pixcore.testing import OutboxItem
-from pixcore.usecases.refunds import (
+from pixcore.refunds.refund_service import (
     Original,
     _institution_of,
     process_due_refunds,
     receive_refund,
     request_refund,
 )
+from pixcore.refunds.rules import RefundKind, RefundNature, RefundRequest, RefundStatus
+from pixcore.testing import OutboxItem
 from tests.unit.transfer_world import World
 from tests.unit.usecase_helpers import ISPB
 

@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from pixcore.accounts import Balance
+from pixcore.accounts.rules import Balance
 from pixcore.clock import ManualClock
 from pixcore.errors import InsufficientFunds
+from pixcore.group_commit.settlement import settle_batches
 from pixcore.testing import InMemoryOutbox, InMemoryStore, PlainHasher
-from pixcore.transfers import TransferState
-from pixcore.usecases.settlement_batch import settle_batches
+from pixcore.transfers.rules import TransferState
 from tests.unit.transfer_world import (
     CLOSED,
     FUNDS,
@@ -158,10 +158,10 @@ async def test_a_failed_group_is_settled_one_by_one_none_lost_none_twice(
         raise RuntimeError("the connection went away")
 
     monkeypatch.setattr(InMemoryOutbox, "add_each", broken)
-    with caplog.at_level(logging.WARNING, "pixcore.usecases.settlement_batch"):
+    with caplog.at_level(logging.WARNING, "pixcore.group_commit.settlement"):
         assert await settle_batches(batched.store.unit_of_work, batched.clock, size=4) == 6
 
-    assert [r.getMessage() for r in caplog.records if r.name == "pixcore.usecases.settlement_batch"] == [
+    assert [r.getMessage() for r in caplog.records if r.name == "pixcore.group_commit.settlement"] == [
         "a batch of 4 due transfers failed; settling them one by one",
         "a batch of 2 due transfers failed; settling them one by one",
     ]

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from pixcore.charges import ChargeStatus
-from pixcore.locations import LocationType
-from pixcore.queries import Identifier, ListQuery, TransactionFilter
+from pixcore.charges.cob import ChargeStatus
+from pixcore.charges.locations import LocationType
+from pixcore.queries.rules import Identifier, ListQuery, TransactionFilter
+from pixcore.queries.standard import ChargeQuery, LocationQuery, Page, ReceivedQuery
 from pixcore.records import TransactionStatus, TransactionType
-from pixcore.standard_queries import ChargeQuery, LocationQuery, Page, ReceivedQuery
 from pixinfra.persistence.charges import search_statements
 from pixinfra.persistence.locations import location_search_statements
 from pixinfra.persistence.queries import find_statement, list_statement

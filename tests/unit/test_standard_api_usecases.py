@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from pixcore.accounts import OpenedAccount
-from pixcore.charges import (
+from pixcore.accounts.rules import OpenedAccount
+from pixcore.charges.cob import (
     ABSENT,
     CalendarFields,
     CashInRequest,
@@ -19,12 +19,7 @@ from pixcore.charges import (
     RevisionFields,
     ValueFields,
 )
-from pixcore.clock import ManualClock
-from pixcore.errors import InvalidQuery, InvalidTransition, TransactionNotFound, ValidationError
-from pixcore.identifiers import validate_txid
-from pixcore.standard_queries import Page, parse_charge_query, parse_received_query
-from pixcore.testing import InMemoryStore, PlainHasher
-from pixcore.usecases.charges import (
+from pixcore.charges.cob_service import (
     create_cash_in,
     create_charge,
     pay_charge,
@@ -34,6 +29,11 @@ from pixcore.usecases.charges import (
     search_charges,
     search_received,
 )
+from pixcore.clock import ManualClock
+from pixcore.errors import InvalidQuery, InvalidTransition, TransactionNotFound, ValidationError
+from pixcore.identifiers import validate_txid
+from pixcore.queries.standard import Page, parse_charge_query, parse_received_query
+from pixcore.testing import InMemoryStore, PlainHasher
 from tests.unit.test_usecases_charges import PAYER, PREFIX, request
 from tests.unit.usecase_helpers import OTHER_CPF, open_test_account
 

@@ -12,16 +12,12 @@ from typing import Any
 
 import pytest
 
-from pixcore.accounts import Balance
+from pixcore.accounts.ports import CertificateCheck, PendingCredential
+from pixcore.accounts.rules import Balance
 from pixcore.clock import ManualClock
 from pixcore.errors import InvalidToken, PixError
-from pixcore.ports import (
-    CertificateCheck,
-    IdempotencyRecord,
-    PendingCredential,
-    TransferBatchStore,
-    TransferReservation,
-)
+from pixcore.group_commit.ports import TransferBatchStore, TransferReservation
+from pixcore.group_commit.transfers import OPTIMISTIC_TRIES, TransferBatcher
 from pixcore.testing import (
     InMemoryIdempotency,
     InMemoryKeyDirectory,
@@ -30,8 +26,8 @@ from pixcore.testing import (
     InMemoryTransferBatchStore,
     PlainHasher,
 )
-from pixcore.usecases.transfer_batch import OPTIMISTIC_TRIES, TransferBatcher
-from pixcore.usecases.transfers import CreatedTransfer
+from pixcore.transfers.ports import IdempotencyRecord
+from pixcore.transfers.transfer_service import CreatedTransfer
 from tests.unit.transfer_world import (
     NORM_DELAY,
     SHOP,

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from pixcore.errors import InvalidTransition, PixError, RuleViolation, ValidationError
 from pixcore.keys import PixKeyType
 from pixcore.money import MAX_CENTS, cents_to_decimal
-from pixcore.transfers import (
+from pixcore.transfers.rules import (
     DEFAULT_EXPIRATION,
     MAX_EXPIRATION,
     MAX_PAYMENT_FLOW,
@@ -24,7 +24,7 @@ from pixcore.transfers import (
     TransferState,
     parse_idempotency_key,
 )
-from pixcore.usecases.transfers import request_fingerprint
+from pixcore.transfers.transfer_service import request_fingerprint
 from tests.unit.usecase_helpers import HOLDER_CPF, OTHER_CNPJ
 
 VALID: dict[str, Any] = {

@@ -6,7 +6,8 @@ import uuid
 
 import pytest
 
-from pixcore.accounts import Balance, LinkedCertificate
+from pixcore.accounts.accounts_service import get_balance, link_certificate
+from pixcore.accounts.rules import Balance, LinkedCertificate
 from pixcore.clock import ManualClock
 from pixcore.errors import (
     AccountNotFound,
@@ -22,10 +23,6 @@ from pixcore.testing import (
     InMemoryStore,
     PlainHasher,
     StoredCertificate,
-)
-from pixcore.usecases import (
-    get_balance,
-    link_certificate,
 )
 from tests.unit.usecase_helpers import (
     HOLDER_CNPJ,

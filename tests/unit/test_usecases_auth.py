@@ -7,7 +7,15 @@ from datetime import timedelta
 
 import pytest
 
-from pixcore.accounts import CertificateInfo, OpenedAccount
+from pixcore.accounts.accounts_service import link_certificate
+from pixcore.accounts.credentials_service import revoke_certificate
+from pixcore.accounts.rules import CertificateInfo, OpenedAccount
+from pixcore.accounts.token_service import (
+    TOKEN_LIFETIME_SECONDS,
+    check_credentials,
+    issue_operator_token,
+    issue_token,
+)
 from pixcore.clock import ManualClock
 from pixcore.errors import (
     AuthenticationError,
@@ -24,14 +32,6 @@ from pixcore.testing import (
     PlainHasher,
     RecordingTokenIssuer,
 )
-from pixcore.usecases import (
-    TOKEN_LIFETIME_SECONDS,
-    issue_operator_token,
-    issue_token,
-    link_certificate,
-    revoke_certificate,
-)
-from pixcore.usecases.auth import check_credentials
 from tests.unit.usecase_helpers import (
     OTHER_CPF,
     certificate_for,

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from pixcore.accounts import Balance, Counterpart, OpenedAccount
-from pixcore.charges import (
+from pixcore.accounts.rules import Balance, Counterpart, OpenedAccount
+from pixcore.charges.cob import (
     CalendarFields,
     CashInRequest,
     Charge,
@@ -16,6 +16,16 @@ from pixcore.charges import (
     ChargeRequest,
     ChargeStatus,
     ValueFields,
+)
+from pixcore.charges.cob_service import (
+    cancel_charge,
+    create_cash_in,
+    create_charge,
+    expire_charges,
+    get_charge,
+    pay_charge,
+    read_charge,
+    sweep_expired_charges,
 )
 from pixcore.clock import ManualClock
 from pixcore.errors import (
@@ -28,19 +38,9 @@ from pixcore.errors import (
     InvalidTransition,
 )
 from pixcore.records import TransactionStatus, TransactionType
-from pixcore.refunds import RefundRequest, RefundStatus
+from pixcore.refunds.refund_service import request_refund
+from pixcore.refunds.rules import RefundRequest, RefundStatus
 from pixcore.testing import InMemoryStore, PlainHasher, ledger_check
-from pixcore.usecases.charges import (
-    cancel_charge,
-    create_cash_in,
-    create_charge,
-    expire_charges,
-    get_charge,
-    pay_charge,
-    read_charge,
-    sweep_expired_charges,
-)
-from pixcore.usecases.refunds import request_refund
 from tests.unit.usecase_helpers import OTHER_CPF, open_test_account
 
 PREFIX = "pix.example.com/qr/v2/"

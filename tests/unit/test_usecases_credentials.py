@@ -8,9 +8,19 @@ from datetime import timedelta
 
 import pytest
 
-from pixcore.accounts import REVOKED_SECRET, CertificateInfo, LinkedCertificate, NewAccount, OpenedAccount
+from pixcore.accounts.accounts_service import link_certificate
+from pixcore.accounts.credentials_service import revoke_certificate, revoke_secret, rotate_secret
+from pixcore.accounts.rules import (
+    REVOKED_SECRET,
+    CertificateInfo,
+    LinkedCertificate,
+    NewAccount,
+    OpenedAccount,
+)
+from pixcore.accounts.sessions import SessionState
+from pixcore.accounts.sessions_service import ConsoleSessions
+from pixcore.accounts.token_service import check_credentials, issue_token
 from pixcore.clock import ManualClock
-from pixcore.console_sessions import SessionState
 from pixcore.errors import (
     AccountNotFound,
     AuthenticationError,
@@ -22,9 +32,6 @@ from pixcore.errors import (
     InvalidIdentifier,
 )
 from pixcore.testing import InlineVerifier, InMemoryStore, PlainHasher, RecordingTokenIssuer
-from pixcore.usecases import issue_token, link_certificate, revoke_certificate, revoke_secret, rotate_secret
-from pixcore.usecases.auth import check_credentials
-from pixcore.usecases.console_sessions import ConsoleSessions
 from tests.unit.usecase_helpers import HOLDER_CNPJ, ISPB, OTHER_CPF, certificate_for, open_test_account
 
 

@@ -14,15 +14,15 @@ from decimal import Decimal
 
 import pytest
 
-from pixcore.accounts import Balance
+from pixcore.accounts.rules import Balance
 from pixcore.errors import InternalRefund
 from pixcore.ledger import Bucket
-from pixcore.med import MedReason, MedStatus
 from pixcore.records import TransactionStatus, TransactionType
-from pixcore.refunds import RefundKind, RefundRequest, RefundStatus
+from pixcore.refunds.med import MedReason, MedStatus
+from pixcore.refunds.med_service import accept_med, open_med, reject_med
+from pixcore.refunds.refund_service import process_due_refunds, receive_refund, request_refund
+from pixcore.refunds.rules import RefundKind, RefundRequest, RefundStatus
 from pixcore.testing import external_total
-from pixcore.usecases.med import accept_med, open_med, reject_med
-from pixcore.usecases.refunds import process_due_refunds, receive_refund, request_refund
 from tests.unit.transfer_world import FUNDS, World, assert_books_balance, entries_of
 from tests.unit.usecase_helpers import ISPB
 

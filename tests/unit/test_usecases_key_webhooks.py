@@ -9,15 +9,18 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from pixcore.accounts import Balance
+from pixcore.accounts.rules import Balance
 from pixcore.clock import ManualClock
 from pixcore.errors import InvalidQuery, InvalidWebhook, WebhookHostRefused, WebhookNotFound
 from pixcore.events import NotificationType
+from pixcore.group_commit.receipts import ReceiptBatcher
 from pixcore.keys import parse_pix_key
-from pixcore.refunds import RefundRequest
-from pixcore.standard_queries import Page, WebhookQuery, parse_webhook_query
+from pixcore.queries.standard import Page, WebhookQuery, parse_webhook_query
+from pixcore.refunds.refund_service import process_due_refunds, request_refund
+from pixcore.refunds.rules import RefundRequest
 from pixcore.testing import InMemoryStore, PlainHasher, StaticResolver
-from pixcore.usecases.key_webhooks import (
+from pixcore.transfers.receipt_service import receive_payment
+from pixcore.webhooks.key_webhook_service import (
     REPLACED,
     delete_key_webhook,
     list_key_webhooks,
@@ -25,10 +28,7 @@ from pixcore.usecases.key_webhooks import (
     read_key_webhook,
     set_key_webhook,
 )
-from pixcore.usecases.receipt_batch import ReceiptBatcher
-from pixcore.usecases.receipts import receive_payment
-from pixcore.usecases.refunds import process_due_refunds, request_refund
-from pixcore.webhooks import EventType, parse_webhook_url, standard_target
+from pixcore.webhooks.rules import EventType, parse_webhook_url, standard_target
 from tests.unit.transfer_world import PAYER
 from tests.unit.usecase_helpers import OTHER_CPF, open_test_account
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from pixcore.accounts import Balance
+from pixcore.accounts.rules import Balance
 from pixcore.keys import parse_pix_key
-from pixcore.med import MedReason, MedStatus
-from pixcore.refunds import RefundNature, RefundStatus
-from pixcore.usecases.med import accept_med, open_med, reject_med
-from pixcore.usecases.receipts import receive_payment
+from pixcore.refunds.med import MedReason, MedStatus
+from pixcore.refunds.med_service import accept_med, open_med, reject_med
+from pixcore.refunds.rules import RefundNature, RefundStatus
+from pixcore.transfers.receipt_service import receive_payment
 from tests.unit.transfer_world import FUNDS, PAYER, World, assert_books_balance
 
 RECEIVED = 10_00

@@ -6,7 +6,7 @@ import pytest
 
 from pixcore.errors import KeyNotInDirectory
 from pixcore.keys import parse_pix_key
-from pixcore.usecases.receipts import receive_payment
+from pixcore.transfers.receipt_service import receive_payment
 from tests.unit.transfer_world import PAYER, World
 
 

@@ -15,14 +15,14 @@ from datetime import timedelta
 
 import pytest
 
-from pixcore.accounts import Balance
+from pixcore.accounts.rules import Balance
 from pixcore.clock import ManualClock
 from pixcore.errors import RefundAboveRefundable, RefundIdReused, RefundWindowClosed
 from pixcore.keys import parse_pix_key
-from pixcore.refunds import REFUND_WINDOW, RefundNature, RefundRequest, RefundStatus
+from pixcore.refunds.refund_service import RequestedRefund, process_due_refunds, request_refund
+from pixcore.refunds.rules import REFUND_WINDOW, RefundNature, RefundRequest, RefundStatus
 from pixcore.testing import InMemoryStore
-from pixcore.usecases.receipts import receive_payment
-from pixcore.usecases.refunds import RequestedRefund, process_due_refunds, request_refund
+from pixcore.transfers.receipt_service import receive_payment
 from tests.unit.transfer_world import FUNDS, PAYER, World
 
 DELAY = timedelta(seconds=5)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pixcore.accounts import Balance, Counterpart
+from pixcore.accounts.rules import Balance, Counterpart
 from pixcore.errors import (
     DuplicatePixKey,
     KeyNotInDirectory,
@@ -22,10 +22,10 @@ from pixcore.testing import (
     OutboxItem,
     external_total,
 )
-from pixcore.transfers import DirectoryEntry, TransferState
-from pixcore.usecases.receipts import receive_payment
-from pixcore.usecases.transfers import settle_transfer as settle_one
-from pixcore.webhooks import EventType
+from pixcore.transfers.receipt_service import receive_payment
+from pixcore.transfers.rules import DirectoryEntry, TransferState
+from pixcore.transfers.transfer_service import settle_transfer as settle_one
+from pixcore.webhooks.rules import EventType
 from tests.unit.transfer_world import (
     CLOSED,
     FUNDS,

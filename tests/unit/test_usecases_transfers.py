@@ -10,7 +10,7 @@ from typing import Any, Self
 
 import pytest
 
-from pixcore.accounts import Balance, Counterpart
+from pixcore.accounts.rules import Balance, Counterpart
 from pixcore.errors import (
     CreditorDocumentMismatch,
     IdempotencyKeyReused,
@@ -22,14 +22,14 @@ from pixcore.errors import (
 )
 from pixcore.identifiers import is_end_to_end_id
 from pixcore.ledger import Bucket
-from pixcore.ports import IdempotencyRecord
 from pixcore.records import TransactionStatus, TransactionType
 from pixcore.testing import (
     InMemoryStore,
     InMemoryUnitOfWork,
 )
-from pixcore.transfers import DEFAULT_EXPIRATION, TransferState
-from pixcore.usecases.transfers import CreatedTransfer, create_transfer, request_fingerprint
+from pixcore.transfers.ports import IdempotencyRecord
+from pixcore.transfers.rules import DEFAULT_EXPIRATION, TransferState
+from pixcore.transfers.transfer_service import CreatedTransfer, create_transfer, request_fingerprint
 from tests.unit.transfer_world import (
     FUNDS,
     NORM_DELAY,

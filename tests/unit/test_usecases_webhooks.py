@@ -18,9 +18,20 @@ from pixcore.errors import (
     WebhookLimitReached,
     WebhookNotFound,
 )
-from pixcore.ports import ProbeResult
 from pixcore.testing import InMemoryStore, InMemoryWebhooks, IntegrityError, PlainHasher, StaticResolver
-from pixcore.usecases.webhooks import (
+from pixcore.webhooks.ports import ProbeResult
+from pixcore.webhooks.rules import (
+    Delivery,
+    DeliveryAttempt,
+    DeliveryDetail,
+    DeliveryStatus,
+    EventType,
+    NewWebhook,
+    Registration,
+    Webhook,
+    is_secret,
+)
+from pixcore.webhooks.webhook_service import (
     DEACTIVATED_BY_CLIENT,
     Registered,
     deactivate_webhook,
@@ -33,17 +44,6 @@ from pixcore.usecases.webhooks import (
     replay_delivery,
     rotate_webhook_secret,
     send_test_event,
-)
-from pixcore.webhooks import (
-    Delivery,
-    DeliveryAttempt,
-    DeliveryDetail,
-    DeliveryStatus,
-    EventType,
-    NewWebhook,
-    Registration,
-    Webhook,
-    is_secret,
 )
 from tests.unit.usecase_helpers import OTHER_CPF, open_test_account
 

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 import aiohttp
 import pytest
 
-from pixcore.webhook_delivery import MAX_RESPONSE_BODY
+from pixcore.webhooks.delivery import MAX_RESPONSE_BODY
 from pixinfra.settings import NotifierSettings
 from pixnotify.client import (
     AddressRefused,

@@ -1,4 +1,4 @@
-"""Delivery rules (pixcore.webhook_delivery) and one attempt to a fake receiver (pixnotify.sender,
+"""Delivery rules (pixcore.webhooks.delivery) and one attempt to a fake receiver (pixnotify.sender,
 pixnotify.testing).
 
 Signatures are checked with the reference verifier, the ``standardwebhooks`` package, on the
@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from standardwebhooks import Webhook, WebhookVerificationError
 
-from pixcore.webhook_delivery import (
+from pixcore.webhooks.delivery import (
     JITTER,
     MAX_ATTEMPTS,
     MAX_RETRY_AFTER,
@@ -31,7 +31,7 @@ from pixcore.webhook_delivery import (
     secret_key,
     sign,
 )
-from pixcore.webhooks import RETRY_SCHEDULE, DeliveryStatus
+from pixcore.webhooks.rules import RETRY_SCHEDULE, DeliveryStatus
 from pixnotify.client import ConnectFailed, TimedOut
 from pixnotify.sender import CONNECT_TRIES, build_headers, post
 from pixnotify.testing import FakeReceiver, Handler, Reply, Request

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pixcore.errors import InvalidWebhook, ValidationError
-from pixcore.webhooks import (
+from pixcore.webhooks.rules import (
     BLOCKED_HEADERS,
     MAX_HEADER_NAME,
     MAX_HEADER_VALUE,

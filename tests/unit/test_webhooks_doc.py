@@ -16,8 +16,8 @@ from typing import Any
 import httpx
 import pytest
 
-from pixcore.webhook_delivery import MAX_ATTEMPTS, encode_body
-from pixcore.webhooks import RETRY_SCHEDULE
+from pixcore.webhooks.delivery import MAX_ATTEMPTS, encode_body
+from pixcore.webhooks.rules import RETRY_SCHEDULE
 from pixnotify.sender import build_headers
 
 DOC = Path(__file__).parents[2] / "docs" / "webhooks.md"

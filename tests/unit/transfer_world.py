@@ -8,7 +8,7 @@ from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
-from pixcore.accounts import Account, Balance, Counterpart
+from pixcore.accounts.rules import Account, Balance, Counterpart
 from pixcore.clock import ManualClock
 from pixcore.keys import parse_pix_key
 from pixcore.ledger import Bucket
@@ -19,9 +19,9 @@ from pixcore.testing import (
     external_total,
     ledger_check,
 )
-from pixcore.transfers import DirectoryEntry, TransferRequest
-from pixcore.usecases.receipts import receive_payment
-from pixcore.usecases.transfers import CreatedTransfer, create_transfer, settle_due
+from pixcore.transfers.receipt_service import receive_payment
+from pixcore.transfers.rules import DirectoryEntry, TransferRequest
+from pixcore.transfers.transfer_service import CreatedTransfer, create_transfer, settle_due
 from tests.unit.usecase_helpers import HOLDER_CNPJ, ISPB, OTHER_CNPJ, OTHER_CPF, open_test_account
 
 NORM_DELAY = timedelta(seconds=30)

@@ -5,14 +5,12 @@ from __future__ import annotations
 import hashlib
 from datetime import timedelta
 
-from pixcore.accounts import CertificateInfo, OpenedAccount
+from pixcore.accounts.accounts_service import open_account
+from pixcore.accounts.rules import CertificateInfo, OpenedAccount
 from pixcore.clock import ManualClock
 from pixcore.testing import (
     InMemoryStore,
     PlainHasher,
-)
-from pixcore.usecases import (
-    open_account,
 )
 
 ISPB = "99999999"

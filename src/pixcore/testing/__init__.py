@@ -1,4 +1,5 @@
-"""In-memory fakes of every port in :mod:`pixcore.ports`, for fast unit tests.
+"""In-memory fakes of every port of ``pixcore`` (``pixcore.unit_of_work`` and each feature's
+``ports``), for fast unit tests.
 
 ``InMemoryStore`` holds the data (the console's sessions too); ``store.unit_of_work`` is a
 ``UnitOfWorkFactory``. A unit of work stages its changes: they are visible to
@@ -46,8 +47,8 @@ stand in for the slow Argon2 hasher, the bounded verifier and the JWT issuer.
 
 from __future__ import annotations
 
-from pixcore.ports import DeliveryStore, HostResolver, KeyDirectory, SecretVerifier, UnitOfWorkFactory
-from pixcore.queries import TransactionQueries
+from pixcore.accounts.ports import SecretVerifier
+from pixcore.queries.rules import TransactionQueries
 from pixcore.testing._accounts import (
     InMemoryAccounts,
     InMemoryBalances,
@@ -81,6 +82,9 @@ from pixcore.testing._uow import InMemoryUnitOfWork
 from pixcore.testing._webhook_data import WebhookTables
 from pixcore.testing._webhooks import InMemoryWebhooks, StaticResolver
 from pixcore.testing.deliveries import InMemoryDeliveryStore, OutboxEvent
+from pixcore.transfers.ports import KeyDirectory
+from pixcore.unit_of_work import UnitOfWorkFactory
+from pixcore.webhooks.ports import DeliveryStore, HostResolver
 
 __all__ = [
     "BRANCH",

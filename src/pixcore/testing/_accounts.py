@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
-from pixcore.accounts import (
+from pixcore.accounts.rules import (
     Account,
     Balance,
     CertificateInfo,

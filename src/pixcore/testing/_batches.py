@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from pixcore.due_batches import DueBatch
+from pixcore.charges.batches import DueBatch
 from pixcore.errors import DuplicateBatch
-from pixcore.standard_queries import BatchQuery
+from pixcore.queries.standard import BatchQuery
 from pixcore.testing._store import Repository
 
 __all__ = ["InMemoryDueBatches"]

@@ -5,10 +5,10 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime
 
-from pixcore.charges import Charge, ChargeKind, ChargeLine, ChargeStatus, NewCharge
+from pixcore.charges.cob import Charge, ChargeKind, ChargeLine, ChargeStatus, NewCharge
+from pixcore.charges.locations import Location, NewLocation, location_type_of
 from pixcore.errors import DuplicateCharge, DuplicateExternalId, LocationTaken
-from pixcore.locations import Location, NewLocation, location_type_of
-from pixcore.standard_queries import ChargeQuery
+from pixcore.queries.standard import ChargeQuery
 from pixcore.testing._store import IntegrityError, Repository
 
 __all__ = ["InMemoryCharges"]

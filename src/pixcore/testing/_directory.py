@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pixcore.errors import DuplicatePixKey
 from pixcore.keys import PixKey
 from pixcore.testing._store import InMemoryStore
-from pixcore.transfers import DirectoryEntry
+from pixcore.transfers.rules import DirectoryEntry
 
 __all__ = ["InMemoryKeyDirectory"]
 

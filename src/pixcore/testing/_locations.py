@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from pixcore.locations import Location, NewLocation
-from pixcore.standard_queries import LocationQuery
+from pixcore.charges.locations import Location, NewLocation
+from pixcore.queries.standard import LocationQuery
 from pixcore.testing._store import Repository
 
 __all__ = ["InMemoryLocations"]

@@ -8,14 +8,14 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from pixcore.accounts import Balance, Counterpart
+from pixcore.accounts.rules import Balance, Counterpart
 from pixcore.errors import InsufficientFunds
 from pixcore.events import Event, payload
 from pixcore.ledger import Posting
-from pixcore.ports import IdempotencyRecord
 from pixcore.records import NewTransaction, NewTransfer, TransactionStatus, Transfer
 from pixcore.testing._store import IntegrityError, OutboxItem, Repository, StoredEntry
-from pixcore.transfers import TransferState
+from pixcore.transfers.ports import IdempotencyRecord
+from pixcore.transfers.rules import TransferState
 
 __all__ = [
     "InMemoryIdempotency",

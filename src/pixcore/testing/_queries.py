@@ -1,11 +1,12 @@
-"""The fake of the read port :class:`pixcore.queries.TransactionQueries`, over a store's committed records."""
+"""The fake of the read port :class:`pixcore.queries.rules.TransactionQueries`, over a store's
+committed records."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import UTC, date
 
-from pixcore.queries import (
+from pixcore.queries.rules import (
     DayFlow,
     Identifier,
     ListQuery,

@@ -6,12 +6,12 @@ import dataclasses
 from collections.abc import Sequence
 from datetime import datetime
 
-from pixcore.accounts import Counterpart
+from pixcore.accounts.rules import Counterpart
 from pixcore.errors import DuplicateMedCase
-from pixcore.med import MedCase, MedStatus, NewMedCase
+from pixcore.queries.standard import ReceivedQuery
 from pixcore.records import TransactionStatus, TransactionType
-from pixcore.refunds import NewRefund, Original, Refund, RefundKind, RefundStatus
-from pixcore.standard_queries import ReceivedQuery
+from pixcore.refunds.med import MedCase, MedStatus, NewMedCase
+from pixcore.refunds.rules import NewRefund, Original, Refund, RefundKind, RefundStatus
 from pixcore.testing._store import IntegrityError, Repository, refund_conflict
 
 __all__ = ["InMemoryMed", "InMemoryRefunds"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
-from pixcore.console_sessions import ConsoleSession
+from pixcore.accounts.sessions import ConsoleSession
 from pixcore.testing._store import IntegrityError, Repository
 
 __all__ = ["InMemoryConsoleSessions"]

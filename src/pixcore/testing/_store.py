@@ -7,11 +7,12 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from pixcore.accounts import Account, Balance, CertificateInfo, ClientCredential
-from pixcore.charges import Charge
+from pixcore.accounts.rules import Account, Balance, CertificateInfo, ClientCredential
+from pixcore.accounts.sessions import ConsoleSession
+from pixcore.charges.batches import DueBatch
+from pixcore.charges.cob import Charge
+from pixcore.charges.locations import Location
 from pixcore.clock import Clock, SystemClock
-from pixcore.console_sessions import ConsoleSession
-from pixcore.due_batches import DueBatch
 from pixcore.errors import (
     CertificateInUse,
     DuplicateBatch,
@@ -24,13 +25,12 @@ from pixcore.errors import (
 )
 from pixcore.keys import PixKey
 from pixcore.ledger import Bucket
-from pixcore.locations import Location
-from pixcore.med import MedCase
-from pixcore.ports import IdempotencyRecord
 from pixcore.records import NewTransaction, Transfer
-from pixcore.refunds import NewRefund, Refund
+from pixcore.refunds.med import MedCase
+from pixcore.refunds.rules import NewRefund, Refund
 from pixcore.testing._webhook_data import AccountLocks, WebhookTables
-from pixcore.webhooks import EventType
+from pixcore.transfers.ports import IdempotencyRecord
+from pixcore.webhooks.rules import EventType
 
 if TYPE_CHECKING:
     from pixcore.testing._uow import InMemoryUnitOfWork

@@ -1,4 +1,5 @@
-"""The fake of :class:`pixcore.ports.TransferBatchStore`: each method one unit of work of its own."""
+"""The fake of :class:`pixcore.group_commit.ports.TransferBatchStore`: each method one unit of
+work of its own."""
 
 from __future__ import annotations
 
@@ -6,11 +7,13 @@ import uuid
 from collections.abc import Sequence
 from datetime import datetime
 
-from pixcore.accounts import Balance
+from pixcore.accounts.rules import Balance
 from pixcore.errors import InsufficientFunds
-from pixcore.ports import IdempotencyRecord, TransferReservation, UnitOfWorkFactory
+from pixcore.group_commit.ports import TransferReservation
 from pixcore.testing._store import IntegrityError
-from pixcore.usecases.transfers import reserve_many
+from pixcore.transfers.ports import IdempotencyRecord
+from pixcore.transfers.transfer_service import reserve_many
+from pixcore.unit_of_work import UnitOfWorkFactory
 
 __all__ = ["InMemoryTransferBatchStore"]
 

@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from pixcore.webhooks import Delivery, DeliveryAttempt, Webhook, WebhookSecret
+from pixcore.webhooks.rules import Delivery, DeliveryAttempt, Webhook, WebhookSecret
 
 __all__ = ["AccountLocks", "WebhookTables"]
 

@@ -8,7 +8,7 @@ from datetime import datetime
 
 from pixcore.testing._store import IntegrityError, Repository
 from pixcore.testing._webhook_data import WebhookTables
-from pixcore.webhooks import (
+from pixcore.webhooks.rules import (
     Delivery,
     DeliveryDetail,
     DeliveryFilter,

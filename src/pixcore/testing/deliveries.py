@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from pixcore.webhook_delivery import (
+from pixcore.webhooks.delivery import (
     GONE_REASON,
     INACTIVE_REASON,
     MAX_REASON,
@@ -40,7 +40,14 @@ from pixcore.webhook_delivery import (
     Verdict,
     message_id,
 )
-from pixcore.webhooks import Delivery, DeliveryAttempt, DeliveryStatus, EventType, Webhook, WebhookSecret
+from pixcore.webhooks.rules import (
+    Delivery,
+    DeliveryAttempt,
+    DeliveryStatus,
+    EventType,
+    Webhook,
+    WebhookSecret,
+)
 
 __all__ = ["InMemoryDeliveryStore", "OutboxEvent"]
 

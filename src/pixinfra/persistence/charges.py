@@ -1,4 +1,5 @@
-"""PostgreSQL repository of charges and cash-ins (the adapter of ``pixcore.ports.ChargeRepository``)."""
+"""PostgreSQL repository of charges and cash-ins (the adapter of
+``pixcore.charges.ports.ChargeRepository``)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,11 @@ from typing import Any
 
 import asyncpg
 
-from pixcore.charges import Charge, ChargeKind, ChargeLine, ChargeStatus, Debtor, NewCharge
+from pixcore.charges.cob import Charge, ChargeKind, ChargeLine, ChargeStatus, Debtor, NewCharge
+from pixcore.charges.locations import Location, location_type_of
 from pixcore.documents import parse_document
 from pixcore.errors import DuplicateCharge, DuplicateExternalId, LocationTaken
-from pixcore.locations import Location, location_type_of
-from pixcore.standard_queries import ChargeQuery
+from pixcore.queries.standard import ChargeQuery
 from pixinfra.due_terms import stored_terms, terms_text
 from pixinfra.persistence.repository import Repository
 from pixinfra.persistence.sql import compose, paged

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pixcore.console_sessions import ConsoleSession
+from pixcore.accounts.sessions import ConsoleSession
 from pixinfra.persistence.repository import Repository
 from pixinfra.persistence.sql import compose
 

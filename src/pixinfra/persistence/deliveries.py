@@ -33,8 +33,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from pixcore.clock import format_timestamp
-from pixcore.ports import DeliveryStore
-from pixcore.webhook_delivery import (
+from pixcore.webhooks.delivery import (
     GONE_REASON,
     INACTIVE_REASON,
     MAX_REASON,
@@ -43,7 +42,8 @@ from pixcore.webhook_delivery import (
     Verdict,
     message_id,
 )
-from pixcore.webhooks import DeliveryStatus
+from pixcore.webhooks.ports import DeliveryStore
+from pixcore.webhooks.rules import DeliveryStatus
 from pixinfra.persistence.webhooks import DEACTIVATE_WEBHOOK
 from pixinfra.postgres.pool import Database
 

@@ -8,9 +8,9 @@ from datetime import datetime
 
 import asyncpg
 
-from pixcore.accounts import Balance
-from pixcore.ports import IdempotencyRecord
+from pixcore.accounts.rules import Balance
 from pixcore.records import NewTransaction
+from pixcore.transfers.ports import IdempotencyRecord
 from pixinfra.persistence.repository import Repository
 from pixinfra.persistence.sql import compose
 from pixinfra.persistence.transactions import INSERT_MANY, insert_many_arguments

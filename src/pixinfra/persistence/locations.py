@@ -1,4 +1,4 @@
-"""PostgreSQL repository of payload locations (the adapter of ``pixcore.ports.LocationRepository``).
+"""PostgreSQL repository of payload locations (the adapter of ``pixcore.charges.ports.LocationRepository``).
 
 A location's charge is the one whose ``loc_id`` it is (``charges_loc_id_key``); the charge's side
 is written by ``PostgresCharges.add`` and ``locate``.
@@ -10,8 +10,8 @@ from typing import Any
 
 import asyncpg
 
-from pixcore.locations import Location, LocationType, NewLocation
-from pixcore.standard_queries import LocationQuery
+from pixcore.charges.locations import Location, LocationType, NewLocation
+from pixcore.queries.standard import LocationQuery
 from pixinfra.persistence.repository import Repository
 from pixinfra.persistence.sql import compose, paged
 

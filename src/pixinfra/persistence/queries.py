@@ -1,4 +1,4 @@
-"""The read side of the transaction records (the adapter of ``pixcore.queries.TransactionQueries``).
+"""The read side of the transaction records (the adapter of ``pixcore.queries.rules.TransactionQueries``).
 
 A list is one statement: the count of the matches and the page, from one
 snapshot. The page is found in the index first (ids only, so a deep offset is
@@ -29,7 +29,7 @@ from typing import Any
 
 import asyncpg
 
-from pixcore.queries import (
+from pixcore.queries.rules import (
     DayFlow,
     Identifier,
     ListQuery,

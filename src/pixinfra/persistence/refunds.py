@@ -8,12 +8,12 @@ from typing import Any
 
 import asyncpg
 
-from pixcore.accounts import Counterpart
+from pixcore.accounts.rules import Counterpart
 from pixcore.errors import DuplicateMedCase
-from pixcore.med import MedCase, MedReason, MedStatus, NewMedCase
+from pixcore.queries.standard import ReceivedQuery
 from pixcore.records import TransactionType
-from pixcore.refunds import NewRefund, Original, Refund, RefundKind, RefundNature, RefundStatus
-from pixcore.standard_queries import ReceivedQuery
+from pixcore.refunds.med import MedCase, MedReason, MedStatus, NewMedCase
+from pixcore.refunds.rules import NewRefund, Original, Refund, RefundKind, RefundNature, RefundStatus
 from pixinfra.persistence.repository import Repository
 from pixinfra.persistence.sql import compose, paged
 

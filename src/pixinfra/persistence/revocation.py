@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import timedelta
 
-from pixcore.ports import PendingCredential
+from pixcore.accounts.ports import PendingCredential
 from pixinfra.persistence.sql import compose
 from pixinfra.postgres.clock import OFFSET_QUERY, ClockKeeper
 from pixinfra.postgres.pool import Database

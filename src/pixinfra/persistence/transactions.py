@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from pixcore.accounts import Counterpart
+from pixcore.accounts.rules import Counterpart
 from pixcore.records import NewTransaction, TransactionStatus
 from pixinfra.persistence.repository import Repository
 

@@ -8,7 +8,7 @@ from datetime import datetime
 import asyncpg
 
 from pixcore.records import NewTransfer, Transfer
-from pixcore.transfers import Priority, TransferState
+from pixcore.transfers.rules import Priority, TransferState
 from pixinfra.persistence.repository import Repository
 from pixinfra.persistence.sql import compose
 

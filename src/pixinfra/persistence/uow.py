@@ -1,4 +1,5 @@
-"""The PostgreSQL unit of work and its repositories (the adapters of ``pixcore.ports``).
+"""The PostgreSQL unit of work and its repositories (the adapters of the ports of
+``pixcore.unit_of_work`` and of each feature's ``ports``).
 
 A unit of work is one transaction (asyncpg's ``Connection.transaction()``) on a connection
 of the :class:`~pixinfra.postgres.pool.Database` it is given; every repository query inside it
@@ -18,7 +19,7 @@ import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 from asyncpg.transaction import Transaction
 
-from pixcore.accounts import (
+from pixcore.accounts.rules import (
     Account,
     Balance,
     CertificateInfo,
@@ -28,7 +29,7 @@ from pixcore.accounts import (
 )
 from pixcore.errors import CertificateInUse, DuplicatePixKey
 from pixcore.keys import PixKey, PixKeyType
-from pixinfra.persistence.batches import PostgresDueBatches
+from pixinfra.persistence.charge_batches import PostgresDueBatches
 from pixinfra.persistence.charges import PostgresCharges
 from pixinfra.persistence.console_sessions import PostgresConsoleSessions
 from pixinfra.persistence.idempotency import PostgresIdempotency

@@ -15,7 +15,7 @@ from datetime import datetime
 
 import asyncpg
 
-from pixcore.webhooks import (
+from pixcore.webhooks.rules import (
     Delivery,
     DeliveryAttempt,
     DeliveryDetail,

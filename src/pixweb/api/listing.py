@@ -16,9 +16,9 @@ from typing import Annotated, Any
 from litestar import Request
 from litestar.di import Provide
 
-from pixcore.charges import ChargeStatus
-from pixcore.locations import LocationType
-from pixcore.standard_queries import (
+from pixcore.charges.cob import ChargeStatus
+from pixcore.charges.locations import LocationType
+from pixcore.queries.standard import (
     RFC3339_PATTERN,
     TXID_FILTER_PATTERN,
     BatchQuery,
@@ -55,7 +55,7 @@ __all__ = [
     "webhook_query",
 ]
 
-_TXID_EXAMPLE = "7d3b9f1a2c4e6g8h0j2k4m6n8p0q2r4s"  # pixweb.api.charges.TXID_EXAMPLE
+_TXID_EXAMPLE = "7d3b9f1a2c4e6g8h0j2k4m6n8p0q2r4s"  # pixweb.charges.cob.TXID_EXAMPLE
 _FLAG = "true or false"
 
 LocationPresent = Annotated[

@@ -1,5 +1,5 @@
 """What the list endpoints of the standard Pix API share (``GET /cob``, ``GET /pix``): their query
-parameters, as the query string carries them (``pixcore.standard_queries`` judges them all at
+parameters, as the query string carries them (``pixcore.queries.standard`` judges them all at
 once), and ``paginacao`` in the answer."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from litestar.openapi.spec import Example, OpenAPIType
 from pixcore.clock import format_timestamp
 from pixcore.documents import CNPJ_PATTERN, CPF_PATTERN
 from pixcore.errors import InvalidQuery
-from pixcore.standard_queries import (
+from pixcore.queries.standard import (
     DEFAULT_ITEMS,
     MAX_ITEMS,
     MAX_PAGE,

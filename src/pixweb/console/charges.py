@@ -10,13 +10,9 @@ from typing import Annotated, Any
 from litestar import Request, Response, get, post
 from litestar.params import FromPath, QueryParameter
 
-from pixcore.accounts import Counterpart
-from pixcore.charges import ABSENT, CalendarFields, ChargeFields, ChargeRequest, DebtorFields, ValueFields
-from pixcore.documents import parse_document
-from pixcore.errors import NotFound, PixError
-from pixcore.identifiers import validate_ispb
-from pixcore.ledger import require_outside
-from pixcore.usecases.charges import (
+from pixcore.accounts.rules import Counterpart
+from pixcore.charges.cob import ABSENT, CalendarFields, ChargeFields, ChargeRequest, DebtorFields, ValueFields
+from pixcore.charges.cob_service import (
     ALL_KINDS,
     cancel_charge,
     create_charge,
@@ -24,14 +20,18 @@ from pixcore.usecases.charges import (
     pay_code,
     read_charge,
 )
-from pixweb.api.charges import charge_out
+from pixcore.documents import parse_document
+from pixcore.errors import NotFound, PixError
+from pixcore.identifiers import validate_ispb
+from pixcore.ledger import require_outside
 from pixweb.api.deps import services_of
-from pixweb.api.sandbox import PayerIn
+from pixweb.charges.cob import charge_out
 from pixweb.console.money_forms import whole_number
 from pixweb.console.pages import money
 from pixweb.console.web import FormErrors, account_of, page, redirect
 from pixweb.errors import status_of
 from pixweb.qr import draw_soon, png_off_loop
+from pixweb.sandbox.routes import PayerIn
 
 __all__ = ["cancel", "charge_detail", "charge_qr", "charges", "create", "pay"]
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from markupsafe import Markup
 
 from pixcore.money import format_amount_string
-from pixcore.queries import DayFlow
+from pixcore.queries.rules import DayFlow
 
 __all__ = ["daily_chart"]
 
@@ -20,7 +20,7 @@ LEFT, BOTTOM, TOP = 70, 24, 12
 
 
 def daily_chart(days: Sequence[DayFlow]) -> Markup:
-    """One pair of bars per day of ``days`` (``pixcore.usecases.queries.daily_flows``), oldest first."""
+    """One pair of bars per day of ``days`` (``pixcore.queries.query_service.daily_flows``), oldest first."""
     plot_w, plot_h = WIDTH - LEFT - 8, HEIGHT - BOTTOM - TOP
     peak = max([*(d.incoming for d in days), *(d.outgoing for d in days), 1])
     slot = plot_w / max(len(days), 1)

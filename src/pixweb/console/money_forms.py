@@ -10,20 +10,20 @@ from typing import Any
 
 from litestar import Request, Response, get, post
 
-from pixcore.accounts import Counterpart
+from pixcore.accounts.rules import Counterpart
 from pixcore.documents import parse_document
 from pixcore.errors import InvalidAmount, InvalidDocument, InvalidPixKey, NotFound, PixError
 from pixcore.identifiers import validate_ispb
 from pixcore.keys import parse_pix_key
 from pixcore.ledger import require_outside
 from pixcore.money import parse_amount_number, require_positive
-from pixcore.transfers import TransferRequest, parse_idempotency_key
-from pixcore.usecases.receipts import receive_payment
-from pixcore.usecases.transfers import create_transfer
+from pixcore.transfers.receipt_service import receive_payment
+from pixcore.transfers.rules import TransferRequest, parse_idempotency_key
+from pixcore.transfers.transfer_service import create_transfer
 from pixweb.api.deps import services_of
-from pixweb.api.sandbox import PayerIn
 from pixweb.console.web import FormErrors, account_of, page, redirect
 from pixweb.errors import status_of
+from pixweb.sandbox.routes import PayerIn
 
 __all__ = ["as_number", "receive", "receive_form", "send", "send_form", "whole_number"]
 

@@ -1,5 +1,5 @@
 """Reading pages: the overview and the transactions, through the API's own use cases and its
-display values (``pixweb.api.transactions.transaction_out``)."""
+display values (``pixweb.transfers.transactions.transaction_out``)."""
 
 from __future__ import annotations
 
@@ -9,15 +9,15 @@ from typing import Annotated, Any
 from litestar import Request, Response, get
 from litestar.params import FromPath, QueryParameter
 
+from pixcore.accounts.accounts_service import get_balance
 from pixcore.errors import InvalidQuery
 from pixcore.money import format_amount_string
-from pixcore.queries import ListKind, parse_list_query
-from pixcore.usecases import get_balance
-from pixcore.usecases.queries import daily_flows, get_transaction, latest_transactions, list_transactions
+from pixcore.queries.query_service import daily_flows, get_transaction, latest_transactions, list_transactions
+from pixcore.queries.rules import ListKind, parse_list_query
 from pixweb.api.deps import services_of
-from pixweb.api.transactions import TransactionOut, list_out, status_record_out, transaction_out
 from pixweb.console.chart import daily_chart
 from pixweb.console.web import FormErrors, account_of, page
+from pixweb.transfers.transactions import TransactionOut, list_out, status_record_out, transaction_out
 
 __all__ = ["overview", "transaction_detail", "transaction_lines", "transactions"]
 

@@ -10,19 +10,19 @@ from typing import Annotated, Any
 from litestar import Request, Response, get, post
 from litestar.params import FromPath, QueryParameter
 
-from pixcore.charges import CashInRequest
+from pixcore.charges.cob import CashInRequest
+from pixcore.charges.cob_service import create_cash_in
 from pixcore.errors import InvalidIdentifier, NotFound, PixError
-from pixcore.refunds import RefundRequest
-from pixcore.usecases.charges import create_cash_in
-from pixcore.usecases.refunds import get_refund, request_refund
-from pixweb.api.cashin import cash_in_out
+from pixcore.refunds.refund_service import get_refund, request_refund
+from pixcore.refunds.rules import RefundRequest
 from pixweb.api.deps import services_of
-from pixweb.api.refunds import refund_out
+from pixweb.charges.cashin import cash_in_out
 from pixweb.console.money_forms import KINDS, as_number, whole_number
 from pixweb.console.pages import money
 from pixweb.console.web import FormErrors, account_of, page, redirect
 from pixweb.errors import status_of
 from pixweb.qr import draw_soon
+from pixweb.refunds.refunds import refund_out
 
 __all__ = ["cash_in", "cash_in_form", "refund", "refund_detail", "refunds"]
 

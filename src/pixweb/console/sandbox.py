@@ -1,7 +1,7 @@
 """The sandbox's page: add an outside key to the directory with its behaviour (``/sandbox/dict``),
 open, accept and reject a MED (``/sandbox/med``), and the shared clock, whose form only a
 ``--sandbox-admin`` account sees (``/sandbox/clock``; a forged post from another is 403 there
-as here). The same rules as ``pixweb.api.sandbox`` and ``pixweb.api.sandbox_returns``."""
+as here). The same rules as ``pixweb.sandbox.routes`` and ``pixweb.sandbox.returns``."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 from litestar import Request, Response, get, post
 from litestar.params import FromPath
 
+from pixcore.accounts.accounts_service import require_sandbox_admin
 from pixcore.clock import format_timestamp
 from pixcore.errors import (
     InvalidClockMove,
@@ -22,16 +23,15 @@ from pixcore.errors import (
 )
 from pixcore.identifiers import validate_e2eid_path
 from pixcore.ledger import require_outside
-from pixcore.med import MedReason
-from pixcore.transfers import BEHAVIORS, DirectoryEntry
-from pixcore.usecases.accounts import require_sandbox_admin
-from pixcore.usecases.med import accept_med, open_med, reject_med
+from pixcore.refunds.med import MedReason
+from pixcore.refunds.med_service import accept_med, open_med, reject_med
+from pixcore.transfers.rules import BEHAVIORS, DirectoryEntry
 from pixweb.api.deps import services_of
-from pixweb.api.refunds import refund_out
-from pixweb.api.sandbox_returns import med_out
 from pixweb.console.money_forms import whole_number
 from pixweb.console.web import FormErrors, account_of, page
 from pixweb.errors import status_of
+from pixweb.refunds.refunds import refund_out
+from pixweb.sandbox.returns import med_out
 
 __all__ = ["add_key", "advance_clock", "decide_med", "new_med", "sandbox"]
 

@@ -1,6 +1,6 @@
 """The console's cookies and what a request's session is, as the pages see it.
 
-The session itself is held on the server (``pixcore.console_sessions``, the
+The session itself is held on the server (``pixcore.accounts.sessions``, the
 ``console_sessions`` table): the cookie :data:`COOKIE` holds only its random token. Before
 sign-in there is no session row: the small cookie :data:`PRE_COOKIE` holds the CSRF token of the
 sign-in form (a random value, nothing else), so an anonymous visitor costs the database nothing.

@@ -9,8 +9,8 @@ from typing import Annotated, Any
 from litestar import Request, Response, get, post
 from litestar.params import QueryParameter
 
+from pixcore.accounts.token_service import check_credentials, issue_token
 from pixcore.errors import PixError, ValidationError
-from pixcore.usecases.auth import check_credentials, issue_token
 from pixweb.api.deps import services_of
 from pixweb.api.fields import MAX_CLIENT_ID, MAX_CLIENT_SECRET
 from pixweb.console.web import FormErrors, end_session, page, redirect, safe_next, session_of, start_session

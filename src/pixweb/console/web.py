@@ -16,7 +16,7 @@ from litestar import Request, Response
 from litestar.datastructures import Cookie
 from litestar.response import Redirect, Template
 
-from pixcore.console_sessions import LIFETIME, SessionState
+from pixcore.accounts.sessions import LIFETIME, SessionState
 from pixcore.errors import PixError
 from pixweb.allow import answer_options
 from pixweb.api.deps import services_of

@@ -1,6 +1,6 @@
 """Webhooks: register, list, deactivate, the signing secret (reveal, rotate), the deliveries
 with their payload and attempts, replay, and a test event. The same use cases as
-``/api/webhooks`` (``pixweb.api.webhooks``)."""
+``/api/webhooks`` (``pixweb.webhooks.webhooks``)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ from litestar import Request, Response, get, post
 from litestar.params import FromPath, QueryParameter
 
 from pixcore.errors import InvalidWebhook, PixError, ValidationError
-from pixcore.ports import ProbeResult, WebhookProbe
-from pixcore.usecases.webhooks import (
+from pixcore.webhooks.ports import ProbeResult, WebhookProbe
+from pixcore.webhooks.rules import REGISTRABLE, DeliveryStatus, EventType, Registration
+from pixcore.webhooks.webhook_service import (
     deactivate_webhook,
     delivery_filter,
     get_delivery_detail,
@@ -24,11 +25,10 @@ from pixcore.usecases.webhooks import (
     rotate_webhook_secret,
     send_test_event,
 )
-from pixcore.webhooks import REGISTRABLE, DeliveryStatus, EventType, Registration
 from pixweb.api.deps import services_of
-from pixweb.api.webhooks import RESOLVER, delivery_detail_out, delivery_out, webhook_out
 from pixweb.console.web import FormErrors, account_of, page, redirect
 from pixweb.errors import status_of
+from pixweb.webhooks.webhooks import RESOLVER, delivery_detail_out, delivery_out, webhook_out
 
 __all__ = [
     "deactivate",

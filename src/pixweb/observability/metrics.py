@@ -24,7 +24,7 @@ from prometheus_client import (
     generate_latest,
 )
 
-from pixcore.transfers import SpiError
+from pixcore.transfers.rules import SpiError
 
 __all__ = ["LATENCY_BUCKETS", "QUEUE_QUERY", "Metrics"]
 

@@ -12,8 +12,9 @@ from datetime import datetime
 from types import TracebackType
 from typing import Any, Self, cast
 
-from pixcore.ports import TransferRepository, UnitOfWork, UnitOfWorkFactory
-from pixcore.transfers import TransferState
+from pixcore.transfers.ports import TransferRepository
+from pixcore.transfers.rules import TransferState
+from pixcore.unit_of_work import UnitOfWork, UnitOfWorkFactory
 
 __all__ = ["FinishedCallback", "counting_transfers"]
 

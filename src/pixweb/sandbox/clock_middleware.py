@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any
 from litestar.enums import ScopeType
 from litestar.middleware.base import ASGIMiddleware
 
+from pixcore.accounts.ports import PendingCredential
 from pixcore.errors import InvalidToken
-from pixcore.ports import PendingCredential
 from pixweb.security.certificates import x5t_to_fingerprint
 from pixweb.security.pending import leave_pending_credential, was_handed
 from pixweb.services import Services

@@ -13,7 +13,7 @@ import asyncpg
 
 from pixcore.errors import DuplicatePixKey
 from pixcore.keys import PixKey
-from pixcore.transfers import DirectoryEntry
+from pixcore.transfers.rules import DirectoryEntry
 from pixinfra.postgres.pool import Database
 
 __all__ = ["SandboxDirectory"]

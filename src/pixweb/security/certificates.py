@@ -23,7 +23,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from pixcore.accounts import CertificateInfo
+from pixcore.accounts.rules import CertificateInfo
 from pixcore.errors import MalformedCertificate, MoreThanOneCertificate
 
 __all__ = [

@@ -32,8 +32,8 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
+from pixcore.accounts.ports import SecretHasher
 from pixcore.errors import ServiceBusy
-from pixcore.ports import SecretHasher
 
 __all__ = ["HASH_NICENESS", "BoundedVerifier"]
 

@@ -2,7 +2,7 @@
 (docs/decisions/transfer-batch-write.md).
 
 The clock middleware (``pixweb.sandbox.clock_middleware``) leaves the caller's
-:class:`~pixcore.ports.PendingCredential` here instead of reading its certificate status; the
+:class:`~pixcore.accounts.ports.PendingCredential` here instead of reading its certificate status; the
 bearer check (``pixweb.auth``) sees it and does not ask; the handler takes it
 (:func:`hand_pending_credential`) to give to the request's batch, which checks it. A request that
 never hands it on is checked alone by the middleware before its answer goes out.
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pixcore.ports import PendingCredential
+from pixcore.accounts.ports import PendingCredential
 
 __all__ = ["hand_pending_credential", "leave_pending_credential", "pending_credential", "was_handed"]
 

@@ -26,9 +26,9 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from jwt.algorithms import ECAlgorithm
 
+from pixcore.accounts.token_service import TOKEN_LIFETIME_SECONDS
 from pixcore.clock import Clock
 from pixcore.errors import InvalidToken
-from pixcore.usecases.auth import TOKEN_LIFETIME_SECONDS
 from pixweb.security.certificates import fingerprint_to_x5t, write_private
 
 __all__ = ["ALGORITHM", "JwtIssuer", "Principal", "SigningKey", "load_or_create_signing_key"]

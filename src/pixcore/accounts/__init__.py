@@ -1,0 +1,1 @@
+"""Accounts: their balance, credentials, access tokens and the console's sessions."""

@@ -1,0 +1,723 @@
+"""Charges (``cob``) and cash-in QR codes: the request rules, the stored charge and its lifecycle.
+
+A charge is a request for one payment. It is ATIVA from its creation until it
+is paid (CONCLUIDA), cancelled by its owner (REMOVIDA_PELO_USUARIO_RECEBEDOR)
+or removed by the PSP when it expires (REMOVIDA_PELO_PSP); the last three are
+terminal. Expiry needs no writer to be true: :meth:`Charge.status_at` shows an
+ATIVA charge past ``criacao + expiracao`` as REMOVIDA_PELO_PSP, and a sweep
+persists it. A cash-in is a charge whose txid the service generates, with a
+PENDING transaction record from the start.
+
+Its payer scans a dynamic BR Code: ``26-25`` points at ``{host}/qr/v2/{id}``,
+where the payer's PSP fetches the signed payload (rendered by the web layer).
+
+No wire names here: the edge maps a request body onto :class:`ChargeFields` and renders
+charges back; the rules' messages name each field by its path in the body.
+"""
+
+from __future__ import annotations
+
+import enum
+import unicodedata
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from transitions import Machine, MachineError
+
+from pixcore import brcode
+from pixcore.documents import DocumentKind, is_valid_cpf, parse_document
+from pixcore.errors import AmountMismatch, InvalidTransition, ValidationError
+from pixcore.money import (
+    format_amount_string,
+    parse_amount_number,
+    parse_amount_string,
+    require_positive,
+)
+from pixcore.validation import ABSENT, Absent, collect
+
+if TYPE_CHECKING:
+    from pixcore.charges.cobv import DueTerms
+
+__all__ = [
+    "ABSENT",
+    "CASH_IN_EXPIRATION",
+    "DEFAULT_EXPIRATION",
+    "MAX_ADDITIONAL_INFO",
+    "MAX_ADDITIONAL_INFO_KEY",
+    "MAX_ADDITIONAL_INFO_VALUE",
+    "MAX_CASH_IN_DESCRIPTION",
+    "MAX_DEBTOR_NAME",
+    "MAX_EXTERNAL_ID",
+    "MAX_INFO_NAME",
+    "MAX_INFO_VALUE",
+    "MAX_KEY",
+    "MAX_LOC_ID",
+    "MAX_PAYER_NAME",
+    "MAX_PAYER_REQUEST",
+    "Absent",
+    "CalendarFields",
+    "CashInRequest",
+    "Charge",
+    "ChargeFields",
+    "ChargeKind",
+    "ChargeLifecycle",
+    "ChargeLine",
+    "ChargeRequest",
+    "ChargeRevision",
+    "ChargeStatus",
+    "Debtor",
+    "DebtorFields",
+    "InfoFields",
+    "NewCharge",
+    "RevisionFields",
+    "ValueFields",
+    "amount_to_pay",
+    "ascii_text",
+    "dynamic_code",
+    "judge_debtor",
+    "judge_info",
+    "judge_loc_id",
+    "judge_revised_texts",
+    "judge_text",
+    "new_location_id",
+]
+
+DEFAULT_EXPIRATION = 86_400
+MAX_EXPIRATION = 2_147_483_647  # the standard API's int32
+CASH_IN_EXPIRATION = (300, 604_800)
+MAX_KEY = 77
+MAX_PAYER_REQUEST = 140
+MAX_DEBTOR_NAME = 200
+MAX_INFO_ITEMS = 50
+MAX_INFO_NAME = 50
+MAX_INFO_VALUE = 200
+MAX_CASH_IN_DESCRIPTION = 140
+MAX_EXTERNAL_ID = 100
+MAX_PAYER_NAME = 100
+MAX_ADDITIONAL_INFO = 10
+MAX_ADDITIONAL_INFO_KEY = 50
+MAX_ADDITIONAL_INFO_VALUE = 200
+
+
+class ChargeStatus(enum.StrEnum):
+    ATIVA = "ATIVA"
+    CONCLUIDA = "CONCLUIDA"
+    REMOVIDA_PELO_USUARIO_RECEBEDOR = "REMOVIDA_PELO_USUARIO_RECEBEDOR"
+    REMOVIDA_PELO_PSP = "REMOVIDA_PELO_PSP"
+
+
+class ChargeKind(enum.StrEnum):
+    COB = "cob"
+    CASH_IN = "cashin"
+    COBV = "cobv"
+    """A due-date charge: its terms (due date, fines, interest, discounts) in ``Charge.due``."""
+
+
+class ChargeLifecycle:
+    """ATIVA -> CONCLUIDA | REMOVIDA_PELO_USUARIO_RECEBEDOR | REMOVIDA_PELO_PSP; the rest is terminal.
+
+    Triggers: :meth:`conclude` (paid), :meth:`cancel` (by the receiver), :meth:`expire` (by the PSP).
+    """
+
+    state: ChargeStatus
+
+    def __init__(self, state: ChargeStatus = ChargeStatus.ATIVA) -> None:
+        active = ChargeStatus.ATIVA
+        self._machine = Machine(
+            model=self,
+            states=ChargeStatus,
+            transitions=[
+                {"trigger": "pay", "source": active, "dest": ChargeStatus.CONCLUIDA},
+                {"trigger": "remove", "source": active, "dest": ChargeStatus.REMOVIDA_PELO_USUARIO_RECEBEDOR},
+                {"trigger": "lapse", "source": active, "dest": ChargeStatus.REMOVIDA_PELO_PSP},
+            ],
+            initial=state,
+            auto_transitions=False,
+        )
+
+    def _fire(self, trigger: str, verb: str) -> ChargeStatus:
+        try:
+            getattr(self, trigger)()
+        except MachineError:
+            raise InvalidTransition(f"a {self.state.value} charge cannot be {verb}") from None
+        return self.state
+
+    def conclude(self) -> ChargeStatus:
+        return self._fire("pay", "paid")
+
+    def cancel(self) -> ChargeStatus:
+        return self._fire("remove", "cancelled")
+
+    def expire(self) -> ChargeStatus:
+        return self._fire("lapse", "expired")
+
+
+@dataclass(frozen=True, slots=True)
+class Debtor:
+    """``devedor``: a person (CPF) or a company (CNPJ), with a name."""
+
+    name: str
+    document: str
+    kind: DocumentKind
+
+
+@dataclass(frozen=True, slots=True)
+class CalendarFields:
+    """``calendario`` as the body gave it: ``expiration`` is ``expiracao``."""
+
+    expiration: object = ABSENT
+
+
+@dataclass(frozen=True, slots=True)
+class ValueFields:
+    """``valor`` as the body gave it: ``original`` and ``modality`` (``modalidadeAlteracao``)."""
+
+    original: object = None
+    modality: object = ABSENT
+
+
+@dataclass(frozen=True, slots=True)
+class DebtorFields:
+    """``devedor`` as the body gave it: ``cpf``, ``cnpj`` and ``name`` (``nome``)."""
+
+    cpf: object = None
+    cnpj: object = None
+    name: object = None
+
+
+@dataclass(frozen=True, slots=True)
+class InfoFields:
+    """One item of ``infoAdicionais`` as the body gave it: ``name`` (``nome``) and ``value`` (``valor``)."""
+
+    name: object = None
+    value: object = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChargeFields:
+    """A ``PUT /cob/{txid}`` body as the edge decoded it, before any rule is checked.
+
+    The shape is the request's (the edge maps the wire's names onto these); each leaf is the
+    value as decoded from JSON (a number is never a string here, and the other way round, so
+    that ``"original": 10`` can be refused as the spec asks), ``None`` when null or left out,
+    and :data:`ABSENT` when left out of a field that has a default.
+    """
+
+    calendar: CalendarFields | None
+    value: ValueFields | None
+    debtor: DebtorFields | None = None
+    key: object = None
+    payer_request: object = None
+    info: tuple[InfoFields, ...] | None = None
+    loc_id: object = None
+    """``loc.id``: an existing location of the account to put the charge at (None: a new one)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChargeRequest:
+    """A validated ``PUT /cob/{txid}`` body. ``key`` None: the account's first key."""
+
+    expiration: int
+    amount: int
+    modality: int
+    key: str | None = None
+    payer_request: str | None = None
+    debtor: Debtor | None = None
+    info: tuple[tuple[str, str], ...] = ()
+    loc_id: int | None = None
+    """The location to put it at (``loc.id``); None: a new one."""
+
+    @classmethod
+    def parse(cls, fields: ChargeFields) -> ChargeRequest:
+        """Every 400 rule of the spec's table and of our specification, collected into one ``ValidationError``
+        whose details name each field by its path in the body (``calendario.expiracao``)."""
+        problems: list[str] = []
+        expiration = _expiration(problems, fields.calendar)
+        amount, modality = _valor(problems, fields.value)
+        debtor = judge_debtor(problems, fields.debtor)
+        key = judge_text(problems, "chave", fields.key, MAX_KEY)
+        payer_request = judge_text(problems, "solicitacaoPagador", fields.payer_request, MAX_PAYER_REQUEST)
+        info = judge_info(problems, fields.info)
+        loc_id = judge_loc_id(problems, fields.loc_id)
+        if problems or expiration is None or amount is None or modality is None:
+            raise ValidationError("Invalid charge: " + "; ".join(problems), details=problems)
+        return cls(expiration, amount, modality, key, payer_request, debtor, info, loc_id)
+
+
+@dataclass(frozen=True, slots=True)
+class RevisionFields:
+    """A ``PATCH /cob/{txid}`` body as the edge decoded it: each part left out (or ``null``) is
+    unchanged; inside ``value`` an :data:`ABSENT` leaf keeps the charge's own."""
+
+    calendar: CalendarFields | None = None
+    value: ValueFields | None = None
+    debtor: DebtorFields | None = None
+    key: object = None
+    payer_request: object = None
+    info: tuple[InfoFields, ...] | None = None
+    status: object = None
+    loc_id: object = None
+    """``loc.id``: move the charge to this location of the account (None: it stays)."""
+
+    @property
+    def revises(self) -> bool:
+        """Whether it changes a field other than the status."""
+        parts = (self.calendar, self.value, self.debtor, self.key, self.payer_request, self.info, self.loc_id)
+        return any(part is not None for part in parts)
+
+    def cancels(self) -> bool:
+        """Whether it cancels the charge; raises ``ValidationError`` if its status, or the lack
+        of any change, breaks a rule (judged before the charge is looked up)."""
+        problems: list[str] = []
+        removed = ChargeStatus.REMOVIDA_PELO_USUARIO_RECEBEDOR.value
+        if self.status is None:
+            if not self.revises:
+                problems.append("the body changes nothing: give a field to revise, or status")
+        else:
+            if self.status != removed:
+                problems.append(f"status: the only status a change may set is {removed}")
+            if self.revises:
+                problems.append("status: a charge is cancelled alone, not together with other changes")
+        self._judge_given(problems)
+        if problems:
+            raise ValidationError("Invalid charge change: " + "; ".join(problems), details=problems)
+        return self.status is not None
+
+    def _judge_given(self, problems: list[str]) -> None:
+        """Every part given, judged on its own as on creation (what needs the charge, such as a
+        zero amount against the charge's modality, waits for :meth:`ChargeRevision.parse`)."""
+        if self.calendar is not None:
+            _expiration(problems, self.calendar)
+        if self.value is not None:
+            if self.value.original is not ABSENT:
+                _original(problems, self.value.original)
+            if self.value.modality is not ABSENT:
+                _modality(problems, self.value.modality)
+        judge_debtor(problems, self.debtor)
+        judge_text(problems, "chave", self.key, MAX_KEY)
+        judge_text(problems, "solicitacaoPagador", self.payer_request, MAX_PAYER_REQUEST)
+        judge_info(problems, self.info)
+        judge_loc_id(problems, self.loc_id)
+
+
+@dataclass(frozen=True, slots=True)
+class ChargeRevision:
+    """A validated revision: ``cancel`` (status REMOVIDA_PELO_USUARIO_RECEBEDOR alone), or the
+    charge's fields after the change (``key`` None: unchanged)."""
+
+    cancel: bool
+    expiration: int = DEFAULT_EXPIRATION
+    amount: int = 0
+    modality: int = 0
+    key: str | None = None
+    payer_request: str | None = None
+    debtor: Debtor | None = None
+    info: tuple[tuple[str, str], ...] = ()
+    loc_id: int | None = None
+    """The location to move it to; None: it stays where it is."""
+
+    @classmethod
+    def parse(cls, fields: RevisionFields, current: Charge) -> ChargeRevision:
+        """The standard's rules of ``PATCH /cob/{txid}``: the status may only become
+        REMOVIDA_PELO_USUARIO_RECEBEDOR, and not together with other changes; every other field
+        is judged as on creation, a part left out keeping ``current``'s value. One error lists
+        every broken rule."""
+        if fields.cancels():
+            return cls(cancel=True)
+        problems: list[str] = []
+        expiration = current.expiration if fields.calendar is None else _expiration(problems, fields.calendar)
+        amount, modality = _valor(problems, _current_value(fields.value, current))
+        debtor = current.debtor if fields.debtor is None else judge_debtor(problems, fields.debtor)
+        key, payer_request, info = judge_revised_texts(
+            problems, current, key=fields.key, payer_request=fields.payer_request, info=fields.info
+        )
+        loc_id = judge_loc_id(problems, fields.loc_id)
+        if problems or expiration is None or amount is None or modality is None:
+            raise ValidationError("Invalid charge change: " + "; ".join(problems), details=problems)
+        return cls(
+            cancel=False,
+            expiration=expiration,
+            amount=amount,
+            modality=modality,
+            key=key,
+            payer_request=payer_request,
+            debtor=debtor,
+            info=info,
+            loc_id=loc_id,
+        )
+
+
+MAX_LOC_ID = 9_223_372_036_854_775_807  # the standard's int64
+
+
+def judge_loc_id(problems: list[str], value: object) -> int | None:
+    """``loc.id`` as given (None: left out): a positive int64 (whether it names a location of the
+    account is judged against the locations)."""
+    if value is None:
+        return None
+    if not _is_int(value) or not 0 < int(str(value)) <= MAX_LOC_ID:
+        problems.append(f"loc.id: must be an integer from 1 to {MAX_LOC_ID}")
+        return None
+    return int(str(value))
+
+
+def judge_revised_texts(
+    problems: list[str],
+    current: Charge,
+    *,
+    key: object,
+    payer_request: object,
+    info: tuple[InfoFields, ...] | None,
+) -> tuple[str | None, str | None, tuple[tuple[str, str], ...]]:
+    """``chave``, ``solicitacaoPagador`` and ``infoAdicionais`` of a revision (``cob`` or ``cobv``):
+    each judged as on creation; ``solicitacaoPagador`` and ``infoAdicionais`` left out keep
+    ``current``'s (``chave`` left out is None: the caller keeps the charge's key)."""
+    judged_key = judge_text(problems, "chave", key, MAX_KEY)
+    judged_request = (
+        current.payer_request
+        if payer_request is None
+        else judge_text(problems, "solicitacaoPagador", payer_request, MAX_PAYER_REQUEST)
+    )
+    judged_info = current.info if info is None else judge_info(problems, info)
+    return judged_key, judged_request, judged_info
+
+
+def _current_value(value: ValueFields | None, current: Charge) -> ValueFields:
+    """``valor`` of a revision, each leaf left out taken from the charge."""
+    if value is None:
+        return ValueFields(format_amount_string(current.amount), current.modality)
+    original = format_amount_string(current.amount) if value.original is ABSENT else value.original
+    modality = current.modality if value.modality is ABSENT else value.modality
+    return ValueFields(original, modality)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _expiration(problems: list[str], calendar: CalendarFields | None) -> int | None:
+    if calendar is None:
+        problems.append("calendario: required")
+        return None
+    seconds = DEFAULT_EXPIRATION if calendar.expiration is ABSENT else calendar.expiration
+    if not isinstance(seconds, int) or isinstance(seconds, bool) or not 1 <= seconds <= MAX_EXPIRATION:
+        problems.append(f"calendario.expiracao: must be a whole number of seconds, 1 to {MAX_EXPIRATION}")
+        return None
+    return seconds
+
+
+def _valor(problems: list[str], value: ValueFields | None) -> tuple[int | None, int | None]:
+    if value is None:
+        problems.append("valor: required, an object")
+        return None, None
+    modality = _modality(problems, 0 if value.modality is ABSENT else value.modality)
+    amount = _original(problems, value.original)
+    if amount == 0 and modality != 1:
+        problems.append("valor.original: must be positive unless modalidadeAlteracao is 1")
+        amount = None
+    return amount, modality
+
+
+def _modality(problems: list[str], given: object) -> int | None:
+    if isinstance(given, int) and not isinstance(given, bool) and given in (0, 1):
+        return given
+    problems.append("valor.modalidadeAlteracao: must be 0 or 1")
+    return None
+
+
+def _original(problems: list[str], original: object) -> int | None:
+    if not isinstance(original, str):
+        problems.append('valor.original: required, a string with 2 decimals (e.g. "10.00")')
+        return None
+    return collect(problems, "valor.original", lambda: parse_amount_string(original))
+
+
+def judge_debtor(problems: list[str], debtor: DebtorFields | None) -> Debtor | None:
+    """``devedor`` judged as on a ``cob`` (each broken rule appended to ``problems``)."""
+    if debtor is None:
+        return None
+    cpf, cnpj, name = debtor.cpf, debtor.cnpj, debtor.name
+    if cpf is None and cnpj is None:
+        if name is not None:
+            problems.append("devedor.nome: needs devedor.cpf or devedor.cnpj")
+        return None
+    document = _debtor_document(problems, cpf, cnpj)
+    if not isinstance(name, str) or not name.strip() or len(name) > MAX_DEBTOR_NAME:
+        problems.append(f"devedor.nome: required with a document, 1 to {MAX_DEBTOR_NAME} characters")
+        return None
+    return Debtor(name, *document) if document is not None else None
+
+
+def _debtor_document(problems: list[str], cpf: object, cnpj: object) -> tuple[str, DocumentKind] | None:
+    if cpf is not None and cnpj is not None:
+        problems.append("devedor: cpf and cnpj cannot both be given")
+        return None
+    if cpf is not None:
+        if not isinstance(cpf, str) or len(cpf) != 11 or not cpf.isdigit() or not is_valid_cpf(cpf):
+            problems.append("devedor.cpf: must be a valid CPF of exactly 11 digits")
+            return None
+        return cpf, DocumentKind.CPF
+    parsed = collect(problems, "devedor.cnpj", lambda: _cnpj(cnpj))
+    return (parsed, DocumentKind.CNPJ) if parsed is not None else None
+
+
+def _cnpj(value: object) -> str:
+    if not isinstance(value, str) or len(value) != 14:
+        raise ValidationError("must be a valid CNPJ of 14 characters")
+    document = parse_document(value)
+    if document.kind is not DocumentKind.CNPJ:
+        raise ValidationError("must be a valid CNPJ of 14 characters")
+    return document.value
+
+
+def judge_text(problems: list[str], name: str, value: object, limit: int) -> str | None:
+    """An optional text of at most ``limit`` characters (``chave``, ``solicitacaoPagador``)."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or len(value) > limit:
+        problems.append(f"{name}: a string of at most {limit} characters")
+        return None
+    return value
+
+
+def judge_info(problems: list[str], items: tuple[InfoFields, ...] | None) -> tuple[tuple[str, str], ...]:
+    """``infoAdicionais`` judged as on a ``cob``."""
+    if items is None:
+        return ()
+    if len(items) > MAX_INFO_ITEMS:
+        problems.append(f"infoAdicionais: a list of at most {MAX_INFO_ITEMS} items")
+        return ()
+    info: list[tuple[str, str]] = []
+    for index, item in enumerate(items):
+        name, value = item.name, item.value
+        if not isinstance(name, str) or not isinstance(value, str):
+            problems.append(f"infoAdicionais[{index}]: nome and valor are required strings")
+        elif len(name) > MAX_INFO_NAME or len(value) > MAX_INFO_VALUE:
+            limits = f"nome at most {MAX_INFO_NAME}, valor at most {MAX_INFO_VALUE} characters"
+            problems.append(f"infoAdicionais[{index}]: {limits}")
+        else:
+            info.append((name, value))
+    return tuple(info)
+
+
+@dataclass(frozen=True, slots=True)
+class CashInRequest:
+    """A validated ``POST /api/pix/cash-in`` body. The payer is informative only.
+
+    The edge hands :meth:`parse` each leaf under the domain's name, as decoded from JSON (None
+    when null or left out); the rules' messages name each field by its path in the body
+    (``transaction.value``).
+    """
+
+    amount: int
+    description: str
+    external_id: str
+    expiration: int
+    generate_qr_code: bool
+    payer_name: str
+    payer_document: str
+    additional_info: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def parse(
+        cls,
+        *,
+        amount: object,
+        description: object,
+        external_id: object,
+        expiration: object,
+        generate_qr_code: object,
+        payer_name: object,
+        payer_document: object,
+        additional_info: object,
+    ) -> CashInRequest:
+        problems: list[str] = []
+        cents = collect(problems, "transaction.value", lambda: require_positive(parse_amount_number(amount)))
+        text = _required_text(problems, "transaction.description", description, MAX_CASH_IN_DESCRIPTION)
+        external = _required_text(problems, "transaction.externalId", external_id, MAX_EXTERNAL_ID)
+        low, high = CASH_IN_EXPIRATION
+        seconds = DEFAULT_EXPIRATION if expiration is None else expiration
+        if not isinstance(seconds, int) or isinstance(seconds, bool) or not low <= seconds <= high:
+            problems.append(f"transaction.expirationTime: must be {low} to {high} seconds")
+            seconds = None
+        if generate_qr_code is not None and not isinstance(generate_qr_code, bool):
+            problems.append("transaction.generateQrCode: must be true or false")
+        name = _required_text(problems, "payer.fullName", payer_name, MAX_PAYER_NAME)
+        document = collect(problems, "payer.document", lambda: _any_document(payer_document))
+        info = _additional_info(problems, additional_info)
+        if (
+            problems
+            or cents is None
+            or text is None
+            or external is None
+            or seconds is None
+            or name is None
+            or document is None
+        ):
+            raise ValidationError("Invalid cash-in: " + "; ".join(problems), details=problems)
+        return cls(cents, text, external, seconds, generate_qr_code is True, name, document, info)
+
+
+def _required_text(problems: list[str], name: str, value: object, limit: int) -> str | None:
+    if not isinstance(value, str) or not value.strip() or len(value) > limit:
+        problems.append(f"{name}: required, 1 to {limit} characters")
+        return None
+    return value
+
+
+def _any_document(value: object) -> str:
+    if not isinstance(value, str):
+        raise ValidationError("required, a CPF (11 digits) or CNPJ (14 characters)")
+    return parse_document(value).value
+
+
+def _additional_info(problems: list[str], value: object) -> tuple[tuple[str, str], ...]:
+    if value is None:
+        return ()
+    if (
+        not isinstance(value, dict)
+        or len(value) > MAX_ADDITIONAL_INFO
+        or not all(isinstance(v, str) for v in value.values())
+    ):
+        problems.append(f"additionalInfo: an object of at most {MAX_ADDITIONAL_INFO} string values")
+        return ()
+    if any(len(k) > MAX_ADDITIONAL_INFO_KEY or len(v) > MAX_ADDITIONAL_INFO_VALUE for k, v in value.items()):
+        problems.append(
+            f"additionalInfo: names of at most {MAX_ADDITIONAL_INFO_KEY} characters,"
+            f" values of at most {MAX_ADDITIONAL_INFO_VALUE}"
+        )
+        return ()
+    return tuple((str(k), str(v)) for k, v in value.items())
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NewCharge:
+    account_id: int
+    txid: str
+    kind: ChargeKind
+    created_at: datetime
+    expiration: int
+    amount: int
+    modality: int
+    pix_key: str
+    location_id: str | None
+    """The token of the location the charge is at (the payload URL's last part); None: it has none
+    (unlinked by ``DELETE /loc/{id}/txid``), so no BR Code pays it."""
+    location: str
+    """The payload URL of its (last) location, as its BR Code carries it."""
+    br_code: str
+    loc_id: int | None = None
+    """``loc.id``: the id of its location; None with ``location_id``."""
+    loc_created_at: datetime | None = None
+    """``loc.criacao``, when its location was made before it (None: with it, ``created_at``)."""
+    payer_request: str | None = None
+    debtor: Debtor | None = None
+    info: tuple[tuple[str, str], ...] = ()
+    external_id: str | None = None
+    correlation_id: uuid.UUID | None = None
+    transaction_id: int | None = None
+    """The PAYMENT record: a cash-in has one from the start, a ``cob`` once paid."""
+    due: DueTerms | None = None
+    """A ``cobv``'s terms (its ``amount`` is their ``valor.original``; it expires at the end of its
+    last payable day); None for the other kinds."""
+    batch_id: int | None = None
+    """The batch of due-date charges (``loteCobVId``) a ``cobv`` was created in, if any."""
+
+    @property
+    def expires_at(self) -> datetime:
+        return self.created_at + timedelta(seconds=self.expiration)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Charge(NewCharge):
+    """A charge as stored (``id`` is the row's; ``loc_id`` is ``loc.id``)."""
+
+    id: int
+    status: ChargeStatus = ChargeStatus.ATIVA
+    revision: int = 0
+    updated_at: datetime | None = None
+    paid_end_to_end_id: str | None = None
+    paid_at: datetime | None = None
+
+    def status_at(self, now: datetime) -> ChargeStatus:
+        """The status a reader sees: ATIVA past its expiry is REMOVIDA_PELO_PSP already."""
+        return _status_seen(self.status, self.expires_at, now)
+
+    @property
+    def located(self) -> bool:
+        """Whether it is at a location (its BR Code pays it, its payload URL serves it)."""
+        return self.loc_id is not None and self.location_id is not None
+
+    @property
+    def line(self) -> ChargeLine:
+        return ChargeLine(self.txid, self.kind, self.status, self.amount, self.created_at, self.expires_at)
+
+
+@dataclass(frozen=True, slots=True)
+class ChargeLine:
+    """A charge as a list of charges shows it (the console's): what the line says, nothing more,
+    so that a list of them reads only those columns."""
+
+    txid: str
+    kind: ChargeKind
+    status: ChargeStatus
+    amount: int
+    created_at: datetime
+    expires_at: datetime
+
+    def status_at(self, now: datetime) -> ChargeStatus:
+        """As :meth:`Charge.status_at`."""
+        return _status_seen(self.status, self.expires_at, now)
+
+
+def _status_seen(status: ChargeStatus, expires_at: datetime, now: datetime) -> ChargeStatus:
+    if status is ChargeStatus.ATIVA and now >= expires_at:
+        return ChargeStatus.REMOVIDA_PELO_PSP
+    return status
+
+
+def new_location_id() -> str:
+    """The id in a payload URL: 32 lower-case hex digits."""
+    return uuid.uuid4().hex
+
+
+def ascii_text(text: str, limit: int) -> str:
+    """``text`` as BR Code data: accents dropped (``São`` -> ``Sao``), other non-ASCII removed,
+    cut to ``limit`` characters; never empty."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    plain = "".join(c for c in decomposed if 0x20 <= ord(c) < 0x7F).strip()
+    return plain[:limit].strip() or "PIX"
+
+
+def dynamic_code(*, location: str, merchant_name: str, merchant_city: str, amount: int) -> str:
+    """The BR Code of a charge: single use (``01``=``12``), ``26-25`` the payload
+    URL, ``54`` the amount when fixed, ``62-05`` ``***``."""
+    return brcode.encode(
+        brcode.BrCode(
+            merchant_name=ascii_text(merchant_name, 25),
+            merchant_city=ascii_text(merchant_city, 15),
+            location=location,
+            amount=amount or None,
+            point_of_initiation="12",
+            reference="***",
+        )
+    )
+
+
+def amount_to_pay(charge: Charge, offered: int | None) -> int:
+    """What a payment of ``offered`` centavos (None: the charge's amount) credits.
+
+    With ``modalidadeAlteracao`` 0 only ``valor.original`` is accepted.
+    """
+    if offered is None:
+        if charge.amount == 0:
+            raise AmountMismatch("this charge leaves the amount to the payer: give one")
+        return charge.amount
+    require_positive(offered)
+    if charge.modality == 0 and offered != charge.amount:
+        raise AmountMismatch(
+            f"this charge takes exactly {format_amount_string(charge.amount)} (modalidadeAlteracao 0)"
+        )
+    return offered

@@ -1,0 +1,430 @@
+"""Due-date charges (``cobv``): the terms of the amount, and the amount due on a given day.
+
+A due-date charge has an original amount, a due date, a number of days it stays payable after
+it, and up to four adjustments: a fine (``multa``) and interest (``juros``) once it is late, a
+rebate (``abatimento``) always, a discount (``desconto``) for paying early. The rules, with a
+hand-worked table per modality, are in docs/due-charges.md; in short:
+
+* a due date on a weekend or national holiday moves to the next business day (the *effective*
+  due date), and the fine, the interest and the discount dates move with it;
+* the last day to pay is the effective due date plus ``days_after_due`` calendar days, moved in
+  turn to the next business day when it falls on one that is not;
+* amount = original - rebate - discount + fine + interest, every part computed on the original
+  and rounded half-up to the centavo by integer arithmetic; the reductions never take the
+  amount below one centavo.
+
+No wire names here: the edge maps ``calendario`` and ``valor`` onto :class:`DueCalendarFields`
+and :class:`DueValueFields`, each leaf as decoded from JSON; :func:`parse_due_terms` judges them
+all and names each broken rule by its path in the body. :meth:`DueTerms.wire` writes the
+standard's JSON back. The terms themselves are declared in :mod:`pixcore.charges.terms`; every
+name of theirs is exported here too, so a caller imports this module alone.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+from datetime import date, datetime
+from functools import partial
+from typing import NoReturn
+from zoneinfo import ZoneInfo
+
+from pixcore.business_days import business_days_between, next_business_day
+from pixcore.charges.terms import (
+    DEFAULT_DAYS_AFTER_DUE,
+    HUNDRED_PERCENT,
+    Discount,
+    DiscountDate,
+    DiscountModality,
+    DueAmount,
+    DueTerms,
+    Fine,
+    FineModality,
+    Interest,
+    InterestModality,
+    Rebate,
+    RebateModality,
+)
+from pixcore.errors import DueChargeClosed, ValidationError
+from pixcore.money import AMOUNT_STRING_PATTERN, MAX_CENTS, format_amount_string, parse_amount_string
+from pixcore.validation import ABSENT, collect
+
+__all__ = [
+    "DEFAULT_DAYS_AFTER_DUE",
+    "MAX_DAYS_AFTER_DUE",
+    "MAX_DISCOUNT_DATES",
+    "PAYER_ZONE",
+    "Discount",
+    "DiscountDate",
+    "DiscountDateFields",
+    "DiscountFields",
+    "DiscountModality",
+    "DueAmount",
+    "DueCalendarFields",
+    "DueTerms",
+    "DueValueFields",
+    "Fine",
+    "FineModality",
+    "Interest",
+    "InterestModality",
+    "RateFields",
+    "Rebate",
+    "RebateModality",
+    "amount_breakdown",
+    "amount_due",
+    "parse_due_terms",
+    "payer_day",
+]
+
+
+MAX_DAYS_AFTER_DUE = 2_147_483_647  # the standard's int32
+MAX_DISCOUNT_DATES = 3
+PAYER_ZONE = ZoneInfo("America/Sao_Paulo")
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_AMOUNT = re.compile(AMOUNT_STRING_PATTERN)
+
+
+# -- the amount ---------------------------------------------------------------
+
+
+def payer_day(moment: datetime) -> date:
+    """The payer's calendar day at ``moment`` (an aware datetime): Brasília's local date.
+
+    A naive ``moment`` is a ``ValueError``: its day would depend on the machine's time zone.
+    """
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError("payer_day needs an aware datetime")
+    return moment.astimezone(PAYER_ZONE).date()
+
+
+def amount_due(terms: DueTerms, day: date) -> int:
+    """Centavos due when paid on ``day`` (the payer's local date, :func:`payer_day`).
+
+    Raises :class:`~pixcore.errors.DueChargeClosed` after :meth:`DueTerms.last_payable_day`.
+    """
+    return amount_breakdown(terms, day).final
+
+
+def amount_breakdown(terms: DueTerms, day: date) -> DueAmount:
+    """The parts of :func:`amount_due` (what the payload shows)."""
+    last = terms.last_payable_day()
+    if day > last:
+        raise DueChargeClosed(
+            f"The due charge could be paid until {last.isoformat()}; it cannot be paid on {day.isoformat()}."
+        )
+    return _breakdown(terms, day)
+
+
+def _breakdown(terms: DueTerms, day: date) -> DueAmount:
+    original = terms.original
+    effective_due = terms.effective_due_date()
+    rebate = (
+        0 if terms.rebate is None else _fixed_or_percent(terms.rebate.modality, terms.rebate.value, original)
+    )
+    rebate = min(rebate, original - 1)
+    discount = 0 if terms.discount is None else _discount(terms.discount, terms.due_date, original, day)
+    discount = min(discount, original - 1 - rebate)
+    fine = interest = 0
+    if day > effective_due:
+        if terms.fine is not None:
+            fine = _fixed_or_percent(terms.fine.modality, terms.fine.value, original)
+        if terms.interest is not None:
+            interest = _interest(terms.interest, original, effective_due, day)
+    return DueAmount(original, rebate, discount, fine, interest)
+
+
+def _half_up(numerator: int, denominator: int) -> int:
+    """``numerator / denominator`` rounded half-up to an integer (both non-negative)."""
+    return (2 * numerator + denominator) // (2 * denominator)
+
+
+def _fixed_or_percent(modality: int, value: int, original: int) -> int:
+    """A fine or rebate: ``value`` centavos (modality 1) or ``value`` hundredths of a percent of
+    ``original`` (modality 2)."""
+    if modality == 1:
+        return value
+    return _half_up(original * value, HUNDRED_PERCENT)
+
+
+def _interest(interest: Interest, original: int, effective_due: date, day: date) -> int:
+    modality = interest.modality
+    late = business_days_between(effective_due, day) if modality.business_days else (day - effective_due).days
+    period = modality.days_per_period
+    if period is None:
+        return interest.value * late
+    return _half_up(original * interest.value * late, HUNDRED_PERCENT * period)
+
+
+def _discount(discount: Discount, due_date: date, original: int, day: date) -> int:
+    modality = discount.modality
+    if modality.fixed_dates:
+        in_force = [item.value for item in discount.dates if day <= next_business_day(item.until)]
+        if not in_force:
+            return 0
+        best = max(in_force)
+        return _half_up(original * best, HUNDRED_PERCENT) if modality.percent else best
+    early = business_days_between(day, due_date) if modality.business_days else max((due_date - day).days, 0)
+    if modality.percent:
+        return _half_up(original * discount.value * early, HUNDRED_PERCENT)
+    return discount.value * early
+
+
+# -- the request's rules -----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DueCalendarFields:
+    """``calendario`` as the body gave it: ``due_date`` is ``dataDeVencimento``,
+    ``days_after_due`` ``validadeAposVencimento`` (:data:`~pixcore.charges.cob.ABSENT` when left out)."""
+
+    due_date: object = None
+    days_after_due: object = ABSENT
+
+
+@dataclass(frozen=True, slots=True)
+class RateFields:
+    """``multa``, ``juros`` or ``abatimento`` as the body gave it: ``modality`` is ``modalidade``,
+    ``value`` ``valorPerc``."""
+
+    modality: object = None
+    value: object = None
+
+
+@dataclass(frozen=True, slots=True)
+class DiscountDateFields:
+    """One item of ``descontoDataFixa``: ``until`` is ``data``, ``value`` ``valorPerc``."""
+
+    until: object = None
+    value: object = None
+
+
+@dataclass(frozen=True, slots=True)
+class DiscountFields:
+    """``desconto`` as the body gave it: ``modality`` (``modalidade``), ``value`` (``valorPerc``),
+    ``dates`` (``descontoDataFixa``; None when null or left out)."""
+
+    modality: object = None
+    value: object = None
+    dates: tuple[DiscountDateFields, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DueValueFields:
+    """``valor`` of a due-date charge as the body gave it: ``original``, ``fine`` (``multa``),
+    ``interest`` (``juros``), ``rebate`` (``abatimento``), ``discount`` (``desconto``)."""
+
+    original: object = None
+    fine: RateFields | None = None
+    interest: RateFields | None = None
+    rebate: RateFields | None = None
+    discount: DiscountFields | None = None
+
+
+def parse_due_terms(
+    calendar: DueCalendarFields | None, value: DueValueFields | None, *, today: date
+) -> DueTerms:
+    """Every rule of the standard's schemas and of ``CobVOperacaoInvalida`` on ``calendario``
+    and ``valor``, collected into one ``ValidationError`` whose details name each field by its
+    path in the body (``valor.multa.valorPerc: ...``). ``today`` is the creation's local date:
+    the due date may not be before it."""
+    problems: list[str] = []
+    due_date, days_after_due = _calendar(problems, calendar, today)
+    if value is None:
+        problems.append("valor: required, an object")
+        _refuse(problems)
+    original = _original(problems, value.original)
+    fine = _rate(problems, "valor.multa", value.fine, FineModality)
+    interest = _rate(problems, "valor.juros", value.interest, InterestModality)
+    rebate = _rate(problems, "valor.abatimento", value.rebate, RebateModality)
+    if rebate is not None and not _below_original(
+        problems, "valor.abatimento.valorPerc", rebate[0] == RebateModality.PERCENT, rebate[1], original
+    ):
+        rebate = None
+    discount = _discount_terms(problems, value.discount, original, due_date)
+    if problems or original is None or due_date is None or days_after_due is None:
+        _refuse(problems)
+    terms = DueTerms(
+        original,
+        due_date,
+        days_after_due,
+        None if fine is None else Fine(FineModality(fine[0]), fine[1]),
+        None if interest is None else Interest(InterestModality(interest[0]), interest[1]),
+        None if rebate is None else Rebate(RebateModality(rebate[0]), rebate[1]),
+        discount,
+    )
+    last = _last_payable_day(terms)
+    if last is None:
+        _refuse(["calendario.validadeAposVencimento: the last day to pay would fall after 9999-12-31"])
+    highest = _breakdown(terms, last).final
+    if highest > MAX_CENTS:
+        message = (
+            f"valor: with multa and juros the amount due would reach {format_amount_string(highest)}"
+            f" by the last day to pay ({last.isoformat()}), above {format_amount_string(MAX_CENTS)}"
+        )
+        _refuse([message])
+    return terms
+
+
+def _last_payable_day(terms: DueTerms) -> date | None:
+    """The last day to pay, or None when it falls past the last date Python holds."""
+    try:
+        return terms.last_payable_day()
+    except OverflowError:
+        return None
+
+
+def _refuse(problems: list[str]) -> NoReturn:
+    raise ValidationError("Invalid due charge: " + "; ".join(problems), details=problems)
+
+
+def _date(text: object) -> date:
+    if not isinstance(text, str) or _DATE.fullmatch(text) is None:
+        raise ValidationError("required, a date YYYY-MM-DD")
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise ValidationError("required, a date YYYY-MM-DD that exists") from None
+
+
+def _calendar(
+    problems: list[str], calendar: DueCalendarFields | None, today: date
+) -> tuple[date | None, int | None]:
+    if calendar is None:
+        problems.append("calendario: required, with dataDeVencimento")
+        return None, None
+    due_date = collect(problems, "calendario.dataDeVencimento", lambda: _date(calendar.due_date))
+    if due_date is not None and due_date < today:
+        problems.append(f"calendario.dataDeVencimento: must not be before today ({today.isoformat()})")
+        due_date = None
+    days: object = DEFAULT_DAYS_AFTER_DUE if calendar.days_after_due is ABSENT else calendar.days_after_due
+    if not isinstance(days, int) or isinstance(days, bool) or not 0 <= days <= MAX_DAYS_AFTER_DUE:
+        problems.append(
+            f"calendario.validadeAposVencimento: a whole number of days, 0 to {MAX_DAYS_AFTER_DUE}"
+        )
+        return due_date, None
+    return due_date, days
+
+
+def _original(problems: list[str], original: object) -> int | None:
+    cents = _amount_text(problems, "valor.original", original)
+    if cents == 0:
+        problems.append("valor.original: must be above zero")
+        return None
+    return cents
+
+
+def _amount_text(problems: list[str], field: str, given: object) -> int | None:
+    if not isinstance(given, str) or _AMOUNT.fullmatch(given) is None:
+        problems.append(f'{field}: required, a string of 1 to 10 digits, a dot and 2 decimals (e.g. "2.00")')
+        return None
+    return parse_amount_string(given)
+
+
+def _modality(problems: list[str], field: str, given: object, kind: type[enum.IntEnum]) -> int | None:
+    values = [int(member) for member in kind]
+    if isinstance(given, int) and not isinstance(given, bool) and given in values:
+        return given
+    problems.append(f"{field}.modalidade: required, {values[0]} to {values[-1]}")
+    return None
+
+
+def _rate(
+    problems: list[str], field: str, rate: RateFields | None, kind: type[enum.IntEnum]
+) -> tuple[int, int] | None:
+    """``modalidade`` and ``valorPerc`` of a fine, interest or rebate, judged as the schema says."""
+    if rate is None:
+        return None
+    modality = _modality(problems, field, rate.modality, kind)
+    value = _amount_text(problems, f"{field}.valorPerc", rate.value)
+    if modality is None or value is None:
+        return None
+    return modality, value
+
+
+def _below_original(problems: list[str], field: str, percent: bool, value: int, original: int | None) -> bool:
+    """A rebate or discount must be less than the whole: below 100.00 percent, or below
+    ``valor.original``."""
+    if percent and value >= HUNDRED_PERCENT:
+        problems.append(f"{field}: a percentage below 100.00")
+        return False
+    if not percent and original is not None and value >= original:
+        problems.append(f"{field}: must be below valor.original ({format_amount_string(original)})")
+        return False
+    return True
+
+
+def _discount_terms(
+    problems: list[str], fields: DiscountFields | None, original: int | None, due_date: date | None
+) -> Discount | None:
+    if fields is None:
+        return None
+    field = "valor.desconto"
+    number = _modality(problems, field, fields.modality, DiscountModality)
+    if number is None:
+        _discount_forms(problems, fields)
+        return None
+    modality = DiscountModality(number)
+    if modality.fixed_dates:
+        if fields.value is not None:
+            problems.append(
+                f"{field}.valorPerc: must be left out with modalidade 1 or 2 (use descontoDataFixa)"
+            )
+        dates = _discount_dates(problems, fields.dates, modality, original, due_date)
+        return None if dates is None else Discount(modality, dates=dates)
+    if fields.dates is not None:
+        problems.append(f"{field}.descontoDataFixa: must be left out with modalidade 3 to 6 (use valorPerc)")
+    value = _amount_text(problems, f"{field}.valorPerc", fields.value)
+    if value is None or not _below_original(
+        problems, f"{field}.valorPerc", modality.percent, value, original
+    ):
+        return None
+    return Discount(modality, value=value)
+
+
+def _discount_forms(problems: list[str], fields: DiscountFields) -> None:
+    """Without a modality, which of ``valorPerc`` and ``descontoDataFixa`` belongs is unknown, but
+    each one given is still judged by its own form, so that one answer names every broken rule."""
+    if fields.value is not None:
+        _amount_text(problems, "valor.desconto.valorPerc", fields.value)
+    for index, item in enumerate(fields.dates or ()):
+        where = f"valor.desconto.descontoDataFixa[{index}]"
+        collect(problems, f"{where}.data", partial(_date, item.until))
+        _amount_text(problems, f"{where}.valorPerc", item.value)
+
+
+def _discount_dates(
+    problems: list[str],
+    items: tuple[DiscountDateFields, ...] | None,
+    modality: DiscountModality,
+    original: int | None,
+    due_date: date | None,
+) -> tuple[DiscountDate, ...] | None:
+    field = "valor.desconto.descontoDataFixa"
+    if not items or len(items) > MAX_DISCOUNT_DATES:
+        problems.append(f"{field}: required with modalidade 1 or 2, 1 to {MAX_DISCOUNT_DATES} items")
+        return None
+    dates: list[DiscountDate] = []
+    seen: set[date] = set()
+    for index, item in enumerate(items):
+        where = f"{field}[{index}]"
+        until = collect(problems, f"{where}.data", partial(_date, item.until))
+        value = _amount_text(problems, f"{where}.valorPerc", item.value)
+        if until is not None:
+            if due_date is not None and until > due_date:
+                problems.append(f"{where}.data: must not be after calendario.dataDeVencimento")
+                until = None
+            elif until in seen:
+                problems.append(f"{where}.data: each date at most once")
+                until = None
+            else:
+                seen.add(until)
+        if value is not None and not _below_original(
+            problems, f"{where}.valorPerc", modality.percent, value, original
+        ):
+            value = None
+        if until is not None and value is not None:
+            dates.append(DiscountDate(until, value))
+    if len(dates) != len(items):
+        return None
+    return tuple(sorted(dates, key=lambda item: item.until))

@@ -1,0 +1,305 @@
+"""Due-date charges (``cobv``): the request rules around their terms, and the service's day.
+
+The terms themselves (``calendario`` and ``valor`` of a ``cobv``: the due date, how long after it
+the charge is payable, fine, interest, rebate and discounts, and the amount due on a day) are
+:mod:`pixcore.charges.cobv`'. This module judges the rest of a ``PUT``/``PATCH /cobv/{txid}`` body
+as a ``cob``'s is judged, with one difference the standard makes: ``devedor`` is required. Every
+broken rule of the body, the terms' included, is collected into one ``ValidationError``.
+
+Days are the payer's (:func:`pixcore.charges.cobv.payer_day`, Brasília's): a ``cobv`` is payable
+until its last payable day ends there (docs/decisions/due-charges.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from typing import Any
+
+from pixcore.charges.cob import (
+    ABSENT,
+    MAX_EXPIRATION,
+    MAX_KEY,
+    MAX_PAYER_REQUEST,
+    Absent,
+    Charge,
+    ChargeStatus,
+    Debtor,
+    DebtorFields,
+    InfoFields,
+    judge_debtor,
+    judge_info,
+    judge_loc_id,
+    judge_revised_texts,
+    judge_text,
+)
+from pixcore.charges.cobv import (
+    PAYER_ZONE,
+    DiscountDateFields,
+    DiscountFields,
+    DueCalendarFields,
+    DueTerms,
+    DueValueFields,
+    RateFields,
+    parse_due_terms,
+    payer_day,
+)
+from pixcore.errors import ValidationError
+from pixcore.money import format_amount_string
+
+__all__ = [
+    "DueCalendarChange",
+    "DueChargeFields",
+    "DueChargeRequest",
+    "DueRevision",
+    "DueRevisionFields",
+    "DueValueChange",
+    "day_end",
+    "due_expiration",
+    "terms_fields",
+]
+
+
+def day_end(day: date) -> datetime:
+    """The moment ``day`` ends for the payer (the next day's midnight in Brasília)."""
+    return datetime.combine(day + timedelta(days=1), time(), tzinfo=PAYER_ZONE)
+
+
+def due_expiration(terms: DueTerms, created_at: datetime) -> int | None:
+    """Seconds from ``created_at`` to the end of the terms' last payable day (rounded up, at least
+    one): the charge's ``expiracao``, so that it expires as a ``cob`` does. None when that is
+    beyond what a charge can hold (:data:`~pixcore.charges.cob.MAX_EXPIRATION`, some 68 years)."""
+    try:
+        end = day_end(terms.last_payable_day())
+    except OverflowError:
+        return None
+    seconds = max(1, math.ceil((end - created_at).total_seconds()))
+    return seconds if seconds <= MAX_EXPIRATION else None
+
+
+def _expiration(problems: list[str], terms: DueTerms | None, created_at: datetime) -> int | None:
+    if terms is None:
+        return None
+    seconds = due_expiration(terms, created_at)
+    if seconds is None:
+        problems.append(
+            "calendario.validadeAposVencimento: the last day to pay must fall within"
+            f" {MAX_EXPIRATION} seconds of the charge's creation"
+        )
+    return seconds
+
+
+def _rate_fields(modality: int, value: int) -> RateFields:
+    return RateFields(int(modality), format_amount_string(value))
+
+
+def terms_fields(terms: DueTerms) -> tuple[DueCalendarFields, DueValueFields]:
+    """``terms`` as the fields a body would give to make them again (what a revision starts from)."""
+    calendar = DueCalendarFields(terms.due_date.isoformat(), terms.days_after_due)
+    discount = None
+    if terms.discount is not None:
+        d = terms.discount
+        dates = tuple(DiscountDateFields(i.until.isoformat(), format_amount_string(i.value)) for i in d.dates)
+        discount = DiscountFields(
+            int(d.modality),
+            None if d.modality.fixed_dates else format_amount_string(d.value),
+            dates or None,
+        )
+    value = DueValueFields(
+        format_amount_string(terms.original),
+        None if terms.fine is None else _rate_fields(terms.fine.modality, terms.fine.value),
+        None if terms.interest is None else _rate_fields(terms.interest.modality, terms.interest.value),
+        None if terms.rebate is None else _rate_fields(terms.rebate.modality, terms.rebate.value),
+        discount,
+    )
+    return calendar, value
+
+
+def _terms(
+    problems: list[str], calendar: DueCalendarFields | None, value: DueValueFields | None, today: date
+) -> DueTerms | None:
+    try:
+        return parse_due_terms(calendar, value, today=today)
+    except ValidationError as exc:
+        problems.extend(exc.details or [exc.message])
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class DueChargeFields:
+    """A ``PUT /cobv/{txid}`` body as the edge decoded it: ``calendar`` and ``value`` are
+    ``calendario`` and ``valor`` (None when null or left out); the other parts as in
+    :class:`pixcore.charges.cob.ChargeFields`."""
+
+    calendar: DueCalendarFields | None
+    value: DueValueFields | None
+    debtor: DebtorFields | None = None
+    key: object = None
+    payer_request: object = None
+    info: tuple[InfoFields, ...] | None = None
+    loc_id: object = None
+    """``loc.id``: an existing ``cobv`` location of the account (None: a new one)."""
+
+
+def _debtor(problems: list[str], debtor: DebtorFields | None) -> Debtor | None:
+    if debtor is None or (debtor.cpf is None and debtor.cnpj is None):
+        judged = judge_debtor(problems, debtor)  # a name without a document is its own rule
+        if judged is None and not any(p.startswith("devedor") for p in problems):
+            problems.append("devedor: required, a cpf or cnpj with nome")
+        return judged
+    return judge_debtor(problems, debtor)
+
+
+@dataclass(frozen=True, slots=True)
+class DueChargeRequest:
+    """A validated ``PUT /cobv/{txid}`` body. ``key`` None: the account's first key."""
+
+    terms: DueTerms
+    debtor: Debtor
+    expiration: int
+    """Seconds from ``now`` to the end of the last payable day (:func:`due_expiration`)."""
+    key: str | None = None
+    payer_request: str | None = None
+    info: tuple[tuple[str, str], ...] = ()
+    loc_id: int | None = None
+
+    @classmethod
+    def parse(cls, fields: DueChargeFields, *, now: datetime) -> DueChargeRequest:
+        """Every rule of the body at once: the terms (:func:`parse_due_terms`, judged against the
+        payer's day at ``now``, the creation), a debtor, the key and texts as a ``cob``'s."""
+        problems: list[str] = []
+        terms = _terms(problems, fields.calendar, fields.value, payer_day(now))
+        expiration = _expiration(problems, terms, now)
+        debtor = _debtor(problems, fields.debtor)
+        key = judge_text(problems, "chave", fields.key, MAX_KEY)
+        payer_request = judge_text(problems, "solicitacaoPagador", fields.payer_request, MAX_PAYER_REQUEST)
+        info = judge_info(problems, fields.info)
+        loc_id = judge_loc_id(problems, fields.loc_id)
+        if problems or terms is None or debtor is None or expiration is None:
+            raise ValidationError("Invalid due-date charge: " + "; ".join(problems), details=problems)
+        return cls(terms, debtor, expiration, key, payer_request, info, loc_id)
+
+
+@dataclass(frozen=True, slots=True)
+class DueCalendarChange:
+    """``calendario`` of a ``PATCH``: a member left out (:data:`ABSENT`) keeps the charge's."""
+
+    due_date: object = ABSENT
+    days_after_due: object = ABSENT
+
+
+@dataclass(frozen=True, slots=True)
+class DueValueChange:
+    """``valor`` of a ``PATCH``: a member left out (:data:`ABSENT`) keeps the charge's; a ``null``
+    one (None) removes it."""
+
+    original: object = ABSENT
+    fine: RateFields | Absent | None = ABSENT
+    interest: RateFields | Absent | None = ABSENT
+    rebate: RateFields | Absent | None = ABSENT
+    discount: DiscountFields | Absent | None = ABSENT
+
+
+def _given(change: DueCalendarChange | DueValueChange) -> dict[str, Any]:
+    members = {f.name: getattr(change, f.name) for f in dataclasses.fields(change)}
+    return {name: value for name, value in members.items() if value is not ABSENT}
+
+
+def _changed_calendar(current: DueCalendarFields, change: DueCalendarChange | None) -> DueCalendarFields:
+    """``current`` with the members ``change`` gives (those :data:`ABSENT` kept)."""
+    return current if change is None else dataclasses.replace(current, **_given(change))
+
+
+def _changed_value(current: DueValueFields, change: DueValueChange | None) -> DueValueFields:
+    """``current`` with the members ``change`` gives (those :data:`ABSENT` kept)."""
+    return current if change is None else dataclasses.replace(current, **_given(change))
+
+
+@dataclass(frozen=True, slots=True)
+class DueRevisionFields:
+    """A ``PATCH /cobv/{txid}`` body as the edge decoded it: a part left out (or null) is
+    unchanged; inside ``calendar`` and ``value``, each member left out keeps the charge's."""
+
+    calendar: DueCalendarChange | None = None
+    value: DueValueChange | None = None
+    debtor: DebtorFields | None = None
+    key: object = None
+    payer_request: object = None
+    info: tuple[InfoFields, ...] | None = None
+    status: object = None
+    loc_id: object = None
+    """``loc.id``: move the charge to this ``cobv`` location of the account (None: it stays)."""
+
+    @property
+    def revises(self) -> bool:
+        parts = (self.calendar, self.value, self.debtor, self.key, self.payer_request, self.info, self.loc_id)
+        return any(part is not None for part in parts)
+
+    def cancels(self) -> bool:
+        """Whether it cancels the charge; raises ``ValidationError`` if its status, or the lack of
+        any change, breaks a rule (judged before the charge is looked up)."""
+        problems: list[str] = []
+        removed = ChargeStatus.REMOVIDA_PELO_USUARIO_RECEBEDOR.value
+        if self.status is None:
+            if not self.revises:
+                problems.append("the body changes nothing: give a field to revise, or status")
+        else:
+            if self.status != removed:
+                problems.append(f"status: the only status a change may set is {removed}")
+            if self.revises:
+                problems.append("status: a charge is cancelled alone, not together with other changes")
+        judge_loc_id(problems, self.loc_id)
+        if problems:
+            raise ValidationError("Invalid due-date charge change: " + "; ".join(problems), details=problems)
+        return self.status is not None
+
+
+@dataclass(frozen=True, slots=True)
+class DueRevision:
+    """A validated ``PATCH /cobv/{txid}``: ``cancel``, or the charge's parts after the change."""
+
+    cancel: bool
+    terms: DueTerms | None = None
+    expiration: int = 1
+    debtor: Debtor | None = None
+    key: str | None = None
+    payer_request: str | None = None
+    info: tuple[tuple[str, str], ...] = ()
+    loc_id: int | None = None
+
+    @classmethod
+    def parse(cls, fields: DueRevisionFields, current: Charge, *, now: datetime) -> DueRevision:
+        """The revision of ``current`` (a ``cobv``), each rule as on creation, judged on the terms
+        as they would be after it (a due date may not be before the payer's day at ``now``)."""
+        if fields.cancels():
+            return cls(cancel=True)
+        if current.due is None:
+            raise ValidationError("not a due-date charge")
+        problems: list[str] = []
+        calendar, value = terms_fields(current.due)
+        terms = _terms(
+            problems,
+            _changed_calendar(calendar, fields.calendar),
+            _changed_value(value, fields.value),
+            payer_day(now),
+        )
+        expiration = _expiration(problems, terms, current.created_at)
+        debtor = current.debtor if fields.debtor is None else _debtor(problems, fields.debtor)
+        key, payer_request, info = judge_revised_texts(
+            problems, current, key=fields.key, payer_request=fields.payer_request, info=fields.info
+        )
+        loc_id = judge_loc_id(problems, fields.loc_id)
+        if problems or terms is None or debtor is None or expiration is None:
+            raise ValidationError("Invalid due-date charge change: " + "; ".join(problems), details=problems)
+        return cls(
+            cancel=False,
+            terms=terms,
+            expiration=expiration,
+            debtor=debtor,
+            key=key,
+            payer_request=payer_request,
+            info=info,
+            loc_id=loc_id,
+        )

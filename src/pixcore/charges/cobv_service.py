@@ -1,0 +1,141 @@
+"""Due-date charges (``cobv``): create, revise or cancel (docs/decisions/due-charges.md).
+
+A ``cobv`` is a charge of kind ``cobv`` (:mod:`pixcore.charges.cob_service` reads, lists, expires
+and pays it as any charge, with its own kind filter): ATIVA until paid, cancelled, or until its
+last payable day ends, when it reads REMOVIDA_PELO_PSP. Its payment credits the amount due on
+the payer's day (``pay_charge``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime
+
+from pixcore.accounts.rules import Account
+from pixcore.charges.cob import Charge, ChargeKind
+from pixcore.charges.cob_service import (
+    DUE_KINDS,
+    add_charge,
+    cancel_locked,
+    load_account,
+    revisable,
+    revise_locked,
+)
+from pixcore.charges.cobv_requests import DueChargeRequest, DueRevision, DueRevisionFields
+from pixcore.clock import Clock
+from pixcore.errors import ChargeNotFound, InvalidTransition
+from pixcore.identifiers import validate_txid
+from pixcore.unit_of_work import UnitOfWork, UnitOfWorkFactory
+
+__all__ = ["add_due_charge", "create_due_charge", "revise_due_charge", "revise_locked_due_charge"]
+
+
+async def create_due_charge(
+    uow: UnitOfWorkFactory,
+    clock: Clock,
+    *,
+    account_id: int,
+    txid: str,
+    request: DueChargeRequest,
+    location_prefix: str,
+) -> Charge:
+    """``PUT /cobv/{txid}``: a new ATIVA ``cobv`` (its txid unique among all the account's charges).
+
+    ``request`` was judged at ``clock.now()`` (its ``expiration`` counts from then)."""
+    txid = validate_txid(txid)
+    now = clock.now()
+    async with uow() as tx:
+        account = await load_account(tx, account_id)
+        charge = await add_due_charge(
+            tx, account, txid=txid, request=request, now=now, location_prefix=location_prefix
+        )
+        await tx.commit()
+    return charge
+
+
+async def add_due_charge(
+    tx: UnitOfWork,
+    account: Account,
+    *,
+    txid: str,
+    request: DueChargeRequest,
+    now: datetime,
+    location_prefix: str,
+    batch_id: int | None = None,
+) -> Charge:
+    """Add the ``cobv`` of a judged request to the unit of work (``batch_id``: the batch it is
+    created in). Raises ``DuplicateCharge`` (the unit stays usable) or ``InvalidPixKey``."""
+    return await add_charge(
+        tx,
+        account_id=account.id,
+        txid=txid,
+        kind=ChargeKind.COBV,
+        now=now,
+        expiration=request.expiration,
+        amount=request.terms.original,
+        key=request.key,
+        loc_id=request.loc_id,
+        location_prefix=location_prefix,
+        payer_request=request.payer_request,
+        debtor=request.debtor,
+        info=request.info,
+        due=request.terms,
+        batch_id=batch_id,
+    )
+
+
+async def revise_due_charge(
+    uow: UnitOfWorkFactory,
+    clock: Clock,
+    *,
+    account_id: int,
+    txid: str,
+    fields: DueRevisionFields,
+    location_prefix: str,
+) -> Charge:
+    """``PATCH /cobv/{txid}``: cancel an ATIVA ``cobv``, or revise it (``revisao`` one more; its
+    terms judged as they would be after the change, a due date not before today; ``loc.id``
+    moves it to another ``cobv`` location of the account, under ``location_prefix``)."""
+    validate_txid(txid)
+    fields.cancels()  # its status rules first, before any charge is looked up
+    now = clock.now()
+    async with uow() as tx:
+        charge = await tx.charges.lock(account_id, txid)
+        if charge is None or charge.kind not in DUE_KINDS:
+            raise ChargeNotFound()
+        revised = await revise_locked_due_charge(tx, charge, fields, now, location_prefix=location_prefix)
+        await tx.commit()
+    return revised
+
+
+async def revise_locked_due_charge(
+    tx: UnitOfWork, charge: Charge, fields: DueRevisionFields, now: datetime, *, location_prefix: str
+) -> Charge:
+    """Cancel or revise ``charge`` (a ``cobv`` the unit of work has locked), as ``PATCH
+    /cobv/{txid}`` does (``loc.id`` moves it first, so the revision kept has its new code); the
+    caller commits."""
+    revision = DueRevision.parse(fields, charge, now=now)
+    if revision.cancel:
+        return await cancel_locked(tx, charge, now)
+    revisable(charge, now)
+    terms = revision.terms
+    if terms is None:
+        raise InvalidTransition("a due-date charge keeps its terms")
+    return await revise_locked(
+        tx,
+        charge,
+        now,
+        key=revision.key,
+        loc_id=revision.loc_id,
+        amount=0,
+        location_prefix=location_prefix,
+        fields=lambda moved: dataclasses.replace(
+            moved,
+            expiration=revision.expiration,
+            amount=terms.original,
+            payer_request=revision.payer_request,
+            debtor=revision.debtor,
+            info=revision.info,
+            due=terms,
+        ),
+    )

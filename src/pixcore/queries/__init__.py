@@ -1,0 +1,1 @@
+"""Reading transactions: statements, look-ups and the standard's lists."""

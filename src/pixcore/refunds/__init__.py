@@ -1,0 +1,1 @@
+"""Refunds (``devolucao``) and MED cases: money going back."""

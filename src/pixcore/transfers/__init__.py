@@ -1,0 +1,1 @@
+"""Transfers: PIX sent to a key, and PIX received from outside the service."""

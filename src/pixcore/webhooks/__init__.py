@@ -1,0 +1,1 @@
+"""Webhooks: registrations, webhooks per key, and how one delivery is made and judged."""

@@ -1,0 +1,1 @@
+"""Accounts on the wire: access tokens and balances."""

@@ -1,0 +1,1 @@
+"""Refunds on the wire: ``PUT/GET /pix/{e2eid}/devolucao/{id}``."""

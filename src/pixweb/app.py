@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 
 from litestar import Litestar
 from litestar.config.app import AppConfig
-from litestar.datastructures import State
 from litestar.middleware.base import DefineMiddleware
 from litestar.openapi.spec import Components, SecurityScheme
 
 from pixcore.clock import SystemClock
-from pixcore.webhooks.ports import WebhookProbe
+from pixcore.webhooks.ports import HostResolver, WebhookProbe
 from pixinfra.postgres.pool import Database
 from pixinfra.postgres.supervisor import supervising
 from pixinfra.runtime import DeliveryLoop, database_ready
@@ -31,6 +30,7 @@ from pixweb.charges.cobv import DueChargeController
 from pixweb.charges.cobv_payload import DuePayloadController
 from pixweb.charges.locations import LocationController
 from pixweb.console.routes import CONSOLE_PATHS, console_handlers, console_templates
+from pixweb.dependencies import Wiring
 from pixweb.edge import TextGuard
 from pixweb.errors import exception_handlers
 from pixweb.observability import (
@@ -80,22 +80,25 @@ def _openapi() -> PixOpenAPIConfig:
 
 
 def _lifespan(
-    settings: Settings,
+    wiring: Wiring,
     clock: SystemClock | None,
-    metrics: Metrics,
+    resolver: HostResolver | None,
     database: Database,
     delivery: DeliveryLoop | None,
 ) -> object:
+    settings, metrics = wiring.settings, wiring.metrics
+
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         async with (
             database_ready(settings, database=database),
             supervising(metrics.registry) as supervisor,
         ):
-            app.state.supervisor = supervisor  # /health/live asks it (None: nothing to supervise)
-            services = Services.build(settings, database, clock)
+            wiring.supervisor = supervisor  # /health/live asks it (None: nothing to supervise)
+            services = Services.build(settings, database, clock, resolver)
             await services.keeper.refresh()
-            app.state.services = services
+            wiring.services = services
+            app.state.services = services  # the middleware's (injection does not reach them)
             stop = asyncio.Event()
             settle = counting_transfers(services.uow, metrics.transfer_finished)
             loops = (
@@ -121,6 +124,7 @@ def _lifespan(
                 stop.set()
                 await asyncio.gather(*loops)
                 services.close()
+                wiring.services = wiring.supervisor = None
 
     return lifespan
 
@@ -142,6 +146,8 @@ def create_app(
     database: Database | None = None,
     delivery: DeliveryLoop | None = None,
     probe: WebhookProbe | None = None,
+    resolver: HostResolver | None = None,
+    overrides: Mapping[str, object] | None = None,
 ) -> Litestar:
     """The API. ``clock`` replaces the service clock (tests move time with it). ``database``: the
     process's (default: a new one, opened and closed by the app's lifespan; one open already, as
@@ -149,11 +155,14 @@ def create_app(
     settlement (``PIX_WORKERS`` and ``PIX_DELIVERY`` on); the composer of the process hands it over
     (``pixservice``: ``pixnotify.deliver_in_process``), since ``pixweb`` does not import ``pixnotify``.
     ``probe``: what sends test events (``POST /api/webhooks/{id}/test``), handed over the same way
-    (``pixnotify.probe_for``); without one that route answers 503."""
+    (``pixnotify.probe_for``); without one that route answers 503. ``resolver``: the host resolver
+    of webhook registration (default: the operating system's). ``overrides``: values handed to the
+    handlers in place of the app's own, by parameter name (``pixweb.dependencies``; tests)."""
     settings = settings or get_settings()
     database = database or Database()
     configure_logging(settings.log_level, settings.log_format)
     metrics = Metrics()
+    wiring = Wiring(settings, metrics, ReadinessProbe(database), probe)
     config = AppConfig(
         route_handlers=[
             AuthController,
@@ -180,8 +189,8 @@ def create_app(
             assets_router(),
         ],
         template_config=console_templates() if settings.console else None,
-        lifespan=[_lifespan(settings, clock, metrics, database, delivery)],  # type: ignore[list-item]
-        state=State({"metrics": metrics, "readiness": ReadinessProbe(database), "probe": probe}),
+        lifespan=[_lifespan(wiring, clock, resolver, database, delivery)],  # type: ignore[list-item]
+        dependencies=wiring.providers(overrides),
         # The shared clock first (token expiry reads it), authentication (headers only), then the
         # text checks (docs/decisions/hostile-text.md), then every mistake of a body at once.
         middleware=[

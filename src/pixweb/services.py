@@ -15,6 +15,8 @@ from pixcore.group_commit.transfers import TransferBatcher
 from pixcore.queries.rules import TransactionQueries
 from pixcore.transfers.ports import KeyDirectory
 from pixcore.unit_of_work import UnitOfWorkFactory
+from pixcore.webhooks.ports import HostResolver
+from pixinfra.dns import SystemResolver
 from pixinfra.persistence.queries import PostgresTransactionQueries
 from pixinfra.persistence.revocation import BatchCertificateCheck, PostgresCertificateStatus
 from pixinfra.persistence.transfer_groups import PostgresTransferBatchStore
@@ -55,12 +57,21 @@ class Services:
     """Credits the sandbox's payments, grouping the concurrent ones of each key (group commit)."""
     charge_payments: ChargePaymentBatcher
     """Pays the sandbox's charge payments, grouping the concurrent ones of each receiving account."""
+    resolver: HostResolver
+    """Resolves a webhook's host at registration (the operating system's, unless a test hands one)."""
 
     @classmethod
-    def build(cls, settings: Settings, database: Database, clock: SystemClock | None = None) -> Services:
+    def build(
+        cls,
+        settings: Settings,
+        database: Database,
+        clock: SystemClock | None = None,
+        resolver: HostResolver | None = None,
+    ) -> Services:
         """``database``: the process's, open. ``clock``: a private clock (tests); without one, the
         sandbox clock shared through the database, or the wall clock when the sandbox is off
-        (production mode)."""
+        (production mode). ``resolver``: the host resolver of webhook registration (default: the
+        operating system's)."""
         _ = settings.location_prefix  # a public URL too long for BR Codes stops start-up here
         keeper = ClockKeeper(
             clock or SystemClock(), shared=clock is None and settings.sandbox, database=database
@@ -106,6 +117,7 @@ class Services:
             charge_payments=ChargePaymentBatcher(
                 uow, keeper.clock, size=settings.transfer_batch_size, window=batch_window
             ),
+            resolver=resolver or SystemResolver(),
         )
 
     def close(self) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +19,7 @@ import pytest
 from litestar import Litestar
 
 from pixcore.clock import SystemClock
+from pixcore.webhooks.ports import HostResolver
 from pixinfra.postgres.pool import Database
 from pixinfra.settings import Settings
 from pixnotify import deliver_in_process, probe_for
@@ -36,13 +37,26 @@ class Api:
 
 @asynccontextmanager
 async def running_api(
-    settings: Settings, clock: SystemClock, database: Database | None = None
+    settings: Settings,
+    clock: SystemClock,
+    database: Database | None = None,
+    *,
+    resolver: HostResolver | None = None,
+    overrides: Mapping[str, object] | None = None,
 ) -> AsyncIterator[Api]:
     """The app with its lifespan running, and an HTTP client on it. ``database``: one open already
-    (the run's) for the app to share; without one the app opens its own on ``settings``."""
+    (the run's) for the app to share; without one the app opens its own on ``settings``.
+    ``resolver`` and ``overrides``: as ``create_app`` takes them (a test's DNS answers; what the
+    handlers are handed in place of the app's own)."""
     # Composed as the `pixweb` command composes it (pixservice): delivery runs in the app's process.
     app = create_app(
-        settings, clock=clock, database=database, delivery=deliver_in_process, probe=probe_for(settings)
+        settings,
+        clock=clock,
+        database=database,
+        delivery=deliver_in_process,
+        probe=probe_for(settings),
+        resolver=resolver,
+        overrides=overrides,
     )
     started, stop = asyncio.Event(), asyncio.Event()
 
@@ -76,10 +90,17 @@ def _batching() -> dict[str, int]:
 
 
 @pytest.fixture
-async def api(database: Database, tmp_path: Path) -> AsyncIterator[Api]:
+def resolver() -> HostResolver | None:
+    """The host resolver of webhook registration the ``api`` is built with: the operating system's
+    here; a module whose tests register names overrides this fixture with a ``StaticResolver``."""
+    return None
+
+
+@pytest.fixture
+async def api(database: Database, tmp_path: Path, resolver: HostResolver | None) -> AsyncIterator[Api]:
     # Settlement is driven by the tests (settle_due) unless a test starts the loop itself.
     settings = Settings(database_url=database.url, data_dir=tmp_path, run_workers=False, **_batching())
-    async with running_api(settings, SystemClock(), database) as running:
+    async with running_api(settings, SystemClock(), database, resolver=resolver) as running:
         yield running
 
 

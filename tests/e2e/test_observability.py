@@ -8,7 +8,8 @@ import logging
 import re
 import socket
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -289,6 +290,22 @@ async def bare_app(api: Api) -> AsyncIterator[tuple[Any, httpx.AsyncClient]]:
         yield app, http
 
 
+ServeWith = Callable[[ReadinessProbe], AbstractAsyncContextManager[httpx.AsyncClient]]
+
+
+@pytest.fixture
+def probed_by(api: Api) -> ServeWith:
+    """An app of its own, with no lifespan, whose ``/health/ready`` asks the probe given."""
+
+    @asynccontextmanager
+    async def serve(readiness: ReadinessProbe) -> AsyncIterator[httpx.AsyncClient]:
+        app = create_app(api.settings, clock=api.clock, overrides={"readiness": readiness})
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as http:
+            yield http
+
+    return serve
+
+
 def assert_not_ready(response: httpx.Response, message: str) -> None:
     assert response.status_code == 503
     assert response.json() == {"statusCode": 503, "message": message, "error": "Service Unavailable"}
@@ -296,30 +313,25 @@ def assert_not_ready(response: httpx.Response, message: str) -> None:
     assert HEX_ID.fullmatch(response.headers["x-request-id"])
 
 
-async def test_readiness_is_503_when_the_database_is_unreachable(
-    bare_app: tuple[Any, httpx.AsyncClient],
-) -> None:
-    app, http = bare_app
+async def test_readiness_is_503_when_the_database_is_unreachable(probed_by: ServeWith) -> None:
     unreachable = Database()
     await unreachable.open(f"postgresql://pix@127.0.0.1:{_closed_port()}/pix", min_size=0)
     try:
-        app.state.readiness = ReadinessProbe(unreachable, timeout=5.0)
-        assert_not_ready(await http.get("/health/ready"), "The database is unreachable.")
-        assert (await http.get("/health/live")).status_code == 200  # alive all the same
+        async with probed_by(ReadinessProbe(unreachable, timeout=5.0)) as http:
+            assert_not_ready(await http.get("/health/ready"), "The database is unreachable.")
+            assert (await http.get("/health/live")).status_code == 200  # alive all the same
     finally:
         await unreachable.close()
 
 
-async def test_readiness_is_503_without_a_pool(bare_app: tuple[Any, httpx.AsyncClient]) -> None:
-    app, http = bare_app
-    app.state.readiness = ReadinessProbe(Database())
-    assert_not_ready(await http.get("/health/ready"), "The database pool is not open.")
+async def test_readiness_is_503_without_a_pool(probed_by: ServeWith) -> None:
+    async with probed_by(ReadinessProbe(Database())) as http:
+        assert_not_ready(await http.get("/health/ready"), "The database pool is not open.")
 
 
 async def test_readiness_is_503_until_migrations_are_applied(
-    bare_app: tuple[Any, httpx.AsyncClient], database_server: str
+    probed_by: ServeWith, database_server: str
 ) -> None:
-    app, http = bare_app
     name = f"pixtest_unmigrated_{uuid.uuid4().hex[:8]}"
     admin = await asyncpg.connect(with_database(database_server, "postgres"))
     try:
@@ -328,12 +340,14 @@ async def test_readiness_is_503_until_migrations_are_applied(
         await unmigrated.open(with_database(database_server, name), min_size=0)
         pool = unmigrated.pool
         try:
-            app.state.readiness = ReadinessProbe(unmigrated)
-            assert_not_ready(await http.get("/health/ready"), "The database has no migrations applied.")
-            async with pool.acquire() as conn:
-                await conn.execute("CREATE TABLE migration (name text, app_name text)")
-                await conn.execute("INSERT INTO migration VALUES ('2026-11-21T23:40:00:000000', 'pixweb')")
-            response = await http.get("/health/ready")
+            async with probed_by(ReadinessProbe(unmigrated)) as http:
+                assert_not_ready(await http.get("/health/ready"), "The database has no migrations applied.")
+                async with pool.acquire() as conn:
+                    await conn.execute("CREATE TABLE migration (name text, app_name text)")
+                    await conn.execute(
+                        "INSERT INTO migration VALUES ('2026-11-21T23:40:00:000000', 'pixweb')"
+                    )
+                response = await http.get("/health/ready")
             assert response.status_code == 503
             assert re.fullmatch(r"Migrations are not all applied \(1 of \d+\)\.", response.json()["message"])
         finally:

@@ -404,11 +404,13 @@ async def test_moving_the_sandbox_clock_makes_a_due_retry_happen(own_database: s
             await api.stop()
 
 
-async def test_an_api_composed_without_a_sender_says_test_events_are_unavailable(delivering_api: Api) -> None:
+async def test_an_api_composed_without_a_sender_says_test_events_are_unavailable(
+    migrated_database: str, tmp_path: Path
+) -> None:
     """``pixweb`` alone (without ``pixservice``'s composition) has nothing to send test events with."""
-    assert delivering_api.app is not None
-    _, auth = await signed_in(delivering_api)
-    delivering_api.app.state.probe = None
-    response = await delivering_api.client.post("/api/webhooks/1/test", headers=auth)
+    settings = Settings(database_url=migrated_database, data_dir=tmp_path, run_workers=False)
+    async with running_api(settings, SystemClock(), overrides={"probe": None}) as api:
+        _, auth = await signed_in(api)
+        response = await api.client.post("/api/webhooks/1/test", headers=auth)
     assert_error(response, 503, "Service Unavailable", containing="pixweb")
     assert response.headers["retry-after"] == "60"

@@ -2,7 +2,7 @@
 refusal of non-public hosts, the signing secret, and the deliveries' listing and replay.
 
 No test needs the network: URLs are IP literals or ``localhost``, and where a DNS name is needed the
-event loop's ``getaddrinfo`` is replaced for the test.
+app is built with a resolver answering this module's names (the ``resolver`` fixture).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import httpx
 import pytest
 
 from pixcore.clock import SystemClock, parse_timestamp
+from pixcore.testing import StaticResolver
 from pixinfra.persistence.deliveries import PostgresDeliveryStore
 from pixinfra.settings import Settings
 from pixnotify import Notifier
@@ -31,12 +32,24 @@ HOOK = "https://127.0.0.1:9/hooks"  # allowed only with PIX_WEBHOOK_ALLOW_PRIVAT
 
 
 @pytest.fixture
-async def private_api(migrated_database: str, tmp_path: Path) -> AsyncIterator[Api]:
+def resolver() -> StaticResolver:
+    """Names for this module's tests only, answered by the app's resolver without any network."""
+    return StaticResolver(
+        {
+            "sneaky.example.test": ["127.0.0.1"],
+            "mixed.example.test": ["8.8.8.8", "10.0.0.5"],
+            "public.example.test": ["8.8.8.8", "2606:4700::1111"],
+        }
+    )
+
+
+@pytest.fixture
+async def private_api(migrated_database: str, tmp_path: Path, resolver: StaticResolver) -> AsyncIterator[Api]:
     """The API with PIX_WEBHOOK_ALLOW_PRIVATE on (development and tests)."""
     settings = Settings(
         database_url=migrated_database, data_dir=tmp_path, run_workers=False, webhook_allow_private=True
     )
-    async with running_api(settings, SystemClock()) as running:
+    async with running_api(settings, SystemClock(), resolver=resolver) as running:
         yield running
 
 
@@ -266,35 +279,6 @@ async def test_twenty_concurrent_re_registrations_of_one_url_each_bump_the_versi
 # -- non-public hosts (the setting off) --------------------------------------------------------
 
 
-def fake_getaddrinfo(table: dict[str, list[str]]) -> Any:
-    async def getaddrinfo(host: str, port: int, **_: Any) -> list[tuple[Any, ...]]:
-        if host not in table:
-            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
-        return [
-            (
-                socket.AF_INET6 if ":" in address else socket.AF_INET,
-                socket.SOCK_STREAM,
-                6,
-                "",
-                (address, port),
-            )
-            for address in table[host]
-        ]
-
-    return getaddrinfo
-
-
-@pytest.fixture
-async def dns(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Names for this test only, answered by the event loop without any network."""
-    table = {
-        "sneaky.example.test": ["127.0.0.1"],
-        "mixed.example.test": ["8.8.8.8", "10.0.0.5"],
-        "public.example.test": ["8.8.8.8", "2606:4700::1111"],
-    }
-    monkeypatch.setattr(asyncio.get_running_loop(), "getaddrinfo", fake_getaddrinfo(table))
-
-
 @pytest.mark.parametrize(
     "url",
     [
@@ -311,14 +295,14 @@ async def dns(monkeypatch: pytest.MonkeyPatch) -> None:
         "https://nowhere.example.test/h",
     ],
 )
-async def test_non_public_hosts_are_refused(api: Api, dns: None, url: str) -> None:
+async def test_non_public_hosts_are_refused(api: Api, url: str) -> None:
     assert api.settings.webhook_allow_private is False
     _, auth = await signed_in(api)
     assert_error(await register(api.client, auth, url), 400, "Bad Request", containing="url: ")
     assert (await api.client.get("/api/webhooks", headers=auth)).json()["total"] == 0
 
 
-async def test_a_public_name_is_accepted(api: Api, dns: None) -> None:
+async def test_a_public_name_is_accepted(api: Api) -> None:
     _, auth = await signed_in(api)
     response = await register(api.client, auth, "https://public.example.test/h")
     assert response.status_code == 200, response.text
@@ -574,9 +558,7 @@ async def test_every_webhook_endpoint_needs_a_token(api: Api, method: str, path:
     "url",
     ["http://127.0.0.1:9/h", "https://127.0.0.1/h", "https://localhost/h", "https://sneaky.example.test/h"],
 )
-async def test_a_refused_private_url_names_the_setting_that_would_allow_it(
-    api: Api, dns: None, url: str
-) -> None:
+async def test_a_refused_private_url_names_the_setting_that_would_allow_it(api: Api, url: str) -> None:
     _, auth = await signed_in(api)
     assert_error(
         await register(api.client, auth, url), 400, "Bad Request", containing="PIX_WEBHOOK_ALLOW_PRIVATE"
@@ -594,7 +576,7 @@ async def test_a_refused_private_url_names_the_setting_that_would_allow_it(
     ],
 )
 async def test_http_to_loopback_and_private_hosts_is_accepted_with_the_setting(
-    private_api: Api, dns: None, url: str, stored: str
+    private_api: Api, url: str, stored: str
 ) -> None:
     _, auth = await signed_in(private_api)
     response = await register(private_api.client, auth, url)
@@ -606,7 +588,7 @@ async def test_http_to_loopback_and_private_hosts_is_accepted_with_the_setting(
 @pytest.mark.parametrize(
     "url", ["http://8.8.8.8/h", "http://public.example.test/h", "http://mixed.example.test/h"]
 )
-async def test_a_public_host_needs_https_even_with_the_setting(private_api: Api, dns: None, url: str) -> None:
+async def test_a_public_host_needs_https_even_with_the_setting(private_api: Api, url: str) -> None:
     _, auth = await signed_in(private_api)
     assert_error(
         await register(private_api.client, auth, url),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +20,7 @@ import httpx
 import pytest
 
 from pixcore.clock import SystemClock
+from pixcore.testing import StaticResolver
 from pixinfra.postgres.pool import Database
 from pixinfra.settings import Settings
 from tests.e2e.conftest import Api, running_api
@@ -31,7 +32,6 @@ __all__ = [
     "Signed",
     "all_logs",
     "assert_error",
-    "fake_getaddrinfo",
     "log_text",
     "signed_in",
 ]
@@ -40,12 +40,19 @@ ERROR_KEYS = {"statusCode", "message", "error"}
 
 
 @pytest.fixture
-async def api(database: Database, tmp_path: Path) -> AsyncIterator[Api]:
+def resolver() -> StaticResolver:
+    """The app's host resolver: the names of the test's ``dns`` table only (others do not
+    resolve), so that no test asks a real DNS server."""
+    return StaticResolver()
+
+
+@pytest.fixture
+async def api(database: Database, tmp_path: Path, resolver: StaticResolver) -> AsyncIterator[Api]:
     """The API as deployed by default: private webhook addresses refused, workers off (tests
     drive settlement), the sandbox on."""
     settings = Settings(database_url=database.url, data_dir=tmp_path, run_workers=False)
     assert settings.webhook_allow_private is False
-    async with running_api(settings, SystemClock(), database) as running:
+    async with running_api(settings, SystemClock(), database, resolver=resolver) as running:
         yield running
 
 
@@ -84,36 +91,10 @@ def assert_error(response: httpx.Response, status: int, *, reasons: tuple[str, .
     return body
 
 
-GetAddrInfo = Callable[..., Awaitable[list[tuple[Any, ...]]]]
-
-
-def fake_getaddrinfo(table: dict[str, list[str]]) -> GetAddrInfo:
-    """The event loop's ``getaddrinfo`` for the names of ``table`` only (others do not resolve),
-    so that no test asks a real DNS server."""
-
-    async def getaddrinfo(host: str, port: int, *_: Any, **__: Any) -> list[tuple[Any, ...]]:
-        if host not in table:
-            raise socket.gaierror(socket.EAI_NONAME, f"{host} is not a name of this test")
-        return [
-            (
-                socket.AF_INET6 if ":" in address else socket.AF_INET,
-                socket.SOCK_STREAM,
-                6,
-                "",
-                (address, port),
-            )
-            for address in table[host]
-        ]
-
-    return getaddrinfo
-
-
 @pytest.fixture
-async def dns(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
-    """Names answered by the event loop for this test; the test fills (and may change) the table."""
-    table: dict[str, list[str]] = {}
-    monkeypatch.setattr(asyncio.get_running_loop(), "getaddrinfo", fake_getaddrinfo(table))
-    return table
+def dns(resolver: StaticResolver) -> dict[str, list[str]]:
+    """Names answered by the app's resolver for this test; the test fills (and may change) the table."""
+    return resolver.hosts
 
 
 _RECORD_FIELDS = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}

@@ -9,9 +9,10 @@ import msgspec
 from litestar import Controller, Request, get
 
 from pixcore.accounts.accounts_service import get_balance
-from pixcore.clock import format_timestamp
+from pixcore.clock import Clock, format_timestamp
 from pixcore.money import cents_to_decimal
-from pixweb.api.deps import principal_of, services_of
+from pixcore.unit_of_work import UnitOfWorkFactory
+from pixweb.api.deps import Injected, principal_of
 from pixweb.api.docs import answer
 from pixweb.api.fields import Timestamp, doc
 from pixweb.errors import error_responses
@@ -64,15 +65,16 @@ class BalanceController(Controller):
         summary="Balance, central-bank format",
         description="The account's balance now, in reais: available, blocked (held) and overdraft (0).",
     )
-    async def account_balances(self, request: Request[Any, Any, Any]) -> AccountBalances:
-        services = services_of(request)
-        balance = await get_balance(services.uow, principal_of(request).account_id)
+    async def account_balances(
+        self, request: Request[Any, Any, Any], *, clock: Injected[Clock], uow: Injected[UnitOfWorkFactory]
+    ) -> AccountBalances:
+        balance = await get_balance(uow, principal_of(request).account_id)
         amount = BalanceAmount(
             available=cents_to_decimal(balance.available),
             blocked=cents_to_decimal(balance.blocked),
             overdraft=cents_to_decimal(0),
         )
-        return AccountBalances(data=[BalanceItem(format_timestamp(services.clock.now()), amount)])
+        return AccountBalances(data=[BalanceItem(format_timestamp(clock.now()), amount)])
 
     @get(
         "/balance",
@@ -92,12 +94,13 @@ class BalanceController(Controller):
         summary="Balance, standard format",
         description="The same balance as `/accounts/balances`: gross (available plus blocked), blocked, net.",
     )
-    async def balance(self, request: Request[Any, Any, Any]) -> StandardBalance:
-        services = services_of(request)
-        balance = await get_balance(services.uow, principal_of(request).account_id)
+    async def balance(
+        self, request: Request[Any, Any, Any], *, clock: Injected[Clock], uow: Injected[UnitOfWorkFactory]
+    ) -> StandardBalance:
+        balance = await get_balance(uow, principal_of(request).account_id)
         return StandardBalance(
             gross_balance=cents_to_decimal(balance.total),
             blocked_balance=cents_to_decimal(balance.blocked),
             net_balance=cents_to_decimal(balance.available),
-            consulted_at=format_timestamp(services.clock.now()),
+            consulted_at=format_timestamp(clock.now()),
         )

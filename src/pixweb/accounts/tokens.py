@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from dataclasses import dataclass
 from typing import Annotated, Any
 from urllib.parse import unquote_plus
 
@@ -18,15 +19,23 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import HeaderParameter
 
 from pixcore.accounts.token_service import issue_token
+from pixcore.clock import Clock
 from pixcore.errors import AuthenticationError, PermissionDenied, PixError, TryLater
-from pixweb.api.deps import services_of
+from pixcore.unit_of_work import UnitOfWorkFactory
+from pixweb.api.deps import Injected
 from pixweb.api.docs import answer, form_body, json_body
 from pixweb.api.fields import MAX_CLIENT_ID, MAX_CLIENT_SECRET, MAX_GRANT_TYPE, doc
 from pixweb.edge import text_problem
 from pixweb.errors import error_responses, retry_after, status_of
 from pixweb.security.certificates import CERT_HEADER, certificate_header, read_certificate_header
+from pixweb.security.hashing import BoundedVerifier
+from pixweb.security.ratelimit import TokenRateLimits
+from pixweb.security.tokens import JwtIssuer
 
-__all__ = ["AuthController"]
+__all__ = [
+    "AuthController",
+    "Issuing",
+]
 
 MAX_CERT_HEADER = 16_384  # a URL-encoded PEM certificate is 2 to 6 KB
 
@@ -142,25 +151,35 @@ _OAUTH_401 = {
 }
 
 
-def _limit_address(request: Request[Any, Any, Any]) -> None:
+@dataclass(frozen=True, slots=True)
+class Issuing:
+    """What issuing a token takes, as the handler is given it."""
+
+    uow: UnitOfWorkFactory
+    verifier: BoundedVerifier
+    tokens: JwtIssuer
+    clock: Clock
+    limits: TokenRateLimits
+
+
+def _limit_address(request: Request[Any, Any, Any], limits: TokenRateLimits) -> None:
     """The first thing a token request meets: the limit of its address (the ASGI scope's client)."""
     client = request.client
-    services_of(request).token_limits.check_address(client.host if client else "")
+    limits.check_address(client.host if client else "")
 
 
 async def _issue(
-    request: Request[Any, Any, Any], client_id: str, client_secret: str, cert: str | None
+    request: Request[Any, Any, Any], issuing: Issuing, client_id: str, client_secret: str, cert: str | None
 ) -> TokenResponse:
-    services = services_of(request)
     certificate_header(request.headers.getall(CERT_HEADER, []))  # sent twice: 400 (``cert`` is the first)
     certificate = read_certificate_header(cert)
-    services.verifier.check_room()  # a flood beyond the hashing queue costs no database work
-    limits = services.token_limits
+    issuing.verifier.check_room()  # a flood beyond the hashing queue costs no database work
+    limits = issuing.limits
     issued = await issue_token(
-        services.uow,
-        services.verifier,
-        services.tokens,
-        services.clock,
+        issuing.uow,
+        issuing.verifier,
+        issuing.tokens,
+        issuing.clock,
         client_id=client_id,
         client_secret=client_secret,
         certificate=certificate,
@@ -216,7 +235,7 @@ def _basic_problem(client_id: str, secret: str) -> str | None:
 
 
 async def _oauth_issue(
-    request: Request[Any, Any, Any], data: OAuthTokenForm, cert: str | None
+    request: Request[Any, Any, Any], issuing: Issuing, data: OAuthTokenForm, cert: str | None
 ) -> Response[Any]:
     if data.grant_type != "client_credentials":
         return _oauth_error(400, "unsupported_grant_type", "Only the client_credentials grant is supported.")
@@ -230,7 +249,7 @@ async def _oauth_issue(
     if not client_id or client_secret is None:
         return _oauth_error(401, "invalid_client", "Client authentication is required.")
     try:
-        token = await _issue(request, client_id, client_secret, cert)
+        token = await _issue(request, issuing, client_id, client_secret, cert)
     except TryLater:
         raise
     except PixError as exc:
@@ -274,9 +293,16 @@ class AuthController(Controller):
             ),
         ],
         x_ssl_client_cert: CertHeader = None,
+        *,
+        uow: Injected[UnitOfWorkFactory],
+        verifier: Injected[BoundedVerifier],
+        tokens: Injected[JwtIssuer],
+        clock: Injected[Clock],
+        token_limits: Injected[TokenRateLimits],
     ) -> TokenResponse:
-        _limit_address(request)
-        return await _issue(request, data.client_id, data.client_secret, x_ssl_client_cert)
+        _limit_address(request, token_limits)
+        issuing = Issuing(uow, verifier, tokens, clock, token_limits)
+        return await _issue(request, issuing, data.client_id, data.client_secret, x_ssl_client_cert)
 
     @post(
         "/oauth/token",
@@ -311,10 +337,17 @@ class AuthController(Controller):
             ),
         ],
         x_ssl_client_cert: CertHeader = None,
+        *,
+        uow: Injected[UnitOfWorkFactory],
+        verifier: Injected[BoundedVerifier],
+        tokens: Injected[JwtIssuer],
+        clock: Injected[Clock],
+        token_limits: Injected[TokenRateLimits],
     ) -> Response[Any]:
         try:
-            _limit_address(request)
-            return await _oauth_issue(request, data, x_ssl_client_cert)
+            _limit_address(request, token_limits)
+            issuing = Issuing(uow, verifier, tokens, clock, token_limits)
+            return await _oauth_issue(request, issuing, data, x_ssl_client_cert)
         except TryLater as exc:
             return _oauth_later(exc)
 
@@ -346,5 +379,5 @@ class AuthController(Controller):
         ),
         security=[{}],  # no bearer token: an empty requirement (OpenAPI 3)
     )
-    async def jwks(self, request: Request[Any, Any, Any]) -> Jwks:
-        return msgspec.convert(services_of(request).tokens.jwks(), Jwks)
+    async def jwks(self, *, tokens: Injected[JwtIssuer]) -> Jwks:
+        return msgspec.convert(tokens.jwks(), Jwks)

@@ -29,10 +29,13 @@ from pixcore.charges.batch_service import (
 )
 from pixcore.charges.batches import MAX_CHARGES, MAX_DESCRIPTION
 from pixcore.charges.cobv_requests import DueChargeRequest
+from pixcore.clock import Clock
 from pixcore.errors import BatchNotFound, InvalidQuery, ValidationError
 from pixcore.identifiers import TXID_PATTERN
 from pixcore.queries.standard import BatchQuery, parse_batch_id
-from pixweb.api.deps import principal_of, services_of
+from pixcore.unit_of_work import UnitOfWorkFactory
+from pixinfra.settings import Settings
+from pixweb.api.deps import Injected, principal_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import doc, raw, whole
 from pixweb.api.listing import QUERIES
@@ -221,17 +224,20 @@ class DueBatchController(Controller):
         request: Request[Any, Any, Any],
         batch_id: BatchId,
         data: Annotated[LoteCobVIn, json_body("The batch.", _BATCH_IN, required=["descricao", "cobsv"])],
+        *,
+        clock: Injected[Clock],
+        settings: Injected[Settings],
+        uow: Injected[UnitOfWorkFactory],
     ) -> Response[LoteOut]:
-        services = services_of(request)
-        now = services.clock.now()
+        now = clock.now()
         batch = await create_due_batch(
-            services.uow,
-            services.clock,
+            uow,
+            clock,
             account_id=principal_of(request).account_id,
             batch_id=_writable_id(batch_id),
             description=data.descricao,
             charges=_charges(data.cobsv, now),
-            location_prefix=services.settings.location_prefix,
+            location_prefix=settings.location_prefix,
         )
         return PixResponse(batch_out(batch), status_code=202)
 
@@ -256,16 +262,19 @@ class DueBatchController(Controller):
         request: Request[Any, Any, Any],
         batch_id: BatchId,
         data: Annotated[LoteCobVPatchIn, json_body("The changes.", _PATCH_IN, required=["cobsv"])],
+        *,
+        clock: Injected[Clock],
+        settings: Injected[Settings],
+        uow: Injected[UnitOfWorkFactory],
     ) -> Response[LoteOut]:
-        services = services_of(request)
         batch = await revise_due_batch(
-            services.uow,
-            services.clock,
+            uow,
+            clock,
             account_id=principal_of(request).account_id,
             batch_id=_known_id(batch_id),
             description=data.descricao,
             changes=_changes(data.cobsv),
-            location_prefix=services.settings.location_prefix,
+            location_prefix=settings.location_prefix,
         )
         return PixResponse(batch_out(batch), status_code=202)
 
@@ -281,10 +290,11 @@ class DueBatchController(Controller):
         ),
         opt={PROBLEMS: _READ_PROBLEMS},
     )
-    async def read(self, request: Request[Any, Any, Any], batch_id: BatchId) -> Response[LoteOut]:
-        services = services_of(request)
+    async def read(
+        self, request: Request[Any, Any, Any], batch_id: BatchId, *, uow: Injected[UnitOfWorkFactory]
+    ) -> Response[LoteOut]:
         batch = await read_due_batch(
-            services.uow, account_id=principal_of(request).account_id, batch_id=_known_id(batch_id)
+            uow, account_id=principal_of(request).account_id, batch_id=_known_id(batch_id)
         )
         return PixResponse(batch_out(batch))
 
@@ -309,9 +319,11 @@ class DueBatchController(Controller):
         dependencies=QUERIES["lotecobv"],
     )
     async def search(
-        self, request: Request[Any, Any, Any], filters: NamedDependency[BatchQuery]
+        self,
+        request: Request[Any, Any, Any],
+        filters: NamedDependency[BatchQuery],
+        *,
+        uow: Injected[UnitOfWorkFactory],
     ) -> Response[LotesOut]:
-        listing = await search_due_batches(
-            services_of(request).uow, account_id=principal_of(request).account_id, query=filters
-        )
+        listing = await search_due_batches(uow, account_id=principal_of(request).account_id, query=filters)
         return PixResponse(batches_out(filters, listing))

@@ -21,8 +21,10 @@ from pixcore.charges.cob import (
     Charge,
 )
 from pixcore.charges.cob_service import create_cash_in
-from pixcore.clock import format_timestamp
-from pixweb.api.deps import principal_of, services_of
+from pixcore.clock import Clock, format_timestamp
+from pixcore.unit_of_work import UnitOfWorkFactory
+from pixinfra.settings import Settings
+from pixweb.api.deps import Injected, principal_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import DOCUMENT_PATTERN, MAX_DOCUMENT, Timestamp, doc, raw, string_map
 from pixweb.body_errors import judge_body
@@ -196,15 +198,18 @@ class CashInController(Controller):
         self,
         request: Request[Any, Any, Any],
         data: Annotated[CashInIn, json_body("The charge and its payer.", _CASH_IN)],
+        *,
+        clock: Injected[Clock],
+        settings: Injected[Settings],
+        uow: Injected[UnitOfWorkFactory],
     ) -> Response[CashInOut]:
-        services = services_of(request)
         cash_in = cash_in_request(data)
         charge = await create_cash_in(
-            services.uow,
-            services.clock,
+            uow,
+            clock,
             account_id=principal_of(request).account_id,
             request=cash_in,
-            location_prefix=services.settings.location_prefix,
+            location_prefix=settings.location_prefix,
         )
         body = cash_in_out(charge, status="PENDING", image=cash_in.generate_qr_code)
         return PixResponse(body, status_code=201)

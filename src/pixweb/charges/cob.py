@@ -41,13 +41,15 @@ from pixcore.charges.cob_service import (
     search_charges,
 )
 from pixcore.charges.locations import location_type_of
-from pixcore.clock import format_timestamp
+from pixcore.clock import Clock, format_timestamp
 from pixcore.documents import CNPJ_PATTERN, CPF_PATTERN, DocumentKind
 from pixcore.identifiers import TXID_PATTERN
 from pixcore.keys import KEY_PATTERN
 from pixcore.money import AMOUNT_STRING_PATTERN, format_amount_string
 from pixcore.queries.standard import ChargeQuery, parse_revision
-from pixweb.api.deps import principal_of, services_of
+from pixcore.unit_of_work import UnitOfWorkFactory
+from pixinfra.settings import Settings
+from pixweb.api.deps import Injected, principal_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import MAX_AMOUNT_TEXT, MAX_DOCUMENT, MAX_SHORT_CODE, Int64, Timestamp, doc, raw, whole
 from pixweb.api.listing import QUERIES
@@ -63,6 +65,7 @@ from pixweb.body_errors import judge_body
 from pixweb.errors import error_responses
 from pixweb.problems import PROBLEMS, PROBLEMS_IF_ASKED, problem_responses
 from pixweb.refunds.refunds import RefundOut, refund_out
+from pixweb.security.tokens import JwtIssuer
 from pixweb.wire import PixResponse
 
 __all__ = [
@@ -572,15 +575,18 @@ class ChargeController(Controller):
         self,
         request: Request[Any, Any, Any],
         data: Annotated[CobIn, json_body("The charge.", _COB_IN, required=["calendario", "valor"])],
+        *,
+        clock: Injected[Clock],
+        settings: Injected[Settings],
+        uow: Injected[UnitOfWorkFactory],
     ) -> Response[CobOut]:
-        services = services_of(request)
         charge = await create_charge(
-            services.uow,
-            services.clock,
+            uow,
+            clock,
             account_id=principal_of(request).account_id,
             txid=None,
             request=ChargeRequest.parse(charge_fields(data)),
-            location_prefix=services.settings.location_prefix,
+            location_prefix=settings.location_prefix,
         )
         return PixResponse(charge_out(charge, charge.status), status_code=201)
 
@@ -602,12 +608,14 @@ class ChargeController(Controller):
         dependencies=QUERIES["cob"],
     )
     async def search(
-        self, request: Request[Any, Any, Any], filters: NamedDependency[ChargeQuery]
+        self,
+        request: Request[Any, Any, Any],
+        filters: NamedDependency[ChargeQuery],
+        *,
+        clock: Injected[Clock],
+        uow: Injected[UnitOfWorkFactory],
     ) -> Response[CobsOut]:
-        services = services_of(request)
-        listing = await search_charges(
-            services.uow, services.clock, account_id=principal_of(request).account_id, query=filters
-        )
+        listing = await search_charges(uow, clock, account_id=principal_of(request).account_id, query=filters)
         return PixResponse(charges_out(filters, listing))
 
     @put(
@@ -627,15 +635,18 @@ class ChargeController(Controller):
         request: Request[Any, Any, Any],
         txid: Txid,
         data: Annotated[CobIn, json_body("The charge.", _COB_IN, required=["calendario", "valor"])],
+        *,
+        clock: Injected[Clock],
+        settings: Injected[Settings],
+        uow: Injected[UnitOfWorkFactory],
     ) -> Response[CobOut]:
-        services = services_of(request)
         charge = await create_charge(
-            services.uow,
-            services.clock,
+            uow,
+            clock,
             account_id=principal_of(request).account_id,
             txid=txid,
             request=charge_request(data),
-            location_prefix=services.settings.location_prefix,
+            location_prefix=settings.location_prefix,
         )
         return PixResponse(charge_out(charge, charge.status), status_code=201)
 
@@ -654,15 +665,20 @@ class ChargeController(Controller):
         opt={PROBLEMS_IF_ASKED: _READ_PROBLEMS},
     )
     async def read(
-        self, request: Request[Any, Any, Any], txid: Txid, revisao: Revision = None
+        self,
+        request: Request[Any, Any, Any],
+        txid: Txid,
+        revisao: Revision = None,
+        *,
+        clock: Injected[Clock],
+        uow: Injected[UnitOfWorkFactory],
     ) -> Response[CobOut]:
         given_once(request, READ_PARAMETERS)
         revision = parse_revision(revisao)
-        services = services_of(request)
         view = await read_charge(
-            services.uow, account_id=principal_of(request).account_id, txid=txid, revision=revision
+            uow, account_id=principal_of(request).account_id, txid=txid, revision=revision
         )
-        return PixResponse(charge_out(view.charge, view.status_at(services.clock.now()), view.pix))
+        return PixResponse(charge_out(view.charge, view.status_at(clock.now()), view.pix))
 
     @patch(
         "/{txid:str}",
@@ -691,15 +707,18 @@ class ChargeController(Controller):
                 closed=True,
             ),
         ],
+        *,
+        clock: Injected[Clock],
+        settings: Injected[Settings],
+        uow: Injected[UnitOfWorkFactory],
     ) -> Response[CobOut]:
-        services = services_of(request)
         charge = await revise_charge(
-            services.uow,
-            services.clock,
+            uow,
+            clock,
             account_id=principal_of(request).account_id,
             txid=txid,
             fields=revision_fields(data),
-            location_prefix=services.settings.location_prefix,
+            location_prefix=settings.location_prefix,
         )
         return PixResponse(charge_out(charge, charge.status))
 
@@ -731,7 +750,6 @@ class PayloadController(Controller):
     )
     async def read(
         self,
-        request: Request[Any, Any, Any],
         location_id: Annotated[
             str,
             Parameter(
@@ -739,16 +757,19 @@ class PayloadController(Controller):
                 examples=[Example(value="8f3a2c7e9b1d4f6a0c5e7b9d1f3a5c7e")],
             ),
         ],
+        *,
+        clock: Injected[Clock],
+        uow: Injected[UnitOfWorkFactory],
+        settings: Injected[Settings],
+        tokens: Injected[JwtIssuer],
     ) -> Response[str]:
-        services = services_of(request)
-        charge = await get_charge_by_location(services.uow, location_id)
-        return signed_payload_response(request, charge_payload(charge, services.clock.now()))
+        charge = await get_charge_by_location(uow, location_id)
+        return signed_payload_response(settings, tokens, charge_payload(charge, clock.now()))
 
 
-def signed_payload_response(request: Request[Any, Any, Any], payload: dict[str, Any]) -> Response[str]:
+def signed_payload_response(settings: Settings, tokens: JwtIssuer, payload: dict[str, Any]) -> Response[str]:
     """A charge's payload as the payer's PSP reads it (``/qr/v2/{id}``, ``/qr/v2/cobv/{id}``): a JWS
     signed by a key of the JWKS its header's ``jku`` points at, never cached."""
-    services = services_of(request)
-    jku = f"{services.settings.public_url}/.well-known/jwks.json"
-    body = services.tokens.sign(payload, jku=jku)
+    jku = f"{settings.public_url}/.well-known/jwks.json"
+    body = tokens.sign(payload, jku=jku)
     return Response(body, media_type="application/jose", headers={"Cache-Control": "no-store"})

@@ -24,12 +24,14 @@ from pixcore.charges.cob_service import (
 )
 from pixcore.charges.cobv_requests import DueChargeFields, DueChargeRequest, DueRevisionFields
 from pixcore.charges.cobv_service import create_due_charge, revise_due_charge
-from pixcore.clock import format_timestamp
+from pixcore.clock import Clock, format_timestamp
 from pixcore.documents import DocumentKind, parse_document
 from pixcore.errors import AccountNotFound
 from pixcore.queries.standard import ChargeQuery, parse_revision
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.due_terms import calendar_fields, value_fields
-from pixweb.api.deps import principal_of, services_of
+from pixinfra.settings import Settings
+from pixweb.api.deps import Injected, principal_of, provided
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import MAX_SHORT_CODE, Timestamp, doc, raw
 from pixweb.api.listing import QUERIES
@@ -158,7 +160,8 @@ def due_revision_fields(body: CobVPatchIn) -> DueRevisionFields:
 
 
 def _now(request: Request[Any, Any, Any]) -> datetime:
-    return services_of(request).clock.now()
+    clock: Clock = provided(request, "clock")
+    return clock.now()
 
 
 judge_body(CobVIn, lambda body, request: DueChargeRequest.parse(due_fields(body), now=_now(request)))
@@ -305,8 +308,8 @@ def due_charges_out(query: ChargeQuery, listing: ChargeListing, account: Account
     )
 
 
-async def account_of(request: Request[Any, Any, Any], account_id: int) -> Account:
-    async with services_of(request).uow() as tx:
+async def account_of(uow: UnitOfWorkFactory, account_id: int) -> Account:
+    async with uow() as tx:
         account = await tx.accounts.get(account_id)
     if account is None:
         raise AccountNotFound()
@@ -384,18 +387,21 @@ class DueChargeController(Controller):
         data: Annotated[
             CobVIn, json_body("The due-date charge.", _COBV_IN, required=["calendario", "valor", "devedor"])
         ],
+        *,
+        clock: Injected[Clock],
+        settings: Injected[Settings],
+        uow: Injected[UnitOfWorkFactory],
     ) -> Response[CobVOut]:
-        services = services_of(request)
         account_id = principal_of(request).account_id
         charge = await create_due_charge(
-            services.uow,
-            services.clock,
+            uow,
+            clock,
             account_id=account_id,
             txid=txid,
-            request=DueChargeRequest.parse(due_fields(data), now=services.clock.now()),
-            location_prefix=services.settings.location_prefix,
+            request=DueChargeRequest.parse(due_fields(data), now=clock.now()),
+            location_prefix=settings.location_prefix,
         )
-        account = await account_of(request, account_id)
+        account = await account_of(uow, account_id)
         return PixResponse(due_charge_out(charge, charge.status, account), status_code=201)
 
     @get(
@@ -419,14 +425,16 @@ class DueChargeController(Controller):
         dependencies=QUERIES["cobv"],
     )
     async def search(
-        self, request: Request[Any, Any, Any], filters: NamedDependency[ChargeQuery]
+        self,
+        request: Request[Any, Any, Any],
+        filters: NamedDependency[ChargeQuery],
+        *,
+        clock: Injected[Clock],
+        uow: Injected[UnitOfWorkFactory],
     ) -> Response[CobsVOut]:
-        services = services_of(request)
         account_id = principal_of(request).account_id
-        listing = await search_charges(
-            services.uow, services.clock, account_id=account_id, query=filters, due=True
-        )
-        return PixResponse(due_charges_out(filters, listing, await account_of(request, account_id)))
+        listing = await search_charges(uow, clock, account_id=account_id, query=filters, due=True)
+        return PixResponse(due_charges_out(filters, listing, await account_of(uow, account_id)))
 
     @get(
         "/{txid:str}",
@@ -443,19 +451,20 @@ class DueChargeController(Controller):
         opt={PROBLEMS: _READ_PROBLEMS},
     )
     async def read(
-        self, request: Request[Any, Any, Any], txid: Txid, revisao: Revision = None
+        self,
+        request: Request[Any, Any, Any],
+        txid: Txid,
+        revisao: Revision = None,
+        *,
+        clock: Injected[Clock],
+        uow: Injected[UnitOfWorkFactory],
     ) -> Response[CobVOut]:
         given_once(request, READ_PARAMETERS)
         revision = parse_revision(revisao)
-        services = services_of(request)
         account_id = principal_of(request).account_id
-        view = await read_charge(
-            services.uow, account_id=account_id, txid=txid, kinds=DUE_KINDS, revision=revision
-        )
-        account = await account_of(request, account_id)
-        return PixResponse(
-            due_charge_out(view.charge, view.status_at(services.clock.now()), account, view.pix)
-        )
+        view = await read_charge(uow, account_id=account_id, txid=txid, kinds=DUE_KINDS, revision=revision)
+        account = await account_of(uow, account_id)
+        return PixResponse(due_charge_out(view.charge, view.status_at(clock.now()), account, view.pix))
 
     @patch(
         "/{txid:str}",
@@ -478,19 +487,21 @@ class DueChargeController(Controller):
         request: Request[Any, Any, Any],
         txid: Txid,
         data: Annotated[
-            CobVPatchIn,
-            json_body("The change.", {"valor": {"original": "150.00"}}, closed=True),
+            CobVPatchIn, json_body("The change.", {"valor": {"original": "150.00"}}, closed=True)
         ],
+        *,
+        clock: Injected[Clock],
+        settings: Injected[Settings],
+        uow: Injected[UnitOfWorkFactory],
     ) -> Response[CobVOut]:
-        services = services_of(request)
         account_id = principal_of(request).account_id
         charge = await revise_due_charge(
-            services.uow,
-            services.clock,
+            uow,
+            clock,
             account_id=account_id,
             txid=txid,
             fields=due_revision_fields(data),
-            location_prefix=services.settings.location_prefix,
+            location_prefix=settings.location_prefix,
         )
-        account = await account_of(request, account_id)
+        account = await account_of(uow, account_id)
         return PixResponse(due_charge_out(charge, charge.status, account))

@@ -8,7 +8,7 @@ from datetime import date, datetime
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Controller, Request, Response, get
+from litestar import Controller, Response, get
 from litestar.openapi.spec import Example
 from litestar.params import Parameter
 
@@ -16,16 +16,19 @@ from pixcore.accounts.rules import Account
 from pixcore.charges.cob import Charge, ChargeStatus
 from pixcore.charges.cob_service import DUE_KINDS, get_charge_by_location
 from pixcore.charges.cobv import amount_breakdown, payer_day
-from pixcore.clock import format_timestamp
+from pixcore.clock import Clock, format_timestamp
 from pixcore.errors import ValidationError
 from pixcore.money import format_amount_string
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixcore.validation import collect
-from pixweb.api.deps import services_of
+from pixinfra.settings import Settings
+from pixweb.api.deps import Injected
 from pixweb.api.docs import answer
 from pixweb.api.standard import QueryParameter
 from pixweb.charges.cob import signed_payload_response
 from pixweb.charges.cobv import account_of, debtor_out, receiver_out
 from pixweb.problems import PROBLEMS, problem_responses
+from pixweb.security.tokens import JwtIssuer
 
 __all__ = ["DuePayloadController", "due_charge_payload"]
 
@@ -131,7 +134,6 @@ class DuePayloadController(Controller):
     )
     async def read(
         self,
-        request: Request[Any, Any, Any],
         location_id: Annotated[
             str,
             Parameter(
@@ -154,9 +156,13 @@ class DuePayloadController(Controller):
                 pattern="[0-9]{4}-[0-9]{2}-[0-9]{2}",
             ),
         ] = None,
+        *,
+        clock: Injected[Clock],
+        uow: Injected[UnitOfWorkFactory],
+        settings: Injected[Settings],
+        tokens: Injected[JwtIssuer],
     ) -> Response[str]:
-        services = services_of(request)
-        charge = await get_charge_by_location(services.uow, location_id, DUE_KINDS)
-        account = await account_of(request, charge.account_id)
-        payload = due_charge_payload(charge, account, services.clock.now(), dpp=dpp, cod_mun=cod_mun)
-        return signed_payload_response(request, payload)
+        charge = await get_charge_by_location(uow, location_id, DUE_KINDS)
+        account = await account_of(uow, charge.account_id)
+        payload = due_charge_payload(charge, account, clock.now(), dpp=dpp, cod_mun=cod_mun)
+        return signed_payload_response(settings, tokens, payload)

@@ -26,9 +26,11 @@ from pixcore.charges.location_service import (
     unlink_location,
 )
 from pixcore.charges.locations import Location, LocationType, parse_location_type
-from pixcore.clock import format_timestamp
+from pixcore.clock import Clock, format_timestamp
 from pixcore.queries.standard import LocationQuery
-from pixweb.api.deps import principal_of, services_of
+from pixcore.unit_of_work import UnitOfWorkFactory
+from pixinfra.settings import Settings
+from pixweb.api.deps import Injected, principal_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import MAX_SHORT_CODE, Int64, Timestamp, doc, raw
 from pixweb.api.listing import QUERIES
@@ -173,15 +175,18 @@ class LocationController(Controller):
         self,
         request: Request[Any, Any, Any],
         data: Annotated[LocationIn, json_body("The location.", {"tipoCob": "cob"}, required=["tipoCob"])],
+        *,
+        clock: Injected[Clock],
+        settings: Injected[Settings],
+        uow: Injected[UnitOfWorkFactory],
     ) -> Response[LocationOut]:
-        services = services_of(request)
         location = await create_location(
-            services.uow,
-            services.clock,
+            uow,
+            clock,
             account_id=principal_of(request).account_id,
             location_type=parse_location_type(data.tipo_cob),
         )
-        prefix = services.settings.location_prefix
+        prefix = settings.location_prefix
         return PixResponse(location_out(location, prefix), status_code=201)
 
     @get(
@@ -201,14 +206,16 @@ class LocationController(Controller):
         dependencies=QUERIES["loc"],
     )
     async def index(
-        self, request: Request[Any, Any, Any], filters: NamedDependency[LocationQuery]
+        self,
+        request: Request[Any, Any, Any],
+        filters: NamedDependency[LocationQuery],
+        *,
+        settings: Injected[Settings],
+        uow: Injected[UnitOfWorkFactory],
     ) -> Response[LocationsOut]:
         query = filters
-        services = services_of(request)
-        listing = await search_locations(
-            services.uow, account_id=principal_of(request).account_id, query=query
-        )
-        return PixResponse(listing_out(query, listing, services.settings.location_prefix))
+        listing = await search_locations(uow, account_id=principal_of(request).account_id, query=query)
+        return PixResponse(listing_out(query, listing, settings.location_prefix))
 
     @get(
         "/{location_id:str}",
@@ -225,13 +232,17 @@ class LocationController(Controller):
         opt={PROBLEMS: _READ_PROBLEMS},
     )
     async def read(
-        self, request: Request[Any, Any, Any], location_id: LocationIdPath
+        self,
+        request: Request[Any, Any, Any],
+        location_id: LocationIdPath,
+        *,
+        settings: Injected[Settings],
+        uow: Injected[UnitOfWorkFactory],
     ) -> Response[LocationOut]:
-        services = services_of(request)
         location = await read_location(
-            services.uow, account_id=principal_of(request).account_id, location_id=location_id
+            uow, account_id=principal_of(request).account_id, location_id=location_id
         )
-        return PixResponse(location_out(location, services.settings.location_prefix))
+        return PixResponse(location_out(location, settings.location_prefix))
 
     @delete(
         "/{location_id:str}/txid",
@@ -250,13 +261,17 @@ class LocationController(Controller):
         opt={PROBLEMS: _UNLINK_PROBLEMS},
     )
     async def unlink(
-        self, request: Request[Any, Any, Any], location_id: LocationIdPath
+        self,
+        request: Request[Any, Any, Any],
+        location_id: LocationIdPath,
+        *,
+        settings: Injected[Settings],
+        uow: Injected[UnitOfWorkFactory],
     ) -> Response[LocationOut]:
-        services = services_of(request)
         location = await unlink_location(
-            services.uow, account_id=principal_of(request).account_id, location_id=location_id
+            uow, account_id=principal_of(request).account_id, location_id=location_id
         )
-        return PixResponse(location_out(location, services.settings.location_prefix))
+        return PixResponse(location_out(location, settings.location_prefix))
 
     @get(
         "/{location_id:str}/qrcode",
@@ -274,14 +289,18 @@ class LocationController(Controller):
         opt={PROBLEMS: _READ_PROBLEMS},
     )
     async def qrcode(
-        self, request: Request[Any, Any, Any], location_id: LocationIdPath
+        self,
+        request: Request[Any, Any, Any],
+        location_id: LocationIdPath,
+        *,
+        settings: Injected[Settings],
+        uow: Injected[UnitOfWorkFactory],
     ) -> Response[LocationCodeOut]:
-        services = services_of(request)
         found = await location_code(
-            services.uow,
+            uow,
             account_id=principal_of(request).account_id,
             location_id=location_id,
-            location_prefix=services.settings.location_prefix,
+            location_prefix=settings.location_prefix,
         )
         image = base64.b64encode(await png_off_loop(found.br_code)).decode("ascii")
         return PixResponse(

@@ -20,11 +20,14 @@ from pixcore.charges.cob_service import (
     pay_code,
     read_charge,
 )
+from pixcore.clock import Clock
 from pixcore.documents import parse_document
 from pixcore.errors import NotFound, PixError
 from pixcore.identifiers import validate_ispb
 from pixcore.ledger import require_outside
-from pixweb.api.deps import services_of
+from pixcore.unit_of_work import UnitOfWorkFactory
+from pixinfra.settings import Settings
+from pixweb.api.deps import Injected
 from pixweb.charges.cob import charge_out
 from pixweb.console.money_forms import whole_number
 from pixweb.console.pages import money
@@ -78,11 +81,16 @@ def _fields(typed: dict[str, str]) -> ChargeFields:
 
 
 async def _charges_page(
-    request: Request[Any, Any, Any], typed: dict[str, str], errors: FormErrors, status_code: int = 200
+    request: Request[Any, Any, Any],
+    typed: dict[str, str],
+    errors: FormErrors,
+    status_code: int = 200,
+    *,
+    uow: UnitOfWorkFactory,
+    clock: Clock,
 ) -> Response[Any]:
-    services = services_of(request)
-    now = services.clock.now()
-    listed = await list_charges(services.uow, account_id=account_of(request), limit=LISTED)
+    now = clock.now()
+    listed = await list_charges(uow, account_id=account_of(request), limit=LISTED)
     rows = [
         (
             line.txid,
@@ -106,40 +114,58 @@ async def _charges_page(
 
 
 @get("/charges", name="console:charges", include_in_schema=False)
-async def charges(request: Request[Any, Any, Any], txid: TxidQuery = None) -> Response[Any]:
+async def charges(
+    request: Request[Any, Any, Any],
+    txid: TxidQuery = None,
+    *,
+    uow: Injected[UnitOfWorkFactory],
+    clock: Injected[Clock],
+) -> Response[Any]:
     """The newest charges, the create form, and "open a charge by its txid"."""
     if txid:
         return redirect(request, f"/console/charges/{txid}")
     typed = dict.fromkeys(CHARGE_FIELDS, "")
-    return await _charges_page(request, typed, FormErrors())
+    return await _charges_page(request, typed, FormErrors(), uow=uow, clock=clock)
 
 
 @post("/charges", name="console:charge-create", include_in_schema=False, status_code=200)
-async def create(request: Request[Any, Any, Any]) -> Response[Any]:
-    services = services_of(request)
+async def create(
+    request: Request[Any, Any, Any],
+    *,
+    clock: Injected[Clock],
+    settings: Injected[Settings],
+    uow: Injected[UnitOfWorkFactory],
+) -> Response[Any]:
     form = await request.form()
     typed = {name: _text(form, name) for name in CHARGE_FIELDS}
     txid = typed["txid"] or uuid.uuid4().hex  # 32 letters and digits, as the API's clients make one
     try:
         charge = await create_charge(
-            services.uow,
-            services.clock,
+            uow,
+            clock,
             account_id=account_of(request),
             txid=txid,
             request=ChargeRequest.parse(_fields(typed)),
-            location_prefix=services.settings.location_prefix,
+            location_prefix=settings.location_prefix,
         )
     except PixError as exc:
-        return await _charges_page(request, typed, FormErrors(exc, CHARGE_FIELDS), status_of(exc))
+        return await _charges_page(
+            request, typed, FormErrors(exc, CHARGE_FIELDS), status_of(exc), uow=uow, clock=clock
+        )
     draw_soon(charge.br_code)  # the charge's page, next, shows its image
     return redirect(request, f"/console/charges/{charge.txid}")
 
 
 @get("/charges/{txid:str}", name="console:charge", include_in_schema=False)
-async def charge_detail(request: Request[Any, Any, Any], txid: FromPath[str]) -> Response[Any]:
-    services = services_of(request)
-    view = await read_charge(services.uow, account_id=account_of(request), txid=txid, kinds=ALL_KINDS)
-    shown = charge_out(view.charge, view.charge.status_at(services.clock.now()), view.pix)
+async def charge_detail(
+    request: Request[Any, Any, Any],
+    txid: FromPath[str],
+    *,
+    clock: Injected[Clock],
+    uow: Injected[UnitOfWorkFactory],
+) -> Response[Any]:
+    view = await read_charge(uow, account_id=account_of(request), txid=txid, kinds=ALL_KINDS)
+    shown = charge_out(view.charge, view.charge.status_at(clock.now()), view.pix)
     return page(
         request,
         "charge.html",
@@ -151,10 +177,11 @@ async def charge_detail(request: Request[Any, Any, Any], txid: FromPath[str]) ->
 
 
 @get("/charges/{txid:str}/qr.png", name="console:charge-qr", include_in_schema=False)
-async def charge_qr(request: Request[Any, Any, Any], txid: FromPath[str]) -> Response[bytes]:
+async def charge_qr(
+    request: Request[Any, Any, Any], txid: FromPath[str], *, uow: Injected[UnitOfWorkFactory]
+) -> Response[bytes]:
     """The charge's code as a QR image (the page's ``<img>``): the account's own charges only."""
-    services = services_of(request)
-    view = await read_charge(services.uow, account_id=account_of(request), txid=txid, kinds=ALL_KINDS)
+    view = await read_charge(uow, account_id=account_of(request), txid=txid, kinds=ALL_KINDS)
     if not view.charge.located:
         raise NotFound("This charge has no location: no code pays it.")
     return Response(
@@ -163,30 +190,39 @@ async def charge_qr(request: Request[Any, Any, Any], txid: FromPath[str]) -> Res
 
 
 @post("/charges/{txid:str}/cancel", name="console:charge-cancel", include_in_schema=False, status_code=200)
-async def cancel(request: Request[Any, Any, Any], txid: FromPath[str]) -> Response[Any]:
-    services = services_of(request)
-    await cancel_charge(
-        services.uow, services.clock, account_id=account_of(request), txid=txid, kinds=ALL_KINDS
-    )
+async def cancel(
+    request: Request[Any, Any, Any],
+    txid: FromPath[str],
+    *,
+    clock: Injected[Clock],
+    uow: Injected[UnitOfWorkFactory],
+) -> Response[Any]:
+    await cancel_charge(uow, clock, account_id=account_of(request), txid=txid, kinds=ALL_KINDS)
     return redirect(request, f"/console/charges/{txid}")
 
 
 @post("/charges/{txid:str}/pay", name="console:charge-pay", include_in_schema=False, status_code=200)
-async def pay(request: Request[Any, Any, Any], txid: FromPath[str]) -> Response[Any]:
+async def pay(
+    request: Request[Any, Any, Any],
+    txid: FromPath[str],
+    *,
+    clock: Injected[Clock],
+    settings: Injected[Settings],
+    uow: Injected[UnitOfWorkFactory],
+) -> Response[Any]:
     """The sandbox's outside payer pays the charge's code (``POST /sandbox/payments``)."""
-    services = services_of(request)
-    if not services.settings.sandbox:
+    if not settings.sandbox:
         raise NotFound("The sandbox is off in this service.")
     account_id = account_of(request)
-    view = await read_charge(services.uow, account_id=account_id, txid=txid, kinds=ALL_KINDS)
+    view = await read_charge(uow, account_id=account_id, txid=txid, kinds=ALL_KINDS)
     payer = PayerIn()
-    institution = require_outside(validate_ispb(payer.ispb), services.settings.ispb)
+    institution = require_outside(validate_ispb(payer.ispb), settings.ispb)
     counterpart = Counterpart(payer.name, parse_document(payer.document).value, institution)
     await pay_code(
-        services.uow,
-        services.clock,
+        uow,
+        clock,
         code=view.charge.br_code,
-        location_prefix=services.settings.location_prefix,
+        location_prefix=settings.location_prefix,
         payer=counterpart,
         only_for=account_id,
     )

@@ -11,16 +11,20 @@ from typing import Any
 from litestar import Request, Response, get, post
 
 from pixcore.accounts.rules import Counterpart
+from pixcore.clock import Clock
 from pixcore.documents import parse_document
 from pixcore.errors import InvalidAmount, InvalidDocument, InvalidPixKey, NotFound, PixError
 from pixcore.identifiers import validate_ispb
 from pixcore.keys import parse_pix_key
 from pixcore.ledger import require_outside
 from pixcore.money import parse_amount_number, require_positive
+from pixcore.transfers.ports import KeyDirectory
 from pixcore.transfers.receipt_service import receive_payment
 from pixcore.transfers.rules import TransferRequest, parse_idempotency_key
 from pixcore.transfers.transfer_service import create_transfer
-from pixweb.api.deps import services_of
+from pixcore.unit_of_work import UnitOfWorkFactory
+from pixinfra.settings import Settings
+from pixweb.api.deps import Injected
 from pixweb.console.web import FormErrors, account_of, page, redirect
 from pixweb.errors import status_of
 from pixweb.sandbox.routes import PayerIn
@@ -89,16 +93,22 @@ async def send_form(request: Request[Any, Any, Any]) -> Response[Any]:
 
 
 @post("/send", name="console:send-post", include_in_schema=False, status_code=200)
-async def send(request: Request[Any, Any, Any]) -> Response[Any]:
-    services = services_of(request)
+async def send(
+    request: Request[Any, Any, Any],
+    *,
+    clock: Injected[Clock],
+    directory: Injected[KeyDirectory],
+    settings: Injected[Settings],
+    uow: Injected[UnitOfWorkFactory],
+) -> Response[Any]:
     form = await request.form()
     typed = {name: _text(form, name) for name in SEND_FIELDS}
     key_text = _text(form, "idempotency_key")
     try:
         created = await create_transfer(
-            services.uow,
-            services.directory,
-            services.clock,
+            uow,
+            directory,
+            clock,
             account_id=account_of(request),
             idempotency_key=parse_idempotency_key(key_text),
             request=TransferRequest.parse(
@@ -112,8 +122,8 @@ async def send(request: Request[Any, Any, Any]) -> Response[Any]:
                 ispb_deny=None,
                 payment_flow=None,
             ),
-            ispb=services.settings.ispb,
-            norm_delay=timedelta(seconds=services.settings.norm_delay_seconds),
+            ispb=settings.ispb,
+            norm_delay=timedelta(seconds=settings.norm_delay_seconds),
         )
     except PixError as exc:
         # The same key again: the typed values are unchanged, so a corrected form still sends once.
@@ -137,8 +147,8 @@ def _receive_page(
 
 
 @get("/receive", name="console:receive", include_in_schema=False)
-async def receive_form(request: Request[Any, Any, Any]) -> Response[Any]:
-    if not services_of(request).settings.sandbox:
+async def receive_form(request: Request[Any, Any, Any], *, settings: Injected[Settings]) -> Response[Any]:
+    if not settings.sandbox:
         raise NotFound("The sandbox is off in this service.")
     defaults = PayerIn()
     typed = {"pix_key": "", "amount": "", "payer_name": defaults.name, "payer_document": defaults.document}
@@ -146,19 +156,24 @@ async def receive_form(request: Request[Any, Any, Any]) -> Response[Any]:
 
 
 @post("/receive", name="console:receive-post", include_in_schema=False, status_code=200)
-async def receive(request: Request[Any, Any, Any]) -> Response[Any]:
+async def receive(
+    request: Request[Any, Any, Any],
+    *,
+    clock: Injected[Clock],
+    settings: Injected[Settings],
+    uow: Injected[UnitOfWorkFactory],
+) -> Response[Any]:
     """An outside payer pays one of the account's keys (the sandbox's ``pixKey`` and ``amount``)."""
-    services = services_of(request)
-    if not services.settings.sandbox:
+    if not settings.sandbox:
         raise NotFound("The sandbox is off in this service.")
     form = await request.form()
     typed = {name: _text(form, name) for name in RECEIVE_FIELDS}
     try:
-        institution = require_outside(validate_ispb(PayerIn().ispb), services.settings.ispb)
+        institution = require_outside(validate_ispb(PayerIn().ispb), settings.ispb)
         payer = Counterpart(typed["payer_name"], parse_document(typed["payer_document"]).value, institution)
         receipt = await receive_payment(
-            services.uow,
-            services.clock,
+            uow,
+            clock,
             key=parse_pix_key(typed["pix_key"]),
             amount=require_positive(parse_amount_number(as_number(typed["amount"]))),
             payer=payer,

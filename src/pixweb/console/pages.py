@@ -10,11 +10,13 @@ from litestar import Request, Response, get
 from litestar.params import FromPath, QueryParameter
 
 from pixcore.accounts.accounts_service import get_balance
+from pixcore.clock import Clock
 from pixcore.errors import InvalidQuery
 from pixcore.money import format_amount_string
 from pixcore.queries.query_service import daily_flows, get_transaction, latest_transactions, list_transactions
-from pixcore.queries.rules import ListKind, parse_list_query
-from pixweb.api.deps import services_of
+from pixcore.queries.rules import ListKind, TransactionQueries, parse_list_query
+from pixcore.unit_of_work import UnitOfWorkFactory
+from pixweb.api.deps import Injected
 from pixweb.console.chart import daily_chart
 from pixweb.console.web import FormErrors, account_of, page
 from pixweb.transfers.transactions import TransactionOut, list_out, status_record_out, transaction_out
@@ -56,17 +58,22 @@ def transaction_lines(items: Iterable[TransactionOut]) -> list[tuple[str, ...]]:
 
 
 @get("/", name="console:overview", include_in_schema=False)
-async def overview(request: Request[Any, Any, Any]) -> Response[Any]:
+async def overview(
+    request: Request[Any, Any, Any],
+    *,
+    clock: Injected[Clock],
+    queries: Injected[TransactionQueries],
+    uow: Injected[UnitOfWorkFactory],
+) -> Response[Any]:
     """Balances, the last 10 records and the chart: three statements, whatever the account holds
     (the last records without counting the others, the chart one aggregate, ``daily_flows``).
     One after the other: run at once on three connections, they cost more CPU than they save
     waiting (measured at 10,000 records)."""
-    services = services_of(request)
     account_id = account_of(request)
-    now = services.clock.now()
-    balance = await get_balance(services.uow, account_id)
-    recent = await latest_transactions(services.queries, account_id=account_id, now=now, count=RECENT)
-    flows = await daily_flows(services.queries, account_id=account_id, now=now)
+    now = clock.now()
+    balance = await get_balance(uow, account_id)
+    recent = await latest_transactions(queries, account_id=account_id, now=now, count=RECENT)
+    flows = await daily_flows(queries, account_id=account_id, now=now)
     return page(
         request,
         "overview.html",
@@ -85,6 +92,8 @@ async def overview(request: Request[Any, Any, Any]) -> Response[Any]:
 async def transactions(
     request: Request[Any, Any, Any],
     *,
+    clock: Injected[Clock],
+    queries: Injected[TransactionQueries],
     page_number: Annotated[str | None, QueryParameter(name="page", max_length=20)] = None,
     size: Query = None,
     status: Query = None,
@@ -95,7 +104,6 @@ async def transactions(
     end_to_end_id: Annotated[str | None, QueryParameter(name="endToEndId", max_length=200)] = None,
 ) -> Response[Any]:
     """The same filters and pages as ``GET /api/transactions`` (empty fields count as absent)."""
-    services = services_of(request)
     raw = {
         "page": page_number,
         "size": size,
@@ -110,7 +118,7 @@ async def transactions(
     try:
         query = parse_list_query(
             ListKind.TRANSACTIONS,
-            now=services.clock.now(),
+            now=clock.now(),
             page=given.get("page"),
             size=given.get("size"),
             status=given.get("status"),
@@ -132,7 +140,7 @@ async def transactions(
             result=None,
             links={},
         )
-    found = list_out(await list_transactions(services.queries, account_id=account_of(request), query=query))
+    found = list_out(await list_transactions(queries, account_id=account_of(request), query=query))
 
     def link(number: int) -> str:
         from urllib.parse import urlencode
@@ -157,10 +165,11 @@ async def transactions(
 
 
 @get("/transactions/{identifier:str}", name="console:transaction", include_in_schema=False)
-async def transaction_detail(request: Request[Any, Any, Any], identifier: FromPath[str]) -> Response[Any]:
+async def transaction_detail(
+    request: Request[Any, Any, Any], identifier: FromPath[str], *, queries: Injected[TransactionQueries]
+) -> Response[Any]:
     """One record, by id or externalId, as ``GET /api/pix/transaction/{id}`` finds it (404 otherwise)."""
-    services = services_of(request)
-    view = await get_transaction(services.queries, account_id=account_of(request), identifier=identifier)
+    view = await get_transaction(queries, account_id=account_of(request), identifier=identifier)
     return page(
         request,
         "transaction.html",

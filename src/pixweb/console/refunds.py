@@ -12,10 +12,13 @@ from litestar.params import FromPath, QueryParameter
 
 from pixcore.charges.cob import CashInRequest
 from pixcore.charges.cob_service import create_cash_in
+from pixcore.clock import Clock
 from pixcore.errors import InvalidIdentifier, NotFound, PixError
 from pixcore.refunds.refund_service import get_refund, request_refund
 from pixcore.refunds.rules import RefundRequest
-from pixweb.api.deps import services_of
+from pixcore.unit_of_work import UnitOfWorkFactory
+from pixinfra.settings import Settings
+from pixweb.api.deps import Injected
 from pixweb.charges.cashin import cash_in_out
 from pixweb.console.money_forms import KINDS, as_number, whole_number
 from pixweb.console.pages import money
@@ -92,14 +95,19 @@ async def refunds(request: Request[Any, Any, Any], end_to_end_id: E2eQuery = Non
 
 
 @post("/refunds", name="console:refund-request", include_in_schema=False, status_code=200)
-async def refund(request: Request[Any, Any, Any]) -> Response[Any]:
-    services = services_of(request)
+async def refund(
+    request: Request[Any, Any, Any],
+    *,
+    clock: Injected[Clock],
+    settings: Injected[Settings],
+    uow: Injected[UnitOfWorkFactory],
+) -> Response[Any]:
     form = await request.form()
     typed = {name: _text(form, name) for name in REFUND_FIELDS}
     try:
         requested = await request_refund(
-            services.uow,
-            services.clock,
+            uow,
+            clock,
             account_id=account_of(request),
             end_to_end_id=typed["end_to_end_id"],
             refund_id=typed["refund_id"],
@@ -108,8 +116,8 @@ async def refund(request: Request[Any, Any, Any]) -> Response[Any]:
                 nature=typed["nature"] or None,
                 description=typed["description"] or None,
             ),
-            ispb=services.settings.ispb,
-            delay=timedelta(seconds=services.settings.norm_delay_seconds),
+            ispb=settings.ispb,
+            delay=timedelta(seconds=settings.norm_delay_seconds),
         )
     except PixError as exc:
         return _refunds_page(request, typed, _refund_errors(exc), status_of(exc))
@@ -119,13 +127,14 @@ async def refund(request: Request[Any, Any, Any]) -> Response[Any]:
 
 @get("/refunds/{e2eid:str}/{refund_id:str}", name="console:refund", include_in_schema=False)
 async def refund_detail(
-    request: Request[Any, Any, Any], e2eid: FromPath[str], refund_id: FromPath[str]
+    request: Request[Any, Any, Any],
+    e2eid: FromPath[str],
+    refund_id: FromPath[str],
+    *,
+    uow: Injected[UnitOfWorkFactory],
 ) -> Response[Any]:
     """``GET /pix/{e2eid}/devolucao/{id}``: the refund's status (404 for another account's)."""
-    services = services_of(request)
-    found = await get_refund(
-        services.uow, account_id=account_of(request), end_to_end_id=e2eid, refund_id=refund_id
-    )
+    found = await get_refund(uow, account_id=account_of(request), end_to_end_id=e2eid, refund_id=refund_id)
     return page(
         request,
         "refund.html",
@@ -171,9 +180,14 @@ async def cash_in_form(request: Request[Any, Any, Any]) -> Response[Any]:
 
 
 @post("/cash-in", name="console:cash-in-post", include_in_schema=False, status_code=200)
-async def cash_in(request: Request[Any, Any, Any]) -> Response[Any]:
+async def cash_in(
+    request: Request[Any, Any, Any],
+    *,
+    clock: Injected[Clock],
+    settings: Injected[Settings],
+    uow: Injected[UnitOfWorkFactory],
+) -> Response[Any]:
     """The form of ``POST /api/pix/cash-in``; its result (the code, its QR image) on the page."""
-    services = services_of(request)
     form = await request.form()
     typed = {name: _text(form, name) for name in CASH_IN_FIELDS}
     seconds = typed["expiration"]
@@ -183,8 +197,8 @@ async def cash_in(request: Request[Any, Any, Any]) -> Response[Any]:
         expiration = int(seconds) if whole_number(seconds) else seconds
     try:
         charge = await create_cash_in(
-            services.uow,
-            services.clock,
+            uow,
+            clock,
             account_id=account_of(request),
             request=CashInRequest.parse(
                 amount=as_number(typed["amount"]),
@@ -196,7 +210,7 @@ async def cash_in(request: Request[Any, Any, Any]) -> Response[Any]:
                 payer_document=typed["payer_document"],
                 additional_info=None,
             ),
-            location_prefix=services.settings.location_prefix,
+            location_prefix=settings.location_prefix,
         )
     except PixError as exc:
         return _cash_in_page(request, typed, FormErrors(exc, CASH_IN_FIELDS, KINDS), status_of(exc))

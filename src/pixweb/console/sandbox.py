@@ -11,7 +11,7 @@ from litestar import Request, Response, get, post
 from litestar.params import FromPath
 
 from pixcore.accounts.accounts_service import require_sandbox_admin
-from pixcore.clock import format_timestamp
+from pixcore.clock import Clock, format_timestamp
 from pixcore.errors import (
     InvalidClockMove,
     InvalidIdentifier,
@@ -26,11 +26,15 @@ from pixcore.ledger import require_outside
 from pixcore.refunds.med import MedReason
 from pixcore.refunds.med_service import accept_med, open_med, reject_med
 from pixcore.transfers.rules import BEHAVIORS, DirectoryEntry
-from pixweb.api.deps import services_of
+from pixcore.unit_of_work import UnitOfWorkFactory
+from pixinfra.settings import Settings
+from pixweb.api.deps import Injected
 from pixweb.console.money_forms import whole_number
 from pixweb.console.web import FormErrors, account_of, page
 from pixweb.errors import status_of
 from pixweb.refunds.refunds import refund_out
+from pixweb.sandbox.clock import ClockKeeper
+from pixweb.sandbox.directory import SandboxDirectory
 from pixweb.sandbox.returns import med_out
 
 __all__ = ["add_key", "advance_clock", "decide_med", "new_med", "sandbox"]
@@ -66,14 +70,14 @@ def _text(form: Any, name: str) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
-def _require_sandbox(request: Request[Any, Any, Any]) -> None:
-    if not services_of(request).settings.sandbox:
+def _require_sandbox(settings: Settings) -> None:
+    if not settings.sandbox:
         raise NotFound("The sandbox is off in this service.")
 
 
-async def _is_admin(request: Request[Any, Any, Any]) -> bool:
+async def _is_admin(request: Request[Any, Any, Any], uow: UnitOfWorkFactory) -> bool:
     try:
-        await require_sandbox_admin(services_of(request).uow, account_of(request))
+        await require_sandbox_admin(uow, account_of(request))
     except NotSandboxAdmin:
         return False
     return True
@@ -81,6 +85,8 @@ async def _is_admin(request: Request[Any, Any, Any]) -> bool:
 
 async def _sandbox_page(
     request: Request[Any, Any, Any],
+    uow: UnitOfWorkFactory,
+    clock: Clock,
     *,
     status_code: int = 200,
     typed: dict[str, dict[str, str]] | None = None,
@@ -88,7 +94,6 @@ async def _sandbox_page(
     notice: str | None = None,
     case: Any = None,
 ) -> Response[Any]:
-    services = services_of(request)
     given = typed or {}
     return page(
         request,
@@ -105,22 +110,34 @@ async def _sandbox_page(
         reasons=[reason.value for reason in MedReason],
         notice=notice,
         case=case,
-        admin=await _is_admin(request),
-        now=format_timestamp(services.clock.now()),
+        admin=await _is_admin(request, uow),
+        now=format_timestamp(clock.now()),
     )
 
 
 @get("/sandbox", name="console:sandbox", include_in_schema=False)
-async def sandbox(request: Request[Any, Any, Any]) -> Response[Any]:
-    _require_sandbox(request)
-    return await _sandbox_page(request)
+async def sandbox(
+    request: Request[Any, Any, Any],
+    *,
+    settings: Injected[Settings],
+    uow: Injected[UnitOfWorkFactory],
+    clock: Injected[Clock],
+) -> Response[Any]:
+    _require_sandbox(settings)
+    return await _sandbox_page(request, uow, clock)
 
 
 @post("/sandbox/dict", name="console:sandbox-dict", include_in_schema=False, status_code=200)
-async def add_key(request: Request[Any, Any, Any]) -> Response[Any]:
+async def add_key(
+    request: Request[Any, Any, Any],
+    *,
+    uow: Injected[UnitOfWorkFactory],
+    clock: Injected[Clock],
+    sandbox_directory: Injected[SandboxDirectory],
+    settings: Injected[Settings],
+) -> Response[Any]:
     """``POST /sandbox/dict``: an outside key, and how its institution answers a transfer."""
-    _require_sandbox(request)
-    services = services_of(request)
+    _require_sandbox(settings)
     form = await request.form()
     typed = {name: _text(form, name) for name in DICT_FIELDS}
     try:
@@ -134,15 +151,15 @@ async def add_key(request: Request[Any, Any, Any]) -> Response[Any]:
             account_number=typed["account_number"],
             behavior=typed["behavior"],
         )
-        require_outside(entry.ispb, services.settings.ispb)
-        await services.sandbox_directory.add(entry)
+        require_outside(entry.ispb, settings.ispb)
+        await sandbox_directory.add(entry)
     except PixError as exc:
         errors = FormErrors(exc, DICT_FIELDS, {OwnInstitution: "ispb"})
         return await _sandbox_page(
-            request, status_code=status_of(exc), typed={"dict": typed}, errors={"dict": errors}
+            request, uow, clock, status_code=status_of(exc), typed={"dict": typed}, errors={"dict": errors}
         )
     notice = f"The key {entry.key.value} is in the directory: transfers to it {entry.behavior}."
-    return await _sandbox_page(request, notice=notice)
+    return await _sandbox_page(request, uow, clock, notice=notice)
 
 
 def _med_errors(exc: PixError) -> FormErrors:
@@ -153,26 +170,36 @@ def _med_errors(exc: PixError) -> FormErrors:
 
 
 @post("/sandbox/med", name="console:sandbox-med", include_in_schema=False, status_code=200)
-async def new_med(request: Request[Any, Any, Any]) -> Response[Any]:
+async def new_med(
+    request: Request[Any, Any, Any],
+    *,
+    settings: Injected[Settings],
+    clock: Injected[Clock],
+    uow: Injected[UnitOfWorkFactory],
+) -> Response[Any]:
     """``POST /sandbox/med``: a MED case against one of the account's receipts."""
-    _require_sandbox(request)
-    services = services_of(request)
+    _require_sandbox(settings)
     form = await request.form()
     typed = {"end_to_end_id": _text(form, "end_to_end_id"), "reason": _text(form, "reason")}
     try:
         case = await open_med(
-            services.uow,
-            services.clock,
+            uow,
+            clock,
             account_id=account_of(request),
             end_to_end_id=validate_e2eid_path(typed["end_to_end_id"]),
             reason=MedReason.parse(typed["reason"]),
         )
     except PixError as exc:
         return await _sandbox_page(
-            request, status_code=status_of(exc), typed={"med": typed}, errors={"med": _med_errors(exc)}
+            request,
+            uow,
+            clock,
+            status_code=status_of(exc),
+            typed={"med": typed},
+            errors={"med": _med_errors(exc)},
         )
     return await _sandbox_page(
-        request, status_code=201, case=med_out(case), notice=f"MED case {case.id} opened."
+        request, uow, clock, status_code=201, case=med_out(case), notice=f"MED case {case.id} opened."
     )
 
 
@@ -183,30 +210,39 @@ async def new_med(request: Request[Any, Any, Any]) -> Response[Any]:
     status_code=200,
 )
 async def decide_med(
-    request: Request[Any, Any, Any], case_id: FromPath[int], decision: FromPath[str]
+    request: Request[Any, Any, Any],
+    case_id: FromPath[int],
+    decision: FromPath[str],
+    *,
+    clock: Injected[Clock],
+    settings: Injected[Settings],
+    uow: Injected[UnitOfWorkFactory],
 ) -> Response[Any]:
     """Accept (the blocked amount goes back to the payer as a refund) or reject a MED case."""
-    _require_sandbox(request)
-    services = services_of(request)
+    _require_sandbox(settings)
     account_id = account_of(request)
     if decision == "accept":
-        outcome = await accept_med(
-            services.uow, services.clock, account_id=account_id, case_id=case_id, ispb=services.settings.ispb
-        )
+        outcome = await accept_med(uow, clock, account_id=account_id, case_id=case_id, ispb=settings.ispb)
     elif decision == "reject":
-        outcome = await reject_med(services.uow, services.clock, account_id=account_id, case_id=case_id)
+        outcome = await reject_med(uow, clock, account_id=account_id, case_id=case_id)
     else:
         raise NotFound("No such decision: accept or reject.")
     shown = med_out(outcome.case, refund_out(outcome.refund) if outcome.refund else None)
-    return await _sandbox_page(request, case=shown, notice=f"MED case {case_id}: {shown.status}.")
+    return await _sandbox_page(request, uow, clock, case=shown, notice=f"MED case {case_id}: {shown.status}.")
 
 
 @post("/sandbox/clock", name="console:sandbox-clock", include_in_schema=False, status_code=200)
-async def advance_clock(request: Request[Any, Any, Any]) -> Response[Any]:
+async def advance_clock(
+    request: Request[Any, Any, Any],
+    *,
+    settings: Injected[Settings],
+    clock: Injected[Clock],
+    keeper: Injected[ClockKeeper],
+    uow: Injected[UnitOfWorkFactory],
+) -> Response[Any]:
     """``POST /sandbox/clock``: a sandbox administrator's only (403 for others, as the API)."""
-    _require_sandbox(request)
-    services = services_of(request)
-    await require_sandbox_admin(services.uow, account_of(request))
+    _require_sandbox(settings)
+    await require_sandbox_admin(uow, account_of(request))
     form = await request.form()
     typed = {"advance_seconds": _text(form, "advance_seconds")}
     text = typed["advance_seconds"]
@@ -214,17 +250,24 @@ async def advance_clock(request: Request[Any, Any, Any]) -> Response[Any]:
         problem = "advanceSeconds: a whole number of seconds"
         exc = ValidationError(f"Invalid clock move: {problem}", details=[problem])
         return await _sandbox_page(
-            request, status_code=400, typed={"clock": typed}, errors={"clock": FormErrors(exc, CLOCK_FIELDS)}
+            request,
+            uow,
+            clock,
+            status_code=400,
+            typed={"clock": typed},
+            errors={"clock": FormErrors(exc, CLOCK_FIELDS)},
         )
     try:
-        await services.keeper.advance(int(text))
+        await keeper.advance(int(text))
     except PixError as exc:
         return await _sandbox_page(
             request,
+            uow,
+            clock,
             status_code=status_of(exc),
             typed={"clock": typed},
             errors={"clock": FormErrors(exc, CLOCK_FIELDS, CLOCK_KINDS)},
         )
     return await _sandbox_page(
-        request, notice=f"The clock moved: it is now {format_timestamp(services.clock.now())}."
+        request, uow, clock, notice=f"The clock moved: it is now {format_timestamp(clock.now())}."
     )

@@ -9,13 +9,21 @@ from typing import Annotated, Any
 from litestar import Request, Response, get, post
 from litestar.params import QueryParameter
 
+from pixcore.accounts.sessions_service import ConsoleSessions
 from pixcore.accounts.token_service import check_credentials, issue_token
+from pixcore.clock import Clock
 from pixcore.errors import PixError, ValidationError
-from pixweb.api.deps import services_of
+from pixcore.unit_of_work import UnitOfWorkFactory
+from pixinfra.settings import Settings
+from pixweb.accounts.tokens import Issuing
+from pixweb.api.deps import Injected
 from pixweb.api.fields import MAX_CLIENT_ID, MAX_CLIENT_SECRET
 from pixweb.console.web import FormErrors, end_session, page, redirect, safe_next, session_of, start_session
 from pixweb.errors import status_of
 from pixweb.security.certificates import CERT_HEADER, certificate_header, read_certificate_header
+from pixweb.security.hashing import BoundedVerifier
+from pixweb.security.ratelimit import TokenRateLimits
+from pixweb.security.tokens import JwtIssuer
 
 __all__ = ["sign_in", "sign_in_form", "sign_out"]
 
@@ -42,11 +50,12 @@ async def sign_in_form(request: Request[Any, Any, Any], next_page: NextPage = No
     )
 
 
-async def _account(request: Request[Any, Any, Any], client_id: str, client_secret: str) -> int:
+async def _account(
+    request: Request[Any, Any, Any], issuing: Issuing, settings: Settings, client_id: str, client_secret: str
+) -> int:
     """The token endpoint's checks, in its order: address limit, certificate header, hashing room,
     client limit, then the credentials (and the certificate, where the API would demand one)."""
-    services = services_of(request)
-    limits = services.token_limits
+    limits = issuing.limits
     client = request.client
     address = client.host if client else ""
     limits.check_address(address)
@@ -57,19 +66,19 @@ async def _account(request: Request[Any, Any, Any], client_id: str, client_secre
         if len(value) > limit:
             raise ValidationError(f"The {name} is longer than {limit} characters.")
     cert = certificate_header(request.headers.getall(CERT_HEADER, []))
-    if cert is None and not services.settings.require_client_cert:
-        services.verifier.check_room()
+    if cert is None and not settings.require_client_cert:
+        issuing.verifier.check_room()
         limits.check_without_certificate(client_id, address)
         return await check_credentials(
-            services.uow, services.verifier, client_id=client_id, client_secret=client_secret
+            issuing.uow, issuing.verifier, client_id=client_id, client_secret=client_secret
         )
     certificate = read_certificate_header(cert)
-    services.verifier.check_room()
+    issuing.verifier.check_room()
     issued = await issue_token(
-        services.uow,
-        services.verifier,
-        services.tokens,
-        services.clock,
+        issuing.uow,
+        issuing.verifier,
+        issuing.tokens,
+        issuing.clock,
         client_id=client_id,
         client_secret=client_secret,
         certificate=certificate,
@@ -79,16 +88,27 @@ async def _account(request: Request[Any, Any, Any], client_id: str, client_secre
 
 
 @post("/sign-in", name="console:sign-in-post", include_in_schema=False, status_code=200)
-async def sign_in(request: Request[Any, Any, Any]) -> Response[Any]:
+async def sign_in(
+    request: Request[Any, Any, Any],
+    *,
+    uow: Injected[UnitOfWorkFactory],
+    verifier: Injected[BoundedVerifier],
+    tokens: Injected[JwtIssuer],
+    clock: Injected[Clock],
+    token_limits: Injected[TokenRateLimits],
+    settings: Injected[Settings],
+    console_sessions: Injected[ConsoleSessions],
+) -> Response[Any]:
     form = await request.form()
     client_id, secret, wanted = _field(form, "client_id"), _field(form, "client_secret"), _field(form, "next")
     try:
-        account_id = await _account(request, client_id, secret)
+        issuing = Issuing(uow, verifier, tokens, clock, token_limits)
+        account_id = await _account(request, issuing, settings, client_id, secret)
     except PixError as exc:
         errors = FormErrors(exc)
         status = status_of(exc)
     else:
-        await start_session(request, account_id)
+        await start_session(request, console_sessions, account_id)
         return redirect(request, safe_next(wanted))
     return page(
         request,
@@ -102,6 +122,8 @@ async def sign_in(request: Request[Any, Any, Any]) -> Response[Any]:
 
 
 @post("/sign-out", name="console:sign-out", include_in_schema=False, status_code=200)
-async def sign_out(request: Request[Any, Any, Any]) -> Response[Any]:
-    await end_session(request)
+async def sign_out(
+    request: Request[Any, Any, Any], *, console_sessions: Injected[ConsoleSessions]
+) -> Response[Any]:
+    await end_session(request, console_sessions)
     return redirect(request, "/console/sign-in")

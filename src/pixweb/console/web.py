@@ -17,9 +17,11 @@ from litestar.datastructures import Cookie
 from litestar.response import Redirect, Template
 
 from pixcore.accounts.sessions import LIFETIME, SessionState
+from pixcore.accounts.sessions_service import ConsoleSessions
 from pixcore.errors import PixError
+from pixinfra.settings import Settings
 from pixweb.allow import answer_options
-from pixweb.api.deps import services_of
+from pixweb.api.deps import provided
 from pixweb.console.session import COOKIE, PRE_COOKIE, ConsoleSession
 from pixweb.errors import status_of
 from pixweb.security.certificates import read_certificate_header
@@ -50,6 +52,12 @@ CERT_HEADER = "x-ssl-client-cert"
 _UNREADABLE = "unreadable"  # the fingerprint of a certificate header that does not parse: none matches
 
 
+def _settings(request: Request[Any, Any, Any]) -> Settings:
+    """The settings, for the hooks and renderers every page goes through (outside injection's reach)."""
+    settings: Settings = provided(request, "settings")
+    return settings
+
+
 def session_of(request: Request[Any, Any, Any]) -> ConsoleSession:
     session: ConsoleSession = request.state.console_session
     return session
@@ -76,12 +84,10 @@ def safe_next(target: str | None) -> str:
 def _with_session(request: Request[Any, Any, Any], response: Response[Any]) -> Response[Any]:
     """The cookies a response gives: a new session's token (sign-in), its removal (sign-out), and
     before sign-in the CSRF token of the sign-in form. The session's own timing is on the server."""
-    services = services_of(request)
+    settings = _settings(request)
     session = session_of(request)
     secure = (
-        request.url.scheme == "https"
-        or services.settings.public_url.startswith("https://")
-        or services.settings.production
+        request.url.scheme == "https" or settings.public_url.startswith("https://") or settings.production
     )
 
     def cookie(key: str, value: str) -> Cookie:
@@ -119,19 +125,16 @@ def presented_fingerprint(request: Request[Any, Any, Any]) -> str | None:
         return _UNREADABLE
 
 
-async def start_session(request: Request[Any, Any, Any], account_id: int) -> None:
+async def start_session(request: Request[Any, Any, Any], sessions: ConsoleSessions, account_id: int) -> None:
     """Sign-in succeeded: a new session (never the browser's old one), bound in production mode to
     the certificate the sign-in presented."""
-    services = services_of(request)
-    token, session = await services.console_sessions.start(
-        account_id, fingerprint=presented_fingerprint(request)
-    )
+    token, session = await sessions.start(account_id, fingerprint=presented_fingerprint(request))
     request.state.console_session = ConsoleSession(csrf=session.csrf, account_id=account_id, issued=token)
 
 
-async def end_session(request: Request[Any, Any, Any]) -> None:
+async def end_session(request: Request[Any, Any, Any], sessions: ConsoleSessions) -> None:
     """Sign-out: the browser's session ends on the server, and its cookie goes."""
-    await services_of(request).console_sessions.end(request.cookies.get(COOKIE))
+    await sessions.end(request.cookies.get(COOKIE))
     request.state.console_session = ConsoleSession(csrf=ConsoleSession.anonymous().csrf, signed_out=True)
 
 
@@ -139,11 +142,10 @@ def page(
     request: Request[Any, Any, Any], template: str, *, status_code: int = 200, **context: Any
 ) -> Response[Any]:
     session = session_of(request)
-    services = services_of(request)
     base = {
         "csrf": session.csrf,
         "account_id": session.account_id,
-        "sandbox": services.settings.sandbox,
+        "sandbox": _settings(request).sandbox,
         "path": request.url.path,
     }
     return _with_session(
@@ -197,9 +199,9 @@ class FormErrors:
 async def _read_session(request: Request[Any, Any, Any]) -> ConsoleSession:
     """The browser's session if it opens the console; otherwise signed out, with the CSRF token of
     its pre-sign-in cookie."""
-    services = services_of(request)
-    production = services.settings.production
-    opened = await services.console_sessions.open(
+    production = _settings(request).production
+    sessions: ConsoleSessions = provided(request, "console_sessions")
+    opened = await sessions.open(
         request.cookies.get(COOKIE),
         presented=presented_fingerprint(request) if production else None,
         bound=production,

@@ -10,8 +10,10 @@ from typing import Annotated, Any
 from litestar import Request, Response, get, post
 from litestar.params import FromPath, QueryParameter
 
+from pixcore.clock import Clock
 from pixcore.errors import InvalidWebhook, PixError, ValidationError
-from pixcore.webhooks.ports import ProbeResult, WebhookProbe
+from pixcore.unit_of_work import UnitOfWorkFactory
+from pixcore.webhooks.ports import HostResolver, ProbeResult, WebhookProbe
 from pixcore.webhooks.rules import REGISTRABLE, DeliveryStatus, EventType, Registration
 from pixcore.webhooks.webhook_service import (
     deactivate_webhook,
@@ -25,10 +27,11 @@ from pixcore.webhooks.webhook_service import (
     rotate_webhook_secret,
     send_test_event,
 )
-from pixweb.api.deps import services_of
+from pixinfra.settings import Settings
+from pixweb.api.deps import Injected
 from pixweb.console.web import FormErrors, account_of, page, redirect
 from pixweb.errors import status_of
-from pixweb.webhooks.webhooks import RESOLVER, delivery_detail_out, delivery_out, webhook_out
+from pixweb.webhooks.webhooks import delivery_detail_out, delivery_out, webhook_out
 
 __all__ = [
     "deactivate",
@@ -65,13 +68,11 @@ def header_lines(text: str) -> list[tuple[str, str]]:
     return pairs
 
 
-def _probe(request: Request[Any, Any, Any]) -> WebhookProbe | None:
-    probe: WebhookProbe | None = request.app.state.get("probe")
-    return probe
-
-
 async def _webhooks_page(
     request: Request[Any, Any, Any],
+    uow: UnitOfWorkFactory,
+    settings: Settings,
+    probe: WebhookProbe | None,
     *,
     typed: dict[str, str] | None = None,
     errors: FormErrors | None = None,
@@ -80,8 +81,7 @@ async def _webhooks_page(
     notice: str | None = None,
     test: tuple[int, ProbeResult] | None = None,
 ) -> Response[Any]:
-    services = services_of(request)
-    listed = await list_webhooks(services.uow, account_id=account_of(request))
+    listed = await list_webhooks(uow, account_id=account_of(request))
     return page(
         request,
         "webhooks.html",
@@ -94,19 +94,32 @@ async def _webhooks_page(
         secret=secret,
         notice=notice,
         test=test,
-        can_test=_probe(request) is not None,
-        allow_http=services.settings.webhook_allow_private,
+        can_test=probe is not None,
+        allow_http=settings.webhook_allow_private,
     )
 
 
 @get("/webhooks", name="console:webhooks", include_in_schema=False)
-async def webhooks(request: Request[Any, Any, Any]) -> Response[Any]:
-    return await _webhooks_page(request)
+async def webhooks(
+    request: Request[Any, Any, Any],
+    *,
+    uow: Injected[UnitOfWorkFactory],
+    settings: Injected[Settings],
+    probe: Injected[WebhookProbe | None],
+) -> Response[Any]:
+    return await _webhooks_page(request, uow, settings, probe)
 
 
 @post("/webhooks", name="console:webhook-register", include_in_schema=False, status_code=200)
-async def register(request: Request[Any, Any, Any]) -> Response[Any]:
-    services = services_of(request)
+async def register(
+    request: Request[Any, Any, Any],
+    *,
+    resolver: Injected[HostResolver],
+    probe: Injected[WebhookProbe | None],
+    clock: Injected[Clock],
+    settings: Injected[Settings],
+    uow: Injected[UnitOfWorkFactory],
+) -> Response[Any]:
     form = await request.form()
     raw_headers = form.get("headers")
     typed = {
@@ -119,25 +132,27 @@ async def register(request: Request[Any, Any, Any]) -> Response[Any]:
             url=typed["url"],
             event_type=typed["event_type"],
             headers=header_lines(typed["headers"]),
-            allow_http=services.settings.webhook_allow_private,
+            allow_http=settings.webhook_allow_private,
         )
         registered = await register_webhook(
-            services.uow,
-            services.clock,
-            RESOLVER,
+            uow,
+            clock,
+            resolver,
             account_id=account_of(request),
             registration=registration,
-            allow_private=services.settings.webhook_allow_private,
+            allow_private=settings.webhook_allow_private,
         )
     except PixError as exc:
         errors = FormErrors(exc, REGISTER_FIELDS, {InvalidWebhook: "url"})
-        return await _webhooks_page(request, typed=typed, errors=errors, status_code=status_of(exc))
+        return await _webhooks_page(
+            request, uow, settings, probe, typed=typed, errors=errors, status_code=status_of(exc)
+        )
     webhook = registered.webhook
     if registered.created:
         notice = f"Webhook {webhook.id} registered for {webhook.event_type}."
     else:
         notice = f"Webhook {webhook.id} updated for {webhook.event_type}: version {webhook.version}."
-    return await _webhooks_page(request, notice=notice)
+    return await _webhooks_page(request, uow, settings, probe, notice=notice)
 
 
 @post(
@@ -146,44 +161,73 @@ async def register(request: Request[Any, Any, Any]) -> Response[Any]:
     include_in_schema=False,
     status_code=200,
 )
-async def deactivate(request: Request[Any, Any, Any], webhook_id: FromPath[int]) -> Response[Any]:
-    services = services_of(request)
+async def deactivate(
+    request: Request[Any, Any, Any],
+    webhook_id: FromPath[int],
+    *,
+    clock: Injected[Clock],
+    uow: Injected[UnitOfWorkFactory],
+) -> Response[Any]:
     account_id = account_of(request)
-    await deactivate_webhook(services.uow, services.clock, account_id=account_id, webhook_id=webhook_id)
+    await deactivate_webhook(uow, clock, account_id=account_id, webhook_id=webhook_id)
     return redirect(request, "/console/webhooks")
 
 
 @post(
     "/webhooks/{webhook_id:int}/test", name="console:webhook-test", include_in_schema=False, status_code=200
 )
-async def test_event(request: Request[Any, Any, Any], webhook_id: FromPath[int]) -> Response[Any]:
+async def test_event(
+    request: Request[Any, Any, Any],
+    webhook_id: FromPath[int],
+    *,
+    settings: Injected[Settings],
+    probe: Injected[WebhookProbe | None],
+    clock: Injected[Clock],
+    uow: Injected[UnitOfWorkFactory],
+) -> Response[Any]:
     """The API's test event; without a notifier handed to the app the page says so (503)."""
-    services = services_of(request)
-    probe = _probe(request)
     if probe is None:
         return await _webhooks_page(
-            request, status_code=503, notice="Test events are unavailable: this process has no notifier."
+            request,
+            uow,
+            settings,
+            probe,
+            status_code=503,
+            notice="Test events are unavailable: this process has no notifier.",
         )
-    result = await send_test_event(
-        services.uow, services.clock, probe, account_id=account_of(request), webhook_id=webhook_id
-    )
-    return await _webhooks_page(request, test=(webhook_id, result))
+    result = await send_test_event(uow, clock, probe, account_id=account_of(request), webhook_id=webhook_id)
+    return await _webhooks_page(request, uow, settings, probe, test=(webhook_id, result))
 
 
 @post("/webhooks/secret", name="console:webhook-secret", include_in_schema=False, status_code=200)
-async def reveal_secret(request: Request[Any, Any, Any]) -> Response[Any]:
+async def reveal_secret(
+    request: Request[Any, Any, Any],
+    *,
+    settings: Injected[Settings],
+    probe: Injected[WebhookProbe | None],
+    clock: Injected[Clock],
+    uow: Injected[UnitOfWorkFactory],
+) -> Response[Any]:
     """The secret is shown on demand, in the answer to a form (never in a URL)."""
-    services = services_of(request)
-    secret = await get_webhook_secret(services.uow, services.clock, account_id=account_of(request))
-    return await _webhooks_page(request, secret=secret.secret)
+    secret = await get_webhook_secret(uow, clock, account_id=account_of(request))
+    return await _webhooks_page(request, uow, settings, probe, secret=secret.secret)
 
 
 @post("/webhooks/secret/rotate", name="console:webhook-rotate", include_in_schema=False, status_code=200)
-async def rotate_secret(request: Request[Any, Any, Any]) -> Response[Any]:
-    services = services_of(request)
-    secret = await rotate_webhook_secret(services.uow, services.clock, account_id=account_of(request))
+async def rotate_secret(
+    request: Request[Any, Any, Any],
+    *,
+    settings: Injected[Settings],
+    probe: Injected[WebhookProbe | None],
+    clock: Injected[Clock],
+    uow: Injected[UnitOfWorkFactory],
+) -> Response[Any]:
+    secret = await rotate_webhook_secret(uow, clock, account_id=account_of(request))
     return await _webhooks_page(
         request,
+        uow,
+        settings,
+        probe,
         secret=secret.secret,
         notice="A new signing secret: for 24 hours the previous one signs too.",
     )
@@ -220,11 +264,11 @@ def _delivery_filters(given: dict[str, str]) -> dict[str, Any]:
 async def deliveries(
     request: Request[Any, Any, Any],
     *,
+    uow: Injected[UnitOfWorkFactory],
     webhook_id: Annotated[str | None, QueryParameter(name="webhookId", max_length=40)] = None,
     status: Query = None,
     event_type: Annotated[str | None, QueryParameter(name="eventType", max_length=40)] = None,
 ) -> Response[Any]:
-    services = services_of(request)
     raw = {"webhookId": webhook_id, "status": status, "eventType": event_type}
     given = {name: value for name, value in raw.items() if value}
     context: dict[str, Any] = {
@@ -244,7 +288,7 @@ async def deliveries(
             rows=None,
             **context,
         )
-    found = await list_deliveries(services.uow, account_id=account_of(request), limit=LISTED, filters=filters)
+    found = await list_deliveries(uow, account_id=account_of(request), limit=LISTED, filters=filters)
     return page(
         request,
         "deliveries.html",
@@ -256,11 +300,12 @@ async def deliveries(
 
 
 @get("/webhooks/deliveries/{delivery_id:int}", name="console:webhook-delivery", include_in_schema=False)
-async def delivery(request: Request[Any, Any, Any], delivery_id: FromPath[int]) -> Response[Any]:
+async def delivery(
+    request: Request[Any, Any, Any], delivery_id: FromPath[int], *, uow: Injected[UnitOfWorkFactory]
+) -> Response[Any]:
     """``GET /api/webhooks/deliveries/{id}``: the payload as sent and every attempt."""
-    services = services_of(request)
     detail = delivery_detail_out(
-        await get_delivery_detail(services.uow, account_id=account_of(request), delivery_id=delivery_id)
+        await get_delivery_detail(uow, account_id=account_of(request), delivery_id=delivery_id)
     )
     payload = {"type": detail.payload.type, "data": detail.payload.data}
     return page(
@@ -278,8 +323,13 @@ async def delivery(request: Request[Any, Any, Any], delivery_id: FromPath[int]) 
     include_in_schema=False,
     status_code=200,
 )
-async def replay(request: Request[Any, Any, Any], delivery_id: FromPath[int]) -> Response[Any]:
-    services = services_of(request)
+async def replay(
+    request: Request[Any, Any, Any],
+    delivery_id: FromPath[int],
+    *,
+    clock: Injected[Clock],
+    uow: Injected[UnitOfWorkFactory],
+) -> Response[Any]:
     account_id = account_of(request)
-    await replay_delivery(services.uow, services.clock, account_id=account_id, delivery_id=delivery_id)
+    await replay_delivery(uow, clock, account_id=account_id, delivery_id=delivery_id)
     return redirect(request, f"/console/webhooks/deliveries/{delivery_id}")

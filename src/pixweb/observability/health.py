@@ -12,13 +12,14 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Controller, Request, Response, get
+from litestar import Controller, Response, get
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 from prometheus_client import CONTENT_TYPE_LATEST
 
-from pixcore.clock import SystemClock
+from pixcore.clock import Clock
 from pixinfra.postgres.supervisor import Supervisor
+from pixweb.api.deps import Injected
 from pixweb.api.docs import answer
 from pixweb.api.fields import doc
 from pixweb.errors import ErrorBody, error_response
@@ -64,8 +65,7 @@ class HealthController(Controller):
             )
         },
     )
-    async def live(self, request: Request[Any, Any, Any]) -> Response[Any]:
-        supervisor: Supervisor | None = request.app.state.get("supervisor")
+    async def live(self, *, supervisor: Injected[Supervisor | None]) -> Response[Any]:
         problem = supervisor.problem() if supervisor is not None else None
         if problem is not None:
             return error_response(503, problem, headers={"Retry-After": "10"})
@@ -83,9 +83,8 @@ class HealthController(Controller):
         responses=answer(200, HealthStatus, "Ready", {"status": "ok"})
         | {503: _not("Not ready: the database is unreachable", "The database is unavailable.")},
     )
-    async def ready(self, request: Request[Any, Any, Any]) -> Response[Any]:
-        probe: ReadinessProbe = request.app.state.readiness
-        problem = await probe.check()
+    async def ready(self, *, readiness: Injected[ReadinessProbe]) -> Response[Any]:
+        problem = await readiness.check()
         if problem is not None:
             return error_response(503, problem, headers={"Retry-After": "1"})
         return Response(OK)
@@ -114,10 +113,9 @@ class MetricsController(Controller):
         security=[{}],  # restrict it at the load balancer if it must not be public
         media_type=CONTENT_TYPE_LATEST,
     )
-    async def metrics(self, request: Request[Any, Any, Any]) -> Response[bytes]:
-        metrics: Metrics = request.app.state.metrics
-        services = getattr(request.app.state, "services", None)
-        clock = services.clock if services is not None else SystemClock()
-        probe: ReadinessProbe = request.app.state.readiness
-        await metrics.refresh_queue(probe.database.pool if probe.database.is_open else None, clock.now())
+    async def metrics(
+        self, *, metrics: Injected[Metrics], clock: Injected[Clock], readiness: Injected[ReadinessProbe]
+    ) -> Response[bytes]:
+        database = readiness.database
+        await metrics.refresh_queue(database.pool if database.is_open else None, clock.now())
         return Response(metrics.exposition(), media_type=CONTENT_TYPE_LATEST)

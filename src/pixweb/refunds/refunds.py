@@ -10,12 +10,14 @@ from litestar import Controller, Request, Response, get, put
 from litestar.openapi.spec import Example, OpenAPIType
 from litestar.params import Parameter
 
-from pixcore.clock import format_timestamp
+from pixcore.clock import Clock, format_timestamp
 from pixcore.identifiers import E2EID_PATH_PATTERN, REFUND_ID_PATTERN
 from pixcore.money import AMOUNT_STRING_PATTERN, format_amount_string
 from pixcore.refunds.refund_service import get_refund, request_refund
 from pixcore.refunds.rules import MAX_DESCRIPTION, REQUESTABLE, Refund, RefundRequest, RefundStatus
-from pixweb.api.deps import principal_of, services_of
+from pixcore.unit_of_work import UnitOfWorkFactory
+from pixinfra.settings import Settings
+from pixweb.api.deps import Injected, principal_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import MAX_AMOUNT_TEXT, MAX_SHORT_CODE, MaybeTimestamp, Timestamp, doc, raw, whole
 from pixweb.body_errors import judge_body
@@ -156,17 +158,20 @@ class RefundController(Controller):
                 required=["valor"],
             ),
         ],
+        *,
+        clock: Injected[Clock],
+        settings: Injected[Settings],
+        uow: Injected[UnitOfWorkFactory],
     ) -> Response[RefundOut]:
-        services = services_of(request)
         requested = await request_refund(
-            services.uow,
-            services.clock,
+            uow,
+            clock,
             account_id=principal_of(request).account_id,
             end_to_end_id=e2eid,
             refund_id=refund_id,
             request=refund_request(data),
-            ispb=services.settings.ispb,
-            delay=timedelta(seconds=services.settings.norm_delay_seconds),
+            ispb=settings.ispb,
+            delay=timedelta(seconds=settings.norm_delay_seconds),
         )
         return PixResponse(refund_out(requested.refund), status_code=201 if requested.created else 200)
 
@@ -188,11 +193,15 @@ class RefundController(Controller):
         description="A refund of a PIX this account received, with its status now.",
     )
     async def read(
-        self, request: Request[Any, Any, Any], e2eid: E2eId, refund_id: RefundId
+        self,
+        request: Request[Any, Any, Any],
+        e2eid: E2eId,
+        refund_id: RefundId,
+        *,
+        uow: Injected[UnitOfWorkFactory],
     ) -> Response[RefundOut]:
-        services = services_of(request)
         refund = await get_refund(
-            services.uow,
+            uow,
             account_id=principal_of(request).account_id,
             end_to_end_id=e2eid,
             refund_id=refund_id,

@@ -11,15 +11,17 @@ from litestar import Controller, Request, post
 from litestar.openapi.spec import Example, OpenAPIType
 from litestar.params import Parameter
 
-from pixcore.clock import format_timestamp
+from pixcore.clock import Clock, format_timestamp
 from pixcore.errors import ValidationError
 from pixcore.identifiers import E2EID_PATH_PATTERN, validate_e2eid_path
 from pixcore.money import cents_to_decimal, parse_amount_number, require_positive
 from pixcore.refunds.med import MedCase, MedReason
 from pixcore.refunds.med_service import accept_med, open_med, reject_med
 from pixcore.refunds.refund_service import receive_refund
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixcore.validation import collect
-from pixweb.api.deps import principal_of, services_of
+from pixinfra.settings import Settings
+from pixweb.api.deps import Injected, principal_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import MAX_E2EID, MAX_SHORT_CODE, Int64, MaybeTimestamp, Timestamp, doc, raw
 from pixweb.body_errors import judge_body
@@ -173,12 +175,14 @@ class SandboxReturnsController(Controller):
             ReturnIn,
             json_body("The refund.", {"endToEndId": "E12345678202603151432aB3dE5fG7hJ", "amount": 50.0}),
         ],
+        *,
+        clock: Injected[Clock],
+        uow: Injected[UnitOfWorkFactory],
     ) -> RefundOut:
-        services = services_of(request)
         end_to_end_id, amount = outside_refund(data)
         refund = await receive_refund(
-            services.uow,
-            services.clock,
+            uow,
+            clock,
             account_id=principal_of(request).account_id,
             end_to_end_id=end_to_end_id,
             amount=amount,
@@ -206,12 +210,14 @@ class SandboxReturnsController(Controller):
                 "The case.", {"endToEndId": "E98765432202603151440xY7wV5uT3sR", "reason": "MED_FRAUDE"}
             ),
         ],
+        *,
+        clock: Injected[Clock],
+        uow: Injected[UnitOfWorkFactory],
     ) -> MedOut:
-        services = services_of(request)
         end_to_end_id, reason = med_request(data)
         case = await open_med(
-            services.uow,
-            services.clock,
+            uow,
+            clock,
             account_id=principal_of(request).account_id,
             end_to_end_id=end_to_end_id,
             reason=reason,
@@ -241,14 +247,21 @@ class SandboxReturnsController(Controller):
             " 422: not CREATED (decided already)."
         ),
     )
-    async def accept(self, request: Request[Any, Any, Any], case_id: CaseId) -> MedOut:
-        services = services_of(request)
+    async def accept(
+        self,
+        request: Request[Any, Any, Any],
+        case_id: CaseId,
+        *,
+        clock: Injected[Clock],
+        settings: Injected[Settings],
+        uow: Injected[UnitOfWorkFactory],
+    ) -> MedOut:
         outcome = await accept_med(
-            services.uow,
-            services.clock,
+            uow,
+            clock,
             account_id=principal_of(request).account_id,
             case_id=case_id,
-            ispb=services.settings.ispb,
+            ispb=settings.ispb,
         )
         return med_out(outcome.case, refund_out(outcome.refund) if outcome.refund else None)
 
@@ -269,9 +282,13 @@ class SandboxReturnsController(Controller):
             " 422: not CREATED (decided already)."
         ),
     )
-    async def reject(self, request: Request[Any, Any, Any], case_id: CaseId) -> MedOut:
-        services = services_of(request)
-        outcome = await reject_med(
-            services.uow, services.clock, account_id=principal_of(request).account_id, case_id=case_id
-        )
+    async def reject(
+        self,
+        request: Request[Any, Any, Any],
+        case_id: CaseId,
+        *,
+        clock: Injected[Clock],
+        uow: Injected[UnitOfWorkFactory],
+    ) -> MedOut:
+        outcome = await reject_med(uow, clock, account_id=principal_of(request).account_id, case_id=case_id)
         return med_out(outcome.case)

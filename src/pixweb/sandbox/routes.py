@@ -13,9 +13,11 @@ from pixcore.accounts.accounts_service import require_sandbox_admin
 from pixcore.accounts.rules import Counterpart
 from pixcore.brcode import MAX_LENGTH as BR_CODE_MAX_LENGTH
 from pixcore.charges.cob_service import pay_code
-from pixcore.clock import format_timestamp
+from pixcore.clock import Clock, format_timestamp
 from pixcore.documents import parse_document
 from pixcore.errors import ValidationError
+from pixcore.group_commit.charge_payments import ChargePaymentBatcher
+from pixcore.group_commit.receipts import ReceiptBatcher
 from pixcore.identifiers import END_TO_END_ID_PATTERN, ISPB_PATTERN, validate_ispb
 from pixcore.keys import KEY_PATTERN, MAX_KEY_LENGTH, PixKey, parse_pix_key
 from pixcore.ledger import require_outside
@@ -28,12 +30,16 @@ from pixcore.transfers.rules import (
     MAX_NAME,
     DirectoryEntry,
 )
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixcore.validation import collect
-from pixweb.api.deps import principal_of, services_of
+from pixinfra.settings import Settings
+from pixweb.api.deps import Injected, principal_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import DOCUMENT_PATTERN, MAX_DOCUMENT, MAX_ISPB, MAX_SHORT_CODE, Timestamp, doc
 from pixweb.body_errors import judge_body
 from pixweb.errors import error_responses
+from pixweb.sandbox.clock import ClockKeeper
+from pixweb.sandbox.directory import SandboxDirectory
 
 __all__ = ["SandboxController"]
 
@@ -212,12 +218,15 @@ class SandboxController(Controller):
         ),
     )
     async def add_key(
-        self, request: Request[Any, Any, Any], data: Annotated[DirectoryIn, json_body("The key.", _DIRECTORY)]
+        self,
+        data: Annotated[DirectoryIn, json_body("The key.", _DIRECTORY)],
+        *,
+        sandbox_directory: Injected[SandboxDirectory],
+        settings: Injected[Settings],
     ) -> DirectoryIn:
-        services = services_of(request)
         entry = directory_entry(data)
-        require_outside(entry.ispb, services.settings.ispb)
-        await services.sandbox_directory.add(entry)
+        require_outside(entry.ispb, settings.ispb)
+        await sandbox_directory.add(entry)
         return data
 
     @post(
@@ -243,27 +252,32 @@ class SandboxController(Controller):
             SandboxPaymentIn,
             json_body("What is paid.", {"pixKey": "maria.silva@example.com", "amount": 500.0}),
         ],
+        *,
+        charge_payments: Injected[ChargePaymentBatcher],
+        clock: Injected[Clock],
+        receipts: Injected[ReceiptBatcher],
+        settings: Injected[Settings],
+        uow: Injected[UnitOfWorkFactory],
     ) -> SandboxPaymentOut:
-        services = services_of(request)
         payment = outside_payment(data)
-        require_outside(payment.payer.ispb, services.settings.ispb)
+        require_outside(payment.payer.ispb, settings.ispb)
         counterpart, amount = payment.payer, payment.amount
         account_id = principal_of(request).account_id
         if data.pix_copia_e_cola is not None:
             e2e = await pay_code(
-                services.uow,
-                services.clock,
+                uow,
+                clock,
                 code=data.pix_copia_e_cola,
-                location_prefix=services.settings.location_prefix,
+                location_prefix=settings.location_prefix,
                 payer=counterpart,
                 amount=amount,
                 only_for=account_id,
-                payments=services.charge_payments,
+                payments=charge_payments,
             )
             return SandboxPaymentOut(end_to_end_id=e2e)
         if payment.key is None or amount is None:  # outside_payment refused this already
             raise ValidationError("Give pixCopiaECola, or pixKey and amount.")
-        receipt = await services.receipts.receive(
+        receipt = await receipts.receive(
             key=payment.key,
             amount=amount,
             payer=counterpart,
@@ -288,10 +302,13 @@ class SandboxController(Controller):
         self,
         request: Request[Any, Any, Any],
         data: Annotated[ClockIn, json_body("How far.", {"advanceSeconds": 3600})],
+        *,
+        clock: Injected[Clock],
+        keeper: Injected[ClockKeeper],
+        uow: Injected[UnitOfWorkFactory],
     ) -> ClockOut:
         """Moves the clock of every process of the service, for every account: only an account
         the operator created with ``--sandbox-admin`` may (403 otherwise)."""
-        services = services_of(request)
-        await require_sandbox_admin(services.uow, principal_of(request).account_id)
-        await services.keeper.advance(data.advance_seconds)
-        return ClockOut(now=format_timestamp(services.clock.now()))
+        await require_sandbox_admin(uow, principal_of(request).account_id)
+        await keeper.advance(data.advance_seconds)
+        return ClockOut(now=format_timestamp(clock.now()))

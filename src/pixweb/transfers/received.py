@@ -15,7 +15,8 @@ from litestar.di import NamedDependency
 
 from pixcore.charges.cob_service import ReceivedListing, read_received, search_received
 from pixcore.queries.standard import ReceivedQuery
-from pixweb.api.deps import principal_of, services_of
+from pixcore.unit_of_work import UnitOfWorkFactory
+from pixweb.api.deps import Injected, principal_of
 from pixweb.api.docs import answer
 from pixweb.api.fields import doc
 from pixweb.api.listing import QUERIES
@@ -96,12 +97,13 @@ class ReceivedPixController(Controller):
         dependencies=QUERIES["pix"],
     )
     async def search(
-        self, request: Request[Any, Any, Any], filters: NamedDependency[ReceivedQuery]
+        self,
+        request: Request[Any, Any, Any],
+        filters: NamedDependency[ReceivedQuery],
+        *,
+        uow: Injected[UnitOfWorkFactory],
     ) -> Response[PixListOut]:
-        services = services_of(request)
-        listing = await search_received(
-            services.uow, account_id=principal_of(request).account_id, query=filters
-        )
+        listing = await search_received(uow, account_id=principal_of(request).account_id, query=filters)
         return PixResponse(received_out(filters, listing))
 
     @get(
@@ -119,12 +121,7 @@ class ReceivedPixController(Controller):
         opt={PROBLEMS: _READ_PROBLEMS},
     )
     async def read(
-        self,
-        request: Request[Any, Any, Any],
-        e2eid: E2eId,
+        self, request: Request[Any, Any, Any], e2eid: E2eId, *, uow: Injected[UnitOfWorkFactory]
     ) -> Response[CobPixOut]:
-        services = services_of(request)
-        pix = await read_received(
-            services.uow, account_id=principal_of(request).account_id, end_to_end_id=e2eid
-        )
+        pix = await read_received(uow, account_id=principal_of(request).account_id, end_to_end_id=e2eid)
         return PixResponse(pix_out(pix))

@@ -17,7 +17,7 @@ from litestar import Controller, Request, get
 from litestar.openapi.spec import Example, OpenAPIType
 from litestar.params import Parameter, QueryParameter
 
-from pixcore.clock import format_timestamp
+from pixcore.clock import Clock, format_timestamp
 from pixcore.identifiers import E2EID_PATH_PATTERN
 from pixcore.keys import KEY_PATTERN, MAX_KEY_LENGTH
 from pixcore.money import cents_to_decimal, format_amount_string
@@ -29,6 +29,7 @@ from pixcore.queries.rules import (
     MAX_PAGE,
     ListKind,
     TransactionPage,
+    TransactionQueries,
     TransactionView,
     display_status,
     display_type,
@@ -37,7 +38,7 @@ from pixcore.queries.rules import (
     parse_query_pix_key,
 )
 from pixcore.records import TransactionStatus, TransactionType
-from pixweb.api.deps import principal_of, services_of
+from pixweb.api.deps import Injected, principal_of
 from pixweb.api.docs import answer
 from pixweb.api.fields import MaybeTimestamp, Timestamp, doc, whole
 from pixweb.errors import error_responses
@@ -323,6 +324,8 @@ class TransactionController(Controller):
         self,
         request: Request[Any, Any, Any],
         *,
+        clock: Injected[Clock],
+        queries: Injected[TransactionQueries],
         page: Page = None,
         size: Annotated[
             str | None,
@@ -365,10 +368,9 @@ class TransactionController(Controller):
         ] = None,
     ) -> TransactionListOut:
         """Newest first. Pages are stable while new transactions arrive when ``endDate`` is fixed."""
-        services = services_of(request)
         query = parse_list_query(
             ListKind.TRANSACTIONS,
-            now=services.clock.now(),
+            now=clock.now(),
             page=page,
             size=size,
             status=status,
@@ -378,9 +380,7 @@ class TransactionController(Controller):
             external_id=external_id,
             end_to_end_id=end_to_end_id,
         )
-        found = await list_transactions(
-            services.queries, account_id=principal_of(request).account_id, query=query
-        )
+        found = await list_transactions(queries, account_id=principal_of(request).account_id, query=query)
         return list_out(found)
 
     @get(
@@ -400,6 +400,8 @@ class TransactionController(Controller):
         request: Request[Any, Any, Any],
         pix_key: PixKeyPath,
         *,
+        clock: Injected[Clock],
+        queries: Injected[TransactionQueries],
         page: Page = None,
         size: Annotated[
             str | None,
@@ -425,11 +427,10 @@ class TransactionController(Controller):
     ) -> TransactionListOut:
         """Records whose key is ``pixKey`` (the account's receiving key or the counterpart's),
         newest first; the newest 1000 matches at most."""
-        services = services_of(request)
         key = parse_query_pix_key(pix_key)
         query = parse_list_query(
             ListKind.PIX_KEY,
-            now=services.clock.now(),
+            now=clock.now(),
             page=page,
             size=size,
             status=status,
@@ -438,7 +439,7 @@ class TransactionController(Controller):
             end_date=end_date,
         )
         found = await list_by_pix_key(
-            services.queries, account_id=principal_of(request).account_id, pix_key=key, query=query
+            queries, account_id=principal_of(request).account_id, pix_key=key, query=query
         )
         return list_out(found)
 
@@ -465,9 +466,11 @@ class TransactionController(Controller):
                 examples=[Example(value="E12345678202603151432aB3dE5fG7hJ")],
             ),
         ],
+        *,
+        queries: Injected[TransactionQueries],
     ) -> TransactionOut:
         found = await find_by_pix_key(
-            services_of(request).queries,
+            queries,
             account_id=principal_of(request).account_id,
             pix_key=parse_query_pix_key(pix_key),
             identifier=identifier,
@@ -496,8 +499,8 @@ class TransactionController(Controller):
                 examples=[Example(value="1042")],
             ),
         ],
+        *,
+        queries: Injected[TransactionQueries],
     ) -> StatusRecordOut:
-        found = await get_transaction(
-            services_of(request).queries, account_id=principal_of(request).account_id, identifier=id
-        )
+        found = await get_transaction(queries, account_id=principal_of(request).account_id, identifier=id)
         return status_record_out(found)

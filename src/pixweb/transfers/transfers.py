@@ -11,6 +11,7 @@ from litestar.openapi.spec import Example, OpenAPIType
 from litestar.params import HeaderParameter
 
 from pixcore.clock import format_timestamp
+from pixcore.group_commit.transfers import TransferBatcher
 from pixcore.identifiers import END_TO_END_ID_PATTERN, ISPB_PATTERN
 from pixcore.keys import KEY_PATTERN, MAX_KEY_LENGTH
 from pixcore.money import cents_to_decimal
@@ -24,7 +25,7 @@ from pixcore.transfers.rules import (
     TransferRequest,
     parse_idempotency_key,
 )
-from pixweb.api.deps import principal_of, services_of
+from pixweb.api.deps import Injected, principal_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import (
     DOCUMENT_PATTERN,
@@ -232,10 +233,12 @@ class TransferController(Controller):
         request: Request[Any, Any, Any],
         data: Annotated[TransferIn, json_body("The transfer.", _TRANSFER_IN)],
         x_idempotency_key: IdempotencyHeader,
+        *,
+        transfers: Injected[TransferBatcher],
     ) -> Response[TransferOut]:
-        services, principal = services_of(request), principal_of(request)
+        principal = principal_of(request)
         key = parse_idempotency_key(x_idempotency_key)
-        created = await services.transfers.create(
+        created = await transfers.create(
             account_id=principal.account_id,
             idempotency_key=key,
             request=transfer_request(data),

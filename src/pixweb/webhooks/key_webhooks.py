@@ -17,9 +17,10 @@ from litestar.di import NamedDependency
 from litestar.openapi.spec import Example
 from litestar.params import Parameter
 
-from pixcore.clock import format_timestamp
+from pixcore.clock import Clock, format_timestamp
 from pixcore.keys import KEY_PATTERN, MAX_KEY_LENGTH
 from pixcore.queries.standard import WebhookQuery
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixcore.webhooks.key_webhook_service import (
     KeyWebhookListing,
     KeyWebhookRequest,
@@ -29,15 +30,17 @@ from pixcore.webhooks.key_webhook_service import (
     read_key_webhook,
     set_key_webhook,
 )
+from pixcore.webhooks.ports import HostResolver
 from pixcore.webhooks.rules import MAX_URL_LENGTH, STANDARD_SUFFIX, Webhook
-from pixweb.api.deps import principal_of, services_of
+from pixinfra.settings import Settings
+from pixweb.api.deps import Injected, principal_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import MaybeTimestamp, Timestamp, doc, whole
 from pixweb.api.listing import QUERIES
 from pixweb.api.standard import PageOut
 from pixweb.body_errors import judge_body
 from pixweb.problems import PROBLEMS, problem_responses
-from pixweb.webhooks.webhooks import RESOLVER
+from pixweb.webhooks.webhooks import allows_private
 from pixweb.wire import PixResponse
 
 __all__ = ["KeyWebhookController"]
@@ -77,7 +80,7 @@ def request_of(body: KeyWebhookIn, request: Request[Any, Any, Any]) -> KeyWebhoo
     return parse_key_webhook(
         key=str(request.path_params.get("chave", "")),
         webhook_url=body.webhook_url,
-        allow_http=services_of(request).settings.webhook_allow_private,
+        allow_http=allows_private(request),
     )
 
 
@@ -177,19 +180,23 @@ class KeyWebhookController(Controller):
         request: Request[Any, Any, Any],
         chave: Chave,
         data: Annotated[KeyWebhookIn, json_body("The webhook.", {"webhookUrl": _URL_EXAMPLE})],
+        *,
+        clock: Injected[Clock],
+        resolver: Injected[HostResolver],
+        settings: Injected[Settings],
+        uow: Injected[UnitOfWorkFactory],
     ) -> Response[KeyWebhookOut]:
-        services = services_of(request)
         webhook = await set_key_webhook(
-            services.uow,
-            services.clock,
-            RESOLVER,
+            uow,
+            clock,
+            resolver,
             account_id=principal_of(request).account_id,
             request=parse_key_webhook(
                 key=chave,
                 webhook_url=data.webhook_url,
-                allow_http=services.settings.webhook_allow_private,
+                allow_http=settings.webhook_allow_private,
             ),
-            allow_private=services.settings.webhook_allow_private,
+            allow_private=settings.webhook_allow_private,
         )
         return PixResponse(key_webhook_out(webhook))
 
@@ -205,10 +212,10 @@ class KeyWebhookController(Controller):
         ),
         opt={PROBLEMS: _READ_PROBLEMS},
     )
-    async def read(self, request: Request[Any, Any, Any], chave: Chave) -> Response[KeyWebhookOut]:
-        webhook = await read_key_webhook(
-            services_of(request).uow, account_id=principal_of(request).account_id, key=chave
-        )
+    async def read(
+        self, request: Request[Any, Any, Any], chave: Chave, *, uow: Injected[UnitOfWorkFactory]
+    ) -> Response[KeyWebhookOut]:
+        webhook = await read_key_webhook(uow, account_id=principal_of(request).account_id, key=chave)
         return PixResponse(key_webhook_out(webhook))
 
     @delete(
@@ -223,11 +230,15 @@ class KeyWebhookController(Controller):
         ),
         opt={PROBLEMS: _READ_PROBLEMS},
     )
-    async def remove(self, request: Request[Any, Any, Any], chave: Chave) -> None:
-        services = services_of(request)
-        await delete_key_webhook(
-            services.uow, services.clock, account_id=principal_of(request).account_id, key=chave
-        )
+    async def remove(
+        self,
+        request: Request[Any, Any, Any],
+        chave: Chave,
+        *,
+        clock: Injected[Clock],
+        uow: Injected[UnitOfWorkFactory],
+    ) -> None:
+        await delete_key_webhook(uow, clock, account_id=principal_of(request).account_id, key=chave)
 
     @get(
         "/",
@@ -244,9 +255,11 @@ class KeyWebhookController(Controller):
         dependencies=QUERIES["webhook"],
     )
     async def index(
-        self, request: Request[Any, Any, Any], filters: NamedDependency[WebhookQuery]
+        self,
+        request: Request[Any, Any, Any],
+        filters: NamedDependency[WebhookQuery],
+        *,
+        uow: Injected[UnitOfWorkFactory],
     ) -> Response[KeyWebhookList]:
-        listing = await list_key_webhooks(
-            services_of(request).uow, account_id=principal_of(request).account_id, query=filters
-        )
+        listing = await list_key_webhooks(uow, account_id=principal_of(request).account_id, query=filters)
         return PixResponse(listing_out(filters, listing))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any
 
 import msgspec
@@ -9,9 +10,10 @@ from litestar import Controller, Request, delete, get, post
 from litestar.openapi.spec import Example
 from litestar.params import Parameter, QueryParameter
 
-from pixcore.clock import format_timestamp
+from pixcore.clock import Clock, format_timestamp
 from pixcore.errors import ServiceBusy
-from pixcore.webhooks.ports import WebhookProbe
+from pixcore.unit_of_work import UnitOfWorkFactory
+from pixcore.webhooks.ports import HostResolver, WebhookProbe
 from pixcore.webhooks.rules import (
     HEADER_NAME_PATTERN,
     HEADER_VALUE_PATTERN,
@@ -43,8 +45,8 @@ from pixcore.webhooks.webhook_service import (
     rotate_webhook_secret,
     send_test_event,
 )
-from pixinfra.dns import SystemResolver
-from pixweb.api.deps import principal_of, services_of
+from pixinfra.settings import Settings
+from pixweb.api.deps import Injected, principal_of, provided
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import MAX_SHORT_CODE, Int64, MaybeTimestamp, Timestamp, doc
 from pixweb.body_errors import judge_body
@@ -52,7 +54,6 @@ from pixweb.errors import error_responses
 
 __all__ = ["WebhookController", "WebhookDeliveryController", "WebhookSecretController"]
 
-RESOLVER = SystemResolver()
 """How registration resolves URL hosts (tests replace the event loop's ``getaddrinfo``)."""
 
 
@@ -100,13 +101,20 @@ class WebhookIn(msgspec.Struct, rename="camel"):
     ] = None
 
 
+def allows_private(request: Request[Any, Any, Any]) -> bool:
+    """``PIX_WEBHOOK_ALLOW_PRIVATE``, for a body's judge (which runs before the handler is given
+    the settings)."""
+    settings: Settings = provided(request, "settings")
+    return settings.webhook_allow_private
+
+
 def registration_of(body: WebhookIn, request: Request[Any, Any, Any]) -> Registration:
     """The body judged by ``Registration.parse`` (http:// as the server's setting allows)."""
     return Registration.parse(
         url=body.url,
         event_type=body.event_type,
         headers=[(header.key, header.value) for header in body.headers or []],
-        allow_http=services_of(request).settings.webhook_allow_private,
+        allow_http=allows_private(request),
     )
 
 
@@ -296,8 +304,7 @@ def delivery_detail_out(detail: DeliveryDetail) -> DeliveryDetailOut:
     )
 
 
-def _secret_out(secret: WebhookSecret, request: Request[Any, Any, Any]) -> SecretOut:
-    now = services_of(request).clock.now()
+def _secret_out(secret: WebhookSecret, now: datetime) -> SecretOut:
     until = secret.previous_until if secret.previous_until and secret.previous_until > now else None
     return SecretOut(secret=secret.secret, previous_secret_valid_until=_timestamp(until))
 
@@ -332,19 +339,23 @@ class WebhookController(Controller):
         self,
         request: Request[Any, Any, Any],
         data: Annotated[WebhookIn, json_body("The registration.", _WEBHOOK_IN)],
+        *,
+        resolver: Injected[HostResolver],
+        clock: Injected[Clock],
+        settings: Injected[Settings],
+        uow: Injected[UnitOfWorkFactory],
     ) -> RegisteredOut:
         """Register an HTTPS URL for an event type (at most 3 active per type), or update the
         headers of a URL registered already, which bumps its version. A server with
         PIX_WEBHOOK_ALLOW_PRIVATE on (development) also takes http:// URLs of loopback and
         private hosts."""
-        services = services_of(request)
         registered = await register_webhook(
-            services.uow,
-            services.clock,
-            RESOLVER,
+            uow,
+            clock,
+            resolver,
             account_id=principal_of(request).account_id,
             registration=registration_of(data, request),
-            allow_private=services.settings.webhook_allow_private,
+            allow_private=settings.webhook_allow_private,
         )
         webhook = registered.webhook
         if registered.created:
@@ -363,10 +374,12 @@ class WebhookController(Controller):
         summary="List webhook registrations",
         description="Every registration of the account, deactivated ones included, oldest first.",
     )
-    async def index(self, request: Request[Any, Any, Any]) -> WebhookList:
+    async def index(
+        self, request: Request[Any, Any, Any], *, uow: Injected[UnitOfWorkFactory]
+    ) -> WebhookList:
         """Every registration of the account, deactivated ones included, oldest first."""
         account_id = principal_of(request).account_id
-        webhooks = await list_webhooks(services_of(request).uow, account_id=account_id)
+        webhooks = await list_webhooks(uow, account_id=account_id)
         return WebhookList(
             account_id=account_id, webhooks=[webhook_out(w) for w in webhooks], total=len(webhooks)
         )
@@ -385,11 +398,17 @@ class WebhookController(Controller):
             " nothing (200). 404: no such registration of the account."
         ),
     )
-    async def deactivate(self, request: Request[Any, Any, Any], webhook_id: WebhookId) -> ResultOut:
+    async def deactivate(
+        self,
+        request: Request[Any, Any, Any],
+        webhook_id: WebhookId,
+        *,
+        clock: Injected[Clock],
+        uow: Injected[UnitOfWorkFactory],
+    ) -> ResultOut:
         """Deactivate one registration: it receives nothing more. Deactivating it again changes nothing."""
-        services = services_of(request)
         changed = await deactivate_webhook(
-            services.uow, services.clock, account_id=principal_of(request).account_id, webhook_id=webhook_id
+            uow, clock, account_id=principal_of(request).account_id, webhook_id=webhook_id
         )
         message = "deactivated" if changed else "was deactivated already"
         return ResultOut(success=True, message=f"Webhook {webhook_id} {message}.")
@@ -407,12 +426,18 @@ class WebhookController(Controller):
         status_code=200,
         summary="Send a test event",
     )
-    async def test(self, request: Request[Any, Any, Any], webhook_id: WebhookId) -> TestEventOut:
+    async def test(
+        self,
+        request: Request[Any, Any, Any],
+        webhook_id: WebhookId,
+        *,
+        probe: Injected[WebhookProbe | None],
+        clock: Injected[Clock],
+        uow: Injected[UnitOfWorkFactory],
+    ) -> TestEventOut:
         """Send, now, a signed ``{"type": "PING", "data": {"webhookId", "sentAt"}}`` to the
         registration's URL with its headers, once (never retried, not listed among the deliveries),
         and answer what the receiver did. 404 for an unknown or deactivated registration."""
-        services = services_of(request)
-        probe: WebhookProbe | None = request.app.state.get("probe")
         if probe is None:
             raise ServiceBusy(
                 "Test events are sent by the notifier, which this process was not given: "
@@ -420,8 +445,8 @@ class WebhookController(Controller):
                 retry_after=60,
             )
         result = await send_test_event(
-            services.uow,
-            services.clock,
+            uow,
+            clock,
             probe,
             account_id=principal_of(request).account_id,
             webhook_id=webhook_id,
@@ -448,14 +473,13 @@ class WebhookSecretController(Controller):
             " `previousSecretValidUntil` is set while a rotated-out secret still signs too."
         ),
     )
-    async def secret(self, request: Request[Any, Any, Any]) -> SecretOut:
+    async def secret(
+        self, request: Request[Any, Any, Any], *, clock: Injected[Clock], uow: Injected[UnitOfWorkFactory]
+    ) -> SecretOut:
         """The account's ``whsec_`` signing secret (Standard Webhooks), created on first use.
         ``previousSecretValidUntil`` is set while a rotated-out secret still signs too."""
-        services = services_of(request)
-        secret = await get_webhook_secret(
-            services.uow, services.clock, account_id=principal_of(request).account_id
-        )
-        return _secret_out(secret, request)
+        secret = await get_webhook_secret(uow, clock, account_id=principal_of(request).account_id)
+        return _secret_out(secret, clock.now())
 
     @post(
         "/rotate",
@@ -471,13 +495,12 @@ class WebhookSecretController(Controller):
         summary="Rotate the signing secret",
         description="A new signing secret. For 24 hours the previous one signs too (two signatures).",
     )
-    async def rotate(self, request: Request[Any, Any, Any]) -> SecretOut:
+    async def rotate(
+        self, request: Request[Any, Any, Any], *, clock: Injected[Clock], uow: Injected[UnitOfWorkFactory]
+    ) -> SecretOut:
         """A new signing secret. For 24 hours the previous one signs too (two signatures)."""
-        services = services_of(request)
-        secret = await rotate_webhook_secret(
-            services.uow, services.clock, account_id=principal_of(request).account_id
-        )
-        return _secret_out(secret, request)
+        secret = await rotate_webhook_secret(uow, clock, account_id=principal_of(request).account_id)
+        return _secret_out(secret, clock.now())
 
 
 Limit = Annotated[
@@ -504,6 +527,7 @@ class WebhookDeliveryController(Controller):
         self,
         request: Request[Any, Any, Any],
         *,
+        uow: Injected[UnitOfWorkFactory],
         limit: Limit = DEFAULT_DELIVERY_LIMIT,
         status: Annotated[
             DeliveryStatus | None,
@@ -552,9 +576,7 @@ class WebhookDeliveryController(Controller):
             start_date=start_date,
             end_date=end_date,
         )
-        deliveries = await list_deliveries(
-            services_of(request).uow, account_id=account_id, limit=limit, filters=filters
-        )
+        deliveries = await list_deliveries(uow, account_id=account_id, limit=limit, filters=filters)
         return DeliveryList(
             account_id=account_id, deliveries=[delivery_out(d) for d in deliveries], total=len(deliveries)
         )
@@ -583,12 +605,14 @@ class WebhookDeliveryController(Controller):
         | error_responses(400, 401, 404),
         summary="One delivery, with what was sent and every attempt",
     )
-    async def show(self, request: Request[Any, Any, Any], delivery_id: DeliveryId) -> DeliveryDetailOut:
+    async def show(
+        self, request: Request[Any, Any, Any], delivery_id: DeliveryId, *, uow: Injected[UnitOfWorkFactory]
+    ) -> DeliveryDetailOut:
         """The delivery as listed, plus ``payload`` (the JSON object sent, exactly) and
         ``attemptLog``: each attempt in order (attempt logs are kept
         ``PIX_WEBHOOK_ATTEMPT_RETENTION_DAYS`` days). 404 for an unknown id or another account's."""
         detail = await get_delivery_detail(
-            services_of(request).uow, account_id=principal_of(request).account_id, delivery_id=delivery_id
+            uow, account_id=principal_of(request).account_id, delivery_id=delivery_id
         )
         return delivery_detail_out(detail)
 
@@ -615,12 +639,18 @@ class WebhookDeliveryController(Controller):
             " `webhook-id`. 409: it is still pending; 422: its registration is deactivated."
         ),
     )
-    async def replay(self, request: Request[Any, Any, Any], delivery_id: DeliveryId) -> DeliveryOut:
+    async def replay(
+        self,
+        request: Request[Any, Any, Any],
+        delivery_id: DeliveryId,
+        *,
+        clock: Injected[Clock],
+        uow: Injected[UnitOfWorkFactory],
+    ) -> DeliveryOut:
         """Attempt a delivery now, with the same ``webhook-id``: a delivered or failed one with a
         fresh retry schedule, a pending one (waiting for its next retry) at once, its attempts kept.
         422 if its registration is deactivated."""
-        services = services_of(request)
         delivery = await replay_delivery(
-            services.uow, services.clock, account_id=principal_of(request).account_id, delivery_id=delivery_id
+            uow, clock, account_id=principal_of(request).account_id, delivery_id=delivery_id
         )
         return delivery_out(delivery)

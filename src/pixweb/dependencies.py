@@ -5,15 +5,22 @@ readiness probe, test-event probe) and those its lifespan builds (the :class:`Se
 database supervisor). :meth:`Wiring.providers` turns them into the app's ``dependencies``: one
 ``Provide`` a name, a plain function returning what is there (no thread, no per-request work). A
 handler asks for one by name, ``uow: Injected[UnitOfWorkFactory]`` (``pixweb.api.deps``).
-docs/decisions/dependency-injection.md says why.
+
+Litestar resolves the independent dependencies of a handler concurrently, in a task group, which
+costs far more than the providers themselves; so the providers of :data:`CHAIN` each name the one
+before as a parameter, and a handler's are resolved one after the other (docs/decisions/
+dependency-injection.md).
 """
 
 from __future__ import annotations
 
+import inspect
+import itertools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
+from typing import Any
 
-from litestar.di import Provide
+from litestar.di import NamedDependency, Provide
 from litestar.types import AnyCallable
 
 from pixcore.clock import Clock, SystemClock
@@ -24,11 +31,38 @@ from pixweb.observability.metrics import Metrics
 from pixweb.observability.readiness import ReadinessProbe
 from pixweb.services import Services
 
-__all__ = ["SERVICE_NAMES", "Wiring"]
+__all__ = ["CHAIN", "SERVICE_NAMES", "Wiring"]
 
 SERVICE_NAMES = tuple(field.name for field in fields(Services) if field.name not in ("settings", "clock"))
 """The :class:`Services` handed by their field's name (``settings`` and ``clock`` have providers of
 their own, which answer before the lifespan has built the services)."""
+
+
+CHAIN = (
+    "uow",
+    "clock",
+    "settings",
+    "receipts",
+    "charge_payments",
+    "queries",
+    "tokens",
+    "probe",
+    "resolver",
+    "verifier",
+    "token_limits",
+    "sandbox_directory",
+    "keeper",
+    "console_sessions",
+    "directory",
+    "readiness",
+    "metrics",
+    "database",
+    "hasher",
+    "certificate_status",
+)
+"""The providers resolved one after the other, the most used first (a handler pays for the chain up
+to its last name). ``transfers`` (the hot ``POST /dict/pix``, alone) and ``supervisor`` (``GET
+/health/live``, alone) are never asked for with another, and stand apart."""
 
 
 @dataclass(slots=True)
@@ -65,6 +99,7 @@ class Wiring:
             "supervisor": lambda: self.supervisor,
         }
         found |= {name: _constant(value) for name, value in (overrides or {}).items()}
+        found |= {name: _after(previous, found[name]) for previous, name in itertools.pairwise(CHAIN)}
         return {name: Provide(provide, sync_to_thread=False) for name, provide in found.items()}
 
     def _service(self, name: str) -> Callable[[], object]:
@@ -73,3 +108,16 @@ class Wiring:
 
 def _constant(value: object) -> Callable[[], object]:
     return lambda: value
+
+
+def _after(previous: str, provide: Callable[[], object]) -> Callable[..., object]:
+    """``provide`` as a provider taking (and ignoring) the value of ``previous``: Litestar resolves
+    ``previous`` first, never both at once."""
+
+    def provider(**_: object) -> object:
+        return provide()
+
+    parameter = inspect.Parameter(previous, inspect.Parameter.KEYWORD_ONLY, annotation=NamedDependency[Any])
+    provider.__dict__["__signature__"] = inspect.Signature([parameter])
+    provider.__annotations__ = {previous: NamedDependency[Any], "return": Any}
+    return provider

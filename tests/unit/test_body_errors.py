@@ -13,6 +13,7 @@ from typing import Annotated, Any, Union, get_args, get_origin
 
 import msgspec
 import pytest
+from litestar.di import Provide
 
 import pixweb
 from pixcore.clock import SystemClock
@@ -259,10 +260,13 @@ def test_every_parser_of_the_api_judges_a_body_with_any_field_of_a_wrong_type(
     wrong type in turn, the other fields left out: the parser reads every stand-in (no warning),
     and the answer has the wrong type."""
     settings = SimpleNamespace(webhook_allow_private=False)
+    clock = SystemClock()
+    provided = {  # what the route's providers hand its judge (pixweb.api.deps.provided)
+        "settings": Provide(lambda: settings, sync_to_thread=False),
+        "clock": Provide(lambda: clock, sync_to_thread=False),
+    }
     request: Any = SimpleNamespace(
-        app=SimpleNamespace(
-            state=SimpleNamespace(services=SimpleNamespace(settings=settings, clock=SystemClock()))
-        ),
+        route_handler=SimpleNamespace(resolve_dependencies=lambda: provided),
         path_params={"chave": "maria@example.com"},  # PUT /webhook/{chave}'s parser reads the path's key
     )
     judged = {struct: rules for struct in _api_structs() if (rules := rules_of(struct)) is not None}

@@ -18,7 +18,7 @@ import inspect
 import itertools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, TypeAlias
 
 from litestar.di import NamedDependency, Provide
 from litestar.types import AnyCallable
@@ -110,6 +110,10 @@ def _constant(value: object) -> Callable[[], object]:
     return lambda: value
 
 
+_PREVIOUS: TypeAlias = NamedDependency[Any]
+"""The annotation of a chained provider's parameter: a dependency by name, not validated."""
+
+
 def _after(previous: str, provide: Callable[[], object]) -> Callable[..., object]:
     """``provide`` as a provider taking (and ignoring) the value of ``previous``: Litestar resolves
     ``previous`` first, never both at once."""
@@ -117,7 +121,7 @@ def _after(previous: str, provide: Callable[[], object]) -> Callable[..., object
     def provider(**_: object) -> object:
         return provide()
 
-    parameter = inspect.Parameter(previous, inspect.Parameter.KEYWORD_ONLY, annotation=NamedDependency[Any])
+    parameter = inspect.Parameter(previous, inspect.Parameter.KEYWORD_ONLY, annotation=_PREVIOUS)
     provider.__dict__["__signature__"] = inspect.Signature([parameter])
-    provider.__annotations__ = {previous: NamedDependency[Any], "return": Any}
+    provider.__annotations__ = {previous: _PREVIOUS, "return": Any}
     return provider

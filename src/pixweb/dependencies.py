@@ -7,7 +7,7 @@ database supervisor). :meth:`Wiring.providers` turns them into the app's ``depen
 handler asks for one by name, ``uow: Injected[UnitOfWorkFactory]`` (``pixweb.api.deps``).
 
 Litestar resolves the independent dependencies of a handler concurrently, in a task group, which
-costs far more than the providers themselves; so the providers of :data:`CHAIN` each name the one
+costs far more than the providers themselves; so the providers of :data:`CHAINS` each name the one
 before as a parameter, and a handler's are resolved one after the other (docs/decisions/
 dependency-injection.md).
 """
@@ -31,38 +31,41 @@ from pixweb.observability.metrics import Metrics
 from pixweb.observability.readiness import ReadinessProbe
 from pixweb.services import Services
 
-__all__ = ["CHAIN", "SERVICE_NAMES", "Wiring"]
+__all__ = ["CHAINS", "SERVICE_NAMES", "Wiring"]
 
 SERVICE_NAMES = tuple(field.name for field in fields(Services) if field.name not in ("settings", "clock"))
 """The :class:`Services` handed by their field's name (``settings`` and ``clock`` have providers of
 their own, which answer before the lifespan has built the services)."""
 
 
-CHAIN = (
-    "uow",
-    "clock",
-    "settings",
-    "receipts",
-    "charge_payments",
-    "queries",
-    "tokens",
-    "probe",
-    "resolver",
-    "verifier",
-    "token_limits",
-    "sandbox_directory",
-    "keeper",
-    "console_sessions",
-    "directory",
-    "readiness",
-    "metrics",
-    "database",
-    "hasher",
-    "certificate_status",
+CHAINS = (
+    (
+        "clock",
+        "uow",
+        "settings",
+        "receipts",
+        "charge_payments",
+        "queries",
+        "tokens",
+        "probe",
+        "resolver",
+        "verifier",
+        "token_limits",
+        "sandbox_directory",
+        "keeper",
+        "console_sessions",
+        "directory",
+        "database",
+        "hasher",
+        "certificate_status",
+    ),
+    ("clock", "readiness", "metrics"),
 )
-"""The providers resolved one after the other, the most used first (a handler pays for the chain up
-to its last name). ``transfers`` (the hot ``POST /dict/pix``, alone) and ``supervisor`` (``GET
-/health/live``, alone) are never asked for with another, and stand apart."""
+"""The providers resolved one after the other, the most used first (a handler pays for its chain up
+to its last name). Both start at ``clock``, which answers before the lifespan has built the
+services, so the health routes (the second chain) answer without them. ``transfers`` (the hot
+``POST /dict/pix``, alone) and ``supervisor`` (``GET /health/live``, alone) are never asked for
+with another, and stand apart."""
 
 
 @dataclass(slots=True)
@@ -99,7 +102,8 @@ class Wiring:
             "supervisor": lambda: self.supervisor,
         }
         found |= {name: _constant(value) for name, value in (overrides or {}).items()}
-        found |= {name: _after(previous, found[name]) for previous, name in itertools.pairwise(CHAIN)}
+        for chain in CHAINS:
+            found |= {name: _after(previous, found[name]) for previous, name in itertools.pairwise(chain)}
         return {name: Provide(provide, sync_to_thread=False) for name, provide in found.items()}
 
     def _service(self, name: str) -> Callable[[], object]:

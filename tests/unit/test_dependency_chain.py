@@ -11,7 +11,7 @@ from litestar.routes import HTTPRoute
 
 from pixinfra.settings import Settings
 from pixweb.app import create_app
-from pixweb.dependencies import CHAIN
+from pixweb.dependencies import CHAINS
 
 
 def _depth(name: str, providers: dict[str, Provide]) -> int:
@@ -45,5 +45,8 @@ def test_each_handler_resolves_the_app_s_providers_one_after_the_other() -> None
     assert shared == []
 
 
-def test_the_chain_names_each_provider_once() -> None:
-    assert len(set(CHAIN)) == len(CHAIN)
+def test_the_chains_name_each_provider_once_and_share_only_their_start() -> None:
+    names = [name for chain in CHAINS for name in chain[1:]]
+    assert len(set(names)) == len(names)
+    assert {chain[0] for chain in CHAINS} == {"clock"}
+    assert "clock" not in names

@@ -70,7 +70,6 @@ from pixcore.testing._security import InlineVerifier, IssueCall, PlainHasher, Re
 from pixcore.testing._sessions import InMemoryConsoleSessions
 from pixcore.testing._store import (
     BRANCH,
-    InMemoryStore,
     IntegrityError,
     OutboxItem,
     StoredCertificate,
@@ -78,7 +77,7 @@ from pixcore.testing._store import (
     StoredKey,
 )
 from pixcore.testing._transfer_batch import InMemoryTransferBatchStore
-from pixcore.testing._uow import InMemoryUnitOfWork
+from pixcore.testing._uow import InMemoryStore, InMemoryUnitOfWork
 from pixcore.testing._webhook_data import WebhookTables
 from pixcore.testing._webhooks import InMemoryWebhooks, StaticResolver
 from pixcore.testing.deliveries import InMemoryDeliveryStore, OutboxEvent

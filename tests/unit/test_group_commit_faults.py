@@ -20,8 +20,8 @@ from pixcore.clock import ManualClock
 from pixcore.errors import PixError
 from pixcore.group_commit.gatherer import Gatherer, GroupCommit, Waiting
 from pixcore.group_commit.ports import TransferReservation
-from pixcore.group_commit.transfers import TransferBatcher
-from pixcore.testing import InMemoryStore, InMemoryTransferBatchStore, PlainHasher
+from pixcore.group_commit.transfers import TransferGroupCommit
+from pixcore.testing import InMemoryStore, InMemoryTransferGroupStore, PlainHasher
 from pixcore.transfers.ports import IdempotencyRecord
 from pixcore.transfers.transfer_service import CreatedTransfer
 from tests.unit.transfer_world import NORM_DELAY, World, assert_books_balance, make_world, transfer_request
@@ -196,8 +196,8 @@ async def _fresh_world() -> World:
     return await make_world(InMemoryStore(clock=clock), clock, PlainHasher())
 
 
-def _batcher(world: World, store: InMemoryTransferBatchStore | None = None) -> TransferBatcher:
-    return TransferBatcher(
+def _batcher(world: World, store: InMemoryTransferGroupStore | None = None) -> TransferGroupCommit:
+    return TransferGroupCommit(
         world.store.unit_of_work,
         world.directory,
         world.clock,
@@ -205,11 +205,11 @@ def _batcher(world: World, store: InMemoryTransferBatchStore | None = None) -> T
         norm_delay=NORM_DELAY,
         size=16,
         window=timedelta(milliseconds=20),
-        store=store or InMemoryTransferBatchStore(world.store.unit_of_work),
+        store=store or InMemoryTransferGroupStore(world.store.unit_of_work),
     )
 
 
-def _send(world: World, batcher: TransferBatcher, amount: str) -> asyncio.Task[CreatedTransfer]:
+def _send(world: World, batcher: TransferGroupCommit, amount: str) -> asyncio.Task[CreatedTransfer]:
     request = transfer_request(amount=Decimal(amount))
     return asyncio.create_task(
         batcher.create(account_id=world.sender.id, idempotency_key=uuid.uuid4(), request=request)
@@ -223,7 +223,7 @@ def _outcome(result: object) -> tuple[str, int | None]:
     return (type(result).__name__, None)
 
 
-class _FirstWriteLost(InMemoryTransferBatchStore):
+class _FirstWriteLost(InMemoryTransferGroupStore):
     """A store whose first write waits for ``gate``, then (``meanwhile`` having left the account by
     another way) answers None: it did not land. Every call takes a turn of the event loop, as a
     round trip to the database does, so that the batches' tasks interleave as they would."""
@@ -302,7 +302,7 @@ async def cancel_first_write() -> AsyncIterator[list[asyncio.Task[Any]]]:
 
     def factory(loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, Any], **kwargs: Any) -> Any:
         task = asyncio.Task(coro, loop=loop, **kwargs)
-        if not cancelled and coro.__qualname__ == "TransferBatcher._write":
+        if not cancelled and coro.__qualname__ == "TransferGroupCommit._write":
             task.cancel()
             cancelled.append(task)
         return task

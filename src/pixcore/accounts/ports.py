@@ -120,7 +120,7 @@ class ConsoleSessionRepository(Protocol):
 class PendingCredential:
     """A caller whose token verified (signature, claims and time window on the clock the process
     last read) but whose certificate status is still to be checked: by the batch that applies its
-    request (docs/decisions/transfer-batch-write.md)."""
+    request (docs/decisions/transfer-group-write.md)."""
 
     account_id: int
     fingerprint: str

@@ -762,7 +762,7 @@ async def pay_charge(
 
 
 class ChargePayer(Protocol):
-    """What pays a charge as :func:`pay_charge` does (``ChargePaymentBatcher``)."""
+    """What pays a charge as :func:`pay_charge` does (``ChargePaymentGroupCommit``)."""
 
     async def pay(
         self,

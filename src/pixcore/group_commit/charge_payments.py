@@ -2,7 +2,7 @@
 whose charges (``cob``, ``cobv``, cash-ins) are paid many at once.
 
 Every payment credits the receiving account's balance row, so the concurrent payments of one hot
-account queue on that row's lock. A :class:`ChargePaymentBatcher` gathers the payments of one
+account queue on that row's lock. A :class:`ChargePaymentGroupCommit` gathers the payments of one
 process for one receiving account (up to ``size``, waiting at most ``window`` seconds) and pays them
 in ONE unit of work: each charge locked by its location (in location order, so two batches cannot
 deadlock on charges) and judged by :func:`~pixcore.charges.cob_service.payment_terms`, the rules
@@ -34,7 +34,7 @@ from pixcore.identifiers import new_end_to_end_id
 from pixcore.transfers.receipt_service import payment_record, receive_event
 from pixcore.unit_of_work import UnitOfWork, UnitOfWorkFactory
 
-__all__ = ["ChargePaymentBatcher"]
+__all__ = ["ChargePaymentGroupCommit"]
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ class _Accepted:
     end_to_end_id: str
 
 
-class ChargePaymentBatcher(GroupCommit[int | None, _Payment, ChargePayment]):
+class ChargePaymentGroupCommit(GroupCommit[int | None, _Payment, ChargePayment]):
     """Pays charges as :func:`~pixcore.charges.cob_service.pay_charge` does, grouping the concurrent
     payments received by each account into one unit of work. One per process; one event loop."""
 

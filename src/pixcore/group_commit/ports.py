@@ -15,7 +15,7 @@ from pixcore.ledger import Posting
 from pixcore.records import NewTransaction, NewTransfer
 from pixcore.transfers.ports import IdempotencyRecord
 
-__all__ = ["TransferBatchStore", "TransferReservation"]
+__all__ = ["TransferGroupStore", "TransferReservation"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +30,7 @@ class TransferReservation:
     posting: Posting
 
 
-class TransferBatchStore(Protocol):
+class TransferGroupStore(Protocol):
     """A batch of transfers out of one account reserved with one read and one write, each a single
     statement outside any open transaction: the batch is decided on what :meth:`seen`
     read, and :meth:`reserve` writes it only if the decision still holds: the account's available

@@ -2,7 +2,7 @@
 PIX at once.
 
 Every receipt credits its account's balance row, which its UPDATE locks until COMMIT, so the
-concurrent receipts of one hot account queue on that lock. A :class:`ReceiptBatcher` gathers the
+concurrent receipts of one hot account queue on that lock. A :class:`ReceiptGroupCommit` gathers the
 receipts of one process for one key (up to ``size``, waiting at most ``window`` seconds) and
 credits them in ONE unit of work: the key's owner looked up once, the PAYMENT records, ledger
 entries and RECEIVE events written with one statement each, the balance updated once, one
@@ -36,7 +36,7 @@ from pixcore.transfers.receipt_service import (
 )
 from pixcore.unit_of_work import UnitOfWorkFactory
 
-__all__ = ["ReceiptBatcher"]
+__all__ = ["ReceiptGroupCommit"]
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ class _Payment:
 _Key: TypeAlias = tuple[str, int | None]  # the key's value, and the account it must be the caller's
 
 
-class ReceiptBatcher(GroupCommit[_Key, _Payment, Receipt]):
+class ReceiptGroupCommit(GroupCommit[_Key, _Payment, Receipt]):
     """Credits receipts as :func:`~pixcore.transfers.receipt_service.receive_payment` does, grouping the
     concurrent ones paid to each key into one unit of work. One per process; one event loop."""
 

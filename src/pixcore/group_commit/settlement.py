@@ -1,9 +1,9 @@
-"""Settlement in batches (docs/decisions/settlement-batches.md): the due transfers of a round posted a
+"""Settlement in batches (docs/decisions/settlement-groups.md): the due transfers of a round posted a
 group at a time.
 
 Settling one transfer is one unit of work (:func:`~pixcore.transfers.transfer_service.settle_transfer`);
 a hot account's transfers then queue for its balance row one COMMIT at a time, as its requests
-did before group commit. :func:`settle_batches` takes the round's due transfers in groups of up to
+did before group commit. :func:`settle_in_groups` takes the round's due transfers in groups of up to
 ``size`` and finishes each group in ONE unit of work:
 
 1. the group's transfers are locked with one statement (``FOR UPDATE SKIP LOCKED``, as one by one:
@@ -38,12 +38,12 @@ from pixcore.transfers.rules import TransferLifecycle, TransferState
 from pixcore.transfers.transfer_service import outcome, settle_due, settle_transfer, transfer_event
 from pixcore.unit_of_work import UnitOfWork, UnitOfWorkFactory
 
-__all__ = ["settle_batches"]
+__all__ = ["settle_in_groups"]
 
 log = logging.getLogger(__name__)
 
 
-async def settle_batches(uow: UnitOfWorkFactory, clock: Clock, *, size: int, limit: int = 100) -> int:
+async def settle_in_groups(uow: UnitOfWorkFactory, clock: Clock, *, size: int, limit: int = 100) -> int:
     """Settle or fail every transfer whose time has come, up to ``size`` in one unit of work;
     returns how many were finished. Any number of workers may run this at once."""
     if size < 1:

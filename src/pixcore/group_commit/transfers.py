@@ -2,7 +2,7 @@
 
 Every transfer out of an account locks that account's balance row until its COMMIT, so
 concurrent requests from one hot account queue on that lock one transaction at a time. A
-:class:`TransferBatcher` gathers the requests of one process for one account (up to ``size``,
+:class:`TransferGroupCommit` gathers the requests of one process for one account (up to ``size``,
 waiting at most ``window`` seconds for more) and applies them together:
 
 1. each transfer is decided in arrival order against the running available balance: one it does
@@ -11,7 +11,7 @@ waiting at most ``window`` seconds for more) and applies them together:
    at once, the balance updated once (guarded, as always);
 3. then every waiting request is answered. Nothing is answered before its write is committed.
 
-With a :class:`~pixcore.group_commit.ports.TransferBatchStore` (the service's way), the batch
+With a :class:`~pixcore.group_commit.ports.TransferGroupStore` (the service's way), the batch
 reads the balance
 as committed with one statement and is written by one more, which lands only if the decision still
 holds: the balance covers the batch and, if the batch refused a transfer, is the one it was decided
@@ -65,7 +65,7 @@ from pixcore.errors import (
     RuleViolation,
 )
 from pixcore.group_commit.gatherer import GroupCommit, Waiting, settle
-from pixcore.group_commit.ports import TransferBatchStore, TransferReservation
+from pixcore.group_commit.ports import TransferGroupStore, TransferReservation
 from pixcore.transfers.ports import IdempotencyRecord, KeyDirectory
 from pixcore.transfers.rules import DirectoryEntry, TransferRequest
 from pixcore.transfers.transfer_service import (
@@ -79,18 +79,18 @@ from pixcore.transfers.transfer_service import (
 )
 from pixcore.unit_of_work import UnitOfWorkFactory
 
-__all__ = ["TransferBatcher"]
+__all__ = ["TransferGroupCommit"]
 
 log = logging.getLogger(__name__)
 
 OPTIMISTIC_TRIES = 2
 """How many times a batch is decided on the balance as committed and written only if it has not
-moved (``TransferBatchStore``) before it locks the balance row instead."""
+moved (``TransferGroupStore``) before it locks the balance row instead."""
 
 _Outcome: TypeAlias = CreatedTransfer | RuleViolation
 
 
-class _BatchAbandoned(Exception):
+class _GroupAbandoned(Exception):
     """The batch cannot be applied as one: its requests go one by one."""
 
 
@@ -124,7 +124,7 @@ class _Decided:
 @dataclass(frozen=True, slots=True)
 class _Read:
     """What a batch reads before deciding: the directory's entries of its keys, and (with a
-    ``TransferBatchStore``) the balance and the taken idempotency keys as committed."""
+    ``TransferGroupStore``) the balance and the taken idempotency keys as committed."""
 
     entries: dict[str, DirectoryEntry]
     seen: tuple[Balance | None, dict[uuid.UUID, IdempotencyRecord]] | None
@@ -177,7 +177,7 @@ def _refusal(
     return None
 
 
-class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
+class TransferGroupCommit(GroupCommit[int, _Request, CreatedTransfer]):
     """Creates transfers as :func:`~pixcore.transfers.transfer_service.create_transfer` does, grouping
     the concurrent ones of each sending account into one unit of work (see the module's text).
 
@@ -195,7 +195,7 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
         size: int,
         window: timedelta,
         certificates: CertificateCheck | None = None,
-        store: TransferBatchStore | None = None,
+        store: TransferGroupStore | None = None,
     ) -> None:
         super().__init__(size=size, window=window)
         self._uow, self._directory, self._clock = uow, directory, clock
@@ -459,7 +459,7 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
                 return decision.outcome([], alone)  # nothing to write: the unit rolls back
             ids = await reserve_many(tx, account_id, decision.reservations, now)
             if ids is None:
-                raise _BatchAbandoned("a key was claimed meanwhile by another unit of work")
+                raise _GroupAbandoned("a key was claimed meanwhile by another unit of work")
             await tx.commit()
         return decision.outcome(ids, alone)
 

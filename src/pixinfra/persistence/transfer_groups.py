@@ -1,5 +1,5 @@
 """PostgreSQL side of a transfer batch reserved with one read and one write:
-:class:`pixcore.group_commit.ports.TransferBatchStore`.
+:class:`pixcore.group_commit.ports.TransferGroupStore`.
 
 Both are single statements on a pooled connection outside any open transaction, so a batch costs
 two round trips instead of a BEGIN, a locking read, three writes and a COMMIT. The write is one
@@ -35,7 +35,7 @@ from pixinfra.persistence.transactions import insert_many_arguments, insert_many
 from pixinfra.persistence.transfers import insert_transfers_sql, transfer_arguments
 from pixinfra.postgres.pool import Database
 
-__all__ = ["PostgresTransferBatchStore"]
+__all__ = ["PostgresTransferGroupStore"]
 
 _AVAILABLE = "SELECT available FROM balances WHERE account_id = $1"
 
@@ -80,7 +80,7 @@ SELECT array_agg(id ORDER BY id) AS ids FROM added
 )
 
 
-class PostgresTransferBatchStore:
+class PostgresTransferGroupStore:
     def __init__(self, database: Database) -> None:
         self._database = database
 

@@ -16,7 +16,7 @@ process refuses the next request everywhere.
 ``POST /dict/pix``, when transfers are grouped (docs/decisions/group-commit.md), reads nothing here: its
 token is verified on the clock the process last read (the offset only grows, so a token expired then is
 expired now), and its certificate status and the clock are read by its BATCH, one statement for
-all the batch's callers, before anything is written (``TransferBatcher``; the token's expiry is
+all the batch's callers, before anything is written (``TransferGroupCommit``; the token's expiry is
 judged again on the clock that statement read). The pending check waits in the request's scope
 (``pixweb.security.pending``) for the bearer check (which then does not ask) and the handler (which
 hands it to the batch). A token whose window does not hold on the last clock takes the path above.
@@ -48,7 +48,7 @@ __all__ = [
 CLOCKLESS_PATHS = ("^/schema", "^/.well-known/", "^/health/", "^/metrics$")
 _CLOCKLESS = re.compile("|".join(CLOCKLESS_PATHS))
 _PREFETCHED = "pix.certificate_in_force"
-_BATCHED = ("POST", "/dict/pix")  # the route whose batch reads its callers' certificates
+_GROUPED = ("POST", "/dict/pix")  # the route whose batch reads its callers' certificates
 
 
 def _clockless(scope: Scope) -> bool:
@@ -119,7 +119,7 @@ class SharedClockMiddleware(ASGIMiddleware):
             await keeper.refresh()
             await next_app(scope, receive, send)
             return
-        if (scope.get("method"), scope["path"]) == _BATCHED and services.transfers.checks_certificates:
+        if (scope.get("method"), scope["path"]) == _GROUPED and services.transfers.checks_certificates:
             try:
                 principal, expires_at = services.tokens.verify_until(token)
             except InvalidToken:  # not on the last clock read: read it now, as any request does

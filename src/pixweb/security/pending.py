@@ -1,5 +1,5 @@
 """A grouped ``POST /dict/pix``'s pending certificate check, in the request's scope
-(docs/decisions/transfer-batch-write.md).
+(docs/decisions/transfer-group-write.md).
 
 The clock middleware (``pixweb.sandbox.clock_middleware``) leaves the caller's
 :class:`~pixcore.accounts.ports.PendingCredential` here instead of reading its certificate status; the

@@ -16,14 +16,14 @@ from pixcore.accounts.ports import CertificateCheck, PendingCredential
 from pixcore.accounts.rules import Balance
 from pixcore.clock import ManualClock
 from pixcore.errors import InvalidToken, PixError
-from pixcore.group_commit.ports import TransferBatchStore, TransferReservation
-from pixcore.group_commit.transfers import OPTIMISTIC_TRIES, TransferBatcher
+from pixcore.group_commit.ports import TransferGroupStore, TransferReservation
+from pixcore.group_commit.transfers import OPTIMISTIC_TRIES, TransferGroupCommit
 from pixcore.testing import (
     InMemoryIdempotency,
     InMemoryKeyDirectory,
     InMemoryStore,
     InMemoryTransactions,
-    InMemoryTransferBatchStore,
+    InMemoryTransferGroupStore,
     PlainHasher,
 )
 from pixcore.transfers.ports import IdempotencyRecord
@@ -43,7 +43,7 @@ Outcome = tuple[str, int | None, bool | None]
 
 @pytest.fixture(params=[False, True], ids=["locked", "store"])
 def optimistic(request: pytest.FixtureRequest) -> bool:
-    """Whether the batcher has a ``TransferBatchStore`` (one read, one write, the balance locked only
+    """Whether the batcher has a ``TransferGroupStore`` (one read, one write, the balance locked only
     when it moved twice), or decides every batch under the lock of its unit of work."""
     value: bool = request.param
     return value
@@ -55,12 +55,12 @@ def _batcher(
     *,
     optimistic: bool = False,
     certificates: CertificateCheck | None = None,
-    store: TransferBatchStore | None = None,
+    store: TransferGroupStore | None = None,
     window: timedelta = timedelta(milliseconds=50),
-) -> TransferBatcher:
+) -> TransferGroupCommit:
     if optimistic and store is None:
-        store = InMemoryTransferBatchStore(world.store.unit_of_work)
-    return TransferBatcher(
+        store = InMemoryTransferGroupStore(world.store.unit_of_work)
+    return TransferGroupCommit(
         world.store.unit_of_work,
         world.directory,
         world.clock,
@@ -112,7 +112,7 @@ async def _one_by_one(requests: list[tuple[uuid.UUID, dict[str, Any]]]) -> list[
 
 
 async def _batched(
-    world: World, batcher: TransferBatcher, requests: list[tuple[uuid.UUID, dict[str, Any]]]
+    world: World, batcher: TransferGroupCommit, requests: list[tuple[uuid.UUID, dict[str, Any]]]
 ) -> list[Outcome]:
     results = await asyncio.gather(
         *(
@@ -268,7 +268,7 @@ class _Certificates:
 
 
 async def _send_with(
-    world: World, batcher: TransferBatcher, credentials: list[PendingCredential | None]
+    world: World, batcher: TransferGroupCommit, credentials: list[PendingCredential | None]
 ) -> list[CreatedTransfer | BaseException]:
     return await asyncio.gather(
         *(
@@ -357,7 +357,7 @@ async def test_ungrouped_a_pending_credential_is_checked_before_the_transfer() -
     assert len(certificates.calls) == 2
 
 
-class _Watched(InMemoryTransferBatchStore):
+class _Watched(InMemoryTransferGroupStore):
     """A store that counts its reads and writes, and before each write runs ``_before_write``:
     what else happens to the account meanwhile (another request, unbatched, moving its balance)."""
 
@@ -474,7 +474,7 @@ async def _until(condition: Callable[[], bool]) -> None:
     raise AssertionError("the batcher never got there")
 
 
-def _send(world: World, batcher: TransferBatcher, amount: str) -> asyncio.Task[CreatedTransfer]:
+def _send(world: World, batcher: TransferGroupCommit, amount: str) -> asyncio.Task[CreatedTransfer]:
     request = transfer_request(amount=Decimal(amount))
     return asyncio.create_task(
         batcher.create(account_id=world.sender.id, idempotency_key=uuid.uuid4(), request=request)
@@ -526,7 +526,7 @@ async def test_a_batch_behind_a_write_that_failed_is_decided_again() -> None:
 
 
 def _send_keyed(
-    world: World, batcher: TransferBatcher, key: uuid.UUID, amount: str
+    world: World, batcher: TransferGroupCommit, key: uuid.UUID, amount: str
 ) -> asyncio.Task[CreatedTransfer]:
     request = transfer_request(amount=Decimal(amount))
     return asyncio.create_task(

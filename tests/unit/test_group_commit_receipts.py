@@ -9,18 +9,18 @@ import pytest
 
 from pixcore.accounts.rules import Balance
 from pixcore.errors import PixError
-from pixcore.group_commit.receipts import ReceiptBatcher
+from pixcore.group_commit.receipts import ReceiptGroupCommit
 from pixcore.keys import parse_pix_key
 from pixcore.testing import InMemoryTransactions
 from pixcore.transfers.receipt_service import Receipt
 from tests.unit.transfer_world import FUNDS, PAYER, World, assert_books_balance
 
 
-def _batcher(world: World, size: int = 16) -> ReceiptBatcher:
-    return ReceiptBatcher(world.store.unit_of_work, world.clock, size=size, window=timedelta(milliseconds=50))
+def _batcher(world: World, size: int = 16) -> ReceiptGroupCommit:
+    return ReceiptGroupCommit(world.store.unit_of_work, world.clock, size=size, window=timedelta(milliseconds=50))
 
 
-async def _pay(batcher: ReceiptBatcher, amounts: list[int], only_for: int | None = None) -> list[object]:
+async def _pay(batcher: ReceiptGroupCommit, amounts: list[int], only_for: int | None = None) -> list[object]:
     key = parse_pix_key("maria@example.com")
     return list(
         await asyncio.gather(

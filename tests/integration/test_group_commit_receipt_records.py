@@ -1,4 +1,4 @@
-"""On PostgreSQL, a batch of receipts (``ReceiptBatcher``, its rows written by ``add_many`` and
+"""On PostgreSQL, a batch of receipts (``ReceiptGroupCommit``, its rows written by ``add_many`` and
 ``post_many``) stores for each receipt the rows the unbatched path (``receive_payment``) stores:
 its ``transactions`` row column by column and its ``ledger_entries``."""
 
@@ -14,7 +14,7 @@ import asyncpg
 from pixcore.accounts.accounts_service import open_account
 from pixcore.accounts.rules import Counterpart
 from pixcore.clock import ManualClock
-from pixcore.group_commit.receipts import ReceiptBatcher
+from pixcore.group_commit.receipts import ReceiptGroupCommit
 from pixcore.keys import PixKey, PixKeyType
 from pixcore.testing import PlainHasher
 from pixcore.transfers.receipt_service import Receipt, receive_payment
@@ -56,7 +56,7 @@ async def test_each_row_of_a_batch_is_the_one_the_unbatched_path_stores(conn: as
         keys=(key.value,),
     )
     alone = [await receive_payment(pg_uow, CLOCK, key=key, amount=a, payer=p) for a, p in PAID]
-    batcher = ReceiptBatcher(pg_uow, CLOCK, size=16, window=timedelta(seconds=1))
+    batcher = ReceiptGroupCommit(pg_uow, CLOCK, size=16, window=timedelta(seconds=1))
 
     batched = await asyncio.gather(*(batcher.receive(key=key, amount=a, payer=p) for a, p in PAID))
 

@@ -27,7 +27,7 @@ from pixcore.charges.cob_service import (
     pay_charge,
 )
 from pixcore.clock import ManualClock
-from pixcore.group_commit.charge_payments import ChargePaymentBatcher
+from pixcore.group_commit.charge_payments import ChargePaymentGroupCommit
 from pixcore.records import TransactionStatus
 from pixcore.testing import InMemoryStore, InMemoryTransactions, PlainHasher, StaticResolver, ledger_check
 from pixcore.webhooks.key_webhook_service import parse_key_webhook, set_key_webhook
@@ -142,7 +142,7 @@ def _books(scene: Scene) -> tuple[object, ...]:
 
 
 async def _batched(scene: Scene, clock: ManualClock, size: int = 16) -> list[ChargePayment | BaseException]:
-    batcher = ChargePaymentBatcher(
+    batcher = ChargePaymentGroupCommit(
         scene.store.unit_of_work, clock, size=size, window=timedelta(milliseconds=50)
     )
     return list(

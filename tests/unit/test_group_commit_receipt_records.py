@@ -14,7 +14,7 @@ from datetime import timedelta
 import pytest
 
 from pixcore.accounts.rules import Counterpart
-from pixcore.group_commit.receipts import ReceiptBatcher
+from pixcore.group_commit.receipts import ReceiptGroupCommit
 from pixcore.keys import parse_pix_key
 from pixcore.records import NewTransaction
 from pixcore.testing import InMemoryStore, StaticResolver
@@ -69,7 +69,7 @@ async def test_a_batch_writes_each_receipt_as_the_unbatched_path_does(world: Wor
         await receive_payment(world.store.unit_of_work, world.clock, key=KEY, amount=amount, payer=payer)
         for amount, payer in PAID
     ]
-    batcher = ReceiptBatcher(world.store.unit_of_work, world.clock, size=16, window=timedelta(seconds=1))
+    batcher = ReceiptGroupCommit(world.store.unit_of_work, world.clock, size=16, window=timedelta(seconds=1))
     commits = world.store.commits
 
     batched = await asyncio.gather(*(batcher.receive(key=KEY, amount=a, payer=p) for a, p in PAID))
@@ -91,7 +91,7 @@ async def test_a_batch_writes_each_receipt_as_the_unbatched_path_does(world: Wor
 async def test_receipts_to_two_keys_at_once_are_each_credited_to_their_key_owner(world: World) -> None:
     """A batch is one key's: receipts to Maria's and João's keys arriving together are never
     credited to the owner of whichever key came first."""
-    batcher = ReceiptBatcher(world.store.unit_of_work, world.clock, size=16, window=timedelta(seconds=1))
+    batcher = ReceiptGroupCommit(world.store.unit_of_work, world.clock, size=16, window=timedelta(seconds=1))
     maria, joao = world.balance(world.sender), world.balance(world.receiver)
     joao_key = parse_pix_key("joao@example.com")
     paid = [(KEY, 100), (joao_key, 20), (KEY, 3), (joao_key, 4_000)]

@@ -1,4 +1,4 @@
-"""The fake of :class:`pixcore.group_commit.ports.TransferBatchStore`: each method one unit of
+"""The fake of :class:`pixcore.group_commit.ports.TransferGroupStore`: each method one unit of
 work of its own."""
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from pixcore.transfers.ports import IdempotencyRecord
 from pixcore.transfers.transfer_service import reserve_many
 from pixcore.unit_of_work import UnitOfWorkFactory
 
-__all__ = ["InMemoryTransferBatchStore"]
+__all__ = ["InMemoryTransferGroupStore"]
 
 
-class InMemoryTransferBatchStore:
+class InMemoryTransferGroupStore:
     """Reads what is committed; writes a batch in one unit of work that it commits only if the
     committed balance covers it (and is ``exactly`` the one asked for) and every key is still free
     (as the adapter's one statement does), else writes nothing and answers None."""

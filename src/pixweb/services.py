@@ -70,7 +70,7 @@ class Services:
         tokens = JwtIssuer(key, keeper.clock, issuer=settings.token_issuer, audience=settings.token_audience)
         hasher = Argon2Hasher()
         uow = partial(PostgresUnitOfWork, database)
-        batch_window = timedelta(milliseconds=settings.transfer_batch_window_ms)
+        group_window = timedelta(milliseconds=settings.transfer_batch_window_ms)
         status = PostgresCertificateStatus(database)
         return cls(
             settings=settings,
@@ -96,15 +96,15 @@ class Services:
                 ispb=settings.ispb,
                 norm_delay=timedelta(seconds=settings.norm_delay_seconds),
                 size=settings.transfer_batch_size,
-                window=batch_window,
+                window=group_window,
                 certificates=GroupCertificateCheck(status, keeper),
                 store=PostgresTransferGroupStore(database),
             ),
             receipts=ReceiptGroupCommit(
-                uow, keeper.clock, size=settings.transfer_batch_size, window=batch_window
+                uow, keeper.clock, size=settings.transfer_batch_size, window=group_window
             ),
             charge_payments=ChargePaymentGroupCommit(
-                uow, keeper.clock, size=settings.transfer_batch_size, window=batch_window
+                uow, keeper.clock, size=settings.transfer_batch_size, window=group_window
             ),
         )
 

@@ -50,7 +50,7 @@ class Backend:
     """Store a committed delivery (its ``id`` ignored) and return its id. No port creates
     deliveries (the notifier does, from the outbox): this is the one way in besides the ports."""
     transfer_groups: TransferGroupStore
-    """The one-read, one-write side of a transfer batch, on the same data as ``uow``."""
+    """The one-read, one-write side of a transfer group, on the same data as ``uow``."""
 
 
 def _memory() -> Backend:

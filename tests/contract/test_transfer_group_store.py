@@ -1,4 +1,4 @@
-"""The contract of ``TransferGroupStore`` (docs/decisions/transfer-group-write.md): a batch of transfers
+"""The contract of ``TransferGroupStore`` (docs/decisions/transfer-group-write.md): a group of transfers
 out of one account read with one statement and written with one, only if the balance read has not moved and
 no key is taken; otherwise nothing at all is written."""
 
@@ -91,7 +91,7 @@ async def test_an_unmoved_balance_writes_every_reservation_at_once(backend: Back
 
 async def test_a_moved_balance_writes_nothing(backend: Backend) -> None:
     account = await _funded(backend, 1_000)
-    async with backend.uow() as tx:  # a receipt lands after the batch read 1,000
+    async with backend.uow() as tx:  # a receipt lands after the group read 1,000
         tid = await tx.transactions.add(receipt(account, 50))
         await tx.ledger.post(tid, receive(account, 50, OUTSIDE), T0)
         await tx.commit()
@@ -102,14 +102,14 @@ async def test_a_moved_balance_writes_nothing(backend: Backend) -> None:
     assert await _balance(backend, account) == Balance(1_050, 0)
     balance, taken = await backend.transfer_groups.seen(account, [r.key for r in reservations])
     assert (balance, taken) == (Balance(1_050, 0), {})
-    # Read again, the same batch goes through.
+    # Read again, the same group goes through.
     assert await backend.transfer_groups.reserve(account, 1_050, reservations, T0) is not None
     assert await _balance(backend, account) == Balance(750, 300)
 
 
-async def test_without_exactly_any_balance_that_covers_the_batch_will_do(backend: Backend) -> None:
+async def test_without_exactly_any_balance_that_covers_the_group_will_do(backend: Backend) -> None:
     account = await _funded(backend, 1_000)
-    async with backend.uow() as tx:  # 50 more lands after the batch read 1,000
+    async with backend.uow() as tx:  # 50 more lands after the group read 1,000
         tid = await tx.transactions.add(receipt(account, 50))
         await tx.ledger.post(tid, receive(account, 50, OUTSIDE), T0)
         await tx.commit()

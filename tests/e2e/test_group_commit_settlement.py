@@ -1,4 +1,4 @@
-"""Settlement in batches on PostgreSQL: several loops at once, a mixed burst, each transfer finished once.
+"""Settlement in groups on PostgreSQL: several loops at once, a mixed burst, each transfer finished once.
 
 The workers below run ``settle_in_groups`` as the app's loop does, concurrently on the run's database;
 the assertions are invariants (each transfer finished exactly once with the outcome its rules give,
@@ -42,7 +42,7 @@ async def _drain(api: Api) -> int:
     return total
 
 
-async def test_several_batched_loops_finish_a_mixed_burst_each_transfer_once(
+async def test_several_grouped_loops_finish_a_mixed_burst_each_transfer_once(
     api: Api, migrated_database: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     # The database is shared by the run: finish what earlier tests left due first.

@@ -357,7 +357,7 @@ async def test_settlement_through_the_counting_unit_of_work_reports_each_outcome
     assert sorted(finished, key=str) == [("COMPLETED", None), ("ERROR", "AC06")]
 
 
-async def test_the_counter_counts_the_transfers_a_settlement_batch_finishes(world: World) -> None:
+async def test_the_counter_counts_the_transfers_a_settlement_group_finishes(world: World) -> None:
     from pixcore.group_commit.settlement import settle_in_groups
 
     finished: list[tuple[str, str | None]] = []

@@ -199,14 +199,14 @@ async def test_a_receipt_on_a_key_with_a_webhook_writes_the_standard_pix(
     }
 
 
-async def test_a_batch_of_receipts_writes_one_pix_event_each(
+async def test_a_group_of_receipts_writes_one_pix_event_each(
     store: InMemoryStore, clock: ManualClock, hasher: PlainHasher
 ) -> None:
     mine, _ = await _accounts(store, hasher)
     await _set(store, clock, mine, KEY, "https://hooks.example.com/a")
-    batcher = ReceiptGroupCommit(store.unit_of_work, clock, size=3, window=timedelta(milliseconds=20))
+    group_commit = ReceiptGroupCommit(store.unit_of_work, clock, size=3, window=timedelta(milliseconds=20))
     receipts = await asyncio.gather(
-        *(batcher.receive(key=parse_pix_key(KEY), amount=n * 1_00, payer=PAYER) for n in (1, 2, 3))
+        *(group_commit.receive(key=parse_pix_key(KEY), amount=n * 1_00, payer=PAYER) for n in (1, 2, 3))
     )
     sent = [event["data"]["pix"][0]["endToEndId"] for event in _pix_events(store)]  # type: ignore[index]
     assert sorted(sent) == sorted(r.end_to_end_id for r in receipts)

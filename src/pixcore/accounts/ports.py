@@ -119,7 +119,7 @@ class ConsoleSessionRepository(Protocol):
 @dataclass(frozen=True, slots=True)
 class PendingCredential:
     """A caller whose token verified (signature, claims and time window on the clock the process
-    last read) but whose certificate status is still to be checked: by the batch that applies its
+    last read) but whose certificate status is still to be checked: by the group that applies its
     request (docs/decisions/transfer-group-write.md)."""
 
     account_id: int

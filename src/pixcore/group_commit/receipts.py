@@ -6,10 +6,10 @@ concurrent receipts of one hot account queue on that lock. A :class:`ReceiptGrou
 receipts of one process for one key (up to ``size``, waiting at most ``window`` seconds) and
 credits them in ONE unit of work: the key's owner looked up once, the PAYMENT records, ledger
 entries and RECEIVE events written with one statement each, the balance updated once, one
-COMMIT, then every payer answered. A receipt cannot be refused for its amount, so a batch either
+COMMIT, then every payer answered. A receipt cannot be refused for its amount, so a group either
 commits whole or (a key that is not the caller's, a failed statement) its receipts are applied one
-by one on the unbatched path (:func:`~pixcore.transfers.receipt_service.receive_payment`), each answered
-exactly as it would have been alone. ``size`` 1 is the unbatched path itself.
+by one on the ungrouped path (:func:`~pixcore.transfers.receipt_service.receive_payment`), each answered
+exactly as it would have been alone. ``size`` 1 is the ungrouped path itself.
 """
 
 from __future__ import annotations
@@ -77,14 +77,14 @@ class ReceiptGroupCommit(GroupCommit[_Key, _Payment, Receipt]):
             only_for=receipt.only_for,
         )
 
-    async def _apply(self, key: _Key, batch: list[Waiting[_Payment, Receipt]]) -> None:
+    async def _apply(self, key: _Key, group: list[Waiting[_Payment, Receipt]]) -> None:
         try:
-            receipts = await self._commit([waiting.item for waiting in batch])
-        except Exception:  # a refused key or a failed batch: each receipt gets its own answer
-            log.info("a batch of %d receipts is applied one by one", len(batch), exc_info=True)
-            await self._one_by_one(key, batch)
+            receipts = await self._commit([waiting.item for waiting in group])
+        except Exception:  # a refused key or a failed group: each receipt gets its own answer
+            log.info("a batch of %d receipts is applied one by one", len(group), exc_info=True)
+            await self._one_by_one(key, group)
             return
-        for waiting, receipt in zip(batch, receipts, strict=True):
+        for waiting, receipt in zip(group, receipts, strict=True):
             waiting.give(receipt)
 
     async def _commit(self, payments: list[_Payment]) -> list[Receipt]:
@@ -113,7 +113,7 @@ class ReceiptGroupCommit(GroupCommit[_Key, _Payment, Receipt]):
                 receive_event(tid, amount=p.amount, payer=p.payer, end_to_end_id=e2e)
                 for p, e2e, tid in together
             ]
-            if await tx.webhooks.of_key(account_id, first.key.value) is not None:  # one key per batch
+            if await tx.webhooks.of_key(account_id, first.key.value) is not None:  # one key per group
                 events += [KeyPixEvent(first.key.value, e2e, p.amount, now) for p, e2e, _ in together]
             await tx.outbox.add_many(account_id, events, now)
             await tx.commit()

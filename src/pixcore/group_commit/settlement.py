@@ -1,4 +1,4 @@
-"""Settlement in batches (docs/decisions/settlement-groups.md): the due transfers of a round posted a
+"""Settlement in groups (docs/decisions/settlement-groups.md): the due transfers of a round posted a
 group at a time.
 
 Settling one transfer is one unit of work (:func:`~pixcore.transfers.transfer_service.settle_transfer`);
@@ -15,8 +15,8 @@ did before group commit. :func:`settle_in_groups` takes the round's due transfer
    the TRANSFER and RECEIVE events are written with one statement each, one COMMIT.
 
 If the group's unit of work fails for any reason (a guard refusing a sum, a deadlock, a lost
-connection), it rolls back whole and its transfers are settled one by one on the unbatched path,
-each in its own unit of work: none is lost, none is finished twice. ``size`` 1 is the unbatched
+connection), it rolls back whole and its transfers are settled one by one on the ungrouped path,
+each in its own unit of work: none is lost, none is finished twice. ``size`` 1 is the ungrouped
 path itself.
 """
 
@@ -47,7 +47,7 @@ async def settle_in_groups(uow: UnitOfWorkFactory, clock: Clock, *, size: int, l
     """Settle or fail every transfer whose time has come, up to ``size`` in one unit of work;
     returns how many were finished. Any number of workers may run this at once."""
     if size < 1:
-        raise ValueError("a batch holds at least one transfer")
+        raise ValueError("a group holds at least one transfer")
     if size == 1:
         return await settle_due(uow, clock, limit=limit)
     async with uow() as tx:

@@ -19,7 +19,7 @@ __all__ = ["InMemoryTransferGroupStore"]
 
 
 class InMemoryTransferGroupStore:
-    """Reads what is committed; writes a batch in one unit of work that it commits only if the
+    """Reads what is committed; writes a group in one unit of work that it commits only if the
     committed balance covers it (and is ``exactly`` the one asked for) and every key is still free
     (as the adapter's one statement does), else writes nothing and answers None."""
 
@@ -43,7 +43,7 @@ class InMemoryTransferGroupStore:
         for reservation in reservations:
             moved = {a for a, change in reservation.posting.deltas().items() if change != (0, 0)}
             if moved - {account_id}:
-                raise ValueError("a batch's postings move its own account's balance only")
+                raise ValueError("a group's postings move its own account's balance only")
         try:
             async with self._uow() as tx:
                 balance = await tx.balances.lock(account_id)

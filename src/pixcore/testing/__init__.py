@@ -36,7 +36,7 @@ work waits until the first commits or rolls back, as ``FOR NO KEY UPDATE`` does.
 ``InMemoryDeliveryStore`` is the notifier's ``DeliveryStore`` (its own tables: outbox,
 registrations, secrets, deliveries).
 
-``InMemoryTransferGroupStore`` reserves a transfer batch with one read and one write (its own units
+``InMemoryTransferGroupStore`` reserves a transfer group with one read and one write (its own units
 of work). ``InMemoryKeyDirectory`` is the DICT; ``ledger_check`` lists what is wrong with
 a store's ledger. ``PlainHasher``, ``InlineVerifier`` and ``RecordingTokenIssuer``
 stand in for the slow Argon2 hasher, the bounded verifier and the JWT issuer.

@@ -21,7 +21,7 @@ from argon2 import PasswordHasher
 
 from pixcore.accounts.accounts_service import open_account
 from pixcore.charges.cob_service import sweep_expired_charges
-from pixcore.group_commit.settlement import settle_batches
+from pixcore.group_commit.settlement import settle_in_groups
 from pixcore.refunds.refund_service import process_due_refunds
 from pixweb.security.certificates import create_self_signed
 from pixweb.security.secrets import Argon2Hasher
@@ -324,7 +324,7 @@ class Driver:
         """A round of the settlement loop, by its use cases, until nothing is left to do. Transfers
         settle in groups of ``PIX_TRANSFER_BATCH_SIZE`` as the app's loop settles them."""
         uow, clock, size = pg_uow, self.service.clock, self.service.settings.transfer_batch_size
-        while await settle_batches(uow, clock, size=size):
+        while await settle_in_groups(uow, clock, size=size):
             pass
         while await process_due_refunds(uow, clock):
             pass

@@ -6,7 +6,7 @@ request whose clock read could not name the certificate. Both must still take ef
 revocation committed elsewhere refuses the very next request, and a clock moved elsewhere expires
 a token the process has cached as verified.
 
-A grouped ``POST /dict/pix`` reads neither before its handler: its batch reads every caller's
+A grouped ``POST /dict/pix`` reads neither before its handler: its group reads every caller's
 certificate status and the clock with one statement (``in_force_many_with_clock``), and refuses a
 revoked certificate or an expired token with the bearer check's own answer, writing nothing.
 """
@@ -145,7 +145,7 @@ async def _revoke(url: str, fingerprint: str) -> None:
         await conn.close()
 
 
-async def test_a_grouped_transfer_reads_its_certificate_in_its_batch_not_before_its_handler(
+async def test_a_grouped_transfer_reads_its_certificate_in_its_group_not_before_its_handler(
     shared_api: Api, calls: dict[str, int]
 ) -> None:
     _, auth, key = await _sender(shared_api, "10.00")
@@ -212,7 +212,7 @@ async def test_a_clock_moved_elsewhere_expires_a_cached_token_at_its_grouped_tra
         ("\x00" * 10, {}),  # a NUL byte: the edge refuses the text
     ],
 )
-async def test_a_revoked_certificate_is_refused_401_even_when_the_transfer_never_reaches_a_batch(
+async def test_a_revoked_certificate_is_refused_401_even_when_the_transfer_never_reaches_a_group(
     shared_api: Api, migrated_database: str, body: str, headers: dict[str, str | None]
 ) -> None:
     client, auth, _ = await _sender(shared_api, "10.00")

@@ -357,8 +357,8 @@ async def test_settlement_through_the_counting_unit_of_work_reports_each_outcome
     assert sorted(finished, key=str) == [("COMPLETED", None), ("ERROR", "AC06")]
 
 
-async def test_the_counter_counts_the_transfers_a_settlement_batch_finishes(world: World) -> None:
-    from pixcore.group_commit.settlement import settle_batches
+async def test_the_counter_counts_the_transfers_a_settlement_group_finishes(world: World) -> None:
+    from pixcore.group_commit.settlement import settle_in_groups
 
     finished: list[tuple[str, str | None]] = []
     counted = counting_transfers(world.store.unit_of_work, lambda s, e: finished.append((s, e)))
@@ -366,7 +366,7 @@ async def test_the_counter_counts_the_transfers_a_settlement_batch_finishes(worl
     await world.send(priority="HIGH", pix_key=CLOSED.key.value, creditor_document=CLOSED.document)
     await world.send()  # NORM: not due yet
 
-    assert await settle_batches(counted, world.clock, size=8) == 2
+    assert await settle_in_groups(counted, world.clock, size=8) == 2
 
     assert sorted(finished, key=str) == [("COMPLETED", None), ("ERROR", "AC06")]
 

@@ -13,7 +13,7 @@ from pixcore.accounts.rules import Balance
 from pixcore.clock import ManualClock
 from pixcore.errors import InvalidQuery, InvalidWebhook, WebhookHostRefused, WebhookNotFound
 from pixcore.events import NotificationType
-from pixcore.group_commit.receipts import ReceiptBatcher
+from pixcore.group_commit.receipts import ReceiptGroupCommit
 from pixcore.keys import parse_pix_key
 from pixcore.queries.standard import Page, WebhookQuery, parse_webhook_query
 from pixcore.refunds.refund_service import process_due_refunds, request_refund
@@ -199,14 +199,14 @@ async def test_a_receipt_on_a_key_with_a_webhook_writes_the_standard_pix(
     }
 
 
-async def test_a_batch_of_receipts_writes_one_pix_event_each(
+async def test_a_group_of_receipts_writes_one_pix_event_each(
     store: InMemoryStore, clock: ManualClock, hasher: PlainHasher
 ) -> None:
     mine, _ = await _accounts(store, hasher)
     await _set(store, clock, mine, KEY, "https://hooks.example.com/a")
-    batcher = ReceiptBatcher(store.unit_of_work, clock, size=3, window=timedelta(milliseconds=20))
+    group_commit = ReceiptGroupCommit(store.unit_of_work, clock, size=3, window=timedelta(milliseconds=20))
     receipts = await asyncio.gather(
-        *(batcher.receive(key=parse_pix_key(KEY), amount=n * 1_00, payer=PAYER) for n in (1, 2, 3))
+        *(group_commit.receive(key=parse_pix_key(KEY), amount=n * 1_00, payer=PAYER) for n in (1, 2, 3))
     )
     sent = [event["data"]["pix"][0]["endToEndId"] for event in _pix_events(store)]  # type: ignore[index]
     assert sorted(sent) == sorted(r.end_to_end_id for r in receipts)

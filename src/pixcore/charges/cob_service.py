@@ -762,7 +762,7 @@ async def pay_charge(
 
 
 class ChargePayer(Protocol):
-    """What pays a charge as :func:`pay_charge` does (``ChargePaymentBatcher``)."""
+    """What pays a charge as :func:`pay_charge` does (``ChargePaymentGroupCommit``)."""
 
     async def pay(
         self,
@@ -790,7 +790,7 @@ async def pay_code(
 
     A dynamic code pays the charge at its location, which must be one of this service's
     (``location_prefix``: another PSP's payload names no charge of ours), through ``payments``
-    if given (the group commit of ``charge_batch``), else :func:`pay_charge`; a static code pays
+    if given (``ChargePaymentGroupCommit``), else :func:`pay_charge`; a static code pays
     its key, with its own amount unless ``amount`` is given.
     """
     decoded = brcode.decode(code)

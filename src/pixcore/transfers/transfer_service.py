@@ -235,7 +235,7 @@ def reservation(
     norm_delay: timedelta,
 ) -> TransferReservation:
     """What reserving this transfer writes (:func:`new_records` and the reserve posting), to be
-    written with others of its account at once (``TransferBatchStore``, :func:`reserve_many`)."""
+    written with others of its account at once (``TransferGroupStore``, :func:`reserve_many`)."""
     record, make_transfer = new_records(
         account_id=account_id,
         key=key,

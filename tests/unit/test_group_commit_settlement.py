@@ -1,6 +1,6 @@
-"""Settlement in batches on the fakes: a group finishes each transfer exactly as one by one does.
+"""Settlement in groups on the fakes: a group finishes each transfer exactly as one by one does.
 
-The reference is the unbatched path (``settle_due``) on a world that received the same transfers:
+The reference is the ungrouped path (``settle_due``) on a world that received the same transfers:
 states, error codes, record statuses, ledger entries, balances and events must match (end-to-end
 ids aside, which are new on every run).
 """
@@ -18,7 +18,7 @@ import pytest
 from pixcore.accounts.rules import Balance
 from pixcore.clock import ManualClock
 from pixcore.errors import InsufficientFunds
-from pixcore.group_commit.settlement import settle_batches
+from pixcore.group_commit.settlement import settle_in_groups
 from pixcore.testing import InMemoryOutbox, InMemoryStore, PlainHasher
 from pixcore.transfers.rules import TransferState
 from tests.unit.transfer_world import (
@@ -108,18 +108,18 @@ async def _one_by_one(world: World) -> int:
 
 
 @pytest.mark.parametrize("size", [2, 4, 64])
-async def test_a_mixed_batch_finishes_each_transfer_as_one_by_one_does(size: int) -> None:
-    alone, batched = await _world(ManualClock()), await _world(ManualClock())
-    alone_ids, batched_ids = await _mixed(alone), await _mixed(batched)
-    assert alone_ids == batched_ids
+async def test_a_mixed_group_finishes_each_transfer_as_one_by_one_does(size: int) -> None:
+    alone, grouped = await _world(ManualClock()), await _world(ManualClock())
+    alone_ids, grouped_ids = await _mixed(alone), await _mixed(grouped)
+    assert alone_ids == grouped_ids
 
     assert await _one_by_one(alone) == 6
-    commits = batched.store.commits
-    assert await settle_batches(batched.store.unit_of_work, batched.clock, size=size) == 6
+    commits = grouped.store.commits
+    assert await settle_in_groups(grouped.store.unit_of_work, grouped.clock, size=size) == 6
 
-    assert batched.store.commits - commits == -(-6 // size)  # one commit a group
-    assert _outcome(batched, batched_ids) == _outcome(alone, alone_ids)
-    states = [batched.store.transfers[i] for i in batched_ids]
+    assert grouped.store.commits - commits == -(-6 // size)  # one commit a group
+    assert _outcome(grouped, grouped_ids) == _outcome(alone, alone_ids)
+    states = [grouped.store.transfers[i] for i in grouped_ids]
     assert [(t.state, t.error_code) for t in states] == [
         (TransferState.COMPLETED, None),
         (TransferState.ERROR, "AC06"),
@@ -128,10 +128,10 @@ async def test_a_mixed_batch_finishes_each_transfer_as_one_by_one_does(size: int
         (TransferState.COMPLETED, None),
         (TransferState.COMPLETED, None),
     ]
-    assert batched.balance(batched.sender) == Balance(FUNDS - 2500 - 1500 - 500 - 100, 0)
-    assert batched.balance(batched.receiver) == Balance(2000, 0)
-    assert_books_balance(batched.store)
-    assert await settle_batches(batched.store.unit_of_work, batched.clock, size=size) == 0
+    assert grouped.balance(grouped.sender) == Balance(FUNDS - 2500 - 1500 - 500 - 100, 0)
+    assert grouped.balance(grouped.receiver) == Balance(2000, 0)
+    assert_books_balance(grouped.store)
+    assert await settle_in_groups(grouped.store.unit_of_work, grouped.clock, size=size) == 0
 
 
 async def test_a_transfer_not_yet_due_in_a_group_is_left_pending() -> None:
@@ -139,7 +139,7 @@ async def test_a_transfer_not_yet_due_in_a_group_is_left_pending() -> None:
     due = (await world.send(priority="HIGH", creditor_document=SHOP.document)).transfer.transaction_id
     later = (await world.send()).transfer.transaction_id
 
-    assert await settle_batches(world.store.unit_of_work, world.clock, size=8) == 1
+    assert await settle_in_groups(world.store.unit_of_work, world.clock, size=8) == 1
 
     assert world.store.transfers[due].state is TransferState.COMPLETED
     assert world.store.transfers[later].state is TransferState.PENDING
@@ -150,8 +150,8 @@ async def test_a_transfer_not_yet_due_in_a_group_is_left_pending() -> None:
 async def test_a_failed_group_is_settled_one_by_one_none_lost_none_twice(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    alone, batched = await _world(ManualClock()), await _world(ManualClock())
-    alone_ids, batched_ids = await _mixed(alone), await _mixed(batched)
+    alone, grouped = await _world(ManualClock()), await _world(ManualClock())
+    alone_ids, grouped_ids = await _mixed(alone), await _mixed(grouped)
     await _one_by_one(alone)
 
     async def broken(self: InMemoryOutbox, events: Any, at: Any) -> None:
@@ -159,15 +159,15 @@ async def test_a_failed_group_is_settled_one_by_one_none_lost_none_twice(
 
     monkeypatch.setattr(InMemoryOutbox, "add_each", broken)
     with caplog.at_level(logging.WARNING, "pixcore.group_commit.settlement"):
-        assert await settle_batches(batched.store.unit_of_work, batched.clock, size=4) == 6
+        assert await settle_in_groups(grouped.store.unit_of_work, grouped.clock, size=4) == 6
 
     assert [r.getMessage() for r in caplog.records if r.name == "pixcore.group_commit.settlement"] == [
         "a batch of 4 due transfers failed; settling them one by one",
         "a batch of 2 due transfers failed; settling them one by one",
     ]
-    assert _outcome(batched, batched_ids, receipt_ids=False) == _outcome(alone, alone_ids, receipt_ids=False)
-    assert len([item for item in batched.store.outbox if item.event["type"] == "TRANSFER"]) == 6
-    assert_books_balance(batched.store)
+    assert _outcome(grouped, grouped_ids, receipt_ids=False) == _outcome(alone, alone_ids, receipt_ids=False)
+    assert len([item for item in grouped.store.outbox if item.event["type"] == "TRANSFER"]) == 6
+    assert_books_balance(grouped.store)
 
 
 async def test_a_guard_refusing_a_group_rolls_it_back_whole() -> None:
@@ -179,8 +179,8 @@ async def test_a_guard_refusing_a_group_rolls_it_back_whole() -> None:
     # Corrupt the book: Maria's blocked funds lose the 1.00 her last transfer reserved.
     sender = world.sender.id
     store.balances[sender] = Balance(store.balances[sender].available, store.balances[sender].blocked - 100)
-    with pytest.raises(InsufficientFunds):  # the unbatched path's own refusal, as settle_due gives it
-        await settle_batches(store.unit_of_work, world.clock, size=64)
+    with pytest.raises(InsufficientFunds):  # the ungrouped path's own refusal, as settle_due gives it
+        await settle_in_groups(store.unit_of_work, world.clock, size=64)
     # The group rolled back, then one by one finished the five the book covers before the sixth failed.
     assert [store.transfers[i].state for i in ids[:5]] == [
         TransferState.COMPLETED,
@@ -197,7 +197,7 @@ async def test_two_loops_at_once_never_finish_a_transfer_twice() -> None:
     ids = await _mixed(world)
 
     finished = await asyncio.gather(
-        *(settle_batches(world.store.unit_of_work, world.clock, size=size) for size in (2, 3, 64, 1))
+        *(settle_in_groups(world.store.unit_of_work, world.clock, size=size) for size in (2, 3, 64, 1))
     )
 
     assert sum(finished) == 6
@@ -208,6 +208,6 @@ async def test_two_loops_at_once_never_finish_a_transfer_twice() -> None:
     assert_books_balance(world.store)
 
 
-async def test_a_batch_holds_at_least_one_transfer() -> None:
+async def test_a_group_holds_at_least_one_transfer() -> None:
     with pytest.raises(ValueError, match="at least one"):
-        await settle_batches(InMemoryStore().unit_of_work, ManualClock(), size=0)
+        await settle_in_groups(InMemoryStore().unit_of_work, ManualClock(), size=0)

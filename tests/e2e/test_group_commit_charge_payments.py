@@ -66,7 +66,7 @@ async def test_a_burst_of_charge_payments_of_one_account_is_credited_once_each(
         assert len(read.json()["pix"]) == 1
     rows = await _paid_rows(migrated_database, client.opened.account.id)
     assert sum(row["n"] for row in rows) == sum(row["events"] for row in rows) == 30  # one event each
-    assert max(row["n"] for row in rows) > 1, "no two charge payments shared a batch"
+    assert max(row["n"] for row in rows) > 1, "no two charge payments shared a group"
     report = await ledger_report(migrated_database)
     assert report["ok"] is True, report
 

@@ -1,6 +1,6 @@
-"""Settlement in batches on PostgreSQL: several loops at once, a mixed burst, each transfer finished once.
+"""Settlement in groups on PostgreSQL: several loops at once, a mixed burst, each transfer finished once.
 
-The workers below run ``settle_batches`` as the app's loop does, concurrently on the run's database;
+The workers below run ``settle_in_groups`` as the app's loop does, concurrently on the run's database;
 the assertions are invariants (each transfer finished exactly once with the outcome its rules give,
 one TRANSFER event each, money conserved, the ledger reconciles), never timings.
 """
@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from pixcore.group_commit.settlement import settle_batches
+from pixcore.group_commit.settlement import settle_in_groups
 from pixcore.transfers.transfer_service import settle_due
 from tests.e2e.conftest import Api
 from tests.support import add_external_key, bearer, fetch_rows, fund, ledger_report, new_client, pg_uow
@@ -42,7 +42,7 @@ async def _drain(api: Api) -> int:
     return total
 
 
-async def test_several_batched_loops_finish_a_mixed_burst_each_transfer_once(
+async def test_several_grouped_loops_finish_a_mixed_burst_each_transfer_once(
     api: Api, migrated_database: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     # The database is shared by the run: finish what earlier tests left due first.
@@ -83,7 +83,7 @@ async def test_several_batched_loops_finish_a_mixed_burst_each_transfer_once(
     caplog.set_level(logging.WARNING, "pixcore.group_commit.settlement")
     finished = await asyncio.gather(
         *(
-            settle_batches(pg_uow, api.clock, size=size, limit=limit)
+            settle_in_groups(pg_uow, api.clock, size=size, limit=limit)
             for size, limit in [(4, 100)] * 4 + [(7, 9)]
         )
     )

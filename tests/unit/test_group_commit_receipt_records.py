@@ -1,4 +1,4 @@
-"""A batch of receipts writes, for each receipt, what the unbatched path writes for it: the
+"""A group of receipts writes, for each receipt, what the ungrouped path writes for it: the
 PAYMENT record field by field (amount, type, status, counterpart, key, times), its ledger entries
 and its notifications (RECEIVE, and PIX when the key has a webhook). The ledger alone is not
 enough: a record given another receipt's amount or payer would leave the books balanced and the
@@ -14,7 +14,7 @@ from datetime import timedelta
 import pytest
 
 from pixcore.accounts.rules import Counterpart
-from pixcore.group_commit.receipts import ReceiptBatcher
+from pixcore.group_commit.receipts import ReceiptGroupCommit
 from pixcore.keys import parse_pix_key
 from pixcore.records import NewTransaction
 from pixcore.testing import InMemoryStore, StaticResolver
@@ -54,7 +54,7 @@ def _outbox(world: World, receipt: Receipt) -> list[tuple[object, ...]]:
 
 
 @pytest.mark.parametrize("hooked", [False, True], ids=["no-key-webhook", "key-webhook"])
-async def test_a_batch_writes_each_receipt_as_the_unbatched_path_does(world: World, hooked: bool) -> None:
+async def test_a_group_writes_each_receipt_as_the_ungrouped_path_does(world: World, hooked: bool) -> None:
     """``hooked``: the key has a webhook of the standard, so each receipt also queues a PIX event."""
     if hooked:
         await set_key_webhook(
@@ -69,34 +69,38 @@ async def test_a_batch_writes_each_receipt_as_the_unbatched_path_does(world: Wor
         await receive_payment(world.store.unit_of_work, world.clock, key=KEY, amount=amount, payer=payer)
         for amount, payer in PAID
     ]
-    batcher = ReceiptBatcher(world.store.unit_of_work, world.clock, size=16, window=timedelta(seconds=1))
+    group_commit = ReceiptGroupCommit(
+        world.store.unit_of_work, world.clock, size=16, window=timedelta(seconds=1)
+    )
     commits = world.store.commits
 
-    batched = await asyncio.gather(*(batcher.receive(key=KEY, amount=a, payer=p) for a, p in PAID))
+    grouped = await asyncio.gather(*(group_commit.receive(key=KEY, amount=a, payer=p) for a, p in PAID))
 
-    assert world.store.commits == commits + 1  # one batch: the comparison is of the batched path
-    assert [_record(world.store, r) for r in batched] == [_record(world.store, r) for r in alone]
-    assert [_record(world.store, r).amount for r in batched] == [amount for amount, _ in PAID]
-    assert [entries_of(world.store, r.transaction_id) for r in batched] == [
+    assert world.store.commits == commits + 1  # one group: the comparison is of the grouped path
+    assert [_record(world.store, r) for r in grouped] == [_record(world.store, r) for r in alone]
+    assert [_record(world.store, r).amount for r in grouped] == [amount for amount, _ in PAID]
+    assert [entries_of(world.store, r.transaction_id) for r in grouped] == [
         entries_of(world.store, r.transaction_id) for r in alone
     ]
-    assert [_outbox(world, r) for r in batched] == [_outbox(world, r) for r in alone]
-    assert [[item[1] for item in _outbox(world, r)] for r in batched] == [
+    assert [_outbox(world, r) for r in grouped] == [_outbox(world, r) for r in alone]
+    assert [[item[1] for item in _outbox(world, r)] for r in grouped] == [
         [EventType.CASH_IN, EventType.PIX] if hooked else [EventType.CASH_IN]
     ] * len(PAID)
-    assert len({r.end_to_end_id for r in [*alone, *batched]}) == 2 * len(PAID)
+    assert len({r.end_to_end_id for r in [*alone, *grouped]}) == 2 * len(PAID)
     assert_books_balance(world.store)
 
 
 async def test_receipts_to_two_keys_at_once_are_each_credited_to_their_key_owner(world: World) -> None:
-    """A batch is one key's: receipts to Maria's and João's keys arriving together are never
+    """A group is one key's: receipts to Maria's and João's keys arriving together are never
     credited to the owner of whichever key came first."""
-    batcher = ReceiptBatcher(world.store.unit_of_work, world.clock, size=16, window=timedelta(seconds=1))
+    group_commit = ReceiptGroupCommit(
+        world.store.unit_of_work, world.clock, size=16, window=timedelta(seconds=1)
+    )
     maria, joao = world.balance(world.sender), world.balance(world.receiver)
     joao_key = parse_pix_key("joao@example.com")
     paid = [(KEY, 100), (joao_key, 20), (KEY, 3), (joao_key, 4_000)]
 
-    receipts = await asyncio.gather(*(batcher.receive(key=k, amount=a, payer=PAYER) for k, a in paid))
+    receipts = await asyncio.gather(*(group_commit.receive(key=k, amount=a, payer=PAYER) for k, a in paid))
 
     owners = [world.sender.id, world.receiver.id, world.sender.id, world.receiver.id]
     assert [r.account_id for r in receipts] == owners

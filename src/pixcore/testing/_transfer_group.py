@@ -1,4 +1,4 @@
-"""The fake of :class:`pixcore.group_commit.ports.TransferBatchStore`: each method one unit of
+"""The fake of :class:`pixcore.group_commit.ports.TransferGroupStore`: each method one unit of
 work of its own."""
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from pixcore.transfers.ports import IdempotencyRecord
 from pixcore.transfers.transfer_service import reserve_many
 from pixcore.unit_of_work import UnitOfWorkFactory
 
-__all__ = ["InMemoryTransferBatchStore"]
+__all__ = ["InMemoryTransferGroupStore"]
 
 
-class InMemoryTransferBatchStore:
-    """Reads what is committed; writes a batch in one unit of work that it commits only if the
+class InMemoryTransferGroupStore:
+    """Reads what is committed; writes a group in one unit of work that it commits only if the
     committed balance covers it (and is ``exactly`` the one asked for) and every key is still free
     (as the adapter's one statement does), else writes nothing and answers None."""
 
@@ -43,7 +43,7 @@ class InMemoryTransferBatchStore:
         for reservation in reservations:
             moved = {a for a, change in reservation.posting.deltas().items() if change != (0, 0)}
             if moved - {account_id}:
-                raise ValueError("a batch's postings move its own account's balance only")
+                raise ValueError("a group's postings move its own account's balance only")
         try:
             async with self._uow() as tx:
                 balance = await tx.balances.lock(account_id)

@@ -27,7 +27,7 @@ from pixcore.charges.cob_service import (
     pay_charge,
 )
 from pixcore.clock import ManualClock
-from pixcore.group_commit.charge_payments import ChargePaymentBatcher
+from pixcore.group_commit.charge_payments import ChargePaymentGroupCommit
 from pixcore.records import TransactionStatus
 from pixcore.testing import InMemoryStore, InMemoryTransactions, PlainHasher, StaticResolver, ledger_check
 from pixcore.webhooks.key_webhook_service import parse_key_webhook, set_key_webhook
@@ -141,14 +141,14 @@ def _books(scene: Scene) -> tuple[object, ...]:
     return (dict(store.balances), events, records, charges)
 
 
-async def _batched(scene: Scene, clock: ManualClock, size: int = 16) -> list[ChargePayment | BaseException]:
-    batcher = ChargePaymentBatcher(
+async def _grouped(scene: Scene, clock: ManualClock, size: int = 16) -> list[ChargePayment | BaseException]:
+    group_commit = ChargePaymentGroupCommit(
         scene.store.unit_of_work, clock, size=size, window=timedelta(milliseconds=50)
     )
     return list(
         await asyncio.gather(
             *(
-                batcher.pay(
+                group_commit.pay(
                     location_id=location,
                     payer=PAYER,
                     amount=amount,
@@ -177,15 +177,15 @@ async def _alone(scene: Scene, clock: ManualClock) -> list[ChargePayment | BaseE
                     kinds=IMMEDIATE_KINDS,
                 )
             )
-        except Exception as error:  # noqa: BLE001 - compared with the batch's answer
+        except Exception as error:  # noqa: BLE001 - compared with the group's answer
             outcomes.append(error)
     return outcomes
 
 
-async def test_a_mixed_batch_answers_and_books_as_one_by_one(clock: ManualClock) -> None:
-    batched, alone = await _scene(clock), await _scene(clock)
-    commits = batched.store.commits
-    got = await _batched(batched, clock)
+async def test_a_mixed_group_answers_and_books_as_one_by_one(clock: ManualClock) -> None:
+    grouped, alone = await _scene(clock), await _scene(clock)
+    commits = grouped.store.commits
+    got = await _grouped(grouped, clock)
     expected = await _alone(alone, clock)
     assert [_outcome(r) for r in got] == [_outcome(r) for r in expected]
     assert [o[0] for o in map(_outcome, got)] == [
@@ -196,54 +196,54 @@ async def test_a_mixed_batch_answers_and_books_as_one_by_one(clock: ManualClock)
         "paid",
         "InvalidTransition",
     ]
-    assert batched.store.commits == commits + 1  # the batch; the repeat was refused alone
-    assert _books(batched) == _books(alone)
-    assert batched.store.balances[batched.holder] == Balance(20_00 + 10_00 + 25_00, 0)
-    assert batched.store.balances[batched.other] == Balance(0, 0)
+    assert grouped.store.commits == commits + 1  # the group; the repeat was refused alone
+    assert _books(grouped) == _books(alone)
+    assert grouped.store.balances[grouped.holder] == Balance(20_00 + 10_00 + 25_00, 0)
+    assert grouped.store.balances[grouped.other] == Balance(0, 0)
     paid = [r for r in got if isinstance(r, ChargePayment)]
     cash_in = next(p for p in paid if p.charge.kind is ChargeKind.CASH_IN)
-    record = batched.store.transactions[cash_in.transaction_id]
+    record = grouped.store.transactions[cash_in.transaction_id]
     assert (record.status, record.end_to_end_id) == (TransactionStatus.CONFIRMED, cash_in.end_to_end_id)
     assert cash_in.transaction_id == cash_in.charge.transaction_id  # its PENDING record, confirmed
     assert len({p.end_to_end_id for p in paid}) == len(paid)
-    assert ledger_check(batched.store) == []
+    assert ledger_check(grouped.store) == []
 
 
 async def test_a_hooked_key_gets_its_pix_event_per_payment_as_alone(clock: ManualClock) -> None:
-    batched, alone = await _scene(clock, hooked=True), await _scene(clock, hooked=True)
-    got = await _batched(batched, clock)
+    grouped, alone = await _scene(clock, hooked=True), await _scene(clock, hooked=True)
+    got = await _grouped(grouped, clock)
     expected = await _alone(alone, clock)
     assert [_outcome(r) for r in got] == [_outcome(r) for r in expected]
-    assert _books(batched) == _books(alone)
-    pix = [item.event for item in batched.store.outbox if "pix" in item.event.get("data", {})]
+    assert _books(grouped) == _books(alone)
+    pix = [item.event for item in grouped.store.outbox if "pix" in item.event.get("data", {})]
     paid = [r for r in got if isinstance(r, ChargePayment)]
-    assert len(pix) == 1 + len(paid)  # the charge paid while setting up, then this batch's
+    assert len(pix) == 1 + len(paid)  # the charge paid while setting up, then this group's
     sent = {event["data"]["pix"][0]["endToEndId"] for event in pix}
     assert {p.end_to_end_id for p in paid} <= sent
 
 
-async def test_size_one_is_the_unbatched_path(clock: ManualClock) -> None:
-    batched, alone = await _scene(clock), await _scene(clock)
-    commits = batched.store.commits
-    got = await _batched(batched, clock, size=1)
+async def test_size_one_is_the_ungrouped_path(clock: ManualClock) -> None:
+    grouped, alone = await _scene(clock), await _scene(clock)
+    commits = grouped.store.commits
+    got = await _grouped(grouped, clock, size=1)
     expected = await _alone(alone, clock)
     assert [_outcome(r) for r in got] == [_outcome(r) for r in expected]
-    assert batched.store.commits == commits + 2
-    assert _books(batched) == _books(alone)
+    assert grouped.store.commits == commits + 2
+    assert _books(grouped) == _books(alone)
 
 
-async def test_a_failed_batch_of_charge_payments_is_paid_one_by_one(
+async def test_a_failed_group_of_charge_payments_is_paid_one_by_one(
     clock: ManualClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     async def broken(self: InMemoryTransactions, records: object) -> list[int]:
-        raise RuntimeError("the batch statement failed")
+        raise RuntimeError("the group statement failed")
 
-    batched, alone = await _scene(clock), await _scene(clock)
-    commits = batched.store.commits
+    grouped, alone = await _scene(clock), await _scene(clock)
+    commits = grouped.store.commits
     expected = await _alone(alone, clock)
     monkeypatch.setattr(InMemoryTransactions, "add_many", broken)
-    got = await _batched(batched, clock)
+    got = await _grouped(grouped, clock)
     assert [_outcome(r) for r in got] == [_outcome(r) for r in expected]
-    assert batched.store.commits == commits + 2  # each payable charge alone
-    assert _books(batched) == _books(alone)
-    assert ledger_check(batched.store) == []
+    assert grouped.store.commits == commits + 2  # each payable charge alone
+    assert _books(grouped) == _books(alone)
+    assert ledger_check(grouped.store) == []

@@ -1,5 +1,5 @@
-"""Group commit of transfers (``PIX_TRANSFER_BATCH_SIZE``): a batch answers each request exactly as
-the unbatched path does, and a burst on one account never overdraws it.
+"""Group commit of transfers (``PIX_TRANSFER_BATCH_SIZE``): a group answers each request exactly as
+the ungrouped path does, and a burst on one account never overdraws it.
 
 The reference for "exactly as today" is the same app with grouping off (size 1) on the same
 database: both receive the same requests, their answers must match (ids, end-to-end ids and
@@ -97,16 +97,16 @@ async def _assert_ledger_ok(url: str) -> None:
     assert report["ok"] is True, report
 
 
-async def test_a_mixed_batch_answers_each_request_as_the_unbatched_path_does(
+async def test_a_mixed_group_answers_each_request_as_the_ungrouped_path_does(
     database: Database, migrated_database: str, tmp_path: Path
 ) -> None:
-    async with _app(database, tmp_path / "one", size=1, window_ms=0) as unbatched:
-        alone, alone_auth = await _mixed_burst(unbatched)
-        alone_balance = await _available(unbatched, alone_auth)
-    # A long window: the five requests that pass the directory's rules gather in one batch.
-    async with _app(database, tmp_path / "many", size=64, window_ms=1000) as batched:
-        grouped, grouped_auth = await _mixed_burst(batched)
-        grouped_balance = await _available(batched, grouped_auth)
+    async with _app(database, tmp_path / "one", size=1, window_ms=0) as ungrouped:
+        alone, alone_auth = await _mixed_burst(ungrouped)
+        alone_balance = await _available(ungrouped, alone_auth)
+    # A long window: the five requests that pass the directory's rules gather in one group.
+    async with _app(database, tmp_path / "many", size=64, window_ms=1000) as in_groups:
+        grouped, grouped_auth = await _mixed_burst(in_groups)
+        grouped_balance = await _available(in_groups, grouped_auth)
 
     assert Counter(map(_comparable, grouped)) == Counter(map(_comparable, alone))
     for responses in (alone, grouped):
@@ -116,7 +116,7 @@ async def test_a_mixed_batch_answers_each_request_as_the_unbatched_path_does(
         assert sorted(statuses[1::2][:2]) == [201, 422]  # one of the two with the second's key wins
         assert statuses[4] == 422, responses[4].text  # the balance does not cover it
     assert grouped_balance == alone_balance == (Decimal("10.00"), Decimal("20.00"))
-    # One batch: the two new transfers were made in one unit of work, at one instant.
+    # One group: the two new transfers were made in one unit of work, at one instant.
     assert grouped[0].json()["eventDate"] == next(
         r.json()["eventDate"] for r in grouped[1::2] if r.status_code == 201
     )
@@ -146,7 +146,7 @@ async def test_a_burst_on_one_account_never_overdraws_it(api: Api, migrated_data
         ids,
     )
     assert sum(row["n"] for row in rows) == 33
-    assert max(row["n"] for row in rows) > 1, "no two transfers shared a batch"
+    assert max(row["n"] for row in rows) > 1, "no two transfers shared a group"
     await _assert_ledger_ok(migrated_database)
 
 
@@ -175,7 +175,7 @@ async def test_a_burst_of_receipts_to_one_key_is_credited_whole(api: Api, migrat
         client.opened.account.id,
     )
     assert sum(row["n"] for row in rows) == sum(row["events"] for row in rows) == 40  # one event each
-    assert max(row["n"] for row in rows) > 1, "no two receipts shared a batch"
+    assert max(row["n"] for row in rows) > 1, "no two receipts shared a group"
     await _assert_ledger_ok(migrated_database)
 
 

@@ -1,5 +1,5 @@
-"""On PostgreSQL, a batch of receipts (``ReceiptBatcher``, its rows written by ``add_many`` and
-``post_many``) stores for each receipt the rows the unbatched path (``receive_payment``) stores:
+"""On PostgreSQL, a group of receipts (``ReceiptGroupCommit``, its rows written by ``add_many`` and
+``post_many``) stores for each receipt the rows the ungrouped path (``receive_payment``) stores:
 its ``transactions`` row column by column and its ``ledger_entries``."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import asyncpg
 from pixcore.accounts.accounts_service import open_account
 from pixcore.accounts.rules import Counterpart
 from pixcore.clock import ManualClock
-from pixcore.group_commit.receipts import ReceiptBatcher
+from pixcore.group_commit.receipts import ReceiptGroupCommit
 from pixcore.keys import PixKey, PixKeyType
 from pixcore.testing import PlainHasher
 from pixcore.transfers.receipt_service import Receipt, receive_payment
@@ -44,22 +44,22 @@ async def _entries(conn: asyncpg.Connection, receipt: Receipt) -> list[tuple[obj
     return [tuple(row) for row in rows]
 
 
-async def test_each_row_of_a_batch_is_the_one_the_unbatched_path_stores(conn: asyncpg.Connection) -> None:
+async def test_each_row_of_a_group_is_the_one_the_ungrouped_path_stores(conn: asyncpg.Connection) -> None:
     key = PixKey(PixKeyType.EMAIL, f"{uuid.uuid4().hex}@example.com")
     await open_account(
         pg_uow,
         PlainHasher(),
         ispb="99999999",
-        name="Batch Receiver",
+        name="Group Receiver",
         document=random_cpf(),
         city="RECIFE",
         keys=(key.value,),
     )
     alone = [await receive_payment(pg_uow, CLOCK, key=key, amount=a, payer=p) for a, p in PAID]
-    batcher = ReceiptBatcher(pg_uow, CLOCK, size=16, window=timedelta(seconds=1))
+    group_commit = ReceiptGroupCommit(pg_uow, CLOCK, size=16, window=timedelta(seconds=1))
 
-    batched = await asyncio.gather(*(batcher.receive(key=key, amount=a, payer=p) for a, p in PAID))
+    grouped = await asyncio.gather(*(group_commit.receive(key=key, amount=a, payer=p) for a, p in PAID))
 
-    assert [await _row(conn, r) for r in batched] == [await _row(conn, r) for r in alone]
-    assert [(await _row(conn, r))["amount"] for r in batched] == [amount for amount, _ in PAID]
-    assert [await _entries(conn, r) for r in batched] == [await _entries(conn, r) for r in alone]
+    assert [await _row(conn, r) for r in grouped] == [await _row(conn, r) for r in alone]
+    assert [(await _row(conn, r))["amount"] for r in grouped] == [amount for amount, _ in PAID]
+    assert [await _entries(conn, r) for r in grouped] == [await _entries(conn, r) for r in alone]

@@ -2,8 +2,8 @@
 
 :func:`pixcore.events.payload` writes the bodies (and the test endpoint its PING): the structs here
 describe them for readers and client generators, and a test decodes real bodies with them and
-validates them against the served document (tests/unit/test_notification_schemas.py,
-tests/e2e/test_generated_clients.py). ``forbid_unknown_fields``: a key that ``payload`` writes and
+validates them against the served document (tests/unit/webhooks/test_notification_schemas.py,
+tests/e2e/api/test_generated_clients.py). ``forbid_unknown_fields``: a key that ``payload`` writes and
 these structs do not know fails those tests rather than going undocumented.
 
 :data:`NOTIFIED_BY` maps each notification type to the registration ``eventType`` values whose

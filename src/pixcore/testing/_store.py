@@ -10,7 +10,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any, NamedTuple, Protocol
+from typing import NamedTuple, Protocol
 
 from pixcore.accounts.rules import Account, Balance, CertificateInfo, ClientCredential
 from pixcore.accounts.sessions import ConsoleSession
@@ -29,6 +29,7 @@ from pixcore.errors import (
     InsufficientFunds,
     LocationTaken,
 )
+from pixcore.events import Event
 from pixcore.keys import PixKey
 from pixcore.ledger import Bucket
 from pixcore.records import NewTransaction, Transfer
@@ -88,11 +89,12 @@ class StoredEntry:
 
 
 class OutboxItem(NamedTuple):
-    """A queued notification: ``(account_id, event, webhook_type, at)``, the event as its payload
-    and the registration type it goes to."""
+    """A queued notification: ``(account_id, event, webhook_type, at)``, the typed event and the
+    registration type it goes to. Its JSON is the adapters' to write (``pixinfra.event_payloads``):
+    a test that reads the JSON writes it from the event with the same function."""
 
     account_id: int
-    event: dict[str, Any]
+    event: Event
     webhook_type: EventType
     at: datetime
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import secrets as token
 from dataclasses import dataclass
 
-from pixcore.clock import Clock, format_timestamp
+from pixcore.clock import Clock
 from pixcore.errors import (
     AccountNotFound,
     DeliveryNotFound,
@@ -24,7 +24,7 @@ from pixcore.errors import (
 )
 from pixcore.queries.rules import parse_date_bounds
 from pixcore.unit_of_work import UnitOfWork, UnitOfWorkFactory
-from pixcore.webhooks.ports import HostResolver, ProbeResult, WebhookProbe
+from pixcore.webhooks.ports import HostResolver, Ping, ProbeResult, WebhookProbe
 from pixcore.webhooks.rules import (
     ALLOW_PRIVATE_VARIABLE,
     MAX_ACTIVE_URLS,
@@ -47,7 +47,6 @@ __all__ = [
     "DEACTIVATED_BY_CLIENT",
     "DEFAULT_DELIVERY_LIMIT",
     "MAX_DELIVERY_LIMIT",
-    "PING",
     "Registered",
     "check_host",
     "deactivate_webhook",
@@ -66,8 +65,6 @@ DEACTIVATED_BY_CLIENT = "deleted_by_client"
 DEFAULT_DELIVERY_LIMIT = 20
 MAX_DELIVERY_LIMIT = 100
 _MAX_ID = 2**63 - 1  # ids are bigint: a larger one names nothing
-PING = "PING"
-"""The notification type of a test event."""
 _NOT_PUBLIC = "url: the host must resolve, and only to public addresses"
 _PLAIN_PUBLIC = "url: http:// is only for loopback and private hosts"
 
@@ -282,9 +279,9 @@ async def replay_delivery(
 async def send_test_event(
     uow: UnitOfWorkFactory, clock: Clock, probe: WebhookProbe, *, account_id: int, webhook_id: int
 ) -> ProbeResult:
-    """Send, now, a signed ``{"type": "PING", "data": {webhookId, sentAt}}`` to one of the
-    account's active registrations, with its headers; once, never retried, nothing stored.
-    An unknown, inactive or another account's registration is ``WebhookNotFound``."""
+    """Send, now, a signed test event (a PING) to one of the account's active registrations, with
+    its headers; once, never retried, nothing stored. An unknown, inactive or another account's
+    registration is ``WebhookNotFound``."""
     if not 1 <= webhook_id <= _MAX_ID:
         raise WebhookNotFound()
     now = clock.now()
@@ -305,5 +302,5 @@ async def send_test_event(
         headers=webhook.headers,
         secrets=keys,
         msg_id=f"msg_test_{webhook_id}_{token.token_hex(8)}",
-        event={"type": PING, "data": {"webhookId": webhook_id, "sentAt": format_timestamp(now)}},
+        event=Ping(webhook_id, now),
     )

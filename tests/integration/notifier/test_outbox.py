@@ -1,7 +1,8 @@
 """The PostgreSQL outbox adapter: a typed event becomes a row whose ``event_type`` is the event's
-type, whose ``webhook_type`` is where it goes and whose ``payload`` is ``pixcore.events.payload`` of
-it, refund amounts as exact numbers. And the migration that added ``webhook_type``: rows written
-before it get, from their payload, the type the notifier used to read there."""
+type, whose ``webhook_type`` is where it goes and whose ``payload`` is
+``pixinfra.event_payloads.payload`` of it, refund amounts as exact numbers. And the migration that
+added ``webhook_type``: rows written before it get, from their payload, the type the notifier used
+to read there."""
 
 from __future__ import annotations
 
@@ -24,12 +25,12 @@ from pixcore.events import (
     Refunded,
     RefundEvent,
     TransferEvent,
-    payload,
 )
 from pixcore.refunds.med import MedReason, MedStatus
 from pixcore.testing import PlainHasher
 from pixcore.transfers.rules import SpiError
 from pixcore.webhooks.rules import REGISTRABLE
+from pixinfra.event_payloads import payload
 from pixinfra.postgres.piccolo_migrations import pixweb_2026_11_24t01_00_00_000000 as route_migration
 from tests.support import pg_uow, random_cpf
 

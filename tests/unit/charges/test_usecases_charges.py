@@ -41,6 +41,7 @@ from pixcore.records import TransactionStatus, TransactionType
 from pixcore.refunds.refund_service import request_refund
 from pixcore.refunds.rules import RefundRequest, RefundStatus
 from pixcore.testing import InMemoryStore, PlainHasher, ledger_check
+from pixinfra.event_payloads import payload
 from tests.unit.usecase_helpers import OTHER_CPF, open_test_account
 
 PREFIX = "pix.example.com/qr/v2/"
@@ -114,7 +115,7 @@ async def test_paying_credits_once_and_writes_record_ledger_and_event(
         1234,
     )
     assert record.counterpart == PAYER
-    [event] = [item.event for item in store.outbox if item.event["type"] == "RECEIVE"]
+    [event] = [payload(item.event) for item in store.outbox if payload(item.event)["type"] == "RECEIVE"]
     assert event["data"]["txId"] == TXID
     assert event["data"]["endToEndId"] == paid.end_to_end_id
     assert ledger_check(store) == []

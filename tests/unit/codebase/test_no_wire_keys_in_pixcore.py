@@ -1,15 +1,21 @@
-"""No wire key is read inside ``pixcore``: the edge (``pixweb.api``) maps each body onto a typed
-value with the domain's names, and ``pixcore`` reads attributes, never a body's keys.
+"""No wire key is read or written inside ``pixcore``: the edge (``pixweb``) maps each body onto a
+typed value with the domain's names, ``pixcore`` reads attributes, never a body's keys, and the
+adapters write the JSON of what ``pixcore`` hands them (``pixinfra.event_payloads``).
 
-Two scans of ``src/pixcore``'s syntax trees:
+Three scans of ``src/pixcore``'s syntax trees:
 
 * no dict key read by name: ``x["key"]``, ``x.get("key")`` (``pop``, ``setdefault``) or
   ``"key" in x`` with a string that is a name. Numeric keys are allowed: they are the BR Code's
   own two-digit tags (``pixcore.brcode`` parses the EMV format, which is the domain's).
+* no dict written with a key that is not the domain's: ``{"key": ...}``, ``x["key"] = ...``,
+  ``dict(key=...)`` with a name that no pixcore dataclass has as a field; and no wire name (a field
+  of any of the API's structs, requests, answers and notifications, that is not the domain's, or
+  a camelCase name) compared (``x == "key"``, ``x in ("key", ...)``, ``case "key":``) or
+  assigned (``x = "key"``).
 * no parameter named after a field of the API's request bodies, unless the domain uses that
   name for its own values too (``amount``, ``description``): ``RefundRequest.parse(valor=...)``
-  fails it. The wire names come from the request structs of ``pixweb.api`` themselves, so a new
-  endpoint is covered without an edit here.
+  fails it. The wire names come from the structs of ``pixweb`` themselves, so a new endpoint is
+  covered without an edit here.
 
 The messages users see still name the body's fields (``valor: required ...``): they are strings,
 not keys, and stay word for word.
@@ -23,7 +29,7 @@ import importlib
 import inspect
 import pkgutil
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import msgspec
@@ -37,14 +43,31 @@ _NAME = re.compile(r"[A-Za-z_]\w*")
 _READS = frozenset({"get", "pop", "setdefault"})
 
 # (file under src/, function): the notifier's one read of a payload stored in the outbox. The use
-# cases write typed events (pixcore.events, whose ``payload`` writes the keys and reads none); the
-# outbox stores where each goes beside it, so the notifier routes without reading the payload and
-# only encodes the envelope it sends.
+# cases write typed events (pixcore.events; the outbox adapter writes their JSON with
+# pixinfra.event_payloads); the outbox stores where each goes beside it, so the notifier routes
+# without reading the payload and only encodes the envelope it sends.
 ALLOWED_READS = frozenset(
     {
         ("pixcore/webhooks/delivery.py", "encode_body"),  # the {type, data} envelope it signs
     }
 )
+
+# (file under src/, function): where pixcore writes a wire key all the same. The notifier's envelope:
+# it sends a payload stored in the outbox as ``{type, data}``, rebuilt in that order from the
+# stored JSON whatever order its store gives the keys in.
+ALLOWED_WRITES = frozenset(
+    {
+        ("pixcore/webhooks/delivery.py", "encode_body"),
+    }
+)
+
+# Temporary: pixcore/charges still writes the standard's paths in its error messages and a cobv's
+# terms as the standard's JSON, which are moving to the edge (pixinfra.due_terms, pixweb.charges).
+# Once they have, the check below says so and this exemption goes.
+WRITES_EXEMPT_FOR_NOW = "pixcore/charges/"
+
+# Keys of a library's own API that pixcore writes: the ``transitions`` package's transition specs.
+LIBRARY_KEYS = frozenset({"trigger", "source", "dest", "conditions", "unless", "before", "after"})
 
 # English words the wire and the domain share that no field of a pixcore dataclass happens to carry
 # (the payer of a receipt is a Counterpart; a transfer's currency is checked, never stored).
@@ -112,6 +135,53 @@ def key_reads(source: str, path: str) -> list[Found]:
     return found
 
 
+_CAMEL = re.compile(r"[a-z][a-z0-9]*[A-Z]\w*")
+
+
+def _strings(node: ast.AST | None) -> Iterator[str]:
+    """The string constants ``node`` is, or holds as the items of a tuple, list or set display."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        yield node.value
+    elif isinstance(node, ast.Tuple | ast.List | ast.Set):
+        for item in node.elts:
+            yield from _strings(item)
+
+
+def _keys_written(node: ast.AST) -> Iterator[str]:
+    """The string keys ``node`` writes into a mapping: a dict display's, a subscript assigned or
+    deleted, the keywords of a ``dict(...)`` call."""
+    if isinstance(node, ast.Dict):
+        for key in node.keys:
+            yield from _strings(key) if isinstance(key, ast.Constant) else ()
+    elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del):
+        yield from _strings(node.slice) if isinstance(node.slice, ast.Constant) else ()
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict":
+        yield from (keyword.arg for keyword in node.keywords if keyword.arg is not None)
+
+
+def _strings_compared_or_assigned(node: ast.AST) -> Iterator[str]:
+    """The strings ``node`` compares something with (``==``, ``!=``, ``in``, a ``case``) or
+    assigns to a name or attribute."""
+    if isinstance(node, ast.Compare):
+        for operand in (node.left, *node.comparators):
+            yield from _strings(operand)
+    elif isinstance(node, ast.MatchValue | ast.Assign | ast.AnnAssign):
+        yield from _strings(node.value)  # a subscript assigned is a key written, checked as one
+
+
+def key_writes(source: str, path: str, *, domain: set[str], wire: set[str]) -> list[Found]:
+    """The wire keys ``source`` writes: a key written into a mapping that is a name and not one
+    of ``domain`` (nor of :data:`LIBRARY_KEYS`), a string compared or assigned that is one of
+    ``wire`` or camelCase."""
+    found: list[Found] = []
+    for function, node in _functions(ast.parse(source)):
+        line = getattr(node, "lineno", 0)
+        keys = [k for k in _keys_written(node) if _NAME.fullmatch(k) and k not in domain | LIBRARY_KEYS]
+        texts = [t for t in _strings_compared_or_assigned(node) if t in wire or _CAMEL.fullmatch(t)]
+        found.extend(Found(path, function, line, name) for name in (*keys, *texts))
+    return found
+
+
 def parameters(source: str, path: str) -> list[Found]:
     """Every parameter name of every function and lambda in ``source``."""
     found: list[Found] = []
@@ -129,25 +199,39 @@ def _pixcore_sources() -> Iterator[tuple[str, str]]:
         yield file.relative_to(SRC).as_posix(), file.read_text(encoding="utf-8")
 
 
-def _request_structs() -> set[type[msgspec.Struct]]:
-    """The request bodies of the API: the ``*In`` structs of ``pixweb``, nested ones too."""
-    structs: set[type[msgspec.Struct]] = set()
+def _structs() -> dict[str, type[msgspec.Struct]]:
+    """Every msgspec struct ``pixweb`` defines, by name: its bodies, answers and notifications."""
+    structs: dict[str, type[msgspec.Struct]] = {}
     for info in pkgutil.walk_packages(pixweb.__path__, "pixweb."):
         module = importlib.import_module(info.name)
         for name, value in vars(module).items():
             if (
                 inspect.isclass(value)
                 and issubclass(value, msgspec.Struct)
-                and name.endswith("In")
                 and value.__module__ == module.__name__
             ):
-                structs.add(value)
+                structs[f"{module.__name__}.{name}"] = value
     return structs
+
+
+def _request_structs() -> set[type[msgspec.Struct]]:
+    """The request bodies of the API: the ``*In`` structs of ``pixweb``, nested ones too."""
+    return {struct for struct in _structs().values() if struct.__name__.endswith("In")}
+
+
+def _names(structs: Iterable[type[msgspec.Struct]]) -> set[str]:
+    return {field.encode_name for struct in structs for field in msgspec.structs.fields(struct)}
 
 
 def wire_names() -> set[str]:
     """Every field name the API's request bodies carry on the wire (``pixKey``, ``valor`` ...)."""
-    return {field.encode_name for struct in _request_structs() for field in msgspec.structs.fields(struct)}
+    return _names(_request_structs())
+
+
+def written_wire_names() -> set[str]:
+    """Every field name the API's structs carry on the wire, bodies, answers and notifications
+    (``endToEndId``, ``horario``, ``devolucoes`` ...), that is not the domain's own."""
+    return _names(_structs().values()) - domain_names()
 
 
 def domain_names() -> set[str]:
@@ -203,6 +287,62 @@ def test_pixcore_reads_no_body_key() -> None:
     )
     # Every allowance is still needed: one that reads nothing any more is removed from the list.
     assert {(f.path, f.function) for f in reads} >= ALLOWED_READS
+
+
+def test_the_write_scan_finds_a_builder() -> None:
+    # The write check below passes only because it finds nothing: it must find a builder.
+    source = (
+        "def pix_item(event):\n"
+        "    item = {'endToEndId': event.e2e, 'valor': text, 'amount': 1, '00': tag}\n"
+        "    item['chave'] = event.key\n"
+        "    body = dict(horario=now)\n"
+        "    field = 'devolucoes'\n"
+        "    if name == 'infoPagador' or name in ('solicitacaoPagador', 'status'):\n"
+        "        pass\n"
+        "    match name:\n"
+        "        case 'txId':\n"
+        "            pass\n"
+        "    spec = {'trigger': 'settle', 'source': 'A', 'dest': 'B'}\n"
+        "    return item, body, field, spec, 'valor'\n"
+    )
+    found = key_writes(source, "x.py", domain={"amount", "status"}, wire={"valor", "devolucoes", "chave"})
+    assert [(f.function, f.name) for f in found] == [
+        ("pix_item", "endToEndId"),
+        ("pix_item", "valor"),
+        ("pix_item", "chave"),
+        ("pix_item", "horario"),
+        ("pix_item", "devolucoes"),
+        ("pix_item", "infoPagador"),
+        ("pix_item", "solicitacaoPagador"),
+        ("pix_item", "txId"),
+    ]
+
+
+def test_the_written_wire_names_include_the_answers_and_the_notifications() -> None:
+    written = written_wire_names()
+    assert {"endToEndId", "horario", "devolucoes", "creditDebitType", "webhookId", "sentAt"} <= written
+    assert {"amount", "status", "txid"} <= domain_names() - written  # the domain's own names are its own
+    assert not LIBRARY_KEYS & written_wire_names()
+
+
+def test_pixcore_writes_no_wire_key() -> None:
+    domain, wire = domain_names(), written_wire_names()
+    writes = [
+        f for path, source in _pixcore_sources() for f in key_writes(source, path, domain=domain, wire=wire)
+    ]
+    unexpected = [
+        f
+        for f in writes
+        if (f.path, f.function) not in ALLOWED_WRITES and not f.path.startswith(WRITES_EXEMPT_FOR_NOW)
+    ]
+    assert not unexpected, "wire keys written inside pixcore (write the JSON in the adapter):\n" + "\n".join(
+        map(str, unexpected)
+    )
+    # Every allowance is still needed: one that writes nothing any more is removed from the list.
+    assert {(f.path, f.function) for f in writes} >= ALLOWED_WRITES
+    assert any(f.path.startswith(WRITES_EXEMPT_FOR_NOW) for f in writes), (
+        f"{WRITES_EXEMPT_FOR_NOW} writes no wire key any more: remove its exemption"
+    )
 
 
 def test_no_pixcore_parameter_is_named_after_a_wire_field() -> None:

@@ -31,6 +31,7 @@ from pixcore.group_commit.charge_payments import ChargePaymentGroupCommit
 from pixcore.records import TransactionStatus
 from pixcore.testing import InMemoryStore, InMemoryTransactions, PlainHasher, StaticResolver, ledger_check
 from pixcore.webhooks.key_webhook_service import parse_key_webhook, set_key_webhook
+from pixinfra.event_payloads import payload
 from tests.unit.usecase_helpers import OTHER_CNPJ, OTHER_CPF, open_test_account
 
 PREFIX = "pix.example.com/qr/v2/"
@@ -135,7 +136,7 @@ def _stable(txid: str | None) -> str | None:
 
 def _books(scene: Scene) -> tuple[object, ...]:
     store = scene.store
-    events = sorted(_event(item.account_id, item.event) for item in store.outbox)
+    events = sorted(_event(item.account_id, payload(item.event)) for item in store.outbox)
     records = sorted((r.account_id, r.amount, r.status) for r in store.transactions.values())
     charges = sorted((c.kind, c.amount, c.status) for c in store.charges.values())
     return (dict(store.balances), events, records, charges)
@@ -215,7 +216,9 @@ async def test_a_hooked_key_gets_its_pix_event_per_payment_as_alone(clock: Manua
     expected = await _alone(alone, clock)
     assert [_outcome(r) for r in got] == [_outcome(r) for r in expected]
     assert _books(grouped) == _books(alone)
-    pix = [item.event for item in grouped.store.outbox if "pix" in item.event.get("data", {})]
+    pix = [
+        payload(item.event) for item in grouped.store.outbox if "pix" in payload(item.event).get("data", {})
+    ]
     paid = [r for r in got if isinstance(r, ChargePayment)]
     assert len(pix) == 1 + len(paid)  # the charge paid while setting up, then this group's
     sent = {event["data"]["pix"][0]["endToEndId"] for event in pix}

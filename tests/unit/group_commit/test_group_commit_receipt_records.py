@@ -21,6 +21,7 @@ from pixcore.testing import InMemoryStore, StaticResolver
 from pixcore.transfers.receipt_service import Receipt, receive_payment
 from pixcore.webhooks.key_webhook_service import parse_key_webhook, set_key_webhook
 from pixcore.webhooks.rules import EventType
+from pixinfra.event_payloads import payload
 from tests.unit.transfer_world import PAYER, World, assert_books_balance, entries_of
 from tests.unit.usecase_helpers import OTHER_CPF
 
@@ -42,7 +43,7 @@ def _outbox(world: World, receipt: Receipt) -> list[tuple[object, ...]]:
     replaced by placeholders."""
     found: list[tuple[object, ...]] = []
     for item in world.store.outbox:
-        text = json.dumps(item.event, sort_keys=True)
+        text = json.dumps(payload(item.event), sort_keys=True)
         if receipt.end_to_end_id not in text:
             continue
         event = json.loads(text.replace(receipt.end_to_end_id, "<e2e>"))

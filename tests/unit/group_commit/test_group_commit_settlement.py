@@ -21,6 +21,7 @@ from pixcore.errors import InsufficientFunds
 from pixcore.group_commit.settlement import settle_in_groups
 from pixcore.testing import InMemoryOutbox, InMemoryStore, PlainHasher
 from pixcore.transfers.rules import TransferState
+from pixinfra.event_payloads import payload
 from tests.unit.transfer_world import (
     CLOSED,
     FUNDS,
@@ -62,9 +63,9 @@ def _outcome(world: World, ids: list[int], *, receipt_ids: bool = True) -> tuple
     events = [
         (
             item.account_id,
-            item.event["type"],
-            item.event["data"].get("status"),
-            item.event["data"].get("errorCode"),
+            payload(item.event)["type"],
+            payload(item.event)["data"].get("status"),
+            payload(item.event)["data"].get("errorCode"),
         )
         for item in store.outbox
     ]
@@ -166,7 +167,7 @@ async def test_a_failed_group_is_settled_one_by_one_none_lost_none_twice(
         "a batch of 2 due transfers failed; settling them one by one",
     ]
     assert _outcome(grouped, grouped_ids, receipt_ids=False) == _outcome(alone, alone_ids, receipt_ids=False)
-    assert len([item for item in grouped.store.outbox if item.event["type"] == "TRANSFER"]) == 6
+    assert len([item for item in grouped.store.outbox if payload(item.event)["type"] == "TRANSFER"]) == 6
     assert_books_balance(grouped.store)
 
 
@@ -202,7 +203,9 @@ async def test_two_loops_at_once_never_finish_a_transfer_twice() -> None:
 
     assert sum(finished) == 6
     transfer_events = [
-        item.event["data"]["id"] for item in world.store.outbox if item.event["type"] == "TRANSFER"
+        payload(item.event)["data"]["id"]
+        for item in world.store.outbox
+        if payload(item.event)["type"] == "TRANSFER"
     ]
     assert sorted(transfer_events) == sorted(ids)
     assert_books_balance(world.store)

@@ -24,6 +24,7 @@ from pixcore.refunds.rules import (
 )
 from pixcore.transfers.receipt_service import receive_payment
 from pixcore.transfers.rules import MAX_BANK_NAME, DirectoryEntry
+from pixinfra.event_payloads import payload
 from tests.unit.transfer_world import FUNDS, PAYER, World
 
 
@@ -60,7 +61,7 @@ async def test_a_refund_the_account_cannot_cover_ends_not_made_and_moves_nothing
     refund = world.store.refunds[requested.refund.id]
     assert (refund.status, refund.reason) == (RefundStatus.NAO_REALIZADO, INSUFFICIENT_FUNDS)
     assert world.store.transactions[refund.transaction_id].status is TransactionStatus.ERROR
-    assert not [item for item in world.store.outbox if item.event.get("type") == "REFUND"]
+    assert not [item for item in world.store.outbox if payload(item.event).get("type") == "REFUND"]
     assert world.balance(world.sender) == before
 
 
@@ -82,7 +83,9 @@ async def test_a_refund_made_is_confirmed_and_notified(world: World) -> None:
     refund = world.store.refunds[requested.refund.id]
     assert (refund.status, refund.reason) == (RefundStatus.DEVOLVIDO, None)
     assert world.store.transactions[refund.transaction_id].status is TransactionStatus.CONFIRMED
-    refunds = [item.event for item in world.store.outbox if item.event.get("type") == "REFUND"]
+    refunds = [
+        payload(item.event) for item in world.store.outbox if payload(item.event).get("type") == "REFUND"
+    ]
     assert len(refunds) == 1
 
 

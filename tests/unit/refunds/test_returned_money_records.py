@@ -25,6 +25,7 @@ from pixcore.refunds.refund_service import (
 )
 from pixcore.refunds.rules import RefundKind, RefundNature, RefundRequest, RefundStatus
 from pixcore.testing import OutboxItem
+from pixinfra.event_payloads import payload
 from tests.unit.transfer_world import World
 from tests.unit.usecase_helpers import ISPB
 
@@ -37,8 +38,8 @@ def _credit_events(world: World, account_id: int) -> list[OutboxItem]:
         item
         for item in world.store.outbox
         if item.account_id == account_id
-        and item.event["type"] == "REFUND"
-        and item.event["data"]["creditDebitType"] == "CREDIT"
+        and payload(item.event)["type"] == "REFUND"
+        and payload(item.event)["data"]["creditDebitType"] == "CREDIT"
     ]
 
 
@@ -92,7 +93,7 @@ async def test_a_refund_between_our_accounts_writes_the_return_for_the_payer(wor
 
     (item,) = _credit_events(world, world.sender.id)
     assert item.at == now
-    data = item.event["data"]
+    data = payload(item.event)["data"]
     assert (data["id"], data["endToEndId"]) == (transfer.transaction_id, transfer.end_to_end_id)
     (returned,) = data["refunds"]
     assert (returned["endToEndId"], returned["information"]) == (sent.rtr_id, WORDS)
@@ -125,7 +126,7 @@ async def test_a_refund_from_outside_writes_the_return_at_its_time(world: World)
     assert (record.created_at, record.processed_at, record.end_to_end_id) == (now, now, refund.rtr_id)
     (item,) = _credit_events(world, world.sender.id)
     assert item.at == now
-    assert item.event["data"]["refunds"][0]["information"] == ""
+    assert payload(item.event)["data"]["refunds"][0]["information"] == ""
 
 
 def test_the_outside_is_never_our_own_institution() -> None:

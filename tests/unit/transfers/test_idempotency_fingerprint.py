@@ -99,6 +99,25 @@ def test_each_field_alone_changes_the_fingerprint(name: str) -> None:
     )
 
 
+def test_the_digest_of_a_request_is_the_one_stored_idempotency_records_hold() -> None:
+    """Digests are stored with the idempotency keys: the same request must give the same digest
+    across versions, or its retry after an upgrade is refused. These are digests of earlier versions."""
+    plain = TransferRequest(parse_pix_key("shop@example.com"), 10_00, Priority.NORM, 600)
+    full = TransferRequest(
+        parse_pix_key("+5511987654321"),
+        123_45,
+        Priority.HIGH,
+        3600,
+        "12345678909",
+        "Aluguel de março ✓",
+        frozenset({"87654321", "12345678"}),
+        "INSTANT",
+    )
+
+    assert request_fingerprint(plain) == "4eacd81155902821084ba8072da85d3b76b83b9f8f096a5011648418fc6ebe80"
+    assert request_fingerprint(full) == "6c58cf35ce41b8863534bb0d9ae3cf4c78ae07d017bf919d624b8a8416f25d9c"
+
+
 async def _send_twice(first: TransferRequest, second: TransferRequest) -> None:
     clock = ManualClock()
     store = InMemoryStore(clock=clock)

@@ -1,4 +1,5 @@
-"""Notifications: typed events, and ``payload`` writing exactly the fields of the spec's Events table.
+"""Notifications: typed events, and ``pixinfra.event_payloads.payload`` writing exactly the fields of
+the spec's Events table.
 
 The expected payloads are written out literally, key by key in the order the builders that
 came before the typed events (``transfer_event``, ``receive_event``, ``refund_event``,
@@ -30,13 +31,13 @@ from pixcore.events import (
     Refunded,
     RefundEvent,
     TransferEvent,
-    payload,
 )
 from pixcore.money import MAX_CENTS
 from pixcore.refunds.med import MedReason, MedStatus
 from pixcore.testing import InMemoryStore, PlainHasher
 from pixcore.transfers.rules import SpiError
 from pixcore.webhooks.rules import EventType
+from pixinfra.event_payloads import payload
 from tests.unit.usecase_helpers import HOLDER_CNPJ, HOLDER_CPF, OTHER_CNPJ
 
 E2E = "E99999999202601011200abcdefghijk"
@@ -227,7 +228,7 @@ def test_the_registration_types_follow_decisions_9() -> None:
     ]
 
 
-async def test_the_fake_outbox_stores_the_payload_and_where_it_goes() -> None:
+async def test_the_fake_outbox_stores_the_event_and_where_it_goes() -> None:
     store = InMemoryStore()
     opened = await open_account(
         store.unit_of_work, PlainHasher(), ispb="99999999", name="Ana", document=HOLDER_CPF, city="RECIFE"
@@ -237,8 +238,9 @@ async def test_the_fake_outbox_stores_the_payload_and_where_it_goes() -> None:
             await tx.outbox.add(opened.account.id, event, REFUNDED_AT)
         await tx.commit()
 
-    assert [item.event for item in store.outbox] == [payload(event) for event in EVERY_EVENT]
-    assert [item.event["type"] for item in store.outbox] == [event.type for event in EVERY_EVENT]
+    assert [item.event for item in store.outbox] == list(EVERY_EVENT)
+    assert [payload(item.event) for item in store.outbox] == [payload(event) for event in EVERY_EVENT]
+    assert [payload(item.event)["type"] for item in store.outbox] == [event.type for event in EVERY_EVENT]
     # The route is stored with the event: the notifier never reads it from the payload.
     assert [item.webhook_type for item in store.outbox] == [event.webhook_type for event in EVERY_EVENT]
 

@@ -1,4 +1,4 @@
-"""The document's ``webhooks`` section describes the bodies ``pixcore.events.payload`` writes.
+"""The document's ``webhooks`` section describes the bodies ``pixinfra.event_payloads.payload`` writes.
 
 Each payload (of every event kind, settled and failed, with and without a charge, every MED
 status) is validated against the served document's schemas (JSON Schema 2020-12, the dialect of
@@ -19,12 +19,13 @@ import pytest
 
 from pixcore.charges.cob_service import ReceivedPix
 from pixcore.clock import format_timestamp
-from pixcore.events import Event, KeyPixEvent, NotificationType, payload
+from pixcore.events import Event, KeyPixEvent, NotificationType
 from pixcore.refunds.med import MedStatus
 from pixcore.refunds.rules import Refund, RefundKind, RefundNature, RefundStatus
 from pixcore.transfers.rules import SpiError
 from pixcore.webhooks.delivery import encode_body
 from pixcore.webhooks.rules import REGISTRABLE, EventType
+from pixinfra.event_payloads import payload
 from pixweb.app import create_app
 from pixweb.charges.cob import pix_out
 from pixweb.webhooks.notifications import NOTIFICATIONS, NOTIFIED_BY, PING

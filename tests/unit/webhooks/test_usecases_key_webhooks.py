@@ -29,6 +29,7 @@ from pixcore.webhooks.key_webhook_service import (
     set_key_webhook,
 )
 from pixcore.webhooks.rules import EventType, parse_webhook_url, standard_target
+from pixinfra.event_payloads import payload
 from tests.unit.transfer_world import PAYER
 from tests.unit.usecase_helpers import OTHER_CPF, open_test_account
 
@@ -168,7 +169,7 @@ async def test_a_private_receiver_is_refused(
 
 
 def _pix_events(store: InMemoryStore) -> list[dict[str, object]]:
-    return [item.event for item in store.outbox if item.webhook_type is EventType.PIX]
+    return [payload(item.event) for item in store.outbox if item.webhook_type is EventType.PIX]
 
 
 async def test_a_receipt_on_a_key_with_a_webhook_writes_the_standard_pix(

@@ -19,7 +19,7 @@ from pixcore.errors import (
     WebhookNotFound,
 )
 from pixcore.testing import InMemoryStore, InMemoryWebhooks, IntegrityError, PlainHasher, StaticResolver
-from pixcore.webhooks.ports import ProbeResult
+from pixcore.webhooks.ports import Ping, ProbeResult
 from pixcore.webhooks.rules import (
     Delivery,
     DeliveryAttempt,
@@ -45,6 +45,7 @@ from pixcore.webhooks.webhook_service import (
     rotate_webhook_secret,
     send_test_event,
 )
+from pixinfra.event_payloads import ping_payload
 from tests.unit.usecase_helpers import OTHER_CPF, open_test_account
 
 PUBLIC = StaticResolver(
@@ -588,7 +589,8 @@ async def test_a_test_event_goes_signed_to_an_active_registration_with_its_heade
     (sent,) = probe.sent
     secret = store.webhooks.secrets[account_id].secret
     assert (sent["url"], sent["headers"], sent["secrets"]) == (webhook.url, {"X-Key": "v"}, [secret])
-    assert sent["event"] == {
+    assert isinstance(sent["event"], Ping)
+    assert ping_payload(sent["event"]) == {
         "type": "PING",
         "data": {"webhookId": webhook.id, "sentAt": format_timestamp(clock.now())},
     }

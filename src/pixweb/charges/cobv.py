@@ -29,7 +29,7 @@ from pixcore.clock import format_timestamp
 from pixcore.documents import DocumentKind, parse_document
 from pixcore.errors import AccountNotFound
 from pixcore.queries.standard import ChargeQuery
-from pixinfra.due_terms import calendar_fields, value_fields
+from pixinfra.due_terms import calendar_fields, terms_wire, value_fields
 from pixweb.api.deps import principal_of, services_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import MAX_SHORT_CODE, Timestamp, doc, raw
@@ -264,7 +264,7 @@ def due_charge_out(
     if charge.due is None:
         raise RuntimeError("not a cobv")
     created = format_timestamp(charge.created_at)
-    calendar, value = charge.due.wire()
+    calendar, value = terms_wire(charge.due)
     return CobVOut(
         calendario=CalendarioVOut(
             criacao=created,

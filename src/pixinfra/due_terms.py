@@ -3,7 +3,7 @@ and back, for the two places that hold them in that form.
 
 The API's bodies carry them (``pixweb.charges.cobv_wire`` decodes each body with Structs that also document
 it, then maps them here), and the ``charges.terms`` column keeps them as the same JSON text
-(:func:`terms_text`, written from ``DueTerms.wire``), read back by the charges' adapter with
+(:func:`terms_text`, written from :func:`terms_wire`), read back by the charges' adapter with
 :func:`stored_terms`. The mapping takes any object with the members' names (:class:`CalendarForm`,
 :class:`ValueForm`): a leaf is taken as decoded, and the domain's parser checks each type.
 """
@@ -26,6 +26,7 @@ from pixcore.charges.cobv import (
     parse_due_terms,
     payer_day,
 )
+from pixcore.money import format_amount_string
 
 __all__ = [
     "CalendarForm",
@@ -38,6 +39,7 @@ __all__ = [
     "rate_fields",
     "stored_terms",
     "terms_text",
+    "terms_wire",
     "value_fields",
 ]
 
@@ -181,5 +183,35 @@ def stored_terms(stored: str, created_at: datetime) -> DueTerms:
 
 def terms_text(terms: DueTerms) -> str:
     """The terms as the ``terms`` column keeps them."""
-    calendar, value = terms.wire()
+    calendar, value = terms_wire(terms)
     return msgspec.json.encode({"calendario": calendar, "valor": value}).decode()
+
+
+def terms_wire(terms: DueTerms) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``calendario`` (without ``criacao``) and ``valor`` of ``terms`` as the standard writes them."""
+    calendar: dict[str, Any] = {
+        "dataDeVencimento": terms.due_date.isoformat(),
+        "validadeAposVencimento": terms.days_after_due,
+    }
+    value: dict[str, Any] = {"original": format_amount_string(terms.original)}
+    if terms.fine is not None:
+        value["multa"] = _rate_wire(terms.fine.modality, terms.fine.value)
+    if terms.interest is not None:
+        value["juros"] = _rate_wire(terms.interest.modality, terms.interest.value)
+    if terms.rebate is not None:
+        value["abatimento"] = _rate_wire(terms.rebate.modality, terms.rebate.value)
+    if terms.discount is not None:
+        discount: dict[str, Any] = {"modalidade": int(terms.discount.modality)}
+        if terms.discount.modality.fixed_dates:
+            discount["descontoDataFixa"] = [
+                {"data": item.until.isoformat(), "valorPerc": format_amount_string(item.value)}
+                for item in terms.discount.dates
+            ]
+        else:
+            discount["valorPerc"] = format_amount_string(terms.discount.value)
+        value["desconto"] = discount
+    return calendar, value
+
+
+def _rate_wire(modality: int, value: int) -> dict[str, Any]:
+    return {"modalidade": int(modality), "valorPerc": format_amount_string(value)}

@@ -21,6 +21,7 @@ from pixcore.queries.standard import (
     ChargeQuery,
     LocationQuery,
     ReceivedQuery,
+    parse_revision,
 )
 from pixweb.api.fields import Timestamp, doc, whole
 
@@ -42,6 +43,7 @@ __all__ = [
     "given_once",
     "parameters_example",
     "period_fields",
+    "read_revision",
     "window_fields",
 ]
 
@@ -223,6 +225,12 @@ LIST_PARAMETERS = frozenset(
 )
 READ_PARAMETERS = frozenset({"revisao"})
 """The parameter of the standard's reads of a charge (``GET /cob/{txid}``, ``GET /cobv/{txid}``)."""
+
+
+def read_revision(request: Request[Any, Any, Any], revisao: str | None) -> int | None:
+    """``revisao`` of a charge's read (``GET /cob/{txid}``, ``GET /cobv/{txid}``): given once, an int32."""
+    given_once(request, READ_PARAMETERS)
+    return parse_revision(revisao)
 
 
 def given_once(request: Request[Any, Any, Any], names: frozenset[str] = LIST_PARAMETERS) -> None:

@@ -29,6 +29,7 @@ from pixcore.charges.batch_service import (
 )
 from pixcore.charges.batches import MAX_CHARGES, MAX_DESCRIPTION
 from pixcore.charges.cobv_requests import DueChargeRequest
+from pixcore.charges.parts import DUE_REVISION
 from pixcore.errors import BatchNotFound, InvalidQuery, ValidationError
 from pixcore.identifiers import TXID_PATTERN
 from pixcore.queries.standard import BatchQuery, parse_batch_id
@@ -126,7 +127,7 @@ def _charges(items: list[Any] | None, now: datetime) -> list[BatchCharge] | None
 def _changes(items: list[Any] | None) -> list[BatchChange]:
     changes = []
     for item in items or ():
-        decoded = _decoded(item, CobVPatchIn, lambda body: due_revision_fields(body).cancels())
+        decoded = _decoded(item, CobVPatchIn, lambda body: due_revision_fields(body).cancels(DUE_REVISION))
         fields = decoded if isinstance(decoded, ValidationError) else due_revision_fields(decoded)
         changes.append(BatchChange(_txid(item), fields))
     return changes

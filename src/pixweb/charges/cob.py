@@ -25,10 +25,10 @@ from pixcore.charges.cob import (
     Charge,
     ChargeFields,
     ChargeRequest,
+    ChargeRevisionFields,
     ChargeStatus,
     DebtorFields,
     InfoFields,
-    RevisionFields,
     ValueFields,
 )
 from pixcore.charges.cob_service import (
@@ -46,17 +46,16 @@ from pixcore.documents import CNPJ_PATTERN, CPF_PATTERN, DocumentKind
 from pixcore.identifiers import TXID_PATTERN
 from pixcore.keys import KEY_PATTERN
 from pixcore.money import AMOUNT_STRING_PATTERN, format_amount_string
-from pixcore.queries.standard import ChargeQuery, parse_revision
+from pixcore.queries.standard import ChargeQuery
 from pixweb.api.deps import principal_of, services_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import MAX_AMOUNT_TEXT, MAX_DOCUMENT, MAX_SHORT_CODE, Int64, Timestamp, doc, raw, whole
 from pixweb.api.listing import QUERIES
 from pixweb.api.standard import (
-    READ_PARAMETERS,
     Revision,
     WindowOut,
-    given_once,
     parameters_example,
+    read_revision,
     window_fields,
 )
 from pixweb.body_errors import judge_body
@@ -402,11 +401,11 @@ def loc_id_of(loc: LocIn | None) -> Any:
     return "" if loc.id is None else loc.id
 
 
-def revision_fields(body: CobPatchIn) -> RevisionFields:
+def revision_fields(body: CobPatchIn) -> ChargeRevisionFields:
     """A ``PATCH`` body under the domain's names (a part left out or ``null``: unchanged; inside
     ``valor``, a leaf left out keeps the charge's)."""
     value = body.valor
-    return RevisionFields(
+    return ChargeRevisionFields(
         calendar=_calendar_fields(body.calendario),
         value=None
         if value is None
@@ -656,8 +655,7 @@ class ChargeController(Controller):
     async def read(
         self, request: Request[Any, Any, Any], txid: Txid, revisao: Revision = None
     ) -> Response[CobOut]:
-        given_once(request, READ_PARAMETERS)
-        revision = parse_revision(revisao)
+        revision = read_revision(request, revisao)
         services = services_of(request)
         view = await read_charge(
             services.uow, account_id=principal_of(request).account_id, txid=txid, revision=revision

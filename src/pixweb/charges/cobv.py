@@ -24,20 +24,20 @@ from pixcore.charges.cob_service import (
 )
 from pixcore.charges.cobv_requests import DueChargeFields, DueChargeRequest, DueRevisionFields
 from pixcore.charges.cobv_service import create_due_charge, revise_due_charge
+from pixcore.charges.parts import DUE_REVISION
 from pixcore.clock import format_timestamp
 from pixcore.documents import DocumentKind, parse_document
 from pixcore.errors import AccountNotFound
-from pixcore.queries.standard import ChargeQuery, parse_revision
-from pixinfra.due_terms import calendar_fields, value_fields
+from pixcore.queries.standard import ChargeQuery
+from pixinfra.due_terms import calendar_fields, terms_wire, value_fields
 from pixweb.api.deps import principal_of, services_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import MAX_SHORT_CODE, Timestamp, doc, raw
 from pixweb.api.listing import QUERIES
 from pixweb.api.standard import (
-    READ_PARAMETERS,
     Revision,
-    given_once,
     parameters_example,
+    read_revision,
     window_fields,
 )
 from pixweb.body_errors import judge_body
@@ -162,7 +162,7 @@ def _now(request: Request[Any, Any, Any]) -> datetime:
 
 
 judge_body(CobVIn, lambda body, request: DueChargeRequest.parse(due_fields(body), now=_now(request)))
-judge_body(CobVPatchIn, lambda body, _request: due_revision_fields(body).cancels())
+judge_body(CobVPatchIn, lambda body, _request: due_revision_fields(body).cancels(DUE_REVISION))
 
 
 class CalendarioVOut(msgspec.Struct, rename="camel"):
@@ -264,7 +264,7 @@ def due_charge_out(
     if charge.due is None:
         raise RuntimeError("not a cobv")
     created = format_timestamp(charge.created_at)
-    calendar, value = charge.due.wire()
+    calendar, value = terms_wire(charge.due)
     return CobVOut(
         calendario=CalendarioVOut(
             criacao=created,
@@ -445,8 +445,7 @@ class DueChargeController(Controller):
     async def read(
         self, request: Request[Any, Any, Any], txid: Txid, revisao: Revision = None
     ) -> Response[CobVOut]:
-        given_once(request, READ_PARAMETERS)
-        revision = parse_revision(revisao)
+        revision = read_revision(request, revisao)
         services = services_of(request)
         account_id = principal_of(request).account_id
         view = await read_charge(

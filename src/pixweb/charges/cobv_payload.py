@@ -20,6 +20,7 @@ from pixcore.clock import format_timestamp
 from pixcore.errors import ValidationError
 from pixcore.money import format_amount_string
 from pixcore.validation import collect
+from pixinfra.due_terms import terms_wire
 from pixweb.api.deps import services_of
 from pixweb.api.docs import answer
 from pixweb.api.standard import QueryParameter
@@ -71,7 +72,7 @@ def due_charge_payload(
         problems.append(f"DPP: after the last day to pay ({last.isoformat()})")
         raise ValidationError("Invalid payload query: " + "; ".join(problems), details=problems)
     parts = amount_breakdown(terms, min(day, last))
-    calendar, _ = terms.wire()
+    calendar, _ = terms_wire(terms)
     valor: dict[str, str] = {"original": format_amount_string(parts.original)}
     for name, cents in (
         ("multa", parts.fine),

@@ -40,6 +40,7 @@ from pixcore.charges.cobv import (
 )
 from pixcore.errors import DueChargeClosed, ValidationError
 from pixcore.money import MAX_CENTS, format_amount_string, parse_amount_string
+from pixinfra.due_terms import terms_wire
 
 DOC = Path(__file__).parents[3] / "docs" / "due-charges.md"
 CREATED = date(2020, 1, 1)  # the day every charge of the document was created
@@ -155,7 +156,7 @@ def test_the_amount_is_that_of_the_hand_worked_table(body: dict[str, Any], rows:
 
 @pytest.mark.parametrize(("body", "rows"), TABLES, ids=[json.dumps(b["valor"])[:60] for b, _ in TABLES])
 def test_the_terms_are_written_back_as_they_were_given(body: dict[str, Any], rows: list[list[str]]) -> None:
-    calendar, value = parse(body).wire()
+    calendar, value = terms_wire(parse(body))
     assert calendar == body["calendario"]
     assert value == body["valor"]
     assert parse({"calendario": calendar, "valor": value}) == parse(body)
@@ -416,7 +417,7 @@ def test_a_fixed_date_discount_holds_up_to_its_dates_only(terms: DueTerms, offse
 @settings(max_examples=150)
 @given(due_terms())
 def test_terms_written_back_read_the_same(terms: DueTerms) -> None:
-    calendar, value = terms.wire()
+    calendar, value = terms_wire(terms)
     assert parse({"calendario": calendar, "valor": value}, today=terms.due_date) == terms
 
 
@@ -690,7 +691,7 @@ def test_a_fine_above_100_percent_is_valid_and_the_written_form_is_plain() -> No
     assert amount_due(terms, date(2025, 4, 10)) == 1000
     assert amount_breakdown(terms, date(2025, 4, 11)) == DueAmount(1000, 0, 0, 1500, 0)
     assert amount_due(terms, date(2025, 4, 11)) == 2500
-    _calendar, value = terms.wire()
+    _calendar, value = terms_wire(terms)
     assert value["original"] == "10.00"
     assert [item["data"] for item in value["desconto"]["descontoDataFixa"]] == ["2025-04-01", "2025-04-09"]
 

@@ -3,8 +3,9 @@
 :func:`pixinfra.event_payloads.payload` writes the bodies (and ``ping_payload`` the test endpoint's
 PING): the structs here describe them for readers and client generators, and a test decodes real
 bodies with them and validates them against the served document
-(tests/unit/webhooks/test_notification_schemas.py, tests/e2e/api/test_generated_clients.py). ``forbid_unknown_fields``: a key that ``payload`` writes and
-these structs do not know fails those tests rather than going undocumented.
+(tests/unit/webhooks/test_notification_schemas.py, tests/e2e/api/test_generated_clients.py).
+``forbid_unknown_fields``: a key that ``payload`` writes and these structs do not know fails those
+tests rather than going undocumented.
 
 :data:`NOTIFIED_BY` maps each notification type to the registration ``eventType`` values whose
 URLs receive it; a test checks it against the events' own ``webhook_type``.

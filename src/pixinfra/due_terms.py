@@ -1,7 +1,7 @@
 """A ``cobv``'s terms as JSON: ``calendario`` and ``valor``, onto ``pixcore.charges.cobv``' fields
 and back, for the two places that hold them in that form.
 
-The API's bodies carry them (``pixweb.charges.cobv_wire`` decodes each body with Structs that also document
+The API's bodies carry them (``pixweb.charges.schemas`` decode each body with Structs that also document
 it, then maps them here), and the ``charges.terms`` column keeps them as the same JSON text
 (:func:`terms_text`, written from :func:`terms_wire`), read back by the charges' adapter with
 :func:`stored_terms`. The mapping takes any object with the members' names (:class:`CalendarForm`,

@@ -6,7 +6,7 @@ draws it, and the test notification's PING.
   amounts formatted, keys in the order the spec lists them.
 * A PIX event's ``data`` is the body the central bank's standard POSTs to a key's webhook,
   ``{"pix": [<Pix>]}``: :func:`standard_pix_item` and :func:`standard_refund_item` write its items
-  with the keys ``GET /pix/{e2eid}`` shows (``pixweb.charges.cob.pix_out``: a unit test holds the
+  with the keys ``GET /pix/{e2eid}`` shows (``pixweb.charges.mapping.pix_out``: a unit test holds the
   two equal).
 * :func:`ping_payload` writes the PING that ``POST /api/webhooks/{id}/test`` sends
   (``pixnotify.probe``).

@@ -64,7 +64,7 @@ __all__ = [
     "webhook_query",
 ]
 
-_TXID_EXAMPLE = "7d3b9f1a2c4e6g8h0j2k4m6n8p0q2r4s"  # pixweb.charges.cob.TXID_EXAMPLE
+_TXID_EXAMPLE = "7d3b9f1a2c4e6g8h0j2k4m6n8p0q2r4s"  # pixweb.charges.schemas.TXID_EXAMPLE
 _FLAG = "true or false"
 
 LocationPresent = Annotated[

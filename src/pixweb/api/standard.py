@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-import msgspec
 from litestar import Request, params
 from litestar.openapi.spec import Example, OpenAPIType
 
@@ -24,6 +23,7 @@ from pixcore.queries.standard import (
     parse_revision,
 )
 from pixweb.api.fields import Timestamp, doc, whole
+from pixweb.api.schemas import WireStruct
 
 __all__ = [
     "FLAG",
@@ -147,7 +147,7 @@ ItemsPerPage = Annotated[
 ]
 
 
-class PageOut(msgspec.Struct, rename="camel"):
+class PageOut(WireStruct):
     """The standard's ``Paginacao``."""
 
     pagina_atual: Annotated[int, doc("The page given, from 0.")]
@@ -156,7 +156,7 @@ class PageOut(msgspec.Struct, rename="camel"):
     quantidade_total_de_itens: Annotated[int, doc("How many items match in all.")]
 
 
-class PeriodOut(msgspec.Struct, rename="camel", omit_defaults=True):
+class PeriodOut(WireStruct, omit_defaults=True):
     """What the parameters of every list of the standard share: the window and the page."""
 
     inicio: Annotated[Timestamp, doc("The window's start (UTC).")]
@@ -164,7 +164,7 @@ class PeriodOut(msgspec.Struct, rename="camel", omit_defaults=True):
     paginacao: PageOut
 
 
-class WindowOut(PeriodOut, rename="camel", omit_defaults=True):
+class WindowOut(PeriodOut, omit_defaults=True):
     """The parameters of the lists of charges and of PIX received: the period and the document."""
 
     cpf: Annotated[str | None, doc("The CPF asked for.")] = None

@@ -37,10 +37,12 @@ from pixweb.api.deps import principal_of, services_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import doc, raw, whole
 from pixweb.api.listing import QUERIES
+from pixweb.api.schemas import WireStruct
 from pixweb.api.standard import INT32_PATTERN, parameters_example
 from pixweb.body_errors import problems_of
 from pixweb.charges.batch_out import LoteOut, LotesOut, batch_out, batches_out
-from pixweb.charges.cobv import CobVIn, CobVPatchIn, due_fields, due_revision_fields
+from pixweb.charges.mapping import due_fields, due_revision_fields
+from pixweb.charges.schemas import CobVIn, CobVPatchIn
 from pixweb.problems import PROBLEMS, problem_responses
 from pixweb.wire import PixResponse, encode_json
 
@@ -74,7 +76,7 @@ _ITEMS = doc(
 )
 
 
-class LoteCobVIn(msgspec.Struct):
+class LoteCobVIn(WireStruct):
     """The standard's body of ``PUT /lotecobv/{id}``."""
 
     descricao: Annotated[
@@ -83,7 +85,7 @@ class LoteCobVIn(msgspec.Struct):
     cobsv: Annotated[list[Any] | None, _ITEMS] = None
 
 
-class LoteCobVPatchIn(msgspec.Struct):
+class LoteCobVPatchIn(WireStruct):
     """The standard's body of ``PATCH /lotecobv/{id}``: some charges of the batch, each a change."""
 
     descricao: Annotated[

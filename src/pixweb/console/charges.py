@@ -25,7 +25,7 @@ from pixcore.errors import NotFound, PixError
 from pixcore.identifiers import validate_ispb
 from pixcore.ledger import require_outside
 from pixweb.api.deps import services_of
-from pixweb.charges.cob import charge_out
+from pixweb.charges.mapping import charge_out
 from pixweb.console.money_forms import whole_number
 from pixweb.console.pages import money
 from pixweb.console.web import FormErrors, account_of, page, redirect

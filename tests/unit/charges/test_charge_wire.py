@@ -26,7 +26,8 @@ from pixcore.charges.cob import (
 from pixcore.charges.cob_service import ReceivedPix
 from pixcore.errors import ValidationError
 from pixcore.refunds.rules import Refund, RefundKind, RefundNature
-from pixweb.charges.cob import CobIn, charge_fields, charge_out, charge_payload
+from pixweb.charges.mapping import charge_fields, charge_out, charge_payload
+from pixweb.charges.schemas import CobIn
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 REQUEST_KEYS = ("calendario", "valor", "chave", "devedor", "solicitacaoPagador", "infoAdicionais")

@@ -25,7 +25,8 @@ from pixcore.charges.cob import (
 )
 from pixcore.documents import DocumentKind
 from pixcore.errors import AmountMismatch, InvalidAmount, InvalidTransition, ValidationError
-from pixweb.charges.cob import CobIn, charge_fields, charge_payload
+from pixweb.charges.mapping import charge_fields, charge_payload
+from pixweb.charges.schemas import CobIn
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 TERMINAL = [s for s in ChargeStatus if s is not ChargeStatus.ATIVA]

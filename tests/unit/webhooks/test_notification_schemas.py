@@ -27,7 +27,7 @@ from pixcore.webhooks.delivery import encode_body
 from pixcore.webhooks.rules import REGISTRABLE, EventType
 from pixinfra.event_payloads import payload
 from pixweb.app import create_app
-from pixweb.charges.cob import pix_out
+from pixweb.charges.mapping import pix_out
 from pixweb.webhooks.notifications import NOTIFICATIONS, NOTIFIED_BY, PING
 from tests.unit.webhooks.test_events import MED, RECEIVE, REFUND_RECEIVED, REFUND_SENT, TRANSFER
 

@@ -4,6 +4,7 @@ the payloads the payer's PSP reads."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date, datetime
 from typing import Any
 
@@ -34,6 +35,7 @@ from pixcore.charges.cobv_requests import (
     DueValueChange,
 )
 from pixcore.charges.locations import location_type_of
+from pixcore.charges.parts import Debtor
 from pixcore.clock import format_timestamp
 from pixcore.documents import DocumentKind, parse_document
 from pixcore.errors import ValidationError
@@ -49,6 +51,7 @@ from pixweb.charges.schemas import (
     CalendarioOut,
     CalendarioVIn,
     CalendarioVOut,
+    ChargeBody,
     CobIn,
     CobOut,
     CobPatchIn,
@@ -66,6 +69,7 @@ from pixweb.charges.schemas import (
     LocIn,
     LocOut,
     RecebedorOut,
+    ValorIn,
     ValorOut,
     ValorVIn,
     ValorVOut,
@@ -124,30 +128,38 @@ def loc_out(charge: Charge) -> LocOut | None:
 
 def charge_out(charge: Charge, status: ChargeStatus, pix: tuple[ReceivedPix, ...] = ()) -> CobOut:
     """The charge as the API shows it; ``status`` is the one a reader sees now, ``pix`` what paid it."""
-    created = format_timestamp(charge.created_at)
-    debtor = None
-    if charge.debtor is not None:
-        is_cpf = charge.debtor.kind is DocumentKind.CPF
-        debtor = DevedorOut(
-            nome=charge.debtor.name,
-            cpf=charge.debtor.document if is_cpf else None,
-            cnpj=None if is_cpf else charge.debtor.document,
-        )
     return CobOut(
-        calendario=CalendarioOut(criacao=created, expiracao=charge.expiration),
-        txid=charge.txid,
-        revisao=charge.revision,
-        loc=loc_out(charge),
-        location=charge.br_code if charge.located else None,
-        status=status.value,
+        calendario=CalendarioOut(criacao=format_timestamp(charge.created_at), expiracao=charge.expiration),
         valor=ValorOut(original=format_amount_string(charge.amount), modalidade_alteracao=charge.modality),
-        chave=charge.pix_key,
-        pix_copia_e_cola=charge.br_code if charge.located else None,
-        devedor=debtor,
-        solicitacao_pagador=charge.payer_request,
-        info_adicionais=[InfoOut(nome=n, valor=v) for n, v in charge.info] or None,
-        pix=[pix_out(p) for p in pix] or None,
+        devedor=None if charge.debtor is None else _debtor_out(charge.debtor),
+        **_shown(charge, status, pix),
     )
+
+
+def _shown(charge: Charge, status: ChargeStatus, pix: tuple[ReceivedPix, ...]) -> dict[str, Any]:
+    """The members a ``cob`` and a ``cobv`` show alike, by their names in the answer's struct."""
+    return {
+        "txid": charge.txid,
+        "revisao": charge.revision,
+        "loc": loc_out(charge),
+        "location": charge.br_code if charge.located else None,
+        "status": status.value,
+        "chave": charge.pix_key,
+        "pix_copia_e_cola": charge.br_code if charge.located else None,
+        "solicitacao_pagador": charge.payer_request,
+        "info_adicionais": [InfoOut(nome=n, valor=v) for n, v in charge.info] or None,
+        "pix": [pix_out(p) for p in pix] or None,
+    }
+
+
+def _debtor_out(debtor: Debtor) -> DevedorOut:
+    cpf, cnpj = _cpf_or_cnpj(debtor.document, debtor.kind)
+    return DevedorOut(nome=debtor.name, cpf=cpf, cnpj=cnpj)
+
+
+def _cpf_or_cnpj(document: str, kind: DocumentKind) -> tuple[str | None, str | None]:
+    """``cpf`` and ``cnpj`` of a person or company shown: the one its document is, the other None."""
+    return (document, None) if kind is DocumentKind.CPF else (None, document)
 
 
 def _given(value: Any) -> Any:
@@ -172,24 +184,36 @@ def info_fields(items: list[InfoIn] | None) -> tuple[InfoFields, ...] | None:
     return tuple(InfoFields(name=_value(i.nome), value=_value(i.valor)) for i in items)
 
 
+def _value_fields(value: ValorIn | None, original: Callable[[Any], Any]) -> ValueFields | None:
+    """``valor``; ``original`` reads its amount (left out: ``null`` on creation, kept on a revision)."""
+    if value is None:
+        return None
+    return ValueFields(original=original(value.original), modality=_given(value.modalidade_alteracao))
+
+
 def _calendar_fields(calendar: CalendarioIn | None) -> CalendarFields | None:
     return None if calendar is None else CalendarFields(expiration=_given(calendar.expiracao))
 
 
 def charge_fields(body: CobIn) -> ChargeFields:
     """The body under the domain's names, each leaf as decoded (``ChargeRequest.parse`` judges it)."""
-    value = body.valor
     return ChargeFields(
         calendar=_calendar_fields(body.calendario),
-        value=None
-        if value is None
-        else ValueFields(original=_value(value.original), modality=_given(value.modalidade_alteracao)),
-        debtor=debtor_fields(body.devedor),
-        key=body.chave,
-        payer_request=body.solicitacao_pagador,
-        info=info_fields(body.info_adicionais),
-        loc_id=loc_id_of(body.loc),
+        value=_value_fields(body.valor, _value),
+        **_particulars(body),
     )
+
+
+def _particulars(body: ChargeBody) -> dict[str, Any]:
+    """What a body of either kind carries beside its calendar and value (and a revision's
+    ``status``), under the domain's names (:class:`pixcore.charges.parts.RequestFields`')."""
+    return {
+        "debtor": debtor_fields(body.devedor),
+        "key": body.chave,
+        "payer_request": body.solicitacao_pagador,
+        "info": info_fields(body.info_adicionais),
+        "loc_id": loc_id_of(body.loc),
+    }
 
 
 def loc_id_of(loc: LocIn | None) -> Any:
@@ -203,29 +227,26 @@ def loc_id_of(loc: LocIn | None) -> Any:
 def revision_fields(body: CobPatchIn) -> ChargeRevisionFields:
     """A ``PATCH`` body under the domain's names (a part left out or ``null``: unchanged; inside
     ``valor``, a leaf left out keeps the charge's)."""
-    value = body.valor
     return ChargeRevisionFields(
         calendar=_calendar_fields(body.calendario),
-        value=None
-        if value is None
-        else ValueFields(original=_given(value.original), modality=_given(value.modalidade_alteracao)),
-        debtor=debtor_fields(body.devedor),
-        key=body.chave,
-        payer_request=body.solicitacao_pagador,
-        info=info_fields(body.info_adicionais),
+        value=_value_fields(body.valor, _given),
         status=body.status,
-        loc_id=loc_id_of(body.loc),
+        **_particulars(body),
     )
 
 
 def charges_out(query: ChargeQuery, listing: ChargeListing) -> CobsOut:
     return CobsOut(
-        parametros=CobQueryOut(
-            **window_fields(query, listing.total),
-            location_presente=query.location_present,
-            status=None if query.status is None else query.status.value,
-        ),
+        parametros=_query_out(query, listing),
         cobs=[charge_out(c, c.status_at(listing.now)) for c in listing.charges],
+    )
+
+
+def _query_out(query: ChargeQuery, listing: ChargeListing) -> CobQueryOut:
+    return CobQueryOut(
+        **window_fields(query, listing.total),
+        location_presente=query.location_present,
+        status=None if query.status is None else query.status.value,
     )
 
 
@@ -243,14 +264,7 @@ def charge_change(body: CobPatchIn) -> bool:
 
 def charge_payload(charge: Charge, now: datetime) -> dict[str, Any]:
     """The JSON payload the payer's PSP reads at the location (the standard's ``CobPayload``)."""
-    body: dict[str, Any] = {
-        "txid": charge.txid,
-        "revisao": charge.revision,
-        "calendario": {
-            "criacao": format_timestamp(charge.created_at),
-            "apresentacao": format_timestamp(now),
-            "expiracao": charge.expiration,
-        },
+    body = _payload_head(charge, now, {"expiracao": charge.expiration}) | {
         "status": charge.status_at(now).value,
         "valor": {"original": format_amount_string(charge.amount)},
         "chave": charge.pix_key,
@@ -260,6 +274,26 @@ def charge_payload(charge: Charge, now: datetime) -> dict[str, Any]:
     if charge.debtor is not None:
         document = "cpf" if charge.debtor.kind is DocumentKind.CPF else "cnpj"
         body["devedor"] = {document: charge.debtor.document, "nome": charge.debtor.name}
+    return _with_texts(body, charge)
+
+
+def _payload_head(charge: Charge, now: datetime, calendar: dict[str, Any]) -> dict[str, Any]:
+    """What a payload of either kind starts with: ``txid``, ``revisao`` and ``calendario`` (its
+    ``criacao`` and ``apresentacao``, then the kind's own ``calendar``)."""
+    return {
+        "txid": charge.txid,
+        "revisao": charge.revision,
+        "calendario": {
+            "criacao": format_timestamp(charge.created_at),
+            "apresentacao": format_timestamp(now),
+            **calendar,
+        },
+    }
+
+
+def _with_texts(body: dict[str, Any], charge: Charge) -> dict[str, Any]:
+    """``body`` ending with what a payload of either kind ends with, when given:
+    ``solicitacaoPagador`` and ``infoAdicionais``."""
     if charge.payer_request is not None:
         body["solicitacaoPagador"] = charge.payer_request
     if charge.info:
@@ -269,13 +303,7 @@ def charge_payload(charge: Charge, now: datetime) -> dict[str, Any]:
 
 def due_fields(body: CobVIn) -> DueChargeFields:
     return DueChargeFields(
-        calendar=calendar_fields(body.calendario),
-        value=value_fields(body.valor),
-        debtor=debtor_fields(body.devedor),
-        key=body.chave,
-        payer_request=body.solicitacao_pagador,
-        info=info_fields(body.info_adicionais),
-        loc_id=loc_id_of(body.loc),
+        calendar=calendar_fields(body.calendario), value=value_fields(body.valor), **_particulars(body)
     )
 
 
@@ -283,12 +311,8 @@ def due_revision_fields(body: CobVPatchIn) -> DueRevisionFields:
     return DueRevisionFields(
         calendar=calendar_change(body.calendario),
         value=value_change(body.valor),
-        debtor=debtor_fields(body.devedor),
-        key=body.chave,
-        payer_request=body.solicitacao_pagador,
-        info=info_fields(body.info_adicionais),
         status=body.status,
-        loc_id=loc_id_of(body.loc),
+        **_particulars(body),
     )
 
 
@@ -320,20 +344,12 @@ def debtor_out(charge: Charge) -> DevedorOut:
     debtor = charge.debtor
     if debtor is None:  # the database's charges_cobv_check forbids it
         raise RuntimeError("a cobv without a debtor")
-    is_cpf = debtor.kind is DocumentKind.CPF
-    return DevedorOut(
-        nome=debtor.name, cpf=debtor.document if is_cpf else None, cnpj=None if is_cpf else debtor.document
-    )
+    return _debtor_out(debtor)
 
 
 def receiver_out(account: Account) -> RecebedorOut:
-    is_cpf = parse_document(account.document).kind is DocumentKind.CPF
-    return RecebedorOut(
-        nome=account.name,
-        cidade=account.city,
-        cpf=account.document if is_cpf else None,
-        cnpj=None if is_cpf else account.document,
-    )
+    cpf, cnpj = _cpf_or_cnpj(account.document, parse_document(account.document).kind)
+    return RecebedorOut(nome=account.name, cidade=account.city, cpf=cpf, cnpj=cnpj)
 
 
 def due_charge_out(
@@ -341,37 +357,23 @@ def due_charge_out(
 ) -> CobVOut:
     if charge.due is None:
         raise RuntimeError("not a cobv")
-    created = format_timestamp(charge.created_at)
     calendar, value = terms_wire(charge.due)
     return CobVOut(
         calendario=CalendarioVOut(
-            criacao=created,
+            criacao=format_timestamp(charge.created_at),
             data_de_vencimento=calendar["dataDeVencimento"],
             validade_apos_vencimento=calendar["validadeAposVencimento"],
         ),
-        txid=charge.txid,
-        revisao=charge.revision,
-        loc=loc_out(charge),
-        location=charge.br_code if charge.located else None,
-        status=status.value,
         devedor=debtor_out(charge),
         recebedor=receiver_out(account),
         valor=msgspec.convert(value, ValorVOut, from_attributes=False),
-        chave=charge.pix_key,
-        pix_copia_e_cola=charge.br_code if charge.located else None,
-        solicitacao_pagador=charge.payer_request,
-        info_adicionais=[InfoOut(nome=n, valor=v) for n, v in charge.info] or None,
-        pix=[pix_out(p) for p in pix] or None,
+        **_shown(charge, status, pix),
     )
 
 
 def due_charges_out(query: ChargeQuery, listing: ChargeListing, account: Account) -> CobsVOut:
     return CobsVOut(
-        parametros=CobQueryOut(
-            **window_fields(query, listing.total),
-            location_presente=query.location_present,
-            status=None if query.status is None else query.status.value,
-        ),
+        parametros=_query_out(query, listing),
         cobs=[due_charge_out(c, c.status_at(listing.now), account) for c in listing.charges],
     )
 
@@ -426,22 +428,11 @@ def due_charge_payload(
         if cents:
             valor[name] = format_amount_string(cents)
     valor["final"] = format_amount_string(parts.final)
-    body: dict[str, Any] = {
-        "txid": charge.txid,
-        "revisao": charge.revision,
-        "calendario": {
-            "criacao": format_timestamp(charge.created_at),
-            "apresentacao": format_timestamp(now),
-            **calendar,
-        },
+    body = _payload_head(charge, now, calendar) | {
         "devedor": msgspec.to_builtins(debtor_out(charge)),
         "recebedor": msgspec.to_builtins(receiver_out(account)),
         "status": status.value,
         "valor": valor,
         "chave": charge.pix_key,
     }
-    if charge.payer_request is not None:
-        body["solicitacaoPagador"] = charge.payer_request
-    if charge.info:
-        body["infoAdicionais"] = [{"nome": n, "valor": v} for n, v in charge.info]
-    return body
+    return _with_texts(body, charge)

@@ -8,9 +8,12 @@ from litestar import Controller, Request, Response, get, patch, post, put
 from litestar.di import NamedDependency
 
 from pixcore.charges.cob import (
+    ChargeKind,
     ChargeRequest,
 )
 from pixcore.charges.cob_service import (
+    IMMEDIATE_KINDS,
+    ChargeView,
     create_charge,
     read_charge,
     revise_charge,
@@ -37,15 +40,11 @@ from pixweb.charges.mapping import (
 from pixweb.charges.schemas import TXID_EXAMPLE, CobIn, CobOut, CobPatchIn, CobsOut, Txid
 from pixweb.errors import error_responses
 from pixweb.problems import PROBLEMS, PROBLEMS_IF_ASKED, problem_responses
+from pixweb.services import Services
 from pixweb.wire import PixResponse
 
 judge_body(CobIn, lambda body, _request: charge_request(body))
 judge_body(CobPatchIn, lambda body, _request: charge_change(body))
-
-__all__ = [
-    "ChargeController",
-]
-
 
 _LOCATION = "pix.example.com/qr/v2/8f3a2c7e9b1d4f6a0c5e7b9d1f3a5c7e"
 _BR_CODE = (
@@ -206,11 +205,8 @@ class ChargeController(Controller):
     async def read(
         self, request: Request[Any, Any, Any], txid: Txid, revisao: Revision = None
     ) -> Response[CobOut]:
-        revision = read_revision(request, revisao)
         services = services_of(request)
-        view = await read_charge(
-            services.uow, account_id=principal_of(request).account_id, txid=txid, revision=revision
-        )
+        view = await charge_view(services, request, txid, revisao)
         return PixResponse(charge_out(view.charge, view.status_at(services.clock.now()), view.pix))
 
     @patch(
@@ -251,3 +247,17 @@ class ChargeController(Controller):
             location_prefix=services.settings.location_prefix,
         )
         return PixResponse(charge_out(charge, charge.status))
+
+
+async def charge_view(
+    services: Services,
+    request: Request[Any, Any, Any],
+    txid: str,
+    revisao: str | None,
+    kinds: frozenset[ChargeKind] = IMMEDIATE_KINDS,
+) -> ChargeView:
+    """The charge ``GET /cob/{txid}`` or ``GET /cobv/{txid}`` (``kinds``) reads, at ``revisao``."""
+    revision = read_revision(request, revisao)
+    return await read_charge(
+        services.uow, account_id=principal_of(request).account_id, txid=txid, kinds=kinds, revision=revision
+    )

@@ -13,7 +13,6 @@ from litestar.di import NamedDependency
 from pixcore.accounts.rules import Account
 from pixcore.charges.cob_service import (
     DUE_KINDS,
-    read_charge,
     search_charges,
 )
 from pixcore.charges.cobv_requests import (
@@ -29,18 +28,13 @@ from pixweb.api.listing import QUERIES
 from pixweb.api.standard import (
     Revision,
     parameters_example,
-    read_revision,
 )
 from pixweb.body_errors import judge_body
+from pixweb.charges.controllers._cob import charge_view
 from pixweb.charges.mapping import due_charge_out, due_charges_out, due_fields, due_revision_fields
 from pixweb.charges.schemas import TXID_EXAMPLE, CobsVOut, CobVIn, CobVOut, CobVPatchIn, Txid
 from pixweb.problems import PROBLEMS, problem_responses
 from pixweb.wire import PixResponse
-
-__all__ = [
-    "DueChargeController",
-    "account_of",
-]
 
 
 def _now(request: Request[Any, Any, Any]) -> datetime:
@@ -191,13 +185,9 @@ class DueChargeController(Controller):
     async def read(
         self, request: Request[Any, Any, Any], txid: Txid, revisao: Revision = None
     ) -> Response[CobVOut]:
-        revision = read_revision(request, revisao)
         services = services_of(request)
-        account_id = principal_of(request).account_id
-        view = await read_charge(
-            services.uow, account_id=account_id, txid=txid, kinds=DUE_KINDS, revision=revision
-        )
-        account = await account_of(request, account_id)
+        view = await charge_view(services, request, txid, revisao, DUE_KINDS)
+        account = await account_of(request, principal_of(request).account_id)
         return PixResponse(
             due_charge_out(view.charge, view.status_at(services.clock.now()), account, view.pix)
         )

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, get
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import Parameter
 
@@ -24,48 +25,53 @@ from pixweb.charges.mapping import charge_payload, due_charge_payload
 from pixweb.errors import error_responses
 from pixweb.problems import PROBLEMS, problem_responses
 
-__all__ = [
-    "DuePayloadController",
-    "PayloadController",
-    "signed_payload_response",
+_JOSE = "application/jose"
+LocationId = Annotated[
+    str,
+    Parameter(
+        description="The location's id, the last part of the BR Code's URL.",
+        examples=[Example(value="8f3a2c7e9b1d4f6a0c5e7b9d1f3a5c7e")],
+    ),
 ]
+
+
+def payload_route(
+    operation_id: str, answered: str, example: str, errors: dict[int, ResponseSpec], **documented: Any
+) -> get:
+    """``GET /{location_id}`` of a payload location: a JWS (``answered``, ``example``) or ``errors``;
+    no bearer token, since the payer's PSP reads it. ``documented``: the summary, the description,
+    the handler's ``opt``."""
+    return get(
+        "/{location_id:str}",
+        operation_id=operation_id,
+        responses=answer(200, str, answered, example, media_type=_JOSE) | errors,
+        security=[{}],
+        media_type=_JOSE,
+        **documented,
+    )
 
 
 class PayloadController(Controller):
     path = "/qr/v2"
     tags = ["Charges"]  # noqa: RUF012 - Litestar reads class attributes
 
-    @get(
-        "/{location_id:str}",
-        operation_id="getChargePayload",
-        responses=answer(
-            200,
-            str,
-            "The payload as a JWS (compact serialization), signed by a key of the JWKS",
-            "eyJhbGciOiJSUzI1NiIsImprdSI6Imh0dHBzOi8vcGl4LmV4YW1wbGUuY29tLy53ZWxsLWtub3duL2p3a3MuanNvbiJ9"
-            ".eyJ0eGlkIjoiN2QzYjlmMWEyYzRlNmc4aDBqMms0bTZuOHAwcTJyNHMifQ.c2lnbmF0dXJl",
-            media_type="application/jose",
-        )
-        | error_responses(400, 404),
+    @payload_route(
+        "getChargePayload",
+        "The payload as a JWS (compact serialization), signed by a key of the JWKS",
+        "eyJhbGciOiJSUzI1NiIsImprdSI6Imh0dHBzOi8vcGl4LmV4YW1wbGUuY29tLy53ZWxsLWtub3duL2p3a3MuanNvbiJ9"
+        ".eyJ0eGlkIjoiN2QzYjlmMWEyYzRlNmc4aDBqMms0bTZuOHAwcTJyNHMifQ.c2lnbmF0dXJl",
+        error_responses(400, 404),
         summary="The signed payload of a charge, for the payer's PSP",
         description=(
             "What the payer's institution reads at the BR Code's location: the charge (txid,"
             " revision, calendar with `apresentacao`, status, amount, key, debtor) as a JWS whose"
             " header's `jku` points at `/.well-known/jwks.json`. No token."
         ),
-        security=[{}],  # no bearer token: the payer's PSP reads it
-        media_type="application/jose",
     )
     async def read(
         self,
         request: Request[Any, Any, Any],
-        location_id: Annotated[
-            str,
-            Parameter(
-                description="The location's id, the last part of the BR Code's URL.",
-                examples=[Example(value="8f3a2c7e9b1d4f6a0c5e7b9d1f3a5c7e")],
-            ),
-        ],
+        location_id: LocationId,
     ) -> Response[str]:
         services = services_of(request)
         charge = await get_charge_by_location(services.uow, location_id)
@@ -78,7 +84,7 @@ def signed_payload_response(request: Request[Any, Any, Any], payload: dict[str, 
     services = services_of(request)
     jku = f"{services.settings.public_url}/.well-known/jwks.json"
     body = services.tokens.sign(payload, jku=jku)
-    return Response(body, media_type="application/jose", headers={"Cache-Control": "no-store"})
+    return Response(body, media_type=_JOSE, headers={"Cache-Control": "no-store"})
 
 
 _PAYLOAD_PROBLEMS: dict[int, str] = {}
@@ -88,17 +94,11 @@ class DuePayloadController(Controller):
     path = "/qr/v2/cobv"
     tags = ["Due-date charges"]  # noqa: RUF012 - Litestar reads class attributes
 
-    @get(
-        "/{location_id:str}",
-        operation_id="getDueChargePayload",
-        responses=answer(
-            200,
-            str,
-            "The payload (the standard's CobVPayload) as a JWS, signed by a key of the JWKS",
-            "eyJhbGciOiJFUzI1NiJ9.eyJ0eGlkIjoiN2QzYjlmMWEyYzRlNmc4aDBqMms0bTZuOHAwcTJyNHMifQ.c2ln",
-            media_type="application/jose",
-        )
-        | problem_responses(_PAYLOAD_PROBLEMS, 400, 404, 422),
+    @payload_route(
+        "getDueChargePayload",
+        "The payload (the standard's CobVPayload) as a JWS, signed by a key of the JWKS",
+        "eyJhbGciOiJFUzI1NiJ9.eyJ0eGlkIjoiN2QzYjlmMWEyYzRlNmc4aDBqMms0bTZuOHAwcTJyNHMifQ.c2ln",
+        problem_responses(_PAYLOAD_PROBLEMS, 400, 404, 422),
         summary="The signed payload of a due-date charge, for the payer's PSP",
         description=(
             "The standard's `/cobv/{pixUrlAccessToken}` (at this service, `/qr/v2/cobv/{id}`, the"
@@ -106,20 +106,12 @@ class DuePayloadController(Controller):
             " the payer means to pay, default today, Brasília's), and its parts. `codMun` (7 digits)"
             " is accepted; only national holidays move a due date. No token."
         ),
-        security=[{}],
-        media_type="application/jose",
         opt={PROBLEMS: _PAYLOAD_PROBLEMS},
     )
     async def read(
         self,
         request: Request[Any, Any, Any],
-        location_id: Annotated[
-            str,
-            Parameter(
-                description="The location's id, the last part of the BR Code's URL.",
-                examples=[Example(value="8f3a2c7e9b1d4f6a0c5e7b9d1f3a5c7e")],
-            ),
-        ],
+        location_id: LocationId,
         cod_mun: Annotated[
             str | None,
             QueryParameter(

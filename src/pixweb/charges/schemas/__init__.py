@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from pixweb.charges.schemas._cob import (
     TXID_EXAMPLE,
+    AmountText,
     CalendarioIn,
     CalendarioOut,
+    ChargeBody,
+    ChargeOut,
     CobIn,
     CobOut,
     CobPatchIn,
@@ -22,6 +25,7 @@ from pixweb.charges.schemas._cob import (
     Txid,
     ValorIn,
     ValorOut,
+    WholeNumber,
 )
 from pixweb.charges.schemas._cobv import (
     MAX_DATE_TEXT,
@@ -45,10 +49,13 @@ from pixweb.charges.schemas._cobv import (
 __all__ = [
     "MAX_DATE_TEXT",
     "TXID_EXAMPLE",
+    "AmountText",
     "CalendarioIn",
     "CalendarioOut",
     "CalendarioVIn",
     "CalendarioVOut",
+    "ChargeBody",
+    "ChargeOut",
     "CobIn",
     "CobOut",
     "CobPatchIn",
@@ -77,4 +84,5 @@ __all__ = [
     "ValorOut",
     "ValorVIn",
     "ValorVOut",
+    "WholeNumber",
 ]

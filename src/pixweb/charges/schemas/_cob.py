@@ -29,28 +29,6 @@ from pixweb.api.schemas import WireStruct
 from pixweb.api.standard import WindowOut
 from pixweb.refunds.refunds import RefundOut
 
-__all__ = [
-    "TXID_EXAMPLE",
-    "CalendarioIn",
-    "CalendarioOut",
-    "CobIn",
-    "CobOut",
-    "CobPatchIn",
-    "CobPixOut",
-    "CobQueryOut",
-    "CobsOut",
-    "DevedorIn",
-    "DevedorOut",
-    "InfoIn",
-    "InfoOut",
-    "LocIn",
-    "LocOut",
-    "Txid",
-    "ValorIn",
-    "ValorOut",
-]
-
-
 # The request's leaves are taken as decoded (Litestar would coerce "3600" into 3600 and the
 # spec wants "10.00" as a string only): charge_fields hands them to pixcore.charges.cob.ChargeRequest
 # under the domain's names, which checks each type itself, and each text's maximum (documented
@@ -58,10 +36,17 @@ __all__ = [
 _STRING, _INTEGER = OpenAPIType.STRING, OpenAPIType.INTEGER
 
 
+WholeNumber = Annotated[Any, raw("an integer", kind=_INTEGER)]
+"""An integer leaf, taken as decoded (a field's own ``doc`` describes it)."""
+AmountText = Annotated[
+    Any, raw('a string with 2 decimals, "10.00"', kind=_STRING, max_length=MAX_AMOUNT_TEXT)
+]
+"""An amount in reais as the standard writes it (``valor.original``), taken as decoded."""
+
+
 class CalendarioIn(WireStruct):
     expiracao: Annotated[
-        Any,
-        raw("seconds, at least 1; default 86400", kind=_INTEGER),
+        WholeNumber,
         doc(
             f"Seconds the charge is payable after its creation, 1 to {MAX_EXPIRATION}; default 86400.",
             minimum=1,
@@ -91,8 +76,7 @@ class DevedorIn(WireStruct):
 
 class ValorIn(WireStruct):
     original: Annotated[
-        Any,
-        raw('a string with 2 decimals, "10.00"', kind=_STRING, max_length=MAX_AMOUNT_TEXT),
+        AmountText,
         doc(
             'Required. The amount in reais as a string with 2 decimals ("10.00"); above zero unless'
             " modalidadeAlteracao is 1.",
@@ -101,8 +85,7 @@ class ValorIn(WireStruct):
         ),
     ] = msgspec.UNSET
     modalidade_alteracao: Annotated[
-        Any,
-        raw("0 (fixed) or 1 (payer may change)", kind=_INTEGER),
+        WholeNumber,
         doc("0: the payer pays the amount (default); 1: the payer may change it.", enum=[0, 1], example=0),
     ] = msgspec.UNSET
 
@@ -165,29 +148,40 @@ _Loc = Annotated[
 ]
 
 
-class CobIn(WireStruct):
-    calendario: Annotated[
-        CalendarioIn | None, doc("Required: when it expires (may be `{}`: the default).", not_null=True)
-    ] = None
-    valor: Annotated[ValorIn | None, doc("Required: how much.", required=["original"], not_null=True)] = None
-    devedor: Annotated[DevedorIn | None, doc("Who owes it (optional): a document and a name.")] = None
+# The members of a body of either kind and of its revision, in the standard's order; each kind
+# declares the types and documentation of its own (a field redeclared keeps its place).
+class ChargeBody(WireStruct):
+    calendario: Any = None
+    valor: Any = None
+    devedor: Any = None
+    chave: Any = None
+    solicitacao_pagador: Any = None
+    info_adicionais: Any = None
+    loc: Any = None
+
+
+class _CobBody(ChargeBody):
     chave: _Key = None
     solicitacao_pagador: _PayerRequest = None
     info_adicionais: _Info = None
     loc: _Loc = None
 
 
-class CobPatchIn(WireStruct, forbid_unknown_fields=True):
+class CobIn(_CobBody):
+    calendario: Annotated[
+        CalendarioIn | None, doc("Required: when it expires (may be `{}`: the default).", not_null=True)
+    ] = None
+    valor: Annotated[ValorIn | None, doc("Required: how much.", required=["original"], not_null=True)] = None
+    devedor: Annotated[DevedorIn | None, doc("Who owes it (optional): a document and a name.")] = None
+
+
+class CobPatchIn(_CobBody, forbid_unknown_fields=True):
     """The standard's ``CobRevisada``: each part left out is unchanged; a field it does not have
     is refused, not silently ignored."""
 
     calendario: Annotated[CalendarioIn | None, doc("A new expiry.")] = None
     valor: Annotated[ValorIn | None, doc("A new amount or modality (each left out is kept).")] = None
     devedor: Annotated[DevedorIn | None, doc("A new debtor: a document and a name.")] = None
-    chave: _Key = None
-    solicitacao_pagador: _PayerRequest = None
-    info_adicionais: _Info = None
-    loc: _Loc = None
     status: Annotated[
         Any,
         raw("REMOVIDA_PELO_USUARIO_RECEBEDOR", kind=_STRING, max_length=MAX_SHORT_CODE),
@@ -241,13 +235,19 @@ class CobPixOut(WireStruct, omit_defaults=True):
     chave: Annotated[str | None, doc("The PIX key it was sent to.")] = None
 
 
-class CobOut(WireStruct, omit_defaults=True, kw_only=True):
-    calendario: CalendarioOut
+# The members a cob and a cobv show first, alike; each kind declares its own calendar (a field
+# redeclared keeps its place) and the rest.
+class ChargeOut(WireStruct, omit_defaults=True, kw_only=True):
+    calendario: Any
     txid: Annotated[str, doc("The charge's id, the client's.")]
     revisao: Annotated[int, doc("Its revision: 0 when created, one more per change.")]
     loc: Annotated[
         LocOut | None, doc("Its location; left out when it has none (`DELETE /loc/{id}/txid`).")
     ] = None
+
+
+class CobOut(ChargeOut, omit_defaults=True, kw_only=True):
+    calendario: CalendarioOut
     location: Annotated[str | None, doc("The BR Code; left out when the charge has no location.")] = None
     status: Annotated[
         str,

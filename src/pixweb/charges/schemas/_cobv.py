@@ -13,9 +13,12 @@ from pixcore.charges.cob import (
 )
 from pixcore.charges.cobv import DEFAULT_DAYS_AFTER_DUE
 from pixcore.money import AMOUNT_STRING_PATTERN
-from pixweb.api.fields import MAX_AMOUNT_TEXT, MAX_SHORT_CODE, Timestamp, doc, raw
+from pixweb.api.fields import MAX_SHORT_CODE, Timestamp, doc, raw
 from pixweb.api.schemas import WireStruct
 from pixweb.charges.schemas._cob import (
+    AmountText,
+    ChargeBody,
+    ChargeOut,
     CobPixOut,
     CobQueryOut,
     DevedorIn,
@@ -23,34 +26,13 @@ from pixweb.charges.schemas._cob import (
     InfoIn,
     InfoOut,
     LocIn,
-    LocOut,
+    WholeNumber,
 )
-
-__all__ = [
-    "MAX_DATE_TEXT",
-    "CalendarioVIn",
-    "CalendarioVOut",
-    "CobVIn",
-    "CobVOut",
-    "CobVPatchIn",
-    "CobsVOut",
-    "DescontoDataIn",
-    "DescontoDataOut",
-    "DescontoIn",
-    "DescontoOut",
-    "RateIn",
-    "RateOut",
-    "RecebedorOut",
-    "ValorVIn",
-    "ValorVOut",
-]
-
 
 _STRING, _INTEGER = OpenAPIType.STRING, OpenAPIType.INTEGER
 MAX_DATE_TEXT = 10  # YYYY-MM-DD
 _PERCENT_OR_AMOUNT = Annotated[
-    Any,
-    raw('a string with 2 decimals, "2.00"', kind=_STRING, max_length=MAX_AMOUNT_TEXT),
+    AmountText,
     doc(
         "Required. A percentage or an amount in reais, per the modality, 2 decimals.",
         pattern=AMOUNT_STRING_PATTERN,
@@ -58,18 +40,17 @@ _PERCENT_OR_AMOUNT = Annotated[
     ),
 ]
 _DATE_PATTERN = "[0-9]{4}-[0-9]{2}-[0-9]{2}"
+_DATE = Annotated[Any, raw("YYYY-MM-DD", kind=_STRING, max_length=MAX_DATE_TEXT)]
 
 
 _RATE_MODALITY = Annotated[
-    Any,
-    raw("the modality's number", kind=_INTEGER),
+    WholeNumber,
     doc(
         "Required. The modality: multa and abatimento 1 to 2, juros 1 to 8.", minimum=1, maximum=8, example=1
     ),
 ]
 _DISCOUNT_MODALITY = Annotated[
-    Any,
-    raw("the modality's number", kind=_INTEGER),
+    WholeNumber,
     doc("Required. The modality, 1 to 6.", minimum=1, maximum=6, example=1),
 ]
 
@@ -79,8 +60,7 @@ _RATE_REQUIRED = ["modalidade", "valorPerc"]
 
 class CalendarioVIn(WireStruct):
     data_de_vencimento: Annotated[
-        Any,
-        raw("YYYY-MM-DD", kind=_STRING, max_length=MAX_DATE_TEXT),
+        _DATE,
         doc(
             "Required. The due date (not before today, Brasília's day).",
             pattern=_DATE_PATTERN,
@@ -88,8 +68,7 @@ class CalendarioVIn(WireStruct):
         ),
     ] = msgspec.UNSET
     validade_apos_vencimento: Annotated[
-        Any,
-        raw("days, 0 or more", kind=_INTEGER),
+        WholeNumber,
         doc(
             f"Calendar days it stays payable after the due date (default {DEFAULT_DAYS_AFTER_DUE}).",
             minimum=0,
@@ -106,8 +85,7 @@ class RateIn(WireStruct):
 
 class DescontoDataIn(WireStruct):
     data: Annotated[
-        Any,
-        raw("YYYY-MM-DD", kind=_STRING, max_length=MAX_DATE_TEXT),
+        _DATE,
         doc("Required. The last day of this discount.", pattern=_DATE_PATTERN, example="2026-12-01"),
     ] = msgspec.UNSET
     valor_perc: _PERCENT_OR_AMOUNT = msgspec.UNSET
@@ -128,8 +106,7 @@ class DescontoIn(WireStruct):
 
 class ValorVIn(WireStruct):
     original: Annotated[
-        Any,
-        raw('a string with 2 decimals, "10.00"', kind=_STRING, max_length=MAX_AMOUNT_TEXT),
+        AmountText,
         doc(
             'Required. The amount in reais on the due date, 2 decimals ("123.45"), above zero.',
             pattern=AMOUNT_STRING_PATTERN,
@@ -158,7 +135,15 @@ _INFO = Annotated[
 ]
 
 
-class CobVIn(WireStruct):
+class _CobVBody(ChargeBody):
+    chave: Annotated[Any, raw(_KEY_DOC, kind=OpenAPIType.STRING, max_length=77)] = None
+    solicitacao_pagador: Annotated[
+        Any, raw("shown to the payer", kind=OpenAPIType.STRING, max_length=140)
+    ] = None
+    info_adicionais: _INFO = None
+
+
+class CobVIn(_CobVBody):
     """The standard's ``CobVSolicitada``."""
 
     calendario: Annotated[
@@ -177,11 +162,6 @@ class CobVIn(WireStruct):
         DevedorIn | None,
         doc("Required: who owes it, a cpf or cnpj with nome.", required=["nome"], not_null=True),
     ] = None
-    chave: Annotated[Any, raw(_KEY_DOC, kind=OpenAPIType.STRING, max_length=77)] = None
-    solicitacao_pagador: Annotated[
-        Any, raw("shown to the payer", kind=OpenAPIType.STRING, max_length=140)
-    ] = None
-    info_adicionais: _INFO = None
     loc: Annotated[
         LocIn | None,
         doc(
@@ -191,7 +171,7 @@ class CobVIn(WireStruct):
     ] = None
 
 
-class CobVPatchIn(WireStruct, forbid_unknown_fields=True):
+class CobVPatchIn(_CobVBody, forbid_unknown_fields=True):
     """The standard's ``CobVRevisada``: each part left out is unchanged; inside ``calendario`` and
     ``valor``, each member left out (or, for ``multa``, ``juros``, ``abatimento`` and ``desconto``,
     null) keeps the charge's; a field it does not have is refused."""
@@ -199,11 +179,6 @@ class CobVPatchIn(WireStruct, forbid_unknown_fields=True):
     calendario: Annotated[CalendarioVIn | None, doc("A new due date, or days payable after it.")] = None
     valor: Annotated[ValorVIn | None, doc("New members of the amount (each left out is kept).")] = None
     devedor: Annotated[DevedorIn | None, doc("A new debtor: a cpf or cnpj with nome.")] = None
-    chave: Annotated[Any, raw(_KEY_DOC, kind=OpenAPIType.STRING, max_length=77)] = None
-    solicitacao_pagador: Annotated[
-        Any, raw("shown to the payer", kind=OpenAPIType.STRING, max_length=140)
-    ] = None
-    info_adicionais: _INFO = None
     loc: Annotated[
         LocIn | None, doc("Move the charge to another `cobv` location of the account.", not_null=True)
     ] = None
@@ -256,15 +231,10 @@ class RecebedorOut(WireStruct, omit_defaults=True):
     cnpj: str | None = None
 
 
-class CobVOut(WireStruct, omit_defaults=True, kw_only=True):
+class CobVOut(ChargeOut, omit_defaults=True, kw_only=True):
     """The standard's ``CobVCompleta``."""
 
     calendario: CalendarioVOut
-    txid: Annotated[str, doc("The charge's id, the client's.")]
-    revisao: Annotated[int, doc("Its revision: 0 when created, one more per change.")]
-    loc: Annotated[
-        LocOut | None, doc("Its location; left out when it has none (`DELETE /loc/{id}/txid`).")
-    ] = None
     location: Annotated[
         str | None,
         doc("The BR Code, as ``location`` of a ``cob``; left out without a location."),

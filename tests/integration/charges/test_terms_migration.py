@@ -21,7 +21,7 @@ from pixcore.charges.cobv import (
     payer_day,
 )
 from pixinfra.due_terms import terms_text, terms_wire
-from pixinfra.postgres.piccolo_migrations import pixweb_2026_11_28t00_00_00_000000 as terms_migration
+from pixinfra.postgres.piccolo_migrations import pixweb_2026_11_28t03_30_00_000000 as terms_migration
 from tests.contract.rows import FAR, add_account
 from tests.contract.test_charges import _due_terms, _new_charge
 from tests.support import pg_uow

@@ -21,7 +21,7 @@ from piccolo.apps.migrations.auto.migration_manager import MigrationManager
 
 from pixinfra.postgres.sql_migration import sql_migration
 
-ID = "2026-11-28T00:00:00:000000"
+ID = "2026-11-28T03:30:00:000000"
 VERSION = "1.38.0"
 DESCRIPTION = "charges, charge_revisions: a cobv's terms in the domain's own form"
 

@@ -23,10 +23,7 @@ from pixcore.charges.cob import (
     InfoFields,
     ValueFields,
 )
-from pixcore.charges.cob_service import (
-    ChargeListing,
-    ReceivedPix,
-)
+from pixcore.charges.cob_service import ChargeListing, ReceivedPix
 from pixcore.charges.cobv import amount_breakdown, payer_day
 from pixcore.charges.cobv_requests import (
     DueCalendarChange,
@@ -43,9 +40,7 @@ from pixcore.money import format_amount_string
 from pixcore.queries.standard import ChargeQuery
 from pixcore.validation import collect
 from pixinfra.due_terms import calendar_fields, discount_fields, given, rate_fields, terms_wire, value_fields
-from pixweb.api.standard import (
-    window_fields,
-)
+from pixweb.api.standard import window_fields
 from pixweb.charges.schemas import (
     CalendarioIn,
     CalendarioOut,

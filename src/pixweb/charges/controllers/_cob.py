@@ -7,10 +7,7 @@ from typing import Annotated, Any
 from litestar import Controller, Request, Response, get, patch, post, put
 from litestar.di import NamedDependency
 
-from pixcore.charges.cob import (
-    ChargeKind,
-    ChargeRequest,
-)
+from pixcore.charges.cob import ChargeKind, ChargeRequest
 from pixcore.charges.cob_service import (
     IMMEDIATE_KINDS,
     ChargeView,
@@ -23,11 +20,7 @@ from pixcore.queries.standard import ChargeQuery
 from pixweb.api.deps import principal_of, services_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.listing import QUERIES
-from pixweb.api.standard import (
-    Revision,
-    parameters_example,
-    read_revision,
-)
+from pixweb.api.standard import Revision, parameters_example, read_revision
 from pixweb.body_errors import judge_body
 from pixweb.charges.mapping import (
     charge_change,

@@ -11,13 +11,8 @@ from litestar import Controller, Request, Response, get, patch, put
 from litestar.di import NamedDependency
 
 from pixcore.accounts.rules import Account
-from pixcore.charges.cob_service import (
-    DUE_KINDS,
-    search_charges,
-)
-from pixcore.charges.cobv_requests import (
-    DueChargeRequest,
-)
+from pixcore.charges.cob_service import DUE_KINDS, search_charges
+from pixcore.charges.cobv_requests import DueChargeRequest
 from pixcore.charges.cobv_service import create_due_charge, revise_due_charge
 from pixcore.charges.parts import DUE_REVISION
 from pixcore.errors import AccountNotFound
@@ -25,10 +20,7 @@ from pixcore.queries.standard import ChargeQuery
 from pixweb.api.deps import principal_of, services_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.listing import QUERIES
-from pixweb.api.standard import (
-    Revision,
-    parameters_example,
-)
+from pixweb.api.standard import Revision, parameters_example
 from pixweb.body_errors import judge_body
 from pixweb.charges.controllers._cob import charge_view
 from pixweb.charges.mapping import due_charge_out, due_charges_out, due_fields, due_revision_fields

@@ -11,15 +11,10 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import Parameter
 
-from pixcore.charges.cob_service import (
-    DUE_KINDS,
-    get_charge_by_location,
-)
+from pixcore.charges.cob_service import DUE_KINDS, get_charge_by_location
 from pixweb.api.deps import services_of
 from pixweb.api.docs import answer
-from pixweb.api.standard import (
-    QueryParameter,
-)
+from pixweb.api.standard import QueryParameter
 from pixweb.charges.controllers._cobv import account_of
 from pixweb.charges.mapping import charge_payload, due_charge_payload
 from pixweb.errors import error_responses

@@ -8,9 +8,7 @@ from typing import Annotated, Any
 import msgspec
 from litestar.openapi.spec import OpenAPIType
 
-from pixcore.charges.cob import (
-    ChargeStatus,
-)
+from pixcore.charges.cob import ChargeStatus
 from pixcore.charges.cobv import DEFAULT_DAYS_AFTER_DUE
 from pixcore.money import AMOUNT_STRING_PATTERN
 from pixweb.api.fields import MAX_SHORT_CODE, Timestamp, doc, raw

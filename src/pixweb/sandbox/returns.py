@@ -24,6 +24,7 @@ from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import MAX_E2EID, MAX_SHORT_CODE, Int64, MaybeTimestamp, Timestamp, doc, raw
 from pixweb.body_errors import judge_body
 from pixweb.errors import error_responses
+from pixweb.field_paths import on_the_wire
 from pixweb.refunds.refunds import RefundOut, refund_out
 
 __all__ = ["SandboxReturnsController"]
@@ -139,7 +140,8 @@ def med_request(body: MedIn) -> tuple[str, MedReason]:
     try:
         reason: MedReason | None = MedReason.parse(body.reason)
     except ValidationError as exc:  # its details name the field already
-        problems.extend(exc.details or [exc.message])
+        message, details = on_the_wire(exc)
+        problems.extend(details or [message])
         reason = None
     if problems or e2e is None or reason is None:
         raise _invalid("MED", problems)

@@ -15,7 +15,7 @@ from pixcore.clock import format_timestamp
 from pixcore.errors import ValidationError
 from pixcore.identifiers import E2EID_PATH_PATTERN, validate_e2eid_path
 from pixcore.money import cents_to_decimal, parse_amount_number, require_positive
-from pixcore.refunds.med import MedCase, MedReason
+from pixcore.refunds.med import MedCase, MedField, MedReason
 from pixcore.refunds.med_service import accept_med, open_med, reject_med
 from pixcore.refunds.refund_service import receive_refund
 from pixcore.validation import collect
@@ -24,7 +24,7 @@ from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import MAX_E2EID, MAX_SHORT_CODE, Int64, MaybeTimestamp, Timestamp, doc, raw
 from pixweb.body_errors import judge_body
 from pixweb.errors import error_responses
-from pixweb.field_paths import on_the_wire
+from pixweb.field_paths import on_the_wire, wire_paths
 from pixweb.refunds.refunds import RefundOut, refund_out
 
 __all__ = ["SandboxReturnsController"]
@@ -131,6 +131,10 @@ def outside_refund(body: ReturnIn) -> tuple[str, int]:
     if problems or e2e is None or amount is None:
         raise _invalid("refund", problems)
     return e2e, amount
+
+
+MED_PATHS = wire_paths({MedField.REASON: "reason"})
+"""Where :class:`MedIn` carries the fields ``MedReason.parse`` names."""
 
 
 def med_request(body: MedIn) -> tuple[str, MedReason]:

@@ -15,7 +15,7 @@ from typing import TypeVar
 from pixcore.errors import PixError, ValidationError
 from pixcore.problems import Field, domain_name
 
-__all__ = ["on_the_wire", "wire_path", "wire_paths"]
+__all__ = ["declared_paths", "on_the_wire", "wire_path", "wire_paths"]
 
 F = TypeVar("F", bound=Field)
 
@@ -30,6 +30,11 @@ def wire_paths(paths: Mapping[F, str]) -> Mapping[F, str]:
         if _WIRE_PATHS.setdefault(field, path) != path:
             raise ValueError(f"{field} is on the wire as {_WIRE_PATHS[field]!r} already, not {path!r}")
     return paths
+
+
+def declared_paths() -> set[str]:
+    """Every wire path a feature declared."""
+    return set(_WIRE_PATHS.values())
 
 
 def wire_path(field: Field) -> str:

@@ -32,9 +32,9 @@ def wire_paths(paths: Mapping[F, str]) -> Mapping[F, str]:
     return paths
 
 
-def declared_paths() -> set[str]:
-    """Every wire path a feature declared."""
-    return set(_WIRE_PATHS.values())
+def declared_paths() -> dict[Field, str]:
+    """Every field reference a feature declared, with its wire path."""
+    return dict(_WIRE_PATHS)
 
 
 def wire_path(field: Field) -> str:

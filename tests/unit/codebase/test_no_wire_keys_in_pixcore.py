@@ -403,7 +403,7 @@ def message_fields(source: str, path: str, *, wire: set[str]) -> list[Found]:
 def message_wire_names() -> set[str]:
     """The names a message may not give a field: the request bodies' and the declared paths'
     that are not the domain's."""
-    declared = {name for path in declared_paths() for name in _SEGMENT.findall(path)}
+    declared = {name for path in declared_paths().values() for name in _SEGMENT.findall(path)}
     return (wire_names() | declared) - domain_names()
 
 

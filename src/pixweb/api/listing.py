@@ -28,6 +28,7 @@ from pixcore.queries.standard import (
     BatchQuery,
     ChargeQuery,
     LocationQuery,
+    QueryField,
     ReceivedQuery,
     WebhookQuery,
     parse_batch_query,
@@ -48,6 +49,7 @@ from pixweb.api.standard import (
     Start,
     given_once,
 )
+from pixweb.field_paths import wire_paths
 
 __all__ = [
     "QUERIES",
@@ -130,6 +132,28 @@ WebhookEnd = Annotated[
         pattern=RFC3339_PATTERN,
     ),
 ]
+
+
+QUERY_PATHS = wire_paths(
+    {
+        QueryField.START: "inicio",
+        QueryField.END: "fim",
+        QueryField.CPF: "cpf",
+        QueryField.CNPJ: "cnpj",
+        QueryField.PAGE: "paginacao.paginaAtual",
+        QueryField.PAGE_SIZE: "paginacao.itensPorPagina",
+        QueryField.LOCATION_PRESENT: "locationPresente",
+        QueryField.STATUS: "status",
+        QueryField.BATCH: "loteCobVId",
+        QueryField.REVISION: "revisao",
+        QueryField.TXID: "txid",
+        QueryField.TXID_PRESENT: "txIdPresente",
+        QueryField.REFUND_PRESENT: "devolucaoPresente",
+        QueryField.LOCATION_TYPE: "tipoCob",
+    }
+)
+"""The query string's names of the parameters the standard's parsers name (``revisao`` is
+``GET /cob/{txid}``'s and ``GET /cobv/{txid}``'s)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,7 @@ from pixcore.transfers.rules import (
     MAX_BANK_NAME,
     MAX_NAME,
     DirectoryEntry,
+    DirectoryField,
 )
 from pixcore.validation import collect
 from pixweb.api.deps import principal_of, services_of
@@ -34,6 +35,7 @@ from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import DOCUMENT_PATTERN, MAX_DOCUMENT, MAX_ISPB, MAX_SHORT_CODE, Timestamp, doc
 from pixweb.body_errors import judge_body
 from pixweb.errors import error_responses
+from pixweb.field_paths import wire_paths
 
 __all__ = ["SandboxController"]
 
@@ -79,6 +81,21 @@ class DirectoryIn(msgspec.Struct, rename="camel"):
         msgspec.Meta(max_length=MAX_SHORT_CODE),
         doc("settle: transfers to it settle; reject: its side refuses them (AC06).", enum=BEHAVIORS),
     ] = "settle"
+
+
+DIRECTORY_PATHS = wire_paths(
+    {
+        DirectoryField.KEY: "pixKey",
+        DirectoryField.DOCUMENT: "document",
+        DirectoryField.INSTITUTION: "ispb",
+        DirectoryField.BEHAVIOR: "behavior",
+        DirectoryField.NAME: "name",
+        DirectoryField.BANK_NAME: "bankName",
+        DirectoryField.BRANCH: "branch",
+        DirectoryField.ACCOUNT_NUMBER: "accountNumber",
+    }
+)
+"""Where :class:`DirectoryIn` carries the fields ``DirectoryEntry.parse`` names."""
 
 
 def directory_entry(body: DirectoryIn) -> DirectoryEntry:

@@ -21,6 +21,7 @@ from pixcore.transfers.rules import (
     MAX_PAYMENT_FLOW,
     UUID4_PATTERN,
     Priority,
+    TransferField,
     TransferRequest,
     parse_idempotency_key,
 )
@@ -40,6 +41,7 @@ from pixweb.api.fields import (
 )
 from pixweb.body_errors import judge_body
 from pixweb.errors import error_responses
+from pixweb.field_paths import wire_paths
 from pixweb.security.certificates import x5t_to_fingerprint
 from pixweb.security.pending import hand_pending_credential
 from pixweb.wire import PixResponse
@@ -151,6 +153,22 @@ class TransferIn(msgspec.Struct, rename="camel"):
         ]
         | None
     ) = None
+
+
+TRANSFER_PATHS = wire_paths(
+    {
+        TransferField.KEY: "pixKey",
+        TransferField.AMOUNT: "payment.amount",
+        TransferField.CURRENCY: "payment.currency",
+        TransferField.PRIORITY: "priority",
+        TransferField.EXPIRATION: "expiration",
+        TransferField.CREDITOR_DOCUMENT: "creditorDocument",
+        TransferField.DESCRIPTION: "description",
+        TransferField.PAYMENT_FLOW: "paymentFlow",
+        TransferField.DENIED_INSTITUTIONS: "ispbDeny",
+    }
+)
+"""Where :class:`TransferIn` carries the fields ``TransferRequest.parse`` names."""
 
 
 def transfer_request(body: TransferIn) -> TransferRequest:

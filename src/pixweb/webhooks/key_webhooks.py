@@ -21,6 +21,7 @@ from pixcore.clock import format_timestamp
 from pixcore.keys import KEY_PATTERN, MAX_KEY_LENGTH
 from pixcore.queries.standard import WebhookQuery
 from pixcore.webhooks.key_webhook_service import (
+    KeyWebhookField,
     KeyWebhookListing,
     KeyWebhookRequest,
     delete_key_webhook,
@@ -36,6 +37,7 @@ from pixweb.api.fields import MaybeTimestamp, Timestamp, doc, whole
 from pixweb.api.listing import QUERIES
 from pixweb.api.standard import PageOut
 from pixweb.body_errors import judge_body
+from pixweb.field_paths import wire_paths
 from pixweb.problems import PROBLEMS, problem_responses
 from pixweb.webhooks.webhooks import RESOLVER
 from pixweb.wire import PixResponse
@@ -70,6 +72,10 @@ class KeyWebhookIn(msgspec.Struct, rename="camel"):
             example=_URL_EXAMPLE,
         ),
     ]
+
+
+KEY_WEBHOOK_PATHS = wire_paths({KeyWebhookField.KEY: "chave", KeyWebhookField.URL: "webhookUrl"})
+"""The path's ``{chave}`` and :class:`KeyWebhookIn`'s field, as ``parse_key_webhook`` names them."""
 
 
 def request_of(body: KeyWebhookIn, request: Request[Any, Any, Any]) -> KeyWebhookRequest:

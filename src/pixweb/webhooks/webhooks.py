@@ -23,10 +23,12 @@ from pixcore.webhooks.rules import (
     Delivery,
     DeliveryAttempt,
     DeliveryDetail,
+    DeliveryField,
     DeliveryStatus,
     EventType,
     Registration,
     Webhook,
+    WebhookField,
     WebhookSecret,
 )
 from pixcore.webhooks.webhook_service import (
@@ -49,6 +51,7 @@ from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import MAX_SHORT_CODE, Int64, MaybeTimestamp, Timestamp, doc
 from pixweb.body_errors import judge_body
 from pixweb.errors import error_responses
+from pixweb.field_paths import wire_paths
 
 __all__ = ["WebhookController", "WebhookDeliveryController", "WebhookSecretController"]
 
@@ -98,6 +101,14 @@ class WebhookIn(msgspec.Struct, rename="camel"):
         list[HeaderIn] | None,
         doc(f"Up to {MAX_HEADERS} headers sent with every delivery.", max_items=MAX_HEADERS),
     ] = None
+
+
+WEBHOOK_PATHS = wire_paths(
+    {WebhookField.URL: "url", WebhookField.EVENT_TYPE: "eventType", WebhookField.HEADERS: "headers"}
+)
+"""Where :class:`WebhookIn` carries the fields ``Registration.parse`` names."""
+DELIVERY_PATHS = wire_paths({DeliveryField.WEBHOOK: "webhookId", DeliveryField.LIMIT: "limit"})
+"""The query string's names of the deliveries' filters that ``delivery_filter`` names."""
 
 
 def registration_of(body: WebhookIn, request: Request[Any, Any, Any]) -> Registration:

@@ -17,6 +17,7 @@ from pixcore.errors import ValidationError
 from pixcore.money import MAX_CENTS, format_amount_string
 from pixcore.refunds.rules import RefundNature, RefundRequest
 from pixweb.charges.cashin import CashInIn, cash_in_request
+from pixweb.field_paths import on_the_wire
 from pixweb.refunds.refunds import RefundIn, refund_request
 
 CPF = "52998224725"
@@ -29,7 +30,7 @@ def refund_of(body: dict[str, Any]) -> RefundRequest:
 def refund_problems(body: dict[str, Any]) -> tuple[str, list[str]]:
     with pytest.raises(ValidationError) as caught:
         refund_of(body)
-    return caught.value.message, caught.value.details
+    return on_the_wire(caught.value)
 
 
 def test_the_refund_bodys_names_become_the_domains() -> None:

@@ -27,6 +27,7 @@ from pixcore.queries.standard import parse_location_query
 from pixcore.testing import InMemoryStore, PlainHasher
 from tests.unit.charges.test_usecases_charges import PAYER, PREFIX, request
 from tests.unit.usecase_helpers import open_test_account
+from tests.unit.wire_rendering import wire_details
 
 
 @pytest.fixture
@@ -76,7 +77,7 @@ def test_the_list_query_names_every_broken_parameter() -> None:
         parse_location_query(
             inicio="2026-03-02T00:00:00Z", fim="2026-03-01T00:00:00Z", txid_present="1", location_type="x"
         )
-    assert [d.split(":")[0] for d in refused.value.details] == ["fim", "txIdPresente", "tipoCob"]
+    assert [d.split(":")[0] for d in wire_details(refused.value)] == ["fim", "txIdPresente", "tipoCob"]
     query = parse_location_query(
         inicio="2026-03-01T00:00:00Z", fim="2026-03-02T00:00:00Z", txid_present="false", location_type=""
     )

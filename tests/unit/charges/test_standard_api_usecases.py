@@ -36,6 +36,7 @@ from pixcore.queries.standard import Page, parse_charge_query, parse_received_qu
 from pixcore.testing import InMemoryStore, PlainHasher
 from tests.unit.charges.test_usecases_charges import PAYER, PREFIX, request
 from tests.unit.usecase_helpers import OTHER_CPF, open_test_account
+from tests.unit.wire_rendering import wire_details
 
 START, END = "2020-01-01T00:00:00Z", "2099-01-01T00:00:00-03:00"
 
@@ -51,7 +52,7 @@ async def other(store: InMemoryStore, hasher: PlainHasher) -> OpenedAccount:
 
 
 def _details(exc: pytest.ExceptionInfo[ValidationError]) -> set[str]:
-    return {d.split(": ", 1)[0] for d in exc.value.details}
+    return {d.split(": ", 1)[0] for d in wire_details(exc.value)}
 
 
 def test_a_charge_query_reads_every_parameter() -> None:

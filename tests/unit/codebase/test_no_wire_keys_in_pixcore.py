@@ -17,8 +17,11 @@ Three scans of ``src/pixcore``'s syntax trees:
   fails it. The wire names come from the structs of ``pixweb`` themselves, so a new endpoint is
   covered without an edit here.
 
-The messages users see still name the body's fields (``valor: required ...``): they are strings,
-not keys, and stay word for word.
+And a fourth of its strings: no message names a field by the wire's name (``"valor: required"``,
+``f"fim: must not be before inicio"``): a problem names its field by a typed reference
+(``pixcore.problems``) and ``pixweb`` renders it with the wire's path, so the messages users see
+stay word for word. The wire's names here are those of the request bodies, the paths the features
+declare for their fields (query parameters too), and any camelCase name.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ import msgspec
 
 import pixcore
 import pixweb
+import pixweb.app  # every feature's module declares its fields' wire paths
+from pixweb.field_paths import declared_paths
 
 SRC = Path(__file__).resolve().parents[3] / "src"
 PIXCORE = SRC / "pixcore"
@@ -61,10 +66,9 @@ ALLOWED_WRITES = frozenset(
     }
 )
 
-# Temporary: pixcore/charges still writes the standard's paths in its error messages and a cobv's
-# terms as the standard's JSON, which are moving to the edge (pixinfra.due_terms, pixweb.charges).
-# Once they have, the check below says so and this exemption goes.
-WRITES_EXEMPT_FOR_NOW = "pixcore/charges/"
+# Temporary: pixcore/charges still names the standard's paths in its messages (``valor.original:
+# ...``); once its problems name fields by reference, the check below says so and this goes.
+MESSAGES_EXEMPT_FOR_NOW = "pixcore/charges/"
 
 # Keys of a library's own API that pixcore writes: the ``transitions`` package's transition specs.
 LIBRARY_KEYS = frozenset({"trigger", "source", "dest", "conditions", "unless", "before", "after"})
@@ -330,19 +334,12 @@ def test_pixcore_writes_no_wire_key() -> None:
     writes = [
         f for path, source in _pixcore_sources() for f in key_writes(source, path, domain=domain, wire=wire)
     ]
-    unexpected = [
-        f
-        for f in writes
-        if (f.path, f.function) not in ALLOWED_WRITES and not f.path.startswith(WRITES_EXEMPT_FOR_NOW)
-    ]
+    unexpected = [f for f in writes if (f.path, f.function) not in ALLOWED_WRITES]
     assert not unexpected, "wire keys written inside pixcore (write the JSON in the adapter):\n" + "\n".join(
         map(str, unexpected)
     )
     # Every allowance is still needed: one that writes nothing any more is removed from the list.
     assert {(f.path, f.function) for f in writes} >= ALLOWED_WRITES
-    assert any(f.path.startswith(WRITES_EXEMPT_FOR_NOW) for f in writes), (
-        f"{WRITES_EXEMPT_FOR_NOW} writes no wire key any more: remove its exemption"
-    )
 
 
 def test_no_pixcore_parameter_is_named_after_a_wire_field() -> None:
@@ -350,4 +347,105 @@ def test_no_pixcore_parameter_is_named_after_a_wire_field() -> None:
     named = [f for path, source in _pixcore_sources() for f in parameters(source, path) if f.name in foreign]
     assert not named, "pixcore parameters named after the wire's fields (use the domain's names):\n" + (
         "\n".join(map(str, named))
+    )
+
+
+_FIELD_PREFIX = re.compile(r"(?:^|(?<=[\s(]))([A-Za-z_][\w.\[\]]*(?:, [A-Za-z_][\w.\[\]]*)*): ")
+_SEGMENT = re.compile(r"[A-Za-z_]\w*")
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """The ids of the string constants that stand alone as statements (docstrings)."""
+    return {
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    }
+
+
+def _texts(tree: ast.AST) -> Iterator[tuple[str, ast.AST]]:
+    """Every string the code writes (an f-string with ``{}`` for its values), docstrings left out."""
+    skip = _docstrings(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            skip.update(id(part) for part in node.values)
+            yield (
+                "".join(
+                    p.value if isinstance(p, ast.Constant) and isinstance(p.value, str) else "{}"
+                    for p in node.values
+                ),
+                node,
+            )
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
+            yield node.value, node
+
+
+def message_fields(source: str, path: str, *, wire: set[str]) -> list[Found]:
+    """The wire's field names ``source``'s strings give as a message's field (``name: why``,
+    ``a.b, c: why``): one of ``wire``, or camelCase."""
+    found: list[Found] = []
+    tree = ast.parse(source)
+    lines: dict[int, tuple[str, int]] = {}
+    for function, node in _functions(tree):
+        lines[id(node)] = (function, getattr(node, "lineno", 0))
+    for text, node in _texts(tree):
+        for match in _FIELD_PREFIX.finditer(text):
+            names = _SEGMENT.findall(match.group(1))
+            if any(name in wire or _CAMEL.fullmatch(name) for name in names):
+                function, line = lines.get(id(node), ("<module>", 0))
+                found.append(Found(path, function, line, match.group(1)))
+    return found
+
+
+def message_wire_names() -> set[str]:
+    """The names a message may not give a field: the request bodies' and the declared paths'
+    that are not the domain's."""
+    declared = {name for path in declared_paths().values() for name in _SEGMENT.findall(path)}
+    return (wire_names() | declared) - domain_names()
+
+
+def test_the_message_scan_finds_a_wire_field() -> None:
+    # The check below passes only because it finds nothing: it must find a message naming a wire field.
+    source = (
+        "def parse(x):\n"
+        "    problems.append('valor: required')\n"
+        "    problems.append(f'fim: must not be before inicio ({x})')\n"
+        "    raise ValidationError(f'Invalid: paginacao.paginaAtual: {x}')\n"
+        "    problems.append(f'cpf, cnpj: give one of them, not both')\n"
+        "    problems.append(Problem.of(QueryField.END, 'must not be before {}', QueryField.START))\n"
+        "    problems.append('amount: must be positive; see https://example.com')\n"
+    )
+    found = message_fields(source, "x.py", wire={"valor", "fim", "cnpj"})
+    assert [(f.function, f.name) for f in found] == [
+        ("parse", "fim"),
+        ("parse", "paginacao.paginaAtual"),
+        ("parse", "cpf, cnpj"),
+        ("parse", "valor"),
+    ]
+
+
+def test_the_message_wire_names_include_the_query_parameters() -> None:
+    assert {
+        "inicio",
+        "fim",
+        "valor",
+        "chave",
+        "webhookUrl",
+        "paginaAtual",
+        "startDate",
+    } <= message_wire_names()
+
+
+def test_pixcore_messages_name_no_wire_field() -> None:
+    wire = message_wire_names()
+    named = [f for path, source in _pixcore_sources() for f in message_fields(source, path, wire=wire)]
+    unexpected = [f for f in named if not f.path.startswith(MESSAGES_EXEMPT_FOR_NOW)]
+    assert not unexpected, "wire names in pixcore's messages (name the field by reference):\n" + "\n".join(
+        map(str, unexpected)
+    )
+    assert any(f.path.startswith(MESSAGES_EXEMPT_FOR_NOW) for f in named), (
+        f"{MESSAGES_EXEMPT_FOR_NOW} names no wire field in its messages any more: remove its exemption"
     )

@@ -30,6 +30,7 @@ from pixcore.queries.rules import (
 )
 from pixcore.records import NewTransaction, TransactionStatus, TransactionType
 from pixcore.testing import InMemoryStore, InMemoryTransactionQueries
+from tests.unit.wire_rendering import wire_details, wire_message
 
 NOW = datetime(2026, 11, 21, 15, 5, 59, 224_512, tzinfo=UTC)
 NOW_MS = NOW.replace(microsecond=224_000)
@@ -40,8 +41,8 @@ def problems(kind: ListKind = ListKind.TRANSACTIONS, **params: str | None) -> li
     with pytest.raises(InvalidQuery) as caught:
         parse_list_query(kind, now=NOW, **params)  # type: ignore[arg-type]
     assert caught.value.details
-    assert caught.value.message.startswith("Invalid query parameters: ")
-    return caught.value.details
+    assert wire_message(caught.value).startswith("Invalid query parameters: ")
+    return wire_details(caught.value)
 
 
 # ------------------------------------------------------------------------------------ page and size

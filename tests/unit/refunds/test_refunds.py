@@ -8,6 +8,7 @@ import pytest
 from pixcore.errors import InvalidTransition, ValidationError
 from pixcore.refunds.med import MedLifecycle, MedReason, MedStatus
 from pixcore.refunds.rules import RefundLifecycle, RefundNature, RefundRequest, RefundStatus
+from tests.unit.wire_rendering import wire_message
 
 
 @pytest.mark.parametrize(
@@ -32,19 +33,23 @@ def test_a_med_case_is_decided_once(trigger: str, status: MedStatus) -> None:
             getattr(lifecycle, again)()
 
 
+def _refused(**body: object) -> str:
+    """The message of the refusal of ``body``, as users see it."""
+    with pytest.raises(ValidationError) as caught:
+        RefundRequest.parse(**body)  # type: ignore[arg-type]
+    return wire_message(caught.value)
+
+
 def test_refund_request_rules() -> None:
     assert RefundRequest.parse(amount="1.50") == RefundRequest(150, RefundNature.ORIGINAL, None)
     assert (
         RefundRequest.parse(amount="2.00", nature="RETIRADA", description="x").nature is RefundNature.RETIRADA
     )
     for bad in ({"amount": 1.5}, {"amount": "1.5"}, {"amount": "0.00"}, {"amount": None}):
-        with pytest.raises(ValidationError, match="valor"):
-            RefundRequest.parse(**bad)
+        assert "valor" in _refused(**bad)
     for nature in ("MED_FRAUDE", "MED_OPERACIONAL", "original", 1):
-        with pytest.raises(ValidationError, match="natureza"):
-            RefundRequest.parse(amount="1.00", nature=nature)
-    with pytest.raises(ValidationError, match="descricao"):
-        RefundRequest.parse(amount="1.00", description="d" * 141)
+        assert "natureza" in _refused(amount="1.00", nature=nature)
+    assert "descricao" in _refused(amount="1.00", description="d" * 141)
     assert MedReason.parse("MED_FRAUDE") is MedReason.MED_FRAUDE
     with pytest.raises(ValidationError):
         MedReason.parse("FRAUDE")

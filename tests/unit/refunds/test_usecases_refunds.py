@@ -24,6 +24,7 @@ from pixcore.refunds.rules import REFUND_WINDOW, RefundNature, RefundRequest, Re
 from pixcore.testing import InMemoryStore
 from pixcore.transfers.receipt_service import receive_payment
 from tests.unit.transfer_world import FUNDS, PAYER, World
+from tests.unit.wire_rendering import wire_details, wire_message
 
 DELAY = timedelta(seconds=5)
 RECEIVED = 10_00
@@ -145,4 +146,7 @@ async def test_a_refund_above_the_remainder_says_what_remains(world: World, take
         await _refund(world, e2e, RefundRequest(1_00))
 
     problem = f"valor: at most {left} remains refundable"
-    assert (refused.value.message, refused.value.details) == (f"Invalid refund: {problem}", [problem])
+    assert (wire_message(refused.value), wire_details(refused.value)) == (
+        f"Invalid refund: {problem}",
+        [problem],
+    )

@@ -26,6 +26,7 @@ from pixcore.transfers.rules import (
 )
 from pixcore.transfers.transfer_service import request_fingerprint
 from tests.unit.usecase_helpers import HOLDER_CPF, OTHER_CNPJ
+from tests.unit.wire_rendering import wire_details, wire_message
 
 VALID: dict[str, Any] = {
     "pix_key": "pix@example.com",
@@ -47,8 +48,8 @@ def parse(**changes: Any) -> TransferRequest:
 def problems_of(**changes: Any) -> list[str]:
     with pytest.raises(ValidationError) as caught:
         parse(**changes)
-    assert caught.value.message.startswith("Invalid transfer: ")
-    return caught.value.details
+    assert wire_message(caught.value).startswith("Invalid transfer: ")
+    return wire_details(caught.value)
 
 
 # -- TransferRequest.parse ---------------------------------------------------------------
@@ -308,7 +309,7 @@ def test_a_directory_entry_reports_every_broken_rule_at_once() -> None:
             account_number="12a",
             behavior="maybe",
         )
-    fields = {detail.split(":")[0] for detail in caught.value.details}
+    fields = {detail.split(":")[0] for detail in wire_details(caught.value)}
     assert fields == {"pixKey", "ispb", "name", "document", "bankName", "branch", "accountNumber", "behavior"}
 
 

@@ -32,6 +32,7 @@ from pixcore.webhooks.rules import EventType, parse_webhook_url, standard_target
 from pixinfra.event_payloads import payload
 from tests.unit.transfer_world import PAYER
 from tests.unit.usecase_helpers import OTHER_CPF, open_test_account
+from tests.unit.wire_rendering import wire_details
 
 KEY = "maria@example.com"
 OTHER_KEY = "maria.two@example.com"
@@ -84,7 +85,7 @@ def test_the_list_query_takes_each_bound_alone_and_reports_every_broken_rule() -
     assert start == WebhookQuery(datetime(2026, 3, 1, 3, tzinfo=UTC), None, Page(2, 10))
     with pytest.raises(InvalidQuery) as caught:
         parse_webhook_query(inicio="2026-03-02T00:00:00Z", fim="2026-03-01T00:00:00Z", page="-1", size="0")
-    assert [d.split(":")[0] for d in caught.value.details or []] == [
+    assert [d.split(":")[0] for d in wire_details(caught.value)] == [
         "fim",
         "paginacao.paginaAtual",
         "paginacao.itensPorPagina",
@@ -94,7 +95,7 @@ def test_the_list_query_takes_each_bound_alone_and_reports_every_broken_rule() -
 def test_a_put_reports_the_key_and_the_url_at_once() -> None:
     with pytest.raises(InvalidWebhook) as caught:
         parse_key_webhook(key="no key", webhook_url="http://hooks.example.com/")
-    assert [d.split(":")[0] for d in caught.value.details or []] == ["chave", "webhookUrl"]
+    assert [d.split(":")[0] for d in wire_details(caught.value)] == ["chave", "webhookUrl"]
 
 
 # -- registrations --------------------------------------------------------------------------------
@@ -145,7 +146,7 @@ async def test_another_accounts_key_is_refused_and_not_found(
     mine, other = await _accounts(store, hasher)
     with pytest.raises(InvalidWebhook) as caught:
         await _set(store, clock, other, KEY, "https://hooks.example.com/a")
-    assert caught.value.details == ["chave: not a key of this account"]
+    assert wire_details(caught.value) == ["chave: not a key of this account"]
     with pytest.raises(InvalidWebhook):  # a key of nobody's
         await _set(store, clock, mine, "nobody@example.com", "https://hooks.example.com/a")
     await _set(store, clock, mine, KEY, "https://hooks.example.com/a")

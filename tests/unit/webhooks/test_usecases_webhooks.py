@@ -47,6 +47,7 @@ from pixcore.webhooks.webhook_service import (
 )
 from pixinfra.event_payloads import ping_payload
 from tests.unit.usecase_helpers import OTHER_CPF, open_test_account
+from tests.unit.wire_rendering import wire_details, wire_raises
 
 PUBLIC = StaticResolver(
     {
@@ -234,7 +235,7 @@ async def test_non_public_hosts_are_refused(
 ) -> None:
     with pytest.raises(WebhookHostRefused) as caught:
         await register(store, clock, account_id, url)
-    assert caught.value.details == ["url: the host must resolve, and only to public addresses"]
+    assert wire_details(caught.value) == ["url: the host must resolve, and only to public addresses"]
     assert store.webhooks.webhooks == {}
     assert store.webhooks.secrets == {}
 
@@ -450,7 +451,7 @@ async def test_deliveries_are_listed_newest_first_with_limit_and_status(
     failed = await list_deliveries(store.unit_of_work, account_id=account_id, status=DeliveryStatus.FAILED)
     assert [d.id for d in failed] == [3]
     for limit in (0, -1, 101):
-        with pytest.raises(ValidationError, match="limit: must be 1 to 100"):
+        with wire_raises(ValidationError, match="limit: must be 1 to 100"):
             await list_deliveries(store.unit_of_work, account_id=account_id, limit=limit)
 
 
@@ -551,7 +552,7 @@ async def test_the_deliveries_filter_by_registration_type_and_creation(
         1,
     ]
     for bad in ({"webhook_id": 0}, {"webhook_id": 2**63}):
-        with pytest.raises(ValidationError, match="webhookId"):
+        with wire_raises(ValidationError, match="webhookId"):
             delivery_filter(**bad)  # type: ignore[arg-type]
     for dates, says in (
         ({"start_date": "soon"}, "startDate"),
@@ -560,7 +561,7 @@ async def test_the_deliveries_filter_by_registration_type_and_creation(
         ({"start_date": "2026-11-02", "end_date": "2026-11-01"}, "endDate: must not be before startDate"),
         ({"end_date": "9999-12-31"}, "out of the supported range"),
     ):
-        with pytest.raises(ValidationError, match=says):
+        with wire_raises(ValidationError, match=says):
             delivery_filter(**dates)  # type: ignore[arg-type]
 
 

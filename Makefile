@@ -29,7 +29,7 @@ test: lint type
 # passes there (the whole suite, on the clone's own embedded PostgreSQL), and `make run` serves the
 # demo, stops on Ctrl-C and starts again on its data. CI runs it instead of `make test` (no suite twice).
 fresh-clone: $(VENV)/.synced
-	$(VENV)/bin/pytest tests/e2e/test_fresh_clone.py -m fresh_clone -s $(PYTEST_ARGS)
+	$(VENV)/bin/pytest tests/e2e/operations/test_fresh_clone.py -m fresh_clone -s $(PYTEST_ARGS)
 
 lint: $(VENV)/.synced
 	$(VENV)/bin/ruff check .

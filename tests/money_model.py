@@ -1,7 +1,7 @@
 """A reference model of the money in the service: plain Python, integer centavos, no I/O.
 
 It says what the service should do (the specification and its product decisions), not what
-the code does: ``tests/e2e/test_money_model.py`` drives the real service and this
+the code does: ``tests/e2e/money_model/test_money_model.py`` drives the real service and this
 model side by side and compares them after every step.
 
 The model knows our accounts (by index), each one's ``available`` and ``blocked``,

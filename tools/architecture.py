@@ -5,7 +5,7 @@
 The graph is grimp's (the library import-linter checks the contracts with): every import in
 ``src/``, also the lazy ones inside functions. A node is a sub-package (``pixweb.api``) or the
 modules directly in a package taken together (``pixweb``: app, cli, ...); an arrow is "imports".
-Clusters are the five packages, drawn in their layers. ``tests/unit/test_architecture.py``
+Clusters are the five packages, drawn in their layers. ``tests/unit/codebase/test_architecture.py``
 checks that the committed SVG has exactly the arrows the code has now.
 """
 

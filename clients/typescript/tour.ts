@@ -1,6 +1,6 @@
 // The README tour through a client typed by openapi-typescript's output for the service's document
 // (generated/schema.d.ts, made at test time from the served document) and openapi-fetch.
-// tests/e2e/test_generated_clients.py compiles it under `tsc --strict`; it is not run.
+// tests/e2e/api/test_generated_clients.py compiles it under `tsc --strict`; it is not run.
 import createClient from "openapi-fetch";
 import type { components, paths, webhooks } from "./generated/schema";
 

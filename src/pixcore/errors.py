@@ -65,6 +65,10 @@ tree to HTTP statuses in exactly one place (``pixweb.errors``)::
         ├── OwnInstitution
         └── DueChargeClosed
 
+A ``ValidationError`` may carry its problems (``pixcore.problems.Problem``), each naming its field by
+a typed reference: ``message`` and ``details`` render them with the domain's names, and
+:meth:`ValidationError.render` with any other naming (the edge's: the wire's paths).
+
 Besides the tree's rules, two errors say "not now" and carry ``retry_after``
 (seconds, for the ``Retry-After`` header)::
 
@@ -75,6 +79,10 @@ Besides the tree's rules, two errors say "not now" and carry ``retry_after``
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pixcore.problems import Naming, Problem, domain_name
 
 __all__ = [
     "AccountNotFound",
@@ -161,6 +169,34 @@ def _first_line(doc: str | None) -> str:
 
 class ValidationError(PixError):
     """The request is invalid."""
+
+    def __init__(
+        self,
+        message: str | Problem | None = None,
+        *,
+        details: list[str] | None = None,
+        problems: Sequence[Problem] = (),
+        summary: str | None = None,
+    ) -> None:
+        """``problems``: every broken rule, the ``details``; ``summary``: the message around them,
+        ``{}`` standing for the problems joined by ``; `` (``"Invalid transfer: {}"``); a
+        :class:`~pixcore.problems.Problem` as ``message``: the message is that one problem."""
+        self.problems = tuple(problems)
+        self.summary = summary
+        self.lead = message if isinstance(message, Problem) else None
+        super().__init__(message if isinstance(message, str) else None, details=details)
+        if self.problems or self.lead is not None or summary is not None:
+            self.message, self.details = self.render(domain_name)
+            self.args = (self.message,)
+
+    def render(self, name: Naming) -> tuple[str, list[str]]:
+        """The message and the details with every field named by ``name``."""
+        details = [problem.render(name) for problem in self.problems] or list(self.details)
+        if self.lead is not None:
+            return self.lead.render(name), details
+        if self.summary is not None:
+            return self.summary.replace("{}", "; ".join(details)), details
+        return self.message, details
 
 
 class InvalidAmount(ValidationError):

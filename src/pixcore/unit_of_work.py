@@ -77,8 +77,8 @@ class LedgerRepository(Protocol):
 
 class OutboxRepository(Protocol):
     async def add(self, account_id: int, event: Event, at: datetime) -> None:
-        """Queue a notification for delivery: store ``event.type`` as its type and
-        ``pixcore.events.payload(event)`` as its content."""
+        """Queue a notification for delivery: store ``event.type`` as its type, the event as its
+        content and ``event.webhook_type`` as where it goes."""
         ...
 
     async def add_many(self, account_id: int, events: Sequence[Event], at: datetime) -> None:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar, overload
 
 from pixcore.errors import ValidationError
+from pixcore.problems import Field, Problem
 
-__all__ = ["ABSENT", "Absent", "collect"]
+__all__ = ["ABSENT", "Absent", "Field", "Problem", "collect"]
 
 T = TypeVar("T")
 
@@ -22,12 +23,18 @@ class Absent(enum.Enum):
 ABSENT = Absent.ABSENT
 
 
-def collect(problems: list[str], field: str, parse: Callable[[], T]) -> T | None:
-    """Run one field's parser; on a ``ValidationError`` (or ``ValueError``) note ``field: message``
-    in ``problems`` and return None, so that a request reports every bad field at once."""
+@overload
+def collect(problems: list[Problem], field: Field, parse: Callable[[], T]) -> T | None: ...
+@overload
+def collect(problems: list[str], field: str, parse: Callable[[], T]) -> T | None: ...
+def collect(problems: list[Any], field: Field | str, parse: Callable[[], T]) -> T | None:
+    """Run one field's parser; on a ``ValidationError`` (or ``ValueError``) note its message as a
+    :class:`~pixcore.problems.Problem` of ``field`` in ``problems`` and return None, so that a
+    request reports every bad field at once. A field given as text (the edge's own parsers, and
+    the charges until they name fields by reference) notes ``field: message`` instead."""
     try:
         return parse()
     except (ValidationError, ValueError) as exc:
         message = exc.message if isinstance(exc, ValidationError) else str(exc)
-        problems.append(f"{field}: {message}")
+        problems.append(f"{field}: {message}" if isinstance(field, str) else Problem.of(field, message))
         return None

@@ -1,16 +1,16 @@
-"""A ``cobv``'s terms as JSON: ``calendario`` and ``valor``, onto ``pixcore.charges.cobv``' fields
-and back, for the two places that hold them in that form.
+"""A ``cobv``'s terms as the API's JSON (``calendario`` and ``valor``) onto ``pixcore.charges.cobv``'
+fields and back, and as the ``charges.terms`` column keeps them.
 
-The API's bodies carry them (``pixweb.charges.cobv_wire`` decodes each body with Structs that also document
-it, then maps them here), and the ``charges.terms`` column keeps them as the same JSON text
-(:func:`terms_text`, written from ``DueTerms.wire``), read back by the charges' adapter with
-:func:`stored_terms`. The mapping takes any object with the members' names (:class:`CalendarForm`,
-:class:`ValueForm`): a leaf is taken as decoded, and the domain's parser checks each type.
+The API's bodies carry the wire form (``pixweb.charges.schemas`` decode each body with Structs that
+also document it, then map them here). The mapping takes any object with the members' names
+(:class:`CalendarForm`, :class:`ValueForm`): a leaf is taken as decoded, and the domain's parser
+checks each type; :func:`terms_wire` writes the terms back in that form. The column keeps the
+domain's own form instead (:func:`terms_text`, read back by the charges' adapter with
+:func:`stored_terms`): the fields of :class:`pixcore.charges.terms.DueTerms` under their own names.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any, Protocol
 
 import msgspec
@@ -23,9 +23,8 @@ from pixcore.charges.cobv import (
     DueTerms,
     DueValueFields,
     RateFields,
-    parse_due_terms,
-    payer_day,
 )
+from pixcore.money import format_amount_string
 
 __all__ = [
     "CalendarForm",
@@ -38,6 +37,7 @@ __all__ = [
     "rate_fields",
     "stored_terms",
     "terms_text",
+    "terms_wire",
     "value_fields",
 ]
 
@@ -130,56 +130,48 @@ def value_fields(value: ValueForm | None) -> DueValueFields | None:
     )
 
 
-# The stored form's shape: the members the body's Structs have, without their documentation.
-
-
-class _Calendar(msgspec.Struct, rename="camel"):
-    data_de_vencimento: Any = msgspec.UNSET
-    validade_apos_vencimento: Any = msgspec.UNSET
-
-
-class _Rate(msgspec.Struct, rename="camel"):
-    modalidade: Any = msgspec.UNSET
-    valor_perc: Any = msgspec.UNSET
-
-
-class _DiscountDate(msgspec.Struct, rename="camel"):
-    data: Any = msgspec.UNSET
-    valor_perc: Any = msgspec.UNSET
-
-
-class _Discount(msgspec.Struct, rename="camel"):
-    modalidade: Any = msgspec.UNSET
-    valor_perc: Any = msgspec.UNSET
-    desconto_data_fixa: list[_DiscountDate] | None = None
-
-
-class _Value(msgspec.Struct, rename="camel"):
-    original: Any = msgspec.UNSET
-    multa: _Rate | None = None
-    juros: _Rate | None = None
-    abatimento: _Rate | None = None
-    desconto: _Discount | None = None
-
-
-class _Stored(msgspec.Struct):
-    calendario: _Calendar
-    valor: _Value
-
-
-_STORED = msgspec.json.Decoder(_Stored)
-
-
-def stored_terms(stored: str, created_at: datetime) -> DueTerms:
-    """The terms a charge keeps (``{"calendario": ..., "valor": ...}`` as JSON text, their wire
-    form), parsed back as on the charge's creation day."""
-    parts = _STORED.decode(stored)
-    return parse_due_terms(
-        calendar_fields(parts.calendario), value_fields(parts.valor), today=payer_day(created_at)
-    )
+def stored_terms(stored: str) -> DueTerms:
+    """The terms a charge keeps (the ``terms`` column's JSON text, :func:`terms_text`'s form)."""
+    return _STORED.decode(stored)
 
 
 def terms_text(terms: DueTerms) -> str:
-    """The terms as the ``terms`` column keeps them."""
-    calendar, value = terms.wire()
-    return msgspec.json.encode({"calendario": calendar, "valor": value}).decode()
+    """The terms as the ``terms`` column keeps them: the domain's own fields under their own names,
+    amounts and percentages as integers, dates as ``YYYY-MM-DD``
+    (``{"original": 12345, "due_date": "2026-12-10", "days_after_due": 30, "fine": {"modality": 2,
+    "value": 200}, "interest": null, "rebate": null, "discount": null}``)."""
+    return _STORED_ENCODER.encode(terms).decode()
+
+
+_STORED = msgspec.json.Decoder(DueTerms)
+_STORED_ENCODER = msgspec.json.Encoder()
+
+
+def terms_wire(terms: DueTerms) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``calendario`` (without ``criacao``) and ``valor`` of ``terms`` as the standard writes them."""
+    calendar: dict[str, Any] = {
+        "dataDeVencimento": terms.due_date.isoformat(),
+        "validadeAposVencimento": terms.days_after_due,
+    }
+    value: dict[str, Any] = {"original": format_amount_string(terms.original)}
+    if terms.fine is not None:
+        value["multa"] = _rate_wire(terms.fine.modality, terms.fine.value)
+    if terms.interest is not None:
+        value["juros"] = _rate_wire(terms.interest.modality, terms.interest.value)
+    if terms.rebate is not None:
+        value["abatimento"] = _rate_wire(terms.rebate.modality, terms.rebate.value)
+    if terms.discount is not None:
+        discount: dict[str, Any] = {"modalidade": int(terms.discount.modality)}
+        if terms.discount.modality.fixed_dates:
+            discount["descontoDataFixa"] = [
+                {"data": item.until.isoformat(), "valorPerc": format_amount_string(item.value)}
+                for item in terms.discount.dates
+            ]
+        else:
+            discount["valorPerc"] = format_amount_string(terms.discount.value)
+        value["desconto"] = discount
+    return calendar, value
+
+
+def _rate_wire(modality: int, value: int) -> dict[str, Any]:
+    return {"modalidade": int(modality), "valorPerc": format_amount_string(value)}

@@ -303,7 +303,7 @@ class Settings:
     (group commit); ``1`` turns grouping off (one transaction each)."""
 
     transfer_batch_window_ms: int = 0
-    """``PIX_TRANSFER_BATCH_WINDOW_MS`` (default ``0``): milliseconds a batch that is not full waits
+    """``PIX_TRANSFER_BATCH_WINDOW_MS`` (default ``0``): milliseconds a group that is not full waits
     for more requests of its account before it is applied; ``0``: it takes what is waiting (those
     that arrive while it commits form the next one: measured the fastest, docs/performance.md)."""
 

@@ -3,9 +3,9 @@
 
 It sends with what the notifier sends with: an HTTP client of :func:`pixnotify.transport.make_webhook_client`
 (the address guard, no redirects, no proxies) and the Standard Webhooks headers of
-:func:`pixnotify.sender.build_headers`, the body encoded as every notification is
-(:func:`pixcore.webhooks.delivery.encode_body`). One attempt within the notifier's timeout; the
-outcome is answered, not stored, and never retried.
+:func:`pixnotify.sender.build_headers`, the PING written by :func:`pixinfra.event_payloads.ping_payload`
+and encoded as every notification is (:func:`pixcore.webhooks.delivery.encode_body`). One attempt
+within the notifier's timeout; the outcome is answered, not stored, and never retried.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from collections.abc import Mapping, Sequence
 
 from pixcore.clock import Clock, SystemClock
 from pixcore.webhooks.delivery import encode_body
-from pixcore.webhooks.ports import ProbeResult, WebhookProbe
+from pixcore.webhooks.ports import Ping, ProbeResult, WebhookProbe
+from pixinfra.event_payloads import ping_payload
 from pixinfra.settings import NotifierSettings, Settings
 from pixnotify.sender import build_headers, post
 from pixnotify.transport import Resolver, make_webhook_client, system_resolver
@@ -48,9 +49,9 @@ class HttpProbe:
         headers: Mapping[str, str],
         secrets: Sequence[str],
         msg_id: str,
-        event: Mapping[str, object],
+        event: Ping,
     ) -> ProbeResult:
-        body = encode_body(event)
+        body = encode_body(ping_payload(event))
         signed = build_headers(
             msg_id=msg_id,
             timestamp=int(self.clock.now().timestamp()),

@@ -8,7 +8,7 @@ receiver keeps every request (:attr:`FakeReceiver.requests`), the ones that fail
 real client cannot send to is refused the same way (:class:`~pixnotify.client.InvalidURL`).
 
 What the fake does not do is the network's: addresses, TLS, timeouts per phase, HTTP parsing.
-``tests/unit/test_webhook_client.py`` runs those on the real client against local servers.
+``tests/unit/notifier/test_webhook_client.py`` runs those on the real client against local servers.
 
     >>> receiver = FakeReceiver(lambda request: Reply(204))
 """

@@ -25,9 +25,12 @@ from pixweb.auth import BearerAuthMiddleware
 from pixweb.body_errors import AllBodyErrors
 from pixweb.charges.batches import DueBatchController
 from pixweb.charges.cashin import CashInController
-from pixweb.charges.cob import ChargeController, PayloadController
-from pixweb.charges.cobv import DueChargeController
-from pixweb.charges.cobv_payload import DuePayloadController
+from pixweb.charges.controllers import (
+    ChargeController,
+    DueChargeController,
+    DuePayloadController,
+    PayloadController,
+)
 from pixweb.charges.locations import LocationController
 from pixweb.console.routes import CONSOLE_PATHS, console_handlers, console_templates
 from pixweb.dependencies import Wiring

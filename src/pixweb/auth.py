@@ -8,7 +8,7 @@ two certificates, is a 400); with
 token is bound to must still be linked to the token's account and not revoked: one
 look-up by primary key per request, so that a revocation holds at once everywhere (made by the
 clock's read at the start of the request, in the same statement, when the sandbox clock is
-shared: ``pixweb.sandbox.clock_middleware``; for a grouped ``POST /dict/pix``, by its batch).
+shared: ``pixweb.sandbox.clock_middleware``; for a grouped ``POST /dict/pix``, by its group).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class BearerAuthMiddleware(AbstractAuthenticationMiddleware):
                 raise InvalidToken("The client certificate does not match the token.")
         fingerprint = x5t_to_fingerprint(principal.fingerprint)
         if pending_credential(connection.scope, principal.account_id, fingerprint) is not None:
-            return AuthenticationResult(user=principal, auth=token)  # its batch checks the certificate
+            return AuthenticationResult(user=principal, auth=token)  # its group checks the certificate
         in_force = prefetched_in_force(connection.scope, principal.account_id, fingerprint)
         if in_force is None:
             in_force = await services.certificate_status.in_force(principal.account_id, fingerprint)

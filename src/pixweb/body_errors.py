@@ -27,6 +27,7 @@ from litestar.middleware import ASGIMiddleware
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from pixcore.errors import ValidationError
+from pixweb.field_paths import on_the_wire
 from pixweb.wire import decode_body
 
 __all__ = ["AllBodyErrors", "Judge", "body_details", "body_errors", "judge_body", "problems_of", "rules_of"]
@@ -253,7 +254,8 @@ def _rule_problems(
     try:
         judge(_build(value, struct, "", broken))
     except ValidationError as exc:
-        said = exc.details or [exc.message]
+        message, details = on_the_wire(exc)
+        said = details or [message]
     except Exception:  # a parser that cannot read a stand-in: the type mistakes still stand, no 500
         log.warning(
             "the rules of %s could not judge a body with type mistakes", struct.__name__, exc_info=True

@@ -7,6 +7,10 @@ route, wrong method, malformed body) keep their status; a database that cannot
 be reached (down, restarting, out of connections: ``database_unavailable``) is a
 503 with ``Retry-After``; anything else is a 500 whose body says nothing of the
 cause, which goes to the log instead.
+
+A domain error names its fields by typed references (``pixcore.problems``); each feature's module
+declares, beside the structs that carry them, where the wire puts those fields
+(``pixweb.field_paths``), and every error is rendered here with those paths.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from pixcore.errors import (
 )
 from pixinfra.postgres.availability import database_unavailable
 from pixweb.body_errors import body_details
+from pixweb.field_paths import on_the_wire
 from pixweb.problems import problem_response, wants_problem
 
 __all__ = [
@@ -196,7 +201,8 @@ def _answer(
 
 
 def _pix_error(request: Request[Any, Any, Any], exc: PixError) -> Response[Any]:
-    return _answer(request, status_of(exc), exc.message, exc.details, headers=retry_after(exc))
+    message, details = on_the_wire(exc)
+    return _answer(request, status_of(exc), message, details, headers=retry_after(exc))
 
 
 def _validation_details(exc: ValidationException, body: list[str] | None = None) -> list[str]:

@@ -9,17 +9,17 @@ from functools import partial
 from pixcore.accounts.ports import SecretHasher
 from pixcore.accounts.sessions_service import ConsoleSessions
 from pixcore.clock import SystemClock
-from pixcore.group_commit.charge_payments import ChargePaymentBatcher
-from pixcore.group_commit.receipts import ReceiptBatcher
-from pixcore.group_commit.transfers import TransferBatcher
+from pixcore.group_commit.charge_payments import ChargePaymentGroupCommit
+from pixcore.group_commit.receipts import ReceiptGroupCommit
+from pixcore.group_commit.transfers import TransferGroupCommit
 from pixcore.queries.rules import TransactionQueries
 from pixcore.transfers.ports import KeyDirectory
 from pixcore.unit_of_work import UnitOfWorkFactory
 from pixcore.webhooks.ports import HostResolver
 from pixinfra.dns import SystemResolver
 from pixinfra.persistence.queries import PostgresTransactionQueries
-from pixinfra.persistence.revocation import BatchCertificateCheck, PostgresCertificateStatus
-from pixinfra.persistence.transfer_groups import PostgresTransferBatchStore
+from pixinfra.persistence.revocation import GroupCertificateCheck, PostgresCertificateStatus
+from pixinfra.persistence.transfer_groups import PostgresTransferGroupStore
 from pixinfra.persistence.uow import PostgresUnitOfWork
 from pixinfra.postgres.pool import Database
 from pixinfra.settings import Settings
@@ -51,11 +51,11 @@ class Services:
     console_sessions: ConsoleSessions
     """The console's sessions, held in the database, on the wall clock (the sandbox clock moves
     nobody's session on: a test moves ``console_sessions.clock``)."""
-    transfers: TransferBatcher
+    transfers: TransferGroupCommit
     """Creates the API's transfers, grouping each account's concurrent ones (group commit)."""
-    receipts: ReceiptBatcher
+    receipts: ReceiptGroupCommit
     """Credits the sandbox's payments, grouping the concurrent ones of each key (group commit)."""
-    charge_payments: ChargePaymentBatcher
+    charge_payments: ChargePaymentGroupCommit
     """Pays the sandbox's charge payments, grouping the concurrent ones of each receiving account."""
     resolver: HostResolver
     """Resolves a webhook's host at registration (the operating system's, unless a test hands one)."""
@@ -81,7 +81,7 @@ class Services:
         tokens = JwtIssuer(key, keeper.clock, issuer=settings.token_issuer, audience=settings.token_audience)
         hasher = Argon2Hasher()
         uow = partial(PostgresUnitOfWork, database)
-        batch_window = timedelta(milliseconds=settings.transfer_batch_window_ms)
+        group_window = timedelta(milliseconds=settings.transfer_batch_window_ms)
         status = PostgresCertificateStatus(database)
         return cls(
             settings=settings,
@@ -100,22 +100,22 @@ class Services:
             ),
             certificate_status=status,
             console_sessions=ConsoleSessions(uow, SystemClock()),
-            transfers=TransferBatcher(
+            transfers=TransferGroupCommit(
                 uow,
                 directory,
                 keeper.clock,
                 ispb=settings.ispb,
                 norm_delay=timedelta(seconds=settings.norm_delay_seconds),
                 size=settings.transfer_batch_size,
-                window=batch_window,
-                certificates=BatchCertificateCheck(status, keeper),
-                store=PostgresTransferBatchStore(database),
+                window=group_window,
+                certificates=GroupCertificateCheck(status, keeper),
+                store=PostgresTransferGroupStore(database),
             ),
-            receipts=ReceiptBatcher(
-                uow, keeper.clock, size=settings.transfer_batch_size, window=batch_window
+            receipts=ReceiptGroupCommit(
+                uow, keeper.clock, size=settings.transfer_batch_size, window=group_window
             ),
-            charge_payments=ChargePaymentBatcher(
-                uow, keeper.clock, size=settings.transfer_batch_size, window=batch_window
+            charge_payments=ChargePaymentGroupCommit(
+                uow, keeper.clock, size=settings.transfer_batch_size, window=group_window
             ),
             resolver=resolver or SystemResolver(),
         )

@@ -14,7 +14,7 @@ from datetime import timedelta
 
 from pixcore.accounts.sessions import LIFETIME
 from pixcore.charges.cob_service import sweep_expired_charges
-from pixcore.group_commit.settlement import settle_batches
+from pixcore.group_commit.settlement import settle_in_groups
 from pixcore.refunds.refund_service import process_due_refunds
 from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.postgres.availability import FailureStreak
@@ -89,7 +89,7 @@ async def settlement_loop(
         finished = 0
         try:
             await services.keeper.refresh()
-            finished = await settle_batches(
+            finished = await settle_in_groups(
                 settle_with or services.uow, services.clock, size=services.settings.transfer_batch_size
             )
             finished += await process_due_refunds(services.uow, services.clock)

@@ -25,13 +25,13 @@ import asyncpg
 import pytest
 
 from pixcore.clock import ManualClock
-from pixcore.group_commit.ports import TransferBatchStore
-from pixcore.testing import InMemoryDeliveryStore, InMemoryStore, InMemoryTransferBatchStore, IntegrityError
+from pixcore.group_commit.ports import TransferGroupStore
+from pixcore.testing import InMemoryDeliveryStore, InMemoryStore, InMemoryTransferGroupStore, IntegrityError
 from pixcore.unit_of_work import UnitOfWorkFactory
 from pixcore.webhooks.ports import DeliveryStore
 from pixcore.webhooks.rules import Delivery
 from pixinfra.persistence.deliveries import PostgresDeliveryStore
-from pixinfra.persistence.transfer_groups import PostgresTransferBatchStore
+from pixinfra.persistence.transfer_groups import PostgresTransferGroupStore
 from pixinfra.postgres.pool import Database
 from tests.contract.delivery_rows import MemoryRows, PostgresRows, Rows
 from tests.support import migrated_by_command, opened_database, scratch_database
@@ -49,8 +49,8 @@ class Backend:
     seed_delivery: Callable[[Delivery], Awaitable[int]]
     """Store a committed delivery (its ``id`` ignored) and return its id. No port creates
     deliveries (the notifier does, from the outbox): this is the one way in besides the ports."""
-    transfer_batches: TransferBatchStore
-    """The one-read, one-write side of a transfer batch, on the same data as ``uow``."""
+    transfer_groups: TransferGroupStore
+    """The one-read, one-write side of a transfer group, on the same data as ``uow``."""
 
 
 def _memory() -> Backend:
@@ -66,7 +66,7 @@ def _memory() -> Backend:
         store.unit_of_work,
         (IntegrityError,),
         seed_delivery,
-        InMemoryTransferBatchStore(store.unit_of_work),
+        InMemoryTransferGroupStore(store.unit_of_work),
     )
 
 
@@ -125,7 +125,7 @@ def _postgres(request: pytest.FixtureRequest) -> Backend:
         pg_uow,
         (asyncpg.IntegrityConstraintViolationError,),
         _seed_postgres_delivery,
-        PostgresTransferBatchStore(run_database()),
+        PostgresTransferGroupStore(run_database()),
     )
 
 

@@ -1,7 +1,7 @@
 """The contract of ``ChargeRepository``: charges and cash-ins, by txid, location and external id.
 
 Whether ``lock`` waits for another writer is PostgreSQL's alone (the fake runs one unit at a time
-on a row): the charge payment races of tests/e2e/test_charges.py cover it.
+on a row): the charge payment races of tests/e2e/charges/test_charges.py cover it.
 """
 
 from __future__ import annotations

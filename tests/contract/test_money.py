@@ -2,7 +2,7 @@
 ``TransferRepository``, ``IdempotencyRepository`` and ``OutboxRepository``.
 
 Races between real transactions (ten connections on one balance, concurrent idempotency claims)
-are PostgreSQL's alone: tests/integration/test_ledger_adapter.py, test_idempotency_keys.py.
+are PostgreSQL's alone: tests/integration/money/test_ledger_adapter.py, test_idempotency_keys.py.
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 in-memory fake and on the PostgreSQL adapter: which records count, on which day, with what sign;
 and of the overview's last records (``latest_transactions``, a list whose total is capped).
 
-The lists and look-ups of the same port have their own suites (tests/unit/test_queries.py, the
-plans in tests/integration/test_query_plans.py, the API in tests/e2e/test_transactions_api.py).
+The lists and look-ups of the same port have their own suites (tests/unit/queries/test_queries.py,
+the plans in tests/integration/query_plans/test_query_plans.py, the API in
+tests/e2e/queries/test_transactions_api.py).
 """
 
 from __future__ import annotations

@@ -79,7 +79,7 @@ async def running_api(
         await task
 
 
-def _batching() -> dict[str, int]:
+def _grouping() -> dict[str, int]:
     """Group commit as ``PIX_TRANSFER_BATCH_SIZE`` / ``PIX_TRANSFER_BATCH_WINDOW_MS`` say, when set: the
     suite runs grouped (the default) or not (size 1) against the same tests."""
     names = {
@@ -99,7 +99,7 @@ def resolver() -> HostResolver | None:
 @pytest.fixture
 async def api(database: Database, tmp_path: Path, resolver: HostResolver | None) -> AsyncIterator[Api]:
     # Settlement is driven by the tests (settle_due) unless a test starts the loop itself.
-    settings = Settings(database_url=database.url, data_dir=tmp_path, run_workers=False, **_batching())
+    settings = Settings(database_url=database.url, data_dir=tmp_path, run_workers=False, **_grouping())
     async with running_api(settings, SystemClock(), database, resolver=resolver) as running:
         yield running
 

@@ -184,7 +184,8 @@ async def prove_delivery(
         hooks.setdefault((row["account_id"], row["event_type"]), []).append(row["id"])
     expected: set[tuple[int, int]] = set()
     for row in await conn.fetch("SELECT id, account_id, webhook_type FROM outbox"):
-        # The service writes where each of its events goes (tests/integration/test_outbox.py holds it).
+        # The service writes where each of its events goes (tests/integration/notifier/test_outbox.py
+        # holds it).
         assert row["webhook_type"] is not None, f"outbox row {row['id']} goes nowhere"
         expected |= {(row["id"], hook) for hook in hooks.get((row["account_id"], row["webhook_type"]), [])}
     deliveries = await conn.fetch("SELECT outbox_id, webhook_id, message_id, status FROM webhook_deliveries")

@@ -44,7 +44,7 @@ async def fetch_value(url: str, sql: str) -> Any:
 
 GROUPED = """
 SELECT count(*) FROM (SELECT 1 FROM transactions WHERE type = 'WITHDRAW'
-                       GROUP BY account_id, created_at HAVING count(*) > 1) AS batches
+                       GROUP BY account_id, created_at HAVING count(*) > 1) AS groups
 """
 SETTLED_IN_GROUPS = """
 SELECT count(*) FROM (SELECT 1 FROM transfers WHERE finished_at IS NOT NULL
@@ -53,17 +53,17 @@ SELECT count(*) FROM (SELECT 1 FROM transfers WHERE finished_at IS NOT NULL
 
 
 @pytest.mark.parametrize(
-    "batching",
+    "grouping",
     [
         pytest.param({"PIX_TRANSFER_BATCH_SIZE": "1"}, id="one-by-one"),
-        # Group commit with a wide window: the kill lands while batches of an account wait or commit.
+        # Group commit with a wide window: the kill lands while groups of an account wait or commit.
         pytest.param({"PIX_TRANSFER_BATCH_SIZE": "64", "PIX_TRANSFER_BATCH_WINDOW_MS": "20"}, id="grouped"),
     ],
 )
 async def test_an_api_killed_mid_load_loses_nothing_and_does_nothing_twice(
-    own_database: str, receiver: Receiver, tmp_path: Path, fault_ops: int, batching: dict[str, str]
+    own_database: str, receiver: Receiver, tmp_path: Path, fault_ops: int, grouping: dict[str, str]
 ) -> None:
-    async with deployed(own_database, tmp_path, receiver, settings=batching) as deployment:
+    async with deployed(own_database, tmp_path, receiver, settings=grouping) as deployment:
         (api,) = deployment.apis
         load = deployment.load(fault_ops)
         async with asyncio.timeout(WITHIN), running(load):
@@ -73,8 +73,8 @@ async def test_an_api_killed_mid_load_loses_nothing_and_does_nothing_twice(
         await wait_until_quiet(own_database)
         await prove_everything(own_database, load, receiver, deployment.paths)
         assert load.connection_errors > 0, "the kill went unnoticed: no request was refused or cut"
-        if batching["PIX_TRANSFER_BATCH_SIZE"] != "1":  # transfers of one batch share their instant
-            assert await fetch_value(own_database, GROUPED) > 0, "no two transfers shared a batch"
+        if grouping["PIX_TRANSFER_BATCH_SIZE"] != "1":  # transfers of one group share their instant
+            assert await fetch_value(own_database, GROUPED) > 0, "no two transfers shared a group"
             # Settlement groups too: the transfers of one group are finished at one instant.
             assert await fetch_value(own_database, SETTLED_IN_GROUPS) > 0, "no two transfers settled together"
         await deployment.stop()

@@ -8,7 +8,7 @@ or the OOM killer would find it). The API's supervisor restarts it (the notifier
 lead, waits for it and re-attaches), the clients' retries of the 503s go through, and afterwards
 every acknowledged operation is in the database, the ledger check passes and money is conserved
 (:mod:`tests.faults.proofs`). The back-off and liveness are tested fast in
-tests/unit/test_embedded_supervisor.py.
+tests/unit/operations/test_embedded_supervisor.py.
 """
 
 from __future__ import annotations

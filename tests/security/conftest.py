@@ -170,7 +170,7 @@ SERVED_MAX_HEADER_BYTES = 32_768  # set, rather than the default, to show the se
 async def served(migrated_database: str, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Served]:
     """One ``pixweb serve`` process for the session (workers off), with
     ``PIX_MAX_HEADER_BYTES=32768``; stopped with SIGTERM at the end."""
-    from tests.e2e.test_cli import PIXWEB, _base_env
+    from tests.e2e.cli.test_cli import PIXWEB, _base_env
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -146,7 +146,7 @@ ROUTES: dict[tuple[str, str], Callable[[Ids], list[Call]]] = {
         Call("PATCH", f"/lotecobv/{i.batch}", {"cobsv": [{"txid": i.batch_txid} | CANCEL]}, owner=202)
     ],
     # PUT /lotecobv/{id}: batch ids are per account, so B's PUT creates B's own batch
-    # (tests/e2e/test_lotecobv.py, test_a_batch_id_once_only_and_the_accounts_own).
+    # (tests/e2e/charges/test_lotecobv.py, test_a_batch_id_once_only_and_the_accounts_own).
     ("PUT", "/lotecobv/{batch_id:str}"): lambda _: [],
     # The standard's webhook of a key: B naming A's key is the 400 of a key that is not B's (as for
     # nobody's key); reading or deleting it is a 404. The owner's calls: read, set again, delete.
@@ -175,9 +175,9 @@ PUBLIC = {
 
 
 # The web console's routes with ids: signed in by a session cookie, not a bearer token, so their
-# BOLA checks (each route, with another account's id: the same 404) are in tests/e2e/test_console.py,
+# BOLA checks (each route, with another account's id: the same 404) are in tests/e2e/console/test_console.py,
 # test_another_accounts_charge_is_not_found and test_hostile_input_gets_the_error_shape_never_a_500;
-# test_another_accounts_* of tests/e2e/test_console_webhooks.py, test_console_refunds.py and
+# test_another_accounts_* of tests/e2e/console/test_console_webhooks.py, test_console_refunds.py and
 # test_console_sandbox.py for the second slice's pages.
 CONSOLE = {
     ("POST", "/console/webhooks/{webhook_id:int}/deactivate"),

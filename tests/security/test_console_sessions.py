@@ -27,8 +27,8 @@ from pixinfra.postgres.pool import Database
 from pixinfra.settings import Settings
 from pixweb.console.session import COOKIE
 from pixweb.security.certificates import create_self_signed
+from tests.e2e.cli.test_cli import _base_env, pixweb
 from tests.e2e.conftest import Api, running_api
-from tests.e2e.test_cli import _base_env, pixweb
 from tests.support import Client, certificate_header, new_client, run_database
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')

@@ -22,6 +22,7 @@ from pixcore.testing import (
 from pixcore.transfers.receipt_service import receive_payment
 from pixcore.transfers.rules import DirectoryEntry, TransferRequest
 from pixcore.transfers.transfer_service import CreatedTransfer, create_transfer, settle_due
+from pixinfra.event_payloads import payload
 from tests.unit.usecase_helpers import HOLDER_CNPJ, ISPB, OTHER_CNPJ, OTHER_CPF, open_test_account
 
 NORM_DELAY = timedelta(seconds=30)
@@ -79,7 +80,7 @@ class World:
         return self.store.balances[account.id]
 
     def events(self, account: Account) -> list[dict[str, Any]]:
-        return [item.event for item in self.store.outbox if item.account_id == account.id]
+        return [payload(item.event) for item in self.store.outbox if item.account_id == account.id]
 
 
 def transfer_request(**changes: Any) -> TransferRequest:

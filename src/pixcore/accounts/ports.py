@@ -119,8 +119,8 @@ class ConsoleSessionRepository(Protocol):
 @dataclass(frozen=True, slots=True)
 class PendingCredential:
     """A caller whose token verified (signature, claims and time window on the clock the process
-    last read) but whose certificate status is still to be checked: by the batch that applies its
-    request (docs/decisions/transfer-batch-write.md)."""
+    last read) but whose certificate status is still to be checked: by the group that applies its
+    request (docs/decisions/transfer-group-write.md)."""
 
     account_id: int
     fingerprint: str

@@ -20,6 +20,7 @@ from pixcore.charges.batches import BatchItem, BatchItemStatus, BatchRequest, Du
 from pixcore.charges.cob_service import DUE_KINDS, load_account
 from pixcore.charges.cobv_requests import DueChargeFields, DueChargeRequest, DueRevisionFields
 from pixcore.charges.cobv_service import add_due_charge, revise_locked_due_charge
+from pixcore.charges.parts import DUE_REVISION
 from pixcore.clock import Clock
 from pixcore.errors import (
     BatchNotFound,
@@ -178,7 +179,7 @@ async def _revise_one(  # noqa: PLR0917 - one charge of the batch
     try:
         if isinstance(fields, ValidationError):
             raise fields
-        fields.cancels()  # its status rules first, as PATCH /cobv/{txid} judges them
+        fields.cancels(DUE_REVISION)  # its status rules first, as PATCH /cobv/{txid} judges them
         charge = await tx.charges.lock(batch.account_id, item.txid)
         if charge is None or charge.kind not in DUE_KINDS or charge.batch_id != batch.id:
             raise ChargeNotFound()

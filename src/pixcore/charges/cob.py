@@ -20,14 +20,34 @@ from __future__ import annotations
 import enum
 import unicodedata
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from transitions import Machine, MachineError
 
 from pixcore import brcode
-from pixcore.documents import DocumentKind, is_valid_cpf, parse_document
+from pixcore.charges.parts import (
+    MAX_DEBTOR_NAME,
+    MAX_INFO_ITEMS,
+    MAX_INFO_NAME,
+    MAX_INFO_VALUE,
+    MAX_KEY,
+    MAX_LOC_ID,
+    MAX_PAYER_REQUEST,
+    Debtor,
+    DebtorFields,
+    InfoFields,
+    Particulars,
+    RequestFields,
+    RevisionFields,
+    judge_debtor,
+    judge_info,
+    judge_loc_id,
+    judge_text,
+)
+from pixcore.documents import parse_document
 from pixcore.errors import AmountMismatch, InvalidTransition, ValidationError
 from pixcore.money import (
     format_amount_string,
@@ -50,6 +70,7 @@ __all__ = [
     "MAX_CASH_IN_DESCRIPTION",
     "MAX_DEBTOR_NAME",
     "MAX_EXTERNAL_ID",
+    "MAX_INFO_ITEMS",
     "MAX_INFO_NAME",
     "MAX_INFO_VALUE",
     "MAX_KEY",
@@ -66,6 +87,7 @@ __all__ = [
     "ChargeLine",
     "ChargeRequest",
     "ChargeRevision",
+    "ChargeRevisionFields",
     "ChargeStatus",
     "Debtor",
     "DebtorFields",
@@ -79,7 +101,7 @@ __all__ = [
     "judge_debtor",
     "judge_info",
     "judge_loc_id",
-    "judge_revised_texts",
+    "judge_revised_parts",
     "judge_text",
     "new_location_id",
 ]
@@ -87,12 +109,6 @@ __all__ = [
 DEFAULT_EXPIRATION = 86_400
 MAX_EXPIRATION = 2_147_483_647  # the standard API's int32
 CASH_IN_EXPIRATION = (300, 604_800)
-MAX_KEY = 77
-MAX_PAYER_REQUEST = 140
-MAX_DEBTOR_NAME = 200
-MAX_INFO_ITEMS = 50
-MAX_INFO_NAME = 50
-MAX_INFO_VALUE = 200
 MAX_CASH_IN_DESCRIPTION = 140
 MAX_EXTERNAL_ID = 100
 MAX_PAYER_NAME = 100
@@ -155,19 +171,13 @@ class ChargeLifecycle:
 
 
 @dataclass(frozen=True, slots=True)
-class Debtor:
-    """``devedor``: a person (CPF) or a company (CNPJ), with a name."""
-
-    name: str
-    document: str
-    kind: DocumentKind
-
-
-@dataclass(frozen=True, slots=True)
 class CalendarFields:
     """``calendario`` as the body gave it: ``expiration`` is ``expiracao``."""
 
     expiration: object = ABSENT
+
+    def judge_alone(self, problems: list[str]) -> None:
+        _expiration(problems, self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,57 +187,32 @@ class ValueFields:
     original: object = None
     modality: object = ABSENT
 
-
-@dataclass(frozen=True, slots=True)
-class DebtorFields:
-    """``devedor`` as the body gave it: ``cpf``, ``cnpj`` and ``name`` (``nome``)."""
-
-    cpf: object = None
-    cnpj: object = None
-    name: object = None
-
-
-@dataclass(frozen=True, slots=True)
-class InfoFields:
-    """One item of ``infoAdicionais`` as the body gave it: ``name`` (``nome``) and ``value`` (``valor``)."""
-
-    name: object = None
-    value: object = None
+    def judge_alone(self, problems: list[str]) -> None:
+        """A revision's ``valor``: each leaf given judged alone (a zero amount against the
+        charge's modality waits for the charge)."""
+        if self.original is not ABSENT:
+            _original(problems, self.original)
+        if self.modality is not ABSENT:
+            _modality(problems, self.modality)
 
 
-@dataclass(frozen=True, slots=True)
-class ChargeFields:
-    """A ``PUT /cob/{txid}`` body as the edge decoded it, before any rule is checked.
+ChargeFields = RequestFields[CalendarFields, ValueFields]
+"""A ``PUT /cob/{txid}`` body as the edge decoded it (:class:`~pixcore.charges.parts.RequestFields`
+with a ``cob``'s calendar and value). A number is never a string here, and the other way round,
+so that ``"original": 10`` can be refused as the spec asks; a leaf with a default is
+:data:`ABSENT` when left out."""
 
-    The shape is the request's (the edge maps the wire's names onto these); each leaf is the
-    value as decoded from JSON (a number is never a string here, and the other way round, so
-    that ``"original": 10`` can be refused as the spec asks), ``None`` when null or left out,
-    and :data:`ABSENT` when left out of a field that has a default.
-    """
-
-    calendar: CalendarFields | None
-    value: ValueFields | None
-    debtor: DebtorFields | None = None
-    key: object = None
-    payer_request: object = None
-    info: tuple[InfoFields, ...] | None = None
-    loc_id: object = None
-    """``loc.id``: an existing location of the account to put the charge at (None: a new one)."""
+ChargeRevisionFields = RevisionFields[CalendarFields, ValueFields]
+"""A ``PATCH /cob/{txid}`` body as the edge decoded it."""
 
 
 @dataclass(frozen=True, slots=True)
-class ChargeRequest:
-    """A validated ``PUT /cob/{txid}`` body. ``key`` None: the account's first key."""
+class ChargeRequest(Particulars):
+    """A validated ``PUT /cob/{txid}`` body (its other parts: :class:`Particulars`)."""
 
     expiration: int
     amount: int
     modality: int
-    key: str | None = None
-    payer_request: str | None = None
-    debtor: Debtor | None = None
-    info: tuple[tuple[str, str], ...] = ()
-    loc_id: int | None = None
-    """The location to put it at (``loc.id``); None: a new one."""
 
     @classmethod
     def parse(cls, fields: ChargeFields) -> ChargeRequest:
@@ -236,90 +221,24 @@ class ChargeRequest:
         problems: list[str] = []
         expiration = _expiration(problems, fields.calendar)
         amount, modality = _valor(problems, fields.value)
-        debtor = judge_debtor(problems, fields.debtor)
-        key = judge_text(problems, "chave", fields.key, MAX_KEY)
-        payer_request = judge_text(problems, "solicitacaoPagador", fields.payer_request, MAX_PAYER_REQUEST)
-        info = judge_info(problems, fields.info)
-        loc_id = judge_loc_id(problems, fields.loc_id)
+        parts = fields.judge_parts(problems, judge_debtor)
         if problems or expiration is None or amount is None or modality is None:
             raise ValidationError("Invalid charge: " + "; ".join(problems), details=problems)
-        return cls(expiration, amount, modality, key, payer_request, debtor, info, loc_id)
+        return cls(expiration, amount, modality, **parts.given())
 
 
 @dataclass(frozen=True, slots=True)
-class RevisionFields:
-    """A ``PATCH /cob/{txid}`` body as the edge decoded it: each part left out (or ``null``) is
-    unchanged; inside ``value`` an :data:`ABSENT` leaf keeps the charge's own."""
-
-    calendar: CalendarFields | None = None
-    value: ValueFields | None = None
-    debtor: DebtorFields | None = None
-    key: object = None
-    payer_request: object = None
-    info: tuple[InfoFields, ...] | None = None
-    status: object = None
-    loc_id: object = None
-    """``loc.id``: move the charge to this location of the account (None: it stays)."""
-
-    @property
-    def revises(self) -> bool:
-        """Whether it changes a field other than the status."""
-        parts = (self.calendar, self.value, self.debtor, self.key, self.payer_request, self.info, self.loc_id)
-        return any(part is not None for part in parts)
-
-    def cancels(self) -> bool:
-        """Whether it cancels the charge; raises ``ValidationError`` if its status, or the lack
-        of any change, breaks a rule (judged before the charge is looked up)."""
-        problems: list[str] = []
-        removed = ChargeStatus.REMOVIDA_PELO_USUARIO_RECEBEDOR.value
-        if self.status is None:
-            if not self.revises:
-                problems.append("the body changes nothing: give a field to revise, or status")
-        else:
-            if self.status != removed:
-                problems.append(f"status: the only status a change may set is {removed}")
-            if self.revises:
-                problems.append("status: a charge is cancelled alone, not together with other changes")
-        self._judge_given(problems)
-        if problems:
-            raise ValidationError("Invalid charge change: " + "; ".join(problems), details=problems)
-        return self.status is not None
-
-    def _judge_given(self, problems: list[str]) -> None:
-        """Every part given, judged on its own as on creation (what needs the charge, such as a
-        zero amount against the charge's modality, waits for :meth:`ChargeRevision.parse`)."""
-        if self.calendar is not None:
-            _expiration(problems, self.calendar)
-        if self.value is not None:
-            if self.value.original is not ABSENT:
-                _original(problems, self.value.original)
-            if self.value.modality is not ABSENT:
-                _modality(problems, self.value.modality)
-        judge_debtor(problems, self.debtor)
-        judge_text(problems, "chave", self.key, MAX_KEY)
-        judge_text(problems, "solicitacaoPagador", self.payer_request, MAX_PAYER_REQUEST)
-        judge_info(problems, self.info)
-        judge_loc_id(problems, self.loc_id)
-
-
-@dataclass(frozen=True, slots=True)
-class ChargeRevision:
+class ChargeRevision(Particulars):
     """A validated revision: ``cancel`` (status REMOVIDA_PELO_USUARIO_RECEBEDOR alone), or the
-    charge's fields after the change (``key`` None: unchanged)."""
+    charge's fields after the change (its other parts: :class:`Particulars`)."""
 
     cancel: bool
     expiration: int = DEFAULT_EXPIRATION
     amount: int = 0
     modality: int = 0
-    key: str | None = None
-    payer_request: str | None = None
-    debtor: Debtor | None = None
-    info: tuple[tuple[str, str], ...] = ()
-    loc_id: int | None = None
-    """The location to move it to; None: it stays where it is."""
 
     @classmethod
-    def parse(cls, fields: RevisionFields, current: Charge) -> ChargeRevision:
+    def parse(cls, fields: ChargeRevisionFields, current: Charge) -> ChargeRevision:
         """The standard's rules of ``PATCH /cob/{txid}``: the status may only become
         REMOVIDA_PELO_USUARIO_RECEBEDOR, and not together with other changes; every other field
         is judged as on creation, a part left out keeping ``current``'s value. One error lists
@@ -329,11 +248,7 @@ class ChargeRevision:
         problems: list[str] = []
         expiration = current.expiration if fields.calendar is None else _expiration(problems, fields.calendar)
         amount, modality = _valor(problems, _current_value(fields.value, current))
-        debtor = current.debtor if fields.debtor is None else judge_debtor(problems, fields.debtor)
-        key, payer_request, info = judge_revised_texts(
-            problems, current, key=fields.key, payer_request=fields.payer_request, info=fields.info
-        )
-        loc_id = judge_loc_id(problems, fields.loc_id)
+        parts = judge_revised_parts(problems, fields, current, judge_debtor)
         if problems or expiration is None or amount is None or modality is None:
             raise ValidationError("Invalid charge change: " + "; ".join(problems), details=problems)
         return cls(
@@ -341,47 +256,30 @@ class ChargeRevision:
             expiration=expiration,
             amount=amount,
             modality=modality,
-            key=key,
-            payer_request=payer_request,
-            debtor=debtor,
-            info=info,
-            loc_id=loc_id,
+            **parts.given(),
         )
 
 
-MAX_LOC_ID = 9_223_372_036_854_775_807  # the standard's int64
-
-
-def judge_loc_id(problems: list[str], value: object) -> int | None:
-    """``loc.id`` as given (None: left out): a positive int64 (whether it names a location of the
-    account is judged against the locations)."""
-    if value is None:
-        return None
-    if not _is_int(value) or not 0 < int(str(value)) <= MAX_LOC_ID:
-        problems.append(f"loc.id: must be an integer from 1 to {MAX_LOC_ID}")
-        return None
-    return int(str(value))
-
-
-def judge_revised_texts(
+def judge_revised_parts(
     problems: list[str],
+    fields: RevisionFields[Any, Any],
     current: Charge,
-    *,
-    key: object,
-    payer_request: object,
-    info: tuple[InfoFields, ...] | None,
-) -> tuple[str | None, str | None, tuple[tuple[str, str], ...]]:
-    """``chave``, ``solicitacaoPagador`` and ``infoAdicionais`` of a revision (``cob`` or ``cobv``):
-    each judged as on creation; ``solicitacaoPagador`` and ``infoAdicionais`` left out keep
-    ``current``'s (``chave`` left out is None: the caller keeps the charge's key)."""
-    judged_key = judge_text(problems, "chave", key, MAX_KEY)
-    judged_request = (
+    debtor_rule: Callable[[list[str], DebtorFields], Debtor | None],
+) -> Particulars:
+    """What a ``cob``'s and a ``cobv``'s revision share, each part judged as on creation (the
+    debtor by the kind's ``debtor_rule``): ``devedor``, ``solicitacaoPagador`` and
+    ``infoAdicionais`` left out keep ``current``'s; ``chave`` and ``loc.id`` left out are None
+    (the charge keeps its key and location)."""
+    debtor = current.debtor if fields.debtor is None else debtor_rule(problems, fields.debtor)
+    key = judge_text(problems, "chave", fields.key, MAX_KEY)
+    payer_request = (
         current.payer_request
-        if payer_request is None
-        else judge_text(problems, "solicitacaoPagador", payer_request, MAX_PAYER_REQUEST)
+        if fields.payer_request is None
+        else judge_text(problems, "solicitacaoPagador", fields.payer_request, MAX_PAYER_REQUEST)
     )
-    judged_info = current.info if info is None else judge_info(problems, info)
-    return judged_key, judged_request, judged_info
+    info = current.info if fields.info is None else judge_info(problems, fields.info)
+    loc_id = judge_loc_id(problems, fields.loc_id)
+    return Particulars(debtor=debtor, key=key, payer_request=payer_request, info=info, loc_id=loc_id)
 
 
 def _current_value(value: ValueFields | None, current: Charge) -> ValueFields:
@@ -391,10 +289,6 @@ def _current_value(value: ValueFields | None, current: Charge) -> ValueFields:
     original = format_amount_string(current.amount) if value.original is ABSENT else value.original
     modality = current.modality if value.modality is ABSENT else value.modality
     return ValueFields(original, modality)
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _expiration(problems: list[str], calendar: CalendarFields | None) -> int | None:
@@ -432,74 +326,6 @@ def _original(problems: list[str], original: object) -> int | None:
         problems.append('valor.original: required, a string with 2 decimals (e.g. "10.00")')
         return None
     return collect(problems, "valor.original", lambda: parse_amount_string(original))
-
-
-def judge_debtor(problems: list[str], debtor: DebtorFields | None) -> Debtor | None:
-    """``devedor`` judged as on a ``cob`` (each broken rule appended to ``problems``)."""
-    if debtor is None:
-        return None
-    cpf, cnpj, name = debtor.cpf, debtor.cnpj, debtor.name
-    if cpf is None and cnpj is None:
-        if name is not None:
-            problems.append("devedor.nome: needs devedor.cpf or devedor.cnpj")
-        return None
-    document = _debtor_document(problems, cpf, cnpj)
-    if not isinstance(name, str) or not name.strip() or len(name) > MAX_DEBTOR_NAME:
-        problems.append(f"devedor.nome: required with a document, 1 to {MAX_DEBTOR_NAME} characters")
-        return None
-    return Debtor(name, *document) if document is not None else None
-
-
-def _debtor_document(problems: list[str], cpf: object, cnpj: object) -> tuple[str, DocumentKind] | None:
-    if cpf is not None and cnpj is not None:
-        problems.append("devedor: cpf and cnpj cannot both be given")
-        return None
-    if cpf is not None:
-        if not isinstance(cpf, str) or len(cpf) != 11 or not cpf.isdigit() or not is_valid_cpf(cpf):
-            problems.append("devedor.cpf: must be a valid CPF of exactly 11 digits")
-            return None
-        return cpf, DocumentKind.CPF
-    parsed = collect(problems, "devedor.cnpj", lambda: _cnpj(cnpj))
-    return (parsed, DocumentKind.CNPJ) if parsed is not None else None
-
-
-def _cnpj(value: object) -> str:
-    if not isinstance(value, str) or len(value) != 14:
-        raise ValidationError("must be a valid CNPJ of 14 characters")
-    document = parse_document(value)
-    if document.kind is not DocumentKind.CNPJ:
-        raise ValidationError("must be a valid CNPJ of 14 characters")
-    return document.value
-
-
-def judge_text(problems: list[str], name: str, value: object, limit: int) -> str | None:
-    """An optional text of at most ``limit`` characters (``chave``, ``solicitacaoPagador``)."""
-    if value is None:
-        return None
-    if not isinstance(value, str) or len(value) > limit:
-        problems.append(f"{name}: a string of at most {limit} characters")
-        return None
-    return value
-
-
-def judge_info(problems: list[str], items: tuple[InfoFields, ...] | None) -> tuple[tuple[str, str], ...]:
-    """``infoAdicionais`` judged as on a ``cob``."""
-    if items is None:
-        return ()
-    if len(items) > MAX_INFO_ITEMS:
-        problems.append(f"infoAdicionais: a list of at most {MAX_INFO_ITEMS} items")
-        return ()
-    info: list[tuple[str, str]] = []
-    for index, item in enumerate(items):
-        name, value = item.name, item.value
-        if not isinstance(name, str) or not isinstance(value, str):
-            problems.append(f"infoAdicionais[{index}]: nome and valor are required strings")
-        elif len(name) > MAX_INFO_NAME or len(value) > MAX_INFO_VALUE:
-            limits = f"nome at most {MAX_INFO_NAME}, valor at most {MAX_INFO_VALUE} characters"
-            problems.append(f"infoAdicionais[{index}]: {limits}")
-        else:
-            info.append((name, value))
-    return tuple(info)
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,16 +25,17 @@ from pixcore.charges.cob import (
     ChargeLine,
     ChargeRequest,
     ChargeRevision,
+    ChargeRevisionFields,
     ChargeStatus,
     Debtor,
     NewCharge,
-    RevisionFields,
     amount_to_pay,
     dynamic_code,
     new_location_id,
 )
 from pixcore.charges.cobv import DueTerms, amount_due, payer_day
 from pixcore.charges.locations import Location, location_type_of
+from pixcore.charges.parts import Particulars
 from pixcore.clock import Clock
 from pixcore.errors import (
     AccountNotFound,
@@ -250,22 +251,18 @@ async def add_charge(
     now: datetime,
     expiration: int,
     amount: int,
-    key: str | None,
-    loc_id: int | None,
+    parts: Particulars,
     location_prefix: str,
     modality: int = 0,
-    payer_request: str | None = None,
-    debtor: Debtor | None = None,
-    info: tuple[tuple[str, str], ...] = (),
     due: DueTerms | None = None,
     batch_id: int | None = None,
 ) -> Charge:
-    """Inside a unit of work: a new ATIVA charge of the account (``cob`` or ``cobv``), naming
-    ``key`` (None: the account's first), at the location ``loc_id`` (None: a new one), made in the
-    batch of due-date charges ``batch_id`` (None: none)."""
+    """Inside a unit of work: a new ATIVA charge of the account (``cob`` or ``cobv``) with the
+    request's ``parts``: naming their key (None: the account's first), at their location
+    ``loc_id`` (None: a new one), made in the batch of due-date charges ``batch_id`` (None: none)."""
     account = await load_account(tx, account_id)
-    pix_key = await receiving_key(tx, account_id, key)
-    at = await place_charge(tx, account_id, kind, loc_id)
+    pix_key = await receiving_key(tx, account_id, parts.key)
+    at = await place_charge(tx, account_id, kind, parts.loc_id)
     new = build_charge(
         account,
         txid=txid,
@@ -276,9 +273,9 @@ async def add_charge(
         modality=modality,
         pix_key=pix_key,
         location_prefix=location_prefix,
-        payer_request=payer_request,
-        debtor=debtor,
-        info=info,
+        payer_request=parts.payer_request,
+        debtor=parts.debtor,
+        info=parts.info,
         due=due,
         at=at,
     )
@@ -332,12 +329,8 @@ async def create_charge(
             expiration=request.expiration,
             amount=request.amount,
             modality=request.modality,
-            key=request.key,
-            loc_id=request.loc_id,
+            parts=request,
             location_prefix=location_prefix,
-            payer_request=request.payer_request,
-            debtor=request.debtor,
-            info=request.info,
         )
         await tx.commit()
     return charge
@@ -584,7 +577,7 @@ async def revise_charge(
     *,
     account_id: int,
     txid: str,
-    fields: RevisionFields,
+    fields: ChargeRevisionFields,
     location_prefix: str,
 ) -> Charge:
     """``PATCH /cob/{txid}``: cancel an ATIVA charge, or revise its fields (its ``revisao`` grows
@@ -608,18 +601,11 @@ async def revise_charge(
             tx,
             charge,
             now,
-            key=revision.key,
-            loc_id=revision.loc_id,
+            parts=revision,
             amount=revision.amount,
             location_prefix=location_prefix,
             fields=lambda moved: dataclasses.replace(
-                moved,
-                expiration=revision.expiration,
-                amount=revision.amount,
-                modality=revision.modality,
-                payer_request=revision.payer_request,
-                debtor=revision.debtor,
-                info=revision.info,
+                moved, expiration=revision.expiration, amount=revision.amount, modality=revision.modality
             ),
         )
         await tx.commit()
@@ -638,26 +624,33 @@ async def revise_locked(
     charge: Charge,
     now: datetime,
     *,
-    key: str | None,
-    loc_id: int | None,
+    parts: Particulars,
     amount: int,
     location_prefix: str,
     fields: Callable[[Charge], Charge],
 ) -> Charge:
     """Revise ``charge``, locked by the unit of work and ATIVA at ``now`` (``PATCH /cob`` and
-    ``PATCH /cobv``): on the key asked for (the account's; None keeps it), at the location
-    ``loc_id`` (moved first, so that the revision kept has its new code), with the BR Code made
-    again for ``amount`` (0: none in the code), ``fields`` giving the kind's own changes, its
-    revision grown by one. The caller commits."""
+    ``PATCH /cobv``) to the revision's ``parts``: on their key (the account's; None keeps it), at
+    their location ``loc_id`` (moved first, so that the revision kept has its new code), with
+    their debtor, message and items, the BR Code made again for ``amount`` (0: none in the code),
+    ``fields`` giving the kind's own changes, its revision grown by one. The caller commits."""
     revisable(charge, now)
     account = await load_account(tx, charge.account_id)
+    key = parts.key
     pix_key = charge.pix_key if key is None else await receiving_key(tx, charge.account_id, key)
-    moved = await relocate(tx, charge, loc_id, location_prefix=location_prefix, amount=amount)
+    moved = await relocate(tx, charge, parts.loc_id, location_prefix=location_prefix, amount=amount)
     code = dynamic_code(
         location=moved.location, merchant_name=account.name, merchant_city=account.city, amount=amount
     )
     revised = dataclasses.replace(
-        fields(moved), pix_key=pix_key, br_code=code, revision=charge.revision + 1, updated_at=now
+        fields(moved),
+        payer_request=parts.payer_request,
+        debtor=parts.debtor,
+        info=parts.info,
+        pix_key=pix_key,
+        br_code=code,
+        revision=charge.revision + 1,
+        updated_at=now,
     )
     await tx.charges.revise(revised)
     return revised
@@ -762,7 +755,7 @@ async def pay_charge(
 
 
 class ChargePayer(Protocol):
-    """What pays a charge as :func:`pay_charge` does (``ChargePaymentBatcher``)."""
+    """What pays a charge as :func:`pay_charge` does (``ChargePaymentGroupCommit``)."""
 
     async def pay(
         self,
@@ -790,7 +783,7 @@ async def pay_code(
 
     A dynamic code pays the charge at its location, which must be one of this service's
     (``location_prefix``: another PSP's payload names no charge of ours), through ``payments``
-    if given (the group commit of ``charge_batch``), else :func:`pay_charge`; a static code pays
+    if given (``ChargePaymentGroupCommit``), else :func:`pay_charge`; a static code pays
     its key, with its own amount unless ``amount`` is given.
     """
     decoded = brcode.decode(code)

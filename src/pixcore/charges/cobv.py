@@ -15,9 +15,10 @@ hand-worked table per modality, are in docs/due-charges.md; in short:
 
 No wire names here: the edge maps ``calendario`` and ``valor`` onto :class:`DueCalendarFields`
 and :class:`DueValueFields`, each leaf as decoded from JSON; :func:`parse_due_terms` judges them
-all and names each broken rule by its path in the body. :meth:`DueTerms.wire` writes the
-standard's JSON back. The terms themselves are declared in :mod:`pixcore.charges.terms`; every
-name of theirs is exported here too, so a caller imports this module alone.
+all and names each broken rule by its path in the body. The standard's JSON of the terms is
+written by :mod:`pixinfra.due_terms`. The terms themselves are declared in
+:mod:`pixcore.charges.terms`; every name of theirs is exported here too, so a caller imports
+this module alone.
 """
 
 from __future__ import annotations

@@ -18,23 +18,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-from pixcore.charges.cob import (
-    ABSENT,
-    MAX_EXPIRATION,
-    MAX_KEY,
-    MAX_PAYER_REQUEST,
-    Absent,
-    Charge,
-    ChargeStatus,
-    Debtor,
-    DebtorFields,
-    InfoFields,
-    judge_debtor,
-    judge_info,
-    judge_loc_id,
-    judge_revised_texts,
-    judge_text,
-)
+from pixcore.charges.cob import ABSENT, MAX_EXPIRATION, Absent, Charge, judge_revised_parts
 from pixcore.charges.cobv import (
     PAYER_ZONE,
     DiscountDateFields,
@@ -45,6 +29,15 @@ from pixcore.charges.cobv import (
     RateFields,
     parse_due_terms,
     payer_day,
+)
+from pixcore.charges.parts import (
+    DUE_REVISION,
+    Debtor,
+    DebtorFields,
+    Particulars,
+    RequestFields,
+    RevisionFields,
+    judge_debtor,
 )
 from pixcore.errors import ValidationError
 from pixcore.money import format_amount_string
@@ -127,20 +120,9 @@ def _terms(
         return None
 
 
-@dataclass(frozen=True, slots=True)
-class DueChargeFields:
-    """A ``PUT /cobv/{txid}`` body as the edge decoded it: ``calendar`` and ``value`` are
-    ``calendario`` and ``valor`` (None when null or left out); the other parts as in
-    :class:`pixcore.charges.cob.ChargeFields`."""
-
-    calendar: DueCalendarFields | None
-    value: DueValueFields | None
-    debtor: DebtorFields | None = None
-    key: object = None
-    payer_request: object = None
-    info: tuple[InfoFields, ...] | None = None
-    loc_id: object = None
-    """``loc.id``: an existing ``cobv`` location of the account (None: a new one)."""
+DueChargeFields = RequestFields[DueCalendarFields, DueValueFields]
+"""A ``PUT /cobv/{txid}`` body as the edge decoded it (:class:`~pixcore.charges.parts.RequestFields`
+with a ``cobv``'s ``calendario`` and ``valor``)."""
 
 
 def _debtor(problems: list[str], debtor: DebtorFields | None) -> Debtor | None:
@@ -153,17 +135,13 @@ def _debtor(problems: list[str], debtor: DebtorFields | None) -> Debtor | None:
 
 
 @dataclass(frozen=True, slots=True)
-class DueChargeRequest:
-    """A validated ``PUT /cobv/{txid}`` body. ``key`` None: the account's first key."""
+class DueChargeRequest(Particulars):
+    """A validated ``PUT /cobv/{txid}`` body (its other parts, a debtor always among them:
+    :class:`~pixcore.charges.parts.Particulars`)."""
 
     terms: DueTerms
-    debtor: Debtor
     expiration: int
     """Seconds from ``now`` to the end of the last payable day (:func:`due_expiration`)."""
-    key: str | None = None
-    payer_request: str | None = None
-    info: tuple[tuple[str, str], ...] = ()
-    loc_id: int | None = None
 
     @classmethod
     def parse(cls, fields: DueChargeFields, *, now: datetime) -> DueChargeRequest:
@@ -172,14 +150,10 @@ class DueChargeRequest:
         problems: list[str] = []
         terms = _terms(problems, fields.calendar, fields.value, payer_day(now))
         expiration = _expiration(problems, terms, now)
-        debtor = _debtor(problems, fields.debtor)
-        key = judge_text(problems, "chave", fields.key, MAX_KEY)
-        payer_request = judge_text(problems, "solicitacaoPagador", fields.payer_request, MAX_PAYER_REQUEST)
-        info = judge_info(problems, fields.info)
-        loc_id = judge_loc_id(problems, fields.loc_id)
-        if problems or terms is None or debtor is None or expiration is None:
+        parts = fields.judge_parts(problems, _debtor)
+        if problems or terms is None or parts.debtor is None or expiration is None:
             raise ValidationError("Invalid due-date charge: " + "; ".join(problems), details=problems)
-        return cls(terms, debtor, expiration, key, payer_request, info, loc_id)
+        return cls(terms, expiration, **parts.given())
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +162,9 @@ class DueCalendarChange:
 
     due_date: object = ABSENT
     days_after_due: object = ABSENT
+
+    def judge_alone(self, problems: list[str]) -> None:
+        """Nothing: a due date is judged with the charge's terms."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +177,9 @@ class DueValueChange:
     interest: RateFields | Absent | None = ABSENT
     rebate: RateFields | Absent | None = ABSENT
     discount: DiscountFields | Absent | None = ABSENT
+
+    def judge_alone(self, problems: list[str]) -> None:
+        """Nothing: the amount is judged with the charge's terms."""
 
 
 def _given(change: DueCalendarChange | DueValueChange) -> dict[str, Any]:
@@ -217,63 +197,24 @@ def _changed_value(current: DueValueFields, change: DueValueChange | None) -> Du
     return current if change is None else dataclasses.replace(current, **_given(change))
 
 
-@dataclass(frozen=True, slots=True)
-class DueRevisionFields:
-    """A ``PATCH /cobv/{txid}`` body as the edge decoded it: a part left out (or null) is
-    unchanged; inside ``calendar`` and ``value``, each member left out keeps the charge's."""
-
-    calendar: DueCalendarChange | None = None
-    value: DueValueChange | None = None
-    debtor: DebtorFields | None = None
-    key: object = None
-    payer_request: object = None
-    info: tuple[InfoFields, ...] | None = None
-    status: object = None
-    loc_id: object = None
-    """``loc.id``: move the charge to this ``cobv`` location of the account (None: it stays)."""
-
-    @property
-    def revises(self) -> bool:
-        parts = (self.calendar, self.value, self.debtor, self.key, self.payer_request, self.info, self.loc_id)
-        return any(part is not None for part in parts)
-
-    def cancels(self) -> bool:
-        """Whether it cancels the charge; raises ``ValidationError`` if its status, or the lack of
-        any change, breaks a rule (judged before the charge is looked up)."""
-        problems: list[str] = []
-        removed = ChargeStatus.REMOVIDA_PELO_USUARIO_RECEBEDOR.value
-        if self.status is None:
-            if not self.revises:
-                problems.append("the body changes nothing: give a field to revise, or status")
-        else:
-            if self.status != removed:
-                problems.append(f"status: the only status a change may set is {removed}")
-            if self.revises:
-                problems.append("status: a charge is cancelled alone, not together with other changes")
-        judge_loc_id(problems, self.loc_id)
-        if problems:
-            raise ValidationError("Invalid due-date charge change: " + "; ".join(problems), details=problems)
-        return self.status is not None
+DueRevisionFields = RevisionFields[DueCalendarChange, DueValueChange]
+"""A ``PATCH /cobv/{txid}`` body as the edge decoded it: inside ``calendar`` and ``value``, each
+member left out keeps the charge's (its cancel judged as :data:`DUE_REVISION` says)."""
 
 
 @dataclass(frozen=True, slots=True)
-class DueRevision:
+class DueRevision(Particulars):
     """A validated ``PATCH /cobv/{txid}``: ``cancel``, or the charge's parts after the change."""
 
     cancel: bool
     terms: DueTerms | None = None
     expiration: int = 1
-    debtor: Debtor | None = None
-    key: str | None = None
-    payer_request: str | None = None
-    info: tuple[tuple[str, str], ...] = ()
-    loc_id: int | None = None
 
     @classmethod
     def parse(cls, fields: DueRevisionFields, current: Charge, *, now: datetime) -> DueRevision:
         """The revision of ``current`` (a ``cobv``), each rule as on creation, judged on the terms
         as they would be after it (a due date may not be before the payer's day at ``now``)."""
-        if fields.cancels():
+        if fields.cancels(DUE_REVISION):
             return cls(cancel=True)
         if current.due is None:
             raise ValidationError("not a due-date charge")
@@ -286,20 +227,7 @@ class DueRevision:
             payer_day(now),
         )
         expiration = _expiration(problems, terms, current.created_at)
-        debtor = current.debtor if fields.debtor is None else _debtor(problems, fields.debtor)
-        key, payer_request, info = judge_revised_texts(
-            problems, current, key=fields.key, payer_request=fields.payer_request, info=fields.info
-        )
-        loc_id = judge_loc_id(problems, fields.loc_id)
-        if problems or terms is None or debtor is None or expiration is None:
+        parts = judge_revised_parts(problems, fields, current, _debtor)
+        if problems or terms is None or parts.debtor is None or expiration is None:
             raise ValidationError("Invalid due-date charge change: " + "; ".join(problems), details=problems)
-        return cls(
-            cancel=False,
-            terms=terms,
-            expiration=expiration,
-            debtor=debtor,
-            key=key,
-            payer_request=payer_request,
-            info=info,
-            loc_id=loc_id,
-        )
+        return cls(cancel=False, terms=terms, expiration=expiration, **parts.given())

@@ -22,6 +22,7 @@ from pixcore.charges.cob_service import (
     revise_locked,
 )
 from pixcore.charges.cobv_requests import DueChargeRequest, DueRevision, DueRevisionFields
+from pixcore.charges.parts import DUE_REVISION
 from pixcore.clock import Clock
 from pixcore.errors import ChargeNotFound, InvalidTransition
 from pixcore.identifiers import validate_txid
@@ -73,12 +74,8 @@ async def add_due_charge(
         now=now,
         expiration=request.expiration,
         amount=request.terms.original,
-        key=request.key,
-        loc_id=request.loc_id,
+        parts=request,
         location_prefix=location_prefix,
-        payer_request=request.payer_request,
-        debtor=request.debtor,
-        info=request.info,
         due=request.terms,
         batch_id=batch_id,
     )
@@ -97,7 +94,7 @@ async def revise_due_charge(
     terms judged as they would be after the change, a due date not before today; ``loc.id``
     moves it to another ``cobv`` location of the account, under ``location_prefix``)."""
     validate_txid(txid)
-    fields.cancels()  # its status rules first, before any charge is looked up
+    fields.cancels(DUE_REVISION)  # its status rules first, before any charge is looked up
     now = clock.now()
     async with uow() as tx:
         charge = await tx.charges.lock(account_id, txid)
@@ -125,17 +122,10 @@ async def revise_locked_due_charge(
         tx,
         charge,
         now,
-        key=revision.key,
-        loc_id=revision.loc_id,
+        parts=revision,
         amount=0,
         location_prefix=location_prefix,
         fields=lambda moved: dataclasses.replace(
-            moved,
-            expiration=revision.expiration,
-            amount=terms.original,
-            payer_request=revision.payer_request,
-            debtor=revision.debtor,
-            info=revision.info,
-            due=terms,
+            moved, expiration=revision.expiration, amount=terms.original, due=terms
         ),
     )

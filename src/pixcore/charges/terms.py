@@ -10,10 +10,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any
 
 from pixcore.business_days import next_business_day
-from pixcore.money import format_amount_string
 
 __all__ = [
     "DEFAULT_DAYS_AFTER_DUE",
@@ -203,32 +201,3 @@ class DueTerms:
     def last_payable_day(self) -> date:
         """The last day the charge can be paid, inclusive."""
         return next_business_day(self.effective_due_date() + timedelta(days=self.days_after_due))
-
-    def wire(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        """``calendario`` (without ``criacao``) and ``valor`` as the standard writes them."""
-        calendar: dict[str, Any] = {
-            "dataDeVencimento": self.due_date.isoformat(),
-            "validadeAposVencimento": self.days_after_due,
-        }
-        value: dict[str, Any] = {"original": format_amount_string(self.original)}
-        if self.fine is not None:
-            value["multa"] = _rate_wire(self.fine.modality, self.fine.value)
-        if self.interest is not None:
-            value["juros"] = _rate_wire(self.interest.modality, self.interest.value)
-        if self.rebate is not None:
-            value["abatimento"] = _rate_wire(self.rebate.modality, self.rebate.value)
-        if self.discount is not None:
-            discount: dict[str, Any] = {"modalidade": int(self.discount.modality)}
-            if self.discount.modality.fixed_dates:
-                discount["descontoDataFixa"] = [
-                    {"data": item.until.isoformat(), "valorPerc": format_amount_string(item.value)}
-                    for item in self.discount.dates
-                ]
-            else:
-                discount["valorPerc"] = format_amount_string(self.discount.value)
-            value["desconto"] = discount
-        return calendar, value
-
-
-def _rate_wire(modality: int, value: int) -> dict[str, Any]:
-    return {"modalidade": int(modality), "valorPerc": format_amount_string(value)}

@@ -2,17 +2,17 @@
 whose charges (``cob``, ``cobv``, cash-ins) are paid many at once.
 
 Every payment credits the receiving account's balance row, so the concurrent payments of one hot
-account queue on that row's lock. A :class:`ChargePaymentBatcher` gathers the payments of one
+account queue on that row's lock. A :class:`ChargePaymentGroupCommit` gathers the payments of one
 process for one receiving account (up to ``size``, waiting at most ``window`` seconds) and pays them
-in ONE unit of work: each charge locked by its location (in location order, so two batches cannot
+in ONE unit of work: each charge locked by its location (in location order, so two groups cannot
 deadlock on charges) and judged by :func:`~pixcore.charges.cob_service.payment_terms`, the rules
 :func:`~pixcore.charges.cob_service.pay_charge` applies; a payment they refuse is answered that error.
 The accepted ones are written with one statement per table where the ports allow it (new PAYMENT
 records, postings, events; a cash-in's PENDING record is confirmed, each charge updated), one
-COMMIT, then every payer answered. A location repeated within a batch is paid alone after the
-batch (it finds its charge CONCLUIDA, as a second payer does today). If the batch's unit of work
-fails, its payments are applied one by one on the unbatched path, each answered exactly as it would
-have been alone. ``size`` 1 is the unbatched path itself.
+COMMIT, then every payer answered. A location repeated within a group is paid alone after the
+group (it finds its charge CONCLUIDA, as a second payer does today). If the group's unit of work
+fails, its payments are applied one by one on the ungrouped path, each answered exactly as it would
+have been alone. ``size`` 1 is the ungrouped path itself.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from pixcore.identifiers import new_end_to_end_id
 from pixcore.transfers.receipt_service import payment_record, receive_event
 from pixcore.unit_of_work import UnitOfWork, UnitOfWorkFactory
 
-__all__ = ["ChargePaymentBatcher"]
+__all__ = ["ChargePaymentGroupCommit"]
 
 log = logging.getLogger(__name__)
 
@@ -51,14 +51,14 @@ class _Payment:
 @dataclass(frozen=True, slots=True)
 class _Accepted:
     index: int
-    """The payment's place in the batch."""
+    """The payment's place in the group."""
     charge: Charge
     status: ChargeStatus
     credited: int
     end_to_end_id: str
 
 
-class ChargePaymentBatcher(GroupCommit[int | None, _Payment, ChargePayment]):
+class ChargePaymentGroupCommit(GroupCommit[int | None, _Payment, ChargePayment]):
     """Pays charges as :func:`~pixcore.charges.cob_service.pay_charge` does, grouping the concurrent
     payments received by each account into one unit of work. One per process; one event loop."""
 
@@ -93,17 +93,17 @@ class ChargePaymentBatcher(GroupCommit[int | None, _Payment, ChargePayment]):
             kinds=asked.kinds,
         )
 
-    async def _apply(self, key: int | None, batch: list[Waiting[_Payment, ChargePayment]]) -> None:
+    async def _apply(self, key: int | None, group: list[Waiting[_Payment, ChargePayment]]) -> None:
         first: list[Waiting[_Payment, ChargePayment]] = []
         repeats: list[Waiting[_Payment, ChargePayment]] = []
         seen: set[str] = set()
-        for waiting in batch:
+        for waiting in group:
             location = waiting.item.location_id
             (repeats if location in seen else first).append(waiting)
             seen.add(location)
         try:
             outcomes = await self._commit([waiting.item for waiting in first])
-        except Exception:  # a failed batch: each payment gets its own answer
+        except Exception:  # a failed group: each payment gets its own answer
             log.info("a batch of %d charge payments is applied one by one", len(first), exc_info=True)
             await self._one_by_one(key, first)
         else:
@@ -199,7 +199,7 @@ class ChargePaymentBatcher(GroupCommit[int | None, _Payment, ChargePayment]):
             ],
             now,
         )
-        account_id = accepted[0].charge.account_id  # the batch's: payment_terms checked only_for
+        account_id = accepted[0].charge.account_id  # the group's: payment_terms checked only_for
         hooked: dict[str, bool] = {}
         events: list[Event] = []
         for paid, payer, tid in together:

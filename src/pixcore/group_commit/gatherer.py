@@ -4,13 +4,13 @@ A :class:`Gatherer` keeps one queue per hot row (an account's balance, say) in t
 first request of an idle queue starts a drain task; the drain waits at most ``window`` seconds
 for the queue to hold ``size`` requests, takes up to ``size`` of them, hands them to ``apply``
 (which answers each request's future, typically after one COMMIT), and goes on while requests
-wait. Requests that arrive while a batch commits form the next one.
+wait. Requests that arrive while a group commits form the next one.
 
-:class:`GroupCommit` is the base of the use cases built on it (``transfer_batch``,
-``receipt_batch``, ``charge_batch``): the gatherer, the unbatched path when a batch holds one
-request, and the way back when a batch cannot be applied as one: its requests applied one by one
-on the unbatched path, each answered its own outcome. A subclass says what one request alone does
-(``_alone``) and what one batch does (``_apply``).
+:class:`GroupCommit` is the base of the use cases built on it (``TransferGroupCommit``,
+``ReceiptGroupCommit``, ``ChargePaymentGroupCommit``): the gatherer, the ungrouped path when a group holds one
+request, and the way back when a group cannot be applied as one: its requests applied one by one
+on the ungrouped path, each answered its own outcome. A subclass says what one request alone does
+(``_alone``) and what one group does (``_apply``).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ class Waiting(Generic[I, R]):
     item: I
     answer: asyncio.Future[R]
     settled: asyncio.Future[None] | None = None
-    """Done once the request's outcome is final (answered, or dropped before its batch began),
+    """Done once the request's outcome is final (answered, or dropped before its group began),
     whether or not its caller still waits for the answer."""
 
     def give(self, outcome: R | Exception) -> None:
@@ -68,9 +68,9 @@ class _Queue(Generic[I, R]):
 
 
 class Gatherer(Generic[K, I, R]):
-    """Per-key queues of requests, drained a batch at a time through ``apply``.
+    """Per-key queues of requests, drained a group at a time through ``apply``.
 
-    ``apply(key, batch)`` must answer every request of the batch (``Waiting.give``), when it returns
+    ``apply(key, group)`` must answer every request of the group (``Waiting.give``), when it returns
     or later (a task it started); one it leaves unanswered when it raises is given that error.
     One per process; one event loop.
     """
@@ -83,13 +83,13 @@ class Gatherer(Generic[K, I, R]):
         window: timedelta,
     ) -> None:
         if size < 1:
-            raise ValueError("a batch holds at least one request")
+            raise ValueError("a group holds at least one request")
         self._apply, self.size, self._window = apply, size, window.total_seconds()
         self._queues: dict[K, _Queue[I, R]] = {}
         self._drains: set[asyncio.Task[None]] = set()
 
     async def submit(self, key: K, item: I, settled: asyncio.Future[None] | None = None) -> R:
-        """Queue ``item`` under ``key``; its answer, once its batch is applied. ``settled``: done
+        """Queue ``item`` under ``key``; its answer, once its group is applied. ``settled``: done
         once the outcome is final, even after the caller stopped waiting (see ``Waiting``)."""
         answer: asyncio.Future[R] = asyncio.get_running_loop().create_future()
         queue = self._queues.get(key)
@@ -104,8 +104,8 @@ class Gatherer(Generic[K, I, R]):
         return await answer
 
     async def _drain(self, key: K, queue: _Queue[I, R]) -> None:
-        """Apply the key's waiting requests, a batch at a time, until none waits."""
-        batch: list[Waiting[I, R]] = []
+        """Apply the key's waiting requests, a group at a time, until none waits."""
+        group: list[Waiting[I, R]] = []
         cancelled = False
         try:
             while queue.waiting:
@@ -113,35 +113,35 @@ class Gatherer(Generic[K, I, R]):
                     queue.full.clear()
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(queue.full.wait(), self._window)
-                batch = queue.waiting[: self.size]
+                group = queue.waiting[: self.size]
                 del queue.waiting[: self.size]
-                # A request cancelled (its client went away) before its batch began is not applied.
-                for waiting in batch:
+                # A request cancelled (its client went away) before its group began is not applied.
+                for waiting in group:
                     if waiting.answer.done():
                         waiting.settle()
-                batch = [waiting for waiting in batch if not waiting.answer.done()]
-                if not batch:
+                group = [waiting for waiting in group if not waiting.answer.done()]
+                if not group:
                     continue
                 try:
-                    await self._apply(key, batch)
+                    await self._apply(key, group)
                 except Exception as error:  # noqa: BLE001 - handed to the requests it left unanswered
-                    for waiting in batch:
+                    for waiting in group:
                         waiting.give(error)
         except asyncio.CancelledError:
             cancelled = True
             raise
         finally:
             del self._queues[key]  # no await since the loop ended: nobody queued meanwhile
-            # A batch may be answered after ``apply`` returned (by a write it left on its way, as
-            # ``transfer_batch`` does): only this task's cancellation leaves its requests unanswered.
-            for waiting in [*batch, *queue.waiting] if cancelled else []:
+            # A group may be answered after ``apply`` returned (by a write it left on its way, as
+            # ``TransferGroupCommit`` does): only this task's cancellation leaves its requests unanswered.
+            for waiting in [*group, *queue.waiting] if cancelled else []:
                 waiting.settle()
                 if not waiting.answer.done():
                     waiting.answer.cancel()
 
 
 class GroupCommit(ABC, Generic[K, I, R]):
-    """A use case whose concurrent requests under one key are applied a batch at a time.
+    """A use case whose concurrent requests under one key are applied a group at a time.
 
     One per process (it holds per-key queues); every method runs on one event loop."""
 
@@ -150,11 +150,11 @@ class GroupCommit(ABC, Generic[K, I, R]):
 
     @property
     def groups(self) -> bool:
-        """True when a batch may hold more than one request."""
+        """True when a group may hold more than one request."""
         return self._gatherer.size > 1
 
     async def _submit(self, key: K, item: I, settled: asyncio.Future[None] | None = None) -> R:
-        """The request's answer: alone when batches hold one request, else from its batch.
+        """The request's answer: alone when groups hold one request, else from its group.
         ``settled``: done once its outcome is final (see ``Waiting``)."""
         if not self.groups:
             try:
@@ -165,15 +165,15 @@ class GroupCommit(ABC, Generic[K, I, R]):
 
     @abstractmethod
     async def _alone(self, key: K, item: I) -> R:
-        """The unbatched path: one request in its own unit of work."""
+        """The ungrouped path: one request in its own unit of work."""
 
     @abstractmethod
-    async def _apply(self, key: K, batch: list[Waiting[I, R]]) -> None:
-        """Apply a batch, answering each of its requests (``Waiting.give``)."""
+    async def _apply(self, key: K, group: list[Waiting[I, R]]) -> None:
+        """Apply a group, answering each of its requests (``Waiting.give``)."""
 
-    async def _one_by_one(self, key: K, batch: list[Waiting[I, R]]) -> None:
-        """Each request not yet answered on the unbatched path, answered its own outcome."""
-        for waiting in batch:
+    async def _one_by_one(self, key: K, group: list[Waiting[I, R]]) -> None:
+        """Each request not yet answered on the ungrouped path, answered its own outcome."""
+        for waiting in group:
             if waiting.answer.done():
                 continue
             try:

@@ -15,12 +15,12 @@ from pixcore.ledger import Posting
 from pixcore.records import NewTransaction, NewTransfer
 from pixcore.transfers.ports import IdempotencyRecord
 
-__all__ = ["TransferBatchStore", "TransferReservation"]
+__all__ = ["TransferGroupStore", "TransferReservation"]
 
 
 @dataclass(frozen=True, slots=True)
 class TransferReservation:
-    """What one transfer of a batch writes when it is reserved: its record, its idempotency key's
+    """What one transfer of a group writes when it is reserved: its record, its idempotency key's
     claim, the transfer itself once the record has its id, and the posting that reserves its amount."""
 
     record: NewTransaction
@@ -30,9 +30,9 @@ class TransferReservation:
     posting: Posting
 
 
-class TransferBatchStore(Protocol):
-    """A batch of transfers out of one account reserved with one read and one write, each a single
-    statement outside any open transaction: the batch is decided on what :meth:`seen`
+class TransferGroupStore(Protocol):
+    """A group of transfers out of one account reserved with one read and one write, each a single
+    statement outside any open transaction: the group is decided on what :meth:`seen`
     read, and :meth:`reserve` writes it only if the decision still holds: the account's available
     balance still covers it and, when the decision refused some transfer for its amount, is still
     exactly what it was decided on (a higher one might have covered it). That is the decision a

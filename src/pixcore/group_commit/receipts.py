@@ -2,14 +2,14 @@
 PIX at once.
 
 Every receipt credits its account's balance row, which its UPDATE locks until COMMIT, so the
-concurrent receipts of one hot account queue on that lock. A :class:`ReceiptBatcher` gathers the
+concurrent receipts of one hot account queue on that lock. A :class:`ReceiptGroupCommit` gathers the
 receipts of one process for one key (up to ``size``, waiting at most ``window`` seconds) and
 credits them in ONE unit of work: the key's owner looked up once, the PAYMENT records, ledger
 entries and RECEIVE events written with one statement each, the balance updated once, one
-COMMIT, then every payer answered. A receipt cannot be refused for its amount, so a batch either
+COMMIT, then every payer answered. A receipt cannot be refused for its amount, so a group either
 commits whole or (a key that is not the caller's, a failed statement) its receipts are applied one
-by one on the unbatched path (:func:`~pixcore.transfers.receipt_service.receive_payment`), each answered
-exactly as it would have been alone. ``size`` 1 is the unbatched path itself.
+by one on the ungrouped path (:func:`~pixcore.transfers.receipt_service.receive_payment`), each answered
+exactly as it would have been alone. ``size`` 1 is the ungrouped path itself.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from pixcore.transfers.receipt_service import (
 )
 from pixcore.unit_of_work import UnitOfWorkFactory
 
-__all__ = ["ReceiptBatcher"]
+__all__ = ["ReceiptGroupCommit"]
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ class _Payment:
 _Key: TypeAlias = tuple[str, int | None]  # the key's value, and the account it must be the caller's
 
 
-class ReceiptBatcher(GroupCommit[_Key, _Payment, Receipt]):
+class ReceiptGroupCommit(GroupCommit[_Key, _Payment, Receipt]):
     """Credits receipts as :func:`~pixcore.transfers.receipt_service.receive_payment` does, grouping the
     concurrent ones paid to each key into one unit of work. One per process; one event loop."""
 
@@ -77,14 +77,14 @@ class ReceiptBatcher(GroupCommit[_Key, _Payment, Receipt]):
             only_for=receipt.only_for,
         )
 
-    async def _apply(self, key: _Key, batch: list[Waiting[_Payment, Receipt]]) -> None:
+    async def _apply(self, key: _Key, group: list[Waiting[_Payment, Receipt]]) -> None:
         try:
-            receipts = await self._commit([waiting.item for waiting in batch])
-        except Exception:  # a refused key or a failed batch: each receipt gets its own answer
-            log.info("a batch of %d receipts is applied one by one", len(batch), exc_info=True)
-            await self._one_by_one(key, batch)
+            receipts = await self._commit([waiting.item for waiting in group])
+        except Exception:  # a refused key or a failed group: each receipt gets its own answer
+            log.info("a batch of %d receipts is applied one by one", len(group), exc_info=True)
+            await self._one_by_one(key, group)
             return
-        for waiting, receipt in zip(batch, receipts, strict=True):
+        for waiting, receipt in zip(group, receipts, strict=True):
             waiting.give(receipt)
 
     async def _commit(self, payments: list[_Payment]) -> list[Receipt]:
@@ -113,7 +113,7 @@ class ReceiptBatcher(GroupCommit[_Key, _Payment, Receipt]):
                 receive_event(tid, amount=p.amount, payer=p.payer, end_to_end_id=e2e)
                 for p, e2e, tid in together
             ]
-            if await tx.webhooks.of_key(account_id, first.key.value) is not None:  # one key per batch
+            if await tx.webhooks.of_key(account_id, first.key.value) is not None:  # one key per group
                 events += [KeyPixEvent(first.key.value, e2e, p.amount, now) for p, e2e, _ in together]
             await tx.outbox.add_many(account_id, events, now)
             await tx.commit()

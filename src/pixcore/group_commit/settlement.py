@@ -1,9 +1,9 @@
-"""Settlement in batches (docs/decisions/settlement-batches.md): the due transfers of a round posted a
+"""Settlement in groups (docs/decisions/settlement-groups.md): the due transfers of a round posted a
 group at a time.
 
 Settling one transfer is one unit of work (:func:`~pixcore.transfers.transfer_service.settle_transfer`);
 a hot account's transfers then queue for its balance row one COMMIT at a time, as its requests
-did before group commit. :func:`settle_batches` takes the round's due transfers in groups of up to
+did before group commit. :func:`settle_in_groups` takes the round's due transfers in groups of up to
 ``size`` and finishes each group in ONE unit of work:
 
 1. the group's transfers are locked with one statement (``FOR UPDATE SKIP LOCKED``, as one by one:
@@ -15,8 +15,8 @@ did before group commit. :func:`settle_batches` takes the round's due transfers 
    the TRANSFER and RECEIVE events are written with one statement each, one COMMIT.
 
 If the group's unit of work fails for any reason (a guard refusing a sum, a deadlock, a lost
-connection), it rolls back whole and its transfers are settled one by one on the unbatched path,
-each in its own unit of work: none is lost, none is finished twice. ``size`` 1 is the unbatched
+connection), it rolls back whole and its transfers are settled one by one on the ungrouped path,
+each in its own unit of work: none is lost, none is finished twice. ``size`` 1 is the ungrouped
 path itself.
 """
 
@@ -38,16 +38,16 @@ from pixcore.transfers.rules import TransferLifecycle, TransferState
 from pixcore.transfers.transfer_service import outcome, settle_due, settle_transfer, transfer_event
 from pixcore.unit_of_work import UnitOfWork, UnitOfWorkFactory
 
-__all__ = ["settle_batches"]
+__all__ = ["settle_in_groups"]
 
 log = logging.getLogger(__name__)
 
 
-async def settle_batches(uow: UnitOfWorkFactory, clock: Clock, *, size: int, limit: int = 100) -> int:
+async def settle_in_groups(uow: UnitOfWorkFactory, clock: Clock, *, size: int, limit: int = 100) -> int:
     """Settle or fail every transfer whose time has come, up to ``size`` in one unit of work;
     returns how many were finished. Any number of workers may run this at once."""
     if size < 1:
-        raise ValueError("a batch holds at least one transfer")
+        raise ValueError("a group holds at least one transfer")
     if size == 1:
         return await settle_due(uow, clock, limit=limit)
     async with uow() as tx:

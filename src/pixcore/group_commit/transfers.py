@@ -2,7 +2,7 @@
 
 Every transfer out of an account locks that account's balance row until its COMMIT, so
 concurrent requests from one hot account queue on that lock one transaction at a time. A
-:class:`TransferBatcher` gathers the requests of one process for one account (up to ``size``,
+:class:`TransferGroupCommit` gathers the requests of one process for one account (up to ``size``,
 waiting at most ``window`` seconds for more) and applies them together:
 
 1. each transfer is decided in arrival order against the running available balance: one it does
@@ -11,38 +11,38 @@ waiting at most ``window`` seconds for more) and applies them together:
    at once, the balance updated once (guarded, as always);
 3. then every waiting request is answered. Nothing is answered before its write is committed.
 
-With a :class:`~pixcore.group_commit.ports.TransferBatchStore` (the service's way), the batch
+With a :class:`~pixcore.group_commit.ports.TransferGroupStore` (the service's way), the group
 reads the balance
 as committed with one statement and is written by one more, which lands only if the decision still
-holds: the balance covers the batch and, if the batch refused a transfer, is the one it was decided
-on. Batches are pipelined: a batch is decided on what the write ahead of it leaves, while that write
-is on its way, and writes behind it. When a write does not land, the batch is read and decided
+holds: the balance covers the group and, if the group refused a transfer, is the one it was decided
+on. Groups are pipelined: a group is decided on what the write ahead of it leaves, while that write
+is on its way, and writes behind it. When a write does not land, the group is read and decided
 again, and after ``OPTIMISTIC_TRIES`` decided under the balance row's lock in one unit of work
 (the way without a store).
 
-The keys the batch's requests pay are looked up in the directory with one statement when the
-batch begins (before its unit of work opens). A request whose destination the rules refuse, whose
-key is taken already, or that repeats the key of an earlier request of its batch takes the unbatched path
-(:func:`~pixcore.transfers.transfer_service.create_transfer`) on its own, after the batch: its answer
-is exactly today's. If the batch's unit of work fails for any reason (a key claimed meanwhile
+The keys the group's requests pay are looked up in the directory with one statement when the
+group begins (before its unit of work opens). A request whose destination the rules refuse, whose
+key is taken already, or that repeats the key of an earlier request of its group takes the ungrouped path
+(:func:`~pixcore.transfers.transfer_service.create_transfer`) on its own, after the group: its answer
+is exactly today's. If the group's unit of work fails for any reason (a key claimed meanwhile
 by another process, a deadlock, a lost connection), its requests are applied one by one on the
-unbatched path, so that one bad request never fails the others. ``size`` 1 is the unbatched path itself.
+ungrouped path, so that one bad request never fails the others. ``size`` 1 is the ungrouped path itself.
 
 One answer per idempotency key: requests of one account that share a key are never decided side by
 side in this process. Each waits until the one ahead of it under that key has its final outcome (its
 write landed or is known to have failed, whatever became of its caller), then goes as a retry does: it
 finds the key taken and replays that transfer, or, if nothing was written for it, is decided afresh.
-A batch decided while the write of an earlier batch is on its way would otherwise refuse a retry
-for the funds that very write is spending. Between processes, the write's guards decide: a batch
+A group decided while the write of an earlier group is on its way would otherwise refuse a retry
+for the funds that very write is spending. Between processes, the write's guards decide: a group
 that refused a transfer lands only on the very balance it was decided on, which any write of
 another process (that key's included) moves.
 
 A request may bring its caller's :class:`~pixcore.accounts.ports.PendingCredential` (a token that verified,
-whose certificate status is still to be read): the batch reads all of them with ONE statement
+whose certificate status is still to be read): the group reads all of them with ONE statement
 (``CertificateCheck.in_force_many``, which reads the service clock too) before anything else, and
 refuses the token of each one whose certificate is no longer in force, or whose token expired on
 the clock just read, with ``InvalidToken`` (the bearer check's own answer). Nothing is written
-for it, and the check is never skipped: if it fails, every request of the batch gets that error.
+for it, and the check is never skipped: if it fails, every request of the group gets that error.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ from pixcore.errors import (
     RuleViolation,
 )
 from pixcore.group_commit.gatherer import GroupCommit, Waiting, settle
-from pixcore.group_commit.ports import TransferBatchStore, TransferReservation
+from pixcore.group_commit.ports import TransferGroupStore, TransferReservation
 from pixcore.transfers.ports import IdempotencyRecord, KeyDirectory
 from pixcore.transfers.rules import DirectoryEntry, TransferRequest
 from pixcore.transfers.transfer_service import (
@@ -79,19 +79,19 @@ from pixcore.transfers.transfer_service import (
 )
 from pixcore.unit_of_work import UnitOfWorkFactory
 
-__all__ = ["TransferBatcher"]
+__all__ = ["TransferGroupCommit"]
 
 log = logging.getLogger(__name__)
 
 OPTIMISTIC_TRIES = 2
-"""How many times a batch is decided on the balance as committed and written only if it has not
-moved (``TransferBatchStore``) before it locks the balance row instead."""
+"""How many times a group is decided on the balance as committed and written only if it has not
+moved (``TransferGroupStore``) before it locks the balance row instead."""
 
 _Outcome: TypeAlias = CreatedTransfer | RuleViolation
 
 
-class _BatchAbandoned(Exception):
-    """The batch cannot be applied as one: its requests go one by one."""
+class _GroupAbandoned(Exception):
+    """The group cannot be applied as one: its requests go one by one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,18 +104,18 @@ class _Request:
 
 @dataclass(frozen=True, slots=True)
 class _Routed:
-    """A request of the batch whose destination the rules accept, with its directory entry."""
+    """A request of the group whose destination the rules accept, with its directory entry."""
 
     item: _Request
     entry: DirectoryEntry
 
 
-_Batch: TypeAlias = list[Waiting[_Request, CreatedTransfer]]
+_Group: TypeAlias = list[Waiting[_Request, CreatedTransfer]]
 
 
 @dataclass(frozen=True, slots=True)
 class _Decided:
-    """What one batch's unit of work decided: answers by position, and who goes alone afterwards."""
+    """What one group's unit of work decided: answers by position, and who goes alone afterwards."""
 
     outcomes: dict[int, _Outcome]
     alone: list[int]
@@ -123,8 +123,8 @@ class _Decided:
 
 @dataclass(frozen=True, slots=True)
 class _Read:
-    """What a batch reads before deciding: the directory's entries of its keys, and (with a
-    ``TransferBatchStore``) the balance and the taken idempotency keys as committed."""
+    """What a group reads before deciding: the directory's entries of its keys, and (with a
+    ``TransferGroupStore``) the balance and the taken idempotency keys as committed."""
 
     entries: dict[str, DirectoryEntry]
     seen: tuple[Balance | None, dict[uuid.UUID, IdempotencyRecord]] | None
@@ -132,7 +132,7 @@ class _Read:
 
 @dataclass(frozen=True, slots=True)
 class _Decision:
-    """A batch decided against a balance: refused, retried alone, and reserved (in order)."""
+    """A group decided against a balance: refused, retried alone, and reserved (in order)."""
 
     available: int
     """The available balance it was decided against."""
@@ -159,8 +159,8 @@ class _Decision:
 
 @dataclass(frozen=True, slots=True)
 class _Ahead:
-    """A batch's write on its way: the available balance it leaves if it lands, and whether it did
-    (True once written, False once it did not: the batch behind it must decide again)."""
+    """A group's write on its way: the available balance it leaves if it lands, and whether it did
+    (True once written, False once it did not: the group behind it must decide again)."""
 
     left: int
     written: asyncio.Future[bool]
@@ -177,7 +177,7 @@ def _refusal(
     return None
 
 
-class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
+class TransferGroupCommit(GroupCommit[int, _Request, CreatedTransfer]):
     """Creates transfers as :func:`~pixcore.transfers.transfer_service.create_transfer` does, grouping
     the concurrent ones of each sending account into one unit of work (see the module's text).
 
@@ -195,12 +195,12 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
         size: int,
         window: timedelta,
         certificates: CertificateCheck | None = None,
-        store: TransferBatchStore | None = None,
+        store: TransferGroupStore | None = None,
     ) -> None:
         super().__init__(size=size, window=window)
         self._uow, self._directory, self._clock = uow, directory, clock
         self._certificates, self._store = certificates, store
-        self._ahead: dict[int, _Ahead] = {}  # per account, the write of its last batch, until it lands
+        self._ahead: dict[int, _Ahead] = {}  # per account, the write of its last group, until it lands
         self._writing: set[asyncio.Task[None]] = set()  # the writes on their way (kept referenced)
         # Per (account, idempotency key), the last request of this process under it, until its outcome
         # is final: the next one of that key waits for it (see the module's text).
@@ -210,7 +210,7 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
     @property
     def checks_certificates(self) -> bool:
         """True when requests are grouped and their callers' certificates can be checked by their
-        batch (``create(credential=...)``): one statement a batch instead of one a request."""
+        group (``create(credential=...)``): one statement a group instead of one a request."""
         return self.groups and self._certificates is not None
 
     async def create(
@@ -224,7 +224,7 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
         """The transfer this request makes (or made, on a retry): the answer of ``create_transfer``.
 
         ``credential``: the caller's, when its certificate status is still to be checked (the
-        batch does it; ``InvalidToken`` when it is no longer in force or the token expired)."""
+        group does it; ``InvalidToken`` when it is no longer in force or the token expired)."""
         if not self.groups and credential is not None:
             refused = await self.refusal(credential)
             if refused is not None:
@@ -262,18 +262,18 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
         now = int(self._clock.now().timestamp())
         return [_refusal(credential, in_force, now) for credential in credentials]
 
-    async def _admitted(self, batch: _Batch) -> _Batch:
-        """The requests of the batch whose callers are (still) admitted; the others are answered."""
-        pending = [waiting for waiting in batch if waiting.item.credential is not None]
+    async def _admitted(self, group: _Group) -> _Group:
+        """The requests of the group whose callers are (still) admitted; the others are answered."""
+        pending = [waiting for waiting in group if waiting.item.credential is not None]
         if not pending:
-            return batch
+            return group
         refusals = await self._refusals([w.item.credential for w in pending if w.item.credential])
         refused: set[int] = set()
         for waiting, refusal in zip(pending, refusals, strict=True):
             if refusal is not None:
                 waiting.give(refusal)
                 refused.add(id(waiting))
-        return [waiting for waiting in batch if id(waiting) not in refused]
+        return [waiting for waiting in group if id(waiting) not in refused]
 
     async def _alone(self, account_id: int, item: _Request) -> CreatedTransfer:
         return await create_transfer(
@@ -287,15 +287,15 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
             norm_delay=self._norm_delay,
         )
 
-    async def _apply(self, account_id: int, batch: _Batch) -> None:
-        items = [waiting.item for waiting in batch]
-        # The write of the batch ahead, if one is on its way as the reads begin: what they read may
+    async def _apply(self, account_id: int, group: _Group) -> None:
+        items = [waiting.item for waiting in group]
+        # The write of the group ahead, if one is on its way as the reads begin: what they read may
         # not show it yet, what it leaves will be the balance (or, if it fails, nothing is known).
         ahead = self._ahead.get(account_id)
-        # The callers' certificates, the batch's keys in the directory and (with a store) the balance
+        # The callers' certificates, the group's keys in the directory and (with a store) the balance
         # and the idempotency keys as committed: read at once, each one statement.
         admitted, read = await asyncio.gather(
-            self._admitted(batch), self._read(account_id, items), return_exceptions=True
+            self._admitted(group), self._read(account_id, items), return_exceptions=True
         )
         if isinstance(admitted, BaseException):
             raise admitted  # the certificate check's failure answers every request: never skipped
@@ -308,9 +308,9 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
             await self._answer(account_id, admitted, self._commit(account_id, requests, read))
             return
         # Pipelined: decided now, on what the write ahead of it leaves if that one is still on its
-        # way, and written behind it by a task of its own, while the next batch forms and decides.
+        # way, and written behind it by a task of its own, while the next group forms and decides.
         if ahead is not None and ahead.written.done() and not ahead.written.result():
-            # Decided on a write that failed: read again (the batch ahead is being decided again).
+            # Decided on a write that failed: read again (the group ahead is being decided again).
             await self._answer(
                 account_id, admitted, self._commit(account_id, requests, _Read(read.entries, None))
             )
@@ -333,10 +333,10 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
         if ahead is not None:
             await asyncio.wait([ahead.written])  # two writes on their way at most
 
-    async def _write(  # noqa: PLR0917 - one batch's write and what it needs
+    async def _write(  # noqa: PLR0917 - one group's write and what it needs
         self,
         account_id: int,
-        admitted: _Batch,
+        admitted: _Group,
         requests: Sequence[_Request],
         read: _Read,
         decided: tuple[_Decision, list[int]],
@@ -344,11 +344,11 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
         mine: _Ahead,
         now: datetime,
     ) -> None:
-        """The batch written behind the write ahead of it, and its requests answered."""
+        """The group written behind the write ahead of it, and its requests answered."""
         writing = self._write_behind(account_id, requests, read, decided, ahead, mine, now)
         await self._answer(account_id, admitted, writing)
 
-    def _write_ended(self, account_id: int, mine: _Ahead, admitted: _Batch, task: asyncio.Task[None]) -> None:
+    def _write_ended(self, account_id: int, mine: _Ahead, admitted: _Group, task: asyncio.Task[None]) -> None:
         """Once the write's task is over: if it never said whether it landed (cancelled), it did not;
         and a request it left unanswered (cancelled, at shutdown) is cancelled, never left waiting."""
         self._landed(account_id, mine, landed=False)
@@ -358,7 +358,7 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
                 if not waiting.answer.done():
                     waiting.answer.cancel()
 
-    async def _write_behind(  # noqa: PLR0917 - one batch's write and what it needs
+    async def _write_behind(  # noqa: PLR0917 - one group's write and what it needs
         self,
         account_id: int,
         requests: Sequence[_Request],
@@ -368,8 +368,8 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
         mine: _Ahead,
         now: datetime,
     ) -> _Decided:
-        """The decided batch written once the write ahead of it has landed; if that one did not,
-        or the balance moved all the same, the batch is read and decided again (``_commit``)."""
+        """The decided group written once the write ahead of it has landed; if that one did not,
+        or the balance moved all the same, the group is read and decided again (``_commit``)."""
         decision, alone = decided
         outcome: _Decided | None = None
         try:
@@ -386,21 +386,21 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
         return outcome
 
     def _landed(self, account_id: int, write: _Ahead, *, landed: bool) -> None:
-        """Say once whether ``write`` landed (the batch behind it waits for this); the account's
-        next batch then reads the balance as committed."""
+        """Say once whether ``write`` landed (the group behind it waits for this); the account's
+        next group then reads the balance as committed."""
         if not write.written.done():
             write.written.set_result(landed)
         if self._ahead.get(account_id) is write:
             del self._ahead[account_id]
 
     async def _answer(
-        self, account_id: int, admitted: _Batch, deciding: Coroutine[Any, Any, _Decided]
+        self, account_id: int, admitted: _Group, deciding: Coroutine[Any, Any, _Decided]
     ) -> None:
-        """Each request of the batch answered what ``deciding`` decided for it (every one alone if it
+        """Each request of the group answered what ``deciding`` decided for it (every one alone if it
         fails); then those to go alone, one by one."""
         try:
             decided = await deciding
-        except Exception:  # any failure of the batch: each request gets its own chance
+        except Exception:  # any failure of the group: each request gets its own chance
             log.warning(
                 "a batch of %d transfers failed; applying them one by one", len(admitted), exc_info=True
             )
@@ -428,14 +428,14 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
         tries: int = OPTIMISTIC_TRIES,
     ) -> _Decided:
         if isinstance(read, BaseException):
-            raise read  # a read failed: the batch cannot be decided
+            raise read  # a read failed: the group cannot be decided
         items, alone = self._route(account_id, requests, read.entries)
         now = self._clock.now()
         seen = read.seen
         if self._store is not None:
             # Decided on the balance as committed, written only if the decision still holds (the
             # balance covers it, and is the same if it refused a transfer); if not (another
-            # process's batch, a receipt), read again, and at last lock it.
+            # process's group, a receipt), read again, and at last lock it.
             for _ in range(tries):
                 if seen is None:
                     seen = await self._store.seen(account_id, [r.item.key for r in items.values()])
@@ -459,7 +459,7 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
                 return decision.outcome([], alone)  # nothing to write: the unit rolls back
             ids = await reserve_many(tx, account_id, decision.reservations, now)
             if ids is None:
-                raise _BatchAbandoned("a key was claimed meanwhile by another unit of work")
+                raise _GroupAbandoned("a key was claimed meanwhile by another unit of work")
             await tx.commit()
         return decision.outcome(ids, alone)
 
@@ -468,7 +468,7 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
         account_id: int, requests: Sequence[_Request], entries: Mapping[str, DirectoryEntry]
     ) -> tuple[dict[int, _Routed], list[int]]:
         """The requests the rules route (by position, with their entries), and the positions of those
-        they refuse: these go alone, after the batch (exactly today's answer)."""
+        they refuse: these go alone, after the group (exactly today's answer)."""
         items: dict[int, _Routed] = {}
         alone: list[int] = []
         for position, item in enumerate(requests):
@@ -489,7 +489,7 @@ class TransferBatcher(GroupCommit[int, _Request, CreatedTransfer]):
         now: datetime,
     ) -> _Decision:
         """Each routed request in arrival order against the running ``available`` balance: a retry
-        (its key taken, or repeated in the batch) goes alone, one not covered fails alone."""
+        (its key taken, or repeated in the group) goes alone, one not covered fails alone."""
         refused: dict[int, _Outcome] = {}
         retries: list[int] = []
         keys: set[uuid.UUID] = set()

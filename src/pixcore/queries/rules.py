@@ -49,6 +49,7 @@ from pixcore.clock import parse_timestamp
 from pixcore.errors import InvalidPixKey, InvalidQuery, ValidationError
 from pixcore.identifiers import looks_like_end_to_end_id
 from pixcore.keys import PixKey, parse_pix_key
+from pixcore.problems import Field, Problem
 from pixcore.records import TransactionStatus, TransactionType
 
 __all__ = [
@@ -60,6 +61,7 @@ __all__ = [
     "PIX_KEY_TOTAL_CAP",
     "DayFlow",
     "Identifier",
+    "ListField",
     "ListKind",
     "ListQuery",
     "Movement",
@@ -297,11 +299,31 @@ class ListQuery:
 T = TypeVar("T")
 
 
-def _collect(problems: list[str], name: str, parse: Callable[[], T]) -> T | None:
+class ListField(Field):
+    """The parameters of a transaction list (and of the deliveries' dates), as the parsers here
+    name them in their problems."""
+
+    PAGE = enum.auto()
+    SIZE = enum.auto()
+    STATUS = enum.auto()
+    TYPE = enum.auto()
+    START = enum.auto()
+    END = enum.auto()
+    EXTERNAL_ID = enum.auto()
+    END_TO_END_ID = enum.auto()
+    KEY = enum.auto()
+
+
+_INVALID = "Invalid query parameters: {}."
+_END_BEFORE_START = Problem.of(ListField.END, "must not be before {}", ListField.START)
+_OUT_OF_RANGE = Problem.of((ListField.START, ListField.END), "out of the supported range")
+
+
+def _collect(problems: list[Problem], field: ListField, parse: Callable[[], T]) -> T | None:
     try:
         return parse()
     except ValidationError as exc:
-        problems.append(f"{name}: {exc.message}")
+        problems.append(Problem.of(field, exc.message))
         return None
 
 
@@ -364,7 +386,7 @@ def _to_millisecond(moment: datetime) -> datetime:
 
 
 def _window(
-    problems: list[str], start_text: str | None, end_text: str | None, now: datetime, span: timedelta
+    problems: list[Problem], start_text: str | None, end_text: str | None, now: datetime, span: timedelta
 ) -> tuple[datetime, datetime] | None:
     """The inclusive bounds of a list's ``createdAt``; None (problems noted) if they break a rule.
 
@@ -372,8 +394,8 @@ def _window(
     ``endDate`` covers its whole millisecond, so the ``createdAt`` of a listed
     record, given back as ``endDate``, still lists that record.
     """
-    start = _collect(problems, "startDate", lambda: _moment(start_text))
-    end = _collect(problems, "endDate", lambda: _moment(end_text))
+    start = _collect(problems, ListField.START, lambda: _moment(start_text))
+    end = _collect(problems, ListField.END, lambda: _moment(end_text))
     if (start is None and not _absent(start_text)) or (end is None and not _absent(end_text)):
         return None
     try:
@@ -385,14 +407,14 @@ def _window(
             last = _to_millisecond(end.at)
         first = last - span if start is None else _to_millisecond(start.at)
         if last < first:
-            problems.append("endDate: must not be before startDate")
+            problems.append(_END_BEFORE_START)
             return None
         if last - first > MAX_SPAN:
-            problems.append("endDate: must be at most 31 days after startDate")
+            problems.append(Problem.of(ListField.END, "must be at most 31 days after {}", ListField.START))
             return None
         return first, last + timedelta(microseconds=999)
     except OverflowError:
-        problems.append("startDate, endDate: out of the supported range")
+        problems.append(_OUT_OF_RANGE)
         return None
 
 
@@ -422,9 +444,9 @@ def parse_date_bounds(
     """``startDate`` and ``endDate`` of a list without a default window (the webhook deliveries):
     read as on the transaction lists (a date alone is its whole day, both bounds inclusive, to
     the millisecond); None where absent. One error lists every problem."""
-    problems: list[str] = []
-    start = _collect(problems, "startDate", lambda: _moment(start_date))
-    end = _collect(problems, "endDate", lambda: _moment(end_date))
+    problems: list[Problem] = []
+    start = _collect(problems, ListField.START, lambda: _moment(start_date))
+    end = _collect(problems, ListField.END, lambda: _moment(end_date))
     first = last = None
     try:
         if start is not None:
@@ -433,11 +455,11 @@ def parse_date_bounds(
             whole = end.at + timedelta(days=1) - timedelta(milliseconds=1) if end.date_only else end.at
             last = _to_millisecond(whole) + timedelta(microseconds=999)
     except OverflowError:
-        problems.append("startDate, endDate: out of the supported range")
+        problems.append(_OUT_OF_RANGE)
     if first is not None and last is not None and last < first:
-        problems.append("endDate: must not be before startDate")
+        problems.append(_END_BEFORE_START)
     if problems:
-        raise InvalidQuery("Invalid query parameters: " + "; ".join(problems) + ".", details=problems)
+        raise InvalidQuery(problems=problems, summary=_INVALID)
     return first, last
 
 
@@ -456,16 +478,18 @@ def parse_list_query(
     pix_key: PixKey | None = None,
 ) -> ListQuery:
     """Validate a list's query parameters (raw strings, None when absent); one error lists every problem."""
-    problems: list[str] = []
-    number = _collect(problems, "page", lambda: parse_bounded_integer(page, 1, 1, MAX_PAGE))
-    count = _collect(problems, "size", lambda: parse_bounded_integer(size, DEFAULT_SIZE, 1, kind.max_size))
-    wanted_status = _collect(problems, "status", lambda: _status(status))
-    wanted_type = _collect(problems, "type", lambda: _type(type))
+    problems: list[Problem] = []
+    number = _collect(problems, ListField.PAGE, lambda: parse_bounded_integer(page, 1, 1, MAX_PAGE))
+    count = _collect(
+        problems, ListField.SIZE, lambda: parse_bounded_integer(size, DEFAULT_SIZE, 1, kind.max_size)
+    )
+    wanted_status = _collect(problems, ListField.STATUS, lambda: _status(status))
+    wanted_type = _collect(problems, ListField.TYPE, lambda: _type(type))
     window = _window(problems, start_date, end_date, now, kind.default_span)
-    ext = _collect(problems, "externalId", lambda: _external_id(external_id))
-    e2e = _collect(problems, "endToEndId", lambda: _end_to_end_id(end_to_end_id))
+    ext = _collect(problems, ListField.EXTERNAL_ID, lambda: _external_id(external_id))
+    e2e = _collect(problems, ListField.END_TO_END_ID, lambda: _end_to_end_id(end_to_end_id))
     if problems or number is None or count is None or window is None:
-        raise InvalidQuery("Invalid query parameters: " + "; ".join(problems) + ".", details=problems)
+        raise InvalidQuery(problems=problems, summary=_INVALID)
     return ListQuery(
         filter=TransactionFilter(
             start=window[0],
@@ -487,7 +511,8 @@ def parse_query_pix_key(text: str) -> PixKey:
         return parse_pix_key(text)
     except InvalidPixKey as exc:
         raise InvalidPixKey(
-            details=[f"pixKey: {d}" for d in exc.details] or ["pixKey: not a PIX key"]
+            problems=[Problem.of(ListField.KEY, d) for d in exc.details]
+            or [Problem.of(ListField.KEY, "not a PIX key")]
         ) from None
 
 

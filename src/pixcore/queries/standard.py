@@ -19,12 +19,14 @@ Parameters, as the query string carries them (an empty value is the same as no v
 * ``GET /loc``: ``inicio``/``fim`` on the location's ``criacao``; ``txIdPresente`` (``true``/``false``:
   it serves a charge now) and ``tipoCob`` (``cob`` or ``cobv``).
 
-Every broken rule is listed in one :class:`~pixcore.errors.InvalidQuery`, each as ``name: why``.
+Every broken rule is listed in one :class:`~pixcore.errors.InvalidQuery`, each a problem of a
+:class:`QueryField`.
 Items are listed oldest first (then by id: a total order, so pages never overlap).
 """
 
 from __future__ import annotations
 
+import enum
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -33,6 +35,7 @@ from pixcore.charges.cob import ChargeStatus
 from pixcore.charges.locations import LocationType
 from pixcore.documents import CNPJ_PATTERN, CPF_PATTERN, is_valid_cnpj
 from pixcore.errors import InvalidQuery
+from pixcore.problems import Field, Problem
 from pixcore.queries.rules import parse_bounded_integer
 from pixcore.validation import collect
 
@@ -46,6 +49,7 @@ __all__ = [
     "ChargeQuery",
     "LocationQuery",
     "Page",
+    "QueryField",
     "ReceivedQuery",
     "WebhookQuery",
     "parse_batch_id",
@@ -71,6 +75,28 @@ _CPF = re.compile(CPF_PATTERN)
 _CNPJ = re.compile(CNPJ_PATTERN)
 TXID_FILTER_PATTERN = r"[a-zA-Z0-9]{1,35}"
 _TXID_FILTER = re.compile(TXID_FILTER_PATTERN)
+
+
+class QueryField(Field):
+    """The parameters of the standard's lists, as the parsers here name them in their problems."""
+
+    START = enum.auto()
+    END = enum.auto()
+    CPF = enum.auto()
+    CNPJ = enum.auto()
+    PAGE = enum.auto()
+    PAGE_SIZE = enum.auto()
+    LOCATION_PRESENT = enum.auto()
+    STATUS = enum.auto()
+    BATCH = enum.auto()
+    REVISION = enum.auto()
+    TXID = enum.auto()
+    TXID_PRESENT = enum.auto()
+    REFUND_PRESENT = enum.auto()
+    LOCATION_TYPE = enum.auto()
+
+
+_END_BEFORE_START = Problem.of(QueryField.END, "must not be before {}", QueryField.START)
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,7 +201,7 @@ class _Common:
 
 
 def _common(
-    problems: list[str],
+    problems: list[Problem],
     *,
     inicio: str | None,
     fim: str | None,
@@ -184,25 +210,25 @@ def _common(
     page: str | None,
     size: str | None,
 ) -> _Common | None:
-    start = collect(problems, "inicio", lambda: _moment(inicio))
-    end = collect(problems, "fim", lambda: _moment(fim))
+    start = collect(problems, QueryField.START, lambda: _moment(inicio))
+    end = collect(problems, QueryField.END, lambda: _moment(fim))
     if start is not None and end is not None and end < start:
-        problems.append("fim: must not be before inicio")
-    cpf_value = collect(problems, "cpf", lambda: _cpf(cpf))
-    cnpj_value = collect(problems, "cnpj", lambda: _cnpj(cnpj))
+        problems.append(_END_BEFORE_START)
+    cpf_value = collect(problems, QueryField.CPF, lambda: _cpf(cpf))
+    cnpj_value = collect(problems, QueryField.CNPJ, lambda: _cnpj(cnpj))
     if _given(cpf) is not None and _given(cnpj) is not None:
-        problems.append("cpf, cnpj: give one of them, not both")
-    number = collect(problems, "paginacao.paginaAtual", lambda: parse_bounded_integer(page, 0, 0, MAX_PAGE))
+        problems.append(Problem.of((QueryField.CPF, QueryField.CNPJ), "give one of them, not both"))
+    number = collect(problems, QueryField.PAGE, lambda: parse_bounded_integer(page, 0, 0, MAX_PAGE))
     items = collect(
-        problems, "paginacao.itensPorPagina", lambda: parse_bounded_integer(size, DEFAULT_ITEMS, 1, MAX_ITEMS)
+        problems, QueryField.PAGE_SIZE, lambda: parse_bounded_integer(size, DEFAULT_ITEMS, 1, MAX_ITEMS)
     )
     if start is None or end is None or number is None or items is None:
         return None
     return _Common(start, end, cpf_value, cnpj_value, Page(number, items))
 
 
-def _refuse(problems: list[str]) -> InvalidQuery:
-    return InvalidQuery("Invalid query parameters: " + "; ".join(problems) + ".", details=problems)
+def _refuse(problems: list[Problem]) -> InvalidQuery:
+    return InvalidQuery(problems=problems, summary="Invalid query parameters: {}.")
 
 
 def parse_charge_query(
@@ -219,11 +245,11 @@ def parse_charge_query(
 ) -> ChargeQuery:
     """``GET /cob``'s parameters (and ``GET /cobv``'s, with ``loteCobVId``: ``batch``), each as
     the query string gave it."""
-    problems: list[str] = []
+    problems: list[Problem] = []
     common = _common(problems, inicio=inicio, fim=fim, cpf=cpf, cnpj=cnpj, page=page, size=size)
-    present = collect(problems, "locationPresente", lambda: _flag(location_present))
-    wanted = collect(problems, "status", lambda: _status(status))
-    lot = collect(problems, "loteCobVId", lambda: parse_batch_id(batch))
+    present = collect(problems, QueryField.LOCATION_PRESENT, lambda: _flag(location_present))
+    wanted = collect(problems, QueryField.STATUS, lambda: _status(status))
+    lot = collect(problems, QueryField.BATCH, lambda: parse_batch_id(batch))
     if problems or common is None:
         raise _refuse(problems)
     return ChargeQuery(common.start, common.end, common.cpf, common.cnpj, present, wanted, common.page, lot)
@@ -232,8 +258,8 @@ def parse_charge_query(
 def parse_revision(text: str | None) -> int | None:
     """``revisao`` of ``GET /cob/{txid}`` and ``GET /cobv/{txid}``: the standard's int32 (absent or
     empty: the charge as it is now). Whether the charge has that revision is the use case's rule."""
-    problems: list[str] = []
-    revision = collect(problems, "revisao", lambda: parse_batch_id(text))
+    problems: list[Problem] = []
+    revision = collect(problems, QueryField.REVISION, lambda: parse_batch_id(text))
     if problems:
         raise _refuse(problems)
     return revision
@@ -268,7 +294,7 @@ def parse_batch_query(
     *, inicio: str | None, fim: str | None, page: str | None = None, size: str | None = None
 ) -> BatchQuery:
     """``GET /lotecobv``'s parameters, each as the query string gave it (judged as ``GET /cob``'s)."""
-    problems: list[str] = []
+    problems: list[Problem] = []
     common = _common(problems, inicio=inicio, fim=fim, cpf=None, cnpj=None, page=page, size=size)
     if problems or common is None:
         raise _refuse(problems)
@@ -289,14 +315,14 @@ def parse_webhook_query(
 ) -> WebhookQuery:
     """``GET /webhook``'s parameters, each as the query string gave it (``inicio`` and ``fim``
     optional, unlike ``GET /cob`` and ``GET /pix``)."""
-    problems: list[str] = []
-    start = collect(problems, "inicio", lambda: None if _given(inicio) is None else _moment(inicio))
-    end = collect(problems, "fim", lambda: None if _given(fim) is None else _moment(fim))
+    problems: list[Problem] = []
+    start = collect(problems, QueryField.START, lambda: None if _given(inicio) is None else _moment(inicio))
+    end = collect(problems, QueryField.END, lambda: None if _given(fim) is None else _moment(fim))
     if start is not None and end is not None and end < start:
-        problems.append("fim: must not be before inicio")
-    number = collect(problems, "paginacao.paginaAtual", lambda: parse_bounded_integer(page, 0, 0, MAX_PAGE))
+        problems.append(_END_BEFORE_START)
+    number = collect(problems, QueryField.PAGE, lambda: parse_bounded_integer(page, 0, 0, MAX_PAGE))
     items = collect(
-        problems, "paginacao.itensPorPagina", lambda: parse_bounded_integer(size, DEFAULT_ITEMS, 1, MAX_ITEMS)
+        problems, QueryField.PAGE_SIZE, lambda: parse_bounded_integer(size, DEFAULT_ITEMS, 1, MAX_ITEMS)
     )
     if problems or number is None or items is None:
         raise _refuse(problems)
@@ -316,11 +342,11 @@ def parse_received_query(
     size: str | None = None,
 ) -> ReceivedQuery:
     """``GET /pix``'s parameters, each as the query string gave it."""
-    problems: list[str] = []
+    problems: list[Problem] = []
     common = _common(problems, inicio=inicio, fim=fim, cpf=cpf, cnpj=cnpj, page=page, size=size)
-    wanted = collect(problems, "txid", lambda: _txid(txid))
-    with_txid = collect(problems, "txIdPresente", lambda: _flag(txid_present))
-    with_refund = collect(problems, "devolucaoPresente", lambda: _flag(refund_present))
+    wanted = collect(problems, QueryField.TXID, lambda: _txid(txid))
+    with_txid = collect(problems, QueryField.TXID_PRESENT, lambda: _flag(txid_present))
+    with_refund = collect(problems, QueryField.REFUND_PRESENT, lambda: _flag(refund_present))
     if problems or common is None:
         raise _refuse(problems)
     return ReceivedQuery(
@@ -358,10 +384,10 @@ def parse_location_query(
     size: str | None = None,
 ) -> LocationQuery:
     """``GET /loc``'s parameters, each as the query string gave it (judged as ``GET /cob``'s)."""
-    problems: list[str] = []
+    problems: list[Problem] = []
     common = _common(problems, inicio=inicio, fim=fim, cpf=None, cnpj=None, page=page, size=size)
-    with_txid = collect(problems, "txIdPresente", lambda: _flag(txid_present))
-    wanted = collect(problems, "tipoCob", lambda: _location_type(location_type))
+    with_txid = collect(problems, QueryField.TXID_PRESENT, lambda: _flag(txid_present))
+    wanted = collect(problems, QueryField.LOCATION_TYPE, lambda: _location_type(location_type))
     if problems or common is None:
         raise _refuse(problems)
     return LocationQuery(common.start, common.end, with_txid, wanted, common.page)

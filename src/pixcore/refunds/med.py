@@ -14,14 +14,21 @@ from datetime import datetime
 from transitions import Machine, MachineError
 
 from pixcore.errors import InvalidTransition, ValidationError
+from pixcore.problems import Field, Problem
 
-__all__ = ["MedCase", "MedLifecycle", "MedReason", "MedStatus", "NewMedCase"]
+__all__ = ["MedCase", "MedField", "MedLifecycle", "MedReason", "MedStatus", "NewMedCase"]
 
 
 class MedStatus(enum.StrEnum):
     CREATED = "CREATED"
     ACCEPTED = "ACCEPTED"
     REJECTED = "REJECTED"
+
+
+class MedField(Field):
+    """The fields of a MED request, as :meth:`MedReason.parse` names them in its problems."""
+
+    REASON = enum.auto()
 
 
 class MedReason(enum.StrEnum):
@@ -31,8 +38,8 @@ class MedReason(enum.StrEnum):
     @classmethod
     def parse(cls, value: object) -> MedReason:
         if value not in [reason.value for reason in cls]:
-            problem = "reason: MED_FRAUDE or MED_OPERACIONAL"
-            raise ValidationError("Invalid MED: " + problem, details=[problem])
+            problem = Problem.of(MedField.REASON, "MED_FRAUDE or MED_OPERACIONAL")
+            raise ValidationError(problems=[problem], summary="Invalid MED: {}")
         return cls(str(value))
 
 

@@ -24,6 +24,7 @@ from pixcore.errors import (
 from pixcore.events import KeyPixEvent, RefundDirection, Refunded, RefundEvent
 from pixcore.identifiers import new_return_id, validate_e2eid_path, validate_refund_id
 from pixcore.money import format_amount_string, require_positive
+from pixcore.problems import Problem
 from pixcore.records import NewTransaction, TransactionStatus, TransactionType
 from pixcore.refunds.rules import (
     INSUFFICIENT_FUNDS,
@@ -31,6 +32,7 @@ from pixcore.refunds.rules import (
     NewRefund,
     Original,
     Refund,
+    RefundField,
     RefundKind,
     RefundLifecycle,
     RefundNature,
@@ -146,8 +148,9 @@ async def request_refund(
             raise RefundWindowClosed()
         remaining = await refundable(tx, receipt)
         if request.amount > remaining:
-            problem = f"valor: at most {format_amount_string(max(remaining, 0))} remains refundable"
-            raise RefundAboveRefundable(f"Invalid refund: {problem}", details=[problem])
+            left = format_amount_string(max(remaining, 0))
+            problem = Problem.of(RefundField.AMOUNT, f"at most {left} remains refundable")
+            raise RefundAboveRefundable(problems=[problem], summary="Invalid refund: {}")
         refund = await start_refund(
             tx,
             receipt,

@@ -18,6 +18,7 @@ from transitions import Machine, MachineError
 from pixcore.accounts.rules import Counterpart
 from pixcore.errors import InvalidTransition, ValidationError
 from pixcore.money import parse_amount_string, require_positive
+from pixcore.problems import Field, Problem
 from pixcore.validation import collect
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "NewRefund",
     "Original",
     "Refund",
+    "RefundField",
     "RefundKind",
     "RefundLifecycle",
     "RefundNature",
@@ -98,13 +100,21 @@ class RefundLifecycle:
         return self._fire("refuse")
 
 
+class RefundField(Field):
+    """The fields of a refund request, as :meth:`RefundRequest.parse` names them in its problems."""
+
+    AMOUNT = enum.auto()
+    NATURE = enum.auto()
+    DESCRIPTION = enum.auto()
+
+
 @dataclass(frozen=True, slots=True)
 class RefundRequest:
     """A validated ``PUT /pix/{e2eid}/devolucao/{id}`` body.
 
     The edge hands :meth:`parse` each leaf under the domain's name, as decoded from JSON (a
     number is not a string here, so that ``"valor": 10`` can be refused), None when null or left
-    out; the rules' messages name each field by its name in the body (``valor``).
+    out; the rules' problems name each field by a :class:`RefundField`.
     """
 
     amount: int
@@ -114,23 +124,33 @@ class RefundRequest:
     @classmethod
     def parse(cls, *, amount: object, nature: object = None, description: object = None) -> RefundRequest:
         """Every 400 rule of the body, collected into one ``ValidationError``."""
-        problems: list[str] = []
+        problems: list[Problem] = []
         cents = None
         if not isinstance(amount, str):
-            problems.append('valor: required, a string with 2 decimals (e.g. "10.00")')
+            problems.append(
+                Problem.of(RefundField.AMOUNT, 'required, a string with 2 decimals (e.g. "10.00")')
+            )
         else:
-            cents = collect(problems, "valor", lambda: require_positive(parse_amount_string(amount)))
+            cents = collect(
+                problems, RefundField.AMOUNT, lambda: require_positive(parse_amount_string(amount))
+            )
         kind = RefundNature.ORIGINAL
         if nature is not None:
             if nature not in [n.value for n in REQUESTABLE]:
-                problems.append("natureza: ORIGINAL or RETIRADA (the MED natures cannot be requested)")
+                problems.append(
+                    Problem.of(
+                        RefundField.NATURE, "ORIGINAL or RETIRADA (the MED natures cannot be requested)"
+                    )
+                )
             else:
                 kind = RefundNature(str(nature))
         text = description if isinstance(description, str) else None
         if description is not None and (text is None or len(text) > MAX_DESCRIPTION):
-            problems.append(f"descricao: a string of at most {MAX_DESCRIPTION} characters")
+            problems.append(
+                Problem.of(RefundField.DESCRIPTION, f"a string of at most {MAX_DESCRIPTION} characters")
+            )
         if problems or cents is None:
-            raise ValidationError("Invalid refund: " + "; ".join(problems), details=problems)
+            raise ValidationError(problems=problems, summary="Invalid refund: {}")
         return cls(cents, kind, text)
 
 

@@ -36,7 +36,7 @@ work waits until the first commits or rolls back, as ``FOR NO KEY UPDATE`` does.
 ``InMemoryDeliveryStore`` is the notifier's ``DeliveryStore`` (its own tables: outbox,
 registrations, secrets, deliveries).
 
-``InMemoryTransferBatchStore`` reserves a transfer batch with one read and one write (its own units
+``InMemoryTransferGroupStore`` reserves a transfer group with one read and one write (its own units
 of work). ``InMemoryKeyDirectory`` is the DICT; ``ledger_check`` lists what is wrong with
 a store's ledger. ``PlainHasher``, ``InlineVerifier`` and ``RecordingTokenIssuer``
 stand in for the slow Argon2 hasher, the bounded verifier and the JWT issuer.
@@ -70,15 +70,14 @@ from pixcore.testing._security import InlineVerifier, IssueCall, PlainHasher, Re
 from pixcore.testing._sessions import InMemoryConsoleSessions
 from pixcore.testing._store import (
     BRANCH,
-    InMemoryStore,
     IntegrityError,
     OutboxItem,
     StoredCertificate,
     StoredEntry,
     StoredKey,
 )
-from pixcore.testing._transfer_batch import InMemoryTransferBatchStore
-from pixcore.testing._uow import InMemoryUnitOfWork
+from pixcore.testing._transfer_group import InMemoryTransferGroupStore
+from pixcore.testing._uow import InMemoryStore, InMemoryUnitOfWork
 from pixcore.testing._webhook_data import WebhookTables
 from pixcore.testing._webhooks import InMemoryWebhooks, StaticResolver
 from pixcore.testing.deliveries import InMemoryDeliveryStore, OutboxEvent
@@ -102,7 +101,7 @@ __all__ = [
     "InMemoryStore",
     "InMemoryTransactionQueries",
     "InMemoryTransactions",
-    "InMemoryTransferBatchStore",
+    "InMemoryTransferGroupStore",
     "InMemoryTransfers",
     "InMemoryUnitOfWork",
     "InMemoryWebhooks",

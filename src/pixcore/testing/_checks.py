@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections import defaultdict
 
 from pixcore.ledger import Bucket
-from pixcore.testing._store import InMemoryStore
+from pixcore.testing._store import StoreState
 
 __all__ = ["external_total", "ledger_check"]
 
 
-def ledger_check(store: InMemoryStore) -> list[str]:
+def ledger_check(store: StoreState) -> list[str]:
     """The ledger's problems, one sentence each; an empty list means it is sound.
 
     * every account's balance is, bucket by bucket, the sum of its entries;
@@ -58,6 +58,6 @@ def ledger_check(store: InMemoryStore) -> list[str]:
     return problems
 
 
-def external_total(store: InMemoryStore) -> int:
+def external_total(store: StoreState) -> int:
     """The outside world's balance: what it received from the service less what it sent in."""
     return sum(entry.amount for entry in store.entries if entry.bucket is Bucket.EXTERNAL)

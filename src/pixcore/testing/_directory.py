@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from pixcore.errors import DuplicatePixKey
 from pixcore.keys import PixKey
-from pixcore.testing._store import InMemoryStore
+from pixcore.testing._store import StoreState
 from pixcore.transfers.rules import DirectoryEntry
 
 __all__ = ["InMemoryKeyDirectory"]
@@ -22,7 +22,7 @@ class InMemoryKeyDirectory:
     store has committed.
     """
 
-    def __init__(self, store: InMemoryStore | None = None, *, bank_name: str = "") -> None:
+    def __init__(self, store: StoreState | None = None, *, bank_name: str = "") -> None:
         self.store = store
         self.bank_name = bank_name
         self.entries: dict[str, DirectoryEntry] = {}

@@ -10,7 +10,7 @@ from typing import Any
 
 from pixcore.accounts.rules import Balance, Counterpart
 from pixcore.errors import InsufficientFunds
-from pixcore.events import Event, payload
+from pixcore.events import Event
 from pixcore.ledger import Posting
 from pixcore.records import NewTransaction, NewTransfer, TransactionStatus, Transfer
 from pixcore.testing._store import IntegrityError, OutboxItem, Repository, StoredEntry
@@ -224,7 +224,7 @@ class InMemoryIdempotency(Repository):
 class InMemoryOutbox(Repository):
     async def add(self, account_id: int, event: Event, at: datetime) -> None:
         self._require_account(account_id)
-        self._staged.outbox.append(OutboxItem(account_id, payload(event), event.webhook_type, at))
+        self._staged.outbox.append(OutboxItem(account_id, event, event.webhook_type, at))
 
     async def add_many(self, account_id: int, events: Sequence[Event], at: datetime) -> None:
         for event in events:

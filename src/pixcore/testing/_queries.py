@@ -16,7 +16,7 @@ from pixcore.queries.rules import (
     TransactionView,
 )
 from pixcore.records import NewTransaction, TransactionStatus
-from pixcore.testing._store import InMemoryStore
+from pixcore.testing._store import StoreState
 
 __all__ = ["InMemoryTransactionQueries"]
 
@@ -59,7 +59,7 @@ def _matches(view: TransactionView, wanted: TransactionFilter) -> bool:
 class InMemoryTransactionQueries:
     """Reads what the store's units of work committed, the way the PostgreSQL adapter does."""
 
-    def __init__(self, store: InMemoryStore) -> None:
+    def __init__(self, store: StoreState) -> None:
         self.store = store
 
     def _views(self, account_id: int) -> list[TransactionView]:

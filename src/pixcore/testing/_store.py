@@ -1,17 +1,23 @@
-"""The data of the fakes: the committed tables of a store and the staged tables of a unit of work."""
+"""The data of the fakes: the committed tables of a store and the staged tables of a unit of work.
+
+:class:`StoreState` is the store's committed state and what its units of work call (sequences, row
+locks, ``apply``); :class:`Repository` is the base of the fake repositories, which know their unit
+of work only as a :class:`Unit`. ``pixcore.testing._uow`` builds the units of work on both, and
+``InMemoryStore`` (the store that opens them) there."""
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import NamedTuple, Protocol
 
 from pixcore.accounts.rules import Account, Balance, CertificateInfo, ClientCredential
 from pixcore.accounts.sessions import ConsoleSession
 from pixcore.charges.batches import DueBatch
 from pixcore.charges.cob import Charge
 from pixcore.charges.locations import Location
+from pixcore.charges.ports import LocationRepository
 from pixcore.clock import Clock, SystemClock
 from pixcore.errors import (
     CertificateInUse,
@@ -23,6 +29,7 @@ from pixcore.errors import (
     InsufficientFunds,
     LocationTaken,
 )
+from pixcore.events import Event
 from pixcore.keys import PixKey
 from pixcore.ledger import Bucket
 from pixcore.records import NewTransaction, Transfer
@@ -30,21 +37,20 @@ from pixcore.refunds.med import MedCase
 from pixcore.refunds.rules import NewRefund, Refund
 from pixcore.testing._webhook_data import AccountLocks, WebhookTables
 from pixcore.transfers.ports import IdempotencyRecord
+from pixcore.unit_of_work import TransactionRepository
 from pixcore.webhooks.rules import EventType
-
-if TYPE_CHECKING:
-    from pixcore.testing._uow import InMemoryUnitOfWork
 
 __all__ = [
     "BRANCH",
-    "InMemoryStore",
     "IntegrityError",
     "OutboxItem",
     "Repository",
+    "StoreState",
     "StoredCertificate",
     "StoredEntry",
     "StoredKey",
     "Tables",
+    "Unit",
 ]
 
 BRANCH = "0001"
@@ -83,11 +89,12 @@ class StoredEntry:
 
 
 class OutboxItem(NamedTuple):
-    """A queued notification: ``(account_id, event, webhook_type, at)``, the event as its payload
-    and the registration type it goes to."""
+    """A queued notification: ``(account_id, event, webhook_type, at)``, the typed event and the
+    registration type it goes to. Its JSON is the adapters' to write (``pixinfra.event_payloads``):
+    a test that reads the JSON writes it from the event with the same function."""
 
     account_id: int
-    event: dict[str, Any]
+    event: Event
     webhook_type: EventType
     at: datetime
 
@@ -127,8 +134,9 @@ class Tables:
     balance_changes: dict[int, tuple[int, int]] = field(default_factory=dict)
 
 
-class InMemoryStore:
-    """The committed data, in plain dicts and lists that tests may read and seed directly.
+class StoreState:
+    """The committed data, in plain dicts and lists that tests may read and seed directly
+    (``InMemoryStore`` adds the units of work).
 
     ``clock`` stamps ``created_at`` on new accounts. ``commits`` counts the
     units of work that committed.
@@ -145,7 +153,7 @@ class InMemoryStore:
         self._last_account_id = 0
         self._last_transaction_id = 0
         self._sequences: dict[str, int] = {}
-        self._row_locks: dict[tuple[str, int], InMemoryUnitOfWork] = {}
+        self._row_locks: dict[tuple[str, int], object] = {}  # by row, the unit of work holding it
         self.account_locks = AccountLocks()  # webhook registrations lock their account
 
     @property
@@ -220,12 +228,6 @@ class InMemoryStore:
     def med_cases(self) -> dict[int, MedCase]:
         return self.tables.med_cases
 
-    def unit_of_work(self) -> InMemoryUnitOfWork:
-        """A new unit of work on this store: the ``UnitOfWorkFactory``."""
-        from pixcore.testing._uow import InMemoryUnitOfWork  # the unit of work imports the store
-
-        return InMemoryUnitOfWork(self)
-
     def next_account_id(self) -> int:
         """The next account id. Like a PostgreSQL sequence: spent even if its unit rolls back."""
         self._last_account_id += 1
@@ -241,12 +243,12 @@ class InMemoryStore:
         self._last_transaction_id += 1
         return self._last_transaction_id
 
-    def lock_row(self, table: str, row_id: int, uow: InMemoryUnitOfWork) -> bool:
+    def lock_row(self, table: str, row_id: int, uow: object) -> bool:
         """Like ``FOR UPDATE SKIP LOCKED``: False if another open unit of work holds the row."""
         holder = self._row_locks.setdefault((table, row_id), uow)
         return holder is uow
 
-    def release_locks(self, uow: InMemoryUnitOfWork) -> None:
+    def release_locks(self, uow: object) -> None:
         """Free the rows and accounts ``uow`` locked (it committed or rolled back)."""
         for row in [row for row, holder in self._row_locks.items() if holder is uow]:
             del self._row_locks[row]
@@ -410,10 +412,25 @@ def _check_med_cases(committed: dict[int, MedCase], staged: dict[int, MedCase]) 
         raise DuplicateMedCase()
 
 
+class Unit(Protocol):
+    """What a fake repository uses of its unit of work (``InMemoryUnitOfWork``)."""
+
+    @property
+    def store(self) -> StoreState: ...
+
+    @property
+    def transactions(self) -> TransactionRepository: ...
+
+    @property
+    def locations(self) -> LocationRepository: ...
+
+    def active_changes(self) -> Tables: ...
+
+
 class Repository:
     """A repository of a unit of work: it reads the unit's staged rows, then the committed ones."""
 
-    def __init__(self, uow: InMemoryUnitOfWork) -> None:
+    def __init__(self, uow: Unit) -> None:
         self._uow = uow
 
     @property

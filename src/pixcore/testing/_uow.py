@@ -1,4 +1,5 @@
-"""The fake unit of work: staged changes, visible to others only after ``commit()``."""
+"""The fake unit of work: staged changes, visible to others only after ``commit()``; and
+``InMemoryStore``, the committed state that opens units of work."""
 
 from __future__ import annotations
 
@@ -24,10 +25,10 @@ from pixcore.testing._money import (
 )
 from pixcore.testing._refunds import InMemoryMed, InMemoryRefunds
 from pixcore.testing._sessions import InMemoryConsoleSessions
-from pixcore.testing._store import InMemoryStore, Tables
+from pixcore.testing._store import StoreState, Tables
 from pixcore.testing._webhooks import InMemoryWebhooks
 
-__all__ = ["InMemoryUnitOfWork"]
+__all__ = ["InMemoryStore", "InMemoryUnitOfWork"]
 
 
 class InMemoryUnitOfWork:
@@ -39,7 +40,7 @@ class InMemoryUnitOfWork:
     ``committed`` tells whether it committed.
     """
 
-    def __init__(self, store: InMemoryStore) -> None:
+    def __init__(self, store: StoreState) -> None:
         self.store = store
         self.accounts = InMemoryAccounts(self)
         self.balances = InMemoryBalances(self)
@@ -99,3 +100,11 @@ class InMemoryUnitOfWork:
             state = "finished" if self._entered else "not open"
             raise RuntimeError(f"the unit of work is {state}")
         return self._changes
+
+
+class InMemoryStore(StoreState):
+    """The committed data (see :class:`~pixcore.testing._store.StoreState`), and its units of work."""
+
+    def unit_of_work(self) -> InMemoryUnitOfWork:
+        """A new unit of work on this store: the ``UnitOfWorkFactory``."""
+        return InMemoryUnitOfWork(self)

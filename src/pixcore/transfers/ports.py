@@ -80,7 +80,7 @@ class IdempotencyRepository(Protocol):
         self, account_id: int, keys: Sequence[uuid.UUID]
     ) -> tuple[Balance | None, dict[uuid.UUID, IdempotencyRecord]]:
         """The account's balance, its row locked as ``BalanceRepository.lock`` locks it (None if there
-        is no such account), and :meth:`find_many` of ``keys``: one round trip (a transfer batch)."""
+        is no such account), and :meth:`find_many` of ``keys``: one round trip (a transfer group)."""
         ...
 
     async def claim_many(

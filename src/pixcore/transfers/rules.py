@@ -21,6 +21,7 @@ from pixcore.errors import InvalidTransition, ValidationError
 from pixcore.identifiers import validate_ispb
 from pixcore.keys import PixKey, parse_pix_key
 from pixcore.money import parse_amount_number, require_positive
+from pixcore.problems import Field, Problem
 from pixcore.validation import collect
 
 __all__ = [
@@ -34,8 +35,10 @@ __all__ = [
     "MAX_PAYMENT_FLOW",
     "UUID4_PATTERN",
     "DirectoryEntry",
+    "DirectoryField",
     "Priority",
     "SpiError",
+    "TransferField",
     "TransferLifecycle",
     "TransferRequest",
     "TransferState",
@@ -78,6 +81,33 @@ class SpiError(enum.StrEnum):
     DOCUMENT_MISMATCH = "BE01"
 
 
+class DirectoryField(Field):
+    """The fields of a directory entry, as :meth:`DirectoryEntry.parse` names them in its problems."""
+
+    KEY = enum.auto()
+    DOCUMENT = enum.auto()
+    INSTITUTION = enum.auto()
+    BEHAVIOR = enum.auto()
+    NAME = enum.auto()
+    BANK_NAME = enum.auto()
+    BRANCH = enum.auto()
+    ACCOUNT_NUMBER = enum.auto()
+
+
+class TransferField(Field):
+    """The fields of a transfer request, as :meth:`TransferRequest.parse` names them in its problems."""
+
+    KEY = enum.auto()
+    AMOUNT = enum.auto()
+    CURRENCY = enum.auto()
+    PRIORITY = enum.auto()
+    EXPIRATION = enum.auto()
+    CREDITOR_DOCUMENT = enum.auto()
+    DESCRIPTION = enum.auto()
+    PAYMENT_FLOW = enum.auto()
+    DENIED_INSTITUTIONS = enum.auto()
+
+
 @dataclass(frozen=True, slots=True)
 class DirectoryEntry:
     """What the key directory knows of a key: who owns it and where."""
@@ -107,22 +137,22 @@ class DirectoryEntry:
     ) -> DirectoryEntry:
         """A key of another institution, as the sandbox's directory takes it; every broken rule
         collected into one ``ValidationError``."""
-        problems: list[str] = []
-        key = collect(problems, "pixKey", lambda: parse_pix_key(pix_key))
-        owner = collect(problems, "document", lambda: parse_document(document).value)
-        bank = collect(problems, "ispb", lambda: validate_ispb(ispb))
+        problems: list[Problem] = []
+        key = collect(problems, DirectoryField.KEY, lambda: parse_pix_key(pix_key))
+        owner = collect(problems, DirectoryField.DOCUMENT, lambda: parse_document(document).value)
+        bank = collect(problems, DirectoryField.INSTITUTION, lambda: validate_ispb(ispb))
         if behavior not in BEHAVIORS:
-            problems.append(f"behavior: one of {', '.join(BEHAVIORS)}")
+            problems.append(Problem.of(DirectoryField.BEHAVIOR, f"one of {', '.join(BEHAVIORS)}"))
         if not name.strip() or len(name) > MAX_NAME:
-            problems.append(f"name: 1 to {MAX_NAME} characters")
+            problems.append(Problem.of(DirectoryField.NAME, f"1 to {MAX_NAME} characters"))
         if not bank_name.strip() or len(bank_name) > MAX_BANK_NAME:
-            problems.append(f"bankName: 1 to {MAX_BANK_NAME} characters")
+            problems.append(Problem.of(DirectoryField.BANK_NAME, f"1 to {MAX_BANK_NAME} characters"))
         if not _BRANCH.fullmatch(branch):
-            problems.append("branch: 4 digits")
+            problems.append(Problem.of(DirectoryField.BRANCH, "4 digits"))
         if not _ACCOUNT.fullmatch(account_number):
-            problems.append("accountNumber: 1 to 20 digits")
+            problems.append(Problem.of(DirectoryField.ACCOUNT_NUMBER, "1 to 20 digits"))
         if problems or key is None or owner is None or bank is None:
-            raise ValidationError("Invalid directory entry: " + "; ".join(problems), details=problems)
+            raise ValidationError(problems=problems, summary="Invalid directory entry: {}")
         return cls(key, bank, name.strip(), owner, bank_name, branch, account_number, behavior)
 
 
@@ -166,29 +196,40 @@ class TransferRequest:
         payment_flow: str | None,
     ) -> TransferRequest:
         """Every 400 rule of the request, collected into one ``ValidationError``."""
-        problems: list[str] = []
-        key = collect(problems, "pixKey", lambda: parse_pix_key(pix_key))
-        cents = collect(problems, "payment.amount", lambda: require_positive(parse_amount_number(amount)))
+        problems: list[Problem] = []
+        key = collect(problems, TransferField.KEY, lambda: parse_pix_key(pix_key))
+        cents = collect(problems, TransferField.AMOUNT, lambda: require_positive(parse_amount_number(amount)))
         if currency != "BRL":
-            problems.append("payment.currency: only BRL is accepted")
-        level = collect(problems, "priority", lambda: Priority(priority or Priority.NORM))
+            problems.append(Problem.of(TransferField.CURRENCY, "only BRL is accepted"))
+        level = collect(problems, TransferField.PRIORITY, lambda: Priority(priority or Priority.NORM))
         seconds = DEFAULT_EXPIRATION if expiration is None else expiration
         if isinstance(seconds, bool) or not 1 <= seconds <= MAX_EXPIRATION:
-            problems.append(f"expiration: must be 1 to {MAX_EXPIRATION} seconds")
+            problems.append(Problem.of(TransferField.EXPIRATION, f"must be 1 to {MAX_EXPIRATION} seconds"))
         document = None
         if creditor_document is not None:
-            document = collect(problems, "creditorDocument", lambda: parse_document(creditor_document).value)
+            document = collect(
+                problems, TransferField.CREDITOR_DOCUMENT, lambda: parse_document(creditor_document).value
+            )
         elif level is Priority.HIGH:
-            problems.append("creditorDocument: required when priority is HIGH")
+            problems.append(
+                Problem.of(
+                    TransferField.CREDITOR_DOCUMENT, "required when {} is HIGH", TransferField.PRIORITY
+                )
+            )
         if description is not None and len(description) > MAX_DESCRIPTION:
-            problems.append(f"description: at most {MAX_DESCRIPTION} characters")
+            problems.append(Problem.of(TransferField.DESCRIPTION, f"at most {MAX_DESCRIPTION} characters"))
         if payment_flow is not None and len(payment_flow) > MAX_PAYMENT_FLOW:
-            problems.append(f"paymentFlow: at most {MAX_PAYMENT_FLOW} characters")
+            problems.append(Problem.of(TransferField.PAYMENT_FLOW, f"at most {MAX_PAYMENT_FLOW} characters"))
         deny = frozenset(
-            collect(problems, "ispbDeny", lambda: [validate_ispb(i) for i in ispb_deny or []]) or []
+            collect(
+                problems,
+                TransferField.DENIED_INSTITUTIONS,
+                lambda: [validate_ispb(i) for i in ispb_deny or []],
+            )
+            or []
         )
         if problems or key is None or cents is None or level is None:
-            raise ValidationError("Invalid transfer: " + "; ".join(problems), details=problems)
+            raise ValidationError(problems=problems, summary="Invalid transfer: {}")
         return cls(key, cents, level, seconds, document, description, deny, payment_flow)
 
     def settle_after(self, created_at: datetime, norm_delay: timedelta) -> datetime:

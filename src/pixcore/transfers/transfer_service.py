@@ -55,18 +55,29 @@ class CreatedTransfer:
     replayed: bool  # True when an earlier request with the same idempotency key made it
 
 
+def _digest_name(name: str) -> str:
+    """``pix_key`` as ``pixKey``: how the digest names a field."""
+    first, *others = name.split("_")
+    return first + "".join(word.capitalize() for word in others)
+
+
 def request_fingerprint(request: TransferRequest) -> str:
-    """A digest of what the request asks for, to tell a retry from a different request."""
-    canonical = {
-        "pixKey": request.pix_key.value,
+    """A digest of what the request asks for, to tell a retry from a different request.
+
+    Every field, each named by :func:`_digest_name`, in sorted JSON. The stored idempotency
+    records hold digests made this way: another name or form of a value would refuse the retry
+    of a request made before the change."""
+    fields = {
+        "pix_key": request.pix_key.value,
         "amount": request.amount,
         "priority": request.priority.value,
         "expiration": request.expiration,
-        "creditorDocument": request.creditor_document,
+        "creditor_document": request.creditor_document,
         "description": request.description,
-        "ispbDeny": sorted(request.ispb_deny),
-        "paymentFlow": request.payment_flow,
+        "ispb_deny": sorted(request.ispb_deny),
+        "payment_flow": request.payment_flow,
     }
+    canonical = {_digest_name(name): value for name, value in fields.items()}
     return hashlib.sha256(json.dumps(canonical, sort_keys=True).encode()).hexdigest()
 
 
@@ -235,7 +246,7 @@ def reservation(
     norm_delay: timedelta,
 ) -> TransferReservation:
     """What reserving this transfer writes (:func:`new_records` and the reserve posting), to be
-    written with others of its account at once (``TransferBatchStore``, :func:`reserve_many`)."""
+    written with others of its account at once (``TransferGroupStore``, :func:`reserve_many`)."""
     record, make_transfer = new_records(
         account_id=account_id,
         key=key,

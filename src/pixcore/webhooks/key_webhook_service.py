@@ -9,11 +9,13 @@ attempt log and replay as the registrations of ``/api/webhooks`` (which never li
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 
 from pixcore.clock import Clock
 from pixcore.errors import AccountNotFound, InvalidPixKey, InvalidWebhook, WebhookNotFound
 from pixcore.keys import PixKey, parse_pix_key
+from pixcore.problems import Field, Problem
 from pixcore.queries.standard import WebhookQuery
 from pixcore.unit_of_work import UnitOfWorkFactory
 from pixcore.validation import collect
@@ -31,6 +33,7 @@ from pixcore.webhooks.webhook_service import DEACTIVATED_BY_CLIENT, check_host
 
 __all__ = [
     "REPLACED",
+    "KeyWebhookField",
     "KeyWebhookListing",
     "KeyWebhookRequest",
     "delete_key_webhook",
@@ -42,7 +45,16 @@ __all__ = [
 
 REPLACED = "replaced"
 """Why a key's webhook went inactive when a ``PUT`` gave the key another URL."""
-_NOT_YOURS = "chave: not a key of this account"
+
+
+class KeyWebhookField(Field):
+    """The fields of ``PUT /webhook/{chave}``, as :func:`parse_key_webhook` names them."""
+
+    KEY = enum.auto()
+    URL = enum.auto()
+
+
+_NOT_YOURS = Problem.of(KeyWebhookField.KEY, "not a key of this account")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,11 +73,11 @@ def _webhook_url(raw: str, allow_http: bool) -> tuple[WebhookUrl, WebhookUrl]:
 
 def parse_key_webhook(*, key: str, webhook_url: str, allow_http: bool = False) -> KeyWebhookRequest:
     """Every 400 rule of ``PUT /webhook/{chave}``'s path and body, at once (``InvalidWebhook``)."""
-    problems: list[str] = []
-    parsed = collect(problems, "chave", lambda: parse_pix_key(key))
-    urls = collect(problems, "webhookUrl", lambda: _webhook_url(webhook_url, allow_http))
+    problems: list[Problem] = []
+    parsed = collect(problems, KeyWebhookField.KEY, lambda: parse_pix_key(key))
+    urls = collect(problems, KeyWebhookField.URL, lambda: _webhook_url(webhook_url, allow_http))
     if problems or parsed is None or urls is None:
-        raise InvalidWebhook("Invalid webhook: " + "; ".join(problems), details=problems)
+        raise InvalidWebhook(problems=problems, summary="Invalid webhook: {}")
     return KeyWebhookRequest(parsed, *urls)
 
 
@@ -86,7 +98,7 @@ async def set_key_webhook(
         if not await tx.webhooks.lock_account(account_id):  # serialises PUTs of the account's keys
             raise AccountNotFound()
         if await tx.keys.owner_of(request.key) != account_id:
-            raise InvalidWebhook("The key is not a key of this account.", details=[_NOT_YOURS])
+            raise InvalidWebhook("The key is not a key of this account.", problems=[_NOT_YOURS])
         current = await tx.webhooks.of_key(account_id, request.key.value)
         if current is not None and current.webhook_url == request.url.url:
             return current

@@ -21,7 +21,7 @@ from pixcore.webhooks.rules import (
     WebhookSecret,
 )
 
-__all__ = ["DeliveryStore", "HostResolver", "ProbeResult", "WebhookProbe", "WebhookRepository"]
+__all__ = ["DeliveryStore", "HostResolver", "Ping", "ProbeResult", "WebhookProbe", "WebhookRepository"]
 
 
 class WebhookRepository(Protocol):
@@ -172,6 +172,14 @@ class HostResolver(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class Ping:
+    """The test event sent to one registration: which one, and when it was sent."""
+
+    webhook_id: int
+    sent_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class ProbeResult:
     """What a test event got: the receiver's status code, or an error (no answer)."""
 
@@ -193,8 +201,8 @@ class WebhookProbe(Protocol):
         headers: Mapping[str, str],
         secrets: Sequence[str],
         msg_id: str,
-        event: Mapping[str, object],
+        event: Ping,
     ) -> ProbeResult:
-        """POST ``event`` (``{type, data}``) signed with ``secrets`` as ``msg_id`` (its
-        ``webhook-timestamp`` the wall clock's, which receivers check it against)."""
+        """POST ``event`` signed with ``secrets`` as ``msg_id`` (its ``webhook-timestamp`` the wall
+        clock's, which receivers check it against)."""
         ...

@@ -24,6 +24,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from pixcore.errors import InvalidWebhook
+from pixcore.problems import Field, Problem
 from pixcore.webhooks.addresses import is_public_address
 
 __all__ = [
@@ -45,12 +46,14 @@ __all__ = [
     "Delivery",
     "DeliveryAttempt",
     "DeliveryDetail",
+    "DeliveryField",
     "DeliveryFilter",
     "DeliveryStatus",
     "EventType",
     "NewWebhook",
     "Registration",
     "Webhook",
+    "WebhookField",
     "WebhookSecret",
     "WebhookUrl",
     "header_problems",
@@ -63,6 +66,21 @@ __all__ = [
     "refused_addresses",
     "standard_target",
 ]
+
+
+class WebhookField(Field):
+    """The fields of a registration, as :meth:`Registration.parse` and the host check name them."""
+
+    URL = enum.auto()
+    EVENT_TYPE = enum.auto()
+    HEADERS = enum.auto()
+
+
+class DeliveryField(Field):
+    """The filters of the deliveries list that its rules name in their problems."""
+
+    WEBHOOK = enum.auto()
+    LIMIT = enum.auto()
 
 
 class EventType(enum.StrEnum):
@@ -293,19 +311,19 @@ class Registration:
     ) -> Registration:
         """Every 400 rule of the body, collected into one ``InvalidWebhook`` (``allow_http``: see
         :func:`parse_webhook_url`)."""
-        problems: list[str] = []
+        problems: list[Problem] = []
         parsed_url = parsed_type = None
         try:
             parsed_url = parse_webhook_url(url, allow_http=allow_http)
         except InvalidWebhook as exc:
-            problems.append(f"url: {exc.message}")
+            problems.append(Problem.of(WebhookField.URL, exc.message))
         try:
             parsed_type = parse_event_type(event_type)
         except InvalidWebhook as exc:
-            problems.append(f"eventType: {exc.message}")
-        problems.extend(f"headers: {problem}" for problem in _header_problems(headers))
+            problems.append(Problem.of(WebhookField.EVENT_TYPE, exc.message))
+        problems.extend(Problem.of(WebhookField.HEADERS, problem) for problem in _header_problems(headers))
         if problems or parsed_url is None or parsed_type is None:
-            raise InvalidWebhook("Invalid webhook registration: " + "; ".join(problems), details=problems)
+            raise InvalidWebhook(problems=problems, summary="Invalid webhook registration: {}")
         return cls(parsed_url, parsed_type, dict(headers))
 
 

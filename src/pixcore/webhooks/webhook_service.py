@@ -12,7 +12,7 @@ from __future__ import annotations
 import secrets as token
 from dataclasses import dataclass
 
-from pixcore.clock import Clock, format_timestamp
+from pixcore.clock import Clock
 from pixcore.errors import (
     AccountNotFound,
     DeliveryNotFound,
@@ -22,21 +22,24 @@ from pixcore.errors import (
     WebhookLimitReached,
     WebhookNotFound,
 )
+from pixcore.problems import Problem
 from pixcore.queries.rules import parse_date_bounds
 from pixcore.unit_of_work import UnitOfWork, UnitOfWorkFactory
-from pixcore.webhooks.ports import HostResolver, ProbeResult, WebhookProbe
+from pixcore.webhooks.ports import HostResolver, Ping, ProbeResult, WebhookProbe
 from pixcore.webhooks.rules import (
     ALLOW_PRIVATE_VARIABLE,
     MAX_ACTIVE_URLS,
     SECRET_GRACE,
     Delivery,
     DeliveryDetail,
+    DeliveryField,
     DeliveryFilter,
     DeliveryStatus,
     EventType,
     NewWebhook,
     Registration,
     Webhook,
+    WebhookField,
     WebhookSecret,
     WebhookUrl,
     new_webhook_secret,
@@ -47,7 +50,6 @@ __all__ = [
     "DEACTIVATED_BY_CLIENT",
     "DEFAULT_DELIVERY_LIMIT",
     "MAX_DELIVERY_LIMIT",
-    "PING",
     "Registered",
     "check_host",
     "deactivate_webhook",
@@ -66,16 +68,20 @@ DEACTIVATED_BY_CLIENT = "deleted_by_client"
 DEFAULT_DELIVERY_LIMIT = 20
 MAX_DELIVERY_LIMIT = 100
 _MAX_ID = 2**63 - 1  # ids are bigint: a larger one names nothing
-PING = "PING"
-"""The notification type of a test event."""
-_NOT_PUBLIC = "url: the host must resolve, and only to public addresses"
-_PLAIN_PUBLIC = "url: http:// is only for loopback and private hosts"
+_NOT_PUBLIC = Problem.of(WebhookField.URL, "the host must resolve, and only to public addresses")
+_PLAIN_PUBLIC = Problem.of(WebhookField.URL, "http:// is only for loopback and private hosts")
 
 
 @dataclass(frozen=True, slots=True)
 class Registered:
     webhook: Webhook
     created: bool  # False when an active registration of the same URL was updated
+
+
+def _refused(why: str, told: Problem) -> WebhookHostRefused:
+    """The refusal of a webhook's host: ``why`` for the log and the message, ``told`` the detail
+    (the same for every private host, so that it tells nobody which internal names exist)."""
+    return WebhookHostRefused(Problem.of(WebhookField.URL, why), problems=[told])
 
 
 async def check_host(resolver: HostResolver, url: WebhookUrl, *, allow_private: bool) -> None:
@@ -88,28 +94,24 @@ async def check_host(resolver: HostResolver, url: WebhookUrl, *, allow_private: 
     ``PIX_WEBHOOK_ALLOW_PRIVATE`` would lift names it.
     """
     if not url.secure and not allow_private:  # parse_webhook_url refuses it first; never rely on that
-        raise WebhookHostRefused(f"url: http:// needs {ALLOW_PRIVATE_VARIABLE}", details=[_NOT_PUBLIC])
+        raise _refused(f"http:// needs {ALLOW_PRIVATE_VARIABLE}", _NOT_PUBLIC)
     hint = f" ({ALLOW_PRIVATE_VARIABLE} is off on this server)"
     if url.address is not None:
         found = [str(url.address)]
         if not allow_private and refused_addresses(found):
-            raise WebhookHostRefused(
-                f"url: {url.address} is not a public address{hint}", details=[_NOT_PUBLIC]
-            )
+            raise _refused(f"{url.address} is not a public address{hint}", _NOT_PUBLIC)
     elif url.is_local_name:
         if not allow_private:
-            raise WebhookHostRefused(f"url: {url.host} is not a public host{hint}", details=[_NOT_PUBLIC])
+            raise _refused(f"{url.host} is not a public host{hint}", _NOT_PUBLIC)
         found = []  # this machine, whatever a resolver says
     else:
         found = await resolver.resolve(url.host, url.port)
         if not found or (not allow_private and refused_addresses(found)):
-            raise WebhookHostRefused(
-                f"url: {url.host} does not resolve to public addresses only{hint}", details=[_NOT_PUBLIC]
-            )
+            raise _refused(f"{url.host} does not resolve to public addresses only{hint}", _NOT_PUBLIC)
     if not url.secure and len(refused_addresses(found)) < len(found):
-        raise WebhookHostRefused(
-            f"url: {url.host} is a public host: http:// is only for loopback and private hosts, use https://",
-            details=[_PLAIN_PUBLIC],
+        raise _refused(
+            f"{url.host} is a public host: http:// is only for loopback and private hosts, use https://",
+            _PLAIN_PUBLIC,
         )
 
 
@@ -218,7 +220,7 @@ def delivery_filter(
     """The filters of the deliveries list; ``startDate``/``endDate`` as on the transaction lists
     (``InvalidQuery`` for a date that is not one, or an end before the start)."""
     if webhook_id is not None and not 1 <= webhook_id <= _MAX_ID:
-        raise ValidationError(f"webhookId: must be 1 to {_MAX_ID}")
+        raise ValidationError(Problem.of(DeliveryField.WEBHOOK, f"must be 1 to {_MAX_ID}"))
     first, last = parse_date_bounds(start_date, end_date)
     return DeliveryFilter(
         webhook_id=webhook_id, status=status, event_type=event_type, created_from=first, created_to=last
@@ -235,7 +237,7 @@ async def list_deliveries(
 ) -> list[Delivery]:
     """The account's most recent deliveries, newest first (at most ``limit``, 1 to 100)."""
     if not 1 <= limit <= MAX_DELIVERY_LIMIT:
-        raise ValidationError(f"limit: must be 1 to {MAX_DELIVERY_LIMIT}")
+        raise ValidationError(Problem.of(DeliveryField.LIMIT, f"must be 1 to {MAX_DELIVERY_LIMIT}"))
     async with uow() as tx:
         await _require_account(tx, account_id)
         return await tx.webhooks.deliveries(account_id, limit=limit, status=status, filters=filters)
@@ -282,9 +284,9 @@ async def replay_delivery(
 async def send_test_event(
     uow: UnitOfWorkFactory, clock: Clock, probe: WebhookProbe, *, account_id: int, webhook_id: int
 ) -> ProbeResult:
-    """Send, now, a signed ``{"type": "PING", "data": {webhookId, sentAt}}`` to one of the
-    account's active registrations, with its headers; once, never retried, nothing stored.
-    An unknown, inactive or another account's registration is ``WebhookNotFound``."""
+    """Send, now, a signed test event (a PING) to one of the account's active registrations, with
+    its headers; once, never retried, nothing stored. An unknown, inactive or another account's
+    registration is ``WebhookNotFound``."""
     if not 1 <= webhook_id <= _MAX_ID:
         raise WebhookNotFound()
     now = clock.now()
@@ -305,5 +307,5 @@ async def send_test_event(
         headers=webhook.headers,
         secrets=keys,
         msg_id=f"msg_test_{webhook_id}_{token.token_hex(8)}",
-        event={"type": PING, "data": {"webhookId": webhook_id, "sentAt": format_timestamp(now)}},
+        event=Ping(webhook_id, now),
     )

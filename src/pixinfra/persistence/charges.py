@@ -88,7 +88,7 @@ def _charge(row: asyncpg.Record) -> Charge:
         transaction_id=row["transaction_id"],
         paid_end_to_end_id=row["paid_end_to_end_id"],
         paid_at=row["paid_at"],
-        due=None if row["terms"] is None else stored_terms(row["terms"], row["created_at"]),
+        due=None if row["terms"] is None else stored_terms(row["terms"]),
         batch_id=row["batch_id"],
     )
 

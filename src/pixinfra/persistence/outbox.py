@@ -1,6 +1,7 @@
 """PostgreSQL repository of the outbox: the events the notifier delivers, written in the
 transaction that caused them, each with its type, its payload and where it goes (``webhook_type``,
-the registration type the notifier fans it out to)."""
+the registration type the notifier fans it out to). The payload is the event's JSON as
+:func:`pixinfra.event_payloads.payload` writes it."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from datetime import datetime
 
 import msgspec
 
-from pixcore.events import Event, KeyPixEvent, payload
+from pixcore.events import Event, KeyPixEvent
+from pixinfra.event_payloads import payload
 from pixinfra.persistence.repository import Repository
 
 __all__ = ["PostgresOutbox"]

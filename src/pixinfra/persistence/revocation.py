@@ -5,8 +5,8 @@ One statement on a pooled connection, outside any transaction, by the primary ke
 revoke``) refuses the very next request everywhere, with nothing cached in between.
 With the shared sandbox clock, the request's clock read and this look-up are one
 statement (:meth:`PostgresCertificateStatus.in_force_with_clock`): one round trip
-a request instead of two. A transfer batch asks for all its callers at once
-(:class:`BatchCertificateCheck`): one round trip a batch.
+a request instead of two. A transfer group asks for all its callers at once
+(:class:`GroupCertificateCheck`): one round trip a group.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pixinfra.persistence.sql import compose
 from pixinfra.postgres.clock import OFFSET_QUERY, ClockKeeper
 from pixinfra.postgres.pool import Database
 
-__all__ = ["BatchCertificateCheck", "PostgresCertificateStatus"]
+__all__ = ["GroupCertificateCheck", "PostgresCertificateStatus"]
 
 _IN_FORCE = """
 SELECT 1 FROM client_certificates
@@ -79,8 +79,8 @@ class PostgresCertificateStatus:
         return found, timedelta(microseconds=row["offset_micros"] or 0)
 
 
-class BatchCertificateCheck:
-    """The ``CertificateCheck`` port: a batch's callers' certificates, and the sandbox clock (when
+class GroupCertificateCheck:
+    """The ``CertificateCheck`` port: a group's callers' certificates, and the sandbox clock (when
     it is the shared one) brought up to date by the same statement."""
 
     def __init__(self, status: PostgresCertificateStatus, keeper: ClockKeeper) -> None:

@@ -5,7 +5,7 @@ written once per table, a sub-statement of another module) or has a part that is
 (a list's optional filters), :func:`compose` joins the parts. Every part is this package's own text:
 a literal, a module constant, or one of a fixed set of fragments chosen by which filters are given,
 with the ``$n`` placeholder of its value. A value is never a part: it is always a parameter
-(``tests/unit/test_sql_composition.py`` checks the statements of every filter with values that
+(``tests/unit/queries/test_sql_composition.py`` checks the statements of every filter with values that
 would read as SQL).
 """
 

@@ -1,13 +1,13 @@
-"""PostgreSQL side of a transfer batch reserved with one read and one write:
-:class:`pixcore.group_commit.ports.TransferBatchStore`.
+"""PostgreSQL side of a transfer group reserved with one read and one write:
+:class:`pixcore.group_commit.ports.TransferGroupStore`.
 
-Both are single statements on a pooled connection outside any open transaction, so a batch costs
+Both are single statements on a pooled connection outside any open transaction, so a group costs
 two round trips instead of a BEGIN, a locking read, three writes and a COMMIT. The write is one
 data-modifying ``WITH``; PostgreSQL runs a lone statement as its own transaction, so it is all or
 nothing:
 
-- ``guard`` moves the account's balance only if it covers the batch and, when the batch asks for
-  it, ``available`` is exactly what the batch was decided on (the UPDATE waits for a concurrent
+- ``guard`` moves the account's balance only if it covers the group and, when the group asks for
+  it, ``available`` is exactly what the group was decided on (the UPDATE waits for a concurrent
   writer of the row and judges the row as that writer left it);
 - the records are added only if ``guard`` moved it, and everything else is joined to the records,
   so a moved balance writes nothing at all;
@@ -35,12 +35,12 @@ from pixinfra.persistence.transactions import insert_many_arguments, insert_many
 from pixinfra.persistence.transfers import insert_transfers_sql, transfer_arguments
 from pixinfra.postgres.pool import Database
 
-__all__ = ["PostgresTransferBatchStore"]
+__all__ = ["PostgresTransferGroupStore"]
 
 _AVAILABLE = "SELECT available FROM balances WHERE account_id = $1"
 
 # $1-$16 the records; $17 the account, $18 the available balance it must be (NULL: any that
-# covers the batch), $19/$20 the change of (available, blocked), $21 the time; $22/$23 the keys
+# covers the group), $19/$20 the change of (available, blocked), $21 the time; $22/$23 the keys
 # and request hashes; $24-$39 the transfers; $40-$45 the ledger entries, each with the position
 # of its transfer.
 _GUARD = """
@@ -80,7 +80,7 @@ SELECT array_agg(id ORDER BY id) AS ids FROM added
 )
 
 
-class PostgresTransferBatchStore:
+class PostgresTransferGroupStore:
     def __init__(self, database: Database) -> None:
         self._database = database
 
@@ -108,7 +108,7 @@ class PostgresTransferBatchStore:
             posting = reservation.posting
             moved = {account for account, change in posting.deltas().items() if change != (0, 0)}
             if moved - {account_id}:
-                raise ValueError("a batch's postings move its own account's balance only")
+                raise ValueError("a group's postings move its own account's balance only")
             delta_available, delta_blocked = posting.deltas().get(account_id, (0, 0))
             change_available += delta_available
             change_blocked += delta_blocked

@@ -1,8 +1,11 @@
-"""The query of every list of the standard Pix API, made in one place: each list's parameters are
-declared once, in the signature of a Litestar dependency that refuses a parameter given twice
-(:func:`~pixweb.api.standard.given_once`), then hands the text to its ``pixcore`` parser, which
+"""The query of every list of the standard Pix API, made in one place: each parameter is declared
+once, in the signature of a Litestar dependency (the window ``inicio``/``fim``, the document
+``cpf``/``cnpj``, the page ``paginacao.*``, the filters ``GET /cob`` and ``GET /cobv`` share); a
+list's own dependency takes those it needs by name, refuses a parameter given twice
+(:func:`~pixweb.api.standard.given_once`) and hands the texts to its ``pixcore`` parser, which
 judges every parameter at once. A handler takes the parsed query as ``filters`` and
-``dependencies=QUERIES[...]``; Litestar documents the dependency's parameters as the handler's.
+``dependencies=QUERIES[...]``; Litestar documents the dependencies' parameters as the handler's,
+in their signatures' order.
 
     GET /cob        charge_query      GET /pix        received_query
     GET /cobv       due_charge_query  GET /lotecobv   batch_query
@@ -11,10 +14,11 @@ judges every parameter at once. A handler takes the parsed query as ``filters`` 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from litestar import Request
-from litestar.di import Provide
+from litestar.di import NamedDependency, Provide
 
 from pixcore.charges.cob import ChargeStatus
 from pixcore.charges.locations import LocationType
@@ -24,6 +28,7 @@ from pixcore.queries.standard import (
     BatchQuery,
     ChargeQuery,
     LocationQuery,
+    QueryField,
     ReceivedQuery,
     WebhookQuery,
     parse_batch_query,
@@ -44,10 +49,16 @@ from pixweb.api.standard import (
     Start,
     given_once,
 )
+from pixweb.field_paths import wire_paths
 
 __all__ = [
     "QUERIES",
+    "ChargeFilters",
+    "Document",
+    "Paging",
+    "Window",
     "batch_query",
+    "charge_filters",
     "charge_query",
     "due_charge_query",
     "location_query",
@@ -55,7 +66,7 @@ __all__ = [
     "webhook_query",
 ]
 
-_TXID_EXAMPLE = "7d3b9f1a2c4e6g8h0j2k4m6n8p0q2r4s"  # pixweb.charges.cob.TXID_EXAMPLE
+_TXID_EXAMPLE = "7d3b9f1a2c4e6g8h0j2k4m6n8p0q2r4s"  # pixweb.charges.schemas.TXID_EXAMPLE
 _FLAG = "true or false"
 
 LocationPresent = Annotated[
@@ -123,107 +134,163 @@ WebhookEnd = Annotated[
 ]
 
 
-def charge_query(  # noqa: PLR0917 - the standard's query parameters
-    request: Request[Any, Any, Any],
-    inicio: Start,
-    fim: End,
-    cpf: Cpf = None,
-    cnpj: Cnpj = None,
+QUERY_PATHS = wire_paths(
+    {
+        QueryField.START: "inicio",
+        QueryField.END: "fim",
+        QueryField.CPF: "cpf",
+        QueryField.CNPJ: "cnpj",
+        QueryField.PAGE: "paginacao.paginaAtual",
+        QueryField.PAGE_SIZE: "paginacao.itensPorPagina",
+        QueryField.LOCATION_PRESENT: "locationPresente",
+        QueryField.STATUS: "status",
+        QueryField.BATCH: "loteCobVId",
+        QueryField.REVISION: "revisao",
+        QueryField.TXID: "txid",
+        QueryField.TXID_PRESENT: "txIdPresente",
+        QueryField.REFUND_PRESENT: "devolucaoPresente",
+        QueryField.LOCATION_TYPE: "tipoCob",
+    }
+)
+"""The query string's names of the parameters the standard's parsers name (``revisao`` is
+``GET /cob/{txid}``'s and ``GET /cobv/{txid}``'s)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """``inicio`` and ``fim`` as the query string gave them."""
+
+    start: str | None
+    end: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """``cpf`` and ``cnpj`` as the query string gave them."""
+
+    cpf: str | None
+    cnpj: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Paging:
+    """``paginacao.paginaAtual`` and ``paginacao.itensPorPagina`` as the query string gave them."""
+
+    page: str | None
+    size: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ChargeFilters:
+    """The parameters of ``GET /cob``, which ``GET /cobv`` shares, as the query string gave them."""
+
+    window: Window
+    document: Document
+    location_present: str | None
+    status: str | None
+    paging: Paging
+
+    def parse(self, batch: str | None = None) -> ChargeQuery:
+        return parse_charge_query(
+            inicio=self.window.start,
+            fim=self.window.end,
+            cpf=self.document.cpf,
+            cnpj=self.document.cnpj,
+            location_present=self.location_present,
+            status=self.status,
+            page=self.paging.page,
+            size=self.paging.size,
+            batch=batch,
+        )
+
+
+# The parameters every list shares, each declared once: a list's dependency takes them by name.
+
+
+def window(inicio: Start = None, fim: End = None) -> Window:
+    return Window(inicio, fim)
+
+
+def document(cpf: Cpf = None, cnpj: Cnpj = None) -> Document:
+    return Document(cpf, cnpj)
+
+
+def paging(pagina_atual: PageNumber = None, itens_por_pagina: ItemsPerPage = None) -> Paging:
+    return Paging(pagina_atual, itens_por_pagina)
+
+
+def charge_filters(
+    window: NamedDependency[Window],
+    document: NamedDependency[Document],
     location_presente: LocationPresent = None,
     status: Status = None,
-    pagina_atual: PageNumber = None,
-    itens_por_pagina: ItemsPerPage = None,
+    *,
+    paging: NamedDependency[Paging],
+) -> ChargeFilters:
+    return ChargeFilters(window, document, location_presente, status, paging)
+
+
+def charge_query(
+    request: Request[Any, Any, Any], charge_filters: NamedDependency[ChargeFilters]
 ) -> ChargeQuery:
     """``GET /cob``'s query."""
     given_once(request)
-    return parse_charge_query(
-        inicio=inicio,
-        fim=fim,
-        cpf=cpf,
-        cnpj=cnpj,
-        location_present=location_presente,
-        status=status,
-        page=pagina_atual,
-        size=itens_por_pagina,
-    )
+    return charge_filters.parse()
 
 
-def due_charge_query(  # noqa: PLR0917 - the standard's query parameters
+def due_charge_query(
     request: Request[Any, Any, Any],
-    inicio: Start,
-    fim: End,
-    cpf: Cpf = None,
-    cnpj: Cnpj = None,
-    location_presente: LocationPresent = None,
-    status: Status = None,
-    pagina_atual: PageNumber = None,
-    itens_por_pagina: ItemsPerPage = None,
+    charge_filters: NamedDependency[ChargeFilters],
     lote_cob_v_id: BatchId = None,
 ) -> ChargeQuery:
     """``GET /cobv``'s query: ``GET /cob``'s and ``loteCobVId``."""
     given_once(request)
-    return parse_charge_query(
-        inicio=inicio,
-        fim=fim,
-        cpf=cpf,
-        cnpj=cnpj,
-        location_present=location_presente,
-        status=status,
-        page=pagina_atual,
-        size=itens_por_pagina,
-        batch=lote_cob_v_id,
-    )
+    return charge_filters.parse(batch=lote_cob_v_id)
 
 
-def received_query(  # noqa: PLR0917 - the standard's query parameters
+def received_query(
     request: Request[Any, Any, Any],
-    inicio: Start,
-    fim: End,
+    window: NamedDependency[Window],
     txid: Txid = None,
     tx_id_presente: TxidPresent = None,
     devolucao_presente: RefundPresent = None,
-    cpf: Cpf = None,
-    cnpj: Cnpj = None,
-    pagina_atual: PageNumber = None,
-    itens_por_pagina: ItemsPerPage = None,
+    *,
+    document: NamedDependency[Document],
+    paging: NamedDependency[Paging],
 ) -> ReceivedQuery:
     """``GET /pix``'s query."""
     given_once(request)
     return parse_received_query(
-        inicio=inicio,
-        fim=fim,
+        inicio=window.start,
+        fim=window.end,
         txid=txid,
         txid_present=tx_id_presente,
         refund_present=devolucao_presente,
-        cpf=cpf,
-        cnpj=cnpj,
-        page=pagina_atual,
-        size=itens_por_pagina,
+        cpf=document.cpf,
+        cnpj=document.cnpj,
+        page=paging.page,
+        size=paging.size,
     )
 
 
 def batch_query(
-    request: Request[Any, Any, Any],
-    inicio: Start,
-    fim: End,
-    pagina_atual: PageNumber = None,
-    itens_por_pagina: ItemsPerPage = None,
+    request: Request[Any, Any, Any], window: NamedDependency[Window], paging: NamedDependency[Paging]
 ) -> BatchQuery:
     """``GET /lotecobv``'s query."""
     given_once(request)
-    return parse_batch_query(inicio=inicio, fim=fim, page=pagina_atual, size=itens_por_pagina)
+    return parse_batch_query(inicio=window.start, fim=window.end, page=paging.page, size=paging.size)
 
 
 def webhook_query(
     request: Request[Any, Any, Any],
     inicio: WebhookStart = None,
     fim: WebhookEnd = None,
-    pagina_atual: PageNumber = None,
-    itens_por_pagina: ItemsPerPage = None,
+    *,
+    paging: NamedDependency[Paging],
 ) -> WebhookQuery:
-    """``GET /webhook``'s query (``inicio`` and ``fim`` optional there)."""
+    """``GET /webhook``'s query (``inicio`` and ``fim`` optional there, and documented so)."""
     given_once(request)
-    return parse_webhook_query(inicio=inicio, fim=fim, page=pagina_atual, size=itens_por_pagina)
+    return parse_webhook_query(inicio=inicio, fim=fim, page=paging.page, size=paging.size)
 
 
 TxIdPresente = Annotated[
@@ -243,29 +310,36 @@ TipoCob = Annotated[
 ]
 
 
-def location_query(  # noqa: PLR0917 - the standard's query parameters
+def location_query(
     request: Request[Any, Any, Any],
-    inicio: Start = None,
-    fim: End = None,
+    window: NamedDependency[Window],
     tx_id_presente: TxIdPresente = None,
     tipo_cob: TipoCob = None,
-    pagina_atual: PageNumber = None,
-    itens_por_pagina: ItemsPerPage = None,
+    *,
+    paging: NamedDependency[Paging],
 ) -> LocationQuery:
     """``GET /loc``'s query."""
     given_once(request)
     return parse_location_query(
-        inicio=inicio,
-        fim=fim,
+        inicio=window.start,
+        fim=window.end,
         txid_present=tx_id_presente,
         location_type=tipo_cob,
-        page=pagina_atual,
-        size=itens_por_pagina,
+        page=paging.page,
+        size=paging.size,
     )
 
 
+_SHARED = {
+    "window": Provide(window, sync_to_thread=False),
+    "document": Provide(document, sync_to_thread=False),
+    "paging": Provide(paging, sync_to_thread=False),
+    "charge_filters": Provide(charge_filters, sync_to_thread=False),
+}
+
+
 def _provide(dependency: Any) -> dict[str, Provide]:
-    return {"filters": Provide(dependency, sync_to_thread=False)}
+    return {"filters": Provide(dependency, sync_to_thread=False)} | _SHARED
 
 
 QUERIES = {

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-import msgspec
 from litestar import Request, params
 from litestar.openapi.spec import Example, OpenAPIType
 
@@ -21,8 +20,10 @@ from pixcore.queries.standard import (
     ChargeQuery,
     LocationQuery,
     ReceivedQuery,
+    parse_revision,
 )
 from pixweb.api.fields import Timestamp, doc, whole
+from pixweb.api.schemas import WireStruct
 
 __all__ = [
     "FLAG",
@@ -42,6 +43,7 @@ __all__ = [
     "given_once",
     "parameters_example",
     "period_fields",
+    "read_revision",
     "window_fields",
 ]
 
@@ -145,7 +147,7 @@ ItemsPerPage = Annotated[
 ]
 
 
-class PageOut(msgspec.Struct, rename="camel"):
+class PageOut(WireStruct):
     """The standard's ``Paginacao``."""
 
     pagina_atual: Annotated[int, doc("The page given, from 0.")]
@@ -154,7 +156,7 @@ class PageOut(msgspec.Struct, rename="camel"):
     quantidade_total_de_itens: Annotated[int, doc("How many items match in all.")]
 
 
-class PeriodOut(msgspec.Struct, rename="camel", omit_defaults=True):
+class PeriodOut(WireStruct, omit_defaults=True):
     """What the parameters of every list of the standard share: the window and the page."""
 
     inicio: Annotated[Timestamp, doc("The window's start (UTC).")]
@@ -162,7 +164,7 @@ class PeriodOut(msgspec.Struct, rename="camel", omit_defaults=True):
     paginacao: PageOut
 
 
-class WindowOut(PeriodOut, rename="camel", omit_defaults=True):
+class WindowOut(PeriodOut, omit_defaults=True):
     """The parameters of the lists of charges and of PIX received: the period and the document."""
 
     cpf: Annotated[str | None, doc("The CPF asked for.")] = None
@@ -223,6 +225,12 @@ LIST_PARAMETERS = frozenset(
 )
 READ_PARAMETERS = frozenset({"revisao"})
 """The parameter of the standard's reads of a charge (``GET /cob/{txid}``, ``GET /cobv/{txid}``)."""
+
+
+def read_revision(request: Request[Any, Any, Any], revisao: str | None) -> int | None:
+    """``revisao`` of a charge's read (``GET /cob/{txid}``, ``GET /cobv/{txid}``): given once, an int32."""
+    given_once(request, READ_PARAMETERS)
+    return parse_revision(revisao)
 
 
 def given_once(request: Request[Any, Any, Any], names: frozenset[str] = LIST_PARAMETERS) -> None:

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-import msgspec
-
 from pixcore.charges.batch_service import BatchListing
 from pixcore.charges.batches import BatchItem, DueBatch
 from pixcore.clock import format_timestamp
 from pixcore.queries.standard import BatchQuery
 from pixweb.api.fields import Int64, Timestamp, doc
+from pixweb.api.schemas import WireStruct
 from pixweb.api.standard import PageOut
 from pixweb.errors import status_of
 from pixweb.problems import Problem, problem_of
@@ -29,7 +28,7 @@ _ITEM_PROBLEMS = {
 """The type of a charge's ``problema``: the one ``PUT``/``PATCH /cobv/{txid}`` would answer."""
 
 
-class LoteItemOut(msgspec.Struct, omit_defaults=True):
+class LoteItemOut(WireStruct, omit_defaults=True):
     """One charge of the batch: the outcome of its request."""
 
     txid: Annotated[str, doc("The charge's txid.")]
@@ -41,7 +40,7 @@ class LoteItemOut(msgspec.Struct, omit_defaults=True):
     criacao: Annotated[Timestamp, doc("When the charge was created (CRIADA only).")] | None = None
 
 
-class LoteOut(msgspec.Struct):
+class LoteOut(WireStruct):
     """The standard's ``LoteCobVConsultado``."""
 
     id: Annotated[Int64, doc("The batch's id (the client's).")]
@@ -50,7 +49,7 @@ class LoteOut(msgspec.Struct):
     cobsv: Annotated[list[LoteItemOut], doc("Its charges, in the order of the request that made it.")]
 
 
-class LoteQueryOut(msgspec.Struct):
+class LoteQueryOut(WireStruct):
     """The standard's ``ParametrosConsultaLote``."""
 
     inicio: Timestamp
@@ -58,7 +57,7 @@ class LoteQueryOut(msgspec.Struct):
     paginacao: PageOut
 
 
-class LotesOut(msgspec.Struct):
+class LotesOut(WireStruct):
     """The standard's ``LotesCobVConsultados``."""
 
     parametros: LoteQueryOut

@@ -29,6 +29,7 @@ from pixcore.charges.batch_service import (
 )
 from pixcore.charges.batches import MAX_CHARGES, MAX_DESCRIPTION
 from pixcore.charges.cobv_requests import DueChargeRequest
+from pixcore.charges.parts import DUE_REVISION
 from pixcore.clock import Clock
 from pixcore.errors import BatchNotFound, InvalidQuery, ValidationError
 from pixcore.identifiers import TXID_PATTERN
@@ -39,10 +40,12 @@ from pixweb.api.deps import Injected, principal_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import doc, raw, whole
 from pixweb.api.listing import QUERIES
+from pixweb.api.schemas import WireStruct
 from pixweb.api.standard import INT32_PATTERN, parameters_example
 from pixweb.body_errors import problems_of
 from pixweb.charges.batch_out import LoteOut, LotesOut, batch_out, batches_out
-from pixweb.charges.cobv import CobVIn, CobVPatchIn, due_fields, due_revision_fields
+from pixweb.charges.mapping import due_fields, due_revision_fields
+from pixweb.charges.schemas import CobVIn, CobVPatchIn
 from pixweb.problems import PROBLEMS, problem_responses
 from pixweb.wire import PixResponse, encode_json
 
@@ -76,7 +79,7 @@ _ITEMS = doc(
 )
 
 
-class LoteCobVIn(msgspec.Struct):
+class LoteCobVIn(WireStruct):
     """The standard's body of ``PUT /lotecobv/{id}``."""
 
     descricao: Annotated[
@@ -85,7 +88,7 @@ class LoteCobVIn(msgspec.Struct):
     cobsv: Annotated[list[Any] | None, _ITEMS] = None
 
 
-class LoteCobVPatchIn(msgspec.Struct):
+class LoteCobVPatchIn(WireStruct):
     """The standard's body of ``PATCH /lotecobv/{id}``: some charges of the batch, each a change."""
 
     descricao: Annotated[
@@ -129,7 +132,7 @@ def _charges(items: list[Any] | None, now: datetime) -> list[BatchCharge] | None
 def _changes(items: list[Any] | None) -> list[BatchChange]:
     changes = []
     for item in items or ():
-        decoded = _decoded(item, CobVPatchIn, lambda body: due_revision_fields(body).cancels())
+        decoded = _decoded(item, CobVPatchIn, lambda body: due_revision_fields(body).cancels(DUE_REVISION))
         fields = decoded if isinstance(decoded, ValidationError) else due_revision_fields(decoded)
         changes.append(BatchChange(_txid(item), fields))
     return changes

@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Annotated, Any
 
-import msgspec
 from litestar import Controller, Request, Response, post
 from litestar.openapi.spec import OpenAPIType
 
@@ -27,6 +26,7 @@ from pixinfra.settings import Settings
 from pixweb.api.deps import Injected, principal_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import DOCUMENT_PATTERN, MAX_DOCUMENT, Timestamp, doc, raw, string_map
+from pixweb.api.schemas import WireStruct
 from pixweb.body_errors import judge_body
 from pixweb.errors import error_responses
 from pixweb.qr import png_base64
@@ -35,7 +35,7 @@ from pixweb.wire import PixResponse
 __all__ = ["CashInController", "cash_in_request"]
 
 
-class CashInTransactionIn(msgspec.Struct, rename="camel"):
+class CashInTransactionIn(WireStruct):
     # Taken as decoded: pixcore.charges.cob.CashInRequest checks each type (no "10" for a number)
     # and each text's maximum (documented here: every text has a maximum).
     value: Annotated[
@@ -74,7 +74,7 @@ class CashInTransactionIn(msgspec.Struct, rename="camel"):
     ] = None
 
 
-class CashInPayerIn(msgspec.Struct, rename="camel"):
+class CashInPayerIn(WireStruct):
     full_name: Annotated[
         Any,
         raw("the payer's name", kind=OpenAPIType.STRING, max_length=MAX_PAYER_NAME),
@@ -91,7 +91,7 @@ class CashInPayerIn(msgspec.Struct, rename="camel"):
     ] = None
 
 
-class CashInIn(msgspec.Struct, rename="camel"):
+class CashInIn(WireStruct):
     transaction: Annotated[
         CashInTransactionIn,
         doc("The charge.", required=["value", "description", "externalId"]),
@@ -130,7 +130,7 @@ def cash_in_request(body: CashInIn) -> CashInRequest:
 judge_body(CashInIn, lambda body, _request: cash_in_request(body))
 
 
-class CashInOut(msgspec.Struct, rename="camel", omit_defaults=True):
+class CashInOut(WireStruct, omit_defaults=True):
     transaction_id: Annotated[str, doc("The transaction id (`GET /api/pix/transaction/{id}`).")]
     correlation_id: Annotated[str, doc("A UUID that names this cash-in in webhooks.")]
     external_id: Annotated[str, doc("The client's id, as given.")]

@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 from typing import Annotated, Any
 
-import msgspec
 from litestar import Controller, Request, Response, delete, get, post
 from litestar.di import NamedDependency
 from litestar.openapi.spec import Example, OpenAPIType
@@ -34,6 +33,7 @@ from pixweb.api.deps import Injected, principal_of
 from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import MAX_SHORT_CODE, Int64, Timestamp, doc, raw
 from pixweb.api.listing import QUERIES
+from pixweb.api.schemas import WireStruct
 from pixweb.api.standard import PeriodOut, period_fields
 from pixweb.body_errors import judge_body
 from pixweb.problems import PROBLEMS, problem_responses
@@ -55,7 +55,7 @@ LocationIdPath = Annotated[
 ]
 
 
-class LocationIn(msgspec.Struct, rename="camel"):
+class LocationIn(WireStruct):
     """The standard's ``PayloadLocationSolicitada``."""
 
     tipo_cob: Annotated[
@@ -72,7 +72,7 @@ class LocationIn(msgspec.Struct, rename="camel"):
 judge_body(LocationIn, lambda body, _request: parse_location_type(body.tipo_cob))
 
 
-class LocationOut(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True):
+class LocationOut(WireStruct, omit_defaults=True, kw_only=True):
     """The standard's ``PayloadLocationCompleta`` (``PayloadLocation`` without ``txid``)."""
 
     id: Annotated[Int64, doc("The location's id (`loc.id`).")]
@@ -84,21 +84,21 @@ class LocationOut(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=Tr
     criacao: Annotated[Timestamp, doc("When it was created (UTC, RFC 3339).")]
 
 
-class LocationQueryOut(PeriodOut, rename="camel", omit_defaults=True):
+class LocationQueryOut(PeriodOut, omit_defaults=True):
     """The standard's ``ParametrosConsultaPayloadLocation``: the query as the service read it."""
 
     tx_id_presente: Annotated[bool | None, doc("The txIdPresente filter asked for.")] = None
     tipo_cob: Annotated[str | None, doc("The tipoCob filter asked for.")] = None
 
 
-class LocationsOut(msgspec.Struct):
+class LocationsOut(WireStruct):
     """The standard's ``PayloadLocationConsultadas``."""
 
     parametros: LocationQueryOut
     loc: Annotated[list[LocationOut], doc("The locations of the page, oldest first.")]
 
 
-class LocationCodeOut(msgspec.Struct, rename="camel"):
+class LocationCodeOut(WireStruct):
     """The BR Code of a location and its QR image (the standard's ``GET /loc/{id}/qrcode`` of its
     earlier versions)."""
 

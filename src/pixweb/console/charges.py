@@ -28,7 +28,7 @@ from pixcore.ledger import require_outside
 from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.settings import Settings
 from pixweb.api.deps import Injected
-from pixweb.charges.cob import charge_out
+from pixweb.charges.mapping import charge_out
 from pixweb.console.money_forms import whole_number
 from pixweb.console.pages import money
 from pixweb.console.web import FormErrors, account_of, page, redirect

@@ -24,6 +24,7 @@ from pixweb.allow import answer_options
 from pixweb.api.deps import provided
 from pixweb.console.session import COOKIE, PRE_COOKIE, ConsoleSession
 from pixweb.errors import status_of
+from pixweb.field_paths import on_the_wire
 from pixweb.security.certificates import read_certificate_header
 
 __all__ = [
@@ -171,14 +172,15 @@ class FormErrors:
     ) -> None:
         """``kinds``: the field an error without details belongs to, by its class (``InvalidPixKey``)."""
         fields = fields or {}
-        self.message = error.message if error is not None else None
+        message, details = on_the_wire(error) if error is not None else (None, [])
+        self.message = message
         self.by_field: dict[str, list[str]] = {}
         self.other: list[str] = []
-        if error is not None and not error.details:
+        if error is not None and message is not None and not details:
             field = next((f for kind, f in (kinds or {}).items() if isinstance(error, kind)), None)
             if field is not None:
-                self.by_field[field] = [error.message]
-        for detail in error.details if error is not None else ():
+                self.by_field[field] = [message]
+        for detail in details:
             name = next(
                 (
                     field
@@ -248,5 +250,5 @@ def console_exception(request: Request[Any, Any, Any], exc: PixError) -> Respons
         "error.html",
         status_code=status_of(exc),
         title="Not found" if status_of(exc) == 404 else "Cannot do that",
-        message=exc.message,
+        message=on_the_wire(exc)[0],
     )

@@ -14,7 +14,14 @@ from pixcore.clock import Clock, format_timestamp
 from pixcore.identifiers import E2EID_PATH_PATTERN, REFUND_ID_PATTERN
 from pixcore.money import AMOUNT_STRING_PATTERN, format_amount_string
 from pixcore.refunds.refund_service import get_refund, request_refund
-from pixcore.refunds.rules import MAX_DESCRIPTION, REQUESTABLE, Refund, RefundRequest, RefundStatus
+from pixcore.refunds.rules import (
+    MAX_DESCRIPTION,
+    REQUESTABLE,
+    Refund,
+    RefundField,
+    RefundRequest,
+    RefundStatus,
+)
 from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.settings import Settings
 from pixweb.api.deps import Injected, principal_of
@@ -22,6 +29,7 @@ from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import MAX_AMOUNT_TEXT, MAX_SHORT_CODE, MaybeTimestamp, Timestamp, doc, raw, whole
 from pixweb.body_errors import judge_body
 from pixweb.errors import error_responses
+from pixweb.field_paths import wire_paths
 from pixweb.wire import PixResponse
 
 __all__ = ["RefundController", "refund_out", "refund_request"]
@@ -56,6 +64,12 @@ class RefundIn(msgspec.Struct):
         raw("shown to the payer", kind=_STRING, max_length=MAX_DESCRIPTION),
         doc("A message to the payer.", example="Item out of stock"),
     ] = None
+
+
+REFUND_PATHS = wire_paths(
+    {RefundField.AMOUNT: "valor", RefundField.NATURE: "natureza", RefundField.DESCRIPTION: "descricao"}
+)
+"""Where :class:`RefundIn` carries the fields ``RefundRequest.parse`` names."""
 
 
 def refund_request(body: RefundIn) -> RefundRequest:

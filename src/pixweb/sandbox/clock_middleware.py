@@ -15,11 +15,11 @@ process refuses the next request everywhere.
 
 ``POST /dict/pix``, when transfers are grouped (docs/decisions/group-commit.md), reads nothing here: its
 token is verified on the clock the process last read (the offset only grows, so a token expired then is
-expired now), and its certificate status and the clock are read by its BATCH, one statement for
-all the batch's callers, before anything is written (``TransferBatcher``; the token's expiry is
+expired now), and its certificate status and the clock are read by its GROUP, one statement for
+all the group's callers, before anything is written (``TransferGroupCommit``; the token's expiry is
 judged again on the clock that statement read). The pending check waits in the request's scope
 (``pixweb.security.pending``) for the bearer check (which then does not ask) and the handler (which
-hands it to the batch). A token whose window does not hold on the last clock takes the path above.
+hands it to the group). A token whose window does not hold on the last clock takes the path above.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ __all__ = [
 CLOCKLESS_PATHS = ("^/schema", "^/.well-known/", "^/health/", "^/metrics$")
 _CLOCKLESS = re.compile("|".join(CLOCKLESS_PATHS))
 _PREFETCHED = "pix.certificate_in_force"
-_BATCHED = ("POST", "/dict/pix")  # the route whose batch reads its callers' certificates
+_GROUPED = ("POST", "/dict/pix")  # the route whose group reads its callers' certificates
 
 
 def _clockless(scope: Scope) -> bool:
@@ -80,8 +80,8 @@ async def _deferred(
     *,
     next_app: ASGIApp,
 ) -> None:
-    """Run the request with its certificate check left to its batch. A request answered without
-    reaching a batch (its body refused, say) is checked here, alone, before its answer goes out, so
+    """Run the request with its certificate check left to its group. A request answered without
+    reaching a group (its body refused, say) is checked here, alone, before its answer goes out, so
     that a revoked certificate or an expired token is answered 401 as the bearer check would."""
     leave_pending_credential(scope, pending)
     refusal: list[InvalidToken | None] = []  # the check's outcome, once made
@@ -119,7 +119,7 @@ class SharedClockMiddleware(ASGIMiddleware):
             await keeper.refresh()
             await next_app(scope, receive, send)
             return
-        if (scope.get("method"), scope["path"]) == _BATCHED and services.transfers.checks_certificates:
+        if (scope.get("method"), scope["path"]) == _GROUPED and services.transfers.checks_certificates:
             try:
                 principal, expires_at = services.tokens.verify_until(token)
             except InvalidToken:  # not on the last clock read: read it now, as any request does

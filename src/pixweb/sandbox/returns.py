@@ -15,7 +15,7 @@ from pixcore.clock import Clock, format_timestamp
 from pixcore.errors import ValidationError
 from pixcore.identifiers import E2EID_PATH_PATTERN, validate_e2eid_path
 from pixcore.money import cents_to_decimal, parse_amount_number, require_positive
-from pixcore.refunds.med import MedCase, MedReason
+from pixcore.refunds.med import MedCase, MedField, MedReason
 from pixcore.refunds.med_service import accept_med, open_med, reject_med
 from pixcore.refunds.refund_service import receive_refund
 from pixcore.unit_of_work import UnitOfWorkFactory
@@ -26,6 +26,7 @@ from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import MAX_E2EID, MAX_SHORT_CODE, Int64, MaybeTimestamp, Timestamp, doc, raw
 from pixweb.body_errors import judge_body
 from pixweb.errors import error_responses
+from pixweb.field_paths import on_the_wire, wire_paths
 from pixweb.refunds.refunds import RefundOut, refund_out
 
 __all__ = ["SandboxReturnsController"]
@@ -134,6 +135,10 @@ def outside_refund(body: ReturnIn) -> tuple[str, int]:
     return e2e, amount
 
 
+MED_PATHS = wire_paths({MedField.REASON: "reason"})
+"""Where :class:`MedIn` carries the fields ``MedReason.parse`` names."""
+
+
 def med_request(body: MedIn) -> tuple[str, MedReason]:
     """The end-to-end id and the reason of a ``POST /sandbox/med`` body, every broken rule at once."""
     problems: list[str] = []
@@ -141,7 +146,8 @@ def med_request(body: MedIn) -> tuple[str, MedReason]:
     try:
         reason: MedReason | None = MedReason.parse(body.reason)
     except ValidationError as exc:  # its details name the field already
-        problems.extend(exc.details or [exc.message])
+        message, details = on_the_wire(exc)
+        problems.extend(details or [message])
         reason = None
     if problems or e2e is None or reason is None:
         raise _invalid("MED", problems)

@@ -16,8 +16,8 @@ from pixcore.charges.cob_service import pay_code
 from pixcore.clock import Clock, format_timestamp
 from pixcore.documents import parse_document
 from pixcore.errors import ValidationError
-from pixcore.group_commit.charge_payments import ChargePaymentBatcher
-from pixcore.group_commit.receipts import ReceiptBatcher
+from pixcore.group_commit.charge_payments import ChargePaymentGroupCommit
+from pixcore.group_commit.receipts import ReceiptGroupCommit
 from pixcore.identifiers import END_TO_END_ID_PATTERN, ISPB_PATTERN, validate_ispb
 from pixcore.keys import KEY_PATTERN, MAX_KEY_LENGTH, PixKey, parse_pix_key
 from pixcore.ledger import require_outside
@@ -29,6 +29,7 @@ from pixcore.transfers.rules import (
     MAX_BANK_NAME,
     MAX_NAME,
     DirectoryEntry,
+    DirectoryField,
 )
 from pixcore.unit_of_work import UnitOfWorkFactory
 from pixcore.validation import collect
@@ -38,6 +39,7 @@ from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import DOCUMENT_PATTERN, MAX_DOCUMENT, MAX_ISPB, MAX_SHORT_CODE, Timestamp, doc
 from pixweb.body_errors import judge_body
 from pixweb.errors import error_responses
+from pixweb.field_paths import wire_paths
 from pixweb.sandbox.clock import ClockKeeper
 from pixweb.sandbox.directory import SandboxDirectory
 
@@ -85,6 +87,21 @@ class DirectoryIn(msgspec.Struct, rename="camel"):
         msgspec.Meta(max_length=MAX_SHORT_CODE),
         doc("settle: transfers to it settle; reject: its side refuses them (AC06).", enum=BEHAVIORS),
     ] = "settle"
+
+
+DIRECTORY_PATHS = wire_paths(
+    {
+        DirectoryField.KEY: "pixKey",
+        DirectoryField.DOCUMENT: "document",
+        DirectoryField.INSTITUTION: "ispb",
+        DirectoryField.BEHAVIOR: "behavior",
+        DirectoryField.NAME: "name",
+        DirectoryField.BANK_NAME: "bankName",
+        DirectoryField.BRANCH: "branch",
+        DirectoryField.ACCOUNT_NUMBER: "accountNumber",
+    }
+)
+"""Where :class:`DirectoryIn` carries the fields ``DirectoryEntry.parse`` names."""
 
 
 def directory_entry(body: DirectoryIn) -> DirectoryEntry:
@@ -253,9 +270,9 @@ class SandboxController(Controller):
             json_body("What is paid.", {"pixKey": "maria.silva@example.com", "amount": 500.0}),
         ],
         *,
-        charge_payments: Injected[ChargePaymentBatcher],
+        charge_payments: Injected[ChargePaymentGroupCommit],
         clock: Injected[Clock],
-        receipts: Injected[ReceiptBatcher],
+        receipts: Injected[ReceiptGroupCommit],
         settings: Injected[Settings],
         uow: Injected[UnitOfWorkFactory],
     ) -> SandboxPaymentOut:

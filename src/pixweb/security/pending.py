@@ -1,10 +1,10 @@
 """A grouped ``POST /dict/pix``'s pending certificate check, in the request's scope
-(docs/decisions/transfer-batch-write.md).
+(docs/decisions/transfer-group-write.md).
 
 The clock middleware (``pixweb.sandbox.clock_middleware``) leaves the caller's
 :class:`~pixcore.accounts.ports.PendingCredential` here instead of reading its certificate status; the
 bearer check (``pixweb.auth``) sees it and does not ask; the handler takes it
-(:func:`hand_pending_credential`) to give to the request's batch, which checks it. A request that
+(:func:`hand_pending_credential`) to give to the request's group, which checks it. A request that
 never hands it on is checked alone by the middleware before its answer goes out.
 """
 
@@ -21,17 +21,17 @@ _HANDED = "pix.certificate_handed"
 
 
 def leave_pending_credential(scope: Any, pending: PendingCredential) -> None:
-    """Leave the caller's credential for the request's batch to check."""
+    """Leave the caller's credential for the request's group to check."""
     scope.setdefault("state", {})[_PENDING] = pending
 
 
 def was_handed(scope: Any) -> bool:
-    """True once the handler took the pending credential for the request's batch."""
+    """True once the handler took the pending credential for the request's group."""
     return bool(scope.get("state", {}).get(_HANDED))
 
 
 def pending_credential(scope: Any, account_id: int, fingerprint: str) -> PendingCredential | None:
-    """The caller's credential whose certificate status the request's batch is to check, if any."""
+    """The caller's credential whose certificate status the request's group is to check, if any."""
     found: PendingCredential | None = scope.get("state", {}).get(_PENDING)
     if found is None or (found.account_id, found.fingerprint) != (account_id, fingerprint):
         return None
@@ -39,7 +39,7 @@ def pending_credential(scope: Any, account_id: int, fingerprint: str) -> Pending
 
 
 def hand_pending_credential(scope: Any, account_id: int, fingerprint: str) -> PendingCredential | None:
-    """:func:`pending_credential`, taken by the handler to hand to the request's batch, which checks
+    """:func:`pending_credential`, taken by the handler to hand to the request's group, which checks
     it (so the answer needs no check of its own)."""
     found = pending_credential(scope, account_id, fingerprint)
     if found is not None:

@@ -25,7 +25,8 @@ from pixweb.api.standard import (
     parameters_example,
     window_fields,
 )
-from pixweb.charges.cob import TXID_EXAMPLE, CobPixOut, pix_out
+from pixweb.charges.mapping import pix_out
+from pixweb.charges.schemas import TXID_EXAMPLE, CobPixOut
 from pixweb.problems import PROBLEMS, problem_responses
 from pixweb.refunds.refunds import E2eId
 from pixweb.wire import PixResponse

@@ -27,6 +27,7 @@ from pixcore.queries.rules import (
     DEFAULT_SIZE,
     MAX_EXTERNAL_ID,
     MAX_PAGE,
+    ListField,
     ListKind,
     TransactionPage,
     TransactionQueries,
@@ -42,6 +43,7 @@ from pixweb.api.deps import Injected, principal_of
 from pixweb.api.docs import answer
 from pixweb.api.fields import MaybeTimestamp, Timestamp, doc, whole
 from pixweb.errors import error_responses
+from pixweb.field_paths import wire_paths
 
 __all__ = ["TransactionController"]
 
@@ -61,6 +63,22 @@ Page = Annotated[
         examples=[Example(value=1)],
     ),
 ]
+LIST_PATHS = wire_paths(
+    {
+        ListField.PAGE: "page",
+        ListField.SIZE: "size",
+        ListField.STATUS: "status",
+        ListField.TYPE: "type",
+        ListField.START: "startDate",
+        ListField.END: "endDate",
+        ListField.EXTERNAL_ID: "externalId",
+        ListField.END_TO_END_ID: "endToEndId",
+        ListField.KEY: "pixKey",
+    }
+)
+"""The query string's names of a transaction list's parameters (the deliveries' ``startDate`` and
+``endDate`` too) and the path's ``{pixKey}``."""
+
 StatusFilter = Annotated[
     str | None,
     QueryParameter(

@@ -11,7 +11,7 @@ from litestar.openapi.spec import Example, OpenAPIType
 from litestar.params import HeaderParameter
 
 from pixcore.clock import format_timestamp
-from pixcore.group_commit.transfers import TransferBatcher
+from pixcore.group_commit.transfers import TransferGroupCommit
 from pixcore.identifiers import END_TO_END_ID_PATTERN, ISPB_PATTERN
 from pixcore.keys import KEY_PATTERN, MAX_KEY_LENGTH
 from pixcore.money import cents_to_decimal
@@ -22,6 +22,7 @@ from pixcore.transfers.rules import (
     MAX_PAYMENT_FLOW,
     UUID4_PATTERN,
     Priority,
+    TransferField,
     TransferRequest,
     parse_idempotency_key,
 )
@@ -41,6 +42,7 @@ from pixweb.api.fields import (
 )
 from pixweb.body_errors import judge_body
 from pixweb.errors import error_responses
+from pixweb.field_paths import wire_paths
 from pixweb.security.certificates import x5t_to_fingerprint
 from pixweb.security.pending import hand_pending_credential
 from pixweb.wire import PixResponse
@@ -154,6 +156,22 @@ class TransferIn(msgspec.Struct, rename="camel"):
     ) = None
 
 
+TRANSFER_PATHS = wire_paths(
+    {
+        TransferField.KEY: "pixKey",
+        TransferField.AMOUNT: "payment.amount",
+        TransferField.CURRENCY: "payment.currency",
+        TransferField.PRIORITY: "priority",
+        TransferField.EXPIRATION: "expiration",
+        TransferField.CREDITOR_DOCUMENT: "creditorDocument",
+        TransferField.DESCRIPTION: "description",
+        TransferField.PAYMENT_FLOW: "paymentFlow",
+        TransferField.DENIED_INSTITUTIONS: "ispbDeny",
+    }
+)
+"""Where :class:`TransferIn` carries the fields ``TransferRequest.parse`` names."""
+
+
 def transfer_request(body: TransferIn) -> TransferRequest:
     """The body under the domain's names (``TransferRequest.parse`` judges it, every rule at once)."""
     return TransferRequest.parse(
@@ -234,7 +252,7 @@ class TransferController(Controller):
         data: Annotated[TransferIn, json_body("The transfer.", _TRANSFER_IN)],
         x_idempotency_key: IdempotencyHeader,
         *,
-        transfers: Injected[TransferBatcher],
+        transfers: Injected[TransferGroupCommit],
     ) -> Response[TransferOut]:
         principal = principal_of(request)
         key = parse_idempotency_key(x_idempotency_key)

@@ -22,6 +22,7 @@ from pixcore.keys import KEY_PATTERN, MAX_KEY_LENGTH
 from pixcore.queries.standard import WebhookQuery
 from pixcore.unit_of_work import UnitOfWorkFactory
 from pixcore.webhooks.key_webhook_service import (
+    KeyWebhookField,
     KeyWebhookListing,
     KeyWebhookRequest,
     delete_key_webhook,
@@ -39,6 +40,7 @@ from pixweb.api.fields import MaybeTimestamp, Timestamp, doc, whole
 from pixweb.api.listing import QUERIES
 from pixweb.api.standard import PageOut
 from pixweb.body_errors import judge_body
+from pixweb.field_paths import wire_paths
 from pixweb.problems import PROBLEMS, problem_responses
 from pixweb.webhooks.webhooks import allows_private
 from pixweb.wire import PixResponse
@@ -73,6 +75,10 @@ class KeyWebhookIn(msgspec.Struct, rename="camel"):
             example=_URL_EXAMPLE,
         ),
     ]
+
+
+KEY_WEBHOOK_PATHS = wire_paths({KeyWebhookField.KEY: "chave", KeyWebhookField.URL: "webhookUrl"})
+"""The path's ``{chave}`` and :class:`KeyWebhookIn`'s field, as ``parse_key_webhook`` names them."""
 
 
 def request_of(body: KeyWebhookIn, request: Request[Any, Any, Any]) -> KeyWebhookRequest:

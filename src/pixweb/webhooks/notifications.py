@@ -1,10 +1,11 @@
 """The notifications the service sends to registered URLs, as the OpenAPI document's ``webhooks``.
 
-:func:`pixcore.events.payload` writes the bodies (and the test endpoint its PING): the structs here
-describe them for readers and client generators, and a test decodes real bodies with them and
-validates them against the served document (tests/unit/test_notification_schemas.py,
-tests/e2e/test_generated_clients.py). ``forbid_unknown_fields``: a key that ``payload`` writes and
-these structs do not know fails those tests rather than going undocumented.
+:func:`pixinfra.event_payloads.payload` writes the bodies (and ``ping_payload`` the test endpoint's
+PING): the structs here describe them for readers and client generators, and a test decodes real
+bodies with them and validates them against the served document
+(tests/unit/webhooks/test_notification_schemas.py, tests/e2e/api/test_generated_clients.py).
+``forbid_unknown_fields``: a key that ``payload`` writes and these structs do not know fails those
+tests rather than going undocumented.
 
 :data:`NOTIFIED_BY` maps each notification type to the registration ``eventType`` values whose
 URLs receive it; a test checks it against the events' own ``webhook_type``.
@@ -22,12 +23,11 @@ from pixcore.events import NotificationType, RefundDirection
 from pixcore.refunds.med import MedReason, MedStatus
 from pixcore.transfers.rules import SpiError
 from pixcore.webhooks.rules import REGISTRABLE, EventType
+from pixinfra.event_payloads import PING
 from pixweb.refunds.refunds import RefundOut
 
 __all__ = ["API_SCHEMAS", "NOTIFICATIONS", "NOTIFIED_BY", "PING", "Notification", "webhooks_section"]
 
-PING = "PING"
-"""The type of the test notification (``POST /api/webhooks/{id}/test``)."""
 
 # msgspec writes these JSON Schema keywords as they are (OpenAPI 3.1 is JSON Schema 2020-12).
 Id = Annotated[int, msgspec.Meta(extra_json_schema={"format": "int64"})]

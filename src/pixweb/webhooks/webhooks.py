@@ -25,10 +25,12 @@ from pixcore.webhooks.rules import (
     Delivery,
     DeliveryAttempt,
     DeliveryDetail,
+    DeliveryField,
     DeliveryStatus,
     EventType,
     Registration,
     Webhook,
+    WebhookField,
     WebhookSecret,
 )
 from pixcore.webhooks.webhook_service import (
@@ -51,6 +53,7 @@ from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import MAX_SHORT_CODE, Int64, MaybeTimestamp, Timestamp, doc
 from pixweb.body_errors import judge_body
 from pixweb.errors import error_responses
+from pixweb.field_paths import wire_paths
 
 __all__ = ["WebhookController", "WebhookDeliveryController", "WebhookSecretController"]
 
@@ -106,6 +109,14 @@ def allows_private(request: Request[Any, Any, Any]) -> bool:
     the settings)."""
     settings: Settings = provided(request, "settings")
     return settings.webhook_allow_private
+
+
+WEBHOOK_PATHS = wire_paths(
+    {WebhookField.URL: "url", WebhookField.EVENT_TYPE: "eventType", WebhookField.HEADERS: "headers"}
+)
+"""Where :class:`WebhookIn` carries the fields ``Registration.parse`` names."""
+DELIVERY_PATHS = wire_paths({DeliveryField.WEBHOOK: "webhookId", DeliveryField.LIMIT: "limit"})
+"""The query string's names of the deliveries' filters that ``delivery_filter`` names."""
 
 
 def registration_of(body: WebhookIn, request: Request[Any, Any, Any]) -> Registration:

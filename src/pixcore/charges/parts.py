@@ -1,0 +1,290 @@
+"""What a ``cob`` and a ``cobv`` request share: the debtor, the key and texts, the extra items,
+``loc.id``, and the shape of a body and of its revision, whose calendar and value are the kind's
+own parts (a ``cob``'s expiry and plain amount, a ``cobv``'s due date and modalities).
+
+The rules here are judged alike for both kinds; each broken one is appended to a list of problems,
+so that one answer names them all.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+from pixcore.documents import DocumentKind, is_valid_cpf, parse_document
+from pixcore.errors import ValidationError
+from pixcore.validation import collect
+
+__all__ = [
+    "DUE_REVISION",
+    "IMMEDIATE_REVISION",
+    "MAX_DEBTOR_NAME",
+    "MAX_INFO_ITEMS",
+    "MAX_INFO_NAME",
+    "MAX_INFO_VALUE",
+    "MAX_KEY",
+    "MAX_LOC_ID",
+    "MAX_PAYER_REQUEST",
+    "Debtor",
+    "DebtorFields",
+    "InfoFields",
+    "Part",
+    "Particulars",
+    "RequestFields",
+    "RevisionFields",
+    "RevisionKind",
+    "judge_debtor",
+    "judge_info",
+    "judge_loc_id",
+    "judge_text",
+]
+
+MAX_KEY = 77
+MAX_PAYER_REQUEST = 140
+MAX_DEBTOR_NAME = 200
+MAX_INFO_ITEMS = 50
+MAX_INFO_NAME = 50
+MAX_INFO_VALUE = 200
+REMOVED = "REMOVIDA_PELO_USUARIO_RECEBEDOR"
+"""The only status a revision may set (``ChargeStatus.REMOVIDA_PELO_USUARIO_RECEBEDOR``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Debtor:
+    """``devedor``: a person (CPF) or a company (CNPJ), with a name."""
+
+    name: str
+    document: str
+    kind: DocumentKind
+
+
+@dataclass(frozen=True, slots=True)
+class DebtorFields:
+    """``devedor`` as the body gave it: ``cpf``, ``cnpj`` and ``name`` (``nome``)."""
+
+    cpf: object = None
+    cnpj: object = None
+    name: object = None
+
+
+@dataclass(frozen=True, slots=True)
+class InfoFields:
+    """One item of ``infoAdicionais`` as the body gave it: ``name`` (``nome``) and ``value`` (``valor``)."""
+
+    name: object = None
+    value: object = None
+
+
+MAX_LOC_ID = 9_223_372_036_854_775_807  # the standard's int64
+
+
+def judge_loc_id(problems: list[str], value: object) -> int | None:
+    """``loc.id`` as given (None: left out): a positive int64 (whether it names a location of the
+    account is judged against the locations)."""
+    if value is None:
+        return None
+    if not _is_int(value) or not 0 < int(str(value)) <= MAX_LOC_ID:
+        problems.append(f"loc.id: must be an integer from 1 to {MAX_LOC_ID}")
+        return None
+    return int(str(value))
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def judge_debtor(problems: list[str], debtor: DebtorFields | None) -> Debtor | None:
+    """``devedor`` judged as on a ``cob`` (each broken rule appended to ``problems``)."""
+    if debtor is None:
+        return None
+    cpf, cnpj, name = debtor.cpf, debtor.cnpj, debtor.name
+    if cpf is None and cnpj is None:
+        if name is not None:
+            problems.append("devedor.nome: needs devedor.cpf or devedor.cnpj")
+        return None
+    document = _debtor_document(problems, cpf, cnpj)
+    if not isinstance(name, str) or not name.strip() or len(name) > MAX_DEBTOR_NAME:
+        problems.append(f"devedor.nome: required with a document, 1 to {MAX_DEBTOR_NAME} characters")
+        return None
+    return Debtor(name, *document) if document is not None else None
+
+
+def _debtor_document(problems: list[str], cpf: object, cnpj: object) -> tuple[str, DocumentKind] | None:
+    if cpf is not None and cnpj is not None:
+        problems.append("devedor: cpf and cnpj cannot both be given")
+        return None
+    if cpf is not None:
+        if not isinstance(cpf, str) or len(cpf) != 11 or not cpf.isdigit() or not is_valid_cpf(cpf):
+            problems.append("devedor.cpf: must be a valid CPF of exactly 11 digits")
+            return None
+        return cpf, DocumentKind.CPF
+    parsed = collect(problems, "devedor.cnpj", lambda: _cnpj(cnpj))
+    return (parsed, DocumentKind.CNPJ) if parsed is not None else None
+
+
+def _cnpj(value: object) -> str:
+    if not isinstance(value, str) or len(value) != 14:
+        raise ValidationError("must be a valid CNPJ of 14 characters")
+    document = parse_document(value)
+    if document.kind is not DocumentKind.CNPJ:
+        raise ValidationError("must be a valid CNPJ of 14 characters")
+    return document.value
+
+
+def judge_text(problems: list[str], name: str, value: object, limit: int) -> str | None:
+    """An optional text of at most ``limit`` characters (``chave``, ``solicitacaoPagador``)."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or len(value) > limit:
+        problems.append(f"{name}: a string of at most {limit} characters")
+        return None
+    return value
+
+
+def judge_info(problems: list[str], items: tuple[InfoFields, ...] | None) -> tuple[tuple[str, str], ...]:
+    """``infoAdicionais`` judged as on a ``cob``."""
+    if items is None:
+        return ()
+    if len(items) > MAX_INFO_ITEMS:
+        problems.append(f"infoAdicionais: a list of at most {MAX_INFO_ITEMS} items")
+        return ()
+    info: list[tuple[str, str]] = []
+    for index, item in enumerate(items):
+        name, value = item.name, item.value
+        if not isinstance(name, str) or not isinstance(value, str):
+            problems.append(f"infoAdicionais[{index}]: nome and valor are required strings")
+        elif len(name) > MAX_INFO_NAME or len(value) > MAX_INFO_VALUE:
+            limits = f"nome at most {MAX_INFO_NAME}, valor at most {MAX_INFO_VALUE} characters"
+            problems.append(f"infoAdicionais[{index}]: {limits}")
+        else:
+            info.append((name, value))
+    return tuple(info)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Particulars:
+    """What a judged request of either kind carries beside its calendar and value: the debtor
+    (a ``cobv``'s always has one), the key (None: the account's first on creation, the charge's
+    own on a revision), the payer's message, the extra items and ``loc.id`` (None: a new
+    location on creation, where it is on a revision)."""
+
+    debtor: Debtor | None = None
+    key: str | None = None
+    payer_request: str | None = None
+    info: tuple[tuple[str, str], ...] = ()
+    loc_id: int | None = None
+
+    def given(self) -> dict[str, Any]:
+        """These parts by name, to build a request or revision that extends them."""
+        return {part.name: getattr(self, part.name) for part in dataclasses.fields(Particulars)}
+
+
+class Part(Protocol):
+    """A kind's own part of a request (its calendar, its value)."""
+
+    def judge_alone(self, problems: list[str]) -> None:
+        """Append the rules this part breaks on its own, before the charge is looked up."""
+
+
+CalendarT = TypeVar("CalendarT")
+ValueT = TypeVar("ValueT")
+RevisedCalendarT = TypeVar("RevisedCalendarT", bound=Part)
+RevisedValueT = TypeVar("RevisedValueT", bound=Part)
+
+
+@dataclass(frozen=True)  # no slots: its aliases (``ChargeFields``...) are called as classes
+class RequestFields(Generic[CalendarT, ValueT]):
+    """A ``PUT /cob/{txid}`` or ``PUT /cobv/{txid}`` body as the edge decoded it, before any rule
+    is checked: ``calendar`` and ``value`` are the kind's parts (None when null or left out); each
+    other leaf as decoded from JSON, None when null or left out."""
+
+    calendar: CalendarT | None
+    value: ValueT | None
+    debtor: DebtorFields | None = None
+    key: object = None
+    payer_request: object = None
+    info: tuple[InfoFields, ...] | None = None
+    loc_id: object = None
+    """``loc.id``: an existing location of the account to put the charge at (None: a new one)."""
+
+    def judge_parts(
+        self, problems: list[str], debtor_rule: Callable[[list[str], DebtorFields | None], Debtor | None]
+    ) -> Particulars:
+        """Every part but the calendar and the value judged (the debtor by the kind's
+        ``debtor_rule``), each broken rule appended to ``problems``."""
+        return Particulars(
+            debtor=debtor_rule(problems, self.debtor),
+            key=judge_text(problems, "chave", self.key, MAX_KEY),
+            payer_request=judge_text(problems, "solicitacaoPagador", self.payer_request, MAX_PAYER_REQUEST),
+            info=judge_info(problems, self.info),
+            loc_id=judge_loc_id(problems, self.loc_id),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RevisionKind:
+    """How a kind's revision is refused before its charge is looked up: ``noun`` names the charge
+    in the error; ``judges_given`` whether every part given is judged then (a ``cob``'s), or only
+    ``loc.id`` (a ``cobv``'s terms are judged with the charge's)."""
+
+    noun: str
+    judges_given: bool
+
+
+IMMEDIATE_REVISION = RevisionKind("charge", judges_given=True)
+DUE_REVISION = RevisionKind("due-date charge", judges_given=False)
+
+
+@dataclass(frozen=True)  # no slots: its aliases (``ChargeFields``...) are called as classes
+class RevisionFields(Generic[RevisedCalendarT, RevisedValueT]):
+    """A ``PATCH /cob/{txid}`` or ``PATCH /cobv/{txid}`` body as the edge decoded it: each part
+    left out (or ``null``) is unchanged; inside ``calendar`` and ``value`` a leaf left out
+    (:data:`~pixcore.validation.ABSENT`) keeps the charge's own."""
+
+    calendar: RevisedCalendarT | None = None
+    value: RevisedValueT | None = None
+    debtor: DebtorFields | None = None
+    key: object = None
+    payer_request: object = None
+    info: tuple[InfoFields, ...] | None = None
+    status: object = None
+    loc_id: object = None
+    """``loc.id``: move the charge to this location of the account (None: it stays)."""
+
+    @property
+    def revises(self) -> bool:
+        """Whether it changes a field other than the status."""
+        parts = (self.calendar, self.value, self.debtor, self.key, self.payer_request, self.info, self.loc_id)
+        return any(part is not None for part in parts)
+
+    def cancels(self, kind: RevisionKind = IMMEDIATE_REVISION) -> bool:
+        """Whether it cancels the charge; raises ``ValidationError`` if its status, or the lack
+        of any change, breaks a rule (judged before the charge is looked up)."""
+        problems: list[str] = []
+        if self.status is None:
+            if not self.revises:
+                problems.append("the body changes nothing: give a field to revise, or status")
+        else:
+            if self.status != REMOVED:
+                problems.append(f"status: the only status a change may set is {REMOVED}")
+            if self.revises:
+                problems.append("status: a charge is cancelled alone, not together with other changes")
+        if kind.judges_given:
+            self._judge_given(problems)
+        judge_loc_id(problems, self.loc_id)
+        if problems:
+            raise ValidationError(f"Invalid {kind.noun} change: " + "; ".join(problems), details=problems)
+        return self.status is not None
+
+    def _judge_given(self, problems: list[str]) -> None:
+        """Every part given, judged on its own as on creation (what needs the charge waits for it)."""
+        if self.calendar is not None:
+            self.calendar.judge_alone(problems)
+        if self.value is not None:
+            self.value.judge_alone(problems)
+        judge_debtor(problems, self.debtor)
+        judge_text(problems, "chave", self.key, MAX_KEY)
+        judge_text(problems, "solicitacaoPagador", self.payer_request, MAX_PAYER_REQUEST)
+        judge_info(problems, self.info)

@@ -1,0 +1,148 @@
+"""The JSON of notifications: each typed event of :mod:`pixcore.events` as the spec's Events table
+draws it, and the test notification's PING.
+
+* :func:`payload` writes the envelope ``{type, data}`` that the outbox stores
+  (``pixinfra.persistence.outbox``) and the notifier sends as it is stored: documents masked,
+  amounts formatted, keys in the order the spec lists them.
+* A PIX event's ``data`` is the body the central bank's standard POSTs to a key's webhook,
+  ``{"pix": [<Pix>]}``: :func:`standard_pix_item` and :func:`standard_refund_item` write its items
+  with the keys ``GET /pix/{e2eid}`` shows (``pixweb.charges.mapping.pix_out``: a unit test holds the
+  two equal).
+* :func:`ping_payload` writes the PING that ``POST /api/webhooks/{id}/test`` sends
+  (``pixnotify.probe``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, assert_never
+
+from pixcore.clock import format_timestamp
+from pixcore.documents import mask_document
+from pixcore.events import Event, KeyPixEvent, MedEvent, ReceiveEvent, RefundEvent, TransferEvent
+from pixcore.money import cents_to_decimal, format_amount_string
+from pixcore.refunds.rules import Refund, RefundStatus
+from pixcore.webhooks.ports import Ping
+
+__all__ = ["CURRENCY", "PING", "payload", "ping_payload", "standard_pix_item", "standard_refund_item"]
+
+CURRENCY = "BRL"
+"""The currency of every amount a notification carries."""
+PING = "PING"
+"""The notification type of a test event."""
+
+
+def _payment(amount: int) -> dict[str, Any]:
+    return {"amount": format_amount_string(amount), "currency": CURRENCY}
+
+
+def standard_pix_item(event: KeyPixEvent) -> dict[str, Any]:
+    """The standard's ``Pix`` of a PIX just received, keys as ``GET /pix/{e2eid}`` writes them."""
+    item: dict[str, Any] = {
+        "endToEndId": event.end_to_end_id,
+        "valor": format_amount_string(event.amount),
+        "horario": format_timestamp(event.received_at),
+        "devolucoes": [standard_refund_item(refund) for refund in event.refunds],
+    }
+    if event.tx_id is not None:
+        item["txid"] = event.tx_id
+    item["chave"] = event.pix_key
+    return item
+
+
+def standard_refund_item(refund: Refund) -> dict[str, Any]:
+    """The standard's ``Devolucao`` of a refund, keys as ``GET /pix/{e2eid}`` writes them
+    (``pixweb.refunds.refunds.refund_out``)."""
+    times = {"solicitacao": format_timestamp(refund.requested_at)}
+    if refund.status is RefundStatus.DEVOLVIDO and refund.finished_at is not None:
+        times["liquidacao"] = format_timestamp(refund.finished_at)
+    item: dict[str, Any] = {
+        "id": refund.refund_id,
+        "rtrId": refund.rtr_id,
+        "valor": format_amount_string(refund.amount),
+        "natureza": refund.nature.value,
+        "horario": times,
+        "status": refund.status.value,
+    }
+    if refund.description is not None:
+        item["descricao"] = refund.description
+    if refund.reason is not None:
+        item["motivo"] = refund.reason
+    return item
+
+
+def payload(event: Event) -> dict[str, Any]:
+    """The event as it is stored and sent: ``{type, data}`` with the spec's keys, in its order.
+
+    Amounts are strings with two decimals, except ``refunds[].payment.amount``, a ``Decimal``
+    that the outbox writes as an exact JSON number.
+    """
+    data: dict[str, Any]
+    match event:
+        case TransferEvent():
+            data = {
+                "id": event.transaction_id,
+                "txId": None,
+                "pixKey": event.pix_key,
+                "status": "LIQUIDATED" if event.error is None else "ERROR",
+                "payment": _payment(event.amount),
+                "endToEndId": event.end_to_end_id,
+                "creditDebitType": "DEBIT",
+                "idempotencyKey": str(event.idempotency_key),
+                "creditorAccount": {
+                    "name": event.creditor.name,
+                    "document": mask_document(event.creditor.document),
+                    "ispb": event.creditor_ispb,
+                },
+                "remittanceInformation": event.description or "",
+            }
+            if event.error is not None:
+                data["errorCode"] = event.error.value
+        case ReceiveEvent():
+            data = {
+                "id": event.transaction_id,
+                "txId": event.tx_id,
+                "status": "LIQUIDATED",
+                "payment": _payment(event.amount),
+                "endToEndId": event.end_to_end_id,
+                "debtorAccount": {
+                    "name": event.debtor.name,
+                    "document": mask_document(event.debtor.document),
+                },
+            }
+        case RefundEvent():
+            refund = event.refund
+            data = {
+                "id": event.transaction_id,
+                "txId": event.tx_id,
+                "status": "REFUNDED",
+                "payment": _payment(event.amount),
+                "refunds": [
+                    {
+                        "status": "LIQUIDATED",
+                        "payment": {"amount": cents_to_decimal(refund.amount), "currency": CURRENCY},
+                        "endToEndId": refund.return_id,
+                        "eventDate": format_timestamp(refund.refunded_at),
+                        "information": refund.information or "",
+                    }
+                ],
+                "endToEndId": event.end_to_end_id,
+                "creditDebitType": event.direction.value,
+            }
+        case MedEvent():
+            data = {
+                "id": event.case_id,
+                "endToEndId": event.end_to_end_id,
+                "status": event.status.value,
+                "reason": event.reason.value,
+                "payment": _payment(event.amount),
+            }
+        case KeyPixEvent():
+            data = {"pix": [standard_pix_item(event)]}
+        case _:
+            assert_never(event)
+    return {"type": event.type.value, "data": data}
+
+
+def ping_payload(ping: Ping) -> dict[str, Any]:
+    """The test event as it is sent: ``{"type": "PING", "data": {webhookId, sentAt}}``."""
+    return {"type": PING, "data": {"webhookId": ping.webhook_id, "sentAt": format_timestamp(ping.sent_at)}}

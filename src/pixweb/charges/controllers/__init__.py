@@ -1,0 +1,21 @@
+"""The charges' route handlers: one controller a resource, each handler translating between the
+wire (:mod:`pixweb.charges.schemas`, through :mod:`pixweb.charges.mapping`) and pixcore's use cases."""
+
+from __future__ import annotations
+
+from pixweb.charges.controllers._cob import ChargeController
+from pixweb.charges.controllers._cobv import DueChargeController, account_of
+from pixweb.charges.controllers._payloads import (
+    DuePayloadController,
+    PayloadController,
+    signed_payload_response,
+)
+
+__all__ = [
+    "ChargeController",
+    "DueChargeController",
+    "DuePayloadController",
+    "PayloadController",
+    "account_of",
+    "signed_payload_response",
+]

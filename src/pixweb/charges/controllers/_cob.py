@@ -1,0 +1,274 @@
+"""``POST/GET /cob``, ``PUT/GET/PATCH /cob/{txid}``: immediate charges."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from litestar import Controller, Request, Response, get, patch, post, put
+from litestar.di import NamedDependency
+
+from pixcore.charges.cob import ChargeKind, ChargeRequest
+from pixcore.charges.cob_service import (
+    IMMEDIATE_KINDS,
+    ChargeView,
+    create_charge,
+    read_charge,
+    revise_charge,
+    search_charges,
+)
+from pixcore.clock import Clock
+from pixcore.queries.standard import ChargeQuery
+from pixcore.unit_of_work import UnitOfWorkFactory
+from pixinfra.settings import Settings
+from pixweb.api.deps import Injected, principal_of
+from pixweb.api.docs import answer, json_body
+from pixweb.api.listing import QUERIES
+from pixweb.api.standard import Revision, parameters_example, read_revision
+from pixweb.body_errors import judge_body
+from pixweb.charges.mapping import (
+    charge_change,
+    charge_fields,
+    charge_out,
+    charge_request,
+    charges_out,
+    revision_fields,
+)
+from pixweb.charges.schemas import TXID_EXAMPLE, CobIn, CobOut, CobPatchIn, CobsOut, Txid
+from pixweb.errors import error_responses
+from pixweb.problems import PROBLEMS, PROBLEMS_IF_ASKED, problem_responses
+from pixweb.wire import PixResponse
+
+judge_body(CobIn, lambda body, _request: charge_request(body))
+judge_body(CobPatchIn, lambda body, _request: charge_change(body))
+
+_LOCATION = "pix.example.com/qr/v2/8f3a2c7e9b1d4f6a0c5e7b9d1f3a5c7e"
+_BR_CODE = (
+    "00020101021226850014br.gov.bcb.pix2563pix.example.com/qr/v2/8f3a2c7e9b1d4f6a0c5e7b9d1f3a5c7e"
+    "520400005303986540537.505802BR5913PIX Account6009SAO PAULO62070503***6304B3C4"
+)
+_COB_IN = {
+    "calendario": {"expiracao": 3600},
+    "valor": {"original": "37.50"},
+    "devedor": {"cpf": "52998224725", "nome": "João Souza"},
+    "solicitacaoPagador": "Order 117",
+    "infoAdicionais": [{"nome": "Pedido", "valor": "117"}],
+}
+_COB_OUT = {
+    "calendario": {"criacao": "2026-03-15T14:32:08.125Z", "expiracao": 3600},
+    "txid": TXID_EXAMPLE,
+    "revisao": 0,
+    "loc": {
+        "id": 311,
+        "location": _LOCATION,
+        "tipoCob": "cob",
+        "criacao": "2026-03-15T14:32:08.125Z",
+        "txid": TXID_EXAMPLE,
+    },
+    "location": _LOCATION,
+    "status": "ATIVA",
+    "valor": {"original": "37.50", "modalidadeAlteracao": 0},
+    "chave": "maria.silva@example.com",
+    "pixCopiaECola": _BR_CODE,
+    "devedor": {"nome": "João Souza", "cpf": "52998224725"},
+    "solicitacaoPagador": "Order 117",
+    "infoAdicionais": [{"nome": "Pedido", "valor": "117"}],
+}
+_COB_PAID = _COB_OUT | {
+    "status": "CONCLUIDA",
+    "pix": [
+        {
+            "endToEndId": "E98765432202603151440xY7wV5uT3sR",
+            "txid": TXID_EXAMPLE,
+            "valor": "37.50",
+            "horario": "2026-03-15T14:40:51.310Z",
+            "devolucoes": [],
+        }
+    ],
+}
+_COB_CANCELLED = _COB_OUT | {"status": "REMOVIDA_PELO_USUARIO_RECEBEDOR", "revisao": 1}
+
+
+_CREATE_PROBLEMS = {400: "CobOperacaoInvalida", 409: "CobOperacaoInvalida"}
+_LIST_PROBLEMS = {400: "CobConsultaInvalida"}
+_READ_PROBLEMS = {400: "CobConsultaInvalida"}
+_COBS_OUT = {"parametros": parameters_example(status="ATIVA"), "cobs": [_COB_OUT]}
+
+
+class ChargeController(Controller):
+    path = "/cob"
+    tags = ["Charges"]  # noqa: RUF012 - Litestar reads class attributes
+
+    @post(
+        "/",
+        operation_id="createChargeWithServiceTxid",
+        responses=answer(201, CobOut, "The charge, ATIVA, under a txid the service chose", _COB_OUT)
+        | problem_responses(_CREATE_PROBLEMS, 400, 401, 413),
+        status_code=201,
+        summary="Create an immediate charge; the service chooses its txid",
+        description=(
+            "The standard's `POST /cob`: the body of `PUT /cob/{txid}`, and a `txid` of 32 letters"
+            " and digits chosen by the service. Errors are the standard's `application/problem+json`"
+            " (`CobOperacaoInvalida`, every broken rule a `violacoes` item)."
+        ),
+        opt={PROBLEMS: _CREATE_PROBLEMS},
+    )
+    async def create_without_txid(
+        self,
+        request: Request[Any, Any, Any],
+        data: Annotated[CobIn, json_body("The charge.", _COB_IN, required=["calendario", "valor"])],
+        *,
+        clock: Injected[Clock],
+        settings: Injected[Settings],
+        uow: Injected[UnitOfWorkFactory],
+    ) -> Response[CobOut]:
+        charge = await create_charge(
+            uow,
+            clock,
+            account_id=principal_of(request).account_id,
+            txid=None,
+            request=ChargeRequest.parse(charge_fields(data)),
+            location_prefix=settings.location_prefix,
+        )
+        return PixResponse(charge_out(charge, charge.status), status_code=201)
+
+    @get(
+        "/",
+        operation_id="listCharges",
+        responses=answer(200, CobsOut, "A page of the account's charges, oldest first", _COBS_OUT)
+        | problem_responses(_LIST_PROBLEMS, 400, 401),
+        summary="List the account's charges",
+        description=(
+            "The standard's `GET /cob`: the account's charges created between `inicio` and `fim`"
+            " (both required, inclusive), oldest first, by debtor (`cpf` or `cnpj`), status (as a"
+            " reader sees it now: an expired charge is REMOVIDA_PELO_PSP) and `locationPresente`;"
+            " `paginacao.paginaAtual` from 0, `paginacao.itensPorPagina` 1 to 1000 (default 100)."
+            " Another account's charges are never listed. Errors are `application/problem+json`"
+            " (`CobConsultaInvalida`)."
+        ),
+        opt={PROBLEMS: _LIST_PROBLEMS},
+        dependencies=QUERIES["cob"],
+    )
+    async def search(
+        self,
+        request: Request[Any, Any, Any],
+        filters: NamedDependency[ChargeQuery],
+        *,
+        clock: Injected[Clock],
+        uow: Injected[UnitOfWorkFactory],
+    ) -> Response[CobsOut]:
+        listing = await search_charges(uow, clock, account_id=principal_of(request).account_id, query=filters)
+        return PixResponse(charges_out(filters, listing))
+
+    @put(
+        "/{txid:str}",
+        operation_id="createCharge",
+        responses=answer(201, CobOut, "The charge, ATIVA", _COB_OUT) | error_responses(400, 401, 409, 413),
+        status_code=201,
+        summary="Create an immediate charge",
+        description=(
+            "An immediate charge (the central bank's `cob`) under the client's own `txid`, with its"
+            " BR Code for the payer; a webhook tells when it is paid. 400 lists every broken rule"
+            " at once; 409: the txid is taken (by any charge of the account)."
+        ),
+    )
+    async def create(
+        self,
+        request: Request[Any, Any, Any],
+        txid: Txid,
+        data: Annotated[CobIn, json_body("The charge.", _COB_IN, required=["calendario", "valor"])],
+        *,
+        clock: Injected[Clock],
+        settings: Injected[Settings],
+        uow: Injected[UnitOfWorkFactory],
+    ) -> Response[CobOut]:
+        charge = await create_charge(
+            uow,
+            clock,
+            account_id=principal_of(request).account_id,
+            txid=txid,
+            request=charge_request(data),
+            location_prefix=settings.location_prefix,
+        )
+        return PixResponse(charge_out(charge, charge.status), status_code=201)
+
+    @get(
+        "/{txid:str}",
+        operation_id="getCharge",
+        responses=answer(200, CobOut, "The charge as it is now (a paid one with its PIX)", _COB_PAID)
+        | error_responses(400, 401, 404),
+        summary="Read a charge",
+        description=(
+            "The charge with its status now (an expired one reads REMOVIDA_PELO_PSP); a paid one"
+            " (CONCLUIDA) carries `pix`: the PIX that paid it, with its refunds. `revisao`: the"
+            " charge as that revision left it (the standard's history; 400 for a revision it never"
+            " had, `CobConsultaInvalida` when problem+json is asked for)."
+        ),
+        opt={PROBLEMS_IF_ASKED: _READ_PROBLEMS},
+    )
+    async def read(
+        self,
+        request: Request[Any, Any, Any],
+        txid: Txid,
+        revisao: Revision = None,
+        *,
+        clock: Injected[Clock],
+        uow: Injected[UnitOfWorkFactory],
+    ) -> Response[CobOut]:
+        view = await charge_view(uow, request, txid, revisao)
+        return PixResponse(charge_out(view.charge, view.status_at(clock.now()), view.pix))
+
+    @patch(
+        "/{txid:str}",
+        operation_id="reviseCharge",
+        responses=answer(200, CobOut, "The charge, revised or cancelled", _COB_CANCELLED)
+        | error_responses(400, 401, 404, 413, 422),
+        summary="Revise or cancel an active charge",
+        description=(
+            "The standard's revision: `calendario.expiracao`, `valor` (`original`,"
+            " `modalidadeAlteracao`), `devedor`, `chave`, `solicitacaoPagador` and `infoAdicionais`,"
+            " each part left out unchanged; `revisao` grows by one and the BR Code and the payload"
+            " at the same location show the new values. `status` REMOVIDA_PELO_USUARIO_RECEBEDOR"
+            " cancels it, alone. 422: the charge is not ATIVA (paid, cancelled or expired), or it"
+            " is a cash-in (only cancelled)."
+        ),
+    )
+    async def revise(
+        self,
+        request: Request[Any, Any, Any],
+        txid: Txid,
+        data: Annotated[
+            CobPatchIn,
+            json_body(
+                "The change.",
+                {"valor": {"original": "40.00"}, "solicitacaoPagador": "Order 118"},
+                closed=True,
+            ),
+        ],
+        *,
+        clock: Injected[Clock],
+        settings: Injected[Settings],
+        uow: Injected[UnitOfWorkFactory],
+    ) -> Response[CobOut]:
+        charge = await revise_charge(
+            uow,
+            clock,
+            account_id=principal_of(request).account_id,
+            txid=txid,
+            fields=revision_fields(data),
+            location_prefix=settings.location_prefix,
+        )
+        return PixResponse(charge_out(charge, charge.status))
+
+
+async def charge_view(
+    uow: UnitOfWorkFactory,
+    request: Request[Any, Any, Any],
+    txid: str,
+    revisao: str | None,
+    kinds: frozenset[ChargeKind] = IMMEDIATE_KINDS,
+) -> ChargeView:
+    """The charge ``GET /cob/{txid}`` or ``GET /cobv/{txid}`` (``kinds``) reads, at ``revisao``."""
+    revision = read_revision(request, revisao)
+    return await read_charge(
+        uow, account_id=principal_of(request).account_id, txid=txid, kinds=kinds, revision=revision
+    )

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any
 
-from litestar import Controller, Request, Response, get, patch, post, put
-from litestar.di import NamedDependency
+from litestar import Controller, Request, Response, patch, post, put
 
-from pixcore.charges.cob import ChargeKind, ChargeRequest
+from pixcore.charges.cob import ChargeRequest
 from pixcore.charges.cob_service import (
     IMMEDIATE_KINDS,
+    ChargeListing,
     ChargeView,
     create_charge,
-    read_charge,
     revise_charge,
-    search_charges,
 )
 from pixcore.clock import Clock
 from pixcore.queries.standard import ChargeQuery
@@ -22,9 +21,9 @@ from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.settings import Settings
 from pixweb.api.deps import Injected, principal_of
 from pixweb.api.docs import answer, json_body
-from pixweb.api.listing import QUERIES
-from pixweb.api.standard import Revision, parameters_example, read_revision
+from pixweb.api.standard import parameters_example
 from pixweb.body_errors import judge_body
+from pixweb.charges.controllers._reads import charge_list, charge_read
 from pixweb.charges.mapping import (
     charge_change,
     charge_fields,
@@ -89,9 +88,18 @@ _COB_CANCELLED = _COB_OUT | {"status": "REMOVIDA_PELO_USUARIO_RECEBEDOR", "revis
 
 
 _CREATE_PROBLEMS = {400: "CobOperacaoInvalida", 409: "CobOperacaoInvalida"}
-_LIST_PROBLEMS = {400: "CobConsultaInvalida"}
 _READ_PROBLEMS = {400: "CobConsultaInvalida"}
 _COBS_OUT = {"parametros": parameters_example(status="ATIVA"), "cobs": [_COB_OUT]}
+
+
+async def _page(
+    _uow: UnitOfWorkFactory, _account_id: int, query: ChargeQuery, listing: ChargeListing
+) -> CobsOut:
+    return charges_out(query, listing)
+
+
+async def _shown(_uow: UnitOfWorkFactory, _account_id: int, view: ChargeView, now: datetime) -> CobOut:
+    return charge_out(view.charge, view.status_at(now), view.pix)
 
 
 class ChargeController(Controller):
@@ -131,11 +139,13 @@ class ChargeController(Controller):
         )
         return PixResponse(charge_out(charge, charge.status), status_code=201)
 
-    @get(
-        "/",
-        operation_id="listCharges",
-        responses=answer(200, CobsOut, "A page of the account's charges, oldest first", _COBS_OUT)
-        | problem_responses(_LIST_PROBLEMS, 400, 401),
+    search = charge_list(
+        due=False,
+        page=_page,
+        shape=CobsOut,
+        answered="A page of the account's charges, oldest first",
+        example=_COBS_OUT,
+        error_type="CobConsultaInvalida",
         summary="List the account's charges",
         description=(
             "The standard's `GET /cob`: the account's charges created between `inicio` and `fim`"
@@ -145,19 +155,8 @@ class ChargeController(Controller):
             " Another account's charges are never listed. Errors are `application/problem+json`"
             " (`CobConsultaInvalida`)."
         ),
-        opt={PROBLEMS: _LIST_PROBLEMS},
-        dependencies=QUERIES["cob"],
+        operation_id="listCharges",
     )
-    async def search(
-        self,
-        request: Request[Any, Any, Any],
-        filters: NamedDependency[ChargeQuery],
-        *,
-        clock: Injected[Clock],
-        uow: Injected[UnitOfWorkFactory],
-    ) -> Response[CobsOut]:
-        listing = await search_charges(uow, clock, account_id=principal_of(request).account_id, query=filters)
-        return PixResponse(charges_out(filters, listing))
 
     @put(
         "/{txid:str}",
@@ -191,11 +190,12 @@ class ChargeController(Controller):
         )
         return PixResponse(charge_out(charge, charge.status), status_code=201)
 
-    @get(
-        "/{txid:str}",
-        operation_id="getCharge",
+    read = charge_read(
+        kinds=IMMEDIATE_KINDS,
+        show=_shown,
         responses=answer(200, CobOut, "The charge as it is now (a paid one with its PIX)", _COB_PAID)
         | error_responses(400, 401, 404),
+        opt={PROBLEMS_IF_ASKED: _READ_PROBLEMS},
         summary="Read a charge",
         description=(
             "The charge with its status now (an expired one reads REMOVIDA_PELO_PSP); a paid one"
@@ -203,19 +203,8 @@ class ChargeController(Controller):
             " charge as that revision left it (the standard's history; 400 for a revision it never"
             " had, `CobConsultaInvalida` when problem+json is asked for)."
         ),
-        opt={PROBLEMS_IF_ASKED: _READ_PROBLEMS},
+        operation_id="getCharge",
     )
-    async def read(
-        self,
-        request: Request[Any, Any, Any],
-        txid: Txid,
-        revisao: Revision = None,
-        *,
-        clock: Injected[Clock],
-        uow: Injected[UnitOfWorkFactory],
-    ) -> Response[CobOut]:
-        view = await charge_view(uow, request, txid, revisao)
-        return PixResponse(charge_out(view.charge, view.status_at(clock.now()), view.pix))
 
     @patch(
         "/{txid:str}",
@@ -258,17 +247,3 @@ class ChargeController(Controller):
             location_prefix=settings.location_prefix,
         )
         return PixResponse(charge_out(charge, charge.status))
-
-
-async def charge_view(
-    uow: UnitOfWorkFactory,
-    request: Request[Any, Any, Any],
-    txid: str,
-    revisao: str | None,
-    kinds: frozenset[ChargeKind] = IMMEDIATE_KINDS,
-) -> ChargeView:
-    """The charge ``GET /cob/{txid}`` or ``GET /cobv/{txid}`` (``kinds``) reads, at ``revisao``."""
-    revision = read_revision(request, revisao)
-    return await read_charge(
-        uow, account_id=principal_of(request).account_id, txid=txid, kinds=kinds, revision=revision
-    )

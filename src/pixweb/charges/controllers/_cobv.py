@@ -7,11 +7,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from litestar import Controller, Request, Response, get, patch, put
-from litestar.di import NamedDependency
+from litestar import Controller, Request, Response, patch, put
 
 from pixcore.accounts.rules import Account
-from pixcore.charges.cob_service import DUE_KINDS, search_charges
+from pixcore.charges.cob_service import DUE_KINDS, ChargeListing, ChargeView
 from pixcore.charges.cobv_requests import DueChargeRequest
 from pixcore.charges.cobv_service import create_due_charge, revise_due_charge
 from pixcore.charges.parts import DUE_REVISION
@@ -22,10 +21,9 @@ from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.settings import Settings
 from pixweb.api.deps import Injected, principal_of, provided
 from pixweb.api.docs import answer, json_body
-from pixweb.api.listing import QUERIES
-from pixweb.api.standard import Revision, parameters_example
+from pixweb.api.standard import parameters_example
 from pixweb.body_errors import judge_body
-from pixweb.charges.controllers._cob import charge_view
+from pixweb.charges.controllers._reads import charge_list, charge_read
 from pixweb.charges.mapping import due_charge_out, due_charges_out, due_fields, due_revision_fields
 from pixweb.charges.schemas import TXID_EXAMPLE, CobsVOut, CobVIn, CobVOut, CobVPatchIn, Txid
 from pixweb.problems import PROBLEMS, problem_responses
@@ -49,10 +47,19 @@ async def account_of(uow: UnitOfWorkFactory, account_id: int) -> Account:
     return account
 
 
+async def _page(
+    uow: UnitOfWorkFactory, account_id: int, query: ChargeQuery, listing: ChargeListing
+) -> CobsVOut:
+    return due_charges_out(query, listing, await account_of(uow, account_id))
+
+
+async def _shown(uow: UnitOfWorkFactory, account_id: int, view: ChargeView, now: datetime) -> CobVOut:
+    return due_charge_out(view.charge, view.status_at(now), await account_of(uow, account_id), view.pix)
+
+
 _CREATE_PROBLEMS = {400: "CobVOperacaoInvalida", 409: "CobVOperacaoInvalida", 422: "CobVOperacaoInvalida"}
 _READ_PROBLEMS = {400: "CobVConsultaInvalida", 404: "CobVNaoEncontrada"}
 _PATCH_PROBLEMS = {400: "CobVOperacaoInvalida", 404: "CobVNaoEncontrada", 422: "CobVOperacaoInvalida"}
-_LIST_PROBLEMS = {400: "CobVConsultaInvalida"}
 
 _COBV_IN = {
     "calendario": {"dataDeVencimento": "2026-12-10", "validadeAposVencimento": 30},
@@ -137,16 +144,13 @@ class DueChargeController(Controller):
         account = await account_of(uow, account_id)
         return PixResponse(due_charge_out(charge, charge.status, account), status_code=201)
 
-    @get(
-        "/",
-        operation_id="listDueCharges",
-        responses=answer(
-            200,
-            CobsVOut,
-            "A page of the account's due-date charges, oldest first",
-            {"parametros": parameters_example(status="ATIVA"), "cobs": [_COBV_OUT]},
-        )
-        | problem_responses(_LIST_PROBLEMS, 400, 401),
+    search = charge_list(
+        due=True,
+        page=_page,
+        shape=CobsVOut,
+        answered="A page of the account's due-date charges, oldest first",
+        example={"parametros": parameters_example(status="ATIVA"), "cobs": [_COBV_OUT]},
+        error_type="CobVConsultaInvalida",
         summary="List the account's due-date charges",
         description=(
             "The standard's `GET /cobv`, with the filters of `GET /cob`: created between `inicio` and"
@@ -154,26 +158,15 @@ class DueChargeController(Controller):
             " paged by `paginacao.paginaAtual` and `paginacao.itensPorPagina`. Errors are"
             " `application/problem+json` (`CobVConsultaInvalida`)."
         ),
-        opt={PROBLEMS: _LIST_PROBLEMS},
-        dependencies=QUERIES["cobv"],
+        operation_id="listDueCharges",
     )
-    async def search(
-        self,
-        request: Request[Any, Any, Any],
-        filters: NamedDependency[ChargeQuery],
-        *,
-        clock: Injected[Clock],
-        uow: Injected[UnitOfWorkFactory],
-    ) -> Response[CobsVOut]:
-        account_id = principal_of(request).account_id
-        listing = await search_charges(uow, clock, account_id=account_id, query=filters, due=True)
-        return PixResponse(due_charges_out(filters, listing, await account_of(uow, account_id)))
 
-    @get(
-        "/{txid:str}",
-        operation_id="getDueCharge",
+    read = charge_read(
+        kinds=DUE_KINDS,
+        show=_shown,
         responses=answer(200, CobVOut, "The due-date charge as it is now", _COBV_OUT)
         | problem_responses(_READ_PROBLEMS, 400, 401, 404),
+        opt={PROBLEMS: _READ_PROBLEMS},
         summary="Read a due-date charge",
         description=(
             "The due-date charge with its status now (REMOVIDA_PELO_PSP once its last payable day is"
@@ -181,20 +174,8 @@ class DueChargeController(Controller):
             " `CobVNaoEncontrada`), nor another account's. `revisao`: the charge as that revision"
             " left it (a revision it never had is a 400 `CobVConsultaInvalida`)."
         ),
-        opt={PROBLEMS: _READ_PROBLEMS},
+        operation_id="getDueCharge",
     )
-    async def read(
-        self,
-        request: Request[Any, Any, Any],
-        txid: Txid,
-        revisao: Revision = None,
-        *,
-        clock: Injected[Clock],
-        uow: Injected[UnitOfWorkFactory],
-    ) -> Response[CobVOut]:
-        view = await charge_view(uow, request, txid, revisao, DUE_KINDS)
-        account = await account_of(uow, principal_of(request).account_id)
-        return PixResponse(due_charge_out(view.charge, view.status_at(clock.now()), account, view.pix))
 
     @patch(
         "/{txid:str}",

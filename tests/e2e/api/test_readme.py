@@ -18,17 +18,16 @@ ROOT = Path(__file__).resolve().parents[3]
 PIXWEB = Path(sys.executable).parent / "pixweb"
 
 
-def tour_script(port: int, hook_port: int) -> str:
+def tour_script(port: int) -> str:
     readme = (ROOT / "README.md").read_text()
     tour = readme[readme.index("## A five-minute tour") : readme.index("## Layout")]
     blocks = re.findall(r"```sh\n(.*?)```", tour, flags=re.S)
     assert len(blocks) >= 4, "the tour lost its shell blocks"
     script = "\n".join(blocks)
     assert "BASE=http://127.0.0.1:8000" in script
-    assert "HOOK_PORT=8001" in script
     return "set -euo pipefail\n" + script.replace(
         "BASE=http://127.0.0.1:8000", f"BASE=http://127.0.0.1:{port}"
-    ).replace("HOOK_PORT=8001", f"HOOK_PORT={hook_port}")
+    )
 
 
 def _json_values(text: str) -> list[dict[str, Any]]:
@@ -57,7 +56,7 @@ async def test_the_readme_tour_runs_as_written(server: tuple[int, dict[str, str]
     process = await asyncio.create_subprocess_exec(
         "bash",
         "-c",
-        tour_script(port, free_port()),
+        tour_script(port),
         cwd=workdir,
         env=env,
         stdout=asyncio.subprocess.PIPE,
@@ -66,9 +65,9 @@ async def test_the_readme_tour_runs_as_written(server: tuple[int, dict[str, str]
     out, err = await asyncio.wait_for(process.communicate(), timeout=120)
     assert process.returncode == 0, err.decode()
     printed = _json_values(out.decode())
-    # The last three: the registration, the payment and the line `pixnotify listen` printed (into a
-    # pipe: JSON), the last two in either order (two processes write them).
-    *before, registered, last, received = printed
+    # The last two: the payment and the line `pixnotify listen` printed (into a pipe: JSON), in
+    # either order (two processes write them).
+    *before, last, received = printed
     if "receivedAt" in last:
         last, received = received, last
     (account, certificate, token, central, standard, receipt, key, transfer, after, *charge, refused) = before
@@ -100,8 +99,15 @@ async def test_the_readme_tour_runs_as_written(server: tuple[int, dict[str, str]
         "error": "Unauthorized",
     }
     # The webhook, received on this machine: signed with the account's secret, for the payment made.
-    assert registered["success"] is True
-    assert registered["message"].endswith("registered for cash_in.")
+    # What `pixnotify listen --account` told on stderr, which the tour prints at its end.
+    told = out.decode().splitlines()[-4:]
+    hook = told[2].split()[2]
+    assert hook.startswith("http://127.0.0.1:")
+    registered, ids = told[0].rsplit(": webhooks ", 1)
+    assert registered == f"registered {hook} for every event type of account {account['accountId']}"
+    assert len(ids.split(", ")) == 7
+    assert told[1].startswith("signing secret: whsec_")
+    assert told[2:] == [f"listening on {hook} (Ctrl-C stops)", f"removed webhooks {ids}"]
     assert (received["signature"], received["status"]) == ("ok", 204)
     assert received["event"]["type"] == "RECEIVE"
     assert received["event"]["data"]["payment"] == {"amount": "7.50", "currency": "BRL"}
@@ -111,6 +117,7 @@ async def test_the_readme_tour_runs_as_written(server: tuple[int, dict[str, str]
     written = sorted(str(p.relative_to(workdir)) for p in (workdir / ".tour").rglob("*") if p.is_file())
     assert written == [
         ".tour/cob.json",
+        ".tour/listen.log",
         ".tour/maria/client-cert.pem",
         ".tour/maria/client-key.pem",
         ".tour/token.json",

@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 
 import asyncpg
 import pytest
@@ -34,7 +35,7 @@ from pixinfra.persistence.deliveries import PostgresDeliveryStore
 from pixinfra.persistence.transfer_groups import PostgresTransferGroupStore
 from pixinfra.postgres.pool import Database
 from tests.contract.delivery_rows import MemoryRows, PostgresRows, Rows
-from tests.support import migrated_by_command, opened_database, scratch_database
+from tests.support import PostgresUnits, migrated_by_command, opened_database, scratch_database
 
 
 @dataclass(frozen=True)
@@ -77,11 +78,9 @@ def _notification_of(route: str) -> str:
     return {"cash_in": "RECEIVE", "cash_out": "TRANSFER"}[route]
 
 
-async def _seed_postgres_delivery(delivery: Delivery) -> int:
-    from tests.support import pg_uow
-
+async def _seed_postgres_delivery(uow: PostgresUnits, delivery: Delivery) -> int:
     d = delivery
-    async with pg_uow() as tx:
+    async with uow() as tx:
         # An outbox row marked dispatched already, so that no notifier of the run fans it out.
         outbox_id = await tx.connection.fetchval(
             """
@@ -117,15 +116,14 @@ async def _seed_postgres_delivery(delivery: Delivery) -> int:
 
 
 def _postgres(request: pytest.FixtureRequest) -> Backend:
-    request.getfixturevalue("database")  # the run's database, migrated and open
-    from tests.support import pg_uow, run_database
-
+    database: Database = request.getfixturevalue("database")  # the run's database, migrated and open
+    uow: PostgresUnits = request.getfixturevalue("pg_uow")
     return Backend(
         "postgres",
-        pg_uow,
+        uow,
         (asyncpg.IntegrityConstraintViolationError,),
-        _seed_postgres_delivery,
-        PostgresTransferGroupStore(run_database()),
+        partial(_seed_postgres_delivery, uow),
+        PostgresTransferGroupStore(database),
     )
 
 

@@ -11,6 +11,9 @@ The notifier's ``DeliveryStore``: a test takes ``store`` (and ``rows`` to seed a
 PostgreSQL half works on a database of its own (created and migrated once per run, its webhook
 tables emptied before each test), so that a claim sees only the test's own deliveries.
 
+The ports outside the unit of work (the key directory, the certificate check, the transaction
+queries, the host resolver) have a ``side`` fixture in their own suite, parametrised the same way.
+
 Every ``postgres`` half carries the ``postgres`` marker: ``-m "not postgres"`` runs the fakes
 alone, without a database.
 """

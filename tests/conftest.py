@@ -12,6 +12,7 @@ import os
 import secrets
 import tempfile
 from collections.abc import AsyncIterator, Iterator
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,7 @@ from hypothesis import HealthCheck, Phase, settings
 
 if TYPE_CHECKING:
     from pixinfra.postgres.pool import Database
+    from tests.support import PostgresUnits
 
 RUN_ID = f"{os.getpid()}_{secrets.token_hex(3)}"
 
@@ -103,17 +105,21 @@ def database_url(database_server: str) -> Iterator[str]:
 @pytest.fixture(scope="session")
 async def database(database_url: str) -> AsyncIterator[Database]:
     """The run's database, migrated and open: the ``Database`` the tests hand to the adapters (and
-    to the apps they run). ``tests.support.pg_uow`` makes units of work on it."""
+    to the apps they run). ``pg_uow`` makes units of work on it."""
     from pixinfra.runtime import database_ready
     from pixinfra.settings import Settings
-    from tests.support import RUN_DATABASE
 
     async with database_ready(Settings(database_url=database_url)) as opened:
-        RUN_DATABASE.append(opened)
-        try:
-            yield opened
-        finally:
-            RUN_DATABASE.remove(opened)
+        yield opened
+
+
+@pytest.fixture(scope="session")
+def pg_uow(database: Database) -> PostgresUnits:
+    """Units of work on the run's database: the ``UnitOfWorkFactory`` the use cases and the
+    helpers of ``tests.support`` are handed."""
+    from pixinfra.persistence.uow import PostgresUnitOfWork
+
+    return partial(PostgresUnitOfWork, database)
 
 
 @pytest.fixture(scope="session")

@@ -11,6 +11,9 @@ The notifier's ``DeliveryStore``: a test takes ``store`` (and ``rows`` to seed a
 PostgreSQL half works on a database of its own (created and migrated once per run, its webhook
 tables emptied before each test), so that a claim sees only the test's own deliveries.
 
+The ports outside the unit of work (the key directory, the certificate check, the transaction
+queries, the host resolver) have a ``side`` fixture in their own suite, parametrised the same way.
+
 Every ``postgres`` half carries the ``postgres`` marker: ``-m "not postgres"`` runs the fakes
 alone, without a database.
 """
@@ -20,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 
 import asyncpg
 import pytest
@@ -34,7 +38,7 @@ from pixinfra.persistence.deliveries import PostgresDeliveryStore
 from pixinfra.persistence.transfer_groups import PostgresTransferGroupStore
 from pixinfra.postgres.pool import Database
 from tests.contract.delivery_rows import MemoryRows, PostgresRows, Rows
-from tests.support import migrated_by_command, opened_database, scratch_database
+from tests.support import PostgresUnits, migrated_by_command, opened_database, scratch_database
 
 
 @dataclass(frozen=True)
@@ -77,11 +81,9 @@ def _notification_of(route: str) -> str:
     return {"cash_in": "RECEIVE", "cash_out": "TRANSFER"}[route]
 
 
-async def _seed_postgres_delivery(delivery: Delivery) -> int:
-    from tests.support import pg_uow
-
+async def _seed_postgres_delivery(uow: PostgresUnits, delivery: Delivery) -> int:
     d = delivery
-    async with pg_uow() as tx:
+    async with uow() as tx:
         # An outbox row marked dispatched already, so that no notifier of the run fans it out.
         outbox_id = await tx.connection.fetchval(
             """
@@ -117,15 +119,14 @@ async def _seed_postgres_delivery(delivery: Delivery) -> int:
 
 
 def _postgres(request: pytest.FixtureRequest) -> Backend:
-    request.getfixturevalue("database")  # the run's database, migrated and open
-    from tests.support import pg_uow, run_database
-
+    database: Database = request.getfixturevalue("database")  # the run's database, migrated and open
+    uow: PostgresUnits = request.getfixturevalue("pg_uow")
     return Backend(
         "postgres",
-        pg_uow,
+        uow,
         (asyncpg.IntegrityConstraintViolationError,),
-        _seed_postgres_delivery,
-        PostgresTransferGroupStore(run_database()),
+        partial(_seed_postgres_delivery, uow),
+        PostgresTransferGroupStore(database),
     )
 
 

@@ -40,9 +40,9 @@ def _memory(_: pytest.FixtureRequest) -> Side:
 
 
 def _postgres(request: pytest.FixtureRequest) -> Side:
-    from tests.support import pg_uow
-
-    return Side(pg_uow, PostgresTransactionQueries(request.getfixturevalue("database")))
+    return Side(
+        request.getfixturevalue("pg_uow"), PostgresTransactionQueries(request.getfixturevalue("database"))
+    )
 
 
 SIDES: dict[str, Callable[[pytest.FixtureRequest], Side]] = {"memory": _memory, "postgres": _postgres}

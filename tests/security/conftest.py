@@ -21,6 +21,7 @@ import pytest
 
 from pixcore.clock import SystemClock
 from pixcore.testing import StaticResolver
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.postgres.pool import Database
 from pixinfra.settings import Settings
 from tests.e2e.conftest import Api, running_api
@@ -72,8 +73,8 @@ class Signed:
         return self.client.opened.keys[0].value
 
 
-async def signed_in(http: httpx.AsyncClient) -> Signed:
-    client = await new_client()
+async def signed_in(pg_uow: UnitOfWorkFactory, http: httpx.AsyncClient) -> Signed:
+    client = await new_client(pg_uow)
     return Signed(client, await bearer(http, client))
 
 

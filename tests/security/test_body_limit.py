@@ -17,6 +17,7 @@ import httpx
 import pytest
 import uvicorn
 
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixweb.app import MAX_BODY, create_app
 from tests.e2e.conftest import Api
 from tests.security.conftest import Signed, assert_error, signed_in
@@ -49,8 +50,8 @@ def routes_with_bodies(who: Signed) -> list[tuple[str, str, dict[str, str]]]:
     ]
 
 
-async def test_a_body_over_the_limit_is_413_however_it_is_sent(api: Api) -> None:
-    who = await signed_in(api.client)
+async def test_a_body_over_the_limit_is_413_however_it_is_sent(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    who = await signed_in(pg_uow, api.client)
     large = padded(MAX_BODY + 1)
     for method, path, headers in routes_with_bodies(who):
         json_headers = headers | {"content-type": "application/json"}
@@ -68,8 +69,8 @@ async def test_a_body_over_the_limit_is_413_however_it_is_sent(api: Api) -> None
         assert_error(announced, 413, reasons=TOO_LARGE)
 
 
-async def test_the_limit_is_exactly_max_body(api: Api) -> None:
-    who = await signed_in(api.client)
+async def test_the_limit_is_exactly_max_body(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    who = await signed_in(pg_uow, api.client)
     at_limit = padded(MAX_BODY, {"url": "https://93.184.216.34/hook", "eventType": "nothing"})
     headers = who.auth | {"content-type": "application/json"}
     within = await api.client.post("/api/webhooks", content=at_limit, headers=headers)

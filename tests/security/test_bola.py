@@ -26,11 +26,12 @@ import httpx
 from pixcore import brcode
 from pixcore.identifiers import new_end_to_end_id
 from pixcore.transfers.transfer_service import settle_due
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.settings import Settings
 from pixweb.app import create_app
 from tests.e2e.conftest import Api
 from tests.security.conftest import Signed, assert_error, signed_in
-from tests.support import add_external_key, fetch_rows, pg_uow, random_cpf
+from tests.support import add_external_key, fetch_rows, random_cpf
 
 ALPHANUMERIC = string.ascii_letters + string.digits
 PUBLIC_HOOK = "https://93.184.216.34/hook"  # a public IP literal: registration asks no DNS
@@ -234,7 +235,7 @@ async def _transaction_id(http: httpx.AsyncClient, owner: Signed, e2e: str) -> s
     return transaction_id
 
 
-async def build_world(api: Api, owner: Signed) -> Ids:
+async def build_world(pg_uow: UnitOfWorkFactory, api: Api, owner: Signed) -> Ids:
     http, auth = api.client, owner.auth
     receipt = (await _receive(http, owner, 300))["endToEndId"]
     receipt_id = await _transaction_id(http, owner, receipt)
@@ -358,10 +359,10 @@ async def send(http: httpx.AsyncClient, call: Call, auth: dict[str, str]) -> htt
 # -- the checks ---------------------------------------------------------------------------------------
 
 
-async def test_another_accounts_ids_are_not_found_on_every_route(api: Api) -> None:
+async def test_another_accounts_ids_are_not_found_on_every_route(pg_uow: UnitOfWorkFactory, api: Api) -> None:
     http = api.client
-    a, b = await signed_in(http), await signed_in(http)
-    ids = await build_world(api, a)
+    a, b = await signed_in(pg_uow, http), await signed_in(pg_uow, http)
+    ids = await build_world(pg_uow, api, a)
     none = nobodys(ids, api.settings.location_prefix)
     problems: list[str] = []
 
@@ -395,9 +396,11 @@ async def test_another_accounts_ids_are_not_found_on_every_route(api: Api) -> No
     )
 
 
-async def test_a_charge_id_of_another_account_is_free_and_stays_apart(api: Api) -> None:
+async def test_a_charge_id_of_another_account_is_free_and_stays_apart(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
     http = api.client
-    a, b = await signed_in(http), await signed_in(http)
+    a, b = await signed_in(pg_uow, http), await signed_in(pg_uow, http)
     txid = alphanumeric(30)
     cob = {"calendario": {"expiracao": 3600}, "valor": {"original": "10.00"}}
     await _ok(await http.put(f"/cob/{txid}", json=cob, headers=a.auth))
@@ -411,12 +414,14 @@ async def test_a_charge_id_of_another_account_is_free_and_stays_apart(api: Api) 
     assert_error(again, 409)
 
 
-async def test_ids_in_bodies_and_queries_reach_only_the_callers_objects(api: Api) -> None:
+async def test_ids_in_bodies_and_queries_reach_only_the_callers_objects(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
     """Sandbox payments, sandbox refunds and MED name their object in the body; the transaction
     list filters by externalId and endToEndId; transfers carry an idempotency key."""
     http = api.client
-    a, b = await signed_in(http), await signed_in(http)
-    ids = await build_world(api, a)
+    a, b = await signed_in(pg_uow, http), await signed_in(pg_uow, http)
+    ids = await build_world(pg_uow, api, a)
     none = nobodys(ids, api.settings.location_prefix)
     before = (await _ok(await http.get("/balance", headers=a.auth), 200))["netBalance"]
 
@@ -486,9 +491,9 @@ async def test_ids_in_bodies_and_queries_reach_only_the_callers_objects(api: Api
     )
 
 
-async def test_balances_are_the_callers_own(api: Api) -> None:
+async def test_balances_are_the_callers_own(pg_uow: UnitOfWorkFactory, api: Api) -> None:
     http = api.client
-    a, b = await signed_in(http), await signed_in(http)
+    a, b = await signed_in(pg_uow, http), await signed_in(pg_uow, http)
     await _ok(await http.post("/sandbox/payments", json={"pixKey": a.key, "amount": 77}, headers=a.auth))
     for who, expected in ((a, 77), (b, 0)):
         standard = await _ok(await http.get("/balance", headers=who.auth), 200)

@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from pixcore.errors import MalformedCertificate, MoreThanOneCertificate
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixweb.security.certificates import certificate_header, create_self_signed, read_certificate_header
 from tests.e2e.conftest import Api
 from tests.security.conftest import assert_error, signed_in
@@ -52,8 +53,10 @@ def _assert_refused(response: httpx.Response) -> None:
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-async def test_the_token_endpoint_refuses_more_than_one_certificate(api: Api, variant: str) -> None:
-    client = await new_client()
+async def test_the_token_endpoint_refuses_more_than_one_certificate(
+    pg_uow: UnitOfWorkFactory, api: Api, variant: str
+) -> None:
+    client = await new_client(pg_uow)
     refused = await api.client.post(
         "/api/auth/token", json=client.credentials, headers=_headers(variant, client)
     )
@@ -65,8 +68,10 @@ async def test_the_token_endpoint_refuses_more_than_one_certificate(api: Api, va
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-async def test_the_oauth_endpoint_refuses_more_than_one_certificate(api: Api, variant: str) -> None:
-    client = await new_client()
+async def test_the_oauth_endpoint_refuses_more_than_one_certificate(
+    pg_uow: UnitOfWorkFactory, api: Api, variant: str
+) -> None:
+    client = await new_client(pg_uow)
     form = {
         "grant_type": "client_credentials",
         "client_id": client.opened.client_id,
@@ -83,8 +88,10 @@ async def test_the_oauth_endpoint_refuses_more_than_one_certificate(api: Api, va
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-async def test_a_bearer_request_refuses_more_than_one_certificate(api: Api, variant: str) -> None:
-    signed = await signed_in(api.client)
+async def test_a_bearer_request_refuses_more_than_one_certificate(
+    pg_uow: UnitOfWorkFactory, api: Api, variant: str
+) -> None:
+    signed = await signed_in(pg_uow, api.client)
     refused = await api.client.get(
         "/balance", headers=[*signed.auth.items(), *_headers(variant, signed.client)]
     )
@@ -94,8 +101,10 @@ async def test_a_bearer_request_refuses_more_than_one_certificate(api: Api, vari
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-async def test_the_console_sign_in_refuses_more_than_one_certificate(api: Api, variant: str) -> None:
-    client = await new_client()
+async def test_the_console_sign_in_refuses_more_than_one_certificate(
+    pg_uow: UnitOfWorkFactory, api: Api, variant: str
+) -> None:
+    client = await new_client(pg_uow)
     form = await api.client.get("/console/sign-in")
     found = CSRF.search(form.text)
     assert found is not None

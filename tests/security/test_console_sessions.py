@@ -23,13 +23,14 @@ import httpx
 import pytest
 
 from pixcore.clock import SystemClock
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.postgres.pool import Database
 from pixinfra.settings import Settings
 from pixweb.console.session import COOKIE
 from pixweb.security.certificates import create_self_signed
 from tests.e2e.cli.test_cli import _base_env, pixweb
 from tests.e2e.conftest import Api, running_api
-from tests.support import Client, certificate_header, new_client, run_database
+from tests.support import Client, certificate_header, new_client
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 IDEMPOTENCY = re.compile(r'name="idempotency_key" value="([^"]+)"')
@@ -47,6 +48,8 @@ class Browser:
     """A signed-in browser of ``client``, and what it saved before its session ended."""
 
     api: Api
+    database: Database
+    """The app's, to look at the account's money behind it."""
     client: Client
     payee: Client
     http: httpx.AsyncClient
@@ -58,7 +61,7 @@ class Browser:
 
     async def replay(self, headers: dict[str, str] | None = None) -> None:
         """The saved cookie, in a browser of its own: the sign-in page, and no money moves."""
-        before = await _money(self.client.account_id)
+        before = await _money(self.database, self.client.account_id)
         assert self.api.app is not None
         async with httpx.AsyncClient(
             transport=httpx.ASGITransport(app=self.api.app),
@@ -85,12 +88,12 @@ class Browser:
             )
             assert sent.status_code == 303, sent.text
             assert sent.headers["location"].startswith("/console/sign-in?")
-        assert await _money(self.client.account_id) == before
+        assert await _money(self.database, self.client.account_id) == before
 
 
-async def _money(account_id: int) -> tuple[int, int, int]:
+async def _money(database: Database, account_id: int) -> tuple[int, int, int]:
     """The account's available balance (centavos), its transactions and its sent transfers."""
-    pool = run_database().pool
+    pool = database.pool
     available = await pool.fetchval("SELECT available FROM balances WHERE account_id = $1", account_id)
     records = await pool.fetchval("SELECT count(*) FROM transactions WHERE account_id = $1", account_id)
     transfers = await pool.fetchval("SELECT count(*) FROM transfers WHERE account_id = $1", account_id)
@@ -129,13 +132,15 @@ MakeBrowser = Callable[..., Awaitable[Browser]]
 
 
 @asynccontextmanager
-async def opened_browsers(api: Api) -> AsyncIterator[MakeBrowser]:
+async def opened_browsers(
+    database: Database, pg_uow: UnitOfWorkFactory, api: Api
+) -> AsyncIterator[MakeBrowser]:
     opened: list[httpx.AsyncClient] = []
 
     async def browser(*, base_url: str = "http://127.0.0.1:8000", certified: bool = False) -> Browser:
         """A funded account signed in, after one PIX sent through the console. ``certified``: the
         browser presents the account's certificate on every request (as production mode needs)."""
-        client, payee = await new_client(), await new_client()
+        client, payee = await new_client(pg_uow), await new_client(pg_uow)
         assert api.app is not None
         headers = {"X-SSL-Client-Cert": client.cert_header} if certified else None
         http = httpx.AsyncClient(
@@ -157,18 +162,25 @@ async def opened_browsers(api: Api) -> AsyncIterator[MakeBrowser]:
         assert paid.status_code == 201, paid.text
         signed = await _sign_in(http, client)
         assert signed.status_code == 303, signed.text
-        before = await _money(client.account_id)
+        before = await _money(database, client.account_id)
         sent = await _send(http, payee, "1.00")  # the form works while the session lives
         assert sent.status_code == 303, sent.text
         assert sent.headers["location"].startswith("/console/transactions/")
-        after = await _money(client.account_id)
+        after = await _money(database, client.account_id)
         assert (after[0], after[2]) == (before[0] - 100, before[2] + 1)
         form = await http.get("/console/send")
         assert f"Account {client.account_id}" in form.text
         cookie = http.cookies.get(COOKIE)
         assert cookie is not None
         return Browser(
-            api, client, payee, http, cookie, _found(CSRF, form.text), _found(IDEMPOTENCY, form.text)
+            api,
+            database,
+            client,
+            payee,
+            http,
+            cookie,
+            _found(CSRF, form.text),
+            _found(IDEMPOTENCY, form.text),
         )
 
     try:
@@ -179,8 +191,8 @@ async def opened_browsers(api: Api) -> AsyncIterator[MakeBrowser]:
 
 
 @pytest.fixture
-async def browsers(api: Api) -> AsyncIterator[MakeBrowser]:
-    async with opened_browsers(api) as make:
+async def browsers(database: Database, pg_uow: UnitOfWorkFactory, api: Api) -> AsyncIterator[MakeBrowser]:
+    async with opened_browsers(database, pg_uow, api) as make:
         yield make
 
 
@@ -325,9 +337,11 @@ async def production(database: Database, tmp_path: Path) -> AsyncIterator[Api]:
 
 
 async def test_in_production_a_session_opens_only_with_the_certificate_it_signed_in_with(
+    database: Database,
+    pg_uow: UnitOfWorkFactory,
     production: Api,
 ) -> None:
-    async with opened_browsers(production) as make:
+    async with opened_browsers(database, pg_uow, production) as make:
         browser = await make(base_url="https://127.0.0.1:8000", certified=True)
         signed = browser.http.cookies.jar
         assert all(cookie.secure for cookie in signed), "production cookies are Secure"

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from pixcore.unit_of_work import UnitOfWorkFactory
 from tests.e2e.conftest import Api
 from tests.security.conftest import Signed, assert_error, signed_in
 from tests.support import add_external_key, fund
@@ -47,8 +48,8 @@ async def _sandbox_payment(api: Api, signed: Signed, amount: str) -> Any:
 
 
 @pytest.fixture
-async def funded(api: Api) -> Signed:
-    signed = await signed_in(api.client)
+async def funded(pg_uow: UnitOfWorkFactory, api: Api) -> Signed:
+    signed = await signed_in(pg_uow, api.client)
     await fund(api.client, signed.client, signed.auth, "100.00")
     return signed
 
@@ -101,8 +102,10 @@ async def test_a_number_with_a_leading_zero_or_no_decimals_after_the_point_is_ma
     assert_error(await _transfer(api, funded, key, amount), 400)
 
 
-async def test_a_sandbox_payment_of_more_than_two_decimals_is_refused_whatever_its_float(api: Api) -> None:
-    signed = await signed_in(api.client)
+async def test_a_sandbox_payment_of_more_than_two_decimals_is_refused_whatever_its_float(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
+    signed = await signed_in(pg_uow, api.client)
     before = await _balance(api, signed)
     today = assert_error(await _sandbox_payment(api, signed, "1.999"), 400)
     assert today["details"] == [f"amount: {AMOUNT}"], today
@@ -111,8 +114,10 @@ async def test_a_sandbox_payment_of_more_than_two_decimals_is_refused_whatever_i
     assert await _balance(api, signed) == before
 
 
-async def test_a_sandbox_payment_in_an_exact_form_credits_exactly_its_centavos(api: Api) -> None:
-    signed = await signed_in(api.client)
+async def test_a_sandbox_payment_in_an_exact_form_credits_exactly_its_centavos(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
+    signed = await signed_in(pg_uow, api.client)
     available = (await _balance(api, signed))["available"]
     for amount, credited in (("1.5E1", 15), ("0.10", 0.1), ("2.500", 2.5)):
         response = await _sandbox_payment(api, signed, amount)

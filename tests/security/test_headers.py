@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 
+from pixcore.unit_of_work import UnitOfWorkFactory
 from tests.e2e.conftest import Api
 from tests.security.conftest import assert_error, signed_in
 
@@ -46,8 +47,10 @@ BAD_HEADERS: list[tuple[str, str]] = [
 ]
 
 
-async def test_custom_headers_with_control_characters_or_bad_names_are_400(api: Api) -> None:
-    who = await signed_in(api.client)
+async def test_custom_headers_with_control_characters_or_bad_names_are_400(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
+    who = await signed_in(pg_uow, api.client)
     registered = []
     for name, value in BAD_HEADERS:
         body = {"url": HOOK, "eventType": "cash_in", "headers": [{"key": name, "value": value}]}
@@ -87,8 +90,10 @@ def assert_clean(response: httpx.Response, where: str) -> None:
     assert "injected" not in response.headers.get("x-request-id", ""), where
 
 
-async def test_no_response_header_echoes_request_controlled_line_breaks(api: Api) -> None:
-    who = await signed_in(api.client)
+async def test_no_response_header_echoes_request_controlled_line_breaks(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
+    who = await signed_in(pg_uow, api.client)
     http = api.client
     attempts: list[tuple[str, str, dict[str, str], Any]] = [
         ("GET", "/balance", {"X-Request-Id": INJECTED}, None),

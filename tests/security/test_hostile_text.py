@@ -21,6 +21,7 @@ from urllib.parse import quote, urlencode
 import httpx
 import pytest
 
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixweb.edge import MAX_DEPTH
 from tests.e2e.conftest import Api
 from tests.security.conftest import ERROR_KEYS, Signed, all_logs, signed_in
@@ -263,8 +264,8 @@ def test_every_text_field_of_a_request_has_a_documented_maximum() -> None:
 # -- bodies ------------------------------------------------------------------------------------------------
 
 
-async def test_a_nul_in_any_string_of_any_body_is_a_400(api: Api) -> None:
-    who = await signed_in(api.client)
+async def test_a_nul_in_any_string_of_any_body_is_a_400(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    who = await signed_in(pg_uow, api.client)
     wrong = []
     for operation, leaf in body_cases():
         schema = operation.body_schema()
@@ -290,8 +291,10 @@ async def with_a_due_charge(api: Api, who: Signed) -> None:
 
 
 @pytest.mark.parametrize("over", [1, 100_000], ids=["one-over", "100k"])
-async def test_text_over_a_fields_documented_maximum_is_a_400(api: Api, over: int) -> None:
-    who = await signed_in(api.client)
+async def test_text_over_a_fields_documented_maximum_is_a_400(
+    pg_uow: UnitOfWorkFactory, api: Api, over: int
+) -> None:
+    who = await signed_in(pg_uow, api.client)
     await with_a_due_charge(api, who)
     wrong = []
     with all_logs() as records:
@@ -327,8 +330,10 @@ def _hostile_bodies(operation: Operation) -> list[tuple[str, bytes, str]]:
     ]
 
 
-async def test_invalid_utf8_nuls_in_names_and_deep_nesting_are_400_on_every_body(api: Api) -> None:
-    who = await signed_in(api.client)
+async def test_invalid_utf8_nuls_in_names_and_deep_nesting_are_400_on_every_body(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
+    who = await signed_in(pg_uow, api.client)
     wrong = []
     with all_logs() as records:
         for operation in OPERATIONS:
@@ -345,9 +350,9 @@ async def test_invalid_utf8_nuls_in_names_and_deep_nesting_are_400_on_every_body
     assert not [r for r in records if r.name == "pixweb.errors"], "an unhandled error was logged"
 
 
-async def test_nesting_of_exactly_the_limit_is_read(api: Api) -> None:
+async def test_nesting_of_exactly_the_limit_is_read(pg_uow: UnitOfWorkFactory, api: Api) -> None:
     """The control: 64 levels are decoded and judged by the handler (its own 400), not refused."""
-    who = await signed_in(api.client)
+    who = await signed_in(pg_uow, api.client)
     nested = b'{"url": ' + b"[" * (MAX_DEPTH - 1) + b"]" * (MAX_DEPTH - 1) + b', "eventType": "cash_in"}'
     headers = who.auth | {"content-type": JSON}
     response = await api.client.post("/api/webhooks", content=nested, headers=headers)
@@ -359,10 +364,12 @@ async def test_nesting_of_exactly_the_limit_is_read(api: Api) -> None:
 # -- paths, query strings, headers -------------------------------------------------------------------------
 
 
-async def test_a_nul_or_invalid_utf8_in_any_path_parameter_is_a_400(api: Api) -> None:
+async def test_a_nul_or_invalid_utf8_in_any_path_parameter_is_a_400(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
     """A string parameter is refused by the edge; an integer one that is no integer names no route
     (404, the rule of unknown routes). Never a 500."""
-    who = await signed_in(api.client)
+    who = await signed_in(pg_uow, api.client)
     wrong = []
     for operation in OPERATIONS:
         for parameter in operation.parameters("path"):
@@ -379,9 +386,11 @@ async def test_a_nul_or_invalid_utf8_in_any_path_parameter_is_a_400(api: Api) ->
     assert not wrong, "\n".join(wrong)
 
 
-async def test_a_nul_or_invalid_utf8_in_any_query_parameter_is_a_400(api: Api) -> None:
+async def test_a_nul_or_invalid_utf8_in_any_query_parameter_is_a_400(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
     """Every documented query parameter, and one no operation documents (it is text all the same)."""
-    who = await signed_in(api.client)
+    who = await signed_in(pg_uow, api.client)
     wrong = []
     for operation in OPERATIONS:
         names = [parameter["name"] for parameter in operation.parameters("query")] + ["unknown"]
@@ -395,10 +404,10 @@ async def test_a_nul_or_invalid_utf8_in_any_query_parameter_is_a_400(api: Api) -
     assert not wrong, "\n".join(wrong)
 
 
-async def test_the_examples_of_the_issue(api: Api) -> None:
+async def test_the_examples_of_the_issue(pg_uow: UnitOfWorkFactory, api: Api) -> None:
     """Each a 400 naming what is wrong, never a 500."""
-    who = await signed_in(api.client)
-    other = await signed_in(api.client)
+    who = await signed_in(pg_uow, api.client)
+    other = await signed_in(pg_uow, api.client)
     transfer = {"pixKey": other.key, "payment": {"amount": 1}}
     idempotent = who.auth | {"x-idempotency-key": str(uuid.uuid4())}
     cases: list[tuple[str, httpx.Response, str]] = [
@@ -459,10 +468,10 @@ async def test_the_examples_of_the_issue(api: Api) -> None:
     assert not wrong, "\n".join(wrong)
 
 
-async def test_nul_in_the_credentials_of_a_basic_header_is_a_400(api: Api) -> None:
+async def test_nul_in_the_credentials_of_a_basic_header_is_a_400(pg_uow: UnitOfWorkFactory, api: Api) -> None:
     import base64
 
-    who = await signed_in(api.client)
+    who = await signed_in(pg_uow, api.client)
     for credentials in ("a\x00b:secret", "client:se\x00cret", "client:" + "s" * 300):
         basic = base64.b64encode(credentials.encode()).decode()
         response = await api.client.post(
@@ -474,8 +483,8 @@ async def test_nul_in_the_credentials_of_a_basic_header_is_a_400(api: Api) -> No
         assert response.json()["error"] == "invalid_request"
 
 
-async def test_a_nul_in_the_certificate_header_is_a_400(api: Api) -> None:
-    who = await signed_in(api.client)
+async def test_a_nul_in_the_certificate_header_is_a_400(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    who = await signed_in(pg_uow, api.client)
     for header in (
         "%00" + who.client.cert_header,
         who.client.cert_header + "%00",

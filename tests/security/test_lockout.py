@@ -21,6 +21,7 @@ import httpx
 import pytest
 
 from pixcore.clock import SystemClock
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.settings import Settings
 from pixweb.security.certificates import create_self_signed
 from tests.e2e.conftest import Api, running_api
@@ -106,9 +107,9 @@ def _assert_attack_was_limited(statuses: Counter[int]) -> None:
 
 @pytest.mark.parametrize("path", [TOKEN, OAUTH])
 async def test_wrong_secrets_with_self_signed_certificates_do_not_lock_the_client_out(
-    limited: Api, path: str
+    pg_uow: UnitOfWorkFactory, limited: Api, path: str
 ) -> None:
-    victim = await new_client()
+    victim = await new_client(pg_uow)
     statuses: Counter[int] = Counter()
     for address in ATTACKERS:
         async with _from(limited, address) as attacker:
@@ -128,8 +129,10 @@ async def test_wrong_secrets_with_self_signed_certificates_do_not_lock_the_clien
     assert issued.json()["access_token"]
 
 
-async def test_the_attacker_stays_limited_per_client_id_whatever_certificate_it_makes(limited: Api) -> None:
-    victim = await new_client()
+async def test_the_attacker_stays_limited_per_client_id_whatever_certificate_it_makes(
+    pg_uow: UnitOfWorkFactory, limited: Api
+) -> None:
+    victim = await new_client(pg_uow)
     async with _from(limited, ATTACKERS[0]) as attacker:
         for _ in range(PER_CLIENT):
             answer = await _token(attacker, TOKEN, victim.opened.client_id, "guess", _self_signed())
@@ -145,8 +148,8 @@ async def test_the_attacker_stays_limited_per_client_id_whatever_certificate_it_
         assert_error(stolen, 429)
 
 
-async def test_the_attacker_stays_limited_per_address(limited: Api) -> None:
-    victims = [await new_client() for _ in range(PER_ADDRESS + 1)]
+async def test_the_attacker_stays_limited_per_address(pg_uow: UnitOfWorkFactory, limited: Api) -> None:
+    victims = [await new_client(pg_uow) for _ in range(PER_ADDRESS + 1)]
     async with _from(limited, ATTACKERS[0]) as attacker:
         for victim in victims[:PER_ADDRESS]:  # one guess each: no client id's limit is reached
             answer = await _token(attacker, TOKEN, victim.opened.client_id, "guess", _self_signed())
@@ -156,10 +159,12 @@ async def test_the_attacker_stays_limited_per_address(limited: Api) -> None:
     assert "address" in body["message"]
 
 
-async def test_the_client_s_own_certificate_keeps_its_own_limit(limited: Api) -> None:
+async def test_the_client_s_own_certificate_keeps_its_own_limit(
+    pg_uow: UnitOfWorkFactory, limited: Api
+) -> None:
     """The budget of the client's certificate is the client's: spent by whoever presents that
     certificate (behind the proxy, only its holder), from any address."""
-    client = await new_client()
+    client = await new_client(pg_uow)
     for address in ATTACKERS[:PER_CLIENT]:
         async with _from(limited, address) as http:
             wrong = await _token(http, TOKEN, client.opened.client_id, "typo", client.cert_header)
@@ -192,8 +197,10 @@ async def _assert_signed_in(http: httpx.AsyncClient, signed: httpx.Response, vic
     assert f"Account {victim.account_id}" in overview.text
 
 
-async def test_console_sign_ins_with_self_signed_certificates_do_not_lock_the_client_out(strict: Api) -> None:
-    victim = await new_client()
+async def test_console_sign_ins_with_self_signed_certificates_do_not_lock_the_client_out(
+    pg_uow: UnitOfWorkFactory, strict: Api
+) -> None:
+    victim = await new_client(pg_uow)
     _assert_attack_was_limited(await _attack_console(strict, victim, certificates=True, guesses=2))
 
     async with _from(strict, CLIENT_ADDRESS) as own:
@@ -201,10 +208,12 @@ async def test_console_sign_ins_with_self_signed_certificates_do_not_lock_the_cl
         await _assert_signed_in(own, signed, victim)
 
 
-async def test_console_sign_ins_without_certificates_do_not_lock_the_client_out(limited: Api) -> None:
+async def test_console_sign_ins_without_certificates_do_not_lock_the_client_out(
+    pg_uow: UnitOfWorkFactory, limited: Api
+) -> None:
     """In development a browser sends no certificate: the budget is the client id's from an
     address, so strangers elsewhere do not spend the client's."""
-    victim = await new_client()
+    victim = await new_client(pg_uow)
     statuses = await _attack_console(limited, victim, certificates=False, guesses=1)
     assert statuses == Counter({401: len(ATTACKERS)})  # 12 failures: 4 times the client id's limit
 

@@ -13,6 +13,7 @@ import secrets
 from datetime import timedelta
 from typing import Any
 
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixweb.app import MAX_BODY
 from pixweb.edge import MAX_DEPTH
 from tests.e2e.conftest import Api
@@ -36,8 +37,10 @@ def _batch_id() -> str:
     return str(secrets.randbelow(2**31))
 
 
-async def test_an_items_text_over_its_maximum_refuses_that_charge_alone(api: Api) -> None:
-    who = await signed_in(api.client)
+async def test_an_items_text_over_its_maximum_refuses_that_charge_alone(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
+    who = await signed_in(pg_uow, api.client)
     long_texts = {
         "solicitacaoPagador": {"solicitacaoPagador": "7" * 141},
         "chave": {"chave": "7" * 78},
@@ -68,8 +71,10 @@ async def test_an_items_text_over_its_maximum_refuses_that_charge_alone(api: Api
     assert (charge["revisao"], "solicitacaoPagador" in charge) == (0, False)
 
 
-async def test_nul_bad_utf8_nesting_and_size_refuse_the_whole_batch(api: Api) -> None:
-    who = await signed_in(api.client)
+async def test_nul_bad_utf8_nesting_and_size_refuse_the_whole_batch(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
+    who = await signed_in(pg_uow, api.client)
     headers = who.auth | {"content-type": "application/json"}
     nested = "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1)
     cases = {

@@ -21,16 +21,19 @@ import pytest
 from pixcore.accounts.accounts_service import link_certificate, open_account
 from pixcore.clock import SystemClock
 from pixcore.transfers.transfer_service import settle_due
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixweb.accounts import balance as balance_api
 from pixweb.security.certificates import create_self_signed
 from tests.e2e.conftest import Api
 from tests.security.conftest import all_logs, log_text
-from tests.support import HASHER, add_external_key, pg_uow, random_cpf
+from tests.support import HASHER, add_external_key, random_cpf
 
 HOOK = "https://93.184.216.34/hook"  # public literal: registration asks no DNS, nothing is sent
 
 
-async def test_no_secret_is_ever_logged(api: Api, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+async def test_no_secret_is_ever_logged(
+    pg_uow: UnitOfWorkFactory, api: Api, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     http = api.client
     wrong_secret = "wrong-" + secrets.token_urlsafe(24)
     header_secret = "hdr-" + secrets.token_urlsafe(24)

@@ -29,6 +29,7 @@ import pytest
 
 from pixcore.clock import ManualClock
 from pixcore.errors import InvalidWebhook
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixcore.webhooks.rules import is_public_address, parse_webhook_url
 from pixinfra.persistence.deliveries import PostgresDeliveryStore
 from pixinfra.postgres.database import with_database
@@ -127,8 +128,10 @@ async def names(dns: dict[str, list[str]]) -> dict[str, list[str]]:
     return dns
 
 
-async def test_registration_refuses_every_non_public_target(api: Api, names: dict[str, list[str]]) -> None:
-    who = await signed_in(api.client)
+async def test_registration_refuses_every_non_public_target(
+    pg_uow: UnitOfWorkFactory, api: Api, names: dict[str, list[str]]
+) -> None:
+    who = await signed_in(pg_uow, api.client)
     accepted = []
     for url in REFUSED_URLS:
         body = {"url": url, "eventType": "cash_in"}
@@ -143,11 +146,11 @@ async def test_registration_refuses_every_non_public_target(api: Api, names: dic
 
 
 async def test_a_public_name_registers_and_the_check_is_made_again_each_time(
-    api: Api, names: dict[str, list[str]]
+    pg_uow: UnitOfWorkFactory, api: Api, names: dict[str, list[str]]
 ) -> None:
     """The control: the same request with a public answer is accepted; when the name later
     answers 127.0.0.1, registering it again (or updating it) is refused."""
-    who = await signed_in(api.client)
+    who = await signed_in(pg_uow, api.client)
     body = {"url": "https://public.pix.test/hook", "eventType": "cash_in"}
     assert (await api.client.post("/api/webhooks", json=body, headers=who.auth)).status_code == 200
     names["public.pix.test"] = ["127.0.0.1"]
@@ -203,10 +206,10 @@ def _literal_url(address: str) -> str:
 
 @pytest.mark.parametrize("addresses", NON_GLOBAL.values(), ids=NON_GLOBAL.keys())
 async def test_registration_refuses_each_non_global_range(
-    api: Api, dns: dict[str, list[str]], addresses: list[str]
+    pg_uow: UnitOfWorkFactory, api: Api, dns: dict[str, list[str]], addresses: list[str]
 ) -> None:
     """As a literal in the URL, and as the answer for a name: 400, nothing registered."""
-    who = await signed_in(api.client)
+    who = await signed_in(pg_uow, api.client)
     accepted = []
     for address in addresses:
         dns["hook.pix.test"] = [address]
@@ -388,7 +391,8 @@ async def test_a_redirect_is_not_followed_and_is_a_failed_attempt(
     assert token not in logged
 
 
-async def test_dns_rebinding_to_loopback_is_refused_at_delivery(
+async def test_dns_rebinding_to_loopback_is_refused_at_delivery(  # noqa: PLR0917 - pytest hands fixtures by name
+    pg_uow: UnitOfWorkFactory,
     opened: Database,
     receiver: Receiver,
     api: Api,
@@ -398,7 +402,7 @@ async def test_dns_rebinding_to_loopback_is_refused_at_delivery(
     pool = opened.pool
     # Registration: the name answers a public address, so the API accepts it.
     dns["rebind.pix.test"] = [PUBLIC]
-    who = await signed_in(api.client)
+    who = await signed_in(pg_uow, api.client)
     registered = await api.client.post(
         "/api/webhooks",
         json={"url": "https://rebind.pix.test/hook", "eventType": "cash_in"},

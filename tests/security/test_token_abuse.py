@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from pixcore.clock import SystemClock
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.settings import Settings
 from pixweb.security.secrets import Argon2Hasher
 from tests.e2e.conftest import Api, running_api
@@ -59,8 +60,10 @@ def _retry_after(response: httpx.Response) -> int:
 # -- per client id ------------------------------------------------------------------------
 
 
-async def test_a_client_id_over_its_limit_is_refused_with_429_and_retry_after(limited: Api) -> None:
-    victim, bystander = await new_client(), await new_client()
+async def test_a_client_id_over_its_limit_is_refused_with_429_and_retry_after(
+    pg_uow: UnitOfWorkFactory, limited: Api
+) -> None:
+    victim, bystander = await new_client(pg_uow), await new_client(pg_uow)
     for _ in range(3):  # failed attempts count
         assert_error(await _attempt(limited.client, victim, secret="wrong"), 401)
 
@@ -80,8 +83,10 @@ def test_the_limits_are_on_by_default() -> None:
     assert (settings.hash_slots, settings.hash_queue) == (2, 16)
 
 
-async def test_the_oauth_endpoint_shares_the_limit_and_answers_slow_down(limited: Api) -> None:
-    client = await new_client()
+async def test_the_oauth_endpoint_shares_the_limit_and_answers_slow_down(
+    pg_uow: UnitOfWorkFactory, limited: Api
+) -> None:
+    client = await new_client(pg_uow)
     for _ in range(3):
         assert (await _attempt(limited.client, client, secret="wrong")).status_code == 401
 
@@ -101,8 +106,8 @@ async def test_the_oauth_endpoint_shares_the_limit_and_answers_slow_down(limited
     _retry_after(refused)
 
 
-async def test_the_client_id_limit_holds_from_every_address(limited: Api) -> None:
-    client = await new_client()
+async def test_the_client_id_limit_holds_from_every_address(pg_uow: UnitOfWorkFactory, limited: Api) -> None:
+    client = await new_client(pg_uow)
     addresses = ["198.51.100.1", "198.51.100.2", "198.51.100.3", "198.51.100.4"]
     statuses = []
     for address in addresses:
@@ -114,8 +119,10 @@ async def test_the_client_id_limit_holds_from_every_address(limited: Api) -> Non
 # -- per address -----------------------------------------------------------------------------
 
 
-async def test_an_address_is_limited_whatever_client_ids_it_tries(limited: Api) -> None:
-    victim = await new_client()
+async def test_an_address_is_limited_whatever_client_ids_it_tries(
+    pg_uow: UnitOfWorkFactory, limited: Api
+) -> None:
+    victim = await new_client(pg_uow)
     async with _from(limited, "203.0.113.66") as attacker:
         for index in range(5):
             made_up = {"clientId": f"pix_guess{index}", "clientSecret": "guess"}
@@ -138,8 +145,10 @@ async def test_an_address_is_limited_whatever_client_ids_it_tries(limited: Api) 
     assert ok.status_code == 201, ok.text
 
 
-async def test_a_client_that_asks_for_a_token_now_and_then_is_not_limited(api: Api) -> None:
-    client = await new_client()
+async def test_a_client_that_asks_for_a_token_now_and_then_is_not_limited(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
+    client = await new_client(pg_uow)
     for _ in range(5):
         await bearer(api.client, client)  # the default limits: 10 a minute per client id
 
@@ -181,7 +190,7 @@ async def _until(condition: Callable[[], bool]) -> None:
 
 
 async def test_a_flood_of_token_requests_is_refused_at_once_beyond_a_short_queue(
-    migrated_database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    pg_uow: UnitOfWorkFactory, migrated_database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     gate = Gate()
     monkeypatch.setattr(Argon2Hasher, "verify", gate.wrap(Argon2Hasher.verify))
@@ -193,7 +202,7 @@ async def test_a_flood_of_token_requests_is_refused_at_once_beyond_a_short_queue
         token_rate_per_client=0,  # no rate limit: this is a flood from everywhere
         token_rate_per_address=0,
     )
-    client = await new_client()
+    client = await new_client(pg_uow)
     async with running_api(settings, SystemClock()) as api:
         assert api.app is not None
         verifier = api.app.state.services.verifier

@@ -21,6 +21,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixweb.security.certificates import create_self_signed
 from tests.e2e.conftest import Api
 from tests.security.conftest import Signed, assert_error, signed_in
@@ -63,14 +64,16 @@ async def accepted(http: httpx.AsyncClient, token: str) -> None:
 
 
 @pytest.fixture
-async def owner(api: Api) -> Signed:
-    return await signed_in(api.client)
+async def owner(pg_uow: UnitOfWorkFactory, api: Api) -> Signed:
+    return await signed_in(pg_uow, api.client)
 
 
 # -- expiry --------------------------------------------------------------------------------------------
 
 
-async def test_a_token_replayed_after_expiry_is_refused_everywhere(api: Api, owner: Signed) -> None:
+async def test_a_token_replayed_after_expiry_is_refused_everywhere(
+    pg_uow: UnitOfWorkFactory, api: Api, owner: Signed
+) -> None:
     http = api.client
     await fund(http, owner.client, owner.auth, "50.00")
     key, _ = await add_external_key(http, owner.auth)
@@ -95,7 +98,9 @@ async def test_a_token_replayed_after_expiry_is_refused_everywhere(api: Api, own
         ("POST", "/sandbox/clock"),
     ):
         assert_error(await http.request(method, path, json={}, headers=owner.auth), 401)
-    fresh = await signed_in(http)  # the clock moved: a token issued now works, the old one never again
+    fresh = await signed_in(
+        pg_uow, http
+    )  # the clock moved: a token issued now works, the old one never again
     await accepted(http, fresh.auth["Authorization"].removeprefix("Bearer "))
     await refused(http, token)
     # Nothing was sent with the expired token.
@@ -122,10 +127,12 @@ async def test_a_token_from_the_future_is_refused(api: Api, owner: Signed) -> No
 # -- certificate binding -----------------------------------------------------------------------------
 
 
-async def test_a_token_presented_with_another_certificate_is_refused(api: Api, owner: Signed) -> None:
+async def test_a_token_presented_with_another_certificate_is_refused(
+    pg_uow: UnitOfWorkFactory, api: Api, owner: Signed
+) -> None:
     http = api.client
     token, _, _ = parts(owner.auth)
-    other = await new_client()  # a certificate linked to another account
+    other = await new_client(pg_uow)  # a certificate linked to another account
     _, unlinked, _ = create_self_signed("not-linked")
     ok = await http.get("/balance", headers=owner.auth | {"X-SSL-Client-Cert": owner.client.cert_header})
     assert ok.status_code == 200
@@ -133,8 +140,8 @@ async def test_a_token_presented_with_another_certificate_is_refused(api: Api, o
         await refused(http, token, **{"X-SSL-Client-Cert": cert})
 
 
-async def test_an_expired_certificate_gets_no_token(api: Api) -> None:
-    expired = await new_client(cert_now=datetime.now(UTC) - timedelta(days=400), days=365)
+async def test_an_expired_certificate_gets_no_token(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    expired = await new_client(pg_uow, cert_now=datetime.now(UTC) - timedelta(days=400), days=365)
     response = await api.client.post(
         "/api/auth/token", json=expired.credentials, headers={"X-SSL-Client-Cert": expired.cert_header}
     )
@@ -151,8 +158,12 @@ async def test_an_expired_certificate_gets_no_token(api: Api) -> None:
     assert "access_token" not in oauth.text
 
 
-async def test_a_certificate_that_expires_later_stops_getting_tokens_then(api: Api) -> None:
-    soon = await new_client(cert_now=datetime.now(UTC) - timedelta(days=1), days=2)  # valid one more day
+async def test_a_certificate_that_expires_later_stops_getting_tokens_then(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
+    soon = await new_client(
+        pg_uow, cert_now=datetime.now(UTC) - timedelta(days=1), days=2
+    )  # valid one more day
     cert = {"X-SSL-Client-Cert": soon.cert_header}
     assert (await api.client.post("/api/auth/token", json=soon.credentials, headers=cert)).status_code == 201
     api.clock.advance(2 * 86_400)  # by the service clock, the certificate has expired
@@ -163,9 +174,11 @@ async def test_a_certificate_that_expires_later_stops_getting_tokens_then(api: A
 # -- forged tokens ---------------------------------------------------------------------------------------
 
 
-async def test_a_tampered_payload_or_header_is_refused(api: Api, owner: Signed) -> None:
+async def test_a_tampered_payload_or_header_is_refused(
+    pg_uow: UnitOfWorkFactory, api: Api, owner: Signed
+) -> None:
     http = api.client
-    victim = await signed_in(http)
+    victim = await signed_in(pg_uow, http)
     token, header, claims = parts(owner.auth)
     head, _, signature = token.split(".")
     for changed in (

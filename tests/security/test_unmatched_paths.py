@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from pixcore.unit_of_work import UnitOfWorkFactory
 from tests.e2e.conftest import Api
 from tests.security.conftest import assert_error, signed_in
 
@@ -26,9 +27,9 @@ PROBLEM = "application/problem+json"
     ],
 )
 async def test_a_path_outside_every_route_of_the_standard_is_its_404(
-    api: Api, method: str, path: str
+    pg_uow: UnitOfWorkFactory, api: Api, method: str, path: str
 ) -> None:
-    signed = await signed_in(api.client)
+    signed = await signed_in(pg_uow, api.client)
     response = await api.client.request(method, path, headers=signed.auth)
     assert response.status_code == 404, response.text
     assert response.headers["content-type"].startswith(PROBLEM), response.headers
@@ -37,8 +38,10 @@ async def test_a_path_outside_every_route_of_the_standard_is_its_404(
     assert body["type"] == "https://pix.bcb.gov.br/api/v2/error/NaoEncontrado"
 
 
-async def test_a_path_outside_every_route_of_a_shared_resource_keeps_our_shape(api: Api) -> None:
-    signed = await signed_in(api.client)
+async def test_a_path_outside_every_route_of_a_shared_resource_keeps_our_shape(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
+    signed = await signed_in(pg_uow, api.client)
     assert_error(await api.client.get("/cob/a%2Fb/c", headers=signed.auth), 404)
     asked = await api.client.get("/cob/a%2Fb/c", headers=signed.auth | {"accept": PROBLEM})
     assert asked.status_code == 404

@@ -31,15 +31,17 @@ tests/contract runs the same tests on these fakes and on the PostgreSQL adapter.
 
 Webhook registrations lock their account (``lock_account``): a second unit of
 work waits until the first commits or rolls back, as ``FOR NO KEY UPDATE`` does.
-``StaticResolver`` is a ``HostResolver`` answering from a fixed table.
+``StaticResolver`` is a ``HostResolver`` answering from a fixed table (as the operating system's
+resolver answers: names in any case, an IP literal as itself, the addresses sorted, each once).
 
 ``InMemoryDeliveryStore`` is the notifier's ``DeliveryStore`` (its own tables: outbox,
 registrations, secrets, deliveries).
 
 ``InMemoryTransferGroupStore`` reserves a transfer group with one read and one write (its own units
-of work). ``InMemoryKeyDirectory`` is the DICT; ``ledger_check`` lists what is wrong with
-a store's ledger. ``PlainHasher``, ``InlineVerifier`` and ``RecordingTokenIssuer``
-stand in for the slow Argon2 hasher, the bounded verifier and the JWT issuer.
+of work). ``InMemoryKeyDirectory`` is the DICT; ``InMemoryCertificateCheck`` judges callers'
+certificates on a store's committed ones; ``ledger_check`` lists what is wrong with a store's
+ledger. ``PlainHasher``, ``InlineVerifier`` and ``RecordingTokenIssuer`` stand in for the slow
+Argon2 hasher, the bounded verifier and the JWT issuer.
 
     >>> store = InMemoryStore()
     >>> factory: UnitOfWorkFactory = store.unit_of_work
@@ -47,7 +49,7 @@ stand in for the slow Argon2 hasher, the bounded verifier and the JWT issuer.
 
 from __future__ import annotations
 
-from pixcore.accounts.ports import SecretVerifier
+from pixcore.accounts.ports import CertificateCheck, SecretVerifier
 from pixcore.queries.rules import TransactionQueries
 from pixcore.testing._accounts import (
     InMemoryAccounts,
@@ -56,6 +58,7 @@ from pixcore.testing._accounts import (
     InMemoryCredentials,
     InMemoryPixKeys,
 )
+from pixcore.testing._certificate_check import InMemoryCertificateCheck
 from pixcore.testing._checks import external_total, ledger_check
 from pixcore.testing._directory import InMemoryKeyDirectory
 from pixcore.testing._money import (
@@ -89,6 +92,7 @@ __all__ = [
     "BRANCH",
     "InMemoryAccounts",
     "InMemoryBalances",
+    "InMemoryCertificateCheck",
     "InMemoryCertificates",
     "InMemoryConsoleSessions",
     "InMemoryCredentials",
@@ -140,6 +144,11 @@ def _is_a_host_resolver(resolver: StaticResolver) -> HostResolver:
 def _is_a_key_directory(directory: InMemoryKeyDirectory) -> KeyDirectory:
     """Never called: mypy checks here that the fake directory fits its port."""
     return directory
+
+
+def _is_a_certificate_check(check: InMemoryCertificateCheck) -> CertificateCheck:
+    """Never called: mypy checks here that the fake certificate check fits its port."""
+    return check
 
 
 def _is_a_transaction_queries(queries: InMemoryTransactionQueries) -> TransactionQueries:

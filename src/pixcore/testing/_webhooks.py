@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
+import socket
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
@@ -218,7 +220,9 @@ class InMemoryWebhooks(Repository):
 class StaticResolver:
     """A ``HostResolver`` answering from a fixed table; unknown names do not resolve.
 
-    ``calls`` records each host asked for.
+    It answers as the operating system's resolver does (``pixinfra.dns.SystemResolver``): a name in
+    any case (the table's names too), an IP literal as itself in its canonical form (whatever the
+    table says), and the addresses sorted, each once. ``calls`` records each host asked for.
     """
 
     def __init__(self, hosts: Mapping[str, Sequence[str]] | None = None) -> None:
@@ -227,4 +231,14 @@ class StaticResolver:
 
     async def resolve(self, host: str, port: int) -> list[str]:
         self.calls.append((host, port))
-        return list(self.hosts.get(host, ()))
+        try:
+            literal = ipaddress.ip_address(host)
+        except ValueError:
+            pass  # a name
+        else:  # as getaddrinfo writes it: IPv6 by the C library (an IPv4 address inside stays dotted)
+            if literal.version == 4:
+                return [str(literal)]
+            return [socket.inet_ntop(socket.AF_INET6, literal.packed)]
+        name = host.lower()
+        named = [addresses for known, addresses in self.hosts.items() if known.lower() == name]
+        return sorted({address for addresses in named for address in addresses})

@@ -19,6 +19,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from pixcore.clock import SystemClock
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixweb.security.certificates import create_self_signed
 from tests.e2e.conftest import Api, running_api
 from tests.support import Client, bearer, certificate_header, new_client
@@ -50,8 +51,10 @@ def _assert_error(response: Any, status: int, reason: str) -> dict[str, Any]:
     return body
 
 
-async def test_token_happy_path_is_an_es256_jwt_bound_to_the_certificate(api: Api) -> None:
-    client = await new_client()
+async def test_token_happy_path_is_an_es256_jwt_bound_to_the_certificate(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
+    client = await new_client(pg_uow)
     response = await api.client.post(
         TOKEN, json=client.credentials, headers={"X-SSL-Client-Cert": client.cert_header}
     )
@@ -87,8 +90,8 @@ async def test_token_happy_path_is_an_es256_jwt_bound_to_the_certificate(api: Ap
     assert balance.status_code == 200
 
 
-async def test_two_tokens_have_distinct_ids(api: Api) -> None:
-    client = await new_client()
+async def test_two_tokens_have_distinct_ids(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    client = await new_client(pg_uow)
     first, second = await _token(api, client), await _token(api, client)
     assert (
         jwt.decode(first, options={"verify_signature": False})["jti"]
@@ -108,38 +111,40 @@ async def test_two_tokens_have_distinct_ids(api: Api) -> None:
     ],
     ids=["missing", "empty", "not-url-encoded", "garbage-pem", "not-pem", "bad-encoding"],
 )
-async def test_missing_or_malformed_certificate_header_is_400(api: Api, header: str | None) -> None:
-    client = await new_client()
+async def test_missing_or_malformed_certificate_header_is_400(
+    pg_uow: UnitOfWorkFactory, api: Api, header: str | None
+) -> None:
+    client = await new_client(pg_uow)
     headers = {} if header is None else {"X-SSL-Client-Cert": header}
     response = await api.client.post(TOKEN, json=client.credentials, headers=headers)
     _assert_error(response, 400, "Bad Request")
 
 
-async def test_form_encoded_certificate_header_is_accepted(api: Api) -> None:
+async def test_form_encoded_certificate_header_is_accepted(pg_uow: UnitOfWorkFactory, api: Api) -> None:
     from urllib.parse import quote_plus
 
-    client = await new_client()
+    client = await new_client(pg_uow)
     header = quote_plus(client.cert_pem.decode())
     response = await api.client.post(TOKEN, json=client.credentials, headers={"X-SSL-Client-Cert": header})
     assert response.status_code == 201, response.text
 
 
-async def test_unknown_client_is_401(api: Api) -> None:
-    client = await new_client()
+async def test_unknown_client_is_401(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    client = await new_client(pg_uow)
     body = {"clientId": "pix_nobody", "clientSecret": client.opened.client_secret}
     response = await api.client.post(TOKEN, json=body, headers={"X-SSL-Client-Cert": client.cert_header})
     _assert_error(response, 401, "Unauthorized")
 
 
-async def test_wrong_secret_is_401(api: Api) -> None:
-    client = await new_client()
+async def test_wrong_secret_is_401(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    client = await new_client(pg_uow)
     body = {"clientId": client.opened.client_id, "clientSecret": client.opened.client_secret + "x"}
     response = await api.client.post(TOKEN, json=body, headers={"X-SSL-Client-Cert": client.cert_header})
     _assert_error(response, 401, "Unauthorized")
 
 
-async def test_expired_certificate_is_401(api: Api) -> None:
-    client = await new_client(cert_now=datetime.now(UTC) - timedelta(days=30), days=10)
+async def test_expired_certificate_is_401(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    client = await new_client(pg_uow, cert_now=datetime.now(UTC) - timedelta(days=30), days=10)
     response = await api.client.post(
         TOKEN, json=client.credentials, headers={"X-SSL-Client-Cert": client.cert_header}
     )
@@ -147,32 +152,32 @@ async def test_expired_certificate_is_401(api: Api) -> None:
     assert "expired" in body["message"]
 
 
-async def test_not_yet_valid_certificate_is_401(api: Api) -> None:
-    client = await new_client(cert_now=datetime.now(UTC) + timedelta(days=2))
+async def test_not_yet_valid_certificate_is_401(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    client = await new_client(pg_uow, cert_now=datetime.now(UTC) + timedelta(days=2))
     response = await api.client.post(
         TOKEN, json=client.credentials, headers={"X-SSL-Client-Cert": client.cert_header}
     )
     _assert_error(response, 401, "Unauthorized")
 
 
-async def test_valid_but_unlinked_certificate_is_403(api: Api) -> None:
-    client = await new_client(link=False)
+async def test_valid_but_unlinked_certificate_is_403(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    client = await new_client(pg_uow, link=False)
     response = await api.client.post(
         TOKEN, json=client.credentials, headers={"X-SSL-Client-Cert": client.cert_header}
     )
     _assert_error(response, 403, "Forbidden")
 
 
-async def test_certificate_of_another_account_is_403(api: Api) -> None:
-    mine, theirs = await new_client(), await new_client()
+async def test_certificate_of_another_account_is_403(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    mine, theirs = await new_client(pg_uow), await new_client(pg_uow)
     response = await api.client.post(
         TOKEN, json=mine.credentials, headers={"X-SSL-Client-Cert": theirs.cert_header}
     )
     _assert_error(response, 403, "Forbidden")
 
 
-async def test_body_without_credentials_is_400_with_details(api: Api) -> None:
-    client = await new_client()
+async def test_body_without_credentials_is_400_with_details(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    client = await new_client(pg_uow)
     response = await api.client.post(
         TOKEN, json={"clientId": "x"}, headers={"X-SSL-Client-Cert": client.cert_header}
     )
@@ -195,8 +200,8 @@ async def test_missing_and_garbage_bearer_tokens_are_401(api: Api) -> None:
         assert response.headers["www-authenticate"].startswith("Bearer")
 
 
-async def test_token_expires_by_the_service_clock(api: Api) -> None:
-    client = await new_client()
+async def test_token_expires_by_the_service_clock(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    client = await new_client(pg_uow)
     token = await _token(api, client)
     auth = {"Authorization": f"Bearer {token}"}
     assert (await api.client.get("/balance", headers=auth)).status_code == 200
@@ -218,8 +223,8 @@ def _claims_of(token: str) -> dict[str, Any]:
     return claims
 
 
-async def test_alg_none_token_is_401(api: Api) -> None:
-    client = await new_client()
+async def test_alg_none_token_is_401(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    client = await new_client(pg_uow)
     claims = _claims_of(await _token(api, client))
     kid = jwt.get_unverified_header(await _token(api, client))["kid"]
     header = _b64(json.dumps({"alg": "none", "typ": "JWT", "kid": kid}).encode())
@@ -228,8 +233,8 @@ async def test_alg_none_token_is_401(api: Api) -> None:
         await _assert_refused(api, forged)
 
 
-async def test_hs256_token_signed_with_the_public_key_is_401(api: Api) -> None:
-    client = await new_client()
+async def test_hs256_token_signed_with_the_public_key_is_401(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    client = await new_client(pg_uow)
     token = await _token(api, client)
     claims, kid = _claims_of(token), jwt.get_unverified_header(token)["kid"]
     jwks = (await api.client.get("/.well-known/jwks.json")).json()
@@ -245,8 +250,8 @@ async def test_hs256_token_signed_with_the_public_key_is_401(api: Api) -> None:
         await _assert_refused(api, forged)
 
 
-async def test_token_signed_by_another_key_is_401(api: Api) -> None:
-    client = await new_client()
+async def test_token_signed_by_another_key_is_401(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    client = await new_client(pg_uow)
     token = await _token(api, client)
     claims, kid = _claims_of(token), jwt.get_unverified_header(token)["kid"]
     forged = jwt.encode(
@@ -262,8 +267,10 @@ def _signing_key(api: Api) -> ec.EllipticCurvePrivateKey:
 
 
 @pytest.mark.parametrize("claim", ["iss", "sub", "aud", "iat", "exp", "jti", "cnf"])
-async def test_token_missing_a_claim_is_401_even_when_signed_by_us(api: Api, claim: str) -> None:
-    client = await new_client()
+async def test_token_missing_a_claim_is_401_even_when_signed_by_us(
+    pg_uow: UnitOfWorkFactory, api: Api, claim: str
+) -> None:
+    client = await new_client(pg_uow)
     token = await _token(api, client)
     claims, kid = _claims_of(token), jwt.get_unverified_header(token)["kid"]
     resigned = jwt.encode(claims, _signing_key(api), algorithm="ES256", headers={"kid": kid})
@@ -278,8 +285,10 @@ async def test_token_missing_a_claim_is_401_even_when_signed_by_us(api: Api, cla
 @pytest.mark.parametrize(
     ("claim", "value"), [("aud", "someone-else"), ("iss", "someone-else"), ("sub", "abc")]
 )
-async def test_token_with_a_wrong_claim_is_401(api: Api, claim: str, value: str) -> None:
-    client = await new_client()
+async def test_token_with_a_wrong_claim_is_401(
+    pg_uow: UnitOfWorkFactory, api: Api, claim: str, value: str
+) -> None:
+    client = await new_client(pg_uow)
     token = await _token(api, client)
     claims, kid = _claims_of(token), jwt.get_unverified_header(token)["kid"]
     claims[claim] = value
@@ -287,8 +296,10 @@ async def test_token_with_a_wrong_claim_is_401(api: Api, claim: str, value: str)
     await _assert_refused(api, forged)
 
 
-async def test_certificate_on_a_bearer_request_must_match_the_token(api: Api) -> None:
-    client = await new_client()
+async def test_certificate_on_a_bearer_request_must_match_the_token(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
+    client = await new_client(pg_uow)
     token = await _token(api, client)
     _, other_pem, _ = create_self_signed("someone-else")
     auth = {"Authorization": f"Bearer {token}"}
@@ -305,8 +316,8 @@ async def test_certificate_on_a_bearer_request_must_match_the_token(api: Api) ->
 # -- /oauth/token (RFC 6749) ----------------------------------------------------
 
 
-async def test_oauth_token_with_form_credentials(api: Api) -> None:
-    client = await new_client()
+async def test_oauth_token_with_form_credentials(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    client = await new_client(pg_uow)
     form = {
         "grant_type": "client_credentials",
         "client_id": client.opened.client_id,
@@ -323,8 +334,8 @@ async def test_oauth_token_with_form_credentials(api: Api) -> None:
     assert _claims_of(body["access_token"])["sub"] == str(client.account_id)
 
 
-async def test_oauth_token_with_http_basic(api: Api) -> None:
-    client = await new_client()
+async def test_oauth_token_with_http_basic(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    client = await new_client(pg_uow)
     basic = base64.b64encode(f"{client.opened.client_id}:{client.opened.client_secret}".encode()).decode()
     response = await api.client.post(
         "/oauth/token",
@@ -344,8 +355,10 @@ async def test_oauth_token_with_http_basic(api: Api) -> None:
         ("noclient", 401, "invalid_client"),
     ],
 )
-async def test_oauth_token_errors_are_rfc6749_bodies(api: Api, case: str, status: int, code: str) -> None:
-    client = await new_client(link=case != "unlinked")
+async def test_oauth_token_errors_are_rfc6749_bodies(
+    pg_uow: UnitOfWorkFactory, api: Api, case: str, status: int, code: str
+) -> None:
+    client = await new_client(pg_uow, link=case != "unlinked")
     form = {
         "grant_type": "password" if case == "grant" else "client_credentials",
         "client_id": client.opened.client_id,
@@ -363,9 +376,9 @@ async def test_oauth_token_errors_are_rfc6749_bodies(api: Api, case: str, status
 
 
 async def test_with_the_setting_on_every_bearer_request_must_carry_the_certificate(
-    api: Api, tmp_path: Path
+    pg_uow: UnitOfWorkFactory, api: Api, tmp_path: Path
 ) -> None:
-    client = await new_client()
+    client = await new_client(pg_uow)
     strict = replace(api.settings, require_client_cert=True, data_dir=tmp_path / "strict")
     async with running_api(strict, SystemClock()) as strict_api:
         auth = await bearer(strict_api.client, client)

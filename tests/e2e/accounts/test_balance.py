@@ -9,13 +9,16 @@ import pytest
 
 from pixcore import ledger
 from pixcore.records import NewTransaction, TransactionStatus, TransactionType
+from pixcore.unit_of_work import UnitOfWorkFactory
 from tests.e2e.conftest import Api
-from tests.support import bearer, ledger_report, new_client, pg_uow
+from tests.support import bearer, ledger_report, new_client
 
 TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
 
 
-async def _set_balance(url: str, account_id: int, available: int, blocked: int) -> None:
+async def _set_balance(
+    pg_uow: UnitOfWorkFactory, url: str, account_id: int, available: int, blocked: int
+) -> None:
     """Bring a new account to (available, blocked) through the ledger: a receipt, then a reservation."""
     now = datetime.now(UTC)
     async with pg_uow() as tx:
@@ -31,8 +34,8 @@ async def _set_balance(url: str, account_id: int, available: int, blocked: int) 
     assert (await ledger_report(url))["ok"]
 
 
-async def test_new_account_has_zero_balance_in_both_shapes(api: Api) -> None:
-    client = await new_client()
+async def test_new_account_has_zero_balance_in_both_shapes(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    client = await new_client(pg_uow)
     auth = await bearer(api.client, client)
     central = (await api.client.get("/accounts/balances", headers=auth)).json()
     assert len(central["data"]) == 1
@@ -53,11 +56,16 @@ async def test_new_account_has_zero_balance_in_both_shapes(api: Api) -> None:
         (10, 90, ("0.10", "0.90", "1.00")),
     ],
 )
-async def test_balance_shapes_are_equivalent_and_exact(
-    api: Api, migrated_database: str, available: int, blocked: int, texts: tuple[str, str, str]
+async def test_balance_shapes_are_equivalent_and_exact(  # noqa: PLR0917 - pytest hands fixtures and parameters by name
+    pg_uow: UnitOfWorkFactory,
+    api: Api,
+    migrated_database: str,
+    available: int,
+    blocked: int,
+    texts: tuple[str, str, str],
 ) -> None:
-    client = await new_client()
-    await _set_balance(migrated_database, client.account_id, available, blocked)
+    client = await new_client(pg_uow)
+    await _set_balance(pg_uow, migrated_database, client.account_id, available, blocked)
     auth = await bearer(api.client, client)
 
     central_response = await api.client.get("/accounts/balances", headers=auth)
@@ -79,10 +87,12 @@ async def test_balance_shapes_are_equivalent_and_exact(
     assert round((standard["grossBalance"] - amount["available"] - amount["blocked"]) * 100) == 0
 
 
-async def test_balance_is_the_callers_own(api: Api, migrated_database: str) -> None:
-    mine, theirs = await new_client(), await new_client()
-    await _set_balance(migrated_database, theirs.account_id, 50_000, 0)
-    await _set_balance(migrated_database, mine.account_id, 700, 0)
+async def test_balance_is_the_callers_own(
+    pg_uow: UnitOfWorkFactory, api: Api, migrated_database: str
+) -> None:
+    mine, theirs = await new_client(pg_uow), await new_client(pg_uow)
+    await _set_balance(pg_uow, migrated_database, theirs.account_id, 50_000, 0)
+    await _set_balance(pg_uow, migrated_database, mine.account_id, 700, 0)
     standard = (await api.client.get("/balance", headers=await bearer(api.client, mine))).json()
     assert standard["netBalance"] == 7
 

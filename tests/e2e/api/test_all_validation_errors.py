@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from pixcore.transfers.rules import MAX_EXPIRATION
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixcore.webhooks.rules import REGISTRABLE
 from pixweb.api.fields import MAX_CLIENT_SECRET
 from tests.e2e.conftest import Api
@@ -301,10 +302,10 @@ MIXED: list[tuple[str, str, dict[str, Any], list[str]]] = [
     ids=[f"{m} {p} {i}" for i, (m, p, _, _) in enumerate(CASES)]
     + [f"type+rule {m} {p} {i}" for i, (m, p, _, _) in enumerate(MIXED)],
 )
-async def test_every_mistake_of_a_body_is_reported_at_once(
-    api: Api, method: str, path: str, body: dict[str, Any], expected: list[str]
+async def test_every_mistake_of_a_body_is_reported_at_once(  # noqa: PLR0917 - pytest hands fixtures and parameters by name
+    pg_uow: UnitOfWorkFactory, api: Api, method: str, path: str, body: dict[str, Any], expected: list[str]
 ) -> None:
-    client = await new_client()
+    client = await new_client(pg_uow)
     headers = await bearer(api.client, client) | {
         "x-idempotency-key": "5b0f6a54-53c7-4d5e-9d55-8e8f3c2a1b90",
         "X-SSL-Client-Cert": client.cert_header,
@@ -317,8 +318,8 @@ async def test_every_mistake_of_a_body_is_reported_at_once(
     assert all(item in answer["message"] for item in expected)
 
 
-async def test_one_mistake_is_still_reported_as_before(api: Api) -> None:
-    client = await new_client()
+async def test_one_mistake_is_still_reported_as_before(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    client = await new_client(pg_uow)
     response = await api.client.post(
         "/api/auth/token", json={"clientId": "x"}, headers={"X-SSL-Client-Cert": client.cert_header}
     )
@@ -331,8 +332,10 @@ async def test_one_mistake_is_still_reported_as_before(api: Api) -> None:
     }
 
 
-async def test_a_missing_idempotency_key_is_still_reported_before_the_body(api: Api) -> None:
-    client = await new_client()
+async def test_a_missing_idempotency_key_is_still_reported_before_the_body(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
+    client = await new_client(pg_uow)
     headers = await bearer(api.client, client)  # no x-idempotency-key
     response = await api.client.post("/dict/pix", json={"pixKey": 5}, headers=headers)
     assert response.status_code == 400, response.text
@@ -372,9 +375,9 @@ HOSTILE_PATCHES: list[tuple[str, bytes]] = [
 
 @pytest.mark.parametrize(("name", "body"), HOSTILE_PATCHES, ids=[name for name, _ in HOSTILE_PATCHES])
 async def test_a_hostile_patch_of_a_charge_is_a_400_that_changes_nothing(
-    api: Api, name: str, body: bytes
+    pg_uow: UnitOfWorkFactory, api: Api, name: str, body: bytes
 ) -> None:
-    client = await new_client()
+    client = await new_client(pg_uow)
     auth = await bearer(api.client, client)
     path = "/cob/" + secrets.token_hex(15)
     created = await api.client.put(
@@ -392,8 +395,10 @@ async def test_a_hostile_patch_of_a_charge_is_a_400_that_changes_nothing(
     assert (after["status"], after["revisao"]) == ("ATIVA", 0)
 
 
-async def test_a_patch_of_a_charge_reports_all_its_mistakes_at_once(api: Api) -> None:
-    client = await new_client()
+async def test_a_patch_of_a_charge_reports_all_its_mistakes_at_once(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
+    client = await new_client(pg_uow)
     auth = await bearer(api.client, client)
     response = await api.client.patch(
         "/cob/" + secrets.token_hex(15),

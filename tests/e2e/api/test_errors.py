@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixweb.accounts import balance as balance_api
 from tests.e2e.conftest import Api
 from tests.support import bearer, new_client
@@ -36,8 +37,10 @@ async def test_wrong_method_is_405(api: Api) -> None:
 
 
 @pytest.mark.parametrize("body", [b"{bad", b"[1,2", b"\xff\xfe", b"null", b"[]", b'"text"'])
-async def test_malformed_or_wrongly_shaped_json_is_400(api: Api, body: bytes) -> None:
-    client = await new_client()
+async def test_malformed_or_wrongly_shaped_json_is_400(
+    pg_uow: UnitOfWorkFactory, api: Api, body: bytes
+) -> None:
+    client = await new_client(pg_uow)
     response = await api.client.post(
         "/api/auth/token",
         content=body,
@@ -46,8 +49,8 @@ async def test_malformed_or_wrongly_shaped_json_is_400(api: Api, body: bytes) ->
     _assert_error_body(response, 400, "Bad Request")
 
 
-async def test_validation_error_lists_details(api: Api) -> None:
-    client = await new_client()
+async def test_validation_error_lists_details(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    client = await new_client(pg_uow)
     response = await api.client.post(
         "/api/auth/token",
         json={"clientId": 12, "clientSecret": None},
@@ -58,8 +61,10 @@ async def test_validation_error_lists_details(api: Api) -> None:
     assert all(isinstance(item, str) for item in body["details"])
 
 
-async def test_unexpected_failure_is_a_bare_500(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
-    client = await new_client()
+async def test_unexpected_failure_is_a_bare_500(
+    pg_uow: UnitOfWorkFactory, api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = await new_client(pg_uow)
     auth = await bearer(api.client, client)
 
     async def explode(*_: object, **__: object) -> None:

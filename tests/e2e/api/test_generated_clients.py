@@ -30,6 +30,7 @@ import httpx
 import jsonschema
 import pytest
 
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixcore.webhooks.rules import REGISTRABLE, EventType
 from tests.e2e.api.test_readme import ROOT
 from tests.integration.receiver import Receiver, running_receiver
@@ -92,7 +93,7 @@ async def wait_for_paths(receiver: Receiver, paths: set[str], within: float = 60
 
 
 async def test_the_tour_through_the_generated_python_client(
-    server: str, migrated_database: str, tmp_path: Path, fresh_import: list[str]
+    pg_uow: UnitOfWorkFactory, server: str, migrated_database: str, tmp_path: Path, fresh_import: list[str]
 ) -> None:
     document = await served_document(server)
     generate_python_client(document, tmp_path)
@@ -146,7 +147,7 @@ async def test_the_tour_through_the_generated_python_client(
         assert isinstance(response.parsed, expected), (name, response.status_code, response.content)
         return response.parsed
 
-    account = await new_client()
+    account = await new_client(pg_uow)
     async with pix.Client(base_url=server) as public:  # no token: security []
         token = await call(
             "create_token",

@@ -15,6 +15,7 @@ import pytest
 
 import pixweb
 from pixcore.testing import StaticResolver
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixcore.webhooks.rules import EventType
 from tests.e2e.conftest import Api
 from tests.support import bearer, new_client
@@ -80,13 +81,15 @@ async def test_browsable_reference_page_is_served(api: Api) -> None:
     assert all(f'"operationId":"{oid}"' in response.text for oid in operation_ids)
 
 
-async def test_the_idempotency_key_is_a_required_header_and_its_absence_is_the_spec_400(api: Api) -> None:
+async def test_the_idempotency_key_is_a_required_header_and_its_absence_is_the_spec_400(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
     document = (await api.client.get("/schema/openapi.json")).json()
     parameters = document["paths"]["/dict/pix"]["post"]["parameters"]
     header = next(p for p in parameters if p["name"].lower() == "x-idempotency-key")
     assert (header["in"], header["required"]) == ("header", True)
 
-    auth = await bearer(api.client, await new_client())
+    auth = await bearer(api.client, await new_client(pg_uow))
     response = await api.client.post("/dict/pix", json={}, headers=auth)
     assert response.status_code == 400
     body = response.json()
@@ -274,7 +277,7 @@ def resolver() -> StaticResolver:
     return StaticResolver({"hooks.example.com": ["93.184.216.34"]})
 
 
-async def test_registering_a_webhook_returns_its_id_as_a_field(api: Api) -> None:
+async def test_registering_a_webhook_returns_its_id_as_a_field(pg_uow: UnitOfWorkFactory, api: Api) -> None:
     document = await served(api)
     response = document["paths"]["/api/webhooks"]["post"]["responses"]["200"]
     ref = response["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[1]
@@ -282,7 +285,7 @@ async def test_registering_a_webhook_returns_its_id_as_a_field(api: Api) -> None
     assert {"success", "message", "id"} <= set(registered["required"])
     assert registered["properties"]["id"] == {"type": "integer", "format": "int64"}
 
-    auth = await bearer(api.client, await new_client())
+    auth = await bearer(api.client, await new_client(pg_uow))
     body = {"url": "https://hooks.example.com/pix", "eventType": EventType.CASH_IN.value}
     answer = await api.client.post("/api/webhooks", json=body, headers=auth)
     assert answer.status_code == 200, answer.text

@@ -17,8 +17,9 @@ import zxingcpp
 from pixcore import brcode
 from pixcore.charges.cob_service import sweep_expired_charges
 from pixcore.clock import parse_timestamp
+from pixcore.unit_of_work import UnitOfWorkFactory
 from tests.e2e.conftest import Api
-from tests.support import Client, bearer, fetch_rows, ledger_report, new_client, pg_uow, random_cpf
+from tests.support import Client, bearer, fetch_rows, ledger_report, new_client, random_cpf
 
 
 def cash_in(value: Any = 15.5, **transaction: Any) -> dict[str, Any]:
@@ -30,8 +31,8 @@ def cash_in(value: Any = 15.5, **transaction: Any) -> dict[str, Any]:
 
 
 @pytest.fixture
-async def owner(api: Api) -> tuple[Client, dict[str, str]]:
-    client = await new_client()
+async def owner(pg_uow: UnitOfWorkFactory, api: Api) -> tuple[Client, dict[str, str]]:
+    client = await new_client(pg_uow)
     return client, await bearer(api.client, client)
 
 
@@ -125,7 +126,7 @@ async def test_ten_additional_info_keys_and_a_cnpj_payer_are_fine(
 
 
 async def test_a_duplicate_external_id_is_409_even_when_concurrent(
-    api: Api, owner: tuple[Client, dict[str, str]]
+    pg_uow: UnitOfWorkFactory, api: Api, owner: tuple[Client, dict[str, str]]
 ) -> None:
     _, auth = owner
     body = cash_in()
@@ -133,7 +134,7 @@ async def test_a_duplicate_external_id_is_409_even_when_concurrent(
         *(api.client.post("/api/pix/cash-in", json=body, headers=auth) for _ in range(10))
     )
     assert sorted(r.status_code for r in responses) == [201] + [409] * 9
-    other = await new_client()
+    other = await new_client(pg_uow)
     other_auth = await bearer(api.client, other)
     # Per account: another account may use the same external id.
     assert (await api.client.post("/api/pix/cash-in", json=body, headers=other_auth)).status_code == 201
@@ -177,7 +178,7 @@ async def test_paying_a_cash_in_confirms_its_record(
 
 
 async def test_an_expired_cash_in_is_an_error_record_and_cannot_be_paid(
-    api: Api, owner: tuple[Client, dict[str, str]], migrated_database: str
+    pg_uow: UnitOfWorkFactory, api: Api, owner: tuple[Client, dict[str, str]], migrated_database: str
 ) -> None:
     _, auth = owner
     out = (await api.client.post("/api/pix/cash-in", json=cash_in(expirationTime=300), headers=auth)).json()

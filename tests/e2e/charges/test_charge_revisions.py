@@ -12,6 +12,7 @@ import pytest
 
 from pixcore.business_days import next_business_day
 from pixcore.charges.cobv import payer_day
+from pixcore.unit_of_work import UnitOfWorkFactory
 from tests.e2e.conftest import Api
 from tests.support import Client, bearer, fetch_rows, new_client, random_cpf
 
@@ -20,8 +21,8 @@ TYPES = "https://pix.bcb.gov.br/api/v2/error/"
 
 
 @pytest.fixture
-async def owner(api: Api) -> tuple[Client, dict[str, str]]:
-    client = await new_client()
+async def owner(pg_uow: UnitOfWorkFactory, api: Api) -> tuple[Client, dict[str, str]]:
+    client = await new_client(pg_uow)
     return client, await bearer(api.client, client)
 
 
@@ -130,7 +131,7 @@ async def test_a_revision_the_charge_never_had_is_a_400_in_either_shape(
 
 
 async def test_revisao_given_twice_is_a_400_and_another_accounts_charge_is_not_found(
-    api: Api, owner: tuple[Client, dict[str, str]]
+    pg_uow: UnitOfWorkFactory, api: Api, owner: tuple[Client, dict[str, str]]
 ) -> None:
     _, auth = owner
     path = f"/cob/{_txid()}"
@@ -144,7 +145,7 @@ async def test_revisao_given_twice_is_a_400_and_another_accounts_charge_is_not_f
     assert twice.status_code == 400
     assert twice.json()["details"] == ["revisao: given more than once"]
 
-    other = await bearer(api.client, await new_client())
+    other = await bearer(api.client, await new_client(pg_uow))
     for revisao in ("0", "5"):
         response = await api.client.get(path, params={"revisao": revisao}, headers=other)
         assert response.status_code == 404, response.text

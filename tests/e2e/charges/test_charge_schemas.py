@@ -25,8 +25,9 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT4
 
 from pixcore.refunds.refund_service import process_due_refunds
+from pixcore.unit_of_work import UnitOfWorkFactory
 from tests.e2e.conftest import Api
-from tests.support import bearer, new_client, pg_uow, random_cpf
+from tests.support import bearer, new_client, random_cpf
 
 REFERENCE = Path(__file__).parents[2] / "data" / "bcb-pix-api-openapi.yaml"
 URI = "urn:bcb-pix-api"
@@ -79,8 +80,10 @@ def test_the_reference_schemas_catch_a_broken_charge() -> None:
         },
     ],
 )
-async def test_responses_validate_against_cob_gerada_and_cob_completa(api: Api, body: dict[str, Any]) -> None:
-    client = await new_client()
+async def test_responses_validate_against_cob_gerada_and_cob_completa(
+    pg_uow: UnitOfWorkFactory, api: Api, body: dict[str, Any]
+) -> None:
+    client = await new_client(pg_uow)
     auth = await bearer(api.client, client)
     if body.get("devedor", {}).get("cpf") == "":
         body["devedor"]["cpf"] = random_cpf()
@@ -99,8 +102,10 @@ async def test_responses_validate_against_cob_gerada_and_cob_completa(api: Api, 
     validator("CobCompleta").validate(cancelled.json())
 
 
-async def test_a_paid_charge_carries_its_pix_with_its_refunds_as_the_standard_has_it(api: Api) -> None:
-    client = await new_client()
+async def test_a_paid_charge_carries_its_pix_with_its_refunds_as_the_standard_has_it(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
+    client = await new_client(pg_uow)
     auth = await bearer(api.client, client)
     txid = _txid()
     body = {"calendario": {"expiracao": 3600}, "valor": {"original": "0.00", "modalidadeAlteracao": 1}}

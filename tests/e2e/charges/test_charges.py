@@ -14,8 +14,9 @@ import pytest
 
 from pixcore import brcode
 from pixcore.charges.cob_service import sweep_expired_charges
+from pixcore.unit_of_work import UnitOfWorkFactory
 from tests.e2e.conftest import Api
-from tests.support import Client, bearer, fetch_rows, ledger_report, new_client, pg_uow, random_cpf
+from tests.support import Client, bearer, fetch_rows, ledger_report, new_client, random_cpf
 
 ALPHANUMERIC = string.ascii_letters + string.digits
 
@@ -29,8 +30,8 @@ def cob(original: str = "10.00", **extra: Any) -> dict[str, Any]:
 
 
 @pytest.fixture
-async def owner(api: Api) -> tuple[Client, dict[str, str]]:
-    client = await new_client()
+async def owner(pg_uow: UnitOfWorkFactory, api: Api) -> tuple[Client, dict[str, str]]:
+    client = await new_client(pg_uow)
     return client, await bearer(api.client, client)
 
 
@@ -170,11 +171,11 @@ async def test_a_txid_is_taken_once_even_by_20_concurrent_puts(
 
 
 async def test_another_accounts_charge_is_not_found_and_its_txid_is_free(
-    api: Api, owner: tuple[Client, dict[str, str]]
+    pg_uow: UnitOfWorkFactory, api: Api, owner: tuple[Client, dict[str, str]]
 ) -> None:
     _, auth = owner
     created = await _create(api, auth)
-    other = await new_client()
+    other = await new_client(pg_uow)
     other_auth = await bearer(api.client, other)
     assert (await api.client.get(f"/cob/{created['txid']}", headers=other_auth)).status_code == 404
     patch = {"status": "REMOVIDA_PELO_USUARIO_RECEBEDOR"}
@@ -289,7 +290,7 @@ async def test_the_amount_must_match_unless_the_charge_allows_a_change(
 
 
 async def test_an_expired_charge_reads_removed_cannot_be_paid_and_the_sweep_persists_it(
-    api: Api, owner: tuple[Client, dict[str, str]], migrated_database: str
+    pg_uow: UnitOfWorkFactory, api: Api, owner: tuple[Client, dict[str, str]], migrated_database: str
 ) -> None:
     _, auth = owner
     created = await _create(api, auth, {"calendario": {"expiracao": 60}, "valor": {"original": "5.00"}})

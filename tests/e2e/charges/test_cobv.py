@@ -24,6 +24,7 @@ from referencing.jsonschema import DRAFT4
 from pixcore import brcode
 from pixcore.business_days import next_business_day
 from pixcore.charges.cobv import PAYER_ZONE, payer_day
+from pixcore.unit_of_work import UnitOfWorkFactory
 from tests.e2e.charges.test_charge_schemas import URI, _document
 from tests.e2e.conftest import Api
 from tests.e2e.console.test_console import csrf_of, sign_in
@@ -86,8 +87,8 @@ def cobv(due: date, original: str = "100.00", **extra: Any) -> dict[str, Any]:
 
 
 @pytest.fixture
-async def owner(api: Api) -> tuple[Client, dict[str, str]]:
-    client = await new_client()
+async def owner(pg_uow: UnitOfWorkFactory, api: Api) -> tuple[Client, dict[str, str]]:
+    client = await new_client(pg_uow)
     return client, await bearer(api.client, client)
 
 
@@ -204,10 +205,12 @@ async def test_cob_and_cobv_share_txids_but_not_routes(
     assert (await api.client.get(f"/qr/v2/{cobv_location.rsplit('/', 1)[1]}")).status_code == 404
 
 
-async def test_another_accounts_cobv_is_not_found(api: Api, owner: tuple[Client, dict[str, str]]) -> None:
+async def test_another_accounts_cobv_is_not_found(
+    pg_uow: UnitOfWorkFactory, api: Api, owner: tuple[Client, dict[str, str]]
+) -> None:
     _, auth = owner
     created = await _create(api, auth, cobv(_due(api)))
-    other = await new_client()
+    other = await new_client(pg_uow)
     other_auth = await bearer(api.client, other)
     txid = created["txid"]
     for response in (

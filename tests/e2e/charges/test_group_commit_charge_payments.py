@@ -9,6 +9,7 @@ from collections import Counter
 from decimal import Decimal
 from typing import Any
 
+from pixcore.unit_of_work import UnitOfWorkFactory
 from tests.e2e.charges.test_charges import cob, new_txid
 from tests.e2e.conftest import Api
 from tests.support import bearer, fetch_rows, ledger_report, new_client
@@ -40,13 +41,13 @@ async def _paid_rows(url: str, account_id: int) -> list[Any]:
 
 
 async def test_a_burst_of_charge_payments_of_one_account_is_credited_once_each(
-    api: Api, migrated_database: str
+    pg_uow: UnitOfWorkFactory, api: Api, migrated_database: str
 ) -> None:
     assert api.settings.transfer_batch_size > 1  # the default groups
-    client = await new_client()
+    client = await new_client(pg_uow)
     auth = await bearer(api.client, client)
     charges = [await _charge(api, auth, f"{n}.00") for n in range(1, 31)]
-    other = await new_client()
+    other = await new_client(pg_uow)
     foreign = await _charge(api, await bearer(api.client, other), "5.00")  # not the caller's
     codes = [c["pixCopiaECola"] for c in charges]
     codes += codes[:5]  # paid twice at once: the second payment of each is refused
@@ -71,8 +72,10 @@ async def test_a_burst_of_charge_payments_of_one_account_is_credited_once_each(
     assert report["ok"] is True, report
 
 
-async def test_concurrent_payers_of_one_charge_credit_it_once(api: Api, migrated_database: str) -> None:
-    client = await new_client()
+async def test_concurrent_payers_of_one_charge_credit_it_once(
+    pg_uow: UnitOfWorkFactory, api: Api, migrated_database: str
+) -> None:
+    client = await new_client(pg_uow)
     auth = await bearer(api.client, client)
     charge = await _charge(api, auth, "12.34")
     responses = await asyncio.gather(

@@ -28,6 +28,7 @@ from referencing.jsonschema import DRAFT4
 
 from pixcore import brcode
 from pixcore.clock import format_timestamp
+from pixcore.unit_of_work import UnitOfWorkFactory
 from tests.e2e.charges.test_charge_schemas import validator as cob_validator
 from tests.e2e.charges.test_cobv import _due, cobv
 from tests.e2e.conftest import Api
@@ -61,8 +62,8 @@ def _cob(**extra: Any) -> dict[str, Any]:
 
 
 @pytest.fixture
-async def owner(api: Api) -> tuple[Client, dict[str, str]]:
-    client = await new_client()
+async def owner(pg_uow: UnitOfWorkFactory, api: Api) -> tuple[Client, dict[str, str]]:
+    client = await new_client(pg_uow)
     return client, await bearer(api.client, client)
 
 
@@ -154,10 +155,10 @@ async def test_post_cob_and_put_cobv_take_a_location(api: Api, owner: tuple[Clie
 
 
 async def test_a_location_that_cannot_serve_the_charge_is_refused(
-    api: Api, owner: tuple[Client, dict[str, str]]
+    pg_uow: UnitOfWorkFactory, api: Api, owner: tuple[Client, dict[str, str]]
 ) -> None:
     _, auth = owner
-    other = await bearer(api.client, await new_client())
+    other = await bearer(api.client, await new_client(pg_uow))
     foreign = await _location(api, other)
     due_location = await _location(api, auth, "cobv")
     taken = await _location(api, auth)
@@ -374,9 +375,11 @@ async def test_hostile_bodies_and_ids(api: Api, owner: tuple[Client, dict[str, s
         assert response.json()["type"] == ERROR + "PayloadLocationNaoEncontrado"
 
 
-async def test_another_accounts_location_is_not_found(api: Api, owner: tuple[Client, dict[str, str]]) -> None:
+async def test_another_accounts_location_is_not_found(
+    pg_uow: UnitOfWorkFactory, api: Api, owner: tuple[Client, dict[str, str]]
+) -> None:
     _, auth = owner
-    other = await bearer(api.client, await new_client())
+    other = await bearer(api.client, await new_client(pg_uow))
     charge = (await api.client.put(f"/cob/{_txid()}", json=_cob(), headers=auth)).json()
     loc_id = charge["loc"]["id"]
     for method, path in [

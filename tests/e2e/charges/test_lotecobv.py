@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from pixcore.charges.batches import MAX_CHARGES
+from pixcore.unit_of_work import UnitOfWorkFactory
 from tests.e2e.charges.test_cobv import _balance, _cobv_validator, _due, _pay, _txid, cobv
 from tests.e2e.conftest import Api
 from tests.support import Client, bearer, new_client
@@ -29,8 +30,8 @@ def _batch_id() -> int:
 
 
 @pytest.fixture
-async def owner(api: Api) -> tuple[Client, dict[str, str]]:
-    client = await new_client()
+async def owner(pg_uow: UnitOfWorkFactory, api: Api) -> tuple[Client, dict[str, str]]:
+    client = await new_client(pg_uow)
     return client, await bearer(api.client, client)
 
 
@@ -141,7 +142,7 @@ async def test_a_txid_taken_is_refused_with_the_conflict_of_put_cobv(
 
 
 async def test_a_batch_id_once_only_and_the_accounts_own(
-    api: Api, owner: tuple[Client, dict[str, str]]
+    pg_uow: UnitOfWorkFactory, api: Api, owner: tuple[Client, dict[str, str]]
 ) -> None:
     _, auth = owner
     batch_id = _batch_id()
@@ -159,7 +160,7 @@ async def test_a_batch_id_once_only_and_the_accounts_own(
     assert (await api.client.get(f"/cobv/{again_txid}", headers=auth)).status_code == 404
     assert (await _read(api, auth, batch_id))["descricao"] == "Primeiro"
 
-    other = await new_client()
+    other = await new_client(pg_uow)
     other_auth = await bearer(api.client, other)
     for call in (
         api.client.get(f"/lotecobv/{batch_id}", headers=other_auth),

@@ -12,6 +12,7 @@ import jwt
 import pytest
 
 from pixcore import brcode
+from pixcore.unit_of_work import UnitOfWorkFactory
 from tests.e2e.charges.test_charge_schemas import validator
 from tests.e2e.conftest import Api
 from tests.support import Client, bearer, new_client, random_cpf
@@ -32,14 +33,14 @@ def window(api: Api, **extra: Any) -> dict[str, Any]:
 
 
 @pytest.fixture
-async def owner(api: Api) -> tuple[Client, dict[str, str]]:
-    client = await new_client()
+async def owner(pg_uow: UnitOfWorkFactory, api: Api) -> tuple[Client, dict[str, str]]:
+    client = await new_client(pg_uow)
     return client, await bearer(api.client, client)
 
 
 @pytest.fixture
-async def stranger(api: Api) -> dict[str, str]:
-    return await bearer(api.client, await new_client())
+async def stranger(pg_uow: UnitOfWorkFactory, api: Api) -> dict[str, str]:
+    return await bearer(api.client, await new_client(pg_uow))
 
 
 async def _post(api: Api, auth: dict[str, str], body: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from pathlib import Path
 import httpx
 
 from pixcore.clock import SystemClock
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.postgres.pool import Database
 from pixinfra.settings import Settings
 from pixweb.console.session import COOKIE
@@ -47,8 +48,10 @@ async def test_root_and_console_send_the_signed_out_to_sign_in(api: Api) -> None
     assert console.headers["location"] == "/console/sign-in?next=%2Fconsole%2Fcharges%3Ftxid%3Dabc"
 
 
-async def test_sign_in_sets_a_protected_cookie_and_returns_to_the_page_asked_for(api: Api) -> None:
-    client = await new_client()
+async def test_sign_in_sets_a_protected_cookie_and_returns_to_the_page_asked_for(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
+    client = await new_client(pg_uow)
     signed = await sign_in(api.client, client, next_page="/console/transactions")
     assert (signed.status_code, signed.headers["location"]) == (303, "/console/transactions")
     cookie = signed.headers["set-cookie"]
@@ -65,8 +68,10 @@ async def test_sign_in_sets_a_protected_cookie_and_returns_to_the_page_asked_for
     assert "<script>" not in overview.text  # scripts come from files only
 
 
-async def test_a_wrong_secret_is_refused_with_the_token_endpoints_message_and_kept_id(api: Api) -> None:
-    client = await new_client()
+async def test_a_wrong_secret_is_refused_with_the_token_endpoints_message_and_kept_id(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
+    client = await new_client(pg_uow)
     form = await api.client.get("/console/sign-in")
     refused = await api.client.post(
         "/console/sign-in",
@@ -79,13 +84,13 @@ async def test_a_wrong_secret_is_refused_with_the_token_endpoints_message_and_ke
 
 
 async def test_failed_sign_ins_are_limited_without_locking_the_client_out(
-    database: Database, tmp_path: Path
+    pg_uow: UnitOfWorkFactory, database: Database, tmp_path: Path
 ) -> None:
     settings = Settings(
         database_url=database.url, data_dir=tmp_path, run_workers=False, token_rate_per_client=2
     )
     async with running_api(settings, SystemClock(), database) as api:
-        client = await new_client()
+        client = await new_client(pg_uow)
         form = await api.client.get("/console/sign-in")
         statuses = []
         for _ in range(3):
@@ -103,8 +108,8 @@ async def test_failed_sign_ins_are_limited_without_locking_the_client_out(
         assert token.status_code == 201, token.text
 
 
-async def test_a_form_without_its_csrf_token_is_refused(api: Api) -> None:
-    client = await new_client()
+async def test_a_form_without_its_csrf_token_is_refused(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    client = await new_client(pg_uow)
     await sign_in(api.client, client)
     refused = await api.client.post("/console/charges", data={"amount": "10.00"})
     assert refused.status_code == 403
@@ -115,8 +120,8 @@ async def test_a_form_without_its_csrf_token_is_refused(api: Api) -> None:
     assert made.status_code == 303
 
 
-async def test_another_accounts_charge_is_not_found(api: Api) -> None:
-    owner, other = await new_client(), await new_client()
+async def test_another_accounts_charge_is_not_found(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    owner, other = await new_client(pg_uow), await new_client(pg_uow)
     await sign_in(api.client, owner)
     charges = await api.client.get("/console/charges")
     made = await api.client.post("/console/charges", data={"amount": "12.34", "csrf": csrf_of(charges)})
@@ -141,8 +146,10 @@ async def test_another_accounts_charge_is_not_found(api: Api) -> None:
     assert "ATIVA" in (await api.client.get(path)).text  # the owner's charge is untouched
 
 
-async def test_form_errors_show_the_api_message_beside_the_field_and_keep_the_input(api: Api) -> None:
-    client = await new_client()
+async def test_form_errors_show_the_api_message_beside_the_field_and_keep_the_input(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
+    client = await new_client(pg_uow)
     await sign_in(api.client, client)
     charges = await api.client.get("/console/charges")
     refused = await api.client.post(
@@ -169,8 +176,10 @@ async def test_form_errors_show_the_api_message_beside_the_field_and_keep_the_in
     assert 'id="e-amount"' in wrong.text
 
 
-async def test_an_idle_session_returns_to_sign_in_then_to_the_page(api: Api) -> None:
-    client = await new_client()
+async def test_an_idle_session_returns_to_sign_in_then_to_the_page(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
+    client = await new_client(pg_uow)
     await sign_in(api.client, client)
     assert api.app is not None
     # The sessions' own clock (the wall clock in the service) 31 minutes on: the session sat idle.
@@ -191,8 +200,8 @@ async def test_production_mode_serves_no_console(database: Database, tmp_path: P
         assert (await api.client.get("/")).status_code == 404
 
 
-async def test_hostile_input_gets_the_error_shape_never_a_500(api: Api) -> None:
-    owner, other = await new_client(), await new_client()
+async def test_hostile_input_gets_the_error_shape_never_a_500(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    owner, other = await new_client(pg_uow), await new_client(pg_uow)
     await sign_in(api.client, owner)
     page = await api.client.get("/console/charges")
     token = csrf_of(page)
@@ -253,8 +262,8 @@ async def test_hostile_input_gets_the_error_shape_never_a_500(api: Api) -> None:
     assert (await api.client.get("/console")).status_code == 303
 
 
-async def test_what_a_user_typed_is_escaped_on_every_page(api: Api) -> None:
-    client = await new_client()
+async def test_what_a_user_typed_is_escaped_on_every_page(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    client = await new_client(pg_uow)
     await sign_in(api.client, client)
     charges = await api.client.get("/console/charges")
     script = "<script>alert(1)</script>"
@@ -272,11 +281,13 @@ async def test_what_a_user_typed_is_escaped_on_every_page(api: Api) -> None:
     assert "<script>x</script>" not in refused.text
 
 
-async def test_a_session_made_by_one_process_is_read_by_another(database: Database, tmp_path: Path) -> None:
+async def test_a_session_made_by_one_process_is_read_by_another(
+    pg_uow: UnitOfWorkFactory, database: Database, tmp_path: Path
+) -> None:
     """Two apps on one data folder (one signing key), as two worker processes: a sign-in on one
     is a session on the other, with no shared memory."""
     settings = Settings(database_url=database.url, data_dir=tmp_path, run_workers=False)
-    client = await new_client()
+    client = await new_client(pg_uow)
     async with (
         running_api(settings, SystemClock(), database) as first,
         running_api(settings, SystemClock(), database) as second,

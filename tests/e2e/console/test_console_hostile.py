@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from pixcore.unit_of_work import UnitOfWorkFactory
 from tests.e2e.conftest import Api
 from tests.e2e.console.test_console import csrf_of, sign_in
 from tests.support import new_client
@@ -28,8 +29,10 @@ LONG = "9" * 60_000  # long text under the body limit
 
 
 @pytest.mark.parametrize("path", sorted(FORMS))
-async def test_long_and_odd_form_values_are_refused_with_the_error_shape(api: Api, path: str) -> None:
-    await sign_in(api.client, await new_client(sandbox_admin=True))
+async def test_long_and_odd_form_values_are_refused_with_the_error_shape(
+    pg_uow: UnitOfWorkFactory, api: Api, path: str
+) -> None:
+    await sign_in(api.client, await new_client(pg_uow, sandbox_admin=True))
     token = csrf_of(await api.client.get("/console/webhooks"))
     for value in (LONG, "²³", "\u202e" + "x" * 40, " ", "-1", "1e309"):
         answer = await api.client.post(path, data={"csrf": token} | dict.fromkeys(FORMS[path], value))
@@ -42,8 +45,8 @@ async def test_long_and_odd_form_values_are_refused_with_the_error_shape(api: Ap
     assert not_utf8.status_code == 400
 
 
-async def test_odd_ids_in_paths_are_refused_or_not_found(api: Api) -> None:
-    await sign_in(api.client, await new_client())
+async def test_odd_ids_in_paths_are_refused_or_not_found(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    await sign_in(api.client, await new_client(pg_uow))
     token = csrf_of(await api.client.get("/console/webhooks"))
     big = str(2**70)
     for path in (

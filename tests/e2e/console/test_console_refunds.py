@@ -7,6 +7,7 @@ import re
 
 import httpx
 
+from pixcore.unit_of_work import UnitOfWorkFactory
 from tests.e2e.conftest import Api
 from tests.e2e.console.test_console import csrf_of, sign_in
 from tests.support import Client, bearer, new_client
@@ -25,8 +26,10 @@ async def received(http: httpx.AsyncClient, client: Client, amount: str = "50.00
     return e2e
 
 
-async def test_a_refund_is_requested_and_its_status_shown_as_the_api_reads_it(api: Api) -> None:
-    client = await new_client()
+async def test_a_refund_is_requested_and_its_status_shown_as_the_api_reads_it(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
+    client = await new_client(pg_uow)
     e2e = await received(api.client, client)
     await sign_in(api.client, client)
     form = await api.client.get(f"/console/refunds?endToEndId={e2e}")
@@ -62,8 +65,10 @@ async def test_a_refund_is_requested_and_its_status_shown_as_the_api_reads_it(ap
     )
 
 
-async def test_a_refund_above_the_remainder_shows_the_message_beside_the_amount(api: Api) -> None:
-    client = await new_client()
+async def test_a_refund_above_the_remainder_shows_the_message_beside_the_amount(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
+    client = await new_client(pg_uow)
     e2e = await received(api.client, client, "5.00")
     await sign_in(api.client, client)
     form = await api.client.get("/console/refunds")
@@ -94,8 +99,8 @@ async def test_a_refund_above_the_remainder_shows_the_message_beside_the_amount(
     assert 'id="e-end_to_end_id">e2eid must be 32 alphanumeric characters' in bad.text
 
 
-async def test_another_accounts_receipt_and_refund_are_not_found(api: Api) -> None:
-    owner, other = await new_client(), await new_client()
+async def test_another_accounts_receipt_and_refund_are_not_found(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    owner, other = await new_client(pg_uow), await new_client(pg_uow)
     e2e = await received(api.client, owner)
     await sign_in(api.client, other)
     form = await api.client.get("/console/refunds")
@@ -116,8 +121,8 @@ async def test_another_accounts_receipt_and_refund_are_not_found(api: Api) -> No
     assert missing_csrf.status_code == 403
 
 
-async def test_a_cash_in_shows_its_code_and_qr_image(api: Api) -> None:
-    client = await new_client()
+async def test_a_cash_in_shows_its_code_and_qr_image(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    client = await new_client(pg_uow)
     await sign_in(api.client, client)
     form = await api.client.get("/console/cash-in")
     made = await api.client.post(
@@ -163,8 +168,8 @@ async def test_a_cash_in_shows_its_code_and_qr_image(api: Api) -> None:
     assert again.status_code == 409
 
 
-async def test_a_bad_cash_in_shows_each_message_beside_its_field(api: Api) -> None:
-    await sign_in(api.client, await new_client())
+async def test_a_bad_cash_in_shows_each_message_beside_its_field(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    await sign_in(api.client, await new_client(pg_uow))
     form = await api.client.get("/console/cash-in")
     refused = await api.client.post(
         "/console/cash-in",

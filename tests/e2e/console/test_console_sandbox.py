@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import uuid
 
+from pixcore.unit_of_work import UnitOfWorkFactory
 from tests.e2e.conftest import Api
 from tests.e2e.console.test_console import csrf_of, sign_in
 from tests.e2e.console.test_console_refunds import received
@@ -14,8 +15,10 @@ from tests.support import bearer, new_client
 MED_CASE = re.compile(r"MED case (\d+) opened\.")
 
 
-async def test_a_directory_key_is_added_and_a_transfer_to_it_follows_its_behaviour(api: Api) -> None:
-    client = await new_client()
+async def test_a_directory_key_is_added_and_a_transfer_to_it_follows_its_behaviour(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
+    client = await new_client(pg_uow)
     await received(api.client, client, "30.00")
     await sign_in(api.client, client)
     page = await api.client.get("/console/sandbox")
@@ -52,8 +55,10 @@ async def test_a_directory_key_is_added_and_a_transfer_to_it_follows_its_behavio
     assert sent.json()["type"] == "PENDING"  # reject: the outside institution answers at settlement
 
 
-async def test_a_bad_directory_key_shows_each_message_beside_its_field(api: Api) -> None:
-    await sign_in(api.client, await new_client())
+async def test_a_bad_directory_key_shows_each_message_beside_its_field(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
+    await sign_in(api.client, await new_client(pg_uow))
     page = await api.client.get("/console/sandbox")
     refused = await api.client.post(
         "/console/sandbox/dict",
@@ -92,8 +97,8 @@ async def test_a_bad_directory_key_shows_each_message_beside_its_field(api: Api)
     assert f'id="e-ispb">ISPB {api.settings.ispb} is this service' in own.text
 
 
-async def test_a_med_is_opened_then_accepted_or_rejected(api: Api) -> None:
-    client = await new_client()
+async def test_a_med_is_opened_then_accepted_or_rejected(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    client = await new_client(pg_uow)
     first, second = await received(api.client, client, "10.00"), await received(api.client, client, "7.00")
     await sign_in(api.client, client)
     page = await api.client.get("/console/sandbox")
@@ -130,8 +135,10 @@ async def test_a_med_is_opened_then_accepted_or_rejected(api: Api) -> None:
     assert 'id="med-status">REJECTED<' in rejected.text
 
 
-async def test_another_accounts_receipt_and_med_case_are_not_found(api: Api) -> None:
-    owner, intruder = await new_client(), await new_client()
+async def test_another_accounts_receipt_and_med_case_are_not_found(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
+    owner, intruder = await new_client(pg_uow), await new_client(pg_uow)
     e2e = await received(api.client, owner)
     await sign_in(api.client, owner)
     page = await api.client.get("/console/sandbox")
@@ -161,8 +168,8 @@ async def test_another_accounts_receipt_and_med_case_are_not_found(api: Api) -> 
     assert missing_csrf.status_code == 403
 
 
-async def test_only_a_sandbox_admin_sees_and_uses_the_clock(api: Api) -> None:
-    plain = await new_client()
+async def test_only_a_sandbox_admin_sees_and_uses_the_clock(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    plain = await new_client(pg_uow)
     await sign_in(api.client, plain)
     page = await api.client.get("/console/sandbox")
     assert 'id="clock-form"' not in page.text
@@ -176,7 +183,7 @@ async def test_only_a_sandbox_admin_sees_and_uses_the_clock(api: Api) -> None:
     )
     assert api_answer.status_code == 403  # the API answers the same
     await api.client.post("/console/sign-out", data={"csrf": csrf_of(page)})
-    admin = await new_client(sandbox_admin=True)
+    admin = await new_client(pg_uow, sandbox_admin=True)
     await sign_in(api.client, admin)
     page = await api.client.get("/console/sandbox")
     assert 'id="clock-form"' in page.text

@@ -14,6 +14,7 @@ import asyncpg
 import httpx
 
 from pixcore.clock import SystemClock
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.postgres.pool import Database
 from pixinfra.settings import Settings
 from pixweb.app import create_app
@@ -35,10 +36,12 @@ async def register(
     )
 
 
-async def test_register_list_and_deactivate_a_webhook(database: Database, tmp_path: Path) -> None:
+async def test_register_list_and_deactivate_a_webhook(
+    pg_uow: UnitOfWorkFactory, database: Database, tmp_path: Path
+) -> None:
     settings = replace(_settings(database, tmp_path), webhook_allow_private=True)
     async with running_api(settings, SystemClock(), database) as api:
-        client = await new_client()
+        client = await new_client(pg_uow)
         await sign_in(api.client, client)
         made = await register(api.client, "http://127.0.0.1:9/hook", headers="X-Token: abc\n\nX-Other: 2")
         assert made.status_code == 200
@@ -68,9 +71,10 @@ def _settings(database: Database, tmp_path: Path) -> Settings:
 
 
 async def test_a_bad_registration_shows_the_api_message_beside_the_field_and_keeps_the_input(
+    pg_uow: UnitOfWorkFactory,
     api: Api,
 ) -> None:
-    client = await new_client()
+    client = await new_client(pg_uow)
     await sign_in(api.client, client)
     refused = await register(api.client, "http://example.com/hook", headers="Bad Name: x")
     assert refused.status_code == 400
@@ -83,8 +87,8 @@ async def test_a_bad_registration_shows_the_api_message_beside_the_field_and_kee
     assert 'id="e-event_type">eventType: must be one of cash_in' in kind.text
 
 
-async def test_the_secret_is_revealed_on_demand_and_rotated(api: Api) -> None:
-    client = await new_client()
+async def test_the_secret_is_revealed_on_demand_and_rotated(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    client = await new_client(pg_uow)
     await sign_in(api.client, client)
     page = await api.client.get("/console/webhooks")
     assert SECRET.search(page.text) is None  # hidden until asked for
@@ -105,8 +109,10 @@ async def test_the_secret_is_revealed_on_demand_and_rotated(api: Api) -> None:
     assert SECRET.search(kept.text).group(1) == second.group(1)  # type: ignore[union-attr]
 
 
-async def test_another_accounts_webhook_and_delivery_are_not_found(api: Api, database: Database) -> None:
-    owner, other = await new_client(), await new_client()
+async def test_another_accounts_webhook_and_delivery_are_not_found(
+    pg_uow: UnitOfWorkFactory, api: Api, database: Database
+) -> None:
+    owner, other = await new_client(pg_uow), await new_client(pg_uow)
     conn = await asyncpg.connect(database.url)
     try:
         webhook_id = await conn.fetchval(
@@ -132,8 +138,10 @@ async def test_another_accounts_webhook_and_delivery_are_not_found(api: Api, dat
     assert replay.status_code == 404
 
 
-async def test_bad_delivery_filters_show_their_message_beside_the_field(api: Api) -> None:
-    await sign_in(api.client, await new_client())
+async def test_bad_delivery_filters_show_their_message_beside_the_field(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
+    await sign_in(api.client, await new_client(pg_uow))
     bad = await api.client.get("/console/webhooks/deliveries?webhookId=x1&status=lost&eventType=cash_in")
     assert bad.status_code == 400
     assert 'id="e-webhookId">webhookId: must be a whole number' in bad.text
@@ -145,11 +153,11 @@ async def test_bad_delivery_filters_show_their_message_beside_the_field(api: Api
 
 
 async def test_a_test_event_reaches_the_receiver_and_the_page_says_what_it_answered(
-    database: Database, tmp_path: Path
+    pg_uow: UnitOfWorkFactory, database: Database, tmp_path: Path
 ) -> None:
     settings = replace(_settings(database, tmp_path), webhook_allow_private=True)
     async with running_receiver() as receiver, running_api(settings, SystemClock(), database) as api:
-        await sign_in(api.client, await new_client())
+        await sign_in(api.client, await new_client(pg_uow))
         made = await register(api.client, receiver.url("/probe"))
         webhook_id = re.search(r"Webhook (\d+) registered", made.text).group(1)  # type: ignore[union-attr]
         sent = await api.client.post(f"/console/webhooks/{webhook_id}/test", data={"csrf": csrf_of(made)})
@@ -160,13 +168,15 @@ async def test_a_test_event_reaches_the_receiver_and_the_page_says_what_it_answe
         assert b'"PING"' in got.body
 
 
-async def test_without_a_notifier_test_events_are_unavailable(database: Database, tmp_path: Path) -> None:
+async def test_without_a_notifier_test_events_are_unavailable(
+    pg_uow: UnitOfWorkFactory, database: Database, tmp_path: Path
+) -> None:
     app = create_app(_settings(database, tmp_path), clock=SystemClock(), database=database)
     async with (
         app.lifespan(),
         httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1:8000") as http,
     ):
-        await sign_in(http, await new_client())
+        await sign_in(http, await new_client(pg_uow))
         page = await http.get("/console/webhooks")
         assert "Test events are unavailable" in page.text
         answer = await http.post("/console/webhooks/1/test", data={"csrf": csrf_of(page)})
@@ -175,11 +185,11 @@ async def test_without_a_notifier_test_events_are_unavailable(database: Database
 
 
 async def test_a_payment_delivery_is_listed_with_its_payload_and_attempts(
-    database: Database, tmp_path: Path
+    pg_uow: UnitOfWorkFactory, database: Database, tmp_path: Path
 ) -> None:
     settings = replace(_settings(database, tmp_path), webhook_allow_private=True, run_workers=True)
     async with running_receiver() as receiver, running_api(settings, SystemClock(), database) as api:
-        client = await new_client()
+        client = await new_client(pg_uow)
         await sign_in(api.client, client)
         made = await register(api.client, receiver.url("/paid"))
         webhook_id = re.search(r"Webhook (\d+) registered", made.text).group(1)  # type: ignore[union-attr]

@@ -28,7 +28,7 @@ from pixweb.security.secrets import Argon2Hasher
 from tests.e2e.money_model.money_compare import differences
 from tests.e2e.money_model.money_service import ModelService, advance_clock, cents, reais, token_for, valor
 from tests.money_model import Case, Charge, DueTerms, Model, Receipt, Refund, Transfer
-from tests.support import Client, add_external_key, pg_uow, random_cpf
+from tests.support import Client, add_external_key, random_cpf
 
 __all__ = ["ACCOUNTS", "Driver", "cents"]
 
@@ -46,7 +46,7 @@ _ENCODER = msgspec.json.Encoder(decimal_format="number")
 async def open_client(service: ModelService) -> Client:
     """An account with one random key and a certificate valid on the service clock."""
     opened = await open_account(
-        pg_uow,
+        service.uow,
         _HASHER,
         ispb="99999999",
         name="Model Holder",
@@ -58,7 +58,7 @@ async def open_client(service: ModelService) -> Client:
     )
     # Linked through the repository: the certificate is dated by the test's clock, which runs
     # ahead of the wall clock (the link use case's own validity check is not what this tests).
-    async with pg_uow() as tx:
+    async with service.uow() as tx:
         await tx.certificates.link(opened.account.id, info)
         await tx.commit()
     return Client(opened=opened, cert_pem=cert_pem, fingerprint=info.fingerprint)
@@ -323,7 +323,7 @@ class Driver:
     async def run_workers(self) -> None:
         """A round of the settlement loop, by its use cases, until nothing is left to do. Transfers
         settle in groups of ``PIX_TRANSFER_BATCH_SIZE`` as the app's loop settles them."""
-        uow, clock, size = pg_uow, self.service.clock, self.service.settings.transfer_batch_size
+        uow, clock, size = self.service.uow, self.service.clock, self.service.settings.transfer_batch_size
         while await settle_in_groups(uow, clock, size=size):
             pass
         while await process_due_refunds(uow, clock):

@@ -16,6 +16,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 from unittest import mock
@@ -24,7 +25,10 @@ import asyncpg
 import httpx
 
 from pixcore.clock import SystemClock
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.persistence.ledger_check import check_ledger
+from pixinfra.persistence.uow import PostgresUnitOfWork
+from pixinfra.postgres.pool import Database
 from pixinfra.settings import Settings
 from tests.e2e.conftest import running_api
 from tests.support import Client, bearer
@@ -84,6 +88,8 @@ class ModelService:
     http: httpx.AsyncClient
     clock: SteppedClock
     conn: asyncpg.Connection[Any]
+    uow: UnitOfWorkFactory
+    """Units of work on the service's database, for the workers' use cases and opening accounts."""
     settings: Settings
     run: Runner
     """Runs a coroutine on the service's event loop from the state machine's thread."""
@@ -107,9 +113,12 @@ def service_settings(database_url: str, data_dir: Path) -> Settings:
 
 
 @asynccontextmanager
-async def model_service(database_url: str, data_dir: Path) -> AsyncIterator[ModelService]:
-    """The app with its lifespan (no background loops: the test runs the workers' use cases),
-    a connection to look behind the API, and a bridge for a synchronous state machine."""
+async def model_service(database: Database, data_dir: Path) -> AsyncIterator[ModelService]:
+    """The app on ``database``'s URL with its lifespan (no background loops: the test runs the
+    workers' use cases, on units of work on ``database``), a connection to look behind the API,
+    and a bridge for a synchronous state machine."""
+    assert database.url is not None
+    database_url = database.url
     settings = service_settings(database_url, data_dir)
     clock = SteppedClock()
     loop = asyncio.get_running_loop()
@@ -123,7 +132,14 @@ async def model_service(database_url: str, data_dir: Path) -> AsyncIterator[Mode
     conn = await asyncpg.connect(database_url)
     try:
         async with running_api(settings, clock) as api:
-            yield ModelService(http=api.client, clock=clock, conn=conn, settings=settings, run=run)
+            yield ModelService(
+                http=api.client,
+                clock=clock,
+                conn=conn,
+                uow=partial(PostgresUnitOfWork, database),
+                settings=settings,
+                run=run,
+            )
     finally:
         await conn.close()
 

@@ -39,6 +39,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
+from pixinfra.postgres.pool import Database
 from tests.e2e.money_model.money_driver import ACCOUNTS, Driver
 from tests.e2e.money_model.money_service import ModelService, model_service
 from tests.money_model import DueTerms, Receipt, payer_day
@@ -219,7 +220,7 @@ class MoneyModel(RuleBasedStateMachine):
         self.service.run(self.driver.check())
 
 
-async def test_money_is_where_the_model_says_after_every_step(migrated_database: str, tmp_path: Path) -> None:
+async def test_money_is_where_the_model_says_after_every_step(database: Database, tmp_path: Path) -> None:
     chosen = settings(max_examples=EXAMPLES, stateful_step_count=STEPS)
-    async with model_service(migrated_database, tmp_path) as service:
+    async with model_service(database, tmp_path) as service:
         await asyncio.to_thread(run_state_machine_as_test, lambda: MoneyModel(service), settings=chosen)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from pixinfra.postgres.pool import Database
 from tests.e2e.money_model.money_driver import Driver
 from tests.e2e.money_model.money_service import model_service
 
@@ -19,8 +20,8 @@ A, B = 0, 1
 
 
 @pytest.fixture
-async def driver(migrated_database: str, tmp_path: Path) -> AsyncIterator[Driver]:
-    async with model_service(migrated_database, tmp_path) as service:
+async def driver(database: Database, tmp_path: Path) -> AsyncIterator[Driver]:
+    async with model_service(database, tmp_path) as service:
         yield await Driver.start(service)
 
 

@@ -21,6 +21,7 @@ from litestar import get
 from prometheus_client.parser import text_string_to_metric_families
 
 from pixcore.clock import SystemClock
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.postgres.database import with_database
 from pixinfra.postgres.pool import Database
 from pixweb.app import create_app
@@ -116,8 +117,10 @@ async def test_an_unusable_request_id_is_replaced(api: Api) -> None:
 # -- the access log -------------------------------------------------------------------------
 
 
-async def test_one_json_access_line_per_request_without_secrets(api: Api, log_lines: JsonLines) -> None:
-    client = await new_client()
+async def test_one_json_access_line_per_request_without_secrets(
+    pg_uow: UnitOfWorkFactory, api: Api, log_lines: JsonLines
+) -> None:
+    client = await new_client(pg_uow)
     auth = await bearer(api.client, client)
     token = auth["Authorization"].removeprefix("Bearer ")
     request_id = f"trace-{uuid.uuid4().hex[:8]}"
@@ -175,8 +178,8 @@ async def test_records_logged_inside_a_request_carry_its_id(
 # -- metrics --------------------------------------------------------------------------------
 
 
-async def test_metrics_expose_request_latency_by_route_template(api: Api) -> None:
-    client = await new_client()
+async def test_metrics_expose_request_latency_by_route_template(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    client = await new_client(pg_uow)
     auth = await bearer(api.client, client)
     txid = uuid.uuid4().hex
     assert (await api.client.get("/balance", headers=auth)).status_code == 200
@@ -197,8 +200,10 @@ async def test_metrics_expose_request_latency_by_route_template(api: Api) -> Non
     assert any(labels.get("le") == "+Inf" and labels["route"] == "/balance" for labels, _ in buckets)
 
 
-async def test_metrics_show_the_outbox_and_delivery_queue(api: Api, migrated_database: str) -> None:
-    client = await new_client()
+async def test_metrics_show_the_outbox_and_delivery_queue(
+    pg_uow: UnitOfWorkFactory, api: Api, migrated_database: str
+) -> None:
+    client = await new_client(pg_uow)
     auth = await bearer(api.client, client)
     await fund(api.client, client, auth, "1.00")  # a RECEIVE event, undispatched (no notifier runs)
     api.clock.advance(3600)
@@ -227,9 +232,9 @@ async def test_metrics_show_the_outbox_and_delivery_queue(api: Api, migrated_dat
 
 
 async def test_metrics_count_transfers_by_outcome_and_delivery_attempts(
-    api: Api, tmp_path: Path, migrated_database: str
+    pg_uow: UnitOfWorkFactory, api: Api, tmp_path: Path, migrated_database: str
 ) -> None:
-    client = await new_client()
+    client = await new_client(pg_uow)
     settings = replace(api.settings, run_workers=True, data_dir=tmp_path / "workers")
     async with running_api(settings, SystemClock()) as live:
         auth = await bearer(live.client, client)

@@ -24,6 +24,7 @@ import asyncpg
 import httpx
 import pytest
 
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.persistence.revocation import PostgresCertificateStatus
 from pixinfra.postgres.pool import Database
 from pixinfra.settings import Settings
@@ -56,9 +57,9 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
 
 
 async def test_one_statement_reads_the_clock_and_the_certificate_status(
-    shared_api: Api, calls: dict[str, int]
+    pg_uow: UnitOfWorkFactory, shared_api: Api, calls: dict[str, int]
 ) -> None:
-    auth = await bearer(shared_api.client, await new_client())
+    auth = await bearer(shared_api.client, await new_client(pg_uow))
     for _ in range(3):
         response = await shared_api.client.get("/balance", headers=auth)
         assert response.status_code == 200, response.text
@@ -66,9 +67,9 @@ async def test_one_statement_reads_the_clock_and_the_certificate_status(
 
 
 async def test_a_revocation_elsewhere_refuses_the_next_request(
-    shared_api: Api, calls: dict[str, int], migrated_database: str
+    pg_uow: UnitOfWorkFactory, shared_api: Api, calls: dict[str, int], migrated_database: str
 ) -> None:
-    client = await new_client()
+    client = await new_client(pg_uow)
     auth = await bearer(shared_api.client, client)
     assert (await shared_api.client.get("/balance", headers=auth)).status_code == 200
 
@@ -87,9 +88,9 @@ async def test_a_revocation_elsewhere_refuses_the_next_request(
 
 
 async def test_a_clock_moved_elsewhere_expires_a_cached_token_at_once(
-    shared_api: Api, migrated_database: str
+    pg_uow: UnitOfWorkFactory, shared_api: Api, migrated_database: str
 ) -> None:
-    auth = await bearer(shared_api.client, await new_client())
+    auth = await bearer(shared_api.client, await new_client(pg_uow))
     assert (await shared_api.client.get("/balance", headers=auth)).status_code == 200  # cached as verified
 
     moved = timedelta(seconds=TOKEN_LIFETIME_SECONDS + 1) // timedelta(microseconds=1)
@@ -115,15 +116,17 @@ async def test_a_token_that_does_not_verify_still_reads_the_clock_and_is_refused
     assert calls == {"in_force": 0, "in_force_with_clock": 0, "in_force_many_with_clock": 0}
 
 
-async def test_a_private_clock_keeps_the_separate_look_up(api: Api, calls: dict[str, int]) -> None:
-    auth = await bearer(api.client, await new_client())
+async def test_a_private_clock_keeps_the_separate_look_up(
+    pg_uow: UnitOfWorkFactory, api: Api, calls: dict[str, int]
+) -> None:
+    auth = await bearer(api.client, await new_client(pg_uow))
     assert (await api.client.get("/balance", headers=auth)).status_code == 200
     assert calls == {"in_force": 1, "in_force_with_clock": 0, "in_force_many_with_clock": 0}
 
 
-async def _sender(api: Api, amount: str) -> tuple[Client, dict[str, str], str]:
+async def _sender(pg_uow: UnitOfWorkFactory, api: Api, amount: str) -> tuple[Client, dict[str, str], str]:
     """A funded client, its bearer header and an outside key to pay."""
-    client = await new_client()
+    client = await new_client(pg_uow)
     auth = await bearer(api.client, client)
     await fund(api.client, client, auth, amount)
     key, _ = await add_external_key(api.client, auth)
@@ -146,9 +149,9 @@ async def _revoke(url: str, fingerprint: str) -> None:
 
 
 async def test_a_grouped_transfer_reads_its_certificate_in_its_group_not_before_its_handler(
-    shared_api: Api, calls: dict[str, int]
+    pg_uow: UnitOfWorkFactory, shared_api: Api, calls: dict[str, int]
 ) -> None:
-    _, auth, key = await _sender(shared_api, "10.00")
+    _, auth, key = await _sender(pg_uow, shared_api, "10.00")
     before = dict(calls)
     responses = await asyncio.gather(*(_send(shared_api, auth, key) for _ in range(6)))
     assert [r.status_code for r in responses] == [201] * 6, [r.text for r in responses]
@@ -158,10 +161,10 @@ async def test_a_grouped_transfer_reads_its_certificate_in_its_group_not_before_
 
 
 async def test_a_revocation_elsewhere_refuses_the_next_grouped_transfer_with_the_bearer_checks_answer(
-    shared_api: Api, calls: dict[str, int], migrated_database: str
+    pg_uow: UnitOfWorkFactory, shared_api: Api, calls: dict[str, int], migrated_database: str
 ) -> None:
-    client, auth, key = await _sender(shared_api, "10.00")
-    other, other_auth, other_key = await _sender(shared_api, "10.00")
+    client, auth, key = await _sender(pg_uow, shared_api, "10.00")
+    other, other_auth, other_key = await _sender(pg_uow, shared_api, "10.00")
     assert (await _send(shared_api, auth, key)).status_code == 201
 
     await _revoke(migrated_database, client.fingerprint)
@@ -182,9 +185,9 @@ async def test_a_revocation_elsewhere_refuses_the_next_grouped_transfer_with_the
 
 
 async def test_a_clock_moved_elsewhere_expires_a_cached_token_at_its_grouped_transfer(
-    shared_api: Api, migrated_database: str
+    pg_uow: UnitOfWorkFactory, shared_api: Api, migrated_database: str
 ) -> None:
-    _, auth, key = await _sender(shared_api, "10.00")
+    _, auth, key = await _sender(pg_uow, shared_api, "10.00")
     assert (await _send(shared_api, auth, key)).status_code == 201  # the token cached as verified
 
     moved = timedelta(seconds=TOKEN_LIFETIME_SECONDS + 1) // timedelta(microseconds=1)
@@ -213,9 +216,13 @@ async def test_a_clock_moved_elsewhere_expires_a_cached_token_at_its_grouped_tra
     ],
 )
 async def test_a_revoked_certificate_is_refused_401_even_when_the_transfer_never_reaches_a_group(
-    shared_api: Api, migrated_database: str, body: str, headers: dict[str, str | None]
+    pg_uow: UnitOfWorkFactory,
+    shared_api: Api,
+    migrated_database: str,
+    body: str,
+    headers: dict[str, str | None],
 ) -> None:
-    client, auth, _ = await _sender(shared_api, "10.00")
+    client, auth, _ = await _sender(pg_uow, shared_api, "10.00")
     sent = {"content-type": "application/json", "x-idempotency-key": str(uuid.uuid4())} | auth | headers
     request_headers = {name: value for name, value in sent.items() if value is not None}
     alive = await shared_api.client.post("/dict/pix", content=body, headers=request_headers)

@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from pixcore.documents import mask_document
+from pixcore.unit_of_work import UnitOfWorkFactory
 from tests.e2e.conftest import Api
 from tests.support import Client, add_external_key, bearer, fund, ledger_report, new_client, random_cpf
 
@@ -94,8 +95,8 @@ def e2e_id() -> str:
     return "E12345678" + datetime.now(UTC).strftime("%Y%m%d%H%M") + uuid.uuid4().hex[:11]
 
 
-async def holder(api: Api) -> tuple[Client, dict[str, str]]:
-    client = await new_client()
+async def holder(pg_uow: UnitOfWorkFactory, api: Api) -> tuple[Client, dict[str, str]]:
+    client = await new_client(pg_uow)
     return client, await bearer(api.client, client)
 
 
@@ -118,8 +119,10 @@ def assert_error(response: httpx.Response, status: int) -> dict[str, Any]:
 # ------------------------------------------------------------------------------------ shapes
 
 
-async def test_list_items_have_the_spec_shape_and_display_values(api: Api, migrated_database: str) -> None:
-    client, auth = await holder(api)
+async def test_list_items_have_the_spec_shape_and_display_values(
+    pg_uow: UnitOfWorkFactory, api: Api, migrated_database: str
+) -> None:
+    client, auth = await holder(pg_uow, api)
     payer = random_cpf()
     paid = await api.client.post(
         "/sandbox/payments",
@@ -198,8 +201,10 @@ async def test_list_items_have_the_spec_shape_and_display_values(api: Api, migra
     assert (await ledger_report(migrated_database))["ok"]
 
 
-async def test_every_raw_value_maps_to_its_display_value(api: Api, migrated_database: str) -> None:
-    client, auth = await holder(api)
+async def test_every_raw_value_maps_to_its_display_value(
+    pg_uow: UnitOfWorkFactory, api: Api, migrated_database: str
+) -> None:
+    client, auth = await holder(pg_uow, api)
     combos = [
         ("PAYMENT", "PENDING", "Pix in", "Pendente", "CREDIT"),
         ("WITHDRAW", "CONFIRMED", "Pix out", "Confirmado", "DEBIT"),
@@ -222,8 +227,10 @@ async def test_every_raw_value_maps_to_its_display_value(api: Api, migrated_data
 
 
 @pytest.mark.parametrize("size", [1, 7, 20, 45, 100])
-async def test_pages_cover_every_match_once_newest_first(api: Api, migrated_database: str, size: int) -> None:
-    client, auth = await holder(api)
+async def test_pages_cover_every_match_once_newest_first(
+    pg_uow: UnitOfWorkFactory, api: Api, migrated_database: str, size: int
+) -> None:
+    client, auth = await holder(pg_uow, api)
     now = datetime.now(UTC)
     count = 45
     rows = [{"created_at": now - timedelta(hours=i % 9, minutes=i)} for i in range(count)]
@@ -249,8 +256,8 @@ async def test_pages_cover_every_match_once_newest_first(api: Api, migrated_data
     assert order == sorted(order, reverse=True)
 
 
-async def test_an_empty_list_has_consistent_metadata(api: Api) -> None:
-    _, auth = await holder(api)
+async def test_an_empty_list_has_consistent_metadata(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    _, auth = await holder(pg_uow, api)
     body = await get_ok(api, "/api/transactions", auth)
     assert body == {
         "data": [],
@@ -266,9 +273,9 @@ async def test_an_empty_list_has_consistent_metadata(api: Api) -> None:
 
 
 async def test_pages_stay_put_while_new_transactions_arrive_when_end_date_is_fixed(
-    api: Api, migrated_database: str
+    pg_uow: UnitOfWorkFactory, api: Api, migrated_database: str
 ) -> None:
-    client, auth = await holder(api)
+    client, auth = await holder(pg_uow, api)
     now = datetime.now(UTC)
     await insert_rows(
         migrated_database,
@@ -294,8 +301,10 @@ async def test_pages_stay_put_while_new_transactions_arrive_when_end_date_is_fix
 # ------------------------------------------------------------------------------------ dates
 
 
-async def test_default_windows_are_31_and_30_days(api: Api, migrated_database: str) -> None:
-    client, auth = await holder(api)
+async def test_default_windows_are_31_and_30_days(
+    pg_uow: UnitOfWorkFactory, api: Api, migrated_database: str
+) -> None:
+    client, auth = await holder(pg_uow, api)
     key = client.opened.keys[0].value
     now = datetime.now(UTC)
     ages = {"29d": 29, "30.5d": 30.5, "31.5d": 31.5}
@@ -321,9 +330,9 @@ async def test_default_windows_are_31_and_30_days(api: Api, migrated_database: s
 
 
 async def test_dates_are_inclusive_and_a_date_alone_means_its_whole_day(
-    api: Api, migrated_database: str
+    pg_uow: UnitOfWorkFactory, api: Api, migrated_database: str
 ) -> None:
-    client, auth = await holder(api)
+    client, auth = await holder(pg_uow, api)
     day = (datetime.now(UTC) - timedelta(days=40)).replace(hour=0, minute=0, second=0, microsecond=0)
     moments = [
         day,
@@ -365,8 +374,10 @@ async def test_dates_are_inclusive_and_a_date_alone_means_its_whole_day(
 # ------------------------------------------------------------------------------------ filters
 
 
-async def test_filters_of_the_transactions_list(api: Api, migrated_database: str) -> None:
-    client, auth = await holder(api)
+async def test_filters_of_the_transactions_list(
+    pg_uow: UnitOfWorkFactory, api: Api, migrated_database: str
+) -> None:
+    client, auth = await holder(pg_uow, api)
     e2e, external = e2e_id(), f"order-{uuid.uuid4().hex[:8]}"
     rows = [
         {"type": "PAYMENT", "status": "PENDING", "external_id": external},
@@ -393,8 +404,10 @@ async def test_filters_of_the_transactions_list(api: Api, migrated_database: str
     assert await listed(status="", type="") == sorted(ids)  # an empty value is no filter
 
 
-async def test_pix_key_list_holds_the_records_of_that_key_only(api: Api, migrated_database: str) -> None:
-    client, auth = await holder(api)
+async def test_pix_key_list_holds_the_records_of_that_key_only(
+    pg_uow: UnitOfWorkFactory, api: Api, migrated_database: str
+) -> None:
+    client, auth = await holder(pg_uow, api)
     own = client.opened.keys[0].value
     other = f"Someone.{uuid.uuid4().hex[:6]}@Example.com"
     rows = [
@@ -415,8 +428,10 @@ async def test_pix_key_list_holds_the_records_of_that_key_only(api: Api, migrate
     assert [item["transactionId"] for item in filtered["data"]] == [ids[3]]
 
 
-async def test_pix_key_list_reaches_1000_results_at_most(api: Api, migrated_database: str) -> None:
-    client, auth = await holder(api)
+async def test_pix_key_list_reaches_1000_results_at_most(
+    pg_uow: UnitOfWorkFactory, api: Api, migrated_database: str
+) -> None:
+    client, auth = await holder(pg_uow, api)
     key = client.opened.keys[0].value
     conn = await asyncpg.connect(migrated_database)
     try:
@@ -487,9 +502,9 @@ LIST_ERRORS = [
 
 @pytest.mark.parametrize(("params", "named"), LIST_ERRORS)
 async def test_invalid_transactions_list_parameters_are_400(
-    api: Api, params: dict[str, str], named: str
+    pg_uow: UnitOfWorkFactory, api: Api, params: dict[str, str], named: str
 ) -> None:
-    _, auth = await holder(api)
+    _, auth = await holder(pg_uow, api)
     body = assert_error(await api.client.get("/api/transactions", params=params, headers=auth), 400)
     assert named in body["message"]
     assert body["details"]
@@ -508,23 +523,25 @@ PIX_KEY_ERRORS = [
 
 
 @pytest.mark.parametrize(("params", "named"), PIX_KEY_ERRORS)
-async def test_invalid_pix_key_list_parameters_are_400(api: Api, params: dict[str, str], named: str) -> None:
-    client, auth = await holder(api)
+async def test_invalid_pix_key_list_parameters_are_400(
+    pg_uow: UnitOfWorkFactory, api: Api, params: dict[str, str], named: str
+) -> None:
+    client, auth = await holder(pg_uow, api)
     path = f"/api/pix/transactions/pix-key/{client.opened.keys[0].value}"
     body = assert_error(await api.client.get(path, params=params, headers=auth), 400)
     assert named in body["message"]
 
 
 @pytest.mark.parametrize("key", ["not-a-key", "12345678900", "+5511", "a b@example.com"])
-async def test_an_invalid_pix_key_is_400(api: Api, key: str) -> None:
-    _, auth = await holder(api)
+async def test_an_invalid_pix_key_is_400(pg_uow: UnitOfWorkFactory, api: Api, key: str) -> None:
+    _, auth = await holder(pg_uow, api)
     for path in (f"/api/pix/transactions/pix-key/{key}", f"/api/pix/transactions/pix-key/{key}/123"):
         body = assert_error(await api.client.get(path, headers=auth), 400)
         assert "pixKey" in body["message"] + " ".join(body.get("details", []))
 
 
-async def test_every_problem_is_listed_at_once(api: Api) -> None:
-    _, auth = await holder(api)
+async def test_every_problem_is_listed_at_once(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    _, auth = await holder(pg_uow, api)
     response = await api.client.get(
         "/api/transactions", params={"page": "0", "size": "500", "status": "?", "endDate": "x"}, headers=auth
     )
@@ -545,8 +562,10 @@ async def test_without_a_token_every_query_is_401(api: Api) -> None:
 # ------------------------------------------------------------------------------------ look-ups
 
 
-async def test_pix_key_lookup_by_end_to_end_id_id_and_external_id(api: Api, migrated_database: str) -> None:
-    client, auth = await holder(api)
+async def test_pix_key_lookup_by_end_to_end_id_id_and_external_id(
+    pg_uow: UnitOfWorkFactory, api: Api, migrated_database: str
+) -> None:
+    client, auth = await holder(pg_uow, api)
     key = client.opened.keys[0].value
     e2e, external, numeric_external = e2e_id(), f"order-{uuid.uuid4().hex}", "777000111"
     ids = await insert_rows(
@@ -578,9 +597,9 @@ async def test_pix_key_lookup_by_end_to_end_id_id_and_external_id(api: Api, migr
 
 
 async def test_an_identifier_shaped_as_its_kind_wins_over_an_external_id(
-    api: Api, migrated_database: str
+    pg_uow: UnitOfWorkFactory, api: Api, migrated_database: str
 ) -> None:
-    client, auth = await holder(api)
+    client, auth = await holder(pg_uow, api)
     key = client.opened.keys[0].value
     [target] = await insert_rows(migrated_database, client.account_id, [{"pix_key": key}])
     [decoy] = await insert_rows(
@@ -597,16 +616,18 @@ async def test_an_identifier_shaped_as_its_kind_wins_over_an_external_id(
     "identifier",
     ["999999999999", "99999999999999999999999", "0", "007", "E" + "0" * 31, "no-such-external-id", "x" * 300],
 )
-async def test_unknown_identifiers_are_404(api: Api, identifier: str) -> None:
-    client, auth = await holder(api)
+async def test_unknown_identifiers_are_404(pg_uow: UnitOfWorkFactory, api: Api, identifier: str) -> None:
+    client, auth = await holder(pg_uow, api)
     key = client.opened.keys[0].value
     for path in (f"/api/pix/transactions/pix-key/{key}/{identifier}", f"/api/pix/transaction/{identifier}"):
         body = assert_error(await api.client.get(path, headers=auth), 404)
         assert body["message"] == "Transaction not found."
 
 
-async def test_status_record_by_external_id(api: Api, migrated_database: str) -> None:
-    client, auth = await holder(api)
+async def test_status_record_by_external_id(
+    pg_uow: UnitOfWorkFactory, api: Api, migrated_database: str
+) -> None:
+    client, auth = await holder(pg_uow, api)
     external = f"cash-in-{uuid.uuid4().hex[:10]}"
     [transaction_id] = await insert_rows(
         migrated_database, client.account_id, [{"external_id": external, "type": "PAYMENT", "amount": 1234}]
@@ -621,9 +642,11 @@ async def test_status_record_by_external_id(api: Api, migrated_database: str) ->
 # ------------------------------------------------------------------------------------ privacy
 
 
-async def test_another_accounts_records_are_404_on_every_path(api: Api, migrated_database: str) -> None:
-    alice, alice_auth = await holder(api)
-    bob, bob_auth = await holder(api)
+async def test_another_accounts_records_are_404_on_every_path(
+    pg_uow: UnitOfWorkFactory, api: Api, migrated_database: str
+) -> None:
+    alice, alice_auth = await holder(pg_uow, api)
+    bob, bob_auth = await holder(pg_uow, api)
     await fund(api.client, alice, alice_auth, "10.00")
     await fund(api.client, bob, bob_auth, "10.00")
     shared_key = f"shared-{uuid.uuid4().hex[:8]}@example.com"
@@ -663,8 +686,10 @@ async def test_another_accounts_records_are_404_on_every_path(api: Api, migrated
         assert (await get_ok(api, f"/api/pix/transaction/{mine[2]}", my_auth))["id"] == str(mine[0])
 
 
-async def test_no_response_shows_a_bare_counterpart_document(api: Api, migrated_database: str) -> None:
-    client, auth = await holder(api)
+async def test_no_response_shows_a_bare_counterpart_document(
+    pg_uow: UnitOfWorkFactory, api: Api, migrated_database: str
+) -> None:
+    client, auth = await holder(pg_uow, api)
     documents = [random_cpf() for _ in range(3)]
     for document in documents:
         paid = await api.client.post(

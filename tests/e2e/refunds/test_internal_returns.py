@@ -9,17 +9,18 @@ from decimal import Decimal
 
 from pixcore.refunds.refund_service import process_due_refunds
 from pixcore.transfers.transfer_service import settle_due
+from pixcore.unit_of_work import UnitOfWorkFactory
 from tests.e2e.conftest import Api
 from tests.e2e.refunds.test_refunds import balance, put_refund, receive, refund_id
-from tests.support import Client, bearer, fetch_rows, ledger_report, new_client, pg_uow
+from tests.support import Client, bearer, fetch_rows, ledger_report, new_client
 
 
-async def _pair(api: Api) -> tuple[Client, dict[str, str], Client, dict[str, str]]:
-    payer, receiver = await new_client(), await new_client()
+async def _pair(pg_uow: UnitOfWorkFactory, api: Api) -> tuple[Client, dict[str, str], Client, dict[str, str]]:
+    payer, receiver = await new_client(pg_uow), await new_client(pg_uow)
     return payer, await bearer(api.client, payer), receiver, await bearer(api.client, receiver)
 
 
-async def _send(api: Api, auth: dict[str, str], key: str, reais: int) -> str:
+async def _send(pg_uow: UnitOfWorkFactory, api: Api, auth: dict[str, str], key: str, reais: int) -> str:
     """A transfer of ``reais`` (whole) to ``key``, settled; returns its e2e id."""
     response = await api.client.post(
         "/dict/pix",
@@ -34,11 +35,11 @@ async def _send(api: Api, auth: dict[str, str], key: str, reais: int) -> str:
 
 
 async def test_a_refund_of_a_pix_from_another_of_our_accounts_returns_it_there(
-    api: Api, migrated_database: str
+    pg_uow: UnitOfWorkFactory, api: Api, migrated_database: str
 ) -> None:
-    payer, payer_auth, receiver, receiver_auth = await _pair(api)
+    payer, payer_auth, receiver, receiver_auth = await _pair(pg_uow, api)
     await receive(api, payer, payer_auth, 100)
-    e2e = await _send(api, payer_auth, receiver.opened.keys[0].value, 10)
+    e2e = await _send(pg_uow, api, payer_auth, receiver.opened.keys[0].value, 10)
     assert await balance(api, payer_auth) == (Decimal("90.00"), Decimal("0.00"))
     assert await balance(api, receiver_auth) == (Decimal("10.00"), Decimal("0.00"))
 
@@ -70,10 +71,12 @@ async def test_a_refund_of_a_pix_from_another_of_our_accounts_returns_it_there(
     assert report["outsideInstitutionsOfOurs"] == []
 
 
-async def test_an_accepted_med_of_a_pix_from_another_of_our_accounts_returns_it_there(api: Api) -> None:
-    payer, payer_auth, receiver, receiver_auth = await _pair(api)
+async def test_an_accepted_med_of_a_pix_from_another_of_our_accounts_returns_it_there(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
+    payer, payer_auth, receiver, receiver_auth = await _pair(pg_uow, api)
     await receive(api, payer, payer_auth, 50)
-    e2e = await _send(api, payer_auth, receiver.opened.keys[0].value, 20)
+    e2e = await _send(pg_uow, api, payer_auth, receiver.opened.keys[0].value, 20)
     opened = await api.client.post(
         "/sandbox/med", json={"endToEndId": e2e, "reason": "MED_FRAUDE"}, headers=receiver_auth
     )
@@ -87,11 +90,11 @@ async def test_an_accepted_med_of_a_pix_from_another_of_our_accounts_returns_it_
 
 
 async def test_the_sandbox_cannot_refund_a_transfer_to_one_of_our_accounts(
-    api: Api, migrated_database: str
+    pg_uow: UnitOfWorkFactory, api: Api, migrated_database: str
 ) -> None:
-    payer, payer_auth, receiver, receiver_auth = await _pair(api)
+    payer, payer_auth, receiver, receiver_auth = await _pair(pg_uow, api)
     await receive(api, payer, payer_auth, 100)
-    e2e = await _send(api, payer_auth, receiver.opened.keys[0].value, 10)
+    e2e = await _send(pg_uow, api, payer_auth, receiver.opened.keys[0].value, 10)
 
     response = await api.client.post(
         "/sandbox/refunds", json={"endToEndId": e2e, "amount": 5}, headers=payer_auth
@@ -105,8 +108,8 @@ async def test_the_sandbox_cannot_refund_a_transfer_to_one_of_our_accounts(
     assert (await ledger_report(migrated_database))["ok"] is True
 
 
-async def test_a_sandbox_payer_is_never_of_our_own_institution(api: Api) -> None:
-    client = await new_client()
+async def test_a_sandbox_payer_is_never_of_our_own_institution(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    client = await new_client(pg_uow)
     auth = await bearer(api.client, client)
     payer = {"name": "Pagador", "document": "11144477735", "ispb": api.settings.ispb}
     body = {"pixKey": client.opened.keys[0].value, "amount": 10, "payer": payer}
@@ -118,8 +121,8 @@ async def test_a_sandbox_payer_is_never_of_our_own_institution(api: Api) -> None
     assert await balance(api, auth) == (Decimal("0.00"), Decimal("0.00"))
 
 
-async def test_a_sandbox_key_is_never_of_our_own_institution(api: Api) -> None:
-    client = await new_client()
+async def test_a_sandbox_key_is_never_of_our_own_institution(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    client = await new_client(pg_uow)
     auth = await bearer(api.client, client)
     body = {
         "pixKey": f"{uuid.uuid4().hex[:12]}@example.com",

@@ -15,17 +15,9 @@ import pytest
 
 from pixcore.refunds.refund_service import process_due_refunds
 from pixcore.transfers.transfer_service import settle_due
+from pixcore.unit_of_work import UnitOfWorkFactory
 from tests.e2e.conftest import Api
-from tests.support import (
-    Client,
-    add_external_key,
-    bearer,
-    fetch_rows,
-    ledger_report,
-    new_client,
-    pg_uow,
-    random_cpf,
-)
+from tests.support import Client, add_external_key, bearer, fetch_rows, ledger_report, new_client, random_cpf
 
 
 def refund_id() -> str:
@@ -33,8 +25,8 @@ def refund_id() -> str:
 
 
 @pytest.fixture
-async def owner(api: Api) -> tuple[Client, dict[str, str]]:
-    client = await new_client()
+async def owner(pg_uow: UnitOfWorkFactory, api: Api) -> tuple[Client, dict[str, str]]:
+    client = await new_client(pg_uow)
     return client, await bearer(api.client, client)
 
 
@@ -58,7 +50,7 @@ async def put_refund(api: Api, auth: dict[str, str], e2e: str, rid: str, **body:
 
 
 async def test_a_refund_reserves_then_returns_the_funds_and_notifies(
-    api: Api, owner: tuple[Client, dict[str, str]], migrated_database: str
+    pg_uow: UnitOfWorkFactory, api: Api, owner: tuple[Client, dict[str, str]], migrated_database: str
 ) -> None:
     client, auth = owner
     e2e = await receive(api, client, auth)
@@ -156,12 +148,12 @@ async def test_each_rule_is_a_400(
 
 
 async def test_unknown_foreign_and_non_receipt_e2e_ids_are_404(
-    api: Api, owner: tuple[Client, dict[str, str]]
+    pg_uow: UnitOfWorkFactory, api: Api, owner: tuple[Client, dict[str, str]]
 ) -> None:
     client, auth = owner
     e2e = await receive(api, client, auth)
     assert (await put_refund(api, auth, "E" + "0" * 31, refund_id())).status_code == 404
-    other = await new_client()
+    other = await new_client(pg_uow)
     other_auth = await bearer(api.client, other)
     assert (await put_refund(api, other_auth, e2e, refund_id())).status_code == 404
     rid = refund_id()
@@ -169,7 +161,7 @@ async def test_unknown_foreign_and_non_receipt_e2e_ids_are_404(
     assert (await api.client.get(f"/pix/{e2e}/devolucao/{rid}", headers=other_auth)).status_code == 404
     assert (await api.client.get(f"/pix/{e2e}/devolucao/{refund_id()}", headers=auth)).status_code == 404
     # A transfer we sent is not a receipt: its e2e id cannot be refunded by us.
-    sent = await _settled_transfer(api, auth, 5)
+    sent = await _settled_transfer(pg_uow, api, auth, 5)
     not_receipt = await put_refund(api, auth, sent, refund_id(), valor="1.00")
     assert not_receipt.status_code == 404
     assert not_receipt.json()["statusCode"] == 404
@@ -222,7 +214,7 @@ async def test_after_89_days_a_refund_is_422(api: Api, owner: tuple[Client, dict
 
 
 async def test_a_refund_available_cannot_cover_ends_nao_realizado(
-    api: Api, owner: tuple[Client, dict[str, str]], migrated_database: str
+    pg_uow: UnitOfWorkFactory, api: Api, owner: tuple[Client, dict[str, str]], migrated_database: str
 ) -> None:
     client, auth = owner
     e2e = await receive(api, client, auth, 40)
@@ -251,7 +243,9 @@ async def test_a_refund_available_cannot_cover_ends_nao_realizado(
     assert (await ledger_report(migrated_database))["ok"]
 
 
-async def _settled_transfer(api: Api, auth: dict[str, str], amount: int = 20) -> str:
+async def _settled_transfer(
+    pg_uow: UnitOfWorkFactory, api: Api, auth: dict[str, str], amount: int = 20
+) -> str:
     key, _ = await add_external_key(api.client, auth)
     response = await api.client.post(
         "/dict/pix",
@@ -266,11 +260,11 @@ async def _settled_transfer(api: Api, auth: dict[str, str], amount: int = 20) ->
 
 
 async def test_a_refund_received_for_a_transfer_credits_and_is_limited(
-    api: Api, owner: tuple[Client, dict[str, str]], migrated_database: str
+    pg_uow: UnitOfWorkFactory, api: Api, owner: tuple[Client, dict[str, str]], migrated_database: str
 ) -> None:
     client, auth = owner
     await receive(api, client, auth, 50)
-    e2e = await _settled_transfer(api, auth, 20)
+    e2e = await _settled_transfer(pg_uow, api, auth, 20)
     assert await balance(api, auth) == (Decimal("30.00"), Decimal("0.00"))
     first = await api.client.post("/sandbox/refunds", json={"endToEndId": e2e, "amount": 15}, headers=auth)
     assert first.status_code == 201, first.text
@@ -344,7 +338,7 @@ async def test_med_accepted_refunds_the_blocked_amount_with_a_med_nature(
 
 
 async def test_med_rejected_releases_and_blocks_only_what_is_available(
-    api: Api, owner: tuple[Client, dict[str, str]], migrated_database: str
+    pg_uow: UnitOfWorkFactory, api: Api, owner: tuple[Client, dict[str, str]], migrated_database: str
 ) -> None:
     client, auth = owner
     e2e = await receive(api, client, auth, 60)
@@ -361,7 +355,7 @@ async def test_med_rejected_releases_and_blocks_only_what_is_available(
     case = opened.json()
     assert (case["amount"], case["blocked"]) == (60, 15)
     assert await balance(api, auth) == (Decimal("0.00"), Decimal("60.00"))
-    other = await new_client()
+    other = await new_client(pg_uow)
     other_auth = await bearer(api.client, other)
     assert (await api.client.post(f"/sandbox/med/{case['id']}/reject", headers=other_auth)).status_code == 404
 

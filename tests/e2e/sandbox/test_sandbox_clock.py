@@ -17,11 +17,13 @@ import asyncpg
 import pytest
 
 from pixcore.clock import parse_timestamp
+from pixcore.unit_of_work import UnitOfWorkFactory
+from pixinfra.postgres.pool import Database
 from pixweb.sandbox.clock import MAX_ADVANCE, MAX_OFFSET
 from pixweb.workers import purge_idempotency_keys
 from tests.e2e.cli.test_cli import pixweb
 from tests.e2e.conftest import Api
-from tests.support import add_external_key, bearer, fund, new_client, random_cpf, run_database
+from tests.support import add_external_key, bearer, fund, new_client, random_cpf
 
 
 def _env(url: str, data_dir: Path, **extra: str) -> dict[str, str]:
@@ -54,10 +56,12 @@ async def _offset(url: str) -> int:
 # -- POST /sandbox/clock ----------------------------------------------------------------------------
 
 
-async def test_an_account_that_is_no_sandbox_admin_cannot_move_the_clock(api: Api) -> None:
-    other = await new_client()
+async def test_an_account_that_is_no_sandbox_admin_cannot_move_the_clock(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
+    other = await new_client(pg_uow)
     other_auth = await bearer(api.client, other)
-    attacker = await new_client()
+    attacker = await new_client(pg_uow)
     auth = await bearer(api.client, attacker)
     before = api.clock.offset
     for seconds in (3600, 400 * 86_400, 0):
@@ -69,8 +73,8 @@ async def test_an_account_that_is_no_sandbox_admin_cannot_move_the_clock(api: Ap
     assert (await api.client.get("/balance", headers=other_auth)).status_code == 200  # still valid
 
 
-async def test_a_sandbox_admin_moves_the_clock_within_bounds(api: Api) -> None:
-    auth = await bearer(api.client, await new_client(sandbox_admin=True))
+async def test_a_sandbox_admin_moves_the_clock_within_bounds(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    auth = await bearer(api.client, await new_client(pg_uow, sandbox_admin=True))
     for seconds in (-1, MAX_ADVANCE + 1):
         response = await api.client.post("/sandbox/clock", json={"advanceSeconds": seconds}, headers=auth)
         assert response.status_code == 400, response.text
@@ -83,10 +87,10 @@ async def test_a_sandbox_admin_moves_the_clock_within_bounds(api: Api) -> None:
     )
 
 
-async def test_the_clock_never_runs_past_its_bound_ahead(api: Api) -> None:
+async def test_the_clock_never_runs_past_its_bound_ahead(pg_uow: UnitOfWorkFactory, api: Api) -> None:
     """Enough moves would carry dates past the year 9999 and break every request."""
     ahead = datetime.now(UTC) + timedelta(seconds=MAX_OFFSET - 60)
-    admin = await new_client(sandbox_admin=True, cert_now=ahead, days=1)  # valid then
+    admin = await new_client(pg_uow, sandbox_admin=True, cert_now=ahead, days=1)  # valid then
     api.clock.offset = timedelta(seconds=MAX_OFFSET - 10)
     try:
         auth = await bearer(api.client, admin)
@@ -97,11 +101,13 @@ async def test_the_clock_never_runs_past_its_bound_ahead(api: Api) -> None:
         api.clock.offset = timedelta(0)
 
 
-async def test_a_clock_move_forgets_no_idempotency_key(api: Api) -> None:
+async def test_a_clock_move_forgets_no_idempotency_key(
+    database: Database, pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
     """A client's retry after the operator moved the clock two days replays its transfer: the key
     is kept 24 hours of real time, whatever the service clock says (the retry debited twice when
     the purge went by the service clock)."""
-    client = await new_client()
+    client = await new_client(pg_uow)
     auth = await bearer(api.client, client)
     await fund(api.client, client, auth, "10.00")
     key, _ = await add_external_key(api.client, auth)
@@ -111,7 +117,7 @@ async def test_a_clock_move_forgets_no_idempotency_key(api: Api) -> None:
     assert first.status_code == 201, first.text
 
     api.clock.advance(2 * 86_400)
-    await purge_idempotency_keys(run_database())  # what the settlement loop does every 600 rounds
+    await purge_idempotency_keys(database)  # what the settlement loop does every 600 rounds
 
     auth = await bearer(api.client, client)  # the old token expired with the move
     retry = await api.client.post("/dict/pix", json=body, headers=headers | auth)

@@ -18,8 +18,9 @@ import pytest
 
 from pixcore.group_commit.settlement import settle_in_groups
 from pixcore.transfers.transfer_service import settle_due
+from pixcore.unit_of_work import UnitOfWorkFactory
 from tests.e2e.conftest import Api
-from tests.support import add_external_key, bearer, fetch_rows, fund, ledger_report, new_client, pg_uow
+from tests.support import add_external_key, bearer, fetch_rows, fund, ledger_report, new_client
 
 Auth = dict[str, str]
 
@@ -35,7 +36,7 @@ async def _balance(api: Api, auth: Auth) -> tuple[Decimal, Decimal]:
     return Decimal(str(amount["available"])), Decimal(str(amount["blocked"]))
 
 
-async def _drain(api: Api) -> int:
+async def _drain(pg_uow: UnitOfWorkFactory, api: Api) -> int:
     total = 0
     while finished := await settle_due(pg_uow, api.clock):
         total += finished
@@ -43,16 +44,16 @@ async def _drain(api: Api) -> int:
 
 
 async def test_several_grouped_loops_finish_a_mixed_burst_each_transfer_once(
-    api: Api, migrated_database: str, caplog: pytest.LogCaptureFixture
+    pg_uow: UnitOfWorkFactory, api: Api, migrated_database: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     # The database is shared by the run: finish what earlier tests left due first.
     api.clock.advance(api.settings.norm_delay_seconds + 1)
-    await _drain(api)
+    await _drain(pg_uow, api)
 
-    sender = await new_client()
+    sender = await new_client(pg_uow)
     auth = await bearer(api.client, sender)
     await fund(api.client, sender, auth, "100.00")
-    receiver = await new_client()
+    receiver = await new_client(pg_uow)
     receiver_auth = await bearer(api.client, receiver)
     settles, _ = await add_external_key(api.client, auth)
     refuses, _ = await add_external_key(api.client, auth, behavior="reject")
@@ -87,7 +88,7 @@ async def test_several_grouped_loops_finish_a_mixed_burst_each_transfer_once(
             for size, limit in [(4, 100)] * 4 + [(7, 9)]
         )
     )
-    rest = await _drain(api)  # a loop with a small limit may leave some for the next round
+    rest = await _drain(pg_uow, api)  # a loop with a small limit may leave some for the next round
 
     assert sum(finished) + rest == 40, (finished, rest)
     fell_back = [r.getMessage() for r in caplog.records if r.name == "pixcore.group_commit.settlement"]

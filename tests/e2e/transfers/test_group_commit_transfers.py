@@ -21,6 +21,7 @@ from typing import Any
 import httpx
 
 from pixcore.clock import SystemClock
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.postgres.pool import Database
 from pixinfra.settings import Settings
 from tests.e2e.conftest import Api, running_api
@@ -42,8 +43,8 @@ async def _app(database: Database, data_dir: Path, *, size: int, window_ms: int)
         yield running
 
 
-async def _funded(api: Api, amount: str) -> Auth:
-    client = await new_client()
+async def _funded(pg_uow: UnitOfWorkFactory, api: Api, amount: str) -> Auth:
+    client = await new_client(pg_uow)
     auth = await bearer(api.client, client)
     await fund(api.client, client, auth, amount)
     return auth
@@ -53,11 +54,11 @@ def _body(key: str, amount: float, **extra: Any) -> dict[str, Any]:
     return {"pixKey": key, "payment": {"currency": "BRL", "amount": amount}} | extra
 
 
-async def _mixed_burst(api: Api) -> tuple[list[httpx.Response], Auth]:
+async def _mixed_burst(pg_uow: UnitOfWorkFactory, api: Api) -> tuple[list[httpx.Response], Auth]:
     """Seven requests at once from one account holding 30.00: two covered, one retry of the first
     (same key, same body), one reuse of the second's key with another body, one the balance cannot
     cover, one to a key nobody has, one to a denied institution."""
-    auth = await _funded(api, "30.00")
+    auth = await _funded(pg_uow, api, "30.00")
     key, _ = await add_external_key(api.client, auth, ispb="12345678")
     first, second = str(uuid.uuid4()), str(uuid.uuid4())
     requests = [
@@ -98,14 +99,14 @@ async def _assert_ledger_ok(url: str) -> None:
 
 
 async def test_a_mixed_group_answers_each_request_as_the_ungrouped_path_does(
-    database: Database, migrated_database: str, tmp_path: Path
+    pg_uow: UnitOfWorkFactory, database: Database, migrated_database: str, tmp_path: Path
 ) -> None:
     async with _app(database, tmp_path / "one", size=1, window_ms=0) as ungrouped:
-        alone, alone_auth = await _mixed_burst(ungrouped)
+        alone, alone_auth = await _mixed_burst(pg_uow, ungrouped)
         alone_balance = await _available(ungrouped, alone_auth)
     # A long window: the five requests that pass the directory's rules gather in one group.
     async with _app(database, tmp_path / "many", size=64, window_ms=1000) as in_groups:
-        grouped, grouped_auth = await _mixed_burst(in_groups)
+        grouped, grouped_auth = await _mixed_burst(pg_uow, in_groups)
         grouped_balance = await _available(in_groups, grouped_auth)
 
     assert Counter(map(_comparable, grouped)) == Counter(map(_comparable, alone))
@@ -123,9 +124,11 @@ async def test_a_mixed_group_answers_each_request_as_the_ungrouped_path_does(
     await _assert_ledger_ok(migrated_database)
 
 
-async def test_a_burst_on_one_account_never_overdraws_it(api: Api, migrated_database: str) -> None:
+async def test_a_burst_on_one_account_never_overdraws_it(
+    pg_uow: UnitOfWorkFactory, api: Api, migrated_database: str
+) -> None:
     assert api.settings.transfer_batch_size > 1  # the default groups
-    auth = await _funded(api, "100.00")
+    auth = await _funded(pg_uow, api, "100.00")
     key, document = await add_external_key(api.client, auth)
     body = _body(key, 3.00, priority="HIGH", creditorDocument=document)
     responses = await asyncio.gather(
@@ -150,10 +153,12 @@ async def test_a_burst_on_one_account_never_overdraws_it(api: Api, migrated_data
     await _assert_ledger_ok(migrated_database)
 
 
-async def test_a_burst_of_receipts_to_one_key_is_credited_whole(api: Api, migrated_database: str) -> None:
-    client = await new_client()
+async def test_a_burst_of_receipts_to_one_key_is_credited_whole(
+    pg_uow: UnitOfWorkFactory, api: Api, migrated_database: str
+) -> None:
+    client = await new_client(pg_uow)
     auth = await bearer(api.client, client)
-    other = await new_client()
+    other = await new_client(pg_uow)
     key = client.opened.keys[0].value
     payments = [{"pixKey": key, "amount": f"{n}.00"} for n in range(1, 41)]
     payments.append({"pixKey": other.opened.keys[0].value, "amount": "1.00"})  # not the caller's key
@@ -180,7 +185,7 @@ async def test_a_burst_of_receipts_to_one_key_is_credited_whole(api: Api, migrat
 
 
 async def test_concurrent_requests_of_one_key_get_one_answer_under_group_commit(
-    api: Api, migrated_database: str
+    pg_uow: UnitOfWorkFactory, api: Api, migrated_database: str
 ) -> None:
     """Six requests of one idempotency key at once, on a balance that covers one transfer, mixed with
     a stranger key's transfer that competes for the same funds, in many rounds: every request of a key
@@ -188,7 +193,7 @@ async def test_concurrent_requests_of_one_key_get_one_answer_under_group_commit(
     a key moves money at most once. Before the fix, 7 rounds of 15 answered one request 422 while its
     transfer went through; 25 rounds miss such a rate with a probability under 1e-6."""
     assert api.settings.transfer_batch_size > 1  # the default groups
-    client = await new_client()
+    client = await new_client(pg_uow)
     auth = await bearer(api.client, client)
     key, document = await add_external_key(api.client, auth)
     made = 0

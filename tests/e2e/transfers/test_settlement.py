@@ -11,23 +11,15 @@ from pathlib import Path
 from pixcore.clock import SystemClock
 from pixcore.documents import mask_document
 from pixcore.transfers.transfer_service import settle_due
+from pixcore.unit_of_work import UnitOfWorkFactory
 from tests.e2e.conftest import Api, running_api
-from tests.support import (
-    add_external_key,
-    bearer,
-    fetch_rows,
-    fund,
-    ledger_report,
-    new_client,
-    pg_uow,
-    random_cpf,
-)
+from tests.support import add_external_key, bearer, fetch_rows, fund, ledger_report, new_client, random_cpf
 
 
 async def test_completed_transfer_writes_its_record_and_transfer_event(
-    api: Api, migrated_database: str
+    pg_uow: UnitOfWorkFactory, api: Api, migrated_database: str
 ) -> None:
-    client = await new_client()
+    client = await new_client(pg_uow)
     auth = await bearer(api.client, client)
     await fund(api.client, client, auth, "50.00")
     key, document = await add_external_key(api.client, auth, ispb="87654321", name="Ext Holder")
@@ -87,8 +79,10 @@ async def test_completed_transfer_writes_its_record_and_transfer_event(
     assert data["remittanceInformation"] == "rent"
 
 
-async def test_failed_transfer_event_carries_the_spi_reason(api: Api, migrated_database: str) -> None:
-    client = await new_client()
+async def test_failed_transfer_event_carries_the_spi_reason(
+    pg_uow: UnitOfWorkFactory, api: Api, migrated_database: str
+) -> None:
+    client = await new_client(pg_uow)
     auth = await bearer(api.client, client)
     await fund(api.client, client, auth, "5.00")
     key, _ = await add_external_key(api.client, auth, behavior="reject")
@@ -116,9 +110,9 @@ async def test_failed_transfer_event_carries_the_spi_reason(api: Api, migrated_d
 
 
 async def test_internal_transfer_gives_the_receiver_a_payment_and_a_receive_event(
-    api: Api, migrated_database: str
+    pg_uow: UnitOfWorkFactory, api: Api, migrated_database: str
 ) -> None:
-    sender, receiver = await new_client(), await new_client()
+    sender, receiver = await new_client(pg_uow), await new_client(pg_uow)
     auth = await bearer(api.client, sender)
     await fund(api.client, sender, auth, "20.00")
     body = {
@@ -152,9 +146,9 @@ async def test_internal_transfer_gives_the_receiver_a_payment_and_a_receive_even
 
 
 async def test_settlement_runs_by_itself_in_the_service(
-    api: Api, tmp_path: Path, migrated_database: str
+    pg_uow: UnitOfWorkFactory, api: Api, tmp_path: Path, migrated_database: str
 ) -> None:
-    client = await new_client()
+    client = await new_client(pg_uow)
     settings = replace(api.settings, run_workers=True, data_dir=tmp_path / "workers")
     async with running_api(settings, SystemClock()) as live:
         auth = await bearer(live.client, client)
@@ -176,8 +170,8 @@ async def test_settlement_runs_by_itself_in_the_service(
     assert (await ledger_report(migrated_database))["ok"]
 
 
-async def test_sandbox_clock_moves_the_service_clock(api: Api) -> None:
-    client = await new_client(sandbox_admin=True)
+async def test_sandbox_clock_moves_the_service_clock(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    client = await new_client(pg_uow, sandbox_admin=True)
     auth = await bearer(api.client, client)
     before = api.clock.now()
     response = await api.client.post("/sandbox/clock", json={"advanceSeconds": 3600}, headers=auth)
@@ -190,8 +184,10 @@ async def test_sandbox_clock_moves_the_service_clock(api: Api) -> None:
     assert backwards.status_code == 400
 
 
-async def test_sandbox_payment_to_a_key_of_another_account_is_refused(api: Api) -> None:
-    mine, theirs = await new_client(), await new_client()
+async def test_sandbox_payment_to_a_key_of_another_account_is_refused(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
+    mine, theirs = await new_client(pg_uow), await new_client(pg_uow)
     auth = await bearer(api.client, mine)
     response = await api.client.post(
         "/sandbox/payments", json={"pixKey": theirs.opened.keys[0].value, "amount": 1}, headers=auth
@@ -202,8 +198,10 @@ async def test_sandbox_payment_to_a_key_of_another_account_is_refused(api: Api) 
     ] == 0
 
 
-async def test_sandbox_directory_refuses_duplicates_and_keys_of_accounts(api: Api) -> None:
-    client = await new_client()
+async def test_sandbox_directory_refuses_duplicates_and_keys_of_accounts(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
+    client = await new_client(pg_uow)
     auth = await bearer(api.client, client)
     key, _ = await add_external_key(api.client, auth, ispb="87654321", name="Ext Holder")
     again = {"pixKey": key, "ispb": "87654321", "name": "X", "document": random_cpf()}
@@ -212,8 +210,10 @@ async def test_sandbox_directory_refuses_duplicates_and_keys_of_accounts(api: Ap
     assert (await api.client.post("/sandbox/dict", json=ours, headers=auth)).status_code == 409
 
 
-async def test_sandbox_routes_do_not_exist_when_the_sandbox_is_off(api: Api, tmp_path: Path) -> None:
-    client = await new_client()
+async def test_sandbox_routes_do_not_exist_when_the_sandbox_is_off(
+    pg_uow: UnitOfWorkFactory, api: Api, tmp_path: Path
+) -> None:
+    client = await new_client(pg_uow)
     settings = replace(api.settings, sandbox=False, data_dir=tmp_path / "prod")
     async with running_api(settings, SystemClock()) as production:
         auth = await bearer(production.client, client)

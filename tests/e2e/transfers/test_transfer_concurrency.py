@@ -19,17 +19,9 @@ from typing import Any
 import httpx
 
 from pixcore.transfers.transfer_service import settle_due
+from pixcore.unit_of_work import UnitOfWorkFactory
 from tests.e2e.conftest import Api
-from tests.support import (
-    Client,
-    add_external_key,
-    bearer,
-    fetch_rows,
-    fund,
-    ledger_report,
-    new_client,
-    pg_uow,
-)
+from tests.support import Client, add_external_key, bearer, fetch_rows, fund, ledger_report, new_client
 
 Auth = dict[str, str]
 
@@ -52,8 +44,8 @@ async def _balance(api: Api, auth: Auth) -> tuple[Decimal, Decimal]:
     return Decimal(amount["available"]), Decimal(amount["blocked"])
 
 
-async def _account(api: Api, amount: str) -> tuple[Client, Auth]:
-    client = await new_client()
+async def _account(pg_uow: UnitOfWorkFactory, api: Api, amount: str) -> tuple[Client, Auth]:
+    client = await new_client(pg_uow)
     auth = await bearer(api.client, client)
     await fund(api.client, client, auth, amount)
     return client, auth
@@ -73,7 +65,7 @@ def _assert_no_server_errors(responses: Iterable[httpx.Response], allowed: set[i
     assert not deadlocks, deadlocks[:5]
 
 
-async def _drain(api: Api) -> int:
+async def _drain(pg_uow: UnitOfWorkFactory, api: Api) -> int:
     """Settle until nothing due is left; the number finished."""
     total = 0
     while finished := await settle_due(pg_uow, api.clock):
@@ -81,7 +73,7 @@ async def _drain(api: Api) -> int:
     return total
 
 
-async def _settle_until(api: Api, done: asyncio.Event) -> int:
+async def _settle_until(pg_uow: UnitOfWorkFactory, api: Api, done: asyncio.Event) -> int:
     """A settlement worker: rounds of ``settle_due`` until ``done`` was set before a round that found
     nothing. (SKIP LOCKED: a round may find nothing because another worker holds the rest; that
     worker finishes them.)"""
@@ -127,9 +119,11 @@ async def _transfer_event_counts(url: str, ids: list[int]) -> dict[int, int]:
 # --- tests ---------------------------------------------------------------------------------------
 
 
-async def test_two_accounts_paying_each_other_while_settling(api: Api, migrated_database: str) -> None:
-    a, auth_a = await _account(api, "100.00")
-    b, auth_b = await _account(api, "100.00")
+async def test_two_accounts_paying_each_other_while_settling(
+    pg_uow: UnitOfWorkFactory, api: Api, migrated_database: str
+) -> None:
+    a, auth_a = await _account(pg_uow, api, "100.00")
+    b, auth_b = await _account(pg_uow, api, "100.00")
 
     def to(receiver: Client, auth: Auth) -> Awaitable[httpx.Response]:
         body = _transfer_body(
@@ -148,9 +142,9 @@ async def test_two_accounts_paying_each_other_while_settling(api: Api, migrated_
 
     done = asyncio.Event()
     responses, *_ = await asyncio.gather(
-        _all_then_set(done, requests), *(_settle_until(api, done) for _ in range(4))
+        _all_then_set(done, requests), *(_settle_until(pg_uow, api, done) for _ in range(4))
     )
-    await _drain(api)
+    await _drain(pg_uow, api)
 
     _assert_no_server_errors(responses, {201, 422})
     a_sent = sum(
@@ -177,15 +171,17 @@ async def test_two_accounts_paying_each_other_while_settling(api: Api, migrated_
     await _assert_ledger_ok(migrated_database)
 
 
-async def test_settlement_races_new_transfers_from_the_same_account(api: Api, migrated_database: str) -> None:
-    _, auth = await _account(api, "50.00")
+async def test_settlement_races_new_transfers_from_the_same_account(
+    pg_uow: UnitOfWorkFactory, api: Api, migrated_database: str
+) -> None:
+    _, auth = await _account(pg_uow, api, "50.00")
     key, document = await add_external_key(api.client, auth)
     body = _transfer_body(key, 1.00, priority="HIGH", creditorDocument=document)
 
     done = asyncio.Event()
     requests = [api.client.post("/dict/pix", json=body, headers=_headers(auth)) for _ in range(50)]
     responses, *_ = await asyncio.gather(
-        _all_then_set(done, requests), *(_settle_until(api, done) for _ in range(10))
+        _all_then_set(done, requests), *(_settle_until(pg_uow, api, done) for _ in range(10))
     )
 
     _assert_no_server_errors(responses, {201})  # exactly the 50.00 there is: every one fits
@@ -201,14 +197,14 @@ async def test_settlement_races_new_transfers_from_the_same_account(api: Api, mi
 
 
 async def test_several_settlement_workers_never_settle_a_transfer_twice(
-    api: Api, migrated_database: str
+    pg_uow: UnitOfWorkFactory, api: Api, migrated_database: str
 ) -> None:
     # The database is shared by the whole run: first finish whatever earlier tests left due, so that
     # the workers below can only find this test's transfers.
     api.clock.advance(api.settings.norm_delay_seconds + 1)
-    await _drain(api)
+    await _drain(pg_uow, api)
 
-    _, auth = await _account(api, "30.00")
+    _, auth = await _account(pg_uow, api, "30.00")
     key, _ = await add_external_key(api.client, auth)
     responses = await asyncio.gather(
         *(
@@ -232,8 +228,10 @@ async def test_several_settlement_workers_never_settle_a_transfer_twice(
     await _assert_ledger_ok(migrated_database)
 
 
-async def test_receipts_and_transfers_on_one_account_at_once(api: Api, migrated_database: str) -> None:
-    client, auth = await _account(api, "10.00")
+async def test_receipts_and_transfers_on_one_account_at_once(
+    pg_uow: UnitOfWorkFactory, api: Api, migrated_database: str
+) -> None:
+    client, auth = await _account(pg_uow, api, "10.00")
     key, document = await add_external_key(api.client, auth)
     own_key = client.opened.keys[0].value
     transfer = _transfer_body(key, 1.00, priority="HIGH", creditorDocument=document)
@@ -260,9 +258,9 @@ async def test_receipts_and_transfers_on_one_account_at_once(api: Api, migrated_
             observed.append(await _balance(api, auth))
 
     responses, *_ = await asyncio.gather(
-        _all_then_set(done, requests), watch(), *(_settle_until(api, done) for _ in range(3))
+        _all_then_set(done, requests), watch(), *(_settle_until(pg_uow, api, done) for _ in range(3))
     )
-    await _drain(api)
+    await _drain(pg_uow, api)
 
     _assert_no_server_errors(responses, {201, 422})
     receipts = [r for k, r in zip(kinds, responses, strict=True) if k == "receipt"]

@@ -9,17 +9,9 @@ from typing import Any
 import pytest
 
 from pixcore.transfers.transfer_service import settle_due
+from pixcore.unit_of_work import UnitOfWorkFactory
 from tests.e2e.conftest import Api
-from tests.support import (
-    Client,
-    add_external_key,
-    bearer,
-    fund,
-    ledger_report,
-    new_client,
-    pg_uow,
-    random_cpf,
-)
+from tests.support import Client, add_external_key, bearer, fund, ledger_report, new_client, random_cpf
 
 
 def _body(key: str, amount: Any = 10, **extra: Any) -> dict[str, Any]:
@@ -36,15 +28,15 @@ async def _balance(api: Api, auth: dict[str, str]) -> tuple[float, float]:
 
 
 @pytest.fixture
-async def funded(api: Api) -> tuple[Client, dict[str, str]]:
-    client = await new_client()
+async def funded(pg_uow: UnitOfWorkFactory, api: Api) -> tuple[Client, dict[str, str]]:
+    client = await new_client(pg_uow)
     auth = await bearer(api.client, client)
     await fund(api.client, client, auth, "100.00")
     return client, auth
 
 
 async def test_transfer_reserves_then_settles_outside(
-    api: Api, funded: tuple[Client, dict[str, str]], migrated_database: str
+    pg_uow: UnitOfWorkFactory, api: Api, funded: tuple[Client, dict[str, str]], migrated_database: str
 ) -> None:
     _, auth = funded
     key, _ = await add_external_key(api.client, auth)
@@ -168,10 +160,10 @@ async def test_forty_concurrent_transfers_never_overdraw(
 
 
 async def test_internal_transfer_credits_the_receiver(
-    api: Api, funded: tuple[Client, dict[str, str]], migrated_database: str
+    pg_uow: UnitOfWorkFactory, api: Api, funded: tuple[Client, dict[str, str]], migrated_database: str
 ) -> None:
     _, auth = funded
-    receiver = await new_client()
+    receiver = await new_client(pg_uow)
     receiver_auth = await bearer(api.client, receiver)
     body = _body(
         receiver.opened.keys[0].value, 30, priority="HIGH", creditorDocument=receiver.opened.account.document
@@ -185,7 +177,7 @@ async def test_internal_transfer_credits_the_receiver(
 
 
 async def test_rejecting_receiver_and_expiry_release_the_funds(
-    api: Api, funded: tuple[Client, dict[str, str]], migrated_database: str
+    pg_uow: UnitOfWorkFactory, api: Api, funded: tuple[Client, dict[str, str]], migrated_database: str
 ) -> None:
     _, auth = funded
     rejecting, _ = await add_external_key(api.client, auth, behavior="reject")

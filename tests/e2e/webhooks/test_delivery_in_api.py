@@ -11,18 +11,21 @@ from pathlib import Path
 import asyncpg
 
 from pixcore.clock import SystemClock
+from pixcore.unit_of_work import UnitOfWorkFactory
 from tests.e2e.conftest import Api, running_api
 from tests.integration.receiver import running_receiver
 from tests.support import new_client
 
 
-async def test_the_api_delivers_webhooks_while_it_runs(api: Api, tmp_path: Path) -> None:
+async def test_the_api_delivers_webhooks_while_it_runs(
+    pg_uow: UnitOfWorkFactory, api: Api, tmp_path: Path
+) -> None:
     settings = replace(
         api.settings, run_workers=True, webhook_allow_private=True, data_dir=tmp_path / "loops"
     )
     secret = "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
     event = {"type": "RECEIVE", "data": {"id": 1, "txId": "x" * 26, "status": "LIQUIDATED"}}
-    account = (await new_client(link=False)).account_id
+    account = (await new_client(pg_uow, link=False)).account_id
     conn = await asyncpg.connect(settings.database_url)
     try:
         # Only this test's event is to go out: what earlier tests left behind is set aside.

@@ -11,6 +11,7 @@ from typing import Any
 
 from pixcore.refunds.refund_service import process_due_refunds
 from pixcore.transfers.transfer_service import settle_due
+from pixcore.unit_of_work import UnitOfWorkFactory
 from tests.e2e.charges.test_charge_schemas import validator
 from tests.e2e.conftest import Api
 from tests.e2e.refunds.test_refunds import put_refund, receive, refund_id
@@ -18,12 +19,12 @@ from tests.e2e.webhooks.test_standard_webhooks import delivering_api, key_of, pu
 from tests.e2e.webhooks.test_webhook_deliveries import secret_of
 from tests.e2e.webhooks.test_webhooks_api import signed_in
 from tests.integration.receiver import Receiver
-from tests.support import add_external_key, pg_uow
+from tests.support import add_external_key
 
 __all__ = ["delivering_api", "receiver"]  # the fixtures, used here by name
 
 
-async def _finish_refunds(api: Api) -> None:
+async def _finish_refunds(pg_uow: UnitOfWorkFactory, api: Api) -> None:
     """The refunds asked for come due and are finished (by this call or the app's own loop:
     either way once)."""
     api.clock.advance(api.settings.norm_delay_seconds)
@@ -31,11 +32,11 @@ async def _finish_refunds(api: Api) -> None:
 
 
 async def test_a_refund_of_a_pix_on_the_key_is_posted_at_each_final_status(
-    delivering_api: Api, receiver: Receiver
+    pg_uow: UnitOfWorkFactory, delivering_api: Api, receiver: Receiver
 ) -> None:
     api = delivering_api
     http = api.client
-    client, auth = await signed_in(api)
+    client, auth = await signed_in(pg_uow, api)
     chave = key_of(client)
     assert (await put_hook(api, auth, chave, receiver.url("/refunds/"))).status_code == 200
     secret = await secret_of(http, auth)
@@ -48,7 +49,7 @@ async def test_a_refund_of_a_pix_on_the_key_is_posted_at_each_final_status(
     assert asked.status_code == 201, asked.text
     await asyncio.sleep(0.5)  # asked for is no final status: nothing is sent yet
     assert len(receiver.at("/refunds/pix")) == 1
-    await _finish_refunds(api)
+    await _finish_refunds(pg_uow, api)
     await receiver.wait_for(2, "/refunds/pix", within=30)
     returned = receiver.at("/refunds/pix")[1].verify(secret)
     assert set(returned) == {"pix"}
@@ -75,7 +76,7 @@ async def test_a_refund_of_a_pix_on_the_key_is_posted_at_each_final_status(
     assert (await put_refund(api, auth, e2e, short, valor="5.00")).status_code == 201
     api.clock.advance(api.settings.norm_delay_seconds)
     await settle_due(pg_uow, api.clock)
-    await _finish_refunds(api)
+    await _finish_refunds(pg_uow, api)
     await receiver.wait_for(3, "/refunds/pix", within=30)
     await asyncio.sleep(0.5)  # time for a wrong fourth one to arrive
     sent = receiver.at("/refunds/pix")
@@ -94,14 +95,14 @@ async def test_a_refund_of_a_pix_on_the_key_is_posted_at_each_final_status(
 
 
 async def test_a_refund_of_a_pix_on_a_key_without_a_webhook_is_not_posted(
-    delivering_api: Api, receiver: Receiver
+    pg_uow: UnitOfWorkFactory, delivering_api: Api, receiver: Receiver
 ) -> None:
     api = delivering_api
-    client, auth = await signed_in(api)
-    other = await second_key(client.account_id)
+    client, auth = await signed_in(pg_uow, api)
+    other = await second_key(pg_uow, client.account_id)
     assert (await put_hook(api, auth, other, receiver.url("/other/"))).status_code == 200
     e2e = await receive(api, client, auth, 20)  # on the first key, which has no webhook
     assert (await put_refund(api, auth, e2e, refund_id(), valor="1.00")).status_code == 201
-    await _finish_refunds(api)
+    await _finish_refunds(pg_uow, api)
     await asyncio.sleep(1.0)
     assert receiver.received == []

@@ -22,6 +22,7 @@ import pytest
 from pixcore.clock import SystemClock
 from pixcore.keys import parse_pix_key
 from pixcore.testing import StaticResolver
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixcore.webhooks.key_webhook_service import parse_key_webhook, set_key_webhook
 from pixinfra.settings import Settings
 from tests.e2e.charges.test_charge_schemas import validator
@@ -32,7 +33,7 @@ from tests.e2e.refunds.test_refunds import receive
 from tests.e2e.webhooks.test_webhook_deliveries import secret_of
 from tests.e2e.webhooks.test_webhooks_api import signed_in
 from tests.integration.receiver import Receiver, running_receiver
-from tests.support import Client, fetch_rows, pg_uow
+from tests.support import Client, fetch_rows
 
 HOOK = "https://127.0.0.1:9/hooks/"
 OTHER_HOOK = "https://127.0.0.1:9/elsewhere?token=abc"
@@ -72,7 +73,7 @@ async def put_hook(api: Api, auth: dict[str, str], chave: str, url: str = HOOK) 
     return await api.client.put(f"/webhook/{chave}", json={"webhookUrl": url}, headers=auth)
 
 
-async def second_key(account_id: int) -> str:
+async def second_key(pg_uow: UnitOfWorkFactory, account_id: int) -> str:
     """Another key of the account, added as account opening adds them."""
     key = parse_pix_key(f"second-{uuid.uuid4().hex[:12]}@example.org")
     async with pg_uow() as tx:
@@ -84,9 +85,11 @@ async def second_key(account_id: int) -> str:
 # -- set, read, list, replace, delete --------------------------------------------------------------
 
 
-async def test_a_key_webhook_is_set_read_listed_replaced_and_deleted(private_api: Api) -> None:
+async def test_a_key_webhook_is_set_read_listed_replaced_and_deleted(
+    pg_uow: UnitOfWorkFactory, private_api: Api
+) -> None:
     http = private_api.client
-    client, auth = await signed_in(private_api)
+    client, auth = await signed_in(pg_uow, private_api)
     chave = key_of(client)
 
     put = await put_hook(private_api, auth, chave)
@@ -143,10 +146,14 @@ async def test_a_key_webhook_is_set_read_listed_replaced_and_deleted(private_api
     assert (await http.get("/webhook", headers=auth)).json()["webhooks"] == []
 
 
-async def test_the_list_pages_and_filters_by_creation(private_api: Api) -> None:
+async def test_the_list_pages_and_filters_by_creation(pg_uow: UnitOfWorkFactory, private_api: Api) -> None:
     http = private_api.client
-    client, auth = await signed_in(private_api)
-    keys = [key_of(client), await second_key(client.account_id), await second_key(client.account_id)]
+    client, auth = await signed_in(pg_uow, private_api)
+    keys = [
+        key_of(client),
+        await second_key(pg_uow, client.account_id),
+        await second_key(pg_uow, client.account_id),
+    ]
     for chave in keys:
         assert (await put_hook(private_api, auth, chave)).status_code == 200
     page = await http.get(
@@ -163,10 +170,12 @@ async def test_the_list_pages_and_filters_by_creation(private_api: Api) -> None:
     assert set(inside.json()["parametros"]) == {"inicio", "fim", "paginacao"}
 
 
-async def test_another_accounts_key_is_refused_and_its_webhook_not_found(private_api: Api) -> None:
+async def test_another_accounts_key_is_refused_and_its_webhook_not_found(
+    pg_uow: UnitOfWorkFactory, private_api: Api
+) -> None:
     http = private_api.client
-    owner, owner_auth = await signed_in(private_api)
-    _, stranger_auth = await signed_in(private_api)
+    owner, owner_auth = await signed_in(pg_uow, private_api)
+    _, stranger_auth = await signed_in(pg_uow, private_api)
     chave = key_of(owner)
 
     refused = _problem(await put_hook(private_api, stranger_auth, chave), 400, "WebhookOperacaoInvalida")
@@ -181,14 +190,18 @@ async def test_another_accounts_key_is_refused_and_its_webhook_not_found(private
 # -- hostile requests ------------------------------------------------------------------------------
 
 
-async def test_every_broken_rule_of_a_put_is_listed_at_once(private_api: Api) -> None:
-    _, auth = await signed_in(private_api)
+async def test_every_broken_rule_of_a_put_is_listed_at_once(
+    pg_uow: UnitOfWorkFactory, private_api: Api
+) -> None:
+    _, auth = await signed_in(pg_uow, private_api)
     body = _problem(await put_hook(private_api, auth, "not-a-key", "ftp://x"), 400, "WebhookOperacaoInvalida")
     assert {v["propriedade"] for v in body["violacoes"]} == {"chave", "webhookUrl"}
 
 
-async def test_a_wrong_type_and_a_bad_key_are_listed_together(private_api: Api) -> None:
-    _, auth = await signed_in(private_api)
+async def test_a_wrong_type_and_a_bad_key_are_listed_together(
+    pg_uow: UnitOfWorkFactory, private_api: Api
+) -> None:
+    _, auth = await signed_in(pg_uow, private_api)
     response = await private_api.client.put("/webhook/not-a-key", json={"webhookUrl": 5}, headers=auth)
     body = _problem(response, 400, "WebhookOperacaoInvalida")
     assert [v["propriedade"] for v in body["violacoes"]] == ["webhookUrl", "chave"]
@@ -208,8 +221,10 @@ async def test_a_wrong_type_and_a_bad_key_are_listed_together(private_api: Api) 
         "x",
     ],
 )
-async def test_hostile_bodies_are_a_400_problem(private_api: Api, body: Any) -> None:
-    client, auth = await signed_in(private_api)
+async def test_hostile_bodies_are_a_400_problem(
+    pg_uow: UnitOfWorkFactory, private_api: Api, body: Any
+) -> None:
+    client, auth = await signed_in(pg_uow, private_api)
     response = await private_api.client.put(f"/webhook/{key_of(client)}", json=body, headers=auth)
     assert response.status_code == 400, response.text
     assert response.headers["content-type"].startswith("application/problem+json")
@@ -217,9 +232,11 @@ async def test_hostile_bodies_are_a_400_problem(private_api: Api, body: Any) -> 
 
 
 @pytest.mark.parametrize("chave", ["a%00b", "x" * 78, "%00", "ção@example.org", "%C3%A7"])
-async def test_hostile_keys_are_refused_or_not_found(private_api: Api, chave: str) -> None:
+async def test_hostile_keys_are_refused_or_not_found(
+    pg_uow: UnitOfWorkFactory, private_api: Api, chave: str
+) -> None:
     http = private_api.client
-    _, auth = await signed_in(private_api)
+    _, auth = await signed_in(pg_uow, private_api)
     put = await http.put(f"/webhook/{chave}", json={"webhookUrl": HOOK}, headers=auth)
     assert put.status_code in {400, 404}, put.text
     assert put.headers["content-type"].startswith("application/problem+json")
@@ -228,8 +245,8 @@ async def test_hostile_keys_are_refused_or_not_found(private_api: Api, chave: st
     assert got.headers["content-type"].startswith("application/problem+json")
 
 
-async def test_a_key_with_a_slash_reaches_no_route(private_api: Api) -> None:
-    _, auth = await signed_in(private_api)
+async def test_a_key_with_a_slash_reaches_no_route(pg_uow: UnitOfWorkFactory, private_api: Api) -> None:
+    _, auth = await signed_in(pg_uow, private_api)
     put = await private_api.client.put(
         "/webhook/..%2F..%2Fapi%2Fwebhooks", json={"webhookUrl": HOOK}, headers=auth
     )
@@ -237,8 +254,8 @@ async def test_a_key_with_a_slash_reaches_no_route(private_api: Api) -> None:
     assert (await private_api.client.get("/api/webhooks", headers=auth)).json()["webhooks"] == []
 
 
-async def test_a_private_host_needs_the_setting(api: Api) -> None:
-    client, auth = await signed_in(api)
+async def test_a_private_host_needs_the_setting(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    client, auth = await signed_in(pg_uow, api)
     body = _problem(await put_hook(api, auth, key_of(client)), 400, "WebhookOperacaoInvalida")
     assert "PIX_WEBHOOK_ALLOW_PRIVATE" in body["detail"]
 
@@ -254,15 +271,17 @@ async def test_a_private_host_needs_the_setting(api: Api) -> None:
         {"paginacao.itensPorPagina": "99999999999999999999999"},
     ],
 )
-async def test_bad_list_queries_are_a_400_problem(private_api: Api, params: dict[str, str]) -> None:
-    _, auth = await signed_in(private_api)
+async def test_bad_list_queries_are_a_400_problem(
+    pg_uow: UnitOfWorkFactory, private_api: Api, params: dict[str, str]
+) -> None:
+    _, auth = await signed_in(pg_uow, private_api)
     response = await private_api.client.get("/webhook", params=params, headers=auth)
     body = _problem(response, 400, "WebhookConsultaInvalida")
     assert body["violacoes"]
 
 
-async def test_every_broken_query_rule_is_listed(private_api: Api) -> None:
-    _, auth = await signed_in(private_api)
+async def test_every_broken_query_rule_is_listed(pg_uow: UnitOfWorkFactory, private_api: Api) -> None:
+    _, auth = await signed_in(pg_uow, private_api)
     params = {"inicio": "x", "fim": "y", "paginacao.paginaAtual": "-1"}
     body = _problem(
         await private_api.client.get("/webhook", params=params, headers=auth), 400, "WebhookConsultaInvalida"
@@ -283,12 +302,12 @@ async def _pay_key(api: Api, auth: dict[str, str], chave: str, amount: str) -> s
 
 
 async def test_a_pix_received_on_the_key_is_posted_as_the_standard_says(
-    delivering_api: Api, receiver: Receiver
+    pg_uow: UnitOfWorkFactory, delivering_api: Api, receiver: Receiver
 ) -> None:
     api = delivering_api
     http = api.client
-    client, auth = await signed_in(api)
-    chave, other = key_of(client), await second_key(client.account_id)
+    client, auth = await signed_in(pg_uow, api)
+    chave, other = key_of(client), await second_key(pg_uow, client.account_id)
     hook = receiver.url("/standard/")
     assert (await put_hook(api, auth, chave, hook)).status_code == 200
     secret = await secret_of(http, auth)
@@ -332,11 +351,11 @@ async def test_a_pix_received_on_the_key_is_posted_as_the_standard_says(
 
 
 async def test_a_due_charge_paid_on_the_key_is_posted_with_the_amount_due(
-    delivering_api: Api, receiver: Receiver
+    pg_uow: UnitOfWorkFactory, delivering_api: Api, receiver: Receiver
 ) -> None:
     api = delivering_api
     http = api.client
-    client, auth = await signed_in(api)
+    client, auth = await signed_in(pg_uow, api)
     chave = key_of(client)
     assert (await put_hook(api, auth, chave, receiver.url("/due"))).status_code == 200
     secret = await secret_of(http, auth)
@@ -366,11 +385,11 @@ async def test_a_due_charge_paid_on_the_key_is_posted_with_the_amount_due(
 
 
 async def test_only_pix_after_the_registration_and_before_its_deletion_are_sent(
-    delivering_api: Api, receiver: Receiver
+    pg_uow: UnitOfWorkFactory, delivering_api: Api, receiver: Receiver
 ) -> None:
     api = delivering_api
     http = api.client
-    client, auth = await signed_in(api)
+    client, auth = await signed_in(pg_uow, api)
     chave = key_of(client)
     await _pay_key(api, auth, chave, "1.00")  # before: not sent
     assert (await put_hook(api, auth, chave, receiver.url("/late"))).status_code == 200
@@ -385,10 +404,10 @@ async def test_only_pix_after_the_registration_and_before_its_deletion_are_sent(
 
 
 async def test_a_pix_from_another_account_of_the_service_is_queued_for_the_key_webhook(
-    api: Api, migrated_database: str
+    pg_uow: UnitOfWorkFactory, api: Api, migrated_database: str
 ) -> None:
-    payer, payer_auth = await signed_in(api)
-    receiver_client, receiver_auth = await signed_in(api)
+    payer, payer_auth = await signed_in(pg_uow, api)
+    receiver_client, receiver_auth = await signed_in(pg_uow, api)
     chave = key_of(receiver_client)
     await set_key_webhook(
         pg_uow,
@@ -399,7 +418,7 @@ async def test_a_pix_from_another_account_of_the_service_is_queued_for_the_key_w
         allow_private=True,  # the IP literal of HOOK; this API refuses it (no PIX_WEBHOOK_ALLOW_PRIVATE)
     )
     await receive(api, payer, payer_auth, 100)
-    e2e = await _send(api, payer_auth, chave, 10)
+    e2e = await _send(pg_uow, api, payer_auth, chave, 10)
 
     rows = await fetch_rows(
         migrated_database,

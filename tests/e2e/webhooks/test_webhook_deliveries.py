@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from pixcore.clock import SystemClock, parse_timestamp
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixcore.webhooks.delivery import encode_body
 from pixinfra.settings import Settings
 from tests.e2e.conftest import Api, running_api
@@ -88,11 +89,11 @@ async def emit(url: str, account_id: int, event: dict[str, Any]) -> None:
 
 
 async def test_a_delivery_shows_what_was_sent_and_every_attempt(
-    delivering_api: Api, receiver: Receiver
+    pg_uow: UnitOfWorkFactory, delivering_api: Api, receiver: Receiver
 ) -> None:
     http, url = delivering_api.client, delivering_api.settings.database_url or ""
-    client, auth = await signed_in(delivering_api)
-    _, other_auth = await signed_in(delivering_api)
+    client, auth = await signed_in(pg_uow, delivering_api)
+    _, other_auth = await signed_in(pg_uow, delivering_api)
     hook = receiver.url("/detail")
     receiver.plan["/detail"] = [Reply(500), Reply(200)]  # fails, then the retry (5 s later) is taken
     webhook_id = await plain_http_hook(url, client.account_id, hook, {"X-Api-Key": HEADER_VALUE})
@@ -151,10 +152,10 @@ async def test_a_delivery_shows_what_was_sent_and_every_attempt(
 
 
 async def test_a_receiver_that_does_not_answer_is_logged_with_the_error(
-    delivering_api: Api, receiver: Receiver
+    pg_uow: UnitOfWorkFactory, delivering_api: Api, receiver: Receiver
 ) -> None:
     http, url = delivering_api.client, delivering_api.settings.database_url or ""
-    client, auth = await signed_in(delivering_api)
+    client, auth = await signed_in(pg_uow, delivering_api)
     with socket.socket() as closed:  # a port nobody listens on
         closed.bind(("127.0.0.1", 0))
         hook = f"http://127.0.0.1:{closed.getsockname()[1]}/nobody"
@@ -180,9 +181,11 @@ async def test_a_receiver_that_does_not_answer_is_logged_with_the_error(
 # -- the list's filters -----------------------------------------------------------------------
 
 
-async def test_the_list_filters_by_registration_status_type_and_dates(delivering_api: Api) -> None:
+async def test_the_list_filters_by_registration_status_type_and_dates(
+    pg_uow: UnitOfWorkFactory, delivering_api: Api
+) -> None:
     http, url = delivering_api.client, delivering_api.settings.database_url or ""
-    client, auth = await signed_in(delivering_api)
+    client, auth = await signed_in(pg_uow, delivering_api)
     hook = "https://127.0.0.1:9/filters"
     assert (await register(http, auth, hook)).status_code == 200
     assert (await register(http, auth, "https://127.0.0.1:9/refunds", "refund_in")).status_code == 200
@@ -266,11 +269,11 @@ async def test_the_openapi_document_describes_the_filters_and_the_detail(deliver
 
 
 async def test_a_test_event_is_sent_signed_now_and_answered_with_the_outcome(
-    delivering_api: Api, receiver: Receiver
+    pg_uow: UnitOfWorkFactory, delivering_api: Api, receiver: Receiver
 ) -> None:
     http, url = delivering_api.client, delivering_api.settings.database_url or ""
-    client, auth = await signed_in(delivering_api)
-    _, other_auth = await signed_in(delivering_api)
+    client, auth = await signed_in(pg_uow, delivering_api)
+    _, other_auth = await signed_in(pg_uow, delivering_api)
     webhook_id = await plain_http_hook(
         url, client.account_id, receiver.url("/ping"), {"X-Api-Key": HEADER_VALUE}
     )
@@ -314,9 +317,11 @@ async def test_a_test_event_is_sent_signed_now_and_answered_with_the_outcome(
     assert len(receiver.at("/ping")) == 2
 
 
-async def test_a_test_event_to_a_receiver_that_does_not_answer_says_why(delivering_api: Api) -> None:
+async def test_a_test_event_to_a_receiver_that_does_not_answer_says_why(
+    pg_uow: UnitOfWorkFactory, delivering_api: Api
+) -> None:
     http, url = delivering_api.client, delivering_api.settings.database_url or ""
-    client, auth = await signed_in(delivering_api)
+    client, auth = await signed_in(pg_uow, delivering_api)
     await secret_of(http, auth)
     with socket.socket() as closed:
         closed.bind(("127.0.0.1", 0))
@@ -405,12 +410,12 @@ async def test_moving_the_sandbox_clock_makes_a_due_retry_happen(own_database: s
 
 
 async def test_an_api_composed_without_a_sender_says_test_events_are_unavailable(
-    migrated_database: str, tmp_path: Path
+    pg_uow: UnitOfWorkFactory, migrated_database: str, tmp_path: Path
 ) -> None:
     """``pixweb`` alone (without ``pixservice``'s composition) has nothing to send test events with."""
     settings = Settings(database_url=migrated_database, data_dir=tmp_path, run_workers=False)
     async with running_api(settings, SystemClock(), overrides={"probe": None}) as api:
-        _, auth = await signed_in(api)
+        _, auth = await signed_in(pg_uow, api)
         response = await api.client.post("/api/webhooks/1/test", headers=auth)
     assert_error(response, 503, "Service Unavailable", containing="pixweb")
     assert response.headers["retry-after"] == "60"

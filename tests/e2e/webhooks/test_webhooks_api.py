@@ -22,6 +22,7 @@ import pytest
 
 from pixcore.clock import SystemClock, parse_timestamp
 from pixcore.testing import StaticResolver
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.persistence.deliveries import PostgresDeliveryStore
 from pixinfra.settings import Settings
 from pixnotify import Notifier
@@ -53,8 +54,8 @@ async def private_api(migrated_database: str, tmp_path: Path, resolver: StaticRe
         yield running
 
 
-async def signed_in(api: Api) -> tuple[Client, dict[str, str]]:
-    client = await new_client()
+async def signed_in(pg_uow: UnitOfWorkFactory, api: Api) -> tuple[Client, dict[str, str]]:
+    client = await new_client(pg_uow)
     return client, await bearer(api.client, client)
 
 
@@ -83,9 +84,9 @@ def assert_error(response: httpx.Response, status: int, reason: str, *, containi
 # -- registration and listing -----------------------------------------------------------------
 
 
-async def test_register_list_and_re_register(private_api: Api) -> None:
+async def test_register_list_and_re_register(pg_uow: UnitOfWorkFactory, private_api: Api) -> None:
     http = private_api.client
-    client, auth = await signed_in(private_api)
+    client, auth = await signed_in(pg_uow, private_api)
     first = await register(http, auth, HOOK, headers=[{"key": "X-Api-Key", "value": "k1"}])
     assert first.status_code == 200, first.text
     assert first.json()["success"] is True
@@ -149,10 +150,10 @@ async def test_register_list_and_re_register(private_api: Api) -> None:
     assert secrets[0]["secret"].startswith("whsec_")
 
 
-async def test_an_account_sees_only_its_own_webhooks(private_api: Api) -> None:
+async def test_an_account_sees_only_its_own_webhooks(pg_uow: UnitOfWorkFactory, private_api: Api) -> None:
     http = private_api.client
-    _, auth = await signed_in(private_api)
-    other, other_auth = await signed_in(private_api)
+    _, auth = await signed_in(pg_uow, private_api)
+    other, other_auth = await signed_in(pg_uow, private_api)
     assert (await register(http, auth, HOOK)).status_code == 200
     listed = (await http.get("/api/webhooks", headers=other_auth)).json()
     assert listed == {"accountId": other.account_id, "webhooks": [], "total": 0}
@@ -218,17 +219,19 @@ SIX_HEADERS = [{"key": f"X-H{i}", "value": "v"} for i in range(6)]
         ({"url": 5, "eventType": "cash_in"}, "url"),
     ],
 )
-async def test_every_400_of_registration(private_api: Api, body: dict[str, Any], containing: str) -> None:
-    _, auth = await signed_in(private_api)
+async def test_every_400_of_registration(
+    pg_uow: UnitOfWorkFactory, private_api: Api, body: dict[str, Any], containing: str
+) -> None:
+    _, auth = await signed_in(pg_uow, private_api)
     response = await private_api.client.post("/api/webhooks", json=body, headers=auth)
     assert_error(response, 400, "Bad Request", containing=containing)
     listed = (await private_api.client.get("/api/webhooks", headers=auth)).json()
     assert listed["total"] == 0
 
 
-async def test_a_fourth_active_url_is_a_400(private_api: Api) -> None:
+async def test_a_fourth_active_url_is_a_400(pg_uow: UnitOfWorkFactory, private_api: Api) -> None:
     http = private_api.client
-    _, auth = await signed_in(private_api)
+    _, auth = await signed_in(pg_uow, private_api)
     for i in range(3):
         assert (await register(http, auth, f"https://127.0.0.1:9/{i}")).status_code == 200
     assert_error(
@@ -241,9 +244,11 @@ async def test_a_fourth_active_url_is_a_400(private_api: Api) -> None:
     assert (await register(http, auth, "https://127.0.0.1:9/1")).status_code == 200  # a re-registration
 
 
-async def test_the_limit_holds_under_twenty_concurrent_registrations(private_api: Api) -> None:
+async def test_the_limit_holds_under_twenty_concurrent_registrations(
+    pg_uow: UnitOfWorkFactory, private_api: Api
+) -> None:
     http = private_api.client
-    client, auth = await signed_in(private_api)
+    client, auth = await signed_in(pg_uow, private_api)
     responses = await asyncio.gather(*(register(http, auth, f"https://127.0.0.1:9/c{i}") for i in range(20)))
     statuses = sorted(response.status_code for response in responses)
     assert statuses == [200] * 3 + [400] * 17, [r.text for r in responses if r.status_code not in (200, 400)]
@@ -258,9 +263,11 @@ async def test_the_limit_holds_under_twenty_concurrent_registrations(private_api
     assert rows[0]["n"] == 3
 
 
-async def test_twenty_concurrent_re_registrations_of_one_url_each_bump_the_version(private_api: Api) -> None:
+async def test_twenty_concurrent_re_registrations_of_one_url_each_bump_the_version(
+    pg_uow: UnitOfWorkFactory, private_api: Api
+) -> None:
     http = private_api.client
-    _, auth = await signed_in(private_api)
+    _, auth = await signed_in(pg_uow, private_api)
     assert (await register(http, auth, HOOK)).status_code == 200
     assert (await register(http, auth, "https://127.0.0.1:9/untouched")).status_code == 200
     responses = await asyncio.gather(
@@ -295,15 +302,15 @@ async def test_twenty_concurrent_re_registrations_of_one_url_each_bump_the_versi
         "https://nowhere.example.test/h",
     ],
 )
-async def test_non_public_hosts_are_refused(api: Api, url: str) -> None:
+async def test_non_public_hosts_are_refused(pg_uow: UnitOfWorkFactory, api: Api, url: str) -> None:
     assert api.settings.webhook_allow_private is False
-    _, auth = await signed_in(api)
+    _, auth = await signed_in(pg_uow, api)
     assert_error(await register(api.client, auth, url), 400, "Bad Request", containing="url: ")
     assert (await api.client.get("/api/webhooks", headers=auth)).json()["total"] == 0
 
 
-async def test_a_public_name_is_accepted(api: Api) -> None:
-    _, auth = await signed_in(api)
+async def test_a_public_name_is_accepted(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+    _, auth = await signed_in(pg_uow, api)
     response = await register(api.client, auth, "https://public.example.test/h")
     assert response.status_code == 200, response.text
 
@@ -311,10 +318,12 @@ async def test_a_public_name_is_accepted(api: Api) -> None:
 # -- deactivation ------------------------------------------------------------------------------------
 
 
-async def test_delete_deactivates_and_another_accounts_id_is_404(private_api: Api) -> None:
+async def test_delete_deactivates_and_another_accounts_id_is_404(
+    pg_uow: UnitOfWorkFactory, private_api: Api
+) -> None:
     http = private_api.client
-    _, auth = await signed_in(private_api)
-    _, other_auth = await signed_in(private_api)
+    _, auth = await signed_in(pg_uow, private_api)
+    _, other_auth = await signed_in(pg_uow, private_api)
     assert (await register(http, auth, HOOK)).status_code == 200
     webhook_id = (await http.get("/api/webhooks", headers=auth)).json()["webhooks"][0]["id"]
 
@@ -349,10 +358,12 @@ async def test_delete_deactivates_and_another_accounts_id_is_404(private_api: Ap
 # -- the secret --------------------------------------------------------------------------------------
 
 
-async def test_secret_is_created_once_and_rotation_keeps_the_old_one_for_24_hours(api: Api) -> None:
+async def test_secret_is_created_once_and_rotation_keeps_the_old_one_for_24_hours(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
     http = api.client
-    client, auth = await signed_in(api)
-    _, other_auth = await signed_in(api)
+    client, auth = await signed_in(pg_uow, api)
+    _, other_auth = await signed_in(pg_uow, api)
     first = await http.get("/api/webhooks/secret", headers=auth)
     assert first.status_code == 200
     secret = first.json()["secret"]
@@ -430,11 +441,11 @@ async def seed_deliveries(url: str, account_id: int, webhook_id: int) -> list[in
         await conn.close()
 
 
-async def test_deliveries_listing_and_replay(private_api: Api) -> None:
+async def test_deliveries_listing_and_replay(pg_uow: UnitOfWorkFactory, private_api: Api) -> None:
     http = private_api.client
     url = private_api.settings.database_url or ""
-    client, auth = await signed_in(private_api)
-    _, other_auth = await signed_in(private_api)
+    client, auth = await signed_in(pg_uow, private_api)
+    _, other_auth = await signed_in(pg_uow, private_api)
     assert (await register(http, auth, HOOK)).status_code == 200
     webhook_id = (await http.get("/api/webhooks", headers=auth)).json()["webhooks"][0]["id"]
     delivered, failed, pending = await seed_deliveries(url, client.account_id, webhook_id)
@@ -558,8 +569,10 @@ async def test_every_webhook_endpoint_needs_a_token(api: Api, method: str, path:
     "url",
     ["http://127.0.0.1:9/h", "https://127.0.0.1/h", "https://localhost/h", "https://sneaky.example.test/h"],
 )
-async def test_a_refused_private_url_names_the_setting_that_would_allow_it(api: Api, url: str) -> None:
-    _, auth = await signed_in(api)
+async def test_a_refused_private_url_names_the_setting_that_would_allow_it(
+    pg_uow: UnitOfWorkFactory, api: Api, url: str
+) -> None:
+    _, auth = await signed_in(pg_uow, api)
     assert_error(
         await register(api.client, auth, url), 400, "Bad Request", containing="PIX_WEBHOOK_ALLOW_PRIVATE"
     )
@@ -576,9 +589,9 @@ async def test_a_refused_private_url_names_the_setting_that_would_allow_it(api: 
     ],
 )
 async def test_http_to_loopback_and_private_hosts_is_accepted_with_the_setting(
-    private_api: Api, url: str, stored: str
+    pg_uow: UnitOfWorkFactory, private_api: Api, url: str, stored: str
 ) -> None:
-    _, auth = await signed_in(private_api)
+    _, auth = await signed_in(pg_uow, private_api)
     response = await register(private_api.client, auth, url)
     assert response.status_code == 200, response.text
     listed = (await private_api.client.get("/api/webhooks", headers=auth)).json()
@@ -588,8 +601,10 @@ async def test_http_to_loopback_and_private_hosts_is_accepted_with_the_setting(
 @pytest.mark.parametrize(
     "url", ["http://8.8.8.8/h", "http://public.example.test/h", "http://mixed.example.test/h"]
 )
-async def test_a_public_host_needs_https_even_with_the_setting(private_api: Api, url: str) -> None:
-    _, auth = await signed_in(private_api)
+async def test_a_public_host_needs_https_even_with_the_setting(
+    pg_uow: UnitOfWorkFactory, private_api: Api, url: str
+) -> None:
+    _, auth = await signed_in(pg_uow, private_api)
     assert_error(
         await register(private_api.client, auth, url),
         400,
@@ -599,10 +614,12 @@ async def test_a_public_host_needs_https_even_with_the_setting(private_api: Api,
     assert (await private_api.client.get("/api/webhooks", headers=auth)).json()["total"] == 0
 
 
-async def test_the_deliveries_list_says_why_the_last_attempt_failed_in_words(private_api: Api) -> None:
+async def test_the_deliveries_list_says_why_the_last_attempt_failed_in_words(
+    pg_uow: UnitOfWorkFactory, private_api: Api
+) -> None:
     """The notifier's words (``pixnotify.failures``) reach the account: a development receiver
     that is not running is ``connection refused by 127.0.0.1:PORT`` in ``lastError``."""
-    client, auth = await signed_in(private_api)
+    client, auth = await signed_in(pg_uow, private_api)
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]

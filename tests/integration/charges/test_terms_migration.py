@@ -20,11 +20,11 @@ from pixcore.charges.cobv import (
     parse_due_terms,
     payer_day,
 )
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.due_terms import terms_text, terms_wire
 from pixinfra.postgres.piccolo_migrations import pixweb_2026_11_28t03_30_00_000000 as terms_migration
 from tests.contract.rows import FAR, add_account
 from tests.contract.test_charges import _due_terms, _new_charge
-from tests.support import pg_uow
 
 
 def _wire_text(terms: DueTerms) -> str:
@@ -46,6 +46,7 @@ def _other_terms() -> DueTerms:
 
 
 async def test_terms_kept_in_the_wire_form_read_the_same_after_the_migration(
+    pg_uow: UnitOfWorkFactory,
     conn: asyncpg.Connection,
 ) -> None:
     first, second = _due_terms(FAR), _other_terms()

@@ -10,9 +10,9 @@ from datetime import timedelta
 import asyncpg
 
 from pixcore.charges.cob import ChargeKind, ChargeStatus, NewCharge
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.postgres.piccolo_migrations import pixweb_2026_11_24t13_00_00_000000 as revisions_migration
 from tests.contract.rows import FAR, add_account, e2e, receipt
-from tests.support import pg_uow
 
 
 def _new(account_id: int) -> NewCharge:
@@ -33,6 +33,7 @@ def _new(account_id: int) -> NewCharge:
 
 
 async def test_the_migration_keeps_each_charges_current_revision_as_well_as_it_can(
+    pg_uow: UnitOfWorkFactory,
     conn: asyncpg.Connection,
 ) -> None:
     paid_at, revised_at, lapsed_at = (FAR + timedelta(minutes=m) for m in (1, 2, 3))

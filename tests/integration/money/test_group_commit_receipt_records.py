@@ -18,7 +18,8 @@ from pixcore.group_commit.receipts import ReceiptGroupCommit
 from pixcore.keys import PixKey, PixKeyType
 from pixcore.testing import PlainHasher
 from pixcore.transfers.receipt_service import Receipt, receive_payment
-from tests.support import pg_uow, random_cpf
+from pixcore.unit_of_work import UnitOfWorkFactory
+from tests.support import random_cpf
 
 CLOCK = ManualClock(datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC))
 PAYERS = (
@@ -44,7 +45,9 @@ async def _entries(conn: asyncpg.Connection, receipt: Receipt) -> list[tuple[obj
     return [tuple(row) for row in rows]
 
 
-async def test_each_row_of_a_group_is_the_one_the_ungrouped_path_stores(conn: asyncpg.Connection) -> None:
+async def test_each_row_of_a_group_is_the_one_the_ungrouped_path_stores(
+    pg_uow: UnitOfWorkFactory, conn: asyncpg.Connection
+) -> None:
     key = PixKey(PixKeyType.EMAIL, f"{uuid.uuid4().hex}@example.com")
     await open_account(
         pg_uow,

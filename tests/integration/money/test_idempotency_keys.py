@@ -11,8 +11,10 @@ from datetime import UTC, datetime, timedelta
 
 import asyncpg
 
+from pixcore.unit_of_work import UnitOfWorkFactory
+from pixinfra.postgres.pool import Database
 from pixweb.workers import purge_idempotency_keys
-from tests.support import new_client, run_database
+from tests.support import new_client
 
 
 async def _store_key(conn: asyncpg.Connection, account_id: int, age: timedelta) -> uuid.UUID:
@@ -38,13 +40,15 @@ async def _store_key(conn: asyncpg.Connection, account_id: int, age: timedelta) 
     return key
 
 
-async def test_keys_survive_24_hours_and_go_after_25(migrated_database: str) -> None:
-    client = await new_client()
+async def test_keys_survive_24_hours_and_go_after_25(
+    database: Database, pg_uow: UnitOfWorkFactory, migrated_database: str
+) -> None:
+    client = await new_client(pg_uow)
     conn = await asyncpg.connect(migrated_database)
     try:
         kept = await _store_key(conn, client.account_id, timedelta(hours=24))
         gone = await _store_key(conn, client.account_id, timedelta(hours=25, seconds=1))
-        await purge_idempotency_keys(run_database())
+        await purge_idempotency_keys(database)
         rows = await conn.fetch("SELECT key FROM idempotency_keys WHERE account_id = $1", client.account_id)
     finally:
         await conn.close()

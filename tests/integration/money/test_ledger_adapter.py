@@ -27,7 +27,7 @@ from pixcore.records import NewTransaction, TransactionStatus, TransactionType
 from pixcore.testing import PlainHasher
 from pixcore.transfers.receipt_service import receive_payment
 from pixinfra.persistence.uow import PostgresUnitOfWork
-from tests.support import pg_uow, random_cpf
+from tests.support import PostgresUnits, random_cpf
 
 pytestmark = pytest.mark.usefixtures("migrated_database")
 
@@ -35,7 +35,7 @@ CLOCK = ManualClock(datetime.now(UTC))
 PAYER = Counterpart(name="Outside Payer", document=random_cpf(), ispb="12345678")
 
 
-async def _funded(amount: int) -> int:
+async def _funded(pg_uow: PostgresUnits, amount: int) -> int:
     """A new account that received ``amount`` centavos from outside."""
     key = f"{uuid.uuid4().hex}@example.com"
     opened = await open_account(
@@ -63,40 +63,41 @@ async def _record(uow: PostgresUnitOfWork, account_id: int, amount: int) -> int:
     )
 
 
-async def _post(account_id: int, posting: Posting, amount: int) -> None:
+async def _post(pg_uow: PostgresUnits, account_id: int, posting: Posting, amount: int) -> None:
     """One unit of work that books ``posting`` and commits, or raises what the adapter raised."""
     async with pg_uow() as uow:
         await uow.ledger.post(await _record(uow, account_id, amount), posting, CLOCK.now())
         await uow.commit()
 
 
-async def test_post_refuses_a_reservation_above_the_available_balance() -> None:
-    account_id = await _funded(100)
+async def test_post_refuses_a_reservation_above_the_available_balance(pg_uow: PostgresUnits) -> None:
+    account_id = await _funded(pg_uow, 100)
 
     with pytest.raises(InsufficientFunds):
-        await _post(account_id, ledger.reserve(account_id, 101), 101)
+        await _post(pg_uow, account_id, ledger.reserve(account_id, 101), 101)
     assert await get_balance(pg_uow, account_id) == Balance(available=100, blocked=0)
 
-    await _post(account_id, ledger.reserve(account_id, 100), 100)  # the whole balance is allowed
+    await _post(pg_uow, account_id, ledger.reserve(account_id, 100), 100)  # the whole balance is allowed
     with pytest.raises(InsufficientFunds):
-        await _post(account_id, ledger.reserve(account_id, 1), 1)
+        await _post(pg_uow, account_id, ledger.reserve(account_id, 1), 1)
     assert await get_balance(pg_uow, account_id) == Balance(available=0, blocked=100)
 
 
-async def test_post_refuses_taking_more_from_blocked_than_it_holds() -> None:
-    account_id = await _funded(100)
-    await _post(account_id, ledger.reserve(account_id, 40), 40)
+async def test_post_refuses_taking_more_from_blocked_than_it_holds(pg_uow: PostgresUnits) -> None:
+    account_id = await _funded(pg_uow, 100)
+    await _post(pg_uow, account_id, ledger.reserve(account_id, 40), 40)
 
     with pytest.raises(InsufficientFunds):
-        await _post(account_id, ledger.release(account_id, 41), 41)
+        await _post(pg_uow, account_id, ledger.release(account_id, 41), 41)
 
     assert await get_balance(pg_uow, account_id) == Balance(available=60, blocked=40)
 
 
 async def test_try_post_answers_false_and_leaves_no_entry_and_the_work_goes_on(
+    pg_uow: PostgresUnits,
     conn: asyncpg.Connection,
 ) -> None:
-    account_id = await _funded(100)
+    account_id = await _funded(pg_uow, 100)
 
     async with pg_uow() as uow:
         refused = await _record(uow, account_id, 101)
@@ -118,10 +119,10 @@ async def _until_waiting_on_a_lock(conn: asyncpg.Connection, pids: list[int]) ->
         pass
 
 
-async def test_racing_reservations_never_overdraw(conn: asyncpg.Connection) -> None:
+async def test_racing_reservations_never_overdraw(pg_uow: PostgresUnits, conn: asyncpg.Connection) -> None:
     """The holder reserves first and keeps the balance row locked until nine racers queue behind
     it; each racer's guarded UPDATE then re-reads the row and sees the money already gone."""
-    account_id = await _funded(100)
+    account_id = await _funded(pg_uow, 100)
     holding, release, queued = asyncio.Event(), asyncio.Event(), asyncio.Event()
     pids: list[int] = []
 

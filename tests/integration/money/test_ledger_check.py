@@ -31,8 +31,9 @@ from pixcore.keys import PixKey, PixKeyType
 from pixcore.records import NewTransaction, TransactionStatus, TransactionType
 from pixcore.testing import PlainHasher
 from pixcore.transfers.receipt_service import receive_payment
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.persistence.ledger_check import check_ledger
-from tests.support import pg_uow, random_cpf
+from tests.support import random_cpf
 
 PAYER = Counterpart(name="Outside Payer", document=random_cpf(), ispb="12345678")
 RECEIVED, RESERVED = 10_000, 3_000
@@ -48,7 +49,7 @@ class Books:
 
 
 @pytest.fixture
-async def books(migrated_database: str) -> Books:
+async def books(pg_uow: UnitOfWorkFactory, migrated_database: str) -> Books:
     key = f"{uuid.uuid4().hex}@example.com"
     opened = await open_account(
         pg_uow,
@@ -203,7 +204,9 @@ async def test_entries_whose_grand_total_is_not_zero_fail_though_balances_agree(
     assert report["unbalancedTransactions"] == [{"transactionId": books.receipt, "total": 7}]
 
 
-async def test_a_balance_without_any_entry_is_compared_with_zero(tampering: asyncpg.Connection) -> None:
+async def test_a_balance_without_any_entry_is_compared_with_zero(
+    pg_uow: UnitOfWorkFactory, tampering: asyncpg.Connection
+) -> None:
     opened = await open_account(
         pg_uow, PlainHasher(), ispb="99999999", name="Empty", document=random_cpf(), city="RECIFE"
     )

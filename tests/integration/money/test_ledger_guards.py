@@ -14,8 +14,9 @@ from pixcore import ledger
 from pixcore.accounts.accounts_service import open_account
 from pixcore.records import NewTransaction, TransactionStatus, TransactionType
 from pixcore.testing import PlainHasher
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.persistence.ledger_check import check_ledger
-from tests.support import pg_uow, random_cpf
+from tests.support import random_cpf
 
 ISPB = "99999999"
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
@@ -26,7 +27,7 @@ def _elsewhere() -> str:
     return f"{random.randrange(10_000_000, 99_000_000):08d}"  # noqa: S311 - test data
 
 
-async def _account() -> int:
+async def _account(pg_uow: UnitOfWorkFactory) -> int:
     opened = await open_account(
         pg_uow,
         PlainHasher(),
@@ -38,9 +39,9 @@ async def _account() -> int:
     return opened.account.id
 
 
-async def _funded(amount: int, institution: str) -> tuple[int, int]:
+async def _funded(pg_uow: UnitOfWorkFactory, amount: int, institution: str) -> tuple[int, int]:
     """A new account that received ``amount`` from ``institution``; (account, transaction)."""
-    account_id = await _account()
+    account_id = await _account(pg_uow)
     async with pg_uow() as tx:
         transaction_id = await tx.transactions.add(
             NewTransaction(account_id, TransactionType.PAYMENT, TransactionStatus.CONFIRMED, amount, NOW)
@@ -50,8 +51,10 @@ async def _funded(amount: int, institution: str) -> tuple[int, int]:
     return account_id, transaction_id
 
 
-async def test_an_unbalanced_posting_never_commits(conn: asyncpg.Connection) -> None:
-    account_id, transaction_id = await _funded(1_000, _elsewhere())
+async def test_an_unbalanced_posting_never_commits(
+    pg_uow: UnitOfWorkFactory, conn: asyncpg.Connection
+) -> None:
+    account_id, transaction_id = await _funded(pg_uow, 1_000, _elsewhere())
     before = await conn.fetchval(
         "SELECT count(*) FROM ledger_entries WHERE transaction_id = $1", transaction_id
     )
@@ -71,9 +74,11 @@ async def test_an_unbalanced_posting_never_commits(conn: asyncpg.Connection) -> 
     assert after == before == 2
 
 
-async def test_a_posting_may_be_written_line_by_line_within_its_transaction(conn: asyncpg.Connection) -> None:
+async def test_a_posting_may_be_written_line_by_line_within_its_transaction(
+    pg_uow: UnitOfWorkFactory, conn: asyncpg.Connection
+) -> None:
     institution = _elsewhere()
-    account_id, transaction_id = await _funded(1_000, institution)
+    account_id, transaction_id = await _funded(pg_uow, 1_000, institution)
 
     async with conn.transaction():  # the check waits for COMMIT: the second line balances the first
         for account, bucket, amount, outside in (
@@ -97,8 +102,8 @@ async def test_a_posting_may_be_written_line_by_line_within_its_transaction(conn
     )
 
 
-async def test_no_outside_entry_names_our_own_institution() -> None:
-    account_id = await _account()
+async def test_no_outside_entry_names_our_own_institution(pg_uow: UnitOfWorkFactory) -> None:
+    account_id = await _account(pg_uow)
     async with pg_uow() as tx:
         transaction_id = await tx.transactions.add(
             NewTransaction(account_id, TransactionType.PAYMENT, TransactionStatus.CONFIRMED, 500, NOW)
@@ -114,8 +119,10 @@ async def test_no_outside_entry_names_our_own_institution() -> None:
         "DELETE FROM ledger_entries WHERE transaction_id = $1",
     ],
 )
-async def test_entries_are_never_changed_or_deleted(conn: asyncpg.Connection, statement: str) -> None:
-    _, transaction_id = await _funded(700, _elsewhere())
+async def test_entries_are_never_changed_or_deleted(
+    pg_uow: UnitOfWorkFactory, conn: asyncpg.Connection, statement: str
+) -> None:
+    _, transaction_id = await _funded(pg_uow, 700, _elsewhere())
 
     with pytest.raises(asyncpg.CheckViolationError, match="never changed or deleted"):
         await conn.execute(statement, transaction_id)
@@ -125,11 +132,12 @@ async def test_entries_are_never_changed_or_deleted(conn: asyncpg.Connection, st
 
 
 async def test_the_check_reports_each_outside_institution_and_the_sum_over_every_account(
+    pg_uow: UnitOfWorkFactory,
     conn: asyncpg.Connection,
 ) -> None:
     institution = _elsewhere()
-    await _funded(1_234, institution)
-    await _funded(66, institution)
+    await _funded(pg_uow, 1_234, institution)
+    await _funded(pg_uow, 66, institution)
 
     report = await check_ledger(conn)
 
@@ -140,10 +148,12 @@ async def test_the_check_reports_each_outside_institution_and_the_sum_over_every
     assert report["outsideInstitutionsOfOurs"] == []
 
 
-async def test_the_check_fails_when_money_leaves_to_our_own_institution(conn: asyncpg.Connection) -> None:
+async def test_the_check_fails_when_money_leaves_to_our_own_institution(
+    pg_uow: UnitOfWorkFactory, conn: asyncpg.Connection
+) -> None:
     """What refunds between two of our accounts once did: the check says so (the trigger is what a
     bug would meet first, so the test goes around it, as old rows would)."""
-    account_id, transaction_id = await _funded(1_000, _elsewhere())
+    account_id, transaction_id = await _funded(pg_uow, 1_000, _elsewhere())
     forged = """
         INSERT INTO ledger_entries
                (transaction_id, posting, account_id, bucket, amount, created_at, institution)

@@ -16,8 +16,9 @@ from pixcore import ledger
 from pixcore.accounts.accounts_service import open_account
 from pixcore.records import NewTransaction, TransactionStatus, TransactionType
 from pixcore.testing import PlainHasher
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.persistence.ledger_check import check_ledger
-from tests.support import pg_uow, random_cpf
+from tests.support import random_cpf
 
 ISPB = "99999999"
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
@@ -28,7 +29,7 @@ _INSERT = """
 """
 
 
-async def _funded(amount: int, institution: str) -> tuple[int, int]:
+async def _funded(pg_uow: UnitOfWorkFactory, amount: int, institution: str) -> tuple[int, int]:
     """A new account that received ``amount`` from ``institution``; (account, transaction)."""
     opened = await open_account(
         pg_uow, PlainHasher(), ispb=ISPB, name="Trigger Holder", document=random_cpf(), city="RECIFE"
@@ -54,11 +55,13 @@ def _elsewhere() -> str:
 
 
 @pytest.mark.parametrize("off", [1, -1], ids=["sum-plus-one", "sum-minus-one"])
-async def test_entries_that_do_not_sum_to_zero_never_commit(conn: asyncpg.Connection, off: int) -> None:
+async def test_entries_that_do_not_sum_to_zero_never_commit(
+    pg_uow: UnitOfWorkFactory, conn: asyncpg.Connection, off: int
+) -> None:
     """Five centavos leave the account; the outside line says ``5 + off``: the transaction's entries
     sum to ``off`` (+1 or -1), and COMMIT is refused, leaving the receipt's two entries alone."""
     institution = _elsewhere()
-    account_id, transaction_id = await _funded(1_000, institution)
+    account_id, transaction_id = await _funded(pg_uow, 1_000, institution)
 
     refused = f"transaction {transaction_id} sum to {off}, not 0"
     with pytest.raises(asyncpg.CheckViolationError, match=refused):
@@ -68,9 +71,11 @@ async def test_entries_that_do_not_sum_to_zero_never_commit(conn: asyncpg.Connec
     assert await _entries(conn, transaction_id) == [-1_000, 1_000]
 
 
-async def test_balanced_entries_written_by_hand_commit(conn: asyncpg.Connection) -> None:
+async def test_balanced_entries_written_by_hand_commit(
+    pg_uow: UnitOfWorkFactory, conn: asyncpg.Connection
+) -> None:
     institution = _elsewhere()
-    account_id, transaction_id = await _funded(1_000, institution)
+    account_id, transaction_id = await _funded(pg_uow, 1_000, institution)
 
     async with conn.transaction():
         await conn.execute(_INSERT, transaction_id, account_id, -5, 5, institution)

@@ -25,15 +25,17 @@ import asyncpg
 import pytest
 
 from pixcore.clock import ManualClock
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixcore.webhooks.delivery import message_id
 from pixcore.webhooks.rules import EventType
 from pixinfra.persistence.deliveries import PostgresDeliveryStore, queue_status
+from pixinfra.postgres.pool import Database
 from pixinfra.settings import NotifierSettings
 from pixnotify import Notifier
 from pixnotify.worker import run_listening
 from tests.contract.delivery_rows import PostgresRows
 from tests.integration.receiver import Received, Receiver, Reply, running_receiver
-from tests.support import migrated_by_command, new_client, process_env, run_database, scratch_database
+from tests.support import migrated_by_command, new_client, process_env, scratch_database
 
 BIN = Path(sys.executable).parent
 
@@ -66,14 +68,18 @@ def receive(n: int = 1) -> dict[str, Any]:
 
 class Tables(PostgresRows):
     """Rows written straight into the webhook tables, on a connection of its own, as the contract
-    suite writes them (its accounts opened as the API opens them)."""
+    suite writes them; with ``uow`` (units of work on the same database), its accounts are opened
+    as the API opens them."""
 
-    def __init__(self, conn: asyncpg.Connection[Any]) -> None:
+    def __init__(self, conn: asyncpg.Connection[Any], uow: UnitOfWorkFactory | None = None) -> None:
         super().__init__(conn)
         self.conn = conn
+        self.uow = uow
 
     async def account(self) -> int:
-        return (await new_client(link=False)).account_id
+        if self.uow is None:
+            return await super().account()
+        return (await new_client(self.uow, link=False)).account_id
 
     async def delivery(self, outbox_id: int, webhook_id: int) -> asyncpg.Record:
         row = await self.conn.fetchrow(
@@ -84,10 +90,10 @@ class Tables(PostgresRows):
 
 
 @pytest.fixture
-async def tables(migrated_database: str) -> AsyncIterator[Tables]:
+async def tables(migrated_database: str, pg_uow: UnitOfWorkFactory) -> AsyncIterator[Tables]:
     conn = await asyncpg.connect(migrated_database)
     try:
-        yield Tables(conn)
+        yield Tables(conn, pg_uow)
     finally:
         await conn.close()
 
@@ -112,10 +118,12 @@ async def fake_resolver(host: str, port: int) -> list[str]:
     return HOSTS[host]
 
 
-def notifier(clock: ManualClock, *, allow_private: bool = True, **config: Any) -> Notifier:
+def notifier(
+    database: Database, clock: ManualClock, *, allow_private: bool = True, **config: Any
+) -> Notifier:
     settings = NotifierSettings(**{"timeout": 5.0, "lease": 30.0} | config)
     return Notifier(
-        PostgresDeliveryStore(run_database()),
+        PostgresDeliveryStore(database),
         settings,
         allow_private=allow_private,
         clock=clock,
@@ -127,7 +135,7 @@ def notifier(clock: ManualClock, *, allow_private: bool = True, **config: Any) -
 
 
 async def test_an_event_goes_signed_to_each_active_url_of_its_type(
-    tables: Tables, receiver: Receiver, clock: ManualClock
+    database: Database, tables: Tables, receiver: Receiver, clock: ManualClock
 ) -> None:
     account = await tables.account()
     secret, previous = new_secret(), new_secret()
@@ -143,7 +151,7 @@ async def test_an_event_goes_signed_to_each_active_url_of_its_type(
     event = transfer(1)
     outbox_id = await tables.emit(account, event, EventType.CASH_OUT)
 
-    async with notifier(clock) as running:
+    async with notifier(database, clock) as running:
         await running.run_once()
 
     for n, hook in enumerate(hooks):
@@ -171,14 +179,14 @@ async def test_an_event_goes_signed_to_each_active_url_of_its_type(
 
 
 async def test_an_expired_rotation_signs_with_the_current_secret_only(
-    tables: Tables, receiver: Receiver, clock: ManualClock
+    database: Database, tables: Tables, receiver: Receiver, clock: ManualClock
 ) -> None:
     account = await tables.account()
     secret, previous = new_secret(), new_secret()
     await tables.secret(account, secret, previous, clock.now() - timedelta(seconds=1))
     await tables.webhook(account, receiver.url("/expired-rotation"), "cash_in")
     await tables.emit(account, receive(1), EventType.CASH_IN)
-    async with notifier(clock) as running:
+    async with notifier(database, clock) as running:
         await running.run_once()
     (got,) = receiver.at("/expired-rotation")
     assert len(got.headers["webhook-signature"].split(" ")) == 1
@@ -188,11 +196,11 @@ async def test_an_expired_rotation_signs_with_the_current_secret_only(
 
 
 async def test_an_event_without_registrations_is_only_marked_dispatched(
-    tables: Tables, clock: ManualClock
+    database: Database, tables: Tables, clock: ManualClock
 ) -> None:
     account = await tables.account()
     outbox_id = await tables.emit(account, transfer(2), EventType.CASH_OUT)
-    async with notifier(clock) as running:
+    async with notifier(database, clock) as running:
         done = await running.run_once()
     assert done.dispatched >= 1
     assert await tables.conn.fetchval("SELECT dispatched_at FROM outbox WHERE id = $1", outbox_id) is not None
@@ -206,7 +214,7 @@ async def test_an_event_without_registrations_is_only_marked_dispatched(
 
 
 async def test_status_names_each_failing_url_with_its_last_error_until_it_delivers(
-    tables: Tables, receiver: Receiver, clock: ManualClock
+    database: Database, tables: Tables, receiver: Receiver, clock: ManualClock
 ) -> None:
     account = await tables.account()
     await tables.secret(account, new_secret())
@@ -219,10 +227,10 @@ async def test_status_names_each_failing_url_with_its_last_error_until_it_delive
     await tables.emit(account, transfer(31), EventType.CASH_OUT)
 
     async def failing() -> dict[int, dict[str, Any]]:
-        report = (await queue_status(run_database(), clock.now())).as_json()
+        report = (await queue_status(database, clock.now())).as_json()
         return {url["webhookId"]: url for url in report["failingUrls"] if url["webhookId"] in (flaky, dead)}
 
-    async with notifier(clock) as running:
+    async with notifier(database, clock) as running:
         await running.run_once()
         listed = await failing()
         assert {
@@ -244,7 +252,7 @@ async def test_status_names_each_failing_url_with_its_last_error_until_it_delive
 
 
 async def test_a_500_is_retried_on_the_schedule_with_the_same_id_and_body(
-    tables: Tables, receiver: Receiver, clock: ManualClock
+    database: Database, tables: Tables, receiver: Receiver, clock: ManualClock
 ) -> None:
     account = await tables.account()
     secret = new_secret()
@@ -253,7 +261,7 @@ async def test_a_500_is_retried_on_the_schedule_with_the_same_id_and_body(
     receiver.plan["/flaky"] = [Reply(500), Reply(200)]
     outbox_id = await tables.emit(account, transfer(3), EventType.CASH_OUT)
 
-    async with notifier(clock) as running:
+    async with notifier(database, clock) as running:
         await running.run_once()
         first = await tables.delivery(outbox_id, hook)
         assert (first["status"], first["attempts"], first["last_status_code"]) == ("pending", 1, 500)
@@ -281,7 +289,7 @@ async def test_a_500_is_retried_on_the_schedule_with_the_same_id_and_body(
 
 
 async def test_410_fails_the_delivery_and_deactivates_the_url(
-    tables: Tables, receiver: Receiver, clock: ManualClock
+    database: Database, tables: Tables, receiver: Receiver, clock: ManualClock
 ) -> None:
     account = await tables.account()
     await tables.secret(account, new_secret())
@@ -290,7 +298,7 @@ async def test_410_fails_the_delivery_and_deactivates_the_url(
     receiver.plan["/gone"] = [Reply(410)]
     first = await tables.emit(account, transfer(4), EventType.CASH_OUT)
 
-    async with notifier(clock) as running:
+    async with notifier(database, clock) as running:
         await running.run_once()
         row = await tables.delivery(first, gone)
         assert (row["status"], row["attempts"], row["last_status_code"]) == ("failed", 1, 410)
@@ -313,7 +321,7 @@ async def test_410_fails_the_delivery_and_deactivates_the_url(
 
 @pytest.mark.parametrize("status", [429, 503])
 async def test_retry_after_sets_the_next_attempt(
-    tables: Tables, receiver: Receiver, clock: ManualClock, status: int
+    database: Database, tables: Tables, receiver: Receiver, clock: ManualClock, status: int
 ) -> None:
     account = await tables.account()
     await tables.secret(account, new_secret())
@@ -322,7 +330,7 @@ async def test_retry_after_sets_the_next_attempt(
     receiver.plan[path] = [Reply(status, {"Retry-After": "120"}), Reply(200)]
     outbox_id = await tables.emit(account, transfer(6), EventType.CASH_OUT)
 
-    async with notifier(clock) as running:
+    async with notifier(database, clock) as running:
         await running.run_once()
         row = await tables.delivery(outbox_id, hook)
         assert (row["status"], row["last_status_code"]) == ("pending", status)
@@ -340,7 +348,7 @@ async def test_retry_after_sets_the_next_attempt(
 
 
 async def test_a_receiver_slower_than_the_timeout_is_a_failed_attempt(
-    tables: Tables, receiver: Receiver, clock: ManualClock
+    database: Database, tables: Tables, receiver: Receiver, clock: ManualClock
 ) -> None:
     account = await tables.account()
     await tables.secret(account, new_secret())
@@ -349,7 +357,7 @@ async def test_a_receiver_slower_than_the_timeout_is_a_failed_attempt(
     receiver.plan["/slow"] = [Reply(200, hold=never)]
     outbox_id = await tables.emit(account, transfer(7), EventType.CASH_OUT)
     try:
-        async with notifier(clock, timeout=0.3, lease=5.0) as running:
+        async with notifier(database, clock, timeout=0.3, lease=5.0) as running:
             await running.run_once()
     finally:
         never.set()
@@ -361,14 +369,14 @@ async def test_a_receiver_slower_than_the_timeout_is_a_failed_attempt(
 
 
 async def test_a_name_resolving_to_loopback_is_refused_at_delivery(
-    tables: Tables, receiver: Receiver, clock: ManualClock
+    database: Database, tables: Tables, receiver: Receiver, clock: ManualClock
 ) -> None:
     account = await tables.account()
     await tables.secret(account, new_secret())
     hook = await tables.webhook(account, receiver.url("/ssrf", host="hooks.pix.test"))
     outbox_id = await tables.emit(account, transfer(8), EventType.CASH_OUT)
 
-    async with notifier(clock, allow_private=False) as running:
+    async with notifier(database, clock, allow_private=False) as running:
         await running.run_once()
     row = await tables.delivery(outbox_id, hook)
     assert (row["status"], row["attempts"], row["last_status_code"]) == ("pending", 1, None)
@@ -381,7 +389,7 @@ async def test_a_name_resolving_to_loopback_is_refused_at_delivery(
     # With private addresses allowed the same name is delivered to: the connection goes to the
     # address the check saw (the system resolver does not know this name).
     clock.advance(6)
-    async with notifier(clock, allow_private=True) as running:
+    async with notifier(database, clock, allow_private=True) as running:
         await running.run_once()
     row = await tables.delivery(outbox_id, hook)
     assert (row["status"], row["attempts"]) == ("delivered", 2)
@@ -390,13 +398,13 @@ async def test_a_name_resolving_to_loopback_is_refused_at_delivery(
 
 
 async def test_a_delivery_to_a_url_deactivated_after_the_fan_out_fails_unsent(
-    tables: Tables, receiver: Receiver, clock: ManualClock
+    database: Database, tables: Tables, receiver: Receiver, clock: ManualClock
 ) -> None:
     account = await tables.account()
     await tables.secret(account, new_secret())
     hook = await tables.webhook(account, receiver.url("/deleted"))
     outbox_id = await tables.emit(account, transfer(9), EventType.CASH_OUT)
-    async with notifier(clock) as running:
+    async with notifier(database, clock) as running:
         await running.dispatch()
         await tables.conn.execute("UPDATE webhooks SET is_active = false WHERE id = $1", hook)
         await running.run_once()
@@ -410,7 +418,7 @@ async def test_a_delivery_to_a_url_deactivated_after_the_fan_out_fails_unsent(
 
 
 async def test_stopping_lets_deliveries_in_flight_finish_within_the_grace_period(
-    tables: Tables, receiver: Receiver, clock: ManualClock
+    database: Database, tables: Tables, receiver: Receiver, clock: ManualClock
 ) -> None:
     account = await tables.account()
     await tables.secret(account, new_secret())
@@ -419,7 +427,7 @@ async def test_stopping_lets_deliveries_in_flight_finish_within_the_grace_period
     receiver.plan["/grace"] = [Reply(200, hold=answer)]
     outbox_id = await tables.emit(account, transfer(10), EventType.CASH_OUT)
     stop = asyncio.Event()
-    async with notifier(clock, grace_period=30.0, poll_interval=0.02) as running:
+    async with notifier(database, clock, grace_period=30.0, poll_interval=0.02) as running:
         loop = asyncio.create_task(running.run(stop))
         await receiver.wait_for(1, "/grace")
         stop.set()
@@ -432,7 +440,7 @@ async def test_stopping_lets_deliveries_in_flight_finish_within_the_grace_period
 
 
 async def test_an_event_committed_while_the_notifier_waits_goes_out_at_once_not_at_the_next_poll(
-    tables: Tables, receiver: Receiver, clock: ManualClock
+    database: Database, tables: Tables, receiver: Receiver, clock: ManualClock
 ) -> None:
     # The outbox trigger notifies pix_outbox at COMMIT; the listening notifier fans out then.
     # A poll interval of a minute: only the notification can bring the event within 5 s.
@@ -440,8 +448,8 @@ async def test_an_event_committed_while_the_notifier_waits_goes_out_at_once_not_
     await tables.secret(account, new_secret())
     hook = await tables.webhook(account, receiver.url("/at-once"))
     stop = asyncio.Event()
-    async with notifier(clock, poll_interval=60.0) as running:
-        loop = asyncio.create_task(run_listening(running, run_database(), stop))
+    async with notifier(database, clock, poll_interval=60.0) as running:
+        loop = asyncio.create_task(run_listening(running, database, stop))
         await asyncio.sleep(0.5)  # started, idle: its first fan-out found nothing
         assert receiver.at("/at-once") == []
         outbox_id = await tables.emit(account, transfer(11), EventType.CASH_OUT)
@@ -453,7 +461,7 @@ async def test_an_event_committed_while_the_notifier_waits_goes_out_at_once_not_
 
 
 async def test_deliveries_past_the_grace_period_are_given_back(
-    tables: Tables, receiver: Receiver, clock: ManualClock
+    database: Database, tables: Tables, receiver: Receiver, clock: ManualClock
 ) -> None:
     account = await tables.account()
     await tables.secret(account, new_secret())
@@ -463,7 +471,7 @@ async def test_deliveries_past_the_grace_period_are_given_back(
     outbox_id = await tables.emit(account, transfer(11), EventType.CASH_OUT)
     stop = asyncio.Event()
     try:
-        async with notifier(clock, grace_period=0.1, poll_interval=0.02) as running:
+        async with notifier(database, clock, grace_period=0.1, poll_interval=0.02) as running:
             loop = asyncio.create_task(running.run(stop))
             await receiver.wait_for(1, "/past-grace")
             stop.set()

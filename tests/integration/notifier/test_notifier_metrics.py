@@ -18,15 +18,17 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.parser import text_string_to_metric_families
 
 from pixcore.clock import ManualClock
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixcore.webhooks.rules import EventType
 from pixinfra.persistence.deliveries import PostgresDeliveryStore
+from pixinfra.postgres.pool import Database
 from pixinfra.settings import NotifierSettings
 from pixnotify import Notifier
 from pixnotify.metrics import DeliveryMetrics
 from pixweb.observability import JsonFormatter
 from tests.integration.notifier.test_notifier import BIN, Tables, fake_resolver, new_secret, transfer
 from tests.integration.receiver import Receiver, Reply, running_receiver
-from tests.support import free_port, migrated_by_command, process_env, run_database, scratch_database
+from tests.support import free_port, migrated_by_command, process_env, scratch_database
 
 
 @pytest.fixture
@@ -43,7 +45,7 @@ async def own_database(database_server: str, tmp_path: Path) -> AsyncIterator[st
 
 
 @pytest.fixture
-async def quiet_tables(migrated_database: str) -> AsyncIterator[Tables]:
+async def quiet_tables(migrated_database: str, pg_uow: UnitOfWorkFactory) -> AsyncIterator[Tables]:
     """The tables, with what earlier tests left pending set aside: only this test's deliveries count."""
     conn = await asyncpg.connect(migrated_database)
     try:
@@ -52,7 +54,7 @@ async def quiet_tables(migrated_database: str) -> AsyncIterator[Tables]:
             """UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, finished_at = now()
                WHERE status = 'pending'"""
         )
-        yield Tables(conn)
+        yield Tables(conn, pg_uow)
     finally:
         await conn.close()
 
@@ -69,7 +71,7 @@ class Lines(logging.Handler):
 
 
 async def test_attempts_are_counted_by_result_and_logged_as_fields(
-    quiet_tables: Tables, receiver: Receiver, clock: ManualClock
+    database: Database, quiet_tables: Tables, receiver: Receiver, clock: ManualClock
 ) -> None:
     tables = quiet_tables
     account = await tables.account()
@@ -89,7 +91,7 @@ async def test_attempts_are_counted_by_result_and_logged_as_fields(
     logger.setLevel(logging.INFO)
     try:
         async with Notifier(
-            PostgresDeliveryStore(run_database()),
+            PostgresDeliveryStore(database),
             config,
             allow_private=True,
             clock=clock,

@@ -29,10 +29,11 @@ from pixcore.events import (
 from pixcore.refunds.med import MedReason, MedStatus
 from pixcore.testing import PlainHasher
 from pixcore.transfers.rules import SpiError
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixcore.webhooks.rules import REGISTRABLE
 from pixinfra.event_payloads import payload
 from pixinfra.postgres.piccolo_migrations import pixweb_2026_11_24t01_00_00_000000 as route_migration
-from tests.support import pg_uow, random_cpf
+from tests.support import random_cpf
 
 E2E = "E99999999202601011200abcdefghijk"
 AT = datetime(2026, 1, 2, 3, 4, 5, 678000, tzinfo=UTC)
@@ -83,7 +84,9 @@ EVERY_EVENT: list[Event] = [
 """Each registration type once at least: every MED status, both directions of a refund."""
 
 
-async def test_an_event_is_stored_with_its_type_and_its_payload(conn: asyncpg.Connection) -> None:
+async def test_an_event_is_stored_with_its_type_and_its_payload(
+    pg_uow: UnitOfWorkFactory, conn: asyncpg.Connection
+) -> None:
     opened = await open_account(
         pg_uow, PlainHasher(), ispb="99999999", name="Outbox Holder", document=random_cpf(), city="RECIFE"
     )
@@ -170,6 +173,7 @@ async def test_the_migration_gives_rows_written_before_it_the_type_their_payload
 
 
 async def test_a_row_written_without_its_type_by_the_previous_version_gets_it(
+    pg_uow: UnitOfWorkFactory,
     conn: asyncpg.Connection,
 ) -> None:
     """During a rolling update the previous version still writes ``(account_id, event_type, payload,
@@ -203,7 +207,9 @@ async def test_a_row_written_without_its_type_by_the_previous_version_gets_it(
     assert typed == "refund_out"  # the TRANSFER payload would say cash_out: the written type wins
 
 
-async def test_the_stored_route_admits_registration_types_only(conn: asyncpg.Connection) -> None:
+async def test_the_stored_route_admits_registration_types_only(
+    pg_uow: UnitOfWorkFactory, conn: asyncpg.Connection
+) -> None:
     opened = await open_account(
         pg_uow, PlainHasher(), ispb="99999999", name="Outbox Holder", document=random_cpf(), city="RECIFE"
     )

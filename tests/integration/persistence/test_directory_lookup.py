@@ -8,12 +8,13 @@ from pixcore.accounts.accounts_service import open_account
 from pixcore.keys import parse_pix_key
 from pixcore.testing import PlainHasher
 from pixcore.transfers.rules import DirectoryEntry
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.postgres.pool import Database
 from pixweb.sandbox.directory import SandboxDirectory
-from tests.support import pg_uow, random_cpf
+from tests.support import random_cpf
 
 
-async def test_many_keys_at_once_resolve_as_each_alone(database: Database) -> None:
+async def test_many_keys_at_once_resolve_as_each_alone(pg_uow: UnitOfWorkFactory, database: Database) -> None:
     directory = SandboxDirectory(database, "PIX SANDBOX")
     own = f"{uuid.uuid4().hex[:12]}@inside.example"
     opened = await open_account(

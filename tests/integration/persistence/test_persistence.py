@@ -30,7 +30,8 @@ from pixcore.clock import SystemClock
 from pixcore.errors import DuplicatePixKey
 from pixcore.testing import PlainHasher
 from pixinfra.postgres.database import migrate, with_database
-from tests.support import pg_uow, random_cpf, run_database
+from pixinfra.postgres.pool import Database
+from tests.support import PostgresUnits, random_cpf
 
 HASHER = PlainHasher()
 ISPB = "99999999"
@@ -55,7 +56,9 @@ def _certificate(name: str | None = None) -> CertificateInfo:
     )
 
 
-async def _open(*, document: str | None = None, keys: tuple[str, ...] = ()) -> OpenedAccount:
+async def _open(
+    pg_uow: PostgresUnits, *, document: str | None = None, keys: tuple[str, ...] = ()
+) -> OpenedAccount:
     return await open_account(
         pg_uow,
         HASHER,
@@ -123,8 +126,10 @@ async def test_account_numbers_are_unique_per_institution_and_branch(conn: async
 
 
 @pytest.mark.parametrize("column", ["available", "blocked"])
-async def test_the_database_refuses_a_negative_balance(conn: asyncpg.Connection, column: str) -> None:
-    opened = await _open()
+async def test_the_database_refuses_a_negative_balance(
+    pg_uow: PostgresUnits, conn: asyncpg.Connection, column: str
+) -> None:
+    opened = await _open(pg_uow)
 
     with pytest.raises(asyncpg.CheckViolationError):
         await conn.execute(f"UPDATE balances SET {column} = -1 WHERE account_id = $1", opened.account.id)  # noqa: S608 - the column is one of two literals
@@ -138,9 +143,11 @@ async def test_the_database_refuses_a_negative_balance(conn: asyncpg.Connection,
 # -- rows the ports do not show ----------------------------------------------------
 
 
-async def test_linking_again_to_the_same_account_is_idempotent(conn: asyncpg.Connection) -> None:
+async def test_linking_again_to_the_same_account_is_idempotent(
+    pg_uow: PostgresUnits, conn: asyncpg.Connection
+) -> None:
     """SQL-only: the upsert leaves the row as it was (its ``linked_at``, which no port reads)."""
-    opened = await _open()
+    opened = await _open(pg_uow)
     certificate = _certificate()
     first = await link_certificate(pg_uow, account_id=opened.account.id, certificate=certificate, clock=CLOCK)
     linked_at = await conn.fetchval(
@@ -157,9 +164,9 @@ async def test_linking_again_to_the_same_account_is_idempotent(conn: asyncpg.Con
     assert [(row["account_id"], row["linked_at"]) for row in rows] == [(opened.account.id, linked_at)]
 
 
-async def test_open_account_stores_the_credential_hashed() -> None:
+async def test_open_account_stores_the_credential_hashed(pg_uow: PostgresUnits) -> None:
     """The use case on the adapter: the hash, not the secret, is what the table holds."""
-    opened = await _open()
+    opened = await _open(pg_uow)
 
     async with pg_uow() as uow:
         credential = await uow.credentials.get(opened.client_id)
@@ -173,11 +180,13 @@ async def test_open_account_stores_the_credential_hashed() -> None:
 # -- races -------------------------------------------------------------------
 
 
-async def test_of_twenty_concurrent_openings_with_one_key_exactly_one_wins(conn: asyncpg.Connection) -> None:
+async def test_of_twenty_concurrent_openings_with_one_key_exactly_one_wins(
+    pg_uow: PostgresUnits, conn: asyncpg.Connection
+) -> None:
     document, email = random_cpf(), _email()
 
     results = await asyncio.gather(
-        *(_open(document=document, keys=(email,)) for _ in range(20)), return_exceptions=True
+        *(_open(pg_uow, document=document, keys=(email,)) for _ in range(20)), return_exceptions=True
     )
 
     winners = [result for result in results if isinstance(result, OpenedAccount)]
@@ -202,7 +211,9 @@ async def test_of_twenty_concurrent_openings_with_one_key_exactly_one_wins(conn:
     )
 
 
-async def test_migrating_again_changes_nothing(migrated_database: str, conn: asyncpg.Connection) -> None:
+async def test_migrating_again_changes_nothing(
+    pg_uow: PostgresUnits, migrated_database: str, conn: asyncpg.Connection
+) -> None:
     applied = await conn.fetch("SELECT name FROM migration WHERE app_name = 'pixweb' ORDER BY name")
     assert applied, "the session fixture migrated the database"
 
@@ -210,7 +221,7 @@ async def test_migrating_again_changes_nothing(migrated_database: str, conn: asy
     await asyncio.gather(*(migrate(migrated_database) for _ in range(5)))
 
     assert await conn.fetch("SELECT name FROM migration WHERE app_name = 'pixweb' ORDER BY name") == applied
-    opened = await _open()  # and the schema still works
+    opened = await _open(pg_uow)  # and the schema still works
     assert await get_balance(pg_uow, opened.account.id) == Balance(available=0, blocked=0)
 
 
@@ -263,8 +274,10 @@ class Boom(Exception):
     pass
 
 
-async def test_an_error_after_commit_propagates_and_frees_the_connection(migrated_database: str) -> None:
-    pool = run_database().pool
+async def test_an_error_after_commit_propagates_and_frees_the_connection(
+    database: Database, pg_uow: PostgresUnits, migrated_database: str
+) -> None:
+    pool = database.pool
     free_before = pool.get_idle_size()
     for _ in range(3):
         with pytest.raises(Boom):  # noqa: PT012 - the error must cross the unit of work's exit
@@ -276,7 +289,9 @@ async def test_an_error_after_commit_propagates_and_frees_the_connection(migrate
     assert pool.get_idle_size() >= free_before
 
 
-async def test_a_failing_commit_raises_its_error_and_frees_the_connection(migrated_database: str) -> None:
+async def test_a_failing_commit_raises_its_error_and_frees_the_connection(
+    pg_uow: PostgresUnits, migrated_database: str
+) -> None:
     with pytest.raises(asyncpg.UniqueViolationError):  # noqa: PT012 - raised by COMMIT, inside the block
         async with pg_uow() as uow:
             await uow.connection.execute(
@@ -290,11 +305,11 @@ async def test_a_failing_commit_raises_its_error_and_frees_the_connection(migrat
 
 
 async def test_a_connection_goes_back_to_the_pool_without_a_reset_round_trip(
-    migrated_database: str, conn: asyncpg.Connection
+    database: Database, migrated_database: str, conn: asyncpg.Connection
 ) -> None:
     """``pool.keep_session``: no ``RESET ALL ...`` statement on release (the connection's last
     statement is the caller's own), yet a transaction left open is rolled back."""
-    pool = run_database().pool
+    pool = database.pool
     async with pool.acquire() as pooled:
         pid = pooled.get_server_pid()
         await pooled.fetchval("SELECT 'the last statement'")

@@ -12,7 +12,8 @@ import asyncpg
 
 from pixcore.accounts.accounts_service import open_account
 from pixcore.testing import PlainHasher
-from tests.support import pg_uow, random_cpf
+from pixcore.unit_of_work import UnitOfWorkFactory
+from tests.support import random_cpf
 
 MODES = ["force_custom_plan", "force_generic_plan"]
 """A prepared statement may run with a plan for its values or a generic one: both are checked."""
@@ -72,6 +73,7 @@ async def assert_list_reads_indexes(
 
 
 async def populated_account(
+    pg_uow: UnitOfWorkFactory,
     url: str,
     fill: Callable[[asyncpg.Connection, int, int], Awaitable[None]],
     tables: Sequence[str],

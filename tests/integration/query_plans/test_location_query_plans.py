@@ -8,6 +8,7 @@ import asyncpg
 import pytest
 
 from pixcore.queries.standard import parse_location_query
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.persistence.locations import location_search_statements
 from tests.integration.query_plans.plans import MODES, assert_list_reads_indexes, populated_account, window
 
@@ -37,8 +38,10 @@ async def _fill(conn: asyncpg.Connection, account: int, rows: int) -> None:
 
 
 @pytest.fixture(scope="module")
-async def account_id(migrated_database: str) -> int:
-    return await populated_account(migrated_database, _fill, ["locations", "charges"], (ROWS, OTHER_ROWS))
+async def account_id(pg_uow: UnitOfWorkFactory, migrated_database: str) -> int:
+    return await populated_account(
+        pg_uow, migrated_database, _fill, ["locations", "charges"], (ROWS, OTHER_ROWS)
+    )
 
 
 CASES: dict[str, dict[str, str]] = {

@@ -26,10 +26,11 @@ from pixcore.queries.rules import (
     parse_list_query,
 )
 from pixcore.testing import PlainHasher
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.persistence.charges import RECENT
 from pixinfra.persistence.queries import COLUMNS, daily_flows_statement, find_statement, list_statement
 from tests.integration.query_plans.plans import MODES, plan_nodes, scans
-from tests.support import pg_uow, random_cpf
+from tests.support import random_cpf
 
 ROWS, OTHER_ROWS = 40_000, 10_000
 KEY = "plans-{}@example.com"
@@ -58,7 +59,7 @@ class Populated:
 
 
 @pytest.fixture(scope="module")
-async def populated(migrated_database: str) -> Populated:
+async def populated(pg_uow: UnitOfWorkFactory, migrated_database: str) -> Populated:
     accounts = []
     for _ in range(2):
         opened = await open_account(

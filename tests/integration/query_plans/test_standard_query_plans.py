@@ -17,6 +17,7 @@ import asyncpg
 import pytest
 
 from pixcore.queries.standard import parse_charge_query, parse_received_query
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.persistence.charges import search_statements
 from pixinfra.persistence.refunds import received_statements
 from tests.integration.query_plans.plans import MODES, assert_list_reads_indexes, populated_account, window
@@ -53,9 +54,9 @@ async def _fill(conn: asyncpg.Connection, account: int, rows: int) -> None:
 
 
 @pytest.fixture(scope="module")
-async def account_id(migrated_database: str) -> int:
+async def account_id(pg_uow: UnitOfWorkFactory, migrated_database: str) -> int:
     tables = ["charges", "transactions", "refunds"]
-    return await populated_account(migrated_database, _fill, tables, (ROWS, OTHER_ROWS))
+    return await populated_account(pg_uow, migrated_database, _fill, tables, (ROWS, OTHER_ROWS))
 
 
 TABLES = frozenset({"charges", "transactions"})

@@ -8,6 +8,7 @@ a temporary folder, deleted afterwards. Unit tests request none of this.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import secrets
 import tempfile
@@ -40,7 +41,39 @@ settings.register_profile(
 settings.load_profile(os.environ.get("PIX_HYPOTHESIS_PROFILE", "pix"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def no_process_left_behind(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The run fails if a test left a process running: a child of this process, or any process
+    working in the run's temporary folders (an embedded PostgreSQL of a test's own, the workers
+    of a ``pixweb serve``). They are listed, then killed. Set up first, so torn down last: after
+    every other fixture has stopped what it started."""
+    import psutil
+
+    from tests.support.processes import describe, leftover_processes
+
+    before = {child.pid for child in psutil.Process().children(recursive=True)}
+    folder = tmp_path_factory.getbasetemp()
+    yield
+    left = leftover_processes(folder, before)
+    if left:
+        listed = "\n".join(describe(process) for process in left)
+        for process in left:
+            with contextlib.suppress(psutil.Error):
+                process.kill()
+        raise AssertionError(f"the run left {len(left)} process(es) running (now killed):\n{listed}")
+
+
+# Seconds a test of these suites may take before pytest-timeout fails it (the ini's `timeout`, 300,
+# for the rest): a fresh clone runs the whole `make test`; a fault test puts minutes of load on
+# processes it kills; fuzzing and conformance run hundreds of requests per operation.
+SUITE_TIMEOUTS = {"fresh_clone": 3600, "faults": 1800, "fuzz": 1800, "conformance": 1800, "browser": 900}
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        limits = [seconds for marker, seconds in SUITE_TIMEOUTS.items() if item.get_closest_marker(marker)]
+        if limits and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(max(limits)))
     # Inside the fresh clone that test_fresh_clone makes, do not clone again.
     if os.environ.get("PIX_INSIDE_FRESH_CLONE"):
         kept = [item for item in items if item.get_closest_marker("fresh_clone") is None]

@@ -28,6 +28,7 @@ import httpx
 from pixinfra.postgres.database import with_database
 from pixweb.security.certificates import create_self_signed
 from tests.support import free_port, random_cpf
+from tests.support.processes import stop_popen
 
 PIXWEB = Path(sys.executable).parent / "pixweb"
 START_TIMEOUT = 90.0
@@ -231,11 +232,6 @@ def running_service(database_server: str, folder: Path) -> Iterator[Target]:
             _prepare(target)
             yield target
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop_popen(process, "pixweb serve")
     finally:
         asyncio.run(_drop(database_server, name))

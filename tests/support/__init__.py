@@ -22,7 +22,14 @@ from tests.support.databases import (
     opened_database,
     scratch_database,
 )
-from tests.support.processes import free_port, migrated_by_command, process_env, serving
+from tests.support.processes import (
+    free_port,
+    migrated_by_command,
+    process_env,
+    serving,
+    stop_popen,
+    stop_process,
+)
 
 __all__ = [
     "HASHER",
@@ -42,4 +49,6 @@ __all__ = [
     "random_cpf",
     "scratch_database",
     "serving",
+    "stop_popen",
+    "stop_process",
 ]

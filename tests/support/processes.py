@@ -1,17 +1,23 @@
-"""``pixweb`` processes for tests: their environment, migrating with one, serving with one."""
+"""Processes for tests: a ``pixweb``/``pixnotify`` process's environment, migrating with one,
+serving with one, and stopping one the way a test must: a process that ignores its stop signal is
+a failure that says so, never a process left behind."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import signal
 import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
+import psutil
 
 
 def process_env(url: str, data_dir: Path, **variables: str) -> dict[str, str]:
@@ -41,6 +47,72 @@ async def migrated_by_command(url: str, data_dir: Path) -> str:
     return url
 
 
+STOP_WITHIN = 30.0
+"""Seconds a process stopped by a test has to exit before it is killed and the test fails."""
+
+
+async def stop_process(
+    process: asyncio.subprocess.Process,
+    name: str,
+    *,
+    signum: signal.Signals = signal.SIGTERM,
+    within: float = STOP_WITHIN,
+) -> int:
+    """Send ``signum`` (SIGTERM) and wait for the exit status. A process still running after
+    ``within`` seconds is killed and the caller fails: it ignored the signal, which is a bug (a
+    leftover, or a hang), not something to swallow."""
+    if process.returncode is not None:
+        return process.returncode
+    process.send_signal(signum)
+    try:
+        return await asyncio.wait_for(process.wait(), within)
+    except TimeoutError:
+        process.kill()
+        await process.wait()
+        raise AssertionError(
+            f"{name} (pid {process.pid}) ignored {signum.name} for {within} s: killed"
+        ) from None
+
+
+def stop_popen(process: subprocess.Popen[Any], name: str, *, within: float = STOP_WITHIN) -> int:
+    """:func:`stop_process` for a process started with :class:`subprocess.Popen`."""
+    if process.poll() is not None:
+        return process.returncode
+    process.terminate()
+    try:
+        return process.wait(timeout=within)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        raise AssertionError(f"{name} (pid {process.pid}) ignored SIGTERM for {within} s: killed") from None
+
+
+def leftover_processes(folder: Path, before: set[int]) -> list[psutil.Process]:
+    """The processes a test run left behind: children of this process (but those in ``before``,
+    which it had already) and any process whose command line names a path under ``folder`` (the
+    run's temporary folders: an embedded PostgreSQL's data folder, a ``pixweb serve``'s
+    ``PIX_DATA_DIR``), whoever their parent is now. Exited ones not yet reaped do not count."""
+    me = psutil.Process()
+    found = {child.pid: child for child in me.children(recursive=True) if child.pid not in before}
+    under = str(folder.resolve()) + os.sep
+    for process in psutil.process_iter(["cmdline"]):
+        with contextlib.suppress(psutil.Error):
+            if process.pid != me.pid and under in " ".join(process.info["cmdline"] or ()):
+                found.setdefault(process.pid, process)
+    alive = []
+    for process in found.values():
+        with contextlib.suppress(psutil.Error):
+            if process.status() != psutil.STATUS_ZOMBIE:
+                alive.append(process)
+    return alive
+
+
+def describe(process: psutil.Process) -> str:
+    with contextlib.suppress(psutil.Error):
+        return f"pid {process.pid}: {' '.join(process.cmdline())[:300]}"
+    return f"pid {process.pid} (gone)"
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on (now)."""
     with socket.socket() as sock:
@@ -52,7 +124,7 @@ def free_port() -> int:
 @asynccontextmanager
 async def serving(env: dict[str, str], port: int) -> AsyncIterator[str]:
     """``pixweb serve --no-demo`` with ``env`` on ``port``, once it answers ``/health/ready``;
-    its base URL. Stopped (SIGTERM, then waited for) on the way out."""
+    its base URL. Stopped on the way out (:func:`stop_process`)."""
     process = await asyncio.create_subprocess_exec(
         Path(sys.executable).parent / "pixweb", "serve", "--no-demo", env=env | {"PIX_PORT": str(port)},
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -73,5 +145,4 @@ async def serving(env: dict[str, str], port: int) -> AsyncIterator[str]:
                 raise AssertionError("pixweb serve did not answer within 30 s")
         yield base
     finally:
-        process.terminate()
-        await process.wait()
+        await stop_process(process, "pixweb serve")

@@ -33,6 +33,7 @@ from cryptography.hazmat.primitives import serialization
 from pixweb.security.certificates import create_self_signed
 from tests.e2e.conftest import Api
 from tests.support import random_cpf
+from tests.support.processes import stop_process
 
 PIXWEB = Path(sys.executable).parent / "pixweb"
 ACCOUNT_KEYS = {"accountId", "clientId", "clientSecret", "ispb", "branch", "number", "keys"}
@@ -522,7 +523,6 @@ async def test_an_unreachable_database_is_a_json_error_and_leaves_nothing(
 
 @pytest.mark.slow
 async def test_serve_stopped_by_sigterm_stops_its_embedded_database(tmp_path: Path) -> None:
-    import signal
     import socket
 
     import httpx
@@ -551,8 +551,7 @@ async def test_serve_stopped_by_sigterm_stops_its_embedded_database(tmp_path: Pa
                     pass
                 await asyncio.sleep(0.25)
         assert _processes_mentioning(str(pgdata)), "the embedded server should run while serving"
-        server.send_signal(signal.SIGTERM)  # what a supervisor sends
-        await asyncio.wait_for(server.wait(), timeout=30)
+        await stop_process(server, "pixweb serve")  # SIGTERM: what a supervisor sends
     finally:
         if server.returncode is None:
             server.kill()

@@ -15,6 +15,7 @@ import pytest
 from pixweb.security.certificates import create_self_signed
 from tests.e2e.cli.test_cli import PIXWEB, _base_env, _create_account, _email, pixweb
 from tests.e2e.conftest import Api
+from tests.support.processes import stop_process
 
 
 async def test_account_list_shows_each_account_with_its_keys_and_no_secret(
@@ -175,5 +176,4 @@ async def test_serve_listens_where_host_and_port_say(migrated_database: str, tmp
                     await asyncio.sleep(0.2)
         assert process.returncode is None  # the server we started answered
     finally:
-        process.terminate()
-        await asyncio.wait_for(process.wait(), 30)
+        await stop_process(process, "pixweb serve")

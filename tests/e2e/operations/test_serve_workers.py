@@ -31,6 +31,7 @@ from tests.e2e.cli.test_cli import (
     pixweb,
 )
 from tests.e2e.cli.test_cli_credentials import _linked_account
+from tests.support.processes import stop_process
 
 PROCESS = re.compile(r'^pix_process_info\{pid="([0-9]+)"\} 1\.0$', re.MULTILINE)
 
@@ -100,8 +101,7 @@ async def _two_workers(env: dict[str, str], stop: signal.Signals) -> AsyncIterat
         assert server.pid not in pids  # the parent supervises; the workers answer
         assert {_parent_of(pid) for pid in pids} == {server.pid}
         yield base_url, pids
-        server.send_signal(stop)
-        code = await asyncio.wait_for(server.wait(), timeout=40)
+        code = await stop_process(server, "pixweb serve --workers 2", signum=stop, within=40)
     finally:
         if server.returncode is None:
             server.kill()

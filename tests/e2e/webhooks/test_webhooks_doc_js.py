@@ -17,6 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.support.processes import stop_popen
 from tests.unit.webhooks.test_webhooks_doc import DOC, OLD, SECRET, signed
 
 EXAMPLE = Path(__file__).parents[3] / "docs" / "examples" / "javascript"
@@ -65,8 +66,7 @@ def receiver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 time.sleep(0.1)
         yield url
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        stop_popen(process, "the JavaScript receiver", within=10)
 
 
 def test_the_javascript_receiver_accepts_what_the_service_signs(receiver: str) -> None:

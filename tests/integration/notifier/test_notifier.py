@@ -36,6 +36,7 @@ from pixnotify.worker import run_listening
 from tests.contract.delivery_rows import PostgresRows
 from tests.integration.receiver import Received, Receiver, Reply, running_receiver
 from tests.support import migrated_by_command, new_client, process_env, scratch_database
+from tests.support.processes import stop_process
 
 BIN = Path(sys.executable).parent
 
@@ -551,8 +552,7 @@ async def test_a_killed_notifier_process_loses_nothing(
         async with asyncio.timeout(60):
             while await conn.fetchval(pending) or await conn.fetchval(undispatched):  # noqa: ASYNC110 - polls the database
                 await asyncio.sleep(0.1)
-        second.send_signal(signal.SIGTERM)
-        assert await second.wait() == 0, log.read_text()
+        assert await stop_process(second, "pixnotify run") == 0, log.read_text()
         trickling.cancel()
 
         rows = await conn.fetch("SELECT status, message_id FROM webhook_deliveries")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import signal
 import subprocess
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
@@ -29,6 +28,7 @@ from pixweb.observability import JsonFormatter
 from tests.integration.notifier.test_notifier import BIN, Tables, fake_resolver, new_secret, transfer
 from tests.integration.receiver import Receiver, Reply, running_receiver
 from tests.support import free_port, migrated_by_command, process_env, scratch_database
+from tests.support.processes import stop_process
 
 
 @pytest.fixture
@@ -155,8 +155,7 @@ async def test_pixnotify_run_serves_its_metrics_when_asked(own_database: str, tm
         assert "pix_webhook_delivery_attempts" in names, log.read_text()
         assert "process_cpu_seconds" in names
     finally:
-        process.send_signal(signal.SIGTERM)
-        assert await process.wait() == 0, log.read_text()
+        assert await stop_process(process, "pixnotify run") == 0, log.read_text()
     lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
     assert any(line["logger"] == "pixnotify" and "metrics at" in line["message"] for line in lines)
     assert any(

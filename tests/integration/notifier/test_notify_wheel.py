@@ -13,7 +13,6 @@ import asyncio
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -27,6 +26,7 @@ from pixcore.webhooks.rules import EventType
 from tests.integration.notifier.test_notifier import Tables, new_secret, transfer
 from tests.integration.receiver import Receiver, running_receiver
 from tests.support import process_env, scratch_database
+from tests.support.processes import stop_process
 
 pytestmark = pytest.mark.slow
 
@@ -127,8 +127,7 @@ async def test_the_wheel_s_notifier_migrates_and_delivers(
         try:
             await receiver.wait_for(1, "/wheel")
         finally:
-            notifier.send_signal(signal.SIGTERM)
-            assert await notifier.wait() == 0, log.read_text()
+            assert await stop_process(notifier, "pixnotify run") == 0, log.read_text()
         (received,) = receiver.at("/wheel")
         assert received.webhook_id == message_id(event, hook)
         assert received.verify(secret) == transfer(1)

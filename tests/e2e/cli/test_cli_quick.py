@@ -43,7 +43,6 @@ sys.stderr.write("\\nIMPORTED " + json.dumps({"code": code, "heavy": heavy}) + "
     [
         ("admin", "account", "list"),
         ("admin", "clock", "show"),
-        ("admin", "session", "list", "--account", "1"),
     ],
 )
 def test_an_operator_command_imports_no_framework_notifier_or_migration_tool(

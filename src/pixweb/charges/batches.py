@@ -27,7 +27,7 @@ from pixcore.charges.batch_service import (
     revise_due_batch,
     search_due_batches,
 )
-from pixcore.charges.batches import MAX_CHARGES, MAX_DESCRIPTION
+from pixcore.charges.batches import MAX_CHARGES, MAX_DESCRIPTION, BatchField
 from pixcore.charges.cobv_requests import DueChargeRequest
 from pixcore.charges.parts import DUE_REVISION
 from pixcore.clock import Clock
@@ -46,6 +46,7 @@ from pixweb.body_errors import problems_of
 from pixweb.charges.batch_out import LoteOut, LotesOut, batch_out, batches_out
 from pixweb.charges.mapping import due_fields, due_revision_fields
 from pixweb.charges.schemas import CobVIn, CobVPatchIn
+from pixweb.field_paths import wire_paths
 from pixweb.problems import PROBLEMS, problem_responses
 from pixweb.wire import PixResponse, encode_json
 
@@ -95,6 +96,18 @@ class LoteCobVPatchIn(WireStruct):
         Any, raw("A new description of the batch.", kind=OpenAPIType.STRING, max_length=MAX_DESCRIPTION)
     ] = None
     cobsv: Annotated[list[Any] | None, _ITEMS] = None
+
+
+BATCH_PATHS = wire_paths(
+    {
+        BatchField.ID: "id",
+        BatchField.DESCRIPTION: "descricao",
+        BatchField.CHARGES: "cobsv",
+        BatchField.CHARGE_TXID: "cobsv[].txid",
+    }
+)
+"""Where :class:`LoteCobVIn` and :class:`LoteCobVPatchIn` (and the path, ``id``) carry a batch's
+fields (``[]``: a charge's place)."""
 
 
 def _decoded(item: object, struct: type[S], judge: Callable[[S], object]) -> S | ValidationError:

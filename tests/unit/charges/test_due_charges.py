@@ -41,6 +41,7 @@ from pixcore.charges.cobv import (
 from pixcore.errors import DueChargeClosed, ValidationError
 from pixcore.money import MAX_CENTS, format_amount_string, parse_amount_string
 from pixinfra.due_terms import terms_wire
+from tests.unit.wire_rendering import wire_details, wire_message
 
 DOC = Path(__file__).parents[3] / "docs" / "due-charges.md"
 CREATED = date(2020, 1, 1)  # the day every charge of the document was created
@@ -94,7 +95,7 @@ def parse(body: dict[str, Any], today: date = CREATED) -> DueTerms:
 def problems(body: dict[str, Any], today: date = CREATED) -> list[str]:
     with pytest.raises(ValidationError) as raised:
         parse(body, today)
-    return raised.value.details
+    return wire_details(raised.value)
 
 
 # -- the document's tables ----------------------------------------------------------
@@ -466,7 +467,7 @@ def test_every_broken_rule_is_listed_at_once() -> None:
 def test_the_error_says_every_rule_in_its_message_too() -> None:
     with pytest.raises(ValidationError) as raised:
         parse({"calendario": {"dataDeVencimento": "x"}, "valor": {"original": "0.00"}})
-    assert raised.value.message == (
+    assert wire_message(raised.value) == (
         "Invalid due charge: calendario.dataDeVencimento: required, a date YYYY-MM-DD;"
         " valor.original: must be above zero"
     )
@@ -626,7 +627,7 @@ def test_the_error_names_the_last_day_to_pay() -> None:
     with pytest.raises(DueChargeClosed) as raised:
         amount_due(terms, date(2025, 4, 14))
     assert (
-        raised.value.message
+        wire_message(raised.value)
         == "The due charge could be paid until 2025-04-11; it cannot be paid on 2025-04-14."
     )
 

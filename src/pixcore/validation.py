@@ -9,7 +9,7 @@ from typing import Any, TypeVar, overload
 from pixcore.errors import ValidationError
 from pixcore.problems import Field, Problem
 
-__all__ = ["ABSENT", "Absent", "Field", "Problem", "collect"]
+__all__ = ["ABSENT", "INVALID", "Absent", "Field", "Invalid", "Problem", "collect"]
 
 T = TypeVar("T")
 
@@ -21,6 +21,17 @@ class Absent(enum.Enum):
 
 
 ABSENT = Absent.ABSENT
+
+
+class Invalid(enum.Enum):
+    """The marker of a leaf given with a value not of its type (``"3600"`` for a number of seconds,
+    ``10`` for a text): the edge judges the type of what it decoded, and hands this instead, so
+    that the rule refuses it in its own words, in its place among the request's problems."""
+
+    INVALID = "invalid"
+
+
+INVALID = Invalid.INVALID
 
 
 @overload

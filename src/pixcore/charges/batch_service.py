@@ -28,7 +28,7 @@ from pixcore.charges.batches import (
 from pixcore.charges.cob_service import DUE_KINDS, load_account
 from pixcore.charges.cobv_requests import DueChargeFields, DueChargeRequest, DueRevisionFields
 from pixcore.charges.cobv_service import add_due_charge, revise_locked_due_charge
-from pixcore.charges.parts import DUE_REVISION
+from pixcore.charges.parts import DUE_REVISION, Text
 from pixcore.clock import Clock
 from pixcore.errors import (
     BatchNotFound,
@@ -82,7 +82,7 @@ async def create_due_batch(
     *,
     account_id: int,
     batch_id: int,
-    description: object,
+    description: Text,
     charges: Sequence[BatchCharge] | None,
     location_prefix: str,
 ) -> DueBatch:
@@ -141,7 +141,7 @@ async def revise_due_batch(
     *,
     account_id: int,
     batch_id: int,
-    description: object,
+    description: Text,
     changes: Sequence[BatchChange],
     location_prefix: str,
 ) -> DueBatch:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from pixcore import errors
-from pixcore.charges.cob import judge_text
+from pixcore.charges.parts import Text, judge_text
 from pixcore.errors import PixError, ValidationError
 from pixcore.identifiers import validate_txid
 from pixcore.problems import Field, Problem
@@ -131,7 +131,7 @@ class BatchRequest:
     txids: tuple[str, ...]
 
     @classmethod
-    def parse(cls, *, description: object, txids: Sequence[object] | None, creating: bool) -> BatchRequest:
+    def parse(cls, *, description: Text, txids: Sequence[object] | None, creating: bool) -> BatchRequest:
         """Every broken rule at once. ``txids``: those of the charges in order (None: no list of
         charges). ``creating``: ``PUT`` (the description and the charges required; an empty list
         is a batch of none, as the standard's schema allows) rather than ``PATCH``. A txid that is

@@ -59,7 +59,7 @@ from pixcore.money import (
     require_positive,
 )
 from pixcore.problems import Field, Member, Problem
-from pixcore.validation import ABSENT, Absent, collect
+from pixcore.validation import ABSENT, Absent, Invalid, collect
 
 if TYPE_CHECKING:
     from pixcore.charges.cobv import DueTerms
@@ -199,9 +199,10 @@ class ChargeLifecycle:
 
 @dataclass(frozen=True, slots=True)
 class CalendarFields:
-    """``calendario`` as the body gave it: ``expiration`` is ``expiracao``."""
+    """A ``cob``'s calendar as the body gave it: its ``expiration`` in seconds (:data:`ABSENT` when
+    left out: the default)."""
 
-    expiration: object = ABSENT
+    expiration: int | Absent | Invalid = ABSENT
 
     def judge_alone(self, problems: list[Problem]) -> None:
         _expiration(problems, self)
@@ -209,10 +210,11 @@ class CalendarFields:
 
 @dataclass(frozen=True, slots=True)
 class ValueFields:
-    """``valor`` as the body gave it: ``original`` and ``modality`` (``modalidadeAlteracao``)."""
+    """A ``cob``'s value as the body gave it: the ``original`` amount as text (None when null or
+    left out; :data:`ABSENT` in a revision that keeps it) and its ``modality``."""
 
-    original: object = None
-    modality: object = ABSENT
+    original: str | Absent | Invalid | None = None
+    modality: int | Absent | Invalid = ABSENT
 
     def judge_alone(self, problems: list[Problem]) -> None:
         """A revision's ``valor``: each leaf given judged alone (a zero amount against the
@@ -225,9 +227,9 @@ class ValueFields:
 
 ChargeFields = RequestFields[CalendarFields, ValueFields]
 """A ``PUT /cob/{txid}`` body as the edge decoded it (:class:`~pixcore.charges.parts.RequestFields`
-with a ``cob``'s calendar and value). A number is never a string here, and the other way round,
-so that ``"original": 10`` can be refused as the spec asks; a leaf with a default is
-:data:`ABSENT` when left out."""
+with a ``cob``'s calendar and value). Each leaf is of its type, a value of another type
+``INVALID`` (the edge judged it: ``"original": 10`` is refused as the spec asks); a leaf with a
+default is :data:`ABSENT` when left out."""
 
 ChargeRevisionFields = RevisionFields[CalendarFields, ValueFields]
 """A ``PATCH /cob/{txid}`` body as the edge decoded it."""
@@ -323,7 +325,7 @@ def _expiration(problems: list[Problem], calendar: CalendarFields | None) -> int
         problems.append(Problem.of(ChargeField.CALENDAR, "required"))
         return None
     seconds = DEFAULT_EXPIRATION if calendar.expiration is ABSENT else calendar.expiration
-    if not isinstance(seconds, int) or isinstance(seconds, bool) or not 1 <= seconds <= MAX_EXPIRATION:
+    if not isinstance(seconds, int) or not 1 <= seconds <= MAX_EXPIRATION:
         text = f"must be a whole number of seconds, 1 to {MAX_EXPIRATION}"
         problems.append(Problem.of(ImmediateField.EXPIRATION, text))
         return None
@@ -343,14 +345,14 @@ def _valor(problems: list[Problem], value: ValueFields | None) -> tuple[int | No
     return amount, modality
 
 
-def _modality(problems: list[Problem], given: object) -> int | None:
-    if isinstance(given, int) and not isinstance(given, bool) and given in (0, 1):
+def _modality(problems: list[Problem], given: int | Invalid) -> int | None:
+    if isinstance(given, int) and given in (0, 1):
         return given
     problems.append(Problem.of(ImmediateField.MODALITY, "must be 0 or 1"))
     return None
 
 
-def _original(problems: list[Problem], original: object) -> int | None:
+def _original(problems: list[Problem], original: str | Absent | Invalid | None) -> int | None:
     if not isinstance(original, str):
         problems.append(Problem.of(ChargeField.ORIGINAL, 'required, a string with 2 decimals (e.g. "10.00")'))
         return None

@@ -32,7 +32,7 @@ from typing import NoReturn
 from zoneinfo import ZoneInfo
 
 from pixcore.business_days import business_days_between, next_business_day
-from pixcore.charges.parts import ChargeField
+from pixcore.charges.parts import ChargeField, Text, Whole
 from pixcore.charges.terms import (
     DEFAULT_DAYS_AFTER_DUE,
     HUNDRED_PERCENT,
@@ -51,7 +51,7 @@ from pixcore.charges.terms import (
 from pixcore.errors import DueChargeClosed, ValidationError
 from pixcore.money import AMOUNT_STRING_PATTERN, MAX_CENTS, format_amount_string, parse_amount_string
 from pixcore.problems import Field, Member, Problem
-from pixcore.validation import ABSENT, collect
+from pixcore.validation import ABSENT, Absent, Invalid, collect
 
 __all__ = [
     "DEFAULT_DAYS_AFTER_DUE",
@@ -217,10 +217,11 @@ _REBATE = _RateRefs(DueField.REBATE_MODALITY, DueField.REBATE_VALUE)
 @dataclass(frozen=True, slots=True)
 class DueCalendarFields:
     """``calendario`` as the body gave it: ``due_date`` is ``dataDeVencimento``,
-    ``days_after_due`` ``validadeAposVencimento`` (:data:`~pixcore.charges.cob.ABSENT` when left out)."""
+    ``days_after_due`` ``validadeAposVencimento`` (:data:`~pixcore.charges.cob.ABSENT` when left out);
+    each leaf of its type, another ``INVALID`` (:data:`~pixcore.charges.parts.Text`)."""
 
-    due_date: object = None
-    days_after_due: object = ABSENT
+    due_date: Text = None
+    days_after_due: int | Absent | Invalid = ABSENT
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,16 +229,16 @@ class RateFields:
     """``multa``, ``juros`` or ``abatimento`` as the body gave it: ``modality`` is ``modalidade``,
     ``value`` ``valorPerc``."""
 
-    modality: object = None
-    value: object = None
+    modality: Whole = None
+    value: Text = None
 
 
 @dataclass(frozen=True, slots=True)
 class DiscountDateFields:
     """One item of ``descontoDataFixa``: ``until`` is ``data``, ``value`` ``valorPerc``."""
 
-    until: object = None
-    value: object = None
+    until: Text = None
+    value: Text = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,8 +246,8 @@ class DiscountFields:
     """``desconto`` as the body gave it: ``modality`` (``modalidade``), ``value`` (``valorPerc``),
     ``dates`` (``descontoDataFixa``; None when null or left out)."""
 
-    modality: object = None
-    value: object = None
+    modality: Whole = None
+    value: Text = None
     dates: tuple[DiscountDateFields, ...] | None = None
 
 
@@ -255,7 +256,7 @@ class DueValueFields:
     """``valor`` of a due-date charge as the body gave it: ``original``, ``fine`` (``multa``),
     ``interest`` (``juros``), ``rebate`` (``abatimento``), ``discount`` (``desconto``)."""
 
-    original: object = None
+    original: Text = None
     fine: RateFields | None = None
     interest: RateFields | None = None
     rebate: RateFields | None = None
@@ -318,7 +319,7 @@ def _refuse(problems: list[Problem]) -> NoReturn:
     raise ValidationError(problems=problems, summary="Invalid due charge: {}")
 
 
-def _date(text: object) -> date:
+def _date(text: Text) -> date:
     if not isinstance(text, str) or _DATE.fullmatch(text) is None:
         raise ValidationError("required, a date YYYY-MM-DD")
     try:
@@ -337,15 +338,15 @@ def _calendar(
     if due_date is not None and due_date < today:
         problems.append(Problem.of(DueField.DUE_DATE, f"must not be before today ({today.isoformat()})"))
         due_date = None
-    days: object = DEFAULT_DAYS_AFTER_DUE if calendar.days_after_due is ABSENT else calendar.days_after_due
-    if not isinstance(days, int) or isinstance(days, bool) or not 0 <= days <= MAX_DAYS_AFTER_DUE:
+    days = DEFAULT_DAYS_AFTER_DUE if calendar.days_after_due is ABSENT else calendar.days_after_due
+    if not isinstance(days, int) or not 0 <= days <= MAX_DAYS_AFTER_DUE:
         text = f"a whole number of days, 0 to {MAX_DAYS_AFTER_DUE}"
         problems.append(Problem.of(DueField.DAYS_AFTER_DUE, text))
         return due_date, None
     return due_date, days
 
 
-def _original(problems: list[Problem], original: object) -> int | None:
+def _original(problems: list[Problem], original: Text) -> int | None:
     cents = _amount_text(problems, _At(ChargeField.ORIGINAL), original)
     if cents == 0:
         problems.append(Problem.of(ChargeField.ORIGINAL, "must be above zero"))
@@ -364,7 +365,7 @@ class _At:
         return Problem.of(self.field, text, *refs, at=self.at)
 
 
-def _amount_text(problems: list[Problem], where: _At, given: object) -> int | None:
+def _amount_text(problems: list[Problem], where: _At, given: Text) -> int | None:
     if not isinstance(given, str) or _AMOUNT.fullmatch(given) is None:
         problems.append(
             where.problem('required, a string of 1 to 10 digits, a dot and 2 decimals (e.g. "2.00")')
@@ -373,11 +374,9 @@ def _amount_text(problems: list[Problem], where: _At, given: object) -> int | No
     return parse_amount_string(given)
 
 
-def _modality(
-    problems: list[Problem], field: DueField, given: object, kind: type[enum.IntEnum]
-) -> int | None:
+def _modality(problems: list[Problem], field: DueField, given: Whole, kind: type[enum.IntEnum]) -> int | None:
     values = [int(member) for member in kind]
-    if isinstance(given, int) and not isinstance(given, bool) and given in values:
+    if isinstance(given, int) and given in values:
         return given
     problems.append(Problem.of(field, f"required, {values[0]} to {values[-1]}"))
     return None

@@ -39,11 +39,13 @@ from pixcore.charges.parts import (
     Particulars,
     RequestFields,
     RevisionFields,
+    Text,
     judge_debtor,
 )
 from pixcore.errors import ValidationError
 from pixcore.money import format_amount_string
 from pixcore.problems import Member, Problem
+from pixcore.validation import Invalid
 
 __all__ = [
     "DueCalendarChange",
@@ -168,8 +170,8 @@ class DueChargeRequest(Particulars):
 class DueCalendarChange:
     """``calendario`` of a ``PATCH``: a member left out (:data:`ABSENT`) keeps the charge's."""
 
-    due_date: object = ABSENT
-    days_after_due: object = ABSENT
+    due_date: Text | Absent = ABSENT
+    days_after_due: int | Absent | Invalid = ABSENT
 
     def judge_alone(self, problems: list[Problem]) -> None:
         """Nothing: a due date is judged with the charge's terms."""
@@ -180,7 +182,7 @@ class DueValueChange:
     """``valor`` of a ``PATCH``: a member left out (:data:`ABSENT`) keeps the charge's; a ``null``
     one (None) removes it."""
 
-    original: object = ABSENT
+    original: Text | Absent = ABSENT
     fine: RateFields | Absent | None = ABSENT
     interest: RateFields | Absent | None = ABSENT
     rebate: RateFields | Absent | None = ABSENT

@@ -18,7 +18,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from pixcore.documents import DocumentKind, is_valid_cpf, parse_document
 from pixcore.errors import LocationTaken, ValidationError
 from pixcore.problems import Field, Member, Problem
-from pixcore.validation import collect
+from pixcore.validation import Invalid, collect
 
 __all__ = [
     "DUE_REVISION",
@@ -39,6 +39,8 @@ __all__ = [
     "RequestFields",
     "RevisionFields",
     "RevisionKind",
+    "Text",
+    "Whole",
     "judge_debtor",
     "judge_info",
     "judge_loc_id",
@@ -94,39 +96,41 @@ class Debtor:
     kind: DocumentKind
 
 
+Text = str | Invalid | None
+"""A text leaf as the edge hands it: None when null or left out, ``INVALID`` when not a text."""
+Whole = int | Invalid | None
+"""An integer leaf as the edge hands it: None when null or left out, ``INVALID`` when not an integer."""
+
+
 @dataclass(frozen=True, slots=True)
 class DebtorFields:
-    """``devedor`` as the body gave it: ``cpf``, ``cnpj`` and ``name`` (``nome``)."""
+    """The debtor as the body gave it: ``cpf``, ``cnpj`` and ``name``."""
 
-    cpf: object = None
-    cnpj: object = None
-    name: object = None
+    cpf: Text = None
+    cnpj: Text = None
+    name: Text = None
 
 
 @dataclass(frozen=True, slots=True)
 class InfoFields:
-    """One item of ``infoAdicionais`` as the body gave it: ``name`` (``nome``) and ``value`` (``valor``)."""
+    """One extra item as the body gave it: ``name`` and ``value``."""
 
-    name: object = None
-    value: object = None
+    name: Text = None
+    value: Text = None
 
 
 MAX_LOC_ID = 9_223_372_036_854_775_807  # the standard's int64
 
 
-def judge_loc_id(problems: list[Problem], value: object) -> int | None:
+def judge_loc_id(problems: list[Problem], value: Whole) -> int | None:
     """``loc.id`` as given (None: left out): a positive int64 (whether it names a location of the
     account is judged against the locations)."""
     if value is None:
         return None
-    if not _is_int(value) or not 0 < int(str(value)) <= MAX_LOC_ID:
+    if not isinstance(value, int) or not 0 < value <= MAX_LOC_ID:
         problems.append(Problem.of(ChargeField.LOC_ID, f"must be an integer from 1 to {MAX_LOC_ID}"))
         return None
-    return int(str(value))
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    return value
 
 
 def judge_debtor(problems: list[Problem], debtor: DebtorFields | None) -> Debtor | None:
@@ -153,7 +157,7 @@ def judge_debtor(problems: list[Problem], debtor: DebtorFields | None) -> Debtor
     return Debtor(name, *document) if document is not None else None
 
 
-def _debtor_document(problems: list[Problem], cpf: object, cnpj: object) -> tuple[str, DocumentKind] | None:
+def _debtor_document(problems: list[Problem], cpf: Text, cnpj: Text) -> tuple[str, DocumentKind] | None:
     if cpf is not None and cnpj is not None:
         problems.append(
             Problem.of(
@@ -173,7 +177,7 @@ def _debtor_document(problems: list[Problem], cpf: object, cnpj: object) -> tupl
     return (parsed, DocumentKind.CNPJ) if parsed is not None else None
 
 
-def _cnpj(value: object) -> str:
+def _cnpj(value: Text) -> str:
     if not isinstance(value, str) or len(value) != 14:
         raise ValidationError("must be a valid CNPJ of 14 characters")
     document = parse_document(value)
@@ -182,7 +186,7 @@ def _cnpj(value: object) -> str:
     return document.value
 
 
-def judge_text(problems: list[Problem], field: Field, value: object, limit: int) -> str | None:
+def judge_text(problems: list[Problem], field: Field, value: Text, limit: int) -> str | None:
     """An optional text of at most ``limit`` characters (the key, the payer's message)."""
     if value is None:
         return None
@@ -249,15 +253,15 @@ RevisedValueT = TypeVar("RevisedValueT", bound=Part)
 class RequestFields(Generic[CalendarT, ValueT]):
     """A ``PUT /cob/{txid}`` or ``PUT /cobv/{txid}`` body as the edge decoded it, before any rule
     is checked: ``calendar`` and ``value`` are the kind's parts (None when null or left out); each
-    other leaf as decoded from JSON, None when null or left out."""
+    other leaf of its type (:data:`Text`, :data:`Whole`), judged by the rules."""
 
     calendar: CalendarT | None
     value: ValueT | None
     debtor: DebtorFields | None = None
-    key: object = None
-    payer_request: object = None
+    key: Text = None
+    payer_request: Text = None
     info: tuple[InfoFields, ...] | None = None
-    loc_id: object = None
+    loc_id: Whole = None
     """``loc.id``: an existing location of the account to put the charge at (None: a new one)."""
 
     def judge_parts(
@@ -301,11 +305,11 @@ class RevisionFields(Generic[RevisedCalendarT, RevisedValueT]):
     calendar: RevisedCalendarT | None = None
     value: RevisedValueT | None = None
     debtor: DebtorFields | None = None
-    key: object = None
-    payer_request: object = None
+    key: Text = None
+    payer_request: Text = None
     info: tuple[InfoFields, ...] | None = None
-    status: object = None
-    loc_id: object = None
+    status: Text = None
+    loc_id: Whole = None
     """``loc.id``: move the charge to this location of the account (None: it stays)."""
 
     @property

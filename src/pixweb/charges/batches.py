@@ -35,6 +35,7 @@ from pixcore.errors import BatchNotFound, InvalidQuery, ValidationError
 from pixcore.identifiers import TXID_PATTERN
 from pixcore.queries.standard import BatchQuery, parse_batch_id
 from pixcore.unit_of_work import UnitOfWorkFactory
+from pixinfra.due_terms import text
 from pixinfra.settings import Settings
 from pixweb.api.deps import Injected, principal_of
 from pixweb.api.docs import answer, json_body
@@ -251,7 +252,7 @@ class DueBatchController(Controller):
             clock,
             account_id=principal_of(request).account_id,
             batch_id=_writable_id(batch_id),
-            description=data.descricao,
+            description=text(data.descricao),
             charges=_charges(data.cobsv, now),
             location_prefix=settings.location_prefix,
         )
@@ -288,7 +289,7 @@ class DueBatchController(Controller):
             clock,
             account_id=principal_of(request).account_id,
             batch_id=_known_id(batch_id),
-            description=data.descricao,
+            description=text(data.descricao),
             changes=_changes(data.cobsv),
             location_prefix=settings.location_prefix,
         )

@@ -22,10 +22,9 @@ from __future__ import annotations
 import enum
 import unicodedata
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from transitions import Machine, MachineError
 
@@ -42,12 +41,14 @@ from pixcore.charges.parts import (
     Debtor,
     DebtorFields,
     InfoFields,
+    KeptParticulars,
     Particulars,
     RequestFields,
     RevisionFields,
     judge_debtor,
     judge_info,
     judge_loc_id,
+    judge_revised_parts,
     judge_text,
 )
 from pixcore.documents import parse_document
@@ -289,28 +290,6 @@ class ChargeRevision(Particulars):
         )
 
 
-def judge_revised_parts(
-    problems: list[Problem],
-    fields: RevisionFields[Any, Any],
-    current: Charge,
-    debtor_rule: Callable[[list[Problem], DebtorFields], Debtor | None],
-) -> Particulars:
-    """What a ``cob``'s and a ``cobv``'s revision share, each part judged as on creation (the
-    debtor by the kind's ``debtor_rule``): the debtor, the payer's message and the extra items
-    left out keep ``current``'s; the key and ``loc_id`` left out are None (the charge keeps its key
-    and location)."""
-    debtor = current.debtor if fields.debtor is None else debtor_rule(problems, fields.debtor)
-    key = judge_text(problems, ChargeField.KEY, fields.key, MAX_KEY)
-    payer_request = (
-        current.payer_request
-        if fields.payer_request is None
-        else judge_text(problems, ChargeField.PAYER_REQUEST, fields.payer_request, MAX_PAYER_REQUEST)
-    )
-    info = current.info if fields.info is None else judge_info(problems, fields.info)
-    loc_id = judge_loc_id(problems, fields.loc_id)
-    return Particulars(debtor=debtor, key=key, payer_request=payer_request, info=info, loc_id=loc_id)
-
-
 def _current_value(value: ValueFields | None, current: Charge) -> ValueFields:
     """``valor`` of a revision, each leaf left out taken from the charge."""
     if value is None:
@@ -451,7 +430,10 @@ def _additional_info(problems: list[Problem], value: object) -> tuple[tuple[str,
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class NewCharge:
+class NewCharge(KeptParticulars):
+    """A charge to store: its request's kept parts (:class:`~pixcore.charges.parts.KeptParticulars`:
+    the debtor, the payer's message, the extra items) and the rest."""
+
     account_id: int
     txid: str
     kind: ChargeKind
@@ -470,9 +452,6 @@ class NewCharge:
     """``loc.id``: the id of its location; None with ``location_id``."""
     loc_created_at: datetime | None = None
     """``loc.criacao``, when its location was made before it (None: with it, ``created_at``)."""
-    payer_request: str | None = None
-    debtor: Debtor | None = None
-    info: tuple[tuple[str, str], ...] = ()
     external_id: str | None = None
     correlation_id: uuid.UUID | None = None
     transaction_id: int | None = None

@@ -27,7 +27,6 @@ from pixcore.charges.cob import (
     ChargeRevision,
     ChargeRevisionFields,
     ChargeStatus,
-    Debtor,
     NewCharge,
     amount_to_pay,
     dynamic_code,
@@ -35,7 +34,7 @@ from pixcore.charges.cob import (
 )
 from pixcore.charges.cobv import DueTerms, amount_due, payer_day
 from pixcore.charges.locations import Location, LocationField, location_type_of
-from pixcore.charges.parts import ChargeField, Particulars, location_taken
+from pixcore.charges.parts import ChargeField, KeptParticulars, Particulars, location_taken
 from pixcore.clock import Clock
 from pixcore.errors import (
     AccountNotFound,
@@ -175,18 +174,18 @@ def build_charge(
     modality: int,
     pix_key: str,
     location_prefix: str,
-    payer_request: str | None = None,
-    debtor: Debtor | None = None,
-    info: tuple[tuple[str, str], ...] = (),
+    kept: KeptParticulars,
     external_id: str | None = None,
     correlation_id: uuid.UUID | None = None,
     transaction_id: int | None = None,
     due: DueTerms | None = None,
     at: Location | None = None,
 ) -> NewCharge:
-    """A new charge of ``account``, at the location ``at`` (None: a new one, which the
-    repository's ``add`` stores with it) under ``location_prefix`` (a ``cobv``'s under its
-    ``cobv/``), with its BR Code (a ``cobv``'s carries no amount: the payload says it)."""
+    """A new charge of ``account`` keeping its request's ``kept`` parts (the debtor, the payer's
+    message, the extra items: whatever :class:`~pixcore.charges.parts.KeptParticulars` declares),
+    at the location ``at`` (None: a new one, which the repository's ``add`` stores with it) under
+    ``location_prefix`` (a ``cobv``'s under its ``cobv/``), with its BR Code (a ``cobv``'s carries
+    no amount: the payload says it)."""
     location_id = new_location_id() if at is None else at.token
     location = location_prefix + (DUE_LOCATION if due is not None else "") + location_id
     code = dynamic_code(
@@ -209,13 +208,11 @@ def build_charge(
         br_code=code,
         loc_id=None if at is None else at.id,
         loc_created_at=None if at is None or at.created_at == now else at.created_at,
-        payer_request=payer_request,
-        debtor=debtor,
-        info=info,
         external_id=external_id,
         correlation_id=correlation_id,
         transaction_id=transaction_id,
         due=due,
+        **kept.kept(),
     )
 
 
@@ -273,9 +270,7 @@ async def add_charge(
         modality=modality,
         pix_key=pix_key,
         location_prefix=location_prefix,
-        payer_request=parts.payer_request,
-        debtor=parts.debtor,
-        info=parts.info,
+        kept=parts,
         due=due,
         at=at,
     )
@@ -371,8 +366,7 @@ async def create_cash_in(
             modality=0,
             pix_key=key,
             location_prefix=location_prefix,
-            payer_request=request.description,
-            info=request.additional_info,
+            kept=KeptParticulars(payer_request=request.description, info=request.additional_info),
             external_id=request.external_id,
             correlation_id=uuid.uuid4(),
             transaction_id=transaction_id,
@@ -635,7 +629,7 @@ async def revise_locked(
     """Revise ``charge``, locked by the unit of work and ATIVA at ``now`` (``PATCH /cob`` and
     ``PATCH /cobv``) to the revision's ``parts``: on their key (the account's; None keeps it), at
     their location ``loc_id`` (moved first, so that the revision kept has its new code), with
-    their debtor, message and items, the BR Code made again for ``amount`` (0: none in the code),
+    the parts a charge keeps (``parts.kept()``), the BR Code made again for ``amount`` (0: none in the code),
     ``fields`` giving the kind's own changes, its revision grown by one. The caller commits."""
     revisable(charge, now)
     account = await load_account(tx, charge.account_id)
@@ -647,9 +641,7 @@ async def revise_locked(
     )
     revised = dataclasses.replace(
         fields(moved),
-        payer_request=parts.payer_request,
-        debtor=parts.debtor,
-        info=parts.info,
+        **parts.kept(),
         pix_key=pix_key,
         br_code=code,
         revision=charge.revision + 1,

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-from pixcore.charges.cob import ABSENT, MAX_EXPIRATION, Absent, Charge, judge_revised_parts
+from pixcore.charges.cob import ABSENT, MAX_EXPIRATION, Absent, Charge
 from pixcore.charges.cobv import (
     PAYER_ZONE,
     DiscountDateFields,
@@ -41,6 +41,7 @@ from pixcore.charges.parts import (
     RevisionFields,
     Text,
     judge_debtor,
+    judge_revised_parts,
 )
 from pixcore.errors import ValidationError
 from pixcore.money import format_amount_string

@@ -34,6 +34,7 @@ __all__ = [
     "Debtor",
     "DebtorFields",
     "InfoFields",
+    "KeptParticulars",
     "Part",
     "Particulars",
     "RequestFields",
@@ -44,6 +45,7 @@ __all__ = [
     "judge_debtor",
     "judge_info",
     "judge_loc_id",
+    "judge_revised_parts",
     "judge_text",
     "location_taken",
 ]
@@ -219,16 +221,28 @@ def judge_info(problems: list[Problem], items: tuple[InfoFields, ...] | None) ->
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Particulars:
-    """What a judged request of either kind carries beside its calendar and value: the debtor
-    (a ``cobv``'s always has one), the key (None: the account's first on creation, the charge's
-    own on a revision), the payer's message, the extra items and ``loc.id`` (None: a new
+class KeptParticulars:
+    """What a charge keeps of its request as judged, beside its calendar, value, key and location:
+    the debtor, the payer's message and the extra items. A stored charge (``NewCharge``) is these
+    and so is a judged request (:class:`Particulars`): a part declared here is kept by both."""
+
+    payer_request: str | None = None
+    debtor: Debtor | None = None
+    info: tuple[tuple[str, str], ...] = ()
+
+    def kept(self) -> dict[str, Any]:
+        """These parts by name, to build or revise a charge that keeps them."""
+        return {part.name: getattr(self, part.name) for part in dataclasses.fields(KeptParticulars)}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Particulars(KeptParticulars):
+    """What a judged request of either kind carries beside its calendar and value: the parts a
+    charge keeps (:class:`KeptParticulars`; a ``cobv``'s has a debtor always), the key (None: the
+    account's first on creation, the charge's own on a revision) and ``loc_id`` (None: a new
     location on creation, where it is on a revision)."""
 
-    debtor: Debtor | None = None
     key: str | None = None
-    payer_request: str | None = None
-    info: tuple[tuple[str, str], ...] = ()
     loc_id: int | None = None
 
     def given(self) -> dict[str, Any]:
@@ -352,3 +366,25 @@ class RevisionFields(Generic[RevisedCalendarT, RevisedValueT]):
         judge_text(problems, ChargeField.KEY, self.key, MAX_KEY)
         judge_text(problems, ChargeField.PAYER_REQUEST, self.payer_request, MAX_PAYER_REQUEST)
         judge_info(problems, self.info)
+
+
+def judge_revised_parts(
+    problems: list[Problem],
+    fields: RevisionFields[Any, Any],
+    current: KeptParticulars,
+    debtor_rule: Callable[[list[Problem], DebtorFields], Debtor | None],
+) -> Particulars:
+    """What a ``cob``'s and a ``cobv``'s revision share, each part judged as on creation (the
+    debtor by the kind's ``debtor_rule``): a part the charge keeps (:class:`KeptParticulars`) left
+    out keeps ``current``'s; the key and ``loc_id`` left out are None (the charge keeps its key and
+    location)."""
+    debtor = current.debtor if fields.debtor is None else debtor_rule(problems, fields.debtor)
+    key = judge_text(problems, ChargeField.KEY, fields.key, MAX_KEY)
+    payer_request = (
+        current.payer_request
+        if fields.payer_request is None
+        else judge_text(problems, ChargeField.PAYER_REQUEST, fields.payer_request, MAX_PAYER_REQUEST)
+    )
+    info = current.info if fields.info is None else judge_info(problems, fields.info)
+    loc_id = judge_loc_id(problems, fields.loc_id)
+    return Particulars(debtor=debtor, key=key, payer_request=payer_request, info=info, loc_id=loc_id)

@@ -64,7 +64,7 @@ class BatchCharge:
     """One charge of a ``PUT``: its ``txid`` and its body as the edge decoded it, or the
     ``ValidationError`` that keeps the body from decoding (a wrong type: the charge is refused)."""
 
-    txid: object
+    txid: Text
     fields: DueChargeFields | ValidationError
 
 
@@ -72,7 +72,7 @@ class BatchCharge:
 class BatchChange:
     """One charge of a ``PATCH``: its ``txid`` and its change, or why the change does not decode."""
 
-    txid: object
+    txid: Text
     fields: DueRevisionFields | ValidationError
 
 

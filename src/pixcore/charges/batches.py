@@ -131,7 +131,7 @@ class BatchRequest:
     txids: tuple[str, ...]
 
     @classmethod
-    def parse(cls, *, description: Text, txids: Sequence[object] | None, creating: bool) -> BatchRequest:
+    def parse(cls, *, description: Text, txids: Sequence[Text] | None, creating: bool) -> BatchRequest:
         """Every broken rule at once. ``txids``: those of the charges in order (None: no list of
         charges). ``creating``: ``PUT`` (the description and the charges required; an empty list
         is a batch of none, as the standard's schema allows) rather than ``PATCH``. A txid that is
@@ -165,7 +165,7 @@ INVALID_BATCH = "Invalid batch of due-date charges: {}"
 """The summary of a batch's request refused as a whole."""
 
 
-def _txid(problems: list[Problem], place: int, txid: object) -> str | None:
+def _txid(problems: list[Problem], place: int, txid: Text) -> str | None:
     """The txid of the charge at ``place``, or None with its problem noted."""
     if not isinstance(txid, str):
         problems.append(Problem.of(BatchField.CHARGE_TXID, "required, a text", at=(place,)))

@@ -29,7 +29,7 @@ from pixcore.charges.batch_service import (
 )
 from pixcore.charges.batches import MAX_CHARGES, MAX_DESCRIPTION, BatchField
 from pixcore.charges.cobv_requests import DueChargeRequest
-from pixcore.charges.parts import DUE_REVISION
+from pixcore.charges.parts import DUE_REVISION, Text
 from pixcore.clock import Clock
 from pixcore.errors import BatchNotFound, InvalidQuery, ValidationError
 from pixcore.identifiers import TXID_PATTERN
@@ -123,8 +123,9 @@ def _decoded(item: object, struct: type[S], judge: Callable[[S], object]) -> S |
         return ValidationError("Invalid due-date charge: " + "; ".join(problems), details=problems)
 
 
-def _txid(item: object) -> object:
-    return item.get("txid") if isinstance(item, dict) else None
+def _txid(item: object) -> Text:
+    """The ``txid`` of one item of ``cobsv``, its type judged (None: left out, or not an object)."""
+    return text(item.get("txid")) if isinstance(item, dict) else None
 
 
 def _charges(items: list[Any] | None, now: datetime) -> list[BatchCharge] | None:

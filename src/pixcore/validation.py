@@ -41,8 +41,8 @@ def collect(problems: list[str], field: str, parse: Callable[[], T]) -> T | None
 def collect(problems: list[Any], field: Field | str, parse: Callable[[], T]) -> T | None:
     """Run one field's parser; on a ``ValidationError`` (or ``ValueError``) note its message as a
     :class:`~pixcore.problems.Problem` of ``field`` in ``problems`` and return None, so that a
-    request reports every bad field at once. A field given as text (the edge's own parsers, and
-    the charges until they name fields by reference) notes ``field: message`` instead."""
+    request reports every bad field at once. A field given as text (the edge's own parsers) notes
+    ``field: message`` instead."""
     try:
         return parse()
     except (ValidationError, ValueError) as exc:

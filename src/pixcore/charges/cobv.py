@@ -14,7 +14,7 @@ hand-worked table per modality, are in docs/due-charges.md; in short:
   amount below one centavo.
 
 No wire names here: the edge maps ``calendario`` and ``valor`` onto :class:`DueCalendarFields`
-and :class:`DueValueFields`, each leaf as decoded from JSON; :func:`parse_due_terms` judges them
+and :class:`DueValueFields`, each leaf of its type (another ``INVALID``); :func:`parse_due_terms` judges them
 all and names the field of each broken rule by a :class:`DueField` (or a shared
 :class:`~pixcore.charges.parts.ChargeField`), which the edge renders as its path in the body.
 The standard's JSON of the terms is written by :mod:`pixinfra.due_terms`. The terms themselves are declared in

@@ -195,7 +195,7 @@ def _calendar_fields(calendar: CalendarioIn | None) -> CalendarFields | None:
 
 
 def charge_fields(body: CobIn) -> ChargeFields:
-    """The body under the domain's names, each leaf as decoded (``ChargeRequest.parse`` judges it)."""
+    """The body under the domain's names, each leaf's type judged (``ChargeRequest.parse`` judges it)."""
     return ChargeFields(
         calendar=_calendar_fields(body.calendario),
         value=_value_fields(body.valor, text),

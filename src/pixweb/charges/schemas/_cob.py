@@ -33,9 +33,10 @@ from pixweb.field_paths import wire_paths
 from pixweb.refunds.refunds import RefundOut
 
 # The request's leaves are taken as decoded (Litestar would coerce "3600" into 3600 and the
-# spec wants "10.00" as a string only): charge_fields hands them to pixcore.charges.cob.ChargeRequest
-# under the domain's names, which checks each type itself, and each text's maximum (documented
-# here).
+# spec wants "10.00" as a string only): charge_fields judges each leaf's type (a value of another
+# type is handed as INVALID, refused in the rule's own words) and hands them to
+# pixcore.charges.cob.ChargeRequest under the domain's names, which judges the rest, each text's
+# maximum among them (documented here).
 _STRING, _INTEGER = OpenAPIType.STRING, OpenAPIType.INTEGER
 
 

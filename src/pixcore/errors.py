@@ -65,9 +65,9 @@ tree to HTTP statuses in exactly one place (``pixweb.errors``)::
         ├── OwnInstitution
         └── DueChargeClosed
 
-A ``ValidationError`` may carry its problems (``pixcore.problems.Problem``), each naming its field by
+An error may carry its problems (``pixcore.problems.Problem``), each naming its field by
 a typed reference: ``message`` and ``details`` render them with the domain's names, and
-:meth:`ValidationError.render` with any other naming (the edge's: the wire's paths).
+:meth:`PixError.render` with any other naming (the edge's: the wire's paths).
 
 Besides the tree's rules, two errors say "not now" and carry ``retry_after``
 (seconds, for the ``Retry-After`` header)::
@@ -154,10 +154,36 @@ __all__ = [
 class PixError(Exception):
     """A rule of the PIX service was broken."""
 
-    def __init__(self, message: str | None = None, *, details: list[str] | None = None) -> None:
-        self.message = message or _first_line(type(self).__doc__) or type(self).__name__
+    def __init__(
+        self,
+        message: str | Problem | None = None,
+        *,
+        details: list[str] | None = None,
+        problems: Sequence[Problem] = (),
+        summary: str | None = None,
+    ) -> None:
+        """``problems``: every broken rule, the ``details``; ``summary``: the message around them,
+        ``{}`` standing for the problems joined by ``; `` (``"Invalid transfer: {}"``); a
+        :class:`~pixcore.problems.Problem` as ``message``: the message is that one problem (a
+        sentence that names a field, when it has no fields of its own)."""
+        self.problems = tuple(problems)
+        self.summary = summary
+        self.lead = message if isinstance(message, Problem) else None
+        text = message if isinstance(message, str) else None
+        self.message = text or _first_line(type(self).__doc__) or type(self).__name__
         self.details: list[str] = list(details or [])
+        if self.problems or self.lead is not None or summary is not None:
+            self.message, self.details = self.render(domain_name)
         super().__init__(self.message)
+
+    def render(self, name: Naming) -> tuple[str, list[str]]:
+        """The message and the details with every field named by ``name``."""
+        details = [problem.render(name) for problem in self.problems] or list(self.details)
+        if self.lead is not None:
+            return self.lead.render(name), details
+        if self.summary is not None:
+            return self.summary.replace("{}", "; ".join(details)), details
+        return self.message, details
 
 
 def _first_line(doc: str | None) -> str:
@@ -169,34 +195,6 @@ def _first_line(doc: str | None) -> str:
 
 class ValidationError(PixError):
     """The request is invalid."""
-
-    def __init__(
-        self,
-        message: str | Problem | None = None,
-        *,
-        details: list[str] | None = None,
-        problems: Sequence[Problem] = (),
-        summary: str | None = None,
-    ) -> None:
-        """``problems``: every broken rule, the ``details``; ``summary``: the message around them,
-        ``{}`` standing for the problems joined by ``; `` (``"Invalid transfer: {}"``); a
-        :class:`~pixcore.problems.Problem` as ``message``: the message is that one problem."""
-        self.problems = tuple(problems)
-        self.summary = summary
-        self.lead = message if isinstance(message, Problem) else None
-        super().__init__(message if isinstance(message, str) else None, details=details)
-        if self.problems or self.lead is not None or summary is not None:
-            self.message, self.details = self.render(domain_name)
-            self.args = (self.message,)
-
-    def render(self, name: Naming) -> tuple[str, list[str]]:
-        """The message and the details with every field named by ``name``."""
-        details = [problem.render(name) for problem in self.problems] or list(self.details)
-        if self.lead is not None:
-            return self.lead.render(name), details
-        if self.summary is not None:
-            return self.summary.replace("{}", "; ".join(details)), details
-        return self.message, details
 
 
 class InvalidAmount(ValidationError):
@@ -240,7 +238,7 @@ class InvalidClockMove(ValidationError):
 
 
 class LocationTaken(ValidationError):
-    """loc.id: the location serves another charge."""
+    """The location serves another charge."""
 
 
 class InvalidWebhook(ValidationError):
@@ -412,11 +410,11 @@ class KeyNotInDirectory(RuleViolation):
 
 
 class IspbDenied(RuleViolation):
-    """The key belongs to an institution listed in ispbDeny."""
+    """The key belongs to an institution the request denies."""
 
 
 class CreditorDocumentMismatch(RuleViolation):
-    """creditorDocument does not match the document of the key's owner."""
+    """The creditor document does not match the document of the key's owner."""
 
 
 class OwnAccountTransfer(RuleViolation):
@@ -424,7 +422,7 @@ class OwnAccountTransfer(RuleViolation):
 
 
 class IdempotencyKeyReused(RuleViolation):
-    """This x-idempotency-key was used with a different request."""
+    """This idempotency key was used with a different request."""
 
 
 class WebhookInactive(RuleViolation):

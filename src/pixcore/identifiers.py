@@ -12,12 +12,14 @@ Everything is ASCII: ``[0-9]``, never ``\\d``, which also matches other scripts'
 
 from __future__ import annotations
 
+import enum
 import re
 import secrets
 import string
 from datetime import UTC, datetime
 
 from pixcore.errors import InvalidIdentifier
+from pixcore.problems import Field, Problem
 
 __all__ = [
     "E2EID_PATH_PATTERN",
@@ -26,6 +28,7 @@ __all__ = [
     "LOOKUP_E2E_PATTERN",
     "REFUND_ID_PATTERN",
     "TXID_PATTERN",
+    "IdentifierField",
     "is_end_to_end_id",
     "is_return_id",
     "looks_like_end_to_end_id",
@@ -58,9 +61,20 @@ _TXID = re.compile(TXID_PATTERN)
 _REFUND_ID = re.compile(REFUND_ID_PATTERN)
 
 
-def _invalid(problem: str) -> InvalidIdentifier:
+class IdentifierField(Field):
+    """The identifiers whose rules name them by reference (their wire names are the edge's)."""
+
+    END_TO_END_ID = enum.auto()
+    RETURN_ID = enum.auto()
+
+
+def _invalid(problem: str | Problem) -> InvalidIdentifier:
+    if isinstance(problem, Problem):
+        return InvalidIdentifier(problems=[problem], summary="Invalid identifier: {}")
     return InvalidIdentifier(f"Invalid identifier: {problem}", details=[problem])
 
+
+_E2E, _RTR = IdentifierField.END_TO_END_ID, IdentifierField.RETURN_ID
 
 _UNBIASED = 256 - 256 % len(_ALPHANUMERIC)  # bytes below it map onto the alphabet evenly
 
@@ -113,7 +127,7 @@ def is_end_to_end_id(text: str) -> bool:
 def validate_end_to_end_id(text: str) -> str:
     """Return ``text`` if it is an end-to-end id; raise :class:`InvalidIdentifier` otherwise."""
     if not is_end_to_end_id(text):
-        raise _invalid("endToEndId must be E + ISPB + yyyyMMddHHmm + 11 alphanumerics")
+        raise _invalid(Problem.of((), "{} must be E + ISPB + yyyyMMddHHmm + 11 alphanumerics", _E2E))
     return text
 
 
@@ -130,7 +144,7 @@ def is_return_id(text: str) -> bool:
 def validate_return_id(text: str) -> str:
     """Return ``text`` if it is a return id; raise :class:`InvalidIdentifier` otherwise."""
     if not is_return_id(text):
-        raise _invalid("rtrId must be D + ISPB + yyyyMMddHHmm + 11 alphanumerics")
+        raise _invalid(Problem.of((), "{} must be D + ISPB + yyyyMMddHHmm + 11 alphanumerics", _RTR))
     return text
 
 

@@ -3,14 +3,17 @@ fields and back, and as the ``charges.terms`` column keeps them.
 
 The API's bodies carry the wire form (``pixweb.charges.schemas`` decode each body with Structs that
 also document it, then map them here). The mapping takes any object with the members' names
-(:class:`CalendarForm`, :class:`ValueForm`): a leaf is taken as decoded, and the domain's parser
-checks each type; :func:`terms_wire` writes the terms back in that form. The column keeps the
+(:class:`CalendarForm`, :class:`ValueForm`), their leaves as decoded (the structs take any JSON
+value there, so that a wrong type is the rule's own message): each leaf's type is judged here
+(:func:`text`, :func:`whole`: another type is ``INVALID``) and the domain's parser gets typed
+values; :func:`terms_wire` writes the terms back in that form. The column keeps the
 domain's own form instead (:func:`terms_text`, read back by the charges' adapter with
 :func:`stored_terms`): the fields of :class:`pixcore.charges.terms.DueTerms` under their own names.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import msgspec
@@ -24,7 +27,9 @@ from pixcore.charges.cobv import (
     DueValueFields,
     RateFields,
 )
+from pixcore.charges.parts import Text, Whole
 from pixcore.money import format_amount_string
+from pixcore.validation import INVALID, Absent, Invalid
 
 __all__ = [
     "CalendarForm",
@@ -38,7 +43,9 @@ __all__ = [
     "stored_terms",
     "terms_text",
     "terms_wire",
+    "text",
     "value_fields",
+    "whole",
 ]
 
 
@@ -85,18 +92,36 @@ class ValueForm(Protocol):
     def desconto(self) -> DiscountForm | None: ...
 
 
-def _leaf(value: Any) -> object:
-    """A leaf without a default: left out reads as ``None``."""
-    return None if value is msgspec.UNSET else value
+def text(value: Any) -> Text:
+    """A text leaf as decoded: null or left out is None, any other type ``INVALID``."""
+    if value is None or value is msgspec.UNSET:
+        return None
+    return value if isinstance(value, str) else INVALID
 
 
-def given(value: Any) -> object:
-    """A leaf of a change, or with a default: left out is ``ABSENT``."""
-    return ABSENT if value is msgspec.UNSET else value
+def whole(value: Any) -> Whole:
+    """An integer leaf as decoded (``true`` is no integer): null or left out is None, any other
+    type ``INVALID``."""
+    if value is None or value is msgspec.UNSET:
+        return None
+    return value if isinstance(value, int) and not isinstance(value, bool) else INVALID
+
+
+def given(value: Any, leaf: Callable[[Any], Any] = text) -> Any:
+    """A leaf of a change, or with a default, by ``leaf``'s type: left out is ``ABSENT``."""
+    return ABSENT if value is msgspec.UNSET else leaf(value)
+
+
+def whole_or_absent(value: Any) -> int | Absent | Invalid:
+    """An integer leaf with a default: left out is ``ABSENT``, null or another type ``INVALID``."""
+    if value is msgspec.UNSET:
+        return ABSENT
+    judged = whole(value)
+    return INVALID if judged is None else judged
 
 
 def rate_fields(rate: RateForm | None) -> RateFields | None:
-    return None if rate is None else RateFields(_leaf(rate.modalidade), _leaf(rate.valor_perc))
+    return None if rate is None else RateFields(whole(rate.modalidade), text(rate.valor_perc))
 
 
 def discount_fields(discount: DiscountForm | None) -> DiscountFields | None:
@@ -104,25 +129,25 @@ def discount_fields(discount: DiscountForm | None) -> DiscountFields | None:
         return None
     dates: list[DiscountDateForm] | None = discount.desconto_data_fixa
     return DiscountFields(
-        _leaf(discount.modalidade),
-        _leaf(discount.valor_perc),
-        None
-        if dates is None
-        else tuple(DiscountDateFields(_leaf(d.data), _leaf(d.valor_perc)) for d in dates),
+        whole(discount.modalidade),
+        text(discount.valor_perc),
+        None if dates is None else tuple(DiscountDateFields(text(d.data), text(d.valor_perc)) for d in dates),
     )
 
 
 def calendar_fields(calendar: CalendarForm | None) -> DueCalendarFields | None:
     if calendar is None:
         return None
-    return DueCalendarFields(_leaf(calendar.data_de_vencimento), given(calendar.validade_apos_vencimento))
+    return DueCalendarFields(
+        text(calendar.data_de_vencimento), whole_or_absent(calendar.validade_apos_vencimento)
+    )
 
 
 def value_fields(value: ValueForm | None) -> DueValueFields | None:
     if value is None:
         return None
     return DueValueFields(
-        _leaf(value.original),
+        text(value.original),
         rate_fields(value.multa),
         rate_fields(value.juros),
         rate_fields(value.abatimento),

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TypeVar
 
-from pixcore.errors import PixError, ValidationError
+from pixcore.errors import PixError
 from pixcore.problems import Field, domain_name
 
 __all__ = ["declared_paths", "on_the_wire", "wire_path", "wire_paths"]
@@ -44,6 +44,4 @@ def wire_path(field: Field) -> str:
 
 def on_the_wire(exc: PixError) -> tuple[str, list[str]]:
     """The message and details of ``exc`` as users see them: each field named by its wire path."""
-    if isinstance(exc, ValidationError):
-        return exc.render(wire_path)
-    return exc.message, list(exc.details)
+    return exc.render(wire_path)

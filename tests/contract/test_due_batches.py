@@ -11,7 +11,10 @@ import pytest
 
 from pixcore.charges.batches import BatchItem, BatchItemStatus, DueBatch, Refusal
 from pixcore.charges.cob import ChargeKind
-from pixcore.errors import DuplicateBatch
+from pixcore.charges.cobv import DueField
+from pixcore.charges.parts import ChargeField, location_taken
+from pixcore.errors import DuplicateBatch, ValidationError
+from pixcore.problems import Member, Problem
 from pixcore.queries.standard import parse_batch_query, parse_charge_query
 from tests.contract.conftest import Backend
 from tests.contract.rows import T0, add_account
@@ -20,6 +23,25 @@ from tests.contract.test_charges import _due_terms, _new_charge
 REFUSED = Refusal(
     "ValidationError", "Invalid due-date charge", ("devedor: required, a cpf or cnpj with nome",)
 )
+
+
+# A refusal whose problems name their fields by reference: a member named in a text, an item's
+# place, a summary; and one whose message is its one problem.
+TYPED = Refusal.of(
+    ValidationError(
+        problems=[
+            Problem.of(
+                ChargeField.DEBTOR,
+                "{} and {} cannot both be given",
+                Member(ChargeField.DEBTOR_CPF),
+                Member(ChargeField.DEBTOR_CNPJ),
+            ),
+            Problem.of(DueField.DISCOUNT_DATE_UNTIL, "must not be after {}", DueField.DUE_DATE, at=(2,)),
+        ],
+        summary="Invalid due-date charge: {}",
+    )
+)
+LED = Refusal.of(location_taken("the location serves the charge x"))
 
 
 def _batch(account_id: int, batch_id: int = 7, **changes: object) -> DueBatch:
@@ -36,6 +58,8 @@ async def test_a_batch_reads_back_with_its_items_in_order(backend: Backend) -> N
             BatchItem(uuid.uuid4().hex, BatchItemStatus.CRIADA, created_at=T0),
             BatchItem(uuid.uuid4().hex, BatchItemStatus.NEGADA, refusal=REFUSED),
             BatchItem(uuid.uuid4().hex, BatchItemStatus.CRIADA, created_at=T0, refusal=REFUSED),
+            BatchItem(uuid.uuid4().hex, BatchItemStatus.NEGADA, refusal=TYPED),
+            BatchItem(uuid.uuid4().hex, BatchItemStatus.NEGADA, refusal=LED),
         )
         saved = _batch(account.id, description="Renamed", items=items)
         await tx.batches.save(saved)

@@ -16,11 +16,19 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from pixcore.accounts.rules import Account
-from pixcore.charges.batches import BatchItem, BatchItemStatus, BatchRequest, DueBatch, Refusal
+from pixcore.charges.batches import (
+    INVALID_BATCH,
+    BatchField,
+    BatchItem,
+    BatchItemStatus,
+    BatchRequest,
+    DueBatch,
+    Refusal,
+)
 from pixcore.charges.cob_service import DUE_KINDS, load_account
 from pixcore.charges.cobv_requests import DueChargeFields, DueChargeRequest, DueRevisionFields
 from pixcore.charges.cobv_service import add_due_charge, revise_locked_due_charge
-from pixcore.charges.parts import DUE_REVISION
+from pixcore.charges.parts import DUE_REVISION, Text
 from pixcore.clock import Clock
 from pixcore.errors import (
     BatchNotFound,
@@ -31,6 +39,7 @@ from pixcore.errors import (
     RuleViolation,
     ValidationError,
 )
+from pixcore.problems import Problem
 from pixcore.queries.standard import BatchQuery
 from pixcore.unit_of_work import UnitOfWork, UnitOfWorkFactory
 
@@ -44,7 +53,7 @@ __all__ = [
     "search_due_batches",
 ]
 
-_IN_USE = "id: a batch with this id exists already; revise its charges with PATCH"
+_IN_USE = Problem.of(BatchField.ID, "a batch with this id exists already; revise its charges with PATCH")
 
 # What judging one charge may raise: the charge's own refusal, never the batch's.
 _REFUSALS = (ValidationError, NotFound, Conflict, RuleViolation)
@@ -55,7 +64,7 @@ class BatchCharge:
     """One charge of a ``PUT``: its ``txid`` and its body as the edge decoded it, or the
     ``ValidationError`` that keeps the body from decoding (a wrong type: the charge is refused)."""
 
-    txid: object
+    txid: Text
     fields: DueChargeFields | ValidationError
 
 
@@ -63,7 +72,7 @@ class BatchCharge:
 class BatchChange:
     """One charge of a ``PATCH``: its ``txid`` and its change, or why the change does not decode."""
 
-    txid: object
+    txid: Text
     fields: DueRevisionFields | ValidationError
 
 
@@ -73,7 +82,7 @@ async def create_due_batch(
     *,
     account_id: int,
     batch_id: int,
-    description: object,
+    description: Text,
     charges: Sequence[BatchCharge] | None,
     location_prefix: str,
 ) -> DueBatch:
@@ -86,7 +95,7 @@ async def create_due_batch(
     async with uow() as tx:
         account = await load_account(tx, account_id)
         if await tx.batches.get(account_id, batch_id) is not None:
-            raise DuplicateBatch(details=[_IN_USE])
+            raise DuplicateBatch(problems=[_IN_USE])
         # The row first: a second writer of the same id waits here, then fails, before any charge.
         await tx.batches.add(DueBatch(account_id, batch_id, request.description or "", now))
         items = [
@@ -132,7 +141,7 @@ async def revise_due_batch(
     *,
     account_id: int,
     batch_id: int,
-    description: object,
+    description: Text,
     changes: Sequence[BatchChange],
     location_prefix: str,
 ) -> DueBatch:
@@ -150,13 +159,12 @@ async def revise_due_batch(
             raise BatchNotFound()
         items = {item.txid: item for item in batch.items}
         strangers = [
-            f"cobsv[{place}].txid: {txid} is not a charge of batch {batch_id}"
+            Problem.of(BatchField.CHARGE_TXID, f"{txid} is not a charge of batch {batch_id}", at=(place,))
             for place, txid in enumerate(request.txids)
             if txid not in items
         ]
         if strangers:
-            message = "Invalid batch of due-date charges: " + "; ".join(strangers)
-            raise ValidationError(message, details=strangers)
+            raise ValidationError(problems=strangers, summary=INVALID_BATCH)
         for txid, change in zip(request.txids, changes, strict=True):
             items[txid] = await _revise_one(tx, batch, items[txid], change.fields, now, location_prefix)
         description_now = batch.description if request.description is None else request.description

@@ -12,7 +12,9 @@ Its payer scans a dynamic BR Code: ``26-25`` points at ``{host}/qr/v2/{id}``,
 where the payer's PSP fetches the signed payload (rendered by the web layer).
 
 No wire names here: the edge maps a request body onto :class:`ChargeFields` and renders
-charges back; the rules' messages name each field by its path in the body.
+charges back; the rules' problems name each field by reference (:class:`ImmediateField`,
+:class:`~pixcore.charges.parts.ChargeField`, :class:`CashInField`), which the edge renders as its
+path in the body.
 """
 
 from __future__ import annotations
@@ -20,10 +22,9 @@ from __future__ import annotations
 import enum
 import unicodedata
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from transitions import Machine, MachineError
 
@@ -36,15 +37,18 @@ from pixcore.charges.parts import (
     MAX_KEY,
     MAX_LOC_ID,
     MAX_PAYER_REQUEST,
+    ChargeField,
     Debtor,
     DebtorFields,
     InfoFields,
+    KeptParticulars,
     Particulars,
     RequestFields,
     RevisionFields,
     judge_debtor,
     judge_info,
     judge_loc_id,
+    judge_revised_parts,
     judge_text,
 )
 from pixcore.documents import parse_document
@@ -55,7 +59,8 @@ from pixcore.money import (
     parse_amount_string,
     require_positive,
 )
-from pixcore.validation import ABSENT, Absent, collect
+from pixcore.problems import Field, Member, Problem
+from pixcore.validation import ABSENT, Absent, Invalid, collect
 
 if TYPE_CHECKING:
     from pixcore.charges.cobv import DueTerms
@@ -79,6 +84,7 @@ __all__ = [
     "MAX_PAYER_REQUEST",
     "Absent",
     "CalendarFields",
+    "CashInField",
     "CashInRequest",
     "Charge",
     "ChargeFields",
@@ -91,6 +97,7 @@ __all__ = [
     "ChargeStatus",
     "Debtor",
     "DebtorFields",
+    "ImmediateField",
     "InfoFields",
     "NewCharge",
     "RevisionFields",
@@ -115,6 +122,27 @@ MAX_PAYER_NAME = 100
 MAX_ADDITIONAL_INFO = 10
 MAX_ADDITIONAL_INFO_KEY = 50
 MAX_ADDITIONAL_INFO_VALUE = 200
+
+
+class ImmediateField(Field):
+    """A ``cob``'s own fields (the others: :class:`~pixcore.charges.parts.ChargeField`)."""
+
+    EXPIRATION = enum.auto()
+    MODALITY = enum.auto()
+    """Whether the payer may change the amount."""
+
+
+class CashInField(Field):
+    """The fields of a cash-in request, as :meth:`CashInRequest.parse` names them in its problems."""
+
+    AMOUNT = enum.auto()
+    DESCRIPTION = enum.auto()
+    EXTERNAL_ID = enum.auto()
+    EXPIRATION = enum.auto()
+    GENERATE_QR_CODE = enum.auto()
+    PAYER_NAME = enum.auto()
+    PAYER_DOCUMENT = enum.auto()
+    ADDITIONAL_INFO = enum.auto()
 
 
 class ChargeStatus(enum.StrEnum):
@@ -172,22 +200,24 @@ class ChargeLifecycle:
 
 @dataclass(frozen=True, slots=True)
 class CalendarFields:
-    """``calendario`` as the body gave it: ``expiration`` is ``expiracao``."""
+    """A ``cob``'s calendar as the body gave it: its ``expiration`` in seconds (:data:`ABSENT` when
+    left out: the default)."""
 
-    expiration: object = ABSENT
+    expiration: int | Absent | Invalid = ABSENT
 
-    def judge_alone(self, problems: list[str]) -> None:
+    def judge_alone(self, problems: list[Problem]) -> None:
         _expiration(problems, self)
 
 
 @dataclass(frozen=True, slots=True)
 class ValueFields:
-    """``valor`` as the body gave it: ``original`` and ``modality`` (``modalidadeAlteracao``)."""
+    """A ``cob``'s value as the body gave it: the ``original`` amount as text (None when null or
+    left out; :data:`ABSENT` in a revision that keeps it) and its ``modality``."""
 
-    original: object = None
-    modality: object = ABSENT
+    original: str | Absent | Invalid | None = None
+    modality: int | Absent | Invalid = ABSENT
 
-    def judge_alone(self, problems: list[str]) -> None:
+    def judge_alone(self, problems: list[Problem]) -> None:
         """A revision's ``valor``: each leaf given judged alone (a zero amount against the
         charge's modality waits for the charge)."""
         if self.original is not ABSENT:
@@ -198,9 +228,9 @@ class ValueFields:
 
 ChargeFields = RequestFields[CalendarFields, ValueFields]
 """A ``PUT /cob/{txid}`` body as the edge decoded it (:class:`~pixcore.charges.parts.RequestFields`
-with a ``cob``'s calendar and value). A number is never a string here, and the other way round,
-so that ``"original": 10`` can be refused as the spec asks; a leaf with a default is
-:data:`ABSENT` when left out."""
+with a ``cob``'s calendar and value). Each leaf is of its type, a value of another type
+``INVALID`` (the edge judged it: ``"original": 10`` is refused as the spec asks); a leaf with a
+default is :data:`ABSENT` when left out."""
 
 ChargeRevisionFields = RevisionFields[CalendarFields, ValueFields]
 """A ``PATCH /cob/{txid}`` body as the edge decoded it."""
@@ -217,13 +247,13 @@ class ChargeRequest(Particulars):
     @classmethod
     def parse(cls, fields: ChargeFields) -> ChargeRequest:
         """Every 400 rule of the spec's table and of our specification, collected into one ``ValidationError``
-        whose details name each field by its path in the body (``calendario.expiracao``)."""
-        problems: list[str] = []
+        whose problems name each field by reference."""
+        problems: list[Problem] = []
         expiration = _expiration(problems, fields.calendar)
         amount, modality = _valor(problems, fields.value)
         parts = fields.judge_parts(problems, judge_debtor)
         if problems or expiration is None or amount is None or modality is None:
-            raise ValidationError("Invalid charge: " + "; ".join(problems), details=problems)
+            raise ValidationError(problems=problems, summary="Invalid charge: {}")
         return cls(expiration, amount, modality, **parts.given())
 
 
@@ -245,12 +275,12 @@ class ChargeRevision(Particulars):
         every broken rule."""
         if fields.cancels():
             return cls(cancel=True)
-        problems: list[str] = []
+        problems: list[Problem] = []
         expiration = current.expiration if fields.calendar is None else _expiration(problems, fields.calendar)
         amount, modality = _valor(problems, _current_value(fields.value, current))
         parts = judge_revised_parts(problems, fields, current, judge_debtor)
         if problems or expiration is None or amount is None or modality is None:
-            raise ValidationError("Invalid charge change: " + "; ".join(problems), details=problems)
+            raise ValidationError(problems=problems, summary="Invalid charge change: {}")
         return cls(
             cancel=False,
             expiration=expiration,
@@ -258,28 +288,6 @@ class ChargeRevision(Particulars):
             modality=modality,
             **parts.given(),
         )
-
-
-def judge_revised_parts(
-    problems: list[str],
-    fields: RevisionFields[Any, Any],
-    current: Charge,
-    debtor_rule: Callable[[list[str], DebtorFields], Debtor | None],
-) -> Particulars:
-    """What a ``cob``'s and a ``cobv``'s revision share, each part judged as on creation (the
-    debtor by the kind's ``debtor_rule``): ``devedor``, ``solicitacaoPagador`` and
-    ``infoAdicionais`` left out keep ``current``'s; ``chave`` and ``loc.id`` left out are None
-    (the charge keeps its key and location)."""
-    debtor = current.debtor if fields.debtor is None else debtor_rule(problems, fields.debtor)
-    key = judge_text(problems, "chave", fields.key, MAX_KEY)
-    payer_request = (
-        current.payer_request
-        if fields.payer_request is None
-        else judge_text(problems, "solicitacaoPagador", fields.payer_request, MAX_PAYER_REQUEST)
-    )
-    info = current.info if fields.info is None else judge_info(problems, fields.info)
-    loc_id = judge_loc_id(problems, fields.loc_id)
-    return Particulars(debtor=debtor, key=key, payer_request=payer_request, info=info, loc_id=loc_id)
 
 
 def _current_value(value: ValueFields | None, current: Charge) -> ValueFields:
@@ -291,41 +299,43 @@ def _current_value(value: ValueFields | None, current: Charge) -> ValueFields:
     return ValueFields(original, modality)
 
 
-def _expiration(problems: list[str], calendar: CalendarFields | None) -> int | None:
+def _expiration(problems: list[Problem], calendar: CalendarFields | None) -> int | None:
     if calendar is None:
-        problems.append("calendario: required")
+        problems.append(Problem.of(ChargeField.CALENDAR, "required"))
         return None
     seconds = DEFAULT_EXPIRATION if calendar.expiration is ABSENT else calendar.expiration
-    if not isinstance(seconds, int) or isinstance(seconds, bool) or not 1 <= seconds <= MAX_EXPIRATION:
-        problems.append(f"calendario.expiracao: must be a whole number of seconds, 1 to {MAX_EXPIRATION}")
+    if not isinstance(seconds, int) or not 1 <= seconds <= MAX_EXPIRATION:
+        text = f"must be a whole number of seconds, 1 to {MAX_EXPIRATION}"
+        problems.append(Problem.of(ImmediateField.EXPIRATION, text))
         return None
     return seconds
 
 
-def _valor(problems: list[str], value: ValueFields | None) -> tuple[int | None, int | None]:
+def _valor(problems: list[Problem], value: ValueFields | None) -> tuple[int | None, int | None]:
     if value is None:
-        problems.append("valor: required, an object")
+        problems.append(Problem.of(ChargeField.VALUE, "required, an object"))
         return None, None
     modality = _modality(problems, 0 if value.modality is ABSENT else value.modality)
     amount = _original(problems, value.original)
     if amount == 0 and modality != 1:
-        problems.append("valor.original: must be positive unless modalidadeAlteracao is 1")
+        text = "must be positive unless {} is 1"
+        problems.append(Problem.of(ChargeField.ORIGINAL, text, Member(ImmediateField.MODALITY)))
         amount = None
     return amount, modality
 
 
-def _modality(problems: list[str], given: object) -> int | None:
-    if isinstance(given, int) and not isinstance(given, bool) and given in (0, 1):
+def _modality(problems: list[Problem], given: int | Invalid) -> int | None:
+    if isinstance(given, int) and given in (0, 1):
         return given
-    problems.append("valor.modalidadeAlteracao: must be 0 or 1")
+    problems.append(Problem.of(ImmediateField.MODALITY, "must be 0 or 1"))
     return None
 
 
-def _original(problems: list[str], original: object) -> int | None:
+def _original(problems: list[Problem], original: str | Absent | Invalid | None) -> int | None:
     if not isinstance(original, str):
-        problems.append('valor.original: required, a string with 2 decimals (e.g. "10.00")')
+        problems.append(Problem.of(ChargeField.ORIGINAL, 'required, a string with 2 decimals (e.g. "10.00")'))
         return None
-    return collect(problems, "valor.original", lambda: parse_amount_string(original))
+    return collect(problems, ChargeField.ORIGINAL, lambda: parse_amount_string(original))
 
 
 @dataclass(frozen=True, slots=True)
@@ -333,8 +343,7 @@ class CashInRequest:
     """A validated ``POST /api/pix/cash-in`` body. The payer is informative only.
 
     The edge hands :meth:`parse` each leaf under the domain's name, as decoded from JSON (None
-    when null or left out); the rules' messages name each field by its path in the body
-    (``transaction.value``).
+    when null or left out); the rules' problems name each field by a :class:`CashInField`.
     """
 
     amount: int
@@ -359,19 +368,19 @@ class CashInRequest:
         payer_document: object,
         additional_info: object,
     ) -> CashInRequest:
-        problems: list[str] = []
-        cents = collect(problems, "transaction.value", lambda: require_positive(parse_amount_number(amount)))
-        text = _required_text(problems, "transaction.description", description, MAX_CASH_IN_DESCRIPTION)
-        external = _required_text(problems, "transaction.externalId", external_id, MAX_EXTERNAL_ID)
+        problems: list[Problem] = []
+        cents = collect(problems, CashInField.AMOUNT, lambda: require_positive(parse_amount_number(amount)))
+        text = _required_text(problems, CashInField.DESCRIPTION, description, MAX_CASH_IN_DESCRIPTION)
+        external = _required_text(problems, CashInField.EXTERNAL_ID, external_id, MAX_EXTERNAL_ID)
         low, high = CASH_IN_EXPIRATION
         seconds = DEFAULT_EXPIRATION if expiration is None else expiration
         if not isinstance(seconds, int) or isinstance(seconds, bool) or not low <= seconds <= high:
-            problems.append(f"transaction.expirationTime: must be {low} to {high} seconds")
+            problems.append(Problem.of(CashInField.EXPIRATION, f"must be {low} to {high} seconds"))
             seconds = None
         if generate_qr_code is not None and not isinstance(generate_qr_code, bool):
-            problems.append("transaction.generateQrCode: must be true or false")
-        name = _required_text(problems, "payer.fullName", payer_name, MAX_PAYER_NAME)
-        document = collect(problems, "payer.document", lambda: _any_document(payer_document))
+            problems.append(Problem.of(CashInField.GENERATE_QR_CODE, "must be true or false"))
+        name = _required_text(problems, CashInField.PAYER_NAME, payer_name, MAX_PAYER_NAME)
+        document = collect(problems, CashInField.PAYER_DOCUMENT, lambda: _any_document(payer_document))
         info = _additional_info(problems, additional_info)
         if (
             problems
@@ -382,13 +391,13 @@ class CashInRequest:
             or name is None
             or document is None
         ):
-            raise ValidationError("Invalid cash-in: " + "; ".join(problems), details=problems)
+            raise ValidationError(problems=problems, summary="Invalid cash-in: {}")
         return cls(cents, text, external, seconds, generate_qr_code is True, name, document, info)
 
 
-def _required_text(problems: list[str], name: str, value: object, limit: int) -> str | None:
+def _required_text(problems: list[Problem], field: Field, value: object, limit: int) -> str | None:
     if not isinstance(value, str) or not value.strip() or len(value) > limit:
-        problems.append(f"{name}: required, 1 to {limit} characters")
+        problems.append(Problem.of(field, f"required, 1 to {limit} characters"))
         return None
     return value
 
@@ -399,7 +408,7 @@ def _any_document(value: object) -> str:
     return parse_document(value).value
 
 
-def _additional_info(problems: list[str], value: object) -> tuple[tuple[str, str], ...]:
+def _additional_info(problems: list[Problem], value: object) -> tuple[tuple[str, str], ...]:
     if value is None:
         return ()
     if (
@@ -407,19 +416,24 @@ def _additional_info(problems: list[str], value: object) -> tuple[tuple[str, str
         or len(value) > MAX_ADDITIONAL_INFO
         or not all(isinstance(v, str) for v in value.values())
     ):
-        problems.append(f"additionalInfo: an object of at most {MAX_ADDITIONAL_INFO} string values")
+        text = f"an object of at most {MAX_ADDITIONAL_INFO} string values"
+        problems.append(Problem.of(CashInField.ADDITIONAL_INFO, text))
         return ()
     if any(len(k) > MAX_ADDITIONAL_INFO_KEY or len(v) > MAX_ADDITIONAL_INFO_VALUE for k, v in value.items()):
-        problems.append(
-            f"additionalInfo: names of at most {MAX_ADDITIONAL_INFO_KEY} characters,"
+        text = (
+            f"names of at most {MAX_ADDITIONAL_INFO_KEY} characters,"
             f" values of at most {MAX_ADDITIONAL_INFO_VALUE}"
         )
+        problems.append(Problem.of(CashInField.ADDITIONAL_INFO, text))
         return ()
     return tuple((str(k), str(v)) for k, v in value.items())
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class NewCharge:
+class NewCharge(KeptParticulars):
+    """A charge to store: its request's kept parts (:class:`~pixcore.charges.parts.KeptParticulars`:
+    the debtor, the payer's message, the extra items) and the rest."""
+
     account_id: int
     txid: str
     kind: ChargeKind
@@ -438,9 +452,6 @@ class NewCharge:
     """``loc.id``: the id of its location; None with ``location_id``."""
     loc_created_at: datetime | None = None
     """``loc.criacao``, when its location was made before it (None: with it, ``created_at``)."""
-    payer_request: str | None = None
-    debtor: Debtor | None = None
-    info: tuple[tuple[str, str], ...] = ()
     external_id: str | None = None
     correlation_id: uuid.UUID | None = None
     transaction_id: int | None = None
@@ -535,7 +546,7 @@ def dynamic_code(*, location: str, merchant_name: str, merchant_city: str, amoun
 def amount_to_pay(charge: Charge, offered: int | None) -> int:
     """What a payment of ``offered`` centavos (None: the charge's amount) credits.
 
-    With ``modalidadeAlteracao`` 0 only ``valor.original`` is accepted.
+    With modality 0 only the charge's amount is accepted.
     """
     if offered is None:
         if charge.amount == 0:
@@ -543,7 +554,6 @@ def amount_to_pay(charge: Charge, offered: int | None) -> int:
         return charge.amount
     require_positive(offered)
     if charge.modality == 0 and offered != charge.amount:
-        raise AmountMismatch(
-            f"this charge takes exactly {format_amount_string(charge.amount)} (modalidadeAlteracao 0)"
-        )
+        text = f"this charge takes exactly {format_amount_string(charge.amount)} ({{}} 0)"
+        raise AmountMismatch(Problem.of((), text, Member(ImmediateField.MODALITY)))
     return offered

@@ -27,15 +27,14 @@ from pixcore.charges.cob import (
     ChargeRevision,
     ChargeRevisionFields,
     ChargeStatus,
-    Debtor,
     NewCharge,
     amount_to_pay,
     dynamic_code,
     new_location_id,
 )
 from pixcore.charges.cobv import DueTerms, amount_due, payer_day
-from pixcore.charges.locations import Location, location_type_of
-from pixcore.charges.parts import Particulars
+from pixcore.charges.locations import Location, LocationField, location_type_of
+from pixcore.charges.parts import ChargeField, KeptParticulars, Particulars, location_taken
 from pixcore.clock import Clock
 from pixcore.errors import (
     AccountNotFound,
@@ -47,14 +46,14 @@ from pixcore.errors import (
     InvalidQuery,
     InvalidTransition,
     KeyNotInDirectory,
-    LocationTaken,
     TransactionNotFound,
     ValidationError,
 )
 from pixcore.identifiers import new_end_to_end_id, new_txid, validate_e2eid_path, validate_txid
 from pixcore.keys import parse_pix_key
 from pixcore.money import format_amount_string
-from pixcore.queries.standard import ChargeQuery, ReceivedQuery
+from pixcore.problems import Problem
+from pixcore.queries.standard import ChargeQuery, QueryField, ReceivedQuery
 from pixcore.records import NewTransaction, TransactionStatus, TransactionType
 from pixcore.refunds.rules import Original, Refund
 from pixcore.transfers.receipt_service import credit_receipt, receive_payment
@@ -156,9 +155,11 @@ async def receiving_key(tx: UnitOfWork, account_id: int, requested: str | None) 
     try:
         key = parse_pix_key(requested)
     except InvalidPixKey as exc:
-        raise InvalidPixKey("chave: not a valid PIX key", details=["chave: " + exc.message]) from None
+        invalid = Problem.of(ChargeField.KEY, exc.message)
+        raise InvalidPixKey(Problem.of(ChargeField.KEY, "not a valid PIX key"), problems=[invalid]) from None
     if await tx.keys.owner_of(key) != account_id:
-        raise InvalidPixKey("chave: not a key of your account", details=["chave: not a key of your account"])
+        stranger = Problem.of(ChargeField.KEY, "not a key of your account")
+        raise InvalidPixKey(stranger, problems=[stranger])
     return key.value
 
 
@@ -173,18 +174,18 @@ def build_charge(
     modality: int,
     pix_key: str,
     location_prefix: str,
-    payer_request: str | None = None,
-    debtor: Debtor | None = None,
-    info: tuple[tuple[str, str], ...] = (),
+    kept: KeptParticulars,
     external_id: str | None = None,
     correlation_id: uuid.UUID | None = None,
     transaction_id: int | None = None,
     due: DueTerms | None = None,
     at: Location | None = None,
 ) -> NewCharge:
-    """A new charge of ``account``, at the location ``at`` (None: a new one, which the
-    repository's ``add`` stores with it) under ``location_prefix`` (a ``cobv``'s under its
-    ``cobv/``), with its BR Code (a ``cobv``'s carries no amount: the payload says it)."""
+    """A new charge of ``account`` keeping its request's ``kept`` parts (the debtor, the payer's
+    message, the extra items: whatever :class:`~pixcore.charges.parts.KeptParticulars` declares),
+    at the location ``at`` (None: a new one, which the repository's ``add`` stores with it) under
+    ``location_prefix`` (a ``cobv``'s under its ``cobv/``), with its BR Code (a ``cobv``'s carries
+    no amount: the payload says it)."""
     location_id = new_location_id() if at is None else at.token
     location = location_prefix + (DUE_LOCATION if due is not None else "") + location_id
     code = dynamic_code(
@@ -207,13 +208,11 @@ def build_charge(
         br_code=code,
         loc_id=None if at is None else at.id,
         loc_created_at=None if at is None or at.created_at == now else at.created_at,
-        payer_request=payer_request,
-        debtor=debtor,
-        info=info,
         external_id=external_id,
         correlation_id=correlation_id,
         transaction_id=transaction_id,
         due=due,
+        **kept.kept(),
     )
 
 
@@ -222,23 +221,21 @@ async def place_charge(
 ) -> Location | None:
     """Inside a unit of work: the location ``loc.id`` names for a charge of ``kind`` of the
     account, locked (None when ``loc_id`` is: a new one). It must be the account's (another
-    account's reads as unknown), of the charge's ``tipoCob``, and serve no charge; each refusal is
-    a ``loc.id`` rule (400 with the body's other rules)."""
+    account's reads as unknown), of the charge's type, and serve no charge; each refusal is a
+    rule of ``loc_id`` (400 with the body's other rules)."""
     if loc_id is None:
         return None
     location = await tx.locations.lock(account_id, loc_id)
     if location is None:
-        raise ValidationError(
-            "loc.id: no location of your account has this id",
-            details=["loc.id: no location of your account has this id"],
-        )
+        unknown = Problem.of(ChargeField.LOC_ID, "no location of your account has this id")
+        raise ValidationError(unknown, problems=[unknown])
     wanted = location_type_of(kind)
     if location.type is not wanted:
-        text = f"loc.id: the location is of tipoCob {location.type.value}, not {wanted.value}"
-        raise ValidationError(text, details=[text])
+        text = f"the location is of {{}} {location.type.value}, not {wanted.value}"
+        other = Problem.of(ChargeField.LOC_ID, text, LocationField.TYPE)
+        raise ValidationError(other, problems=[other])
     if location.txid is not None:
-        text = f"loc.id: the location serves the charge {location.txid}"
-        raise LocationTaken(text, details=[text])
+        raise location_taken(f"the location serves the charge {location.txid}")
     return location
 
 
@@ -273,9 +270,7 @@ async def add_charge(
         modality=modality,
         pix_key=pix_key,
         location_prefix=location_prefix,
-        payer_request=parts.payer_request,
-        debtor=parts.debtor,
-        info=parts.info,
+        kept=parts,
         due=due,
         at=at,
     )
@@ -371,8 +366,7 @@ async def create_cash_in(
             modality=0,
             pix_key=key,
             location_prefix=location_prefix,
-            payer_request=request.description,
-            info=request.additional_info,
+            kept=KeptParticulars(payer_request=request.description, info=request.additional_info),
             external_id=request.external_id,
             correlation_id=uuid.uuid4(),
             transaction_id=transaction_id,
@@ -525,14 +519,17 @@ async def read_charge(
     return ChargeView(charge, (paid,))
 
 
+_INVALID_QUERY = "Invalid query parameters: {}."
+
+
 async def _past_revision(tx: UnitOfWork, charge: Charge, revision: int) -> Charge:
     if not 0 <= revision < charge.revision:
-        reason = f"revisao: the charge has no revision {revision} (its revisions are 0 to {charge.revision})"
-        raise InvalidQuery(f"Invalid query parameters: {reason}.", details=[reason])
+        reason = f"the charge has no revision {revision} (its revisions are 0 to {charge.revision})"
+        raise InvalidQuery(problems=[Problem.of(QueryField.REVISION, reason)], summary=_INVALID_QUERY)
     kept = await tx.charges.revision(charge.id, revision)
     if kept is None:
-        reason = f"revisao: revision {revision} of the charge was not kept (made before revisions were kept)"
-        raise InvalidQuery(f"Invalid query parameters: {reason}.", details=[reason])
+        reason = f"revision {revision} of the charge was not kept (made before revisions were kept)"
+        raise InvalidQuery(problems=[Problem.of(QueryField.REVISION, reason)], summary=_INVALID_QUERY)
     return kept
 
 
@@ -632,7 +629,7 @@ async def revise_locked(
     """Revise ``charge``, locked by the unit of work and ATIVA at ``now`` (``PATCH /cob`` and
     ``PATCH /cobv``) to the revision's ``parts``: on their key (the account's; None keeps it), at
     their location ``loc_id`` (moved first, so that the revision kept has its new code), with
-    their debtor, message and items, the BR Code made again for ``amount`` (0: none in the code),
+    the parts a charge keeps (``parts.kept()``), the BR Code made again for ``amount`` (0: none in the code),
     ``fields`` giving the kind's own changes, its revision grown by one. The caller commits."""
     revisable(charge, now)
     account = await load_account(tx, charge.account_id)
@@ -644,9 +641,7 @@ async def revise_locked(
     )
     revised = dataclasses.replace(
         fields(moved),
-        payer_request=parts.payer_request,
-        debtor=parts.debtor,
-        info=parts.info,
+        **parts.kept(),
         pix_key=pix_key,
         br_code=code,
         revision=charge.revision + 1,

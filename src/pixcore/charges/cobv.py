@@ -14,9 +14,10 @@ hand-worked table per modality, are in docs/due-charges.md; in short:
   amount below one centavo.
 
 No wire names here: the edge maps ``calendario`` and ``valor`` onto :class:`DueCalendarFields`
-and :class:`DueValueFields`, each leaf as decoded from JSON; :func:`parse_due_terms` judges them
-all and names each broken rule by its path in the body. The standard's JSON of the terms is
-written by :mod:`pixinfra.due_terms`. The terms themselves are declared in
+and :class:`DueValueFields`, each leaf of its type (another ``INVALID``); :func:`parse_due_terms` judges them
+all and names the field of each broken rule by a :class:`DueField` (or a shared
+:class:`~pixcore.charges.parts.ChargeField`), which the edge renders as its path in the body.
+The standard's JSON of the terms is written by :mod:`pixinfra.due_terms`. The terms themselves are declared in
 :mod:`pixcore.charges.terms`; every name of theirs is exported here too, so a caller imports
 this module alone.
 """
@@ -27,11 +28,11 @@ import enum
 import re
 from dataclasses import dataclass
 from datetime import date, datetime
-from functools import partial
 from typing import NoReturn
 from zoneinfo import ZoneInfo
 
 from pixcore.business_days import business_days_between, next_business_day
+from pixcore.charges.parts import ChargeField, Text, Whole
 from pixcore.charges.terms import (
     DEFAULT_DAYS_AFTER_DUE,
     HUNDRED_PERCENT,
@@ -49,7 +50,8 @@ from pixcore.charges.terms import (
 )
 from pixcore.errors import DueChargeClosed, ValidationError
 from pixcore.money import AMOUNT_STRING_PATTERN, MAX_CENTS, format_amount_string, parse_amount_string
-from pixcore.validation import ABSENT, collect
+from pixcore.problems import Field, Member, Problem
+from pixcore.validation import ABSENT, Absent, Invalid, collect
 
 __all__ = [
     "DEFAULT_DAYS_AFTER_DUE",
@@ -63,6 +65,7 @@ __all__ = [
     "DiscountModality",
     "DueAmount",
     "DueCalendarFields",
+    "DueField",
     "DueTerms",
     "DueValueFields",
     "Fine",
@@ -174,13 +177,51 @@ def _discount(discount: Discount, due_date: date, original: int, day: date) -> i
 # -- the request's rules -----------------------------------------------------------
 
 
+class DueField(Field):
+    """A ``cobv``'s own fields, its calendar's and its value's (the others, shared with a ``cob``:
+    :class:`~pixcore.charges.parts.ChargeField`)."""
+
+    DUE_DATE = enum.auto()
+    DAYS_AFTER_DUE = enum.auto()
+    FINE = enum.auto()
+    FINE_MODALITY = enum.auto()
+    FINE_VALUE = enum.auto()
+    INTEREST = enum.auto()
+    INTEREST_MODALITY = enum.auto()
+    INTEREST_VALUE = enum.auto()
+    REBATE = enum.auto()
+    REBATE_MODALITY = enum.auto()
+    REBATE_VALUE = enum.auto()
+    DISCOUNT = enum.auto()
+    DISCOUNT_MODALITY = enum.auto()
+    DISCOUNT_VALUE = enum.auto()
+    DISCOUNT_DATES = enum.auto()
+    DISCOUNT_DATE_UNTIL = enum.auto()
+    """The last day of one discount of fixed dates (its place in ``Problem.at``)."""
+    DISCOUNT_DATE_VALUE = enum.auto()
+
+
+@dataclass(frozen=True, slots=True)
+class _RateRefs:
+    """The fields of a fine, interest or rebate: its modality and its value."""
+
+    modality: DueField
+    value: DueField
+
+
+_FINE = _RateRefs(DueField.FINE_MODALITY, DueField.FINE_VALUE)
+_INTEREST = _RateRefs(DueField.INTEREST_MODALITY, DueField.INTEREST_VALUE)
+_REBATE = _RateRefs(DueField.REBATE_MODALITY, DueField.REBATE_VALUE)
+
+
 @dataclass(frozen=True, slots=True)
 class DueCalendarFields:
     """``calendario`` as the body gave it: ``due_date`` is ``dataDeVencimento``,
-    ``days_after_due`` ``validadeAposVencimento`` (:data:`~pixcore.charges.cob.ABSENT` when left out)."""
+    ``days_after_due`` ``validadeAposVencimento`` (:data:`~pixcore.charges.cob.ABSENT` when left out);
+    each leaf of its type, another ``INVALID`` (:data:`~pixcore.charges.parts.Text`)."""
 
-    due_date: object = None
-    days_after_due: object = ABSENT
+    due_date: Text = None
+    days_after_due: int | Absent | Invalid = ABSENT
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,16 +229,16 @@ class RateFields:
     """``multa``, ``juros`` or ``abatimento`` as the body gave it: ``modality`` is ``modalidade``,
     ``value`` ``valorPerc``."""
 
-    modality: object = None
-    value: object = None
+    modality: Whole = None
+    value: Text = None
 
 
 @dataclass(frozen=True, slots=True)
 class DiscountDateFields:
     """One item of ``descontoDataFixa``: ``until`` is ``data``, ``value`` ``valorPerc``."""
 
-    until: object = None
-    value: object = None
+    until: Text = None
+    value: Text = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,8 +246,8 @@ class DiscountFields:
     """``desconto`` as the body gave it: ``modality`` (``modalidade``), ``value`` (``valorPerc``),
     ``dates`` (``descontoDataFixa``; None when null or left out)."""
 
-    modality: object = None
-    value: object = None
+    modality: Whole = None
+    value: Text = None
     dates: tuple[DiscountDateFields, ...] | None = None
 
 
@@ -215,7 +256,7 @@ class DueValueFields:
     """``valor`` of a due-date charge as the body gave it: ``original``, ``fine`` (``multa``),
     ``interest`` (``juros``), ``rebate`` (``abatimento``), ``discount`` (``desconto``)."""
 
-    original: object = None
+    original: Text = None
     fine: RateFields | None = None
     interest: RateFields | None = None
     rebate: RateFields | None = None
@@ -225,21 +266,20 @@ class DueValueFields:
 def parse_due_terms(
     calendar: DueCalendarFields | None, value: DueValueFields | None, *, today: date
 ) -> DueTerms:
-    """Every rule of the standard's schemas and of ``CobVOperacaoInvalida`` on ``calendario``
-    and ``valor``, collected into one ``ValidationError`` whose details name each field by its
-    path in the body (``valor.multa.valorPerc: ...``). ``today`` is the creation's local date:
-    the due date may not be before it."""
-    problems: list[str] = []
+    """Every rule of the standard's schemas and of ``CobVOperacaoInvalida`` on the calendar and
+    the value, collected into one ``ValidationError`` whose problems name each field by reference.
+    ``today`` is the creation's local date: the due date may not be before it."""
+    problems: list[Problem] = []
     due_date, days_after_due = _calendar(problems, calendar, today)
     if value is None:
-        problems.append("valor: required, an object")
+        problems.append(Problem.of(ChargeField.VALUE, "required, an object"))
         _refuse(problems)
     original = _original(problems, value.original)
-    fine = _rate(problems, "valor.multa", value.fine, FineModality)
-    interest = _rate(problems, "valor.juros", value.interest, InterestModality)
-    rebate = _rate(problems, "valor.abatimento", value.rebate, RebateModality)
+    fine = _rate(problems, _FINE, value.fine, FineModality)
+    interest = _rate(problems, _INTEREST, value.interest, InterestModality)
+    rebate = _rate(problems, _REBATE, value.rebate, RebateModality)
     if rebate is not None and not _below_original(
-        problems, "valor.abatimento.valorPerc", rebate[0] == RebateModality.PERCENT, rebate[1], original
+        problems, _At(DueField.REBATE_VALUE), rebate[0] == RebateModality.PERCENT, rebate[1], original
     ):
         rebate = None
     discount = _discount_terms(problems, value.discount, original, due_date)
@@ -256,14 +296,14 @@ def parse_due_terms(
     )
     last = _last_payable_day(terms)
     if last is None:
-        _refuse(["calendario.validadeAposVencimento: the last day to pay would fall after 9999-12-31"])
+        _refuse([Problem.of(DueField.DAYS_AFTER_DUE, "the last day to pay would fall after 9999-12-31")])
     highest = _breakdown(terms, last).final
     if highest > MAX_CENTS:
-        message = (
-            f"valor: with multa and juros the amount due would reach {format_amount_string(highest)}"
+        text = (
+            f"with {{}} and {{}} the amount due would reach {format_amount_string(highest)}"
             f" by the last day to pay ({last.isoformat()}), above {format_amount_string(MAX_CENTS)}"
         )
-        _refuse([message])
+        _refuse([Problem.of(ChargeField.VALUE, text, Member(DueField.FINE), Member(DueField.INTEREST))])
     return terms
 
 
@@ -275,11 +315,11 @@ def _last_payable_day(terms: DueTerms) -> date | None:
         return None
 
 
-def _refuse(problems: list[str]) -> NoReturn:
-    raise ValidationError("Invalid due charge: " + "; ".join(problems), details=problems)
+def _refuse(problems: list[Problem]) -> NoReturn:
+    raise ValidationError(problems=problems, summary="Invalid due charge: {}")
 
 
-def _date(text: object) -> date:
+def _date(text: Text) -> date:
     if not isinstance(text, str) or _DATE.fullmatch(text) is None:
         raise ValidationError("required, a date YYYY-MM-DD")
     try:
@@ -289,140 +329,167 @@ def _date(text: object) -> date:
 
 
 def _calendar(
-    problems: list[str], calendar: DueCalendarFields | None, today: date
+    problems: list[Problem], calendar: DueCalendarFields | None, today: date
 ) -> tuple[date | None, int | None]:
     if calendar is None:
-        problems.append("calendario: required, with dataDeVencimento")
+        problems.append(Problem.of(ChargeField.CALENDAR, "required, with {}", Member(DueField.DUE_DATE)))
         return None, None
-    due_date = collect(problems, "calendario.dataDeVencimento", lambda: _date(calendar.due_date))
+    due_date = collect(problems, DueField.DUE_DATE, lambda: _date(calendar.due_date))
     if due_date is not None and due_date < today:
-        problems.append(f"calendario.dataDeVencimento: must not be before today ({today.isoformat()})")
+        problems.append(Problem.of(DueField.DUE_DATE, f"must not be before today ({today.isoformat()})"))
         due_date = None
-    days: object = DEFAULT_DAYS_AFTER_DUE if calendar.days_after_due is ABSENT else calendar.days_after_due
-    if not isinstance(days, int) or isinstance(days, bool) or not 0 <= days <= MAX_DAYS_AFTER_DUE:
-        problems.append(
-            f"calendario.validadeAposVencimento: a whole number of days, 0 to {MAX_DAYS_AFTER_DUE}"
-        )
+    days = DEFAULT_DAYS_AFTER_DUE if calendar.days_after_due is ABSENT else calendar.days_after_due
+    if not isinstance(days, int) or not 0 <= days <= MAX_DAYS_AFTER_DUE:
+        text = f"a whole number of days, 0 to {MAX_DAYS_AFTER_DUE}"
+        problems.append(Problem.of(DueField.DAYS_AFTER_DUE, text))
         return due_date, None
     return due_date, days
 
 
-def _original(problems: list[str], original: object) -> int | None:
-    cents = _amount_text(problems, "valor.original", original)
+def _original(problems: list[Problem], original: Text) -> int | None:
+    cents = _amount_text(problems, _At(ChargeField.ORIGINAL), original)
     if cents == 0:
-        problems.append("valor.original: must be above zero")
+        problems.append(Problem.of(ChargeField.ORIGINAL, "must be above zero"))
         return None
     return cents
 
 
-def _amount_text(problems: list[str], field: str, given: object) -> int | None:
+@dataclass(frozen=True, slots=True)
+class _At:
+    """A field a rule judges, and the places of the items it is of (a problem's ``at``)."""
+
+    field: DueField | ChargeField
+    at: tuple[int, ...] = ()
+
+    def problem(self, text: str, *refs: Field | Member) -> Problem:
+        return Problem.of(self.field, text, *refs, at=self.at)
+
+
+def _amount_text(problems: list[Problem], where: _At, given: Text) -> int | None:
     if not isinstance(given, str) or _AMOUNT.fullmatch(given) is None:
-        problems.append(f'{field}: required, a string of 1 to 10 digits, a dot and 2 decimals (e.g. "2.00")')
+        problems.append(
+            where.problem('required, a string of 1 to 10 digits, a dot and 2 decimals (e.g. "2.00")')
+        )
         return None
     return parse_amount_string(given)
 
 
-def _modality(problems: list[str], field: str, given: object, kind: type[enum.IntEnum]) -> int | None:
+def _modality(problems: list[Problem], field: DueField, given: Whole, kind: type[enum.IntEnum]) -> int | None:
     values = [int(member) for member in kind]
-    if isinstance(given, int) and not isinstance(given, bool) and given in values:
+    if isinstance(given, int) and given in values:
         return given
-    problems.append(f"{field}.modalidade: required, {values[0]} to {values[-1]}")
+    problems.append(Problem.of(field, f"required, {values[0]} to {values[-1]}"))
     return None
 
 
 def _rate(
-    problems: list[str], field: str, rate: RateFields | None, kind: type[enum.IntEnum]
+    problems: list[Problem], refs: _RateRefs, rate: RateFields | None, kind: type[enum.IntEnum]
 ) -> tuple[int, int] | None:
-    """``modalidade`` and ``valorPerc`` of a fine, interest or rebate, judged as the schema says."""
+    """The modality and the value of a fine, interest or rebate, judged as the schema says."""
     if rate is None:
         return None
-    modality = _modality(problems, field, rate.modality, kind)
-    value = _amount_text(problems, f"{field}.valorPerc", rate.value)
+    modality = _modality(problems, refs.modality, rate.modality, kind)
+    value = _amount_text(problems, _At(refs.value), rate.value)
     if modality is None or value is None:
         return None
     return modality, value
 
 
-def _below_original(problems: list[str], field: str, percent: bool, value: int, original: int | None) -> bool:
-    """A rebate or discount must be less than the whole: below 100.00 percent, or below
-    ``valor.original``."""
+def _below_original(
+    problems: list[Problem], where: _At, percent: bool, value: int, original: int | None
+) -> bool:
+    """A rebate or discount must be less than the whole: below 100.00 percent, or below the
+    original amount."""
     if percent and value >= HUNDRED_PERCENT:
-        problems.append(f"{field}: a percentage below 100.00")
+        problems.append(where.problem("a percentage below 100.00"))
         return False
     if not percent and original is not None and value >= original:
-        problems.append(f"{field}: must be below valor.original ({format_amount_string(original)})")
+        text = f"must be below {{}} ({format_amount_string(original)})"
+        problems.append(where.problem(text, ChargeField.ORIGINAL))
         return False
     return True
 
 
 def _discount_terms(
-    problems: list[str], fields: DiscountFields | None, original: int | None, due_date: date | None
+    problems: list[Problem], fields: DiscountFields | None, original: int | None, due_date: date | None
 ) -> Discount | None:
     if fields is None:
         return None
-    field = "valor.desconto"
-    number = _modality(problems, field, fields.modality, DiscountModality)
+    number = _modality(problems, DueField.DISCOUNT_MODALITY, fields.modality, DiscountModality)
     if number is None:
         _discount_forms(problems, fields)
         return None
     modality = DiscountModality(number)
+    named = Member(DueField.DISCOUNT_MODALITY)
     if modality.fixed_dates:
         if fields.value is not None:
-            problems.append(
-                f"{field}.valorPerc: must be left out with modalidade 1 or 2 (use descontoDataFixa)"
-            )
+            text = "must be left out with {} 1 or 2 (use {})"
+            problems.append(Problem.of(DueField.DISCOUNT_VALUE, text, named, Member(DueField.DISCOUNT_DATES)))
         dates = _discount_dates(problems, fields.dates, modality, original, due_date)
         return None if dates is None else Discount(modality, dates=dates)
     if fields.dates is not None:
-        problems.append(f"{field}.descontoDataFixa: must be left out with modalidade 3 to 6 (use valorPerc)")
-    value = _amount_text(problems, f"{field}.valorPerc", fields.value)
-    if value is None or not _below_original(
-        problems, f"{field}.valorPerc", modality.percent, value, original
-    ):
+        text = "must be left out with {} 3 to 6 (use {})"
+        problems.append(Problem.of(DueField.DISCOUNT_DATES, text, named, Member(DueField.DISCOUNT_VALUE)))
+    where = _At(DueField.DISCOUNT_VALUE)
+    value = _amount_text(problems, where, fields.value)
+    if value is None or not _below_original(problems, where, modality.percent, value, original):
         return None
     return Discount(modality, value=value)
 
 
-def _discount_forms(problems: list[str], fields: DiscountFields) -> None:
-    """Without a modality, which of ``valorPerc`` and ``descontoDataFixa`` belongs is unknown, but
-    each one given is still judged by its own form, so that one answer names every broken rule."""
+def _discount_forms(problems: list[Problem], fields: DiscountFields) -> None:
+    """Without a modality, which of the value and the fixed dates belongs is unknown, but each one
+    given is still judged by its own form, so that one answer names every broken rule."""
     if fields.value is not None:
-        _amount_text(problems, "valor.desconto.valorPerc", fields.value)
+        _amount_text(problems, _At(DueField.DISCOUNT_VALUE), fields.value)
     for index, item in enumerate(fields.dates or ()):
-        where = f"valor.desconto.descontoDataFixa[{index}]"
-        collect(problems, f"{where}.data", partial(_date, item.until))
-        _amount_text(problems, f"{where}.valorPerc", item.value)
+        _fixed_date(problems, index, item)
+
+
+def _fixed_date(
+    problems: list[Problem], index: int, item: DiscountDateFields
+) -> tuple[date | None, int | None]:
+    """One discount of fixed dates, each of its two leaves judged by its form."""
+    try:
+        until: date | None = _date(item.until)
+    except ValidationError as exc:
+        problems.append(Problem.of(DueField.DISCOUNT_DATE_UNTIL, exc.message, at=(index,)))
+        until = None
+    value = _amount_text(problems, _At(DueField.DISCOUNT_DATE_VALUE, (index,)), item.value)
+    return until, value
 
 
 def _discount_dates(
-    problems: list[str],
+    problems: list[Problem],
     items: tuple[DiscountDateFields, ...] | None,
     modality: DiscountModality,
     original: int | None,
     due_date: date | None,
 ) -> tuple[DiscountDate, ...] | None:
-    field = "valor.desconto.descontoDataFixa"
     if not items or len(items) > MAX_DISCOUNT_DATES:
-        problems.append(f"{field}: required with modalidade 1 or 2, 1 to {MAX_DISCOUNT_DATES} items")
+        text = f"required with {{}} 1 or 2, 1 to {MAX_DISCOUNT_DATES} items"
+        problems.append(Problem.of(DueField.DISCOUNT_DATES, text, Member(DueField.DISCOUNT_MODALITY)))
         return None
     dates: list[DiscountDate] = []
     seen: set[date] = set()
     for index, item in enumerate(items):
-        where = f"{field}[{index}]"
-        until = collect(problems, f"{where}.data", partial(_date, item.until))
-        value = _amount_text(problems, f"{where}.valorPerc", item.value)
+        until, value = _fixed_date(problems, index, item)
         if until is not None:
             if due_date is not None and until > due_date:
-                problems.append(f"{where}.data: must not be after calendario.dataDeVencimento")
+                text = "must not be after {}"
+                problems.append(
+                    Problem.of(DueField.DISCOUNT_DATE_UNTIL, text, DueField.DUE_DATE, at=(index,))
+                )
                 until = None
             elif until in seen:
-                problems.append(f"{where}.data: each date at most once")
+                problems.append(
+                    Problem.of(DueField.DISCOUNT_DATE_UNTIL, "each date at most once", at=(index,))
+                )
                 until = None
             else:
                 seen.add(until)
-        if value is not None and not _below_original(
-            problems, f"{where}.valorPerc", modality.percent, value, original
-        ):
+        where = _At(DueField.DISCOUNT_DATE_VALUE, (index,))
+        if value is not None and not _below_original(problems, where, modality.percent, value, original):
             value = None
         if until is not None and value is not None:
             dates.append(DiscountDate(until, value))

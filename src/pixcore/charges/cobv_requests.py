@@ -18,12 +18,13 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-from pixcore.charges.cob import ABSENT, MAX_EXPIRATION, Absent, Charge, judge_revised_parts
+from pixcore.charges.cob import ABSENT, MAX_EXPIRATION, Absent, Charge
 from pixcore.charges.cobv import (
     PAYER_ZONE,
     DiscountDateFields,
     DiscountFields,
     DueCalendarFields,
+    DueField,
     DueTerms,
     DueValueFields,
     RateFields,
@@ -32,15 +33,20 @@ from pixcore.charges.cobv import (
 )
 from pixcore.charges.parts import (
     DUE_REVISION,
+    ChargeField,
     Debtor,
     DebtorFields,
     Particulars,
     RequestFields,
     RevisionFields,
+    Text,
     judge_debtor,
+    judge_revised_parts,
 )
 from pixcore.errors import ValidationError
 from pixcore.money import format_amount_string
+from pixcore.problems import Member, Problem
+from pixcore.validation import Invalid
 
 __all__ = [
     "DueCalendarChange",
@@ -72,15 +78,13 @@ def due_expiration(terms: DueTerms, created_at: datetime) -> int | None:
     return seconds if seconds <= MAX_EXPIRATION else None
 
 
-def _expiration(problems: list[str], terms: DueTerms | None, created_at: datetime) -> int | None:
+def _expiration(problems: list[Problem], terms: DueTerms | None, created_at: datetime) -> int | None:
     if terms is None:
         return None
     seconds = due_expiration(terms, created_at)
     if seconds is None:
-        problems.append(
-            "calendario.validadeAposVencimento: the last day to pay must fall within"
-            f" {MAX_EXPIRATION} seconds of the charge's creation"
-        )
+        text = f"the last day to pay must fall within {MAX_EXPIRATION} seconds of the charge's creation"
+        problems.append(Problem.of(DueField.DAYS_AFTER_DUE, text))
     return seconds
 
 
@@ -111,12 +115,12 @@ def terms_fields(terms: DueTerms) -> tuple[DueCalendarFields, DueValueFields]:
 
 
 def _terms(
-    problems: list[str], calendar: DueCalendarFields | None, value: DueValueFields | None, today: date
+    problems: list[Problem], calendar: DueCalendarFields | None, value: DueValueFields | None, today: date
 ) -> DueTerms | None:
     try:
         return parse_due_terms(calendar, value, today=today)
     except ValidationError as exc:
-        problems.extend(exc.details or [exc.message])
+        problems.extend(exc.problems)
         return None
 
 
@@ -125,11 +129,18 @@ DueChargeFields = RequestFields[DueCalendarFields, DueValueFields]
 with a ``cobv``'s ``calendario`` and ``valor``)."""
 
 
-def _debtor(problems: list[str], debtor: DebtorFields | None) -> Debtor | None:
+_DEBTOR_FIELDS = frozenset(
+    {ChargeField.DEBTOR, ChargeField.DEBTOR_CPF, ChargeField.DEBTOR_CNPJ, ChargeField.DEBTOR_NAME}
+)
+
+
+def _debtor(problems: list[Problem], debtor: DebtorFields | None) -> Debtor | None:
     if debtor is None or (debtor.cpf is None and debtor.cnpj is None):
         judged = judge_debtor(problems, debtor)  # a name without a document is its own rule
-        if judged is None and not any(p.startswith("devedor") for p in problems):
-            problems.append("devedor: required, a cpf or cnpj with nome")
+        if judged is None and not any(_DEBTOR_FIELDS.intersection(p.fields) for p in problems):
+            documents = Member(ChargeField.DEBTOR_CPF), Member(ChargeField.DEBTOR_CNPJ)
+            text = "required, a {} or {} with {}"
+            problems.append(Problem.of(ChargeField.DEBTOR, text, *documents, Member(ChargeField.DEBTOR_NAME)))
         return judged
     return judge_debtor(problems, debtor)
 
@@ -147,12 +158,12 @@ class DueChargeRequest(Particulars):
     def parse(cls, fields: DueChargeFields, *, now: datetime) -> DueChargeRequest:
         """Every rule of the body at once: the terms (:func:`parse_due_terms`, judged against the
         payer's day at ``now``, the creation), a debtor, the key and texts as a ``cob``'s."""
-        problems: list[str] = []
+        problems: list[Problem] = []
         terms = _terms(problems, fields.calendar, fields.value, payer_day(now))
         expiration = _expiration(problems, terms, now)
         parts = fields.judge_parts(problems, _debtor)
         if problems or terms is None or parts.debtor is None or expiration is None:
-            raise ValidationError("Invalid due-date charge: " + "; ".join(problems), details=problems)
+            raise ValidationError(problems=problems, summary="Invalid due-date charge: {}")
         return cls(terms, expiration, **parts.given())
 
 
@@ -160,10 +171,10 @@ class DueChargeRequest(Particulars):
 class DueCalendarChange:
     """``calendario`` of a ``PATCH``: a member left out (:data:`ABSENT`) keeps the charge's."""
 
-    due_date: object = ABSENT
-    days_after_due: object = ABSENT
+    due_date: Text | Absent = ABSENT
+    days_after_due: int | Absent | Invalid = ABSENT
 
-    def judge_alone(self, problems: list[str]) -> None:
+    def judge_alone(self, problems: list[Problem]) -> None:
         """Nothing: a due date is judged with the charge's terms."""
 
 
@@ -172,13 +183,13 @@ class DueValueChange:
     """``valor`` of a ``PATCH``: a member left out (:data:`ABSENT`) keeps the charge's; a ``null``
     one (None) removes it."""
 
-    original: object = ABSENT
+    original: Text | Absent = ABSENT
     fine: RateFields | Absent | None = ABSENT
     interest: RateFields | Absent | None = ABSENT
     rebate: RateFields | Absent | None = ABSENT
     discount: DiscountFields | Absent | None = ABSENT
 
-    def judge_alone(self, problems: list[str]) -> None:
+    def judge_alone(self, problems: list[Problem]) -> None:
         """Nothing: the amount is judged with the charge's terms."""
 
 
@@ -218,7 +229,7 @@ class DueRevision(Particulars):
             return cls(cancel=True)
         if current.due is None:
             raise ValidationError("not a due-date charge")
-        problems: list[str] = []
+        problems: list[Problem] = []
         calendar, value = terms_fields(current.due)
         terms = _terms(
             problems,
@@ -229,5 +240,5 @@ class DueRevision(Particulars):
         expiration = _expiration(problems, terms, current.created_at)
         parts = judge_revised_parts(problems, fields, current, _debtor)
         if problems or terms is None or parts.debtor is None or expiration is None:
-            raise ValidationError("Invalid due-date charge change: " + "; ".join(problems), details=problems)
+            raise ValidationError(problems=problems, summary="Invalid due-date charge change: {}")
         return cls(cancel=False, terms=terms, expiration=expiration, **parts.given())

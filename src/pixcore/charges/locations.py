@@ -8,7 +8,8 @@ new one for the charge unless the body names one (``loc.id``: the account's, of 
 serving no charge); ``DELETE /loc/{id}/txid`` unlinks the charge, which then has no location (no
 BR Code: it cannot be paid by one) until a ``PATCH`` links it to another.
 
-No wire names here beyond the standard's two type values.
+No wire names here beyond the standard's two type values; a problem names the type by a
+:class:`LocationField`.
 """
 
 from __future__ import annotations
@@ -20,10 +21,12 @@ from datetime import datetime
 
 from pixcore.charges.cob import ChargeKind
 from pixcore.errors import LocationNotFound, ValidationError
+from pixcore.problems import Field, Problem
 
 __all__ = [
     "MAX_LOCATION_ID",
     "Location",
+    "LocationField",
     "LocationType",
     "NewLocation",
     "location_type_of",
@@ -34,6 +37,13 @@ __all__ = [
 MAX_LOCATION_ID = 9_223_372_036_854_775_807
 """The standard's ``PayloadLocationId`` is an int64."""
 _DIGITS = re.compile(r"[0-9]{1,19}")
+
+
+class LocationField(Field):
+    """The fields of a location request, as its rules name them in problems."""
+
+    TYPE = enum.auto()
+    """The kind of charge a location serves."""
 
 
 class LocationType(enum.StrEnum):
@@ -49,13 +59,16 @@ def location_type_of(kind: ChargeKind) -> LocationType:
 
 
 def parse_location_type(value: object) -> LocationType:
-    """``POST /loc``'s ``tipoCob``: ``cob`` or ``cobv``."""
+    """A location's type as ``POST /loc`` gives it: ``cob`` or ``cobv``."""
     if isinstance(value, str):
         try:
             return LocationType(value)
         except ValueError:
             pass
-    raise ValidationError("Invalid location: tipoCob", details=["tipoCob: must be cob or cobv"])
+    field = LocationField.TYPE
+    raise ValidationError(
+        Problem.of((), "Invalid location: {}", field), problems=[Problem.of(field, "must be cob or cobv")]
+    )
 
 
 def parse_location_id(text: str) -> int:

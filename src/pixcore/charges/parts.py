@@ -3,19 +3,22 @@
 own parts (a ``cob``'s expiry and plain amount, a ``cobv``'s due date and modalities).
 
 The rules here are judged alike for both kinds; each broken one is appended to a list of problems,
-so that one answer names them all.
+so that one answer names them all. A problem names its field by a :class:`ChargeField` (the edge
+declares where each kind's wire carries it).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import enum
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from pixcore.documents import DocumentKind, is_valid_cpf, parse_document
-from pixcore.errors import ValidationError
-from pixcore.validation import collect
+from pixcore.errors import LocationTaken, ValidationError
+from pixcore.problems import Field, Member, Problem
+from pixcore.validation import Invalid, collect
 
 __all__ = [
     "DUE_REVISION",
@@ -27,18 +30,24 @@ __all__ = [
     "MAX_KEY",
     "MAX_LOC_ID",
     "MAX_PAYER_REQUEST",
+    "ChargeField",
     "Debtor",
     "DebtorFields",
     "InfoFields",
+    "KeptParticulars",
     "Part",
     "Particulars",
     "RequestFields",
     "RevisionFields",
     "RevisionKind",
+    "Text",
+    "Whole",
     "judge_debtor",
     "judge_info",
     "judge_loc_id",
+    "judge_revised_parts",
     "judge_text",
+    "location_taken",
 ]
 
 MAX_KEY = 77
@@ -51,6 +60,35 @@ REMOVED = "REMOVIDA_PELO_USUARIO_RECEBEDOR"
 """The only status a revision may set (``ChargeStatus.REMOVIDA_PELO_USUARIO_RECEBEDOR``)."""
 
 
+class ChargeField(Field):
+    """The fields a ``cob`` and a ``cobv`` request share, as their rules name them in problems
+    (each kind's own calendar and value fields: ``ImmediateField``, ``DueField``)."""
+
+    CALENDAR = enum.auto()
+    VALUE = enum.auto()
+    ORIGINAL = enum.auto()
+    """The amount the charge asks (a ``cobv``'s on its due date)."""
+    DEBTOR = enum.auto()
+    DEBTOR_CPF = enum.auto()
+    DEBTOR_CNPJ = enum.auto()
+    DEBTOR_NAME = enum.auto()
+    KEY = enum.auto()
+    PAYER_REQUEST = enum.auto()
+    INFO = enum.auto()
+    INFO_ITEM = enum.auto()
+    """One item of the extra items (its place in ``Problem.at``)."""
+    INFO_NAME = enum.auto()
+    INFO_VALUE = enum.auto()
+    LOC_ID = enum.auto()
+    STATUS = enum.auto()
+
+
+def location_taken(text: str = "the location serves another charge.") -> LocationTaken:
+    """The refusal of a location that serves another charge (a ``loc.id`` rule)."""
+    problem = Problem.of(ChargeField.LOC_ID, text)
+    return LocationTaken(problem, problems=[problem])
+
+
 @dataclass(frozen=True, slots=True)
 class Debtor:
     """``devedor``: a person (CPF) or a company (CNPJ), with a name."""
@@ -60,71 +98,88 @@ class Debtor:
     kind: DocumentKind
 
 
+Text = str | Invalid | None
+"""A text leaf as the edge hands it: None when null or left out, ``INVALID`` when not a text."""
+Whole = int | Invalid | None
+"""An integer leaf as the edge hands it: None when null or left out, ``INVALID`` when not an integer."""
+
+
 @dataclass(frozen=True, slots=True)
 class DebtorFields:
-    """``devedor`` as the body gave it: ``cpf``, ``cnpj`` and ``name`` (``nome``)."""
+    """The debtor as the body gave it: ``cpf``, ``cnpj`` and ``name``."""
 
-    cpf: object = None
-    cnpj: object = None
-    name: object = None
+    cpf: Text = None
+    cnpj: Text = None
+    name: Text = None
 
 
 @dataclass(frozen=True, slots=True)
 class InfoFields:
-    """One item of ``infoAdicionais`` as the body gave it: ``name`` (``nome``) and ``value`` (``valor``)."""
+    """One extra item as the body gave it: ``name`` and ``value``."""
 
-    name: object = None
-    value: object = None
+    name: Text = None
+    value: Text = None
 
 
 MAX_LOC_ID = 9_223_372_036_854_775_807  # the standard's int64
 
 
-def judge_loc_id(problems: list[str], value: object) -> int | None:
+def judge_loc_id(problems: list[Problem], value: Whole) -> int | None:
     """``loc.id`` as given (None: left out): a positive int64 (whether it names a location of the
     account is judged against the locations)."""
     if value is None:
         return None
-    if not _is_int(value) or not 0 < int(str(value)) <= MAX_LOC_ID:
-        problems.append(f"loc.id: must be an integer from 1 to {MAX_LOC_ID}")
+    if not isinstance(value, int) or not 0 < value <= MAX_LOC_ID:
+        problems.append(Problem.of(ChargeField.LOC_ID, f"must be an integer from 1 to {MAX_LOC_ID}"))
         return None
-    return int(str(value))
+    return value
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def judge_debtor(problems: list[str], debtor: DebtorFields | None) -> Debtor | None:
+def judge_debtor(problems: list[Problem], debtor: DebtorFields | None) -> Debtor | None:
     """``devedor`` judged as on a ``cob`` (each broken rule appended to ``problems``)."""
     if debtor is None:
         return None
     cpf, cnpj, name = debtor.cpf, debtor.cnpj, debtor.name
     if cpf is None and cnpj is None:
         if name is not None:
-            problems.append("devedor.nome: needs devedor.cpf or devedor.cnpj")
+            problems.append(
+                Problem.of(
+                    ChargeField.DEBTOR_NAME, "needs {} or {}", ChargeField.DEBTOR_CPF, ChargeField.DEBTOR_CNPJ
+                )
+            )
         return None
     document = _debtor_document(problems, cpf, cnpj)
     if not isinstance(name, str) or not name.strip() or len(name) > MAX_DEBTOR_NAME:
-        problems.append(f"devedor.nome: required with a document, 1 to {MAX_DEBTOR_NAME} characters")
+        problems.append(
+            Problem.of(
+                ChargeField.DEBTOR_NAME, f"required with a document, 1 to {MAX_DEBTOR_NAME} characters"
+            )
+        )
         return None
     return Debtor(name, *document) if document is not None else None
 
 
-def _debtor_document(problems: list[str], cpf: object, cnpj: object) -> tuple[str, DocumentKind] | None:
+def _debtor_document(problems: list[Problem], cpf: Text, cnpj: Text) -> tuple[str, DocumentKind] | None:
     if cpf is not None and cnpj is not None:
-        problems.append("devedor: cpf and cnpj cannot both be given")
+        problems.append(
+            Problem.of(
+                ChargeField.DEBTOR,
+                "{} and {} cannot both be given",
+                Member(ChargeField.DEBTOR_CPF),
+                Member(ChargeField.DEBTOR_CNPJ),
+            )
+        )
         return None
     if cpf is not None:
         if not isinstance(cpf, str) or len(cpf) != 11 or not cpf.isdigit() or not is_valid_cpf(cpf):
-            problems.append("devedor.cpf: must be a valid CPF of exactly 11 digits")
+            problems.append(Problem.of(ChargeField.DEBTOR_CPF, "must be a valid CPF of exactly 11 digits"))
             return None
         return cpf, DocumentKind.CPF
-    parsed = collect(problems, "devedor.cnpj", lambda: _cnpj(cnpj))
+    parsed = collect(problems, ChargeField.DEBTOR_CNPJ, lambda: _cnpj(cnpj))
     return (parsed, DocumentKind.CNPJ) if parsed is not None else None
 
 
-def _cnpj(value: object) -> str:
+def _cnpj(value: Text) -> str:
     if not isinstance(value, str) or len(value) != 14:
         raise ValidationError("must be a valid CNPJ of 14 characters")
     document = parse_document(value)
@@ -133,47 +188,61 @@ def _cnpj(value: object) -> str:
     return document.value
 
 
-def judge_text(problems: list[str], name: str, value: object, limit: int) -> str | None:
-    """An optional text of at most ``limit`` characters (``chave``, ``solicitacaoPagador``)."""
+def judge_text(problems: list[Problem], field: Field, value: Text, limit: int) -> str | None:
+    """An optional text of at most ``limit`` characters (the key, the payer's message)."""
     if value is None:
         return None
     if not isinstance(value, str) or len(value) > limit:
-        problems.append(f"{name}: a string of at most {limit} characters")
+        problems.append(Problem.of(field, f"a string of at most {limit} characters"))
         return None
     return value
 
 
-def judge_info(problems: list[str], items: tuple[InfoFields, ...] | None) -> tuple[tuple[str, str], ...]:
-    """``infoAdicionais`` judged as on a ``cob``."""
+def judge_info(problems: list[Problem], items: tuple[InfoFields, ...] | None) -> tuple[tuple[str, str], ...]:
+    """The extra items judged as on a ``cob``."""
     if items is None:
         return ()
     if len(items) > MAX_INFO_ITEMS:
-        problems.append(f"infoAdicionais: a list of at most {MAX_INFO_ITEMS} items")
+        problems.append(Problem.of(ChargeField.INFO, f"a list of at most {MAX_INFO_ITEMS} items"))
         return ()
     info: list[tuple[str, str]] = []
+    name_and_value = Member(ChargeField.INFO_NAME), Member(ChargeField.INFO_VALUE)
     for index, item in enumerate(items):
         name, value = item.name, item.value
         if not isinstance(name, str) or not isinstance(value, str):
-            problems.append(f"infoAdicionais[{index}]: nome and valor are required strings")
+            text = "{} and {} are required strings"
+            problems.append(Problem.of(ChargeField.INFO_ITEM, text, *name_and_value, at=(index,)))
         elif len(name) > MAX_INFO_NAME or len(value) > MAX_INFO_VALUE:
-            limits = f"nome at most {MAX_INFO_NAME}, valor at most {MAX_INFO_VALUE} characters"
-            problems.append(f"infoAdicionais[{index}]: {limits}")
+            limits = f"{{}} at most {MAX_INFO_NAME}, {{}} at most {MAX_INFO_VALUE} characters"
+            problems.append(Problem.of(ChargeField.INFO_ITEM, limits, *name_and_value, at=(index,)))
         else:
             info.append((name, value))
     return tuple(info)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Particulars:
-    """What a judged request of either kind carries beside its calendar and value: the debtor
-    (a ``cobv``'s always has one), the key (None: the account's first on creation, the charge's
-    own on a revision), the payer's message, the extra items and ``loc.id`` (None: a new
+class KeptParticulars:
+    """What a charge keeps of its request as judged, beside its calendar, value, key and location:
+    the debtor, the payer's message and the extra items. A stored charge (``NewCharge``) is these
+    and so is a judged request (:class:`Particulars`): a part declared here is kept by both."""
+
+    payer_request: str | None = None
+    debtor: Debtor | None = None
+    info: tuple[tuple[str, str], ...] = ()
+
+    def kept(self) -> dict[str, Any]:
+        """These parts by name, to build or revise a charge that keeps them."""
+        return {part.name: getattr(self, part.name) for part in dataclasses.fields(KeptParticulars)}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Particulars(KeptParticulars):
+    """What a judged request of either kind carries beside its calendar and value: the parts a
+    charge keeps (:class:`KeptParticulars`; a ``cobv``'s has a debtor always), the key (None: the
+    account's first on creation, the charge's own on a revision) and ``loc_id`` (None: a new
     location on creation, where it is on a revision)."""
 
-    debtor: Debtor | None = None
     key: str | None = None
-    payer_request: str | None = None
-    info: tuple[tuple[str, str], ...] = ()
     loc_id: int | None = None
 
     def given(self) -> dict[str, Any]:
@@ -184,7 +253,7 @@ class Particulars:
 class Part(Protocol):
     """A kind's own part of a request (its calendar, its value)."""
 
-    def judge_alone(self, problems: list[str]) -> None:
+    def judge_alone(self, problems: list[Problem]) -> None:
         """Append the rules this part breaks on its own, before the charge is looked up."""
 
 
@@ -198,26 +267,30 @@ RevisedValueT = TypeVar("RevisedValueT", bound=Part)
 class RequestFields(Generic[CalendarT, ValueT]):
     """A ``PUT /cob/{txid}`` or ``PUT /cobv/{txid}`` body as the edge decoded it, before any rule
     is checked: ``calendar`` and ``value`` are the kind's parts (None when null or left out); each
-    other leaf as decoded from JSON, None when null or left out."""
+    other leaf of its type (:data:`Text`, :data:`Whole`), judged by the rules."""
 
     calendar: CalendarT | None
     value: ValueT | None
     debtor: DebtorFields | None = None
-    key: object = None
-    payer_request: object = None
+    key: Text = None
+    payer_request: Text = None
     info: tuple[InfoFields, ...] | None = None
-    loc_id: object = None
+    loc_id: Whole = None
     """``loc.id``: an existing location of the account to put the charge at (None: a new one)."""
 
     def judge_parts(
-        self, problems: list[str], debtor_rule: Callable[[list[str], DebtorFields | None], Debtor | None]
+        self,
+        problems: list[Problem],
+        debtor_rule: Callable[[list[Problem], DebtorFields | None], Debtor | None],
     ) -> Particulars:
         """Every part but the calendar and the value judged (the debtor by the kind's
         ``debtor_rule``), each broken rule appended to ``problems``."""
         return Particulars(
             debtor=debtor_rule(problems, self.debtor),
-            key=judge_text(problems, "chave", self.key, MAX_KEY),
-            payer_request=judge_text(problems, "solicitacaoPagador", self.payer_request, MAX_PAYER_REQUEST),
+            key=judge_text(problems, ChargeField.KEY, self.key, MAX_KEY),
+            payer_request=judge_text(
+                problems, ChargeField.PAYER_REQUEST, self.payer_request, MAX_PAYER_REQUEST
+            ),
             info=judge_info(problems, self.info),
             loc_id=judge_loc_id(problems, self.loc_id),
         )
@@ -246,11 +319,11 @@ class RevisionFields(Generic[RevisedCalendarT, RevisedValueT]):
     calendar: RevisedCalendarT | None = None
     value: RevisedValueT | None = None
     debtor: DebtorFields | None = None
-    key: object = None
-    payer_request: object = None
+    key: Text = None
+    payer_request: Text = None
     info: tuple[InfoFields, ...] | None = None
-    status: object = None
-    loc_id: object = None
+    status: Text = None
+    loc_id: Whole = None
     """``loc.id``: move the charge to this location of the account (None: it stays)."""
 
     @property
@@ -262,29 +335,56 @@ class RevisionFields(Generic[RevisedCalendarT, RevisedValueT]):
     def cancels(self, kind: RevisionKind = IMMEDIATE_REVISION) -> bool:
         """Whether it cancels the charge; raises ``ValidationError`` if its status, or the lack
         of any change, breaks a rule (judged before the charge is looked up)."""
-        problems: list[str] = []
+        problems: list[Problem] = []
+        status = ChargeField.STATUS
         if self.status is None:
             if not self.revises:
-                problems.append("the body changes nothing: give a field to revise, or status")
+                problems.append(
+                    Problem.of((), "the body changes nothing: give a field to revise, or {}", status)
+                )
         else:
             if self.status != REMOVED:
-                problems.append(f"status: the only status a change may set is {REMOVED}")
+                problems.append(Problem.of(status, f"the only status a change may set is {REMOVED}"))
             if self.revises:
-                problems.append("status: a charge is cancelled alone, not together with other changes")
+                problems.append(
+                    Problem.of(status, "a charge is cancelled alone, not together with other changes")
+                )
         if kind.judges_given:
             self._judge_given(problems)
         judge_loc_id(problems, self.loc_id)
         if problems:
-            raise ValidationError(f"Invalid {kind.noun} change: " + "; ".join(problems), details=problems)
+            raise ValidationError(problems=problems, summary=f"Invalid {kind.noun} change: {{}}")
         return self.status is not None
 
-    def _judge_given(self, problems: list[str]) -> None:
+    def _judge_given(self, problems: list[Problem]) -> None:
         """Every part given, judged on its own as on creation (what needs the charge waits for it)."""
         if self.calendar is not None:
             self.calendar.judge_alone(problems)
         if self.value is not None:
             self.value.judge_alone(problems)
         judge_debtor(problems, self.debtor)
-        judge_text(problems, "chave", self.key, MAX_KEY)
-        judge_text(problems, "solicitacaoPagador", self.payer_request, MAX_PAYER_REQUEST)
+        judge_text(problems, ChargeField.KEY, self.key, MAX_KEY)
+        judge_text(problems, ChargeField.PAYER_REQUEST, self.payer_request, MAX_PAYER_REQUEST)
         judge_info(problems, self.info)
+
+
+def judge_revised_parts(
+    problems: list[Problem],
+    fields: RevisionFields[Any, Any],
+    current: KeptParticulars,
+    debtor_rule: Callable[[list[Problem], DebtorFields], Debtor | None],
+) -> Particulars:
+    """What a ``cob``'s and a ``cobv``'s revision share, each part judged as on creation (the
+    debtor by the kind's ``debtor_rule``): a part the charge keeps (:class:`KeptParticulars`) left
+    out keeps ``current``'s; the key and ``loc_id`` left out are None (the charge keeps its key and
+    location)."""
+    debtor = current.debtor if fields.debtor is None else debtor_rule(problems, fields.debtor)
+    key = judge_text(problems, ChargeField.KEY, fields.key, MAX_KEY)
+    payer_request = (
+        current.payer_request
+        if fields.payer_request is None
+        else judge_text(problems, ChargeField.PAYER_REQUEST, fields.payer_request, MAX_PAYER_REQUEST)
+    )
+    info = current.info if fields.info is None else judge_info(problems, fields.info)
+    loc_id = judge_loc_id(problems, fields.loc_id)
+    return Particulars(debtor=debtor, key=key, payer_request=payer_request, info=info, loc_id=loc_id)

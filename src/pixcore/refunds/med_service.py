@@ -14,6 +14,8 @@ from pixcore import ledger
 from pixcore.clock import Clock
 from pixcore.errors import DuplicateMedCase, MedCaseNotFound, RefundAboveRefundable, TransactionNotFound
 from pixcore.events import MedEvent
+from pixcore.identifiers import IdentifierField
+from pixcore.problems import Problem
 from pixcore.queries.rules import MAX_ID
 from pixcore.records import TransactionType
 from pixcore.refunds.med import MedCase, MedLifecycle, MedReason, MedStatus, NewMedCase
@@ -38,7 +40,9 @@ async def open_med(
     async with uow() as tx:
         receipt = await tx.refunds.lock_original(account_id, end_to_end_id, TransactionType.PAYMENT)
         if receipt is None:
-            raise TransactionNotFound("No received PIX of your account has this endToEndId.")
+            raise TransactionNotFound(
+                Problem.of((), "No received PIX of your account has this {}.", IdentifierField.END_TO_END_ID)
+            )
         if await tx.med.open_amount(receipt.transaction_id):
             raise DuplicateMedCase()
         disputed = await refundable(tx, receipt)

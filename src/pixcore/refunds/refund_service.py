@@ -22,7 +22,7 @@ from pixcore.errors import (
     TransactionNotFound,
 )
 from pixcore.events import KeyPixEvent, RefundDirection, Refunded, RefundEvent
-from pixcore.identifiers import new_return_id, validate_e2eid_path, validate_refund_id
+from pixcore.identifiers import IdentifierField, new_return_id, validate_e2eid_path, validate_refund_id
 from pixcore.money import format_amount_string, require_positive
 from pixcore.problems import Problem
 from pixcore.records import NewTransaction, TransactionStatus, TransactionType
@@ -138,7 +138,9 @@ async def request_refund(
     async with uow() as tx:
         receipt = await tx.refunds.lock_original(account_id, end_to_end_id, TransactionType.PAYMENT)
         if receipt is None:
-            raise TransactionNotFound("No received PIX of your account has this endToEndId.")
+            raise TransactionNotFound(
+                Problem.of((), "No received PIX of your account has this {}.", IdentifierField.END_TO_END_ID)
+            )
         existing = await tx.refunds.find(receipt.transaction_id, refund_id)
         if existing is not None:
             if not existing.same_request(request):
@@ -291,7 +293,11 @@ async def receive_refund(
     async with uow() as tx:
         transfer = await tx.refunds.lock_original(account_id, end_to_end_id, TransactionType.WITHDRAW)
         if transfer is None:
-            raise TransactionNotFound("No settled transfer of your account has this endToEndId.")
+            raise TransactionNotFound(
+                Problem.of(
+                    (), "No settled transfer of your account has this {}.", IdentifierField.END_TO_END_ID
+                )
+            )
         if transfer.counterpart_account_id is not None:
             raise InternalRefund()
         remaining = transfer.amount - await tx.refunds.total(transfer.transaction_id, RefundKind.RECEIVED)

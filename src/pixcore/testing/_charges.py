@@ -7,7 +7,8 @@ from datetime import datetime
 
 from pixcore.charges.cob import Charge, ChargeKind, ChargeLine, ChargeStatus, NewCharge
 from pixcore.charges.locations import Location, NewLocation, location_type_of
-from pixcore.errors import DuplicateCharge, DuplicateExternalId, LocationTaken
+from pixcore.charges.parts import location_taken
+from pixcore.errors import DuplicateCharge, DuplicateExternalId
 from pixcore.queries.standard import ChargeQuery
 from pixcore.testing._store import IntegrityError, Repository
 
@@ -86,7 +87,7 @@ class InMemoryCharges(Repository):
             raise IntegrityError(f"location {loc_id} does not match the charge")
         for other in self._visible().values():
             if other.loc_id == loc_id and (other.account_id, other.txid) != (charge.account_id, charge.txid):
-                raise LocationTaken(details=[LocationTaken().message])
+                raise location_taken()
 
     async def get(self, account_id: int, txid: str) -> Charge | None:
         return self._find({"account_id": account_id, "txid": txid})

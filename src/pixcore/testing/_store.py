@@ -17,6 +17,7 @@ from pixcore.accounts.sessions import ConsoleSession
 from pixcore.charges.batches import DueBatch
 from pixcore.charges.cob import Charge
 from pixcore.charges.locations import Location
+from pixcore.charges.parts import location_taken
 from pixcore.charges.ports import LocationRepository
 from pixcore.clock import Clock, SystemClock
 from pixcore.errors import (
@@ -27,7 +28,6 @@ from pixcore.errors import (
     DuplicateMedCase,
     DuplicatePixKey,
     InsufficientFunds,
-    LocationTaken,
 )
 from pixcore.events import Event
 from pixcore.keys import PixKey
@@ -349,7 +349,7 @@ def _check_charges(
         if charge.location_id is not None and charge.location_id in locations:
             raise IntegrityError(f"location {charge.location_id} is taken")
         if charge.loc_id is not None and charge.loc_id in served:
-            raise LocationTaken(details=[LocationTaken().message])
+            raise location_taken()
 
 
 def _check_sessions(committed: Tables, staged: Tables) -> None:

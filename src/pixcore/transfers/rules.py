@@ -106,6 +106,8 @@ class TransferField(Field):
     DESCRIPTION = enum.auto()
     PAYMENT_FLOW = enum.auto()
     DENIED_INSTITUTIONS = enum.auto()
+    IDEMPOTENCY_KEY = enum.auto()
+    """What makes a retry of the request safe (a header on the wire)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,13 +159,14 @@ class DirectoryEntry:
 
 
 def parse_idempotency_key(raw: str | None) -> uuid.UUID:
-    """``x-idempotency-key`` must be a UUID version 4."""
+    """The idempotency key must be a UUID version 4."""
+    key = TransferField.IDEMPOTENCY_KEY
     if not raw:
-        raise ValidationError("The x-idempotency-key header is required (a UUID v4).")
+        raise ValidationError(Problem.of((), "The {} header is required (a UUID v4).", key))
     # The canonical 8-4-4-4-12 form only (uuid.UUID would also take braces, "urn:uuid:" or no hyphens).
     if not _UUID4.fullmatch(raw):
         raise ValidationError(
-            "x-idempotency-key must be a UUID v4 (xxxxxxxx-xxxx-4xxx-[89ab]xxx-xxxxxxxxxxxx)."
+            Problem.of((), "{} must be a UUID v4 (xxxxxxxx-xxxx-4xxx-[89ab]xxx-xxxxxxxxxxxx).", key)
         )
     return uuid.UUID(raw)
 

@@ -30,10 +30,17 @@ from pixcore.errors import (
 from pixcore.events import Holder, TransferEvent
 from pixcore.group_commit.ports import TransferReservation
 from pixcore.identifiers import new_end_to_end_id
+from pixcore.problems import Problem
 from pixcore.records import NewTransaction, NewTransfer, TransactionStatus, TransactionType, Transfer
 from pixcore.transfers.ports import KeyDirectory
 from pixcore.transfers.receipt_service import InternalPayer, credit_receipt
-from pixcore.transfers.rules import DirectoryEntry, SpiError, TransferLifecycle, TransferRequest
+from pixcore.transfers.rules import (
+    DirectoryEntry,
+    SpiError,
+    TransferField,
+    TransferLifecycle,
+    TransferRequest,
+)
 from pixcore.unit_of_work import UnitOfWork, UnitOfWorkFactory
 
 __all__ = [
@@ -93,7 +100,9 @@ async def _replay(
     if record is None:
         return None
     if record.request_hash != fingerprint:
-        raise IdempotencyKeyReused()
+        raise IdempotencyKeyReused(
+            Problem.of((), "This {} was used with a different request.", TransferField.IDEMPOTENCY_KEY)
+        )
     transfer = await tx.transfers.get(record.transaction_id)
     if transfer is None:  # the key and its transfer are written together
         raise RuntimeError("an idempotency key points at no transfer")
@@ -106,9 +115,11 @@ def check_destination(
     if entry is None:
         raise KeyNotInDirectory()
     if entry.ispb in request.ispb_deny:
-        raise IspbDenied(f"The key belongs to ISPB {entry.ispb}, which is in ispbDeny.")
+        denied = TransferField.DENIED_INSTITUTIONS
+        raise IspbDenied(Problem.of((), f"The key belongs to ISPB {entry.ispb}, which is in {{}}.", denied))
     if request.creditor_document is not None and request.creditor_document != entry.document:
-        raise CreditorDocumentMismatch()
+        text = "{} does not match the document of the key's owner."
+        raise CreditorDocumentMismatch(Problem.of((), text, TransferField.CREDITOR_DOCUMENT))
     if entry.account_id == account_id:
         raise OwnAccountTransfer()
     return entry

@@ -1,5 +1,13 @@
 """PostgreSQL repository of batches of due-date charges (the adapter of
-``pixcore.charges.ports.DueBatchRepository``): one row per batch, its items a jsonb array."""
+``pixcore.charges.ports.DueBatchRepository``): one row per batch, its items a jsonb array.
+
+An item's refusal is kept as its branch, message and details; one whose error names fields by
+reference keeps its problems too, in this adapter's own form: each field by its reference's
+qualified name (``"ChargeField.DEBTOR_NAME"``), a member named in a text as ``{"member": ...}``,
+with the text, the items' places and the summary, so that the edge renders it with the wire's
+paths when it is read. A refusal stored without problems (the form before them) reads as it was:
+its message and details as text.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +17,12 @@ from typing import Any
 
 import asyncpg
 
+# The modules of the field references a charge's refusal names, so that a stored one reads back.
+import pixcore.charges.cobv_requests
+import pixcore.charges.locations  # noqa: F401
 from pixcore.charges.batches import BatchItem, BatchItemStatus, DueBatch, Refusal
 from pixcore.errors import DuplicateBatch
+from pixcore.problems import Field, Member, Problem, Ref
 from pixcore.queries.standard import BatchQuery
 from pixinfra.persistence.repository import Repository
 from pixinfra.persistence.sql import compose, paged
@@ -33,15 +45,87 @@ _PAGE = (
 )
 
 
+def _name(field: Field) -> str:
+    return f"{type(field).__name__}.{field.name}"
+
+
+def _kinds() -> dict[str, type[Field]]:
+    """Every field reference's enum by its name (the subclasses of ``Field``, however deep)."""
+    found: dict[str, type[Field]] = {}
+    pending = list(Field.__subclasses__())
+    while pending:
+        kind = pending.pop()
+        found[kind.__name__] = kind
+        pending.extend(kind.__subclasses__())
+    return found
+
+
+def _field(name: str) -> Field:
+    kind, _, member = name.partition(".")
+    return _kinds()[kind][member]
+
+
+def _ref_row(ref: Ref) -> dict[str, str]:
+    return {"member": _name(ref.field)} if isinstance(ref, Member) else {"field": _name(ref)}
+
+
+def _ref(row: dict[str, str]) -> Ref:
+    return Member(_field(row["member"])) if "member" in row else _field(row["field"])
+
+
+def _problem_row(problem: Problem) -> dict[str, Any]:
+    return {
+        "fields": [_name(field) for field in problem.fields],
+        "text": problem.text,
+        "refs": [_ref_row(ref) for ref in problem.refs],
+        "at": list(problem.at),
+    }
+
+
+def _problem(row: dict[str, Any]) -> Problem:
+    return Problem(
+        tuple(_field(name) for name in row["fields"]),
+        row["text"],
+        tuple(_ref(ref) for ref in row["refs"]),
+        tuple(row["at"]),
+    )
+
+
+def _refusal_row(refusal: Refusal) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "branch": refusal.branch,
+        "message": refusal.message,
+        "details": list(refusal.details),
+    }
+    if refusal.problems or refusal.lead is not None or refusal.summary is not None:
+        row["problems"] = [_problem_row(problem) for problem in refusal.problems]
+        row["summary"] = refusal.summary
+        row["lead"] = None if refusal.lead is None else _problem_row(refusal.lead)
+    return row
+
+
+def _refusal(row: dict[str, Any]) -> Refusal:
+    """A stored refusal: with its problems, or, stored without them, its message and details."""
+    if "problems" not in row:
+        return Refusal(row["branch"], row["message"], tuple(row["details"]))
+    lead = row["lead"]
+    return Refusal(
+        row["branch"],
+        row["message"],
+        tuple(row["details"]),
+        tuple(_problem(problem) for problem in row["problems"]),
+        row["summary"],
+        None if lead is None else _problem(lead),
+    )
+
+
 def _item_row(item: BatchItem) -> dict[str, Any]:
     refusal = item.refusal
     return {
         "txid": item.txid,
         "status": item.status.value,
         "createdAt": None if item.created_at is None else item.created_at.isoformat(),
-        "refusal": None
-        if refusal is None
-        else {"branch": refusal.branch, "message": refusal.message, "details": list(refusal.details)},
+        "refusal": None if refusal is None else _refusal_row(refusal),
     }
 
 
@@ -52,9 +136,7 @@ def _item(row: dict[str, Any]) -> BatchItem:
         txid=row["txid"],
         status=BatchItemStatus(row["status"]),
         created_at=None if created is None else datetime.fromisoformat(created),
-        refusal=None
-        if refusal is None
-        else Refusal(refusal["branch"], refusal["message"], tuple(refusal["details"])),
+        refusal=None if refusal is None else _refusal(refusal),
     )
 
 

@@ -11,8 +11,9 @@ import asyncpg
 
 from pixcore.charges.cob import Charge, ChargeKind, ChargeLine, ChargeStatus, Debtor, NewCharge
 from pixcore.charges.locations import Location, location_type_of
+from pixcore.charges.parts import location_taken
 from pixcore.documents import parse_document
-from pixcore.errors import DuplicateCharge, DuplicateExternalId, LocationTaken
+from pixcore.errors import DuplicateCharge, DuplicateExternalId
 from pixcore.queries.standard import ChargeQuery
 from pixinfra.due_terms import stored_terms, terms_text
 from pixinfra.persistence.repository import Repository
@@ -212,7 +213,7 @@ class PostgresCharges(Repository):
                 ) from None
             if exc.constraint_name in {"charges_loc_id_key", "charges_location_id_key"}:
                 # A location (its id, its token) serves one charge.
-                raise LocationTaken(details=[LocationTaken().message]) from None
+                raise location_taken() from None
             raise DuplicateCharge(f"a charge with txid {c.txid} exists already") from None
         if row is None:
             raise RuntimeError("INSERT ... RETURNING returned no row")
@@ -236,7 +237,7 @@ class PostgresCharges(Repository):
                     br_code,
                 )
         except asyncpg.UniqueViolationError:
-            raise LocationTaken(details=[LocationTaken().message]) from None
+            raise location_taken() from None
 
     async def _one(self, where: str, *args: Any) -> Charge | None:
         row = await self._conn.fetchrow(compose("SELECT ", _COLUMNS, " FROM charges WHERE ", where), *args)

@@ -1,7 +1,7 @@
 """The answers of the batch routes (``/lotecobv``): the standard's ``LoteCobVConsultado`` and
 ``LotesCobVConsultados``; each refused charge's ``problema`` is made as ``PUT``/``PATCH
 /cobv/{txid}`` would answer it (:func:`pixweb.problems.problem_of`, status by
-:func:`pixweb.errors.status_of`)."""
+:func:`pixweb.errors.status_of`, each field its problems name at its wire path)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from pixweb.api.fields import Int64, Timestamp, doc
 from pixweb.api.schemas import WireStruct
 from pixweb.api.standard import PageOut
 from pixweb.errors import status_of
+from pixweb.field_paths import on_the_wire
 from pixweb.problems import Problem, problem_of
 
 __all__ = ["LoteItemOut", "LoteOut", "LoteQueryOut", "LotesOut", "batch_out", "batches_out"]
@@ -68,7 +69,8 @@ def _item_problem(item: BatchItem) -> Problem | None:
     if item.refusal is None:
         return None
     error = item.refusal.error()
-    return problem_of(status_of(error), error.message, error.details or None, _ITEM_PROBLEMS)
+    message, details = on_the_wire(error)
+    return problem_of(status_of(error), message, details or None, _ITEM_PROBLEMS)
 
 
 def batch_out(batch: DueBatch) -> LoteOut:

@@ -27,14 +27,15 @@ from pixcore.charges.batch_service import (
     revise_due_batch,
     search_due_batches,
 )
-from pixcore.charges.batches import MAX_CHARGES, MAX_DESCRIPTION
+from pixcore.charges.batches import MAX_CHARGES, MAX_DESCRIPTION, BatchField
 from pixcore.charges.cobv_requests import DueChargeRequest
-from pixcore.charges.parts import DUE_REVISION
+from pixcore.charges.parts import DUE_REVISION, Text
 from pixcore.clock import Clock
 from pixcore.errors import BatchNotFound, InvalidQuery, ValidationError
 from pixcore.identifiers import TXID_PATTERN
 from pixcore.queries.standard import BatchQuery, parse_batch_id
 from pixcore.unit_of_work import UnitOfWorkFactory
+from pixinfra.due_terms import text
 from pixinfra.settings import Settings
 from pixweb.api.deps import Injected, principal_of
 from pixweb.api.docs import answer, json_body
@@ -46,6 +47,7 @@ from pixweb.body_errors import problems_of
 from pixweb.charges.batch_out import LoteOut, LotesOut, batch_out, batches_out
 from pixweb.charges.mapping import due_fields, due_revision_fields
 from pixweb.charges.schemas import CobVIn, CobVPatchIn
+from pixweb.field_paths import wire_paths
 from pixweb.problems import PROBLEMS, problem_responses
 from pixweb.wire import PixResponse, encode_json
 
@@ -97,6 +99,18 @@ class LoteCobVPatchIn(WireStruct):
     cobsv: Annotated[list[Any] | None, _ITEMS] = None
 
 
+BATCH_PATHS = wire_paths(
+    {
+        BatchField.ID: "id",
+        BatchField.DESCRIPTION: "descricao",
+        BatchField.CHARGES: "cobsv",
+        BatchField.CHARGE_TXID: "cobsv[].txid",
+    }
+)
+"""Where :class:`LoteCobVIn` and :class:`LoteCobVPatchIn` (and the path, ``id``) carry a batch's
+fields (``[]``: a charge's place)."""
+
+
 def _decoded(item: object, struct: type[S], judge: Callable[[S], object]) -> S | ValidationError:
     """One charge of ``cobsv`` as ``struct`` (its ``txid`` aside), or every mistake of it."""
     if not isinstance(item, dict):
@@ -109,8 +123,9 @@ def _decoded(item: object, struct: type[S], judge: Callable[[S], object]) -> S |
         return ValidationError("Invalid due-date charge: " + "; ".join(problems), details=problems)
 
 
-def _txid(item: object) -> object:
-    return item.get("txid") if isinstance(item, dict) else None
+def _txid(item: object) -> Text:
+    """The ``txid`` of one item of ``cobsv``, its type judged (None: left out, or not an object)."""
+    return text(item.get("txid")) if isinstance(item, dict) else None
 
 
 def _charges(items: list[Any] | None, now: datetime) -> list[BatchCharge] | None:
@@ -238,7 +253,7 @@ class DueBatchController(Controller):
             clock,
             account_id=principal_of(request).account_id,
             batch_id=_writable_id(batch_id),
-            description=data.descricao,
+            description=text(data.descricao),
             charges=_charges(data.cobsv, now),
             location_prefix=settings.location_prefix,
         )
@@ -275,7 +290,7 @@ class DueBatchController(Controller):
             clock,
             account_id=principal_of(request).account_id,
             batch_id=_known_id(batch_id),
-            description=data.descricao,
+            description=text(data.descricao),
             changes=_changes(data.cobsv),
             location_prefix=settings.location_prefix,
         )

@@ -16,6 +16,7 @@ from pixcore.charges.cob import (
     MAX_CASH_IN_DESCRIPTION,
     MAX_EXTERNAL_ID,
     MAX_PAYER_NAME,
+    CashInField,
     CashInRequest,
     Charge,
 )
@@ -29,6 +30,7 @@ from pixweb.api.fields import DOCUMENT_PATTERN, MAX_DOCUMENT, Timestamp, doc, ra
 from pixweb.api.schemas import WireStruct
 from pixweb.body_errors import judge_body
 from pixweb.errors import error_responses
+from pixweb.field_paths import wire_paths
 from pixweb.qr import png_base64
 from pixweb.wire import PixResponse
 
@@ -110,6 +112,21 @@ class CashInIn(WireStruct):
             example={"store": "Centro"},
         ),
     ] = None
+
+
+CASH_IN_PATHS = wire_paths(
+    {
+        CashInField.AMOUNT: "transaction.value",
+        CashInField.DESCRIPTION: "transaction.description",
+        CashInField.EXTERNAL_ID: "transaction.externalId",
+        CashInField.EXPIRATION: "transaction.expirationTime",
+        CashInField.GENERATE_QR_CODE: "transaction.generateQrCode",
+        CashInField.PAYER_NAME: "payer.fullName",
+        CashInField.PAYER_DOCUMENT: "payer.document",
+        CashInField.ADDITIONAL_INFO: "additionalInfo",
+    }
+)
+"""Where :class:`CashInIn` carries the fields ``CashInRequest.parse`` names."""
 
 
 def cash_in_request(body: CashInIn) -> CashInRequest:

@@ -24,7 +24,7 @@ from pixcore.charges.location_service import (
     search_locations,
     unlink_location,
 )
-from pixcore.charges.locations import Location, LocationType, parse_location_type
+from pixcore.charges.locations import Location, LocationField, LocationType, parse_location_type
 from pixcore.clock import Clock, format_timestamp
 from pixcore.queries.standard import LocationQuery
 from pixcore.unit_of_work import UnitOfWorkFactory
@@ -36,6 +36,7 @@ from pixweb.api.listing import QUERIES
 from pixweb.api.schemas import WireStruct
 from pixweb.api.standard import PeriodOut, period_fields
 from pixweb.body_errors import judge_body
+from pixweb.field_paths import wire_paths
 from pixweb.problems import PROBLEMS, problem_responses
 from pixweb.qr import png_off_loop
 from pixweb.wire import PixResponse
@@ -68,6 +69,9 @@ class LocationIn(WireStruct):
         ),
     ] = None
 
+
+LOCATION_PATHS = wire_paths({LocationField.TYPE: "tipoCob"})
+"""Where :class:`LocationIn` carries the location's type."""
 
 judge_body(LocationIn, lambda body, _request: parse_location_type(body.tipo_cob))
 

@@ -1,6 +1,8 @@
 """Between the wire's structs (:mod:`pixweb.charges.schemas`) and pixcore's charge types: a body
-under the domain's names, each leaf as decoded, for the rules to judge; a charge as the API shows it;
-the payloads the payer's PSP reads."""
+under the domain's names, each leaf of its type (the structs take any JSON value in a leaf, so that a
+wrong type is refused in the rule's own words: a value of another type is handed as ``INVALID``,
+:func:`pixinfra.due_terms.text` and :func:`~pixinfra.due_terms.whole`), for the rules to judge; a
+charge as the API shows it; the payloads the payer's PSP reads."""
 
 from __future__ import annotations
 
@@ -32,14 +34,24 @@ from pixcore.charges.cobv_requests import (
     DueValueChange,
 )
 from pixcore.charges.locations import location_type_of
-from pixcore.charges.parts import Debtor
+from pixcore.charges.parts import Debtor, Whole
 from pixcore.clock import format_timestamp
 from pixcore.documents import DocumentKind, parse_document
 from pixcore.errors import ValidationError
 from pixcore.money import format_amount_string
 from pixcore.queries.standard import ChargeQuery
-from pixcore.validation import collect
-from pixinfra.due_terms import calendar_fields, discount_fields, given, rate_fields, terms_wire, value_fields
+from pixcore.validation import INVALID, collect
+from pixinfra.due_terms import (
+    calendar_fields,
+    discount_fields,
+    given,
+    rate_fields,
+    terms_wire,
+    text,
+    value_fields,
+    whole,
+    whole_or_absent,
+)
 from pixweb.api.standard import window_fields
 from pixweb.charges.schemas import (
     CalendarioIn,
@@ -157,44 +169,36 @@ def _cpf_or_cnpj(document: str, kind: DocumentKind) -> tuple[str | None, str | N
     return (document, None) if kind is DocumentKind.CPF else (None, document)
 
 
-def _given(value: Any) -> Any:
-    """A leaf with a default: left out is ``ABSENT`` (``null`` is given, and judged)."""
-    return ABSENT if value is msgspec.UNSET else value
-
-
-def _value(value: Any) -> Any:
-    """A leaf without a default: left out reads as ``null``."""
-    return None if value is msgspec.UNSET else value
-
-
 def debtor_fields(debtor: DevedorIn | None) -> DebtorFields | None:
     if debtor is None:
         return None
-    return DebtorFields(cpf=_value(debtor.cpf), cnpj=_value(debtor.cnpj), name=_value(debtor.nome))
+    return DebtorFields(cpf=text(debtor.cpf), cnpj=text(debtor.cnpj), name=text(debtor.nome))
 
 
 def info_fields(items: list[InfoIn] | None) -> tuple[InfoFields, ...] | None:
     if items is None:
         return None
-    return tuple(InfoFields(name=_value(i.nome), value=_value(i.valor)) for i in items)
+    return tuple(InfoFields(name=text(i.nome), value=text(i.valor)) for i in items)
 
 
 def _value_fields(value: ValorIn | None, original: Callable[[Any], Any]) -> ValueFields | None:
     """``valor``; ``original`` reads its amount (left out: ``null`` on creation, kept on a revision)."""
     if value is None:
         return None
-    return ValueFields(original=original(value.original), modality=_given(value.modalidade_alteracao))
+    return ValueFields(
+        original=original(value.original), modality=whole_or_absent(value.modalidade_alteracao)
+    )
 
 
 def _calendar_fields(calendar: CalendarioIn | None) -> CalendarFields | None:
-    return None if calendar is None else CalendarFields(expiration=_given(calendar.expiracao))
+    return None if calendar is None else CalendarFields(expiration=whole_or_absent(calendar.expiracao))
 
 
 def charge_fields(body: CobIn) -> ChargeFields:
-    """The body under the domain's names, each leaf as decoded (``ChargeRequest.parse`` judges it)."""
+    """The body under the domain's names, each leaf's type judged (``ChargeRequest.parse`` judges it)."""
     return ChargeFields(
         calendar=_calendar_fields(body.calendario),
-        value=_value_fields(body.valor, _value),
+        value=_value_fields(body.valor, text),
         **_particulars(body),
     )
 
@@ -204,19 +208,20 @@ def _particulars(body: ChargeBody) -> dict[str, Any]:
     ``status``), under the domain's names (:class:`pixcore.charges.parts.RequestFields`')."""
     return {
         "debtor": debtor_fields(body.devedor),
-        "key": body.chave,
-        "payer_request": body.solicitacao_pagador,
+        "key": text(body.chave),
+        "payer_request": text(body.solicitacao_pagador),
         "info": info_fields(body.info_adicionais),
         "loc_id": loc_id_of(body.loc),
     }
 
 
-def loc_id_of(loc: LocIn | None) -> Any:
-    """``loc.id`` as decoded (None: no ``loc``); ``{}`` or ``"id": null`` names no location and is
-    refused by the rules."""
+def loc_id_of(loc: LocIn | None) -> Whole:
+    """``loc.id`` (None: no ``loc``); ``{}`` or ``"id": null`` names no location: ``INVALID``, refused
+    by the rules as any other type."""
     if loc is None:
         return None
-    return "" if loc.id is None else loc.id
+    judged = whole(loc.id)
+    return INVALID if judged is None else judged
 
 
 def revision_fields(body: CobPatchIn) -> ChargeRevisionFields:
@@ -224,8 +229,8 @@ def revision_fields(body: CobPatchIn) -> ChargeRevisionFields:
     ``valor``, a leaf left out keeps the charge's)."""
     return ChargeRevisionFields(
         calendar=_calendar_fields(body.calendario),
-        value=_value_fields(body.valor, _given),
-        status=body.status,
+        value=_value_fields(body.valor, given),
+        status=text(body.status),
         **_particulars(body),
     )
 
@@ -306,7 +311,7 @@ def due_revision_fields(body: CobVPatchIn) -> DueRevisionFields:
     return DueRevisionFields(
         calendar=calendar_change(body.calendario),
         value=value_change(body.valor),
-        status=body.status,
+        status=text(body.status),
         **_particulars(body),
     )
 
@@ -315,7 +320,9 @@ def calendar_change(calendar: CalendarioVIn | None) -> DueCalendarChange | None:
     """``calendario`` of a ``PATCH``: each member left out keeps the charge's."""
     if calendar is None:
         return None
-    return DueCalendarChange(given(calendar.data_de_vencimento), given(calendar.validade_apos_vencimento))
+    return DueCalendarChange(
+        given(calendar.data_de_vencimento), whole_or_absent(calendar.validade_apos_vencimento)
+    )
 
 
 def value_change(value: ValorVIn | None) -> DueValueChange | None:

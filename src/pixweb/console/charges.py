@@ -26,6 +26,7 @@ from pixcore.errors import NotFound, PixError
 from pixcore.identifiers import validate_ispb
 from pixcore.ledger import require_outside
 from pixcore.unit_of_work import UnitOfWorkFactory
+from pixcore.validation import INVALID, Absent, Invalid
 from pixinfra.settings import Settings
 from pixweb.api.deps import Injected
 from pixweb.charges.mapping import charge_out
@@ -58,10 +59,10 @@ def _text(form: Any, name: str) -> str:
 
 def _fields(typed: dict[str, str]) -> ChargeFields:
     """The form under the domain's names, as ``charge_fields`` maps a ``PUT /cob`` body.
-    A whole number of seconds is a number; anything else goes as typed, for the rule to judge."""
-    expiration: object = ABSENT
+    A whole number of seconds is a number; anything else is ``INVALID``, for the rule to refuse."""
+    expiration: int | Absent | Invalid = ABSENT
     if typed["expiration"]:
-        expiration = int(typed["expiration"]) if whole_number(typed["expiration"]) else typed["expiration"]
+        expiration = int(typed["expiration"]) if whole_number(typed["expiration"]) else INVALID
     debtor = None
     if typed["debtor_name"] or typed["debtor_document"]:
         document = typed["debtor_document"]

@@ -24,6 +24,7 @@ from pixweb.console.money_forms import KINDS, as_number, whole_number
 from pixweb.console.pages import money
 from pixweb.console.web import FormErrors, account_of, page, redirect
 from pixweb.errors import status_of
+from pixweb.field_paths import on_the_wire
 from pixweb.qr import draw_soon
 from pixweb.refunds.refunds import refund_out
 
@@ -57,12 +58,13 @@ def _refund_errors(exc: PixError) -> FormErrors:
     """The use case's messages beside their fields: an identifier's rule names its field in
     its words; a receipt not of this account (404) belongs to the end-to-end id."""
     errors = FormErrors(exc, REFUND_FIELDS)
+    message = on_the_wire(exc)[0]  # as users read it
     if not exc.details:
         if isinstance(exc, InvalidIdentifier):
-            field = "refund_id" if exc.message.startswith("refund id") else "end_to_end_id"
-            errors.by_field[field] = [exc.message]
+            field = "refund_id" if message.startswith("refund id") else "end_to_end_id"
+            errors.by_field[field] = [message]
         elif isinstance(exc, NotFound):
-            errors.by_field["end_to_end_id"] = [exc.message]
+            errors.by_field["end_to_end_id"] = [message]
     return errors
 
 

@@ -32,6 +32,7 @@ from pixweb.api.deps import Injected
 from pixweb.console.money_forms import whole_number
 from pixweb.console.web import FormErrors, account_of, page
 from pixweb.errors import status_of
+from pixweb.field_paths import on_the_wire
 from pixweb.refunds.refunds import refund_out
 from pixweb.sandbox.clock import ClockKeeper
 from pixweb.sandbox.directory import SandboxDirectory
@@ -165,7 +166,7 @@ async def add_key(
 def _med_errors(exc: PixError) -> FormErrors:
     errors = FormErrors(exc, MED_FIELDS)
     if not exc.details and isinstance(exc, InvalidIdentifier | NotFound):
-        errors.by_field["end_to_end_id"] = [exc.message]
+        errors.by_field["end_to_end_id"] = [on_the_wire(exc)[0]]  # as users read it
     return errors
 
 

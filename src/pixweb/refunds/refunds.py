@@ -11,7 +11,7 @@ from litestar.openapi.spec import Example, OpenAPIType
 from litestar.params import Parameter
 
 from pixcore.clock import Clock, format_timestamp
-from pixcore.identifiers import E2EID_PATH_PATTERN, REFUND_ID_PATTERN
+from pixcore.identifiers import E2EID_PATH_PATTERN, REFUND_ID_PATTERN, IdentifierField
 from pixcore.money import AMOUNT_STRING_PATTERN, format_amount_string
 from pixcore.refunds.refund_service import get_refund, request_refund
 from pixcore.refunds.rules import (
@@ -70,6 +70,12 @@ REFUND_PATHS = wire_paths(
     {RefundField.AMOUNT: "valor", RefundField.NATURE: "natureza", RefundField.DESCRIPTION: "descricao"}
 )
 """Where :class:`RefundIn` carries the fields ``RefundRequest.parse`` names."""
+
+IDENTIFIER_PATHS = wire_paths(
+    {IdentifierField.END_TO_END_ID: "endToEndId", IdentifierField.RETURN_ID: "rtrId"}
+)
+"""The wire's names of the identifiers a refund carries (:class:`RefundOut`'s), which the
+identifiers' rules name by reference."""
 
 
 def refund_request(body: RefundIn) -> RefundRequest:

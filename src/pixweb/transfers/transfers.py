@@ -167,6 +167,7 @@ TRANSFER_PATHS = wire_paths(
         TransferField.DESCRIPTION: "description",
         TransferField.PAYMENT_FLOW: "paymentFlow",
         TransferField.DENIED_INSTITUTIONS: "ispbDeny",
+        TransferField.IDEMPOTENCY_KEY: "x-idempotency-key",
     }
 )
 """Where :class:`TransferIn` carries the fields ``TransferRequest.parse`` names."""

@@ -19,6 +19,7 @@ from pixcore.refunds.rules import RefundNature, RefundRequest
 from pixweb.charges.cashin import CashInIn, cash_in_request
 from pixweb.field_paths import on_the_wire
 from pixweb.refunds.refunds import RefundIn, refund_request
+from tests.unit.wire_rendering import wire_details, wire_message
 
 CPF = "52998224725"
 
@@ -97,7 +98,7 @@ def test_a_cash_ins_messages_name_the_bodys_fields() -> None:
     }
     with pytest.raises(ValidationError) as caught:
         cash_in_of(body)
-    assert caught.value.details == [
+    assert wire_details(caught.value) == [
         "transaction.value: Invalid amount: a positive value in reais with at most 2 decimals is expected.",
         "transaction.description: required, 1 to 140 characters",
         "transaction.externalId: required, 1 to 100 characters",
@@ -107,4 +108,4 @@ def test_a_cash_ins_messages_name_the_bodys_fields() -> None:
         "payer.document: required, a CPF (11 digits) or CNPJ (14 characters)",
         "additionalInfo: an object of at most 10 string values",
     ]
-    assert caught.value.message == "Invalid cash-in: " + "; ".join(caught.value.details)
+    assert wire_message(caught.value) == "Invalid cash-in: " + "; ".join(wire_details(caught.value))

@@ -28,6 +28,7 @@ from pixcore.errors import ValidationError
 from pixcore.refunds.rules import Refund, RefundKind, RefundNature
 from pixweb.charges.mapping import charge_fields, charge_out, charge_payload
 from pixweb.charges.schemas import CobIn
+from tests.unit.wire_rendering import wire_details
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 REQUEST_KEYS = ("calendario", "valor", "chave", "devedor", "solicitacaoPagador", "infoAdicionais")
@@ -40,7 +41,7 @@ def fields_of(body: dict[str, Any]) -> ChargeFields:
 def problems(body: dict[str, Any]) -> list[str]:
     with pytest.raises(ValidationError) as caught:
         ChargeRequest.parse(fields_of(body))
-    return caught.value.details
+    return wire_details(caught.value)
 
 
 def charge_from(request: ChargeRequest) -> Charge:

@@ -27,6 +27,7 @@ from pixcore.documents import DocumentKind
 from pixcore.errors import AmountMismatch, InvalidAmount, InvalidTransition, ValidationError
 from pixweb.charges.mapping import charge_fields, charge_payload
 from pixweb.charges.schemas import CobIn
+from tests.unit.wire_rendering import wire_details, wire_raises
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 TERMINAL = [s for s in ChargeStatus if s is not ChargeStatus.ATIVA]
@@ -109,7 +110,7 @@ def test_every_problem_is_reported_at_once() -> None:
             chave="k" * 78,
             solicitacao_pagador="s" * 141,
         )
-    fields = [detail.split(":")[0] for detail in caught.value.details]
+    fields = [detail.split(":")[0] for detail in wire_details(caught.value)]
     assert fields == [
         "calendario.expiracao",
         "valor.modalidadeAlteracao",
@@ -171,7 +172,7 @@ def test_expiracao_must_be_a_positive_whole_number(seconds: int) -> None:
 
 @pytest.mark.parametrize("value", [True, 1.5, "60", None])
 def test_expiracao_of_another_type_is_refused(value: object) -> None:
-    with pytest.raises(ValidationError, match=r"calendario\.expiracao"):
+    with wire_raises(ValidationError, match=r"calendario\.expiracao"):
         parse(calendario={"expiracao": value})
 
 
@@ -246,7 +247,7 @@ def test_cash_in_expiration_bounds(seconds: int) -> None:
     if 300 <= seconds <= 604_800:
         assert cash_in(expiration=seconds).expiration == seconds
     else:
-        with pytest.raises(ValidationError, match="expirationTime"):
+        with wire_raises(ValidationError, match="expirationTime"):
             cash_in(expiration=seconds)
 
 

@@ -26,6 +26,7 @@ from pixcore.errors import (
     ValidationError,
 )
 from pixcore.testing import InMemoryStore, PlainHasher
+from tests.unit.wire_rendering import wire_details, wire_raises
 
 PREFIX = "pix.example.com/qr/v2/"
 
@@ -58,7 +59,7 @@ async def _account(store: InMemoryStore) -> int:
 def test_every_broken_rule_of_the_request_at_once() -> None:
     with pytest.raises(ValidationError) as caught:
         BatchRequest.parse(description=None, txids=[_txid(1), "short", 7, _txid(1)], creating=True)
-    assert caught.value.details == [
+    assert wire_details(caught.value) == [
         "descricao: required, a text",
         "cobsv[1].txid: Invalid identifier: txid must be 26 to 35 alphanumeric characters",
         "cobsv[2].txid: required, a text",
@@ -68,8 +69,8 @@ def test_every_broken_rule_of_the_request_at_once() -> None:
         BatchRequest.parse(
             description="x" * 141, txids=[_txid(n) for n in range(MAX_CHARGES + 1)], creating=False
         )
-    assert [d.split(":")[0] for d in caught.value.details] == ["descricao", "cobsv"]
-    with pytest.raises(ValidationError, match="cobsv: required"):
+    assert [d.split(":")[0] for d in wire_details(caught.value)] == ["descricao", "cobsv"]
+    with wire_raises(ValidationError, match="cobsv: required"):
         BatchRequest.parse(description="Lote", txids=None, creating=True)
     assert BatchRequest.parse(description="Lote", txids=[], creating=True).txids == ()
     assert BatchRequest.parse(description=None, txids=[_txid(2)], creating=False).description is None
@@ -198,7 +199,7 @@ async def test_revisions_reach_only_the_batchs_charges(store: InMemoryStore, clo
             description=None,
             changes=[BatchChange(_txid(1), raise_to), BatchChange(_txid(3), raise_to)],
         )
-    assert caught.value.details == [f"cobsv[1].txid: {_txid(3)} is not a charge of batch 1"]
+    assert wire_details(caught.value) == [f"cobsv[1].txid: {_txid(3)} is not a charge of batch 1"]
     assert {c.txid: c.amount for c in store.charges.values()} == {_txid(1): 100_00, _txid(3): 100_00}
 
     revised = await revise_due_batch(

@@ -10,6 +10,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -40,7 +41,8 @@ from pixcore.charges.cobv import (
 )
 from pixcore.errors import DueChargeClosed, ValidationError
 from pixcore.money import MAX_CENTS, format_amount_string, parse_amount_string
-from pixinfra.due_terms import terms_wire
+from pixinfra.due_terms import terms_wire, text, whole, whole_or_absent
+from tests.unit.wire_rendering import wire_details, wire_message
 
 DOC = Path(__file__).parents[3] / "docs" / "due-charges.md"
 CREATED = date(2020, 1, 1)  # the day every charge of the document was created
@@ -52,17 +54,19 @@ FULLWIDTH_DATE = "\uff12\uff10\uff12\uff15-04-10"  # digits that are not ASCII
 
 
 def _rate(given: Any) -> RateFields | None:
-    return None if given is None else RateFields(given.get("modalidade"), given.get("valorPerc"))
+    return None if given is None else RateFields(whole(given.get("modalidade")), text(given.get("valorPerc")))
 
 
 def fields(body: dict[str, Any]) -> tuple[DueCalendarFields | None, DueValueFields | None]:
-    """``calendario`` and ``valor`` of a JSON body under the domain's names."""
+    """``calendario`` and ``valor`` of a JSON body under the domain's names, each leaf's type judged
+    as the edge judges it (``pixinfra.due_terms``)."""
     calendar, value = body.get("calendario"), body.get("valor")
     calendar_fields = (
         None
         if calendar is None
         else DueCalendarFields(
-            calendar.get("dataDeVencimento"), calendar.get("validadeAposVencimento", ABSENT)
+            text(calendar.get("dataDeVencimento")),
+            whole_or_absent(calendar.get("validadeAposVencimento", msgspec.UNSET)),
         )
     )
     if value is None:
@@ -72,14 +76,14 @@ def fields(body: dict[str, Any]) -> tuple[DueCalendarFields | None, DueValueFiel
     if discount is not None:
         items = discount.get("descontoDataFixa")
         discount_fields = DiscountFields(
-            discount.get("modalidade"),
-            discount.get("valorPerc"),
+            whole(discount.get("modalidade")),
+            text(discount.get("valorPerc")),
             None
             if items is None
-            else tuple(DiscountDateFields(i.get("data"), i.get("valorPerc")) for i in items),
+            else tuple(DiscountDateFields(text(i.get("data")), text(i.get("valorPerc"))) for i in items),
         )
     return calendar_fields, DueValueFields(
-        value.get("original"),
+        text(value.get("original")),
         _rate(value.get("multa")),
         _rate(value.get("juros")),
         _rate(value.get("abatimento")),
@@ -94,7 +98,7 @@ def parse(body: dict[str, Any], today: date = CREATED) -> DueTerms:
 def problems(body: dict[str, Any], today: date = CREATED) -> list[str]:
     with pytest.raises(ValidationError) as raised:
         parse(body, today)
-    return raised.value.details
+    return wire_details(raised.value)
 
 
 # -- the document's tables ----------------------------------------------------------
@@ -466,7 +470,7 @@ def test_every_broken_rule_is_listed_at_once() -> None:
 def test_the_error_says_every_rule_in_its_message_too() -> None:
     with pytest.raises(ValidationError) as raised:
         parse({"calendario": {"dataDeVencimento": "x"}, "valor": {"original": "0.00"}})
-    assert raised.value.message == (
+    assert wire_message(raised.value) == (
         "Invalid due charge: calendario.dataDeVencimento: required, a date YYYY-MM-DD;"
         " valor.original: must be above zero"
     )
@@ -626,7 +630,7 @@ def test_the_error_names_the_last_day_to_pay() -> None:
     with pytest.raises(DueChargeClosed) as raised:
         amount_due(terms, date(2025, 4, 14))
     assert (
-        raised.value.message
+        wire_message(raised.value)
         == "The due charge could be paid until 2025-04-11; it cannot be paid on 2025-04-14."
     )
 

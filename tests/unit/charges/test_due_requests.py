@@ -25,6 +25,7 @@ from pixcore.charges.cobv_requests import (
 )
 from pixcore.errors import ValidationError
 from pixinfra.due_terms import stored_terms, terms_text
+from tests.unit.wire_rendering import wire_details
 
 NOW = datetime(2026, 11, 24, 15, 0, tzinfo=UTC)  # a Tuesday; 12:00 in Brasília
 TODAY = payer_day(NOW)
@@ -60,7 +61,7 @@ def test_every_broken_rule_at_once_and_the_debtor_is_required() -> None:
     )
     with pytest.raises(ValidationError) as caught:
         DueChargeRequest.parse(broken, now=NOW)
-    named = {detail.split(":")[0] for detail in caught.value.details or []}
+    named = {detail.split(":")[0] for detail in wire_details(caught.value) or []}
     assert named == {
         "calendario.dataDeVencimento",
         "valor.original",
@@ -74,14 +75,16 @@ def test_a_name_without_a_document_is_its_own_rule() -> None:
     no_document = dataclasses.replace(fields(), debtor=DebtorFields(name="X"))
     with pytest.raises(ValidationError) as caught:
         DueChargeRequest.parse(no_document, now=NOW)
-    assert caught.value.details == ["devedor.nome: needs devedor.cpf or devedor.cnpj"]
+    assert wire_details(caught.value) == ["devedor.nome: needs devedor.cpf or devedor.cnpj"]
 
 
 def test_a_last_day_beyond_a_charges_int32_expiry_is_refused() -> None:
     far = dataclasses.replace(fields(), calendar=DueCalendarFields(TODAY.isoformat(), 30_000))
     with pytest.raises(ValidationError) as caught:
         DueChargeRequest.parse(far, now=NOW)
-    assert [d.split(":")[0] for d in caught.value.details or []] == ["calendario.validadeAposVencimento"]
+    assert [d.split(":")[0] for d in wire_details(caught.value) or []] == [
+        "calendario.validadeAposVencimento"
+    ]
     assert due_expiration(DueChargeRequest.parse(fields(), now=NOW).terms, NOW) is not None
 
 
@@ -128,7 +131,7 @@ def test_a_revision_judges_the_terms_after_it() -> None:
     tomorrow = NOW + timedelta(days=1)
     with pytest.raises(ValidationError) as caught:
         DueRevision.parse(back, current, now=tomorrow)
-    assert [d.split(":")[0] for d in caught.value.details or []] == ["calendario.dataDeVencimento"]
+    assert [d.split(":")[0] for d in wire_details(caught.value) or []] == ["calendario.dataDeVencimento"]
     with pytest.raises(ValidationError, match="changes nothing"):
         DueRevision.parse(DueRevisionFields(), current, now=NOW)
     cancel = DueRevisionFields(status="REMOVIDA_PELO_USUARIO_RECEBEDOR")

@@ -23,8 +23,11 @@ from pixcore.charges.location_service import (
 from pixcore.charges.locations import LocationType, parse_location_id, parse_location_type
 from pixcore.clock import ManualClock
 from pixcore.errors import ChargeNotFound, InvalidQuery, LocationNotFound, LocationTaken, ValidationError
+from pixcore.problems import Problem
 from pixcore.queries.standard import parse_location_query
 from pixcore.testing import InMemoryStore, PlainHasher
+from pixinfra.due_terms import whole
+from pixweb.field_paths import wire_path
 from tests.unit.charges.test_usecases_charges import PAYER, PREFIX, request
 from tests.unit.usecase_helpers import open_test_account
 from tests.unit.wire_rendering import wire_details
@@ -50,9 +53,9 @@ def test_a_location_id_in_a_body_or_a_path_is_a_positive_int64(value: int) -> No
 
 @pytest.mark.parametrize("value", [0, -1, MAX_LOC_ID + 1, "1", 1.0, True, ""])
 def test_anything_else_in_a_body_is_a_loc_id_rule(value: object) -> None:
-    problems: list[str] = []
-    assert judge_loc_id(problems, value) is None
-    assert [p.split(":")[0] for p in problems] == ["loc.id"]
+    problems: list[Problem] = []
+    assert judge_loc_id(problems, whole(value)) is None  # its type judged as the edge judges it
+    assert [wire_path(field) for p in problems for field in p.fields] == ["loc.id"]
 
 
 @pytest.mark.parametrize(
@@ -69,7 +72,7 @@ def test_the_location_types() -> None:
     for bad in ("COB", "pix", None, 1, ["cob"]):
         with pytest.raises(ValidationError) as refused:
             parse_location_type(bad)
-        assert refused.value.details == ["tipoCob: must be cob or cobv"]
+        assert wire_details(refused.value) == ["tipoCob: must be cob or cobv"]
 
 
 def test_the_list_query_names_every_broken_parameter() -> None:
@@ -156,7 +159,7 @@ async def test_a_location_of_another_account_or_type_is_refused(
             await create_charge(
                 uow, clock, account_id=account_id, txid="C" * 30, request=_at(loc_id), location_prefix=PREFIX
             )
-        assert words in refused.value.details[0]
+        assert words in wire_details(refused.value)[0]
     for use in (read_location, unlink_location):
         with pytest.raises(LocationNotFound):
             await use(uow, account_id=account_id, location_id=str(theirs.id))

@@ -66,10 +66,6 @@ ALLOWED_WRITES = frozenset(
     }
 )
 
-# Temporary: pixcore/charges still names the standard's paths in its messages (``valor.original:
-# ...``); once its problems name fields by reference, the check below says so and this goes.
-MESSAGES_EXEMPT_FOR_NOW = "pixcore/charges/"
-
 # Keys of a library's own API that pixcore writes: the ``transitions`` package's transition specs.
 LIBRARY_KEYS = frozenset({"trigger", "source", "dest", "conditions", "unless", "before", "after"})
 
@@ -442,10 +438,6 @@ def test_the_message_wire_names_include_the_query_parameters() -> None:
 def test_pixcore_messages_name_no_wire_field() -> None:
     wire = message_wire_names()
     named = [f for path, source in _pixcore_sources() for f in message_fields(source, path, wire=wire)]
-    unexpected = [f for f in named if not f.path.startswith(MESSAGES_EXEMPT_FOR_NOW)]
-    assert not unexpected, "wire names in pixcore's messages (name the field by reference):\n" + "\n".join(
-        map(str, unexpected)
-    )
-    assert any(f.path.startswith(MESSAGES_EXEMPT_FOR_NOW) for f in named), (
-        f"{MESSAGES_EXEMPT_FOR_NOW} names no wire field in its messages any more: remove its exemption"
+    assert not named, "wire names in pixcore's messages (name the field by reference):\n" + "\n".join(
+        map(str, named)
     )

@@ -26,7 +26,7 @@ from pixcore.transfers.rules import (
 )
 from pixcore.transfers.transfer_service import request_fingerprint
 from tests.unit.usecase_helpers import HOLDER_CPF, OTHER_CNPJ
-from tests.unit.wire_rendering import wire_details, wire_message
+from tests.unit.wire_rendering import wire_details, wire_message, wire_raises
 
 VALID: dict[str, Any] = {
     "pix_key": "pix@example.com",
@@ -188,7 +188,7 @@ V4 = uuid.UUID("6f1c2a4e-8b3d-4c5e-9f7a-0b1c2d3e4f5a")
     ],
 )
 def test_an_idempotency_key_other_than_a_uuid_v4_is_a_400(raw: str | None) -> None:
-    with pytest.raises(ValidationError, match="x-idempotency-key"):
+    with wire_raises(ValidationError, match="x-idempotency-key"):
         parse_idempotency_key(raw)
 
 

@@ -19,7 +19,9 @@ from pixcore.charges.cob import (
     MAX_LOC_ID,
     MAX_PAYER_REQUEST,
     ChargeStatus,
+    ImmediateField,
 )
+from pixcore.charges.parts import ChargeField
 from pixcore.documents import CNPJ_PATTERN, CPF_PATTERN
 from pixcore.identifiers import TXID_PATTERN
 from pixcore.keys import KEY_PATTERN
@@ -27,12 +29,14 @@ from pixcore.money import AMOUNT_STRING_PATTERN
 from pixweb.api.fields import MAX_AMOUNT_TEXT, MAX_DOCUMENT, MAX_SHORT_CODE, Int64, Timestamp, doc, raw, whole
 from pixweb.api.schemas import WireStruct
 from pixweb.api.standard import WindowOut
+from pixweb.field_paths import wire_paths
 from pixweb.refunds.refunds import RefundOut
 
 # The request's leaves are taken as decoded (Litestar would coerce "3600" into 3600 and the
-# spec wants "10.00" as a string only): charge_fields hands them to pixcore.charges.cob.ChargeRequest
-# under the domain's names, which checks each type itself, and each text's maximum (documented
-# here).
+# spec wants "10.00" as a string only): charge_fields judges each leaf's type (a value of another
+# type is handed as INVALID, refused in the rule's own words) and hands them to
+# pixcore.charges.cob.ChargeRequest under the domain's names, which judges the rest, each text's
+# maximum among them (documented here).
 _STRING, _INTEGER = OpenAPIType.STRING, OpenAPIType.INTEGER
 
 
@@ -191,6 +195,34 @@ class CobPatchIn(_CobBody, forbid_unknown_fields=True):
             example=ChargeStatus.REMOVIDA_PELO_USUARIO_RECEBEDOR.value,
         ),
     ] = None
+
+
+CHARGE_PATHS = wire_paths(
+    {
+        ChargeField.CALENDAR: "calendario",
+        ChargeField.VALUE: "valor",
+        ChargeField.ORIGINAL: "valor.original",
+        ChargeField.DEBTOR: "devedor",
+        ChargeField.DEBTOR_CPF: "devedor.cpf",
+        ChargeField.DEBTOR_CNPJ: "devedor.cnpj",
+        ChargeField.DEBTOR_NAME: "devedor.nome",
+        ChargeField.KEY: "chave",
+        ChargeField.PAYER_REQUEST: "solicitacaoPagador",
+        ChargeField.INFO: "infoAdicionais",
+        ChargeField.INFO_ITEM: "infoAdicionais[]",
+        ChargeField.INFO_NAME: "infoAdicionais[].nome",
+        ChargeField.INFO_VALUE: "infoAdicionais[].valor",
+        ChargeField.LOC_ID: "loc.id",
+        ChargeField.STATUS: "status",
+    }
+)
+"""Where the bodies of both kinds (:class:`ChargeBody`'s, a ``cobv``'s too) carry the fields their
+rules share (``[]``: an item's place)."""
+
+IMMEDIATE_PATHS = wire_paths(
+    {ImmediateField.EXPIRATION: "calendario.expiracao", ImmediateField.MODALITY: "valor.modalidadeAlteracao"}
+)
+"""Where :class:`CobIn` and :class:`CobPatchIn` carry a ``cob``'s own fields."""
 
 
 class CalendarioOut(WireStruct):

@@ -9,7 +9,7 @@ import msgspec
 from litestar.openapi.spec import OpenAPIType
 
 from pixcore.charges.cob import ChargeStatus
-from pixcore.charges.cobv import DEFAULT_DAYS_AFTER_DUE
+from pixcore.charges.cobv import DEFAULT_DAYS_AFTER_DUE, DueField
 from pixcore.money import AMOUNT_STRING_PATTERN
 from pixweb.api.fields import MAX_SHORT_CODE, Timestamp, doc, raw
 from pixweb.api.schemas import WireStruct
@@ -26,6 +26,7 @@ from pixweb.charges.schemas._cob import (
     LocIn,
     WholeNumber,
 )
+from pixweb.field_paths import wire_paths
 
 _STRING, _INTEGER = OpenAPIType.STRING, OpenAPIType.INTEGER
 MAX_DATE_TEXT = 10  # YYYY-MM-DD
@@ -188,6 +189,31 @@ class CobVPatchIn(_CobVBody, forbid_unknown_fields=True):
             enum=[ChargeStatus.REMOVIDA_PELO_USUARIO_RECEBEDOR.value],
         ),
     ] = None
+
+
+DUE_PATHS = wire_paths(
+    {
+        DueField.DUE_DATE: "calendario.dataDeVencimento",
+        DueField.DAYS_AFTER_DUE: "calendario.validadeAposVencimento",
+        DueField.FINE: "valor.multa",
+        DueField.FINE_MODALITY: "valor.multa.modalidade",
+        DueField.FINE_VALUE: "valor.multa.valorPerc",
+        DueField.INTEREST: "valor.juros",
+        DueField.INTEREST_MODALITY: "valor.juros.modalidade",
+        DueField.INTEREST_VALUE: "valor.juros.valorPerc",
+        DueField.REBATE: "valor.abatimento",
+        DueField.REBATE_MODALITY: "valor.abatimento.modalidade",
+        DueField.REBATE_VALUE: "valor.abatimento.valorPerc",
+        DueField.DISCOUNT: "valor.desconto",
+        DueField.DISCOUNT_MODALITY: "valor.desconto.modalidade",
+        DueField.DISCOUNT_VALUE: "valor.desconto.valorPerc",
+        DueField.DISCOUNT_DATES: "valor.desconto.descontoDataFixa",
+        DueField.DISCOUNT_DATE_UNTIL: "valor.desconto.descontoDataFixa[].data",
+        DueField.DISCOUNT_DATE_VALUE: "valor.desconto.descontoDataFixa[].valorPerc",
+    }
+)
+"""Where :class:`CobVIn` and :class:`CobVPatchIn` carry a ``cobv``'s own fields (the shared ones:
+``CHARGE_PATHS``; ``[]``: an item's place)."""
 
 
 class CalendarioVOut(WireStruct):

@@ -53,34 +53,7 @@ from pixinfra.due_terms import (
     whole_or_absent,
 )
 from pixweb.api.standard import window_fields
-from pixweb.charges.schemas import (
-    CalendarioIn,
-    CalendarioOut,
-    CalendarioVIn,
-    CalendarioVOut,
-    ChargeBody,
-    CobIn,
-    CobOut,
-    CobPatchIn,
-    CobPixOut,
-    CobQueryOut,
-    CobsOut,
-    CobsVOut,
-    CobVIn,
-    CobVOut,
-    CobVPatchIn,
-    DevedorIn,
-    DevedorOut,
-    InfoIn,
-    InfoOut,
-    LocIn,
-    LocOut,
-    RecebedorOut,
-    ValorIn,
-    ValorOut,
-    ValorVIn,
-    ValorVOut,
-)
+from pixweb.charges import schemas as wire
 from pixweb.refunds.refunds import refund_out
 
 __all__ = [
@@ -108,8 +81,8 @@ __all__ = [
 ]
 
 
-def pix_out(paid: ReceivedPix) -> CobPixOut:
-    return CobPixOut(
+def pix_out(paid: ReceivedPix) -> wire.CobPixOut:
+    return wire.CobPixOut(
         end_to_end_id=paid.end_to_end_id,
         valor=format_amount_string(paid.amount),
         horario=format_timestamp(paid.received_at),
@@ -119,12 +92,12 @@ def pix_out(paid: ReceivedPix) -> CobPixOut:
     )
 
 
-def loc_out(charge: Charge) -> LocOut | None:
+def loc_out(charge: Charge) -> wire.LocOut | None:
     """The charge's ``loc``: None when it has no location. ``location`` is the BR Code, as the
     charge's own ``location``."""
     if charge.loc_id is None or not charge.located:
         return None
-    return LocOut(
+    return wire.LocOut(
         id=charge.loc_id,
         location=charge.br_code,
         tipo_cob=location_type_of(charge.kind).value,
@@ -133,11 +106,15 @@ def loc_out(charge: Charge) -> LocOut | None:
     )
 
 
-def charge_out(charge: Charge, status: ChargeStatus, pix: tuple[ReceivedPix, ...] = ()) -> CobOut:
+def charge_out(charge: Charge, status: ChargeStatus, pix: tuple[ReceivedPix, ...] = ()) -> wire.CobOut:
     """The charge as the API shows it; ``status`` is the one a reader sees now, ``pix`` what paid it."""
-    return CobOut(
-        calendario=CalendarioOut(criacao=format_timestamp(charge.created_at), expiracao=charge.expiration),
-        valor=ValorOut(original=format_amount_string(charge.amount), modalidade_alteracao=charge.modality),
+    return wire.CobOut(
+        calendario=wire.CalendarioOut(
+            criacao=format_timestamp(charge.created_at), expiracao=charge.expiration
+        ),
+        valor=wire.ValorOut(
+            original=format_amount_string(charge.amount), modalidade_alteracao=charge.modality
+        ),
         devedor=None if charge.debtor is None else _debtor_out(charge.debtor),
         **_shown(charge, status, pix),
     )
@@ -154,14 +131,14 @@ def _shown(charge: Charge, status: ChargeStatus, pix: tuple[ReceivedPix, ...]) -
         "chave": charge.pix_key,
         "pix_copia_e_cola": charge.br_code if charge.located else None,
         "solicitacao_pagador": charge.payer_request,
-        "info_adicionais": [InfoOut(nome=n, valor=v) for n, v in charge.info] or None,
+        "info_adicionais": [wire.InfoOut(nome=n, valor=v) for n, v in charge.info] or None,
         "pix": [pix_out(p) for p in pix] or None,
     }
 
 
-def _debtor_out(debtor: Debtor) -> DevedorOut:
+def _debtor_out(debtor: Debtor) -> wire.DevedorOut:
     cpf, cnpj = _cpf_or_cnpj(debtor.document, debtor.kind)
-    return DevedorOut(nome=debtor.name, cpf=cpf, cnpj=cnpj)
+    return wire.DevedorOut(nome=debtor.name, cpf=cpf, cnpj=cnpj)
 
 
 def _cpf_or_cnpj(document: str, kind: DocumentKind) -> tuple[str | None, str | None]:
@@ -169,19 +146,19 @@ def _cpf_or_cnpj(document: str, kind: DocumentKind) -> tuple[str | None, str | N
     return (document, None) if kind is DocumentKind.CPF else (None, document)
 
 
-def debtor_fields(debtor: DevedorIn | None) -> DebtorFields | None:
+def debtor_fields(debtor: wire.DevedorIn | None) -> DebtorFields | None:
     if debtor is None:
         return None
     return DebtorFields(cpf=text(debtor.cpf), cnpj=text(debtor.cnpj), name=text(debtor.nome))
 
 
-def info_fields(items: list[InfoIn] | None) -> tuple[InfoFields, ...] | None:
+def info_fields(items: list[wire.InfoIn] | None) -> tuple[InfoFields, ...] | None:
     if items is None:
         return None
     return tuple(InfoFields(name=text(i.nome), value=text(i.valor)) for i in items)
 
 
-def _value_fields(value: ValorIn | None, original: Callable[[Any], Any]) -> ValueFields | None:
+def _value_fields(value: wire.ValorIn | None, original: Callable[[Any], Any]) -> ValueFields | None:
     """``valor``; ``original`` reads its amount (left out: ``null`` on creation, kept on a revision)."""
     if value is None:
         return None
@@ -190,11 +167,11 @@ def _value_fields(value: ValorIn | None, original: Callable[[Any], Any]) -> Valu
     )
 
 
-def _calendar_fields(calendar: CalendarioIn | None) -> CalendarFields | None:
+def _calendar_fields(calendar: wire.CalendarioIn | None) -> CalendarFields | None:
     return None if calendar is None else CalendarFields(expiration=whole_or_absent(calendar.expiracao))
 
 
-def charge_fields(body: CobIn) -> ChargeFields:
+def charge_fields(body: wire.CobIn) -> ChargeFields:
     """The body under the domain's names, each leaf's type judged (``ChargeRequest.parse`` judges it)."""
     return ChargeFields(
         calendar=_calendar_fields(body.calendario),
@@ -203,7 +180,7 @@ def charge_fields(body: CobIn) -> ChargeFields:
     )
 
 
-def _particulars(body: ChargeBody) -> dict[str, Any]:
+def _particulars(body: wire.ChargeBody) -> dict[str, Any]:
     """What a body of either kind carries beside its calendar and value (and a revision's
     ``status``), under the domain's names (:class:`pixcore.charges.parts.RequestFields`')."""
     return {
@@ -215,7 +192,7 @@ def _particulars(body: ChargeBody) -> dict[str, Any]:
     }
 
 
-def loc_id_of(loc: LocIn | None) -> Whole:
+def loc_id_of(loc: wire.LocIn | None) -> Whole:
     """``loc.id`` (None: no ``loc``); ``{}`` or ``"id": null`` names no location: ``INVALID``, refused
     by the rules as any other type."""
     if loc is None:
@@ -224,7 +201,7 @@ def loc_id_of(loc: LocIn | None) -> Whole:
     return INVALID if judged is None else judged
 
 
-def revision_fields(body: CobPatchIn) -> ChargeRevisionFields:
+def revision_fields(body: wire.CobPatchIn) -> ChargeRevisionFields:
     """A ``PATCH`` body under the domain's names (a part left out or ``null``: unchanged; inside
     ``valor``, a leaf left out keeps the charge's)."""
     return ChargeRevisionFields(
@@ -235,27 +212,27 @@ def revision_fields(body: CobPatchIn) -> ChargeRevisionFields:
     )
 
 
-def charges_out(query: ChargeQuery, listing: ChargeListing) -> CobsOut:
-    return CobsOut(
+def charges_out(query: ChargeQuery, listing: ChargeListing) -> wire.CobsOut:
+    return wire.CobsOut(
         parametros=_query_out(query, listing),
         cobs=[charge_out(c, c.status_at(listing.now)) for c in listing.charges],
     )
 
 
-def _query_out(query: ChargeQuery, listing: ChargeListing) -> CobQueryOut:
-    return CobQueryOut(
+def _query_out(query: ChargeQuery, listing: ChargeListing) -> wire.CobQueryOut:
+    return wire.CobQueryOut(
         **window_fields(query, listing.total),
         location_presente=query.location_present,
         status=None if query.status is None else query.status.value,
     )
 
 
-def charge_request(body: CobIn) -> ChargeRequest:
+def charge_request(body: wire.CobIn) -> ChargeRequest:
     """The ``PUT /cob/{txid}`` body judged by ``ChargeRequest.parse``, every broken rule at once."""
     return ChargeRequest.parse(charge_fields(body))
 
 
-def charge_change(body: CobPatchIn) -> bool:
+def charge_change(body: wire.CobPatchIn) -> bool:
     """The ``PATCH /cob/{txid}`` body's rules that need no charge (a status other than
     REMOVIDA_PELO_USUARIO_RECEBEDOR, a cancel with other changes, an empty change): whether it
     cancels. The rest is judged against the charge, by ``revise_charge``."""
@@ -301,13 +278,13 @@ def _with_texts(body: dict[str, Any], charge: Charge) -> dict[str, Any]:
     return body
 
 
-def due_fields(body: CobVIn) -> DueChargeFields:
+def due_fields(body: wire.CobVIn) -> DueChargeFields:
     return DueChargeFields(
         calendar=calendar_fields(body.calendario), value=value_fields(body.valor), **_particulars(body)
     )
 
 
-def due_revision_fields(body: CobVPatchIn) -> DueRevisionFields:
+def due_revision_fields(body: wire.CobVPatchIn) -> DueRevisionFields:
     return DueRevisionFields(
         calendar=calendar_change(body.calendario),
         value=value_change(body.valor),
@@ -316,7 +293,7 @@ def due_revision_fields(body: CobVPatchIn) -> DueRevisionFields:
     )
 
 
-def calendar_change(calendar: CalendarioVIn | None) -> DueCalendarChange | None:
+def calendar_change(calendar: wire.CalendarioVIn | None) -> DueCalendarChange | None:
     """``calendario`` of a ``PATCH``: each member left out keeps the charge's."""
     if calendar is None:
         return None
@@ -325,7 +302,7 @@ def calendar_change(calendar: CalendarioVIn | None) -> DueCalendarChange | None:
     )
 
 
-def value_change(value: ValorVIn | None) -> DueValueChange | None:
+def value_change(value: wire.ValorVIn | None) -> DueValueChange | None:
     """``valor`` of a ``PATCH``: each member left out (or ``null``) keeps the charge's."""
     if value is None:
         return None
@@ -342,39 +319,39 @@ def value_change(value: ValorVIn | None) -> DueValueChange | None:
     )
 
 
-def debtor_out(charge: Charge) -> DevedorOut:
+def debtor_out(charge: Charge) -> wire.DevedorOut:
     debtor = charge.debtor
     if debtor is None:  # the database's charges_cobv_check forbids it
         raise RuntimeError("a cobv without a debtor")
     return _debtor_out(debtor)
 
 
-def receiver_out(account: Account) -> RecebedorOut:
+def receiver_out(account: Account) -> wire.RecebedorOut:
     cpf, cnpj = _cpf_or_cnpj(account.document, parse_document(account.document).kind)
-    return RecebedorOut(nome=account.name, cidade=account.city, cpf=cpf, cnpj=cnpj)
+    return wire.RecebedorOut(nome=account.name, cidade=account.city, cpf=cpf, cnpj=cnpj)
 
 
 def due_charge_out(
     charge: Charge, status: ChargeStatus, account: Account, pix: tuple[ReceivedPix, ...] = ()
-) -> CobVOut:
+) -> wire.CobVOut:
     if charge.due is None:
         raise RuntimeError("not a cobv")
     calendar, value = terms_wire(charge.due)
-    return CobVOut(
-        calendario=CalendarioVOut(
+    return wire.CobVOut(
+        calendario=wire.CalendarioVOut(
             criacao=format_timestamp(charge.created_at),
             data_de_vencimento=calendar["dataDeVencimento"],
             validade_apos_vencimento=calendar["validadeAposVencimento"],
         ),
         devedor=debtor_out(charge),
         recebedor=receiver_out(account),
-        valor=msgspec.convert(value, ValorVOut, from_attributes=False),
+        valor=msgspec.convert(value, wire.ValorVOut, from_attributes=False),
         **_shown(charge, status, pix),
     )
 
 
-def due_charges_out(query: ChargeQuery, listing: ChargeListing, account: Account) -> CobsVOut:
-    return CobsVOut(
+def due_charges_out(query: ChargeQuery, listing: ChargeListing, account: Account) -> wire.CobsVOut:
+    return wire.CobsVOut(
         parametros=_query_out(query, listing),
         cobs=[due_charge_out(c, c.status_at(listing.now), account) for c in listing.charges],
     )

@@ -22,8 +22,11 @@ run: $(VENV)/.synced
 	echo "PIX_WEBHOOK_ALLOW_PRIVATE=$${PIX_WEBHOOK_ALLOW_PRIVATE:-$$allow} $(VENV)/bin/pixweb serve"; \
 	PIX_WEBHOOK_ALLOW_PRIVATE="$${PIX_WEBHOOK_ALLOW_PRIVATE:-$$allow}" exec $(VENV)/bin/pixweb serve
 
+# The suite runs in TEST_PROCESSES processes (pytest-xdist), each on a database of its own: much of
+# it waits on PostgreSQL and subprocesses, so three keep a 2-core machine busy. TEST_PROCESSES=0: one.
+TEST_PROCESSES ?= 3
 test: lint type
-	$(VENV)/bin/pytest $(PYTEST_ARGS)
+	$(VENV)/bin/pytest -n $(TEST_PROCESSES) $(PYTEST_ARGS)
 
 # Not part of `make test`: the README's promise from a fresh clone of the committed files: `make test`
 # passes there (the whole suite, on the clone's own embedded PostgreSQL), and `make run` serves the

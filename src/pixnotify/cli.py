@@ -23,6 +23,7 @@ import click
 
 from pixcore.clock import SystemClock
 from pixcore.errors import PixError
+from pixcore.webhooks.rules import REGISTRABLE, EventType
 from pixinfra.logs import configure_logging
 from pixinfra.postgres.clock import ClockKeeper
 from pixinfra.postgres.database import NoDatabase, require_existing_database, stop_embedded
@@ -275,6 +276,18 @@ def _ids(ids: list[int]) -> str:
     return ", ".join(map(str, ids)) or "none new"
 
 
+def _event_types(
+    _context: click.Context, _param: click.Parameter, value: str | None
+) -> tuple[EventType, ...]:
+    if value is None:
+        return REGISTRABLE
+    names = [name.strip() for name in value.split(",") if name.strip()]
+    unknown = [name for name in names if name not in {kind.value for kind in REGISTRABLE}]
+    if unknown or not names:
+        raise click.BadParameter(f"event types among {', '.join(kind.value for kind in REGISTRABLE)}")
+    return tuple(EventType(name) for name in dict.fromkeys(names))
+
+
 def _forward_url(_context: click.Context, _param: click.Parameter, value: str | None) -> str | None:
     if value is not None and urlsplit(value).scheme not in {"http", "https"}:
         raise click.BadParameter("an http:// or https:// URL")
@@ -292,6 +305,13 @@ def _forward_url(_context: click.Context, _param: click.Parameter, value: str | 
     type=click.IntRange(min=1),
     help="Register this listener for every event type of the account while it runs (its secret is read"
     " from the service's database and printed); the registrations are removed when it stops.",
+)
+@click.option(
+    "--events",
+    callback=_event_types,
+    help="With --account: the event types to register, comma-separated (default: every one: "
+    + ", ".join(kind.value for kind in REGISTRABLE)
+    + ").",
 )
 @click.option(
     "--forward-to",
@@ -328,6 +348,7 @@ def listen(  # noqa: PLR0917 - click passes each option by keyword; the signatur
     port: int,
     host: str,
     account_id: int | None,
+    events: tuple[EventType, ...],
     forward_to: str | None,
     secret: str | None,
     output: str,
@@ -370,10 +391,10 @@ def listen(  # noqa: PLR0917 - click passes each option by keyword; the signatur
 
     def ready(url: str) -> None:
         if settings is not None and account_id is not None:
-            made.extend(_on_service_database(lambda: register_everything(settings, account_id, url)))
+            made.extend(_on_service_database(lambda: register_everything(settings, account_id, url, events)))
+            kinds = "every event type" if events == REGISTRABLE else ", ".join(kind.value for kind in events)
             click.echo(
-                f"registered {url} for every event type of account {account_id}: webhooks {_ids(made)}",
-                err=True,
+                f"registered {url} for {kinds} of account {account_id}: webhooks {_ids(made)}", err=True
             )
             click.echo(f"signing secret: {secret}", err=True)
         target = f", forwarding to {forward_to}" if forward_to else ""

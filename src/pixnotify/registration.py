@@ -7,12 +7,12 @@ up (SIGKILL) leaves them active, and they are deactivated like any other
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
 from pixcore.clock import SystemClock
 from pixcore.unit_of_work import UnitOfWorkFactory
-from pixcore.webhooks.rules import REGISTRABLE, Registration
+from pixcore.webhooks.rules import REGISTRABLE, EventType, Registration
 from pixcore.webhooks.webhook_service import deactivate_webhook, get_webhook_secret, register_webhook
 from pixinfra.dns import SystemResolver
 from pixinfra.persistence.uow import PostgresUnitOfWork
@@ -43,14 +43,17 @@ async def account_secret(settings: Settings, account_id: int) -> str:
     return await _on_database(settings, read)
 
 
-async def register_everything(settings: Settings, account_id: int, url: str) -> list[int]:
-    """``url`` registered for each event type of the account; the ids of the registrations made
-    here (a type that had ``url`` active already keeps it, and it is not among them). A private
-    address is allowed: the listener is on the operator's own machine."""
+async def register_everything(
+    settings: Settings, account_id: int, url: str, event_types: Sequence[EventType] = REGISTRABLE
+) -> list[int]:
+    """``url`` registered for each of ``event_types`` (every one by default) of the account; the
+    ids of the registrations made here (a type that had ``url`` active already keeps it, and it
+    is not among them). A private address is allowed: the listener is on the operator's own
+    machine."""
 
     async def register(uow: UnitOfWorkFactory, keeper: ClockKeeper) -> list[int]:
         made = []
-        for event_type in REGISTRABLE:
+        for event_type in event_types:
             registration = Registration.parse(url=url, event_type=event_type.value, allow_http=True)
             registered = await register_webhook(
                 uow,

@@ -104,8 +104,8 @@ async def test_the_readme_tour_runs_as_written(server: tuple[int, dict[str, str]
     hook = told[2].split()[2]
     assert hook.startswith("http://127.0.0.1:")
     registered, ids = told[0].rsplit(": webhooks ", 1)
-    assert registered == f"registered {hook} for every event type of account {account['accountId']}"
-    assert len(ids.split(", ")) == 7
+    assert registered == f"registered {hook} for cash_in of account {account['accountId']}"
+    assert ids.isdigit()
     assert told[1].startswith("signing secret: whsec_")
     assert told[2:] == [f"listening on {hook} (Ctrl-C stops)", f"removed webhooks {ids}"]
     assert (received["signature"], received["status"]) == ("ok", 204)

@@ -127,6 +127,7 @@ async def test_a_target_that_does_not_answer_is_a_502_for_the_sender() -> None:
         (("--forward-to", "ftp://127.0.0.1/"), "an http:// or https:// URL"),
         (("--account", "1", "--secret", SECRET), "SecretGiven"),
         ((), "NoSecret"),
+        (("--account", "1", "--events", "cash_in,nope"), "event types among cash_in, cash_out"),
     ],
 )
 async def test_contradictory_or_missing_options_are_refused_before_listening(
@@ -193,3 +194,28 @@ async def test_with_an_account_it_registers_every_type_prints_the_secret_and_rem
     finally:
         await connection.close()
     assert stored == secret
+
+
+async def test_events_narrow_the_registrations_to_those_types(migrated_database: str, tmp_path: Path) -> None:
+    env = {name: value for name, value in os.environ.items() if not name.startswith("PIX_")}
+    env |= {"PIX_DATABASE_URL": migrated_database, "PIX_DATA_DIR": str(tmp_path)}
+    created = await asyncio.create_subprocess_exec(
+        str(PIXWEB), "admin", "account", "create", "--name", "Narrow", "--document", "52998224725",
+        env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    out, err = await asyncio.wait_for(created.communicate(), BOUND)
+    assert created.returncode == 0, err.decode()
+    account_id = json.loads(out)["accountId"]
+
+    async with listener("--account", str(account_id), "--events", "refund_in,cash_in", env=env) as (
+        process,
+        url,
+        told,
+    ):
+        assert told[0].startswith(
+            f"registered {url} for refund_in, cash_in of account {account_id}: webhooks "
+        )
+        assert await _registrations(migrated_database, account_id) == dict.fromkeys(
+            ("refund_in", "cash_in"), (url, True)
+        )
+        await stop(process)

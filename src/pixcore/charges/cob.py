@@ -22,6 +22,7 @@ from __future__ import annotations
 import enum
 import unicodedata
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
@@ -45,6 +46,8 @@ from pixcore.charges.parts import (
     Particulars,
     RequestFields,
     RevisionFields,
+    Text,
+    Whole,
     judge_debtor,
     judge_info,
     judge_loc_id,
@@ -342,8 +345,10 @@ def _original(problems: list[Problem], original: str | Absent | Invalid | None) 
 class CashInRequest:
     """A validated ``POST /api/pix/cash-in`` body. The payer is informative only.
 
-    The edge hands :meth:`parse` each leaf under the domain's name, as decoded from JSON (None
-    when null or left out); the rules' problems name each field by a :class:`CashInField`.
+    The edge hands :meth:`parse` each leaf under the domain's name, typed (None when null or left
+    out, ``INVALID`` when of another type); the amount as the JSON number it was
+    (:func:`~pixcore.money.parse_amount_number` judges the wire's money form). The rules' problems
+    name each field by a :class:`CashInField`.
     """
 
     amount: int
@@ -360,23 +365,23 @@ class CashInRequest:
         cls,
         *,
         amount: object,
-        description: object,
-        external_id: object,
-        expiration: object,
-        generate_qr_code: object,
-        payer_name: object,
-        payer_document: object,
-        additional_info: object,
+        description: Text,
+        external_id: Text,
+        expiration: Whole,
+        generate_qr_code: bool | Invalid | None,
+        payer_name: Text,
+        payer_document: Text,
+        additional_info: Mapping[str, str] | Invalid | None,
     ) -> CashInRequest:
         problems: list[Problem] = []
         cents = collect(problems, CashInField.AMOUNT, lambda: require_positive(parse_amount_number(amount)))
         text = _required_text(problems, CashInField.DESCRIPTION, description, MAX_CASH_IN_DESCRIPTION)
         external = _required_text(problems, CashInField.EXTERNAL_ID, external_id, MAX_EXTERNAL_ID)
         low, high = CASH_IN_EXPIRATION
-        seconds = DEFAULT_EXPIRATION if expiration is None else expiration
-        if not isinstance(seconds, int) or isinstance(seconds, bool) or not low <= seconds <= high:
+        given = DEFAULT_EXPIRATION if expiration is None else expiration
+        seconds = given if isinstance(given, int) and low <= given <= high else None
+        if seconds is None:
             problems.append(Problem.of(CashInField.EXPIRATION, f"must be {low} to {high} seconds"))
-            seconds = None
         if generate_qr_code is not None and not isinstance(generate_qr_code, bool):
             problems.append(Problem.of(CashInField.GENERATE_QR_CODE, "must be true or false"))
         name = _required_text(problems, CashInField.PAYER_NAME, payer_name, MAX_PAYER_NAME)
@@ -395,27 +400,25 @@ class CashInRequest:
         return cls(cents, text, external, seconds, generate_qr_code is True, name, document, info)
 
 
-def _required_text(problems: list[Problem], field: Field, value: object, limit: int) -> str | None:
+def _required_text(problems: list[Problem], field: Field, value: Text, limit: int) -> str | None:
     if not isinstance(value, str) or not value.strip() or len(value) > limit:
         problems.append(Problem.of(field, f"required, 1 to {limit} characters"))
         return None
     return value
 
 
-def _any_document(value: object) -> str:
+def _any_document(value: Text) -> str:
     if not isinstance(value, str):
         raise ValidationError("required, a CPF (11 digits) or CNPJ (14 characters)")
     return parse_document(value).value
 
 
-def _additional_info(problems: list[Problem], value: object) -> tuple[tuple[str, str], ...]:
+def _additional_info(
+    problems: list[Problem], value: Mapping[str, str] | Invalid | None
+) -> tuple[tuple[str, str], ...]:
     if value is None:
         return ()
-    if (
-        not isinstance(value, dict)
-        or len(value) > MAX_ADDITIONAL_INFO
-        or not all(isinstance(v, str) for v in value.values())
-    ):
+    if isinstance(value, Invalid) or len(value) > MAX_ADDITIONAL_INFO:
         text = f"an object of at most {MAX_ADDITIONAL_INFO} string values"
         problems.append(Problem.of(CashInField.ADDITIONAL_INFO, text))
         return ()
@@ -426,7 +429,7 @@ def _additional_info(problems: list[Problem], value: object) -> tuple[tuple[str,
         )
         problems.append(Problem.of(CashInField.ADDITIONAL_INFO, text))
         return ()
-    return tuple((str(k), str(v)) for k, v in value.items())
+    return tuple(value.items())
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

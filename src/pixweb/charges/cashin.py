@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import timedelta
 from typing import Annotated, Any
 
+import msgspec
 from litestar import Controller, Request, Response, post
 from litestar.openapi.spec import OpenAPIType
 
@@ -23,6 +25,8 @@ from pixcore.charges.cob import (
 from pixcore.charges.cob_service import create_cash_in
 from pixcore.clock import Clock, format_timestamp
 from pixcore.unit_of_work import UnitOfWorkFactory
+from pixcore.validation import INVALID, Invalid
+from pixinfra.due_terms import text, whole
 from pixinfra.settings import Settings
 from pixweb.api.deps import Injected, principal_of
 from pixweb.api.docs import answer, json_body
@@ -129,18 +133,33 @@ CASH_IN_PATHS = wire_paths(
 """Where :class:`CashInIn` carries the fields ``CashInRequest.parse`` names."""
 
 
+def _flag(value: Any) -> bool | Invalid | None:
+    if value is None or value is msgspec.UNSET:
+        return None
+    return value if isinstance(value, bool) else INVALID
+
+
+def _string_map(value: Any) -> Mapping[str, str] | Invalid | None:
+    if value is None or value is msgspec.UNSET:
+        return None
+    if isinstance(value, dict) and all(isinstance(item, str) for item in value.values()):
+        return value
+    return INVALID
+
+
 def cash_in_request(body: CashInIn) -> CashInRequest:
-    """The body under the domain's names, each leaf as decoded (``CashInRequest.parse`` judges it)."""
+    """The body under the domain's names, each leaf typed here (``INVALID`` when of another type;
+    ``CashInRequest.parse`` refuses it with its field's rule); the amount as the number it was."""
     transaction, payer = body.transaction, body.payer
     return CashInRequest.parse(
         amount=transaction.value,
-        description=transaction.description,
-        external_id=transaction.external_id,
-        expiration=transaction.expiration_time,
-        generate_qr_code=transaction.generate_qr_code,
-        payer_name=payer.full_name,
-        payer_document=payer.document,
-        additional_info=body.additional_info,
+        description=text(transaction.description),
+        external_id=text(transaction.external_id),
+        expiration=whole(transaction.expiration_time),
+        generate_qr_code=_flag(transaction.generate_qr_code),
+        payer_name=text(payer.full_name),
+        payer_document=text(payer.document),
+        additional_info=_string_map(body.additional_info),
     )
 
 

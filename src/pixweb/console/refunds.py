@@ -17,6 +17,7 @@ from pixcore.errors import InvalidIdentifier, NotFound, PixError
 from pixcore.refunds.refund_service import get_refund, request_refund
 from pixcore.refunds.rules import RefundRequest
 from pixcore.unit_of_work import UnitOfWorkFactory
+from pixcore.validation import INVALID, Invalid
 from pixinfra.settings import Settings
 from pixweb.api.deps import Injected
 from pixweb.charges.cashin import cash_in_out
@@ -193,10 +194,10 @@ async def cash_in(
     form = await request.form()
     typed = {name: _text(form, name) for name in CASH_IN_FIELDS}
     seconds = typed["expiration"]
-    # A whole number of seconds is a number; anything else goes as typed, for the rule to judge.
-    expiration: object = None
+    # A whole number of seconds is a number; anything else is no number, for the rule to refuse.
+    expiration: int | Invalid | None = None
     if seconds:
-        expiration = int(seconds) if whole_number(seconds) else seconds
+        expiration = int(seconds) if whole_number(seconds) else INVALID
     try:
         charge = await create_cash_in(
             uow,

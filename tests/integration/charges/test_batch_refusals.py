@@ -18,7 +18,7 @@ from pixcore.errors import ChargeNotFound, ValidationError
 from pixcore.problems import Member, Problem
 from pixweb.charges.batch_out import batch_out
 from tests.contract.rows import T0, add_account
-from tests.support import pg_uow
+from tests.support import PostgresUnits
 
 _OLD_DETAILS = ["devedor.nome: needs devedor.cpf or devedor.cnpj", "valor.original: must be above zero"]
 _OLD = {
@@ -67,7 +67,9 @@ def _shown(batch: DueBatch) -> list[Any]:
     return [msgspec.to_builtins(item.problema) for item in batch_out(batch).cobsv]
 
 
-async def test_refusals_stored_as_text_read_and_show_as_they_did(conn: asyncpg.Connection) -> None:
+async def test_refusals_stored_as_text_read_and_show_as_they_did(
+    conn: asyncpg.Connection, pg_uow: PostgresUnits
+) -> None:
     async with pg_uow() as tx:
         account = await add_account(tx)
         await tx.batches.add(DueBatch(account.id, 5, "Old", T0))
@@ -97,7 +99,7 @@ async def test_refusals_stored_as_text_read_and_show_as_they_did(conn: asyncpg.C
 
 
 async def test_a_refusal_with_problems_is_kept_typed_and_shown_with_the_wire_paths(
-    conn: asyncpg.Connection,
+    conn: asyncpg.Connection, pg_uow: PostgresUnits
 ) -> None:
     typed = _typed()
     assert list(typed.details) == [

@@ -147,6 +147,19 @@ async def test_contradictory_or_missing_options_are_refused_before_listening(
     assert error in err.decode()
 
 
+async def _new_account(database_url: str, data_dir: Path) -> tuple[dict[str, str], int]:
+    """The environment of the service's commands on ``database_url``, and an account made there."""
+    env = {name: value for name, value in os.environ.items() if not name.startswith("PIX_")}
+    env |= {"PIX_DATABASE_URL": database_url, "PIX_DATA_DIR": str(data_dir)}
+    created = await asyncio.create_subprocess_exec(
+        str(PIXWEB), "admin", "account", "create", "--name", "Listener", "--document", "52998224725",
+        env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    out, err = await asyncio.wait_for(created.communicate(), BOUND)
+    assert created.returncode == 0, err.decode()
+    return env, json.loads(out)["accountId"]
+
+
 async def _registrations(url: str, account_id: int) -> dict[str, tuple[str, bool]]:
     connection = await asyncpg.connect(url)
     try:
@@ -162,15 +175,7 @@ async def _registrations(url: str, account_id: int) -> dict[str, tuple[str, bool
 async def test_with_an_account_it_registers_every_type_prints_the_secret_and_removes_them_when_it_stops(
     migrated_database: str, tmp_path: Path
 ) -> None:
-    env = {name: value for name, value in os.environ.items() if not name.startswith("PIX_")}
-    env |= {"PIX_DATABASE_URL": migrated_database, "PIX_DATA_DIR": str(tmp_path)}
-    created = await asyncio.create_subprocess_exec(
-        str(PIXWEB), "admin", "account", "create", "--name", "Listener", "--document", "52998224725",
-        env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
-    out, err = await asyncio.wait_for(created.communicate(), BOUND)
-    assert created.returncode == 0, err.decode()
-    account_id = json.loads(out)["accountId"]
+    env, account_id = await _new_account(migrated_database, tmp_path)
 
     async with listener("--account", str(account_id), env=env) as (process, url, told):
         registered, secret_line, _ = told
@@ -197,15 +202,7 @@ async def test_with_an_account_it_registers_every_type_prints_the_secret_and_rem
 
 
 async def test_events_narrow_the_registrations_to_those_types(migrated_database: str, tmp_path: Path) -> None:
-    env = {name: value for name, value in os.environ.items() if not name.startswith("PIX_")}
-    env |= {"PIX_DATABASE_URL": migrated_database, "PIX_DATA_DIR": str(tmp_path)}
-    created = await asyncio.create_subprocess_exec(
-        str(PIXWEB), "admin", "account", "create", "--name", "Narrow", "--document", "52998224725",
-        env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
-    out, err = await asyncio.wait_for(created.communicate(), BOUND)
-    assert created.returncode == 0, err.decode()
-    account_id = json.loads(out)["accountId"]
+    env, account_id = await _new_account(migrated_database, tmp_path)
 
     async with listener("--account", str(account_id), "--events", "refund_in,cash_in", env=env) as (
         process,

@@ -12,7 +12,7 @@ VENV := .venv
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: run test fresh-clone lint type unit contract integration e2e fuzz conformance faults browser mutate diagram sync clean
+.PHONY: run test fresh-clone lint type unit contract integration e2e fuzz conformance faults browser mutate diagram catalogs sync clean
 
 # `make run` is a developer's machine: webhooks may go to http://127.0.0.1 (`pixnotify listen`) and
 # other private hosts, so PIX_WEBHOOK_ALLOW_PRIVATE is on unless the environment sets it or turns
@@ -89,6 +89,14 @@ mutate: $(VENV)/.synced
 # docs/architecture.svg from the code's imports (needs Graphviz's `dot`; a unit test checks it is current).
 diagram: $(VENV)/.synced
 	$(VENV)/bin/python tools/architecture.py
+
+# The console's translations (docs/console.md): extract its texts, update each language's
+# messages.po with them, compile the .mo files (a unit test checks both are complete and current).
+LOCALE := src/pixweb/console/locale
+catalogs: $(VENV)/.synced
+	$(VENV)/bin/pybabel extract -F babel.cfg -k noop --no-location --project=pixservice -o $(LOCALE)/messages.pot .
+	$(VENV)/bin/pybabel update -i $(LOCALE)/messages.pot -d $(LOCALE) --no-fuzzy-matching --ignore-obsolete --ignore-pot-creation-date
+	$(VENV)/bin/pybabel compile -d $(LOCALE) --statistics
 
 sync: $(VENV)/.synced
 

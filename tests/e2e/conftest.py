@@ -72,7 +72,12 @@ async def running_api(
         task.result()  # start-up failed: raise its error here
     try:
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as client:
+        # The console's pages in English (its default is Brazilian Portuguese, which
+        # tests/e2e/console/test_console_language.py checks); the API's answers have one language.
+        english = {"Accept-Language": "en"}
+        async with httpx.AsyncClient(
+            transport=transport, base_url="http://127.0.0.1:8000", headers=english
+        ) as client:
             yield Api(client=client, clock=clock, settings=settings, app=app)
     finally:
         stop.set()

@@ -30,9 +30,9 @@ from pixcore.validation import INVALID, Absent, Invalid
 from pixinfra.settings import Settings
 from pixweb.api.deps import Injected
 from pixweb.charges.mapping import charge_out
+from pixweb.console.amounts import TypedAmount
 from pixweb.console.money_forms import whole_number
-from pixweb.console.pages import money
-from pixweb.console.web import FormErrors, account_of, page, redirect
+from pixweb.console.web import FormErrors, account_of, language_of, page, redirect
 from pixweb.errors import status_of
 from pixweb.qr import draw_soon, png_off_loop
 from pixweb.sandbox.routes import PayerIn
@@ -57,7 +57,7 @@ def _text(form: Any, name: str) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
-def _fields(typed: dict[str, str]) -> ChargeFields:
+def _fields(typed: dict[str, str], amount: str | None) -> ChargeFields:
     """The form under the domain's names, as ``charge_fields`` maps a ``PUT /cob`` body.
     A whole number of seconds is a number; anything else is ``INVALID``, for the rule to refuse."""
     expiration: int | Absent | Invalid = ABSENT
@@ -74,7 +74,7 @@ def _fields(typed: dict[str, str]) -> ChargeFields:
         )
     return ChargeFields(
         calendar=CalendarFields(expiration=expiration),
-        value=ValueFields(original=typed["amount"] or None),
+        value=ValueFields(original=amount or None),
         debtor=debtor,
         key=typed["key"] or None,
         payer_request=typed["payer_request"] or None,
@@ -93,20 +93,14 @@ async def _charges_page(
     now = clock.now()
     listed = await list_charges(uow, account_id=account_of(request), limit=LISTED)
     rows = [
-        (
-            line.txid,
-            f"{line.created_at.astimezone(UTC):%Y-%m-%d %H:%M:%S}",
-            line.kind.value,
-            line.status_at(now).value,
-            money(line.amount),
-        )
+        (line.txid, line.created_at.astimezone(UTC), line.kind.value, line.status_at(now), line.amount)
         for line in listed
-    ]  # each cell as the page shows it: the template only places them
+    ]  # each cell for the template to place (dates, states and money in the page's language)
     return page(
         request,
         "charges.html",
         status_code=status_code,
-        title="Charges",
+        title=language_of(request).gettext("Charges"),
         typed=typed,
         errors=errors,
         rows=rows,
@@ -140,19 +134,19 @@ async def create(
     form = await request.form()
     typed = {name: _text(form, name) for name in CHARGE_FIELDS}
     txid = typed["txid"] or uuid.uuid4().hex  # 32 letters and digits, as the API's clients make one
+    amount = TypedAmount.read(typed["amount"], language_of(request).code)
     try:
         charge = await create_charge(
             uow,
             clock,
             account_id=account_of(request),
             txid=txid,
-            request=ChargeRequest.parse(_fields(typed)),
+            request=ChargeRequest.parse(_fields(typed, amount.string())),
             location_prefix=settings.location_prefix,
         )
     except PixError as exc:
-        return await _charges_page(
-            request, typed, FormErrors(exc, CHARGE_FIELDS), status_of(exc), uow=uow, clock=clock
-        )
+        errors = FormErrors(exc, CHARGE_FIELDS).replacing("amount", amount.problem)
+        return await _charges_page(request, typed, errors, status_of(exc), uow=uow, clock=clock)
     draw_soon(charge.br_code)  # the charge's page, next, shows its image
     return redirect(request, f"/console/charges/{charge.txid}")
 
@@ -170,9 +164,9 @@ async def charge_detail(
     return page(
         request,
         "charge.html",
-        title=f"Charge {view.charge.txid}",
+        title=language_of(request).gettext("Charge %(txid)s", txid=view.charge.txid),
         charge=shown,
-        amount=money(view.charge.amount),
+        amount=view.charge.amount,
         errors=FormErrors(),
     )
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import uuid
 from datetime import timedelta
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from litestar import Request, Response, get, post
@@ -25,11 +24,12 @@ from pixcore.transfers.transfer_service import create_transfer
 from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.settings import Settings
 from pixweb.api.deps import Injected
-from pixweb.console.web import FormErrors, account_of, page, redirect
+from pixweb.console.amounts import TypedAmount
+from pixweb.console.web import FormErrors, account_of, language_of, page, redirect
 from pixweb.errors import status_of
 from pixweb.sandbox.routes import PayerIn
 
-__all__ = ["as_number", "receive", "receive_form", "send", "send_form", "whole_number"]
+__all__ = ["KINDS", "receive", "receive_form", "send", "send_form", "whole_number"]
 
 SEND_FIELDS = {
     "pix_key": ("pixKey", "pix key", "key"),
@@ -59,15 +59,6 @@ def whole_number(text: str) -> bool:
     return text.isascii() and text.isdigit() and len(text) <= 18
 
 
-def as_number(text: str) -> object:
-    """The amount as a JSON number would arrive (a ``Decimal``); other text goes on as is, and
-    the money rule refuses it with the API's message."""
-    try:
-        return Decimal(text)
-    except InvalidOperation:
-        return text
-
-
 def _send_page(
     request: Request[Any, Any, Any],
     typed: dict[str, str],
@@ -79,7 +70,7 @@ def _send_page(
         request,
         "send.html",
         status_code=status_code,
-        title="Send a PIX",
+        title=language_of(request).gettext("Send a PIX"),
         typed=typed,
         errors=errors,
         idempotency_key=key or str(uuid.uuid4()),
@@ -104,6 +95,7 @@ async def send(
     form = await request.form()
     typed = {name: _text(form, name) for name in SEND_FIELDS}
     key_text = _text(form, "idempotency_key")
+    amount = TypedAmount.read(typed["amount"], language_of(request).code)
     try:
         created = await create_transfer(
             uow,
@@ -113,7 +105,7 @@ async def send(
             idempotency_key=parse_idempotency_key(key_text),
             request=TransferRequest.parse(
                 pix_key=typed["pix_key"],
-                amount=as_number(typed["amount"]),  # type: ignore[arg-type]
+                amount=amount.number(),  # type: ignore[arg-type]  # a text: the rule refuses it
                 currency="BRL",
                 description=typed["description"] or None,
                 priority=None,
@@ -127,9 +119,8 @@ async def send(
         )
     except PixError as exc:
         # The same key again: the typed values are unchanged, so a corrected form still sends once.
-        return _send_page(
-            request, typed, FormErrors(exc, SEND_FIELDS, KINDS), status_of(exc), key=key_text or None
-        )
+        errors = FormErrors(exc, SEND_FIELDS, KINDS).replacing("amount", amount.problem)
+        return _send_page(request, typed, errors, status_of(exc), key=key_text or None)
     return redirect(request, f"/console/transactions/{created.transfer.transaction_id}")
 
 
@@ -140,7 +131,7 @@ def _receive_page(
         request,
         "receive.html",
         status_code=status_code,
-        title="Receive a payment",
+        title=language_of(request).gettext("Receive a payment"),
         typed=typed,
         errors=errors,
     )
@@ -168,6 +159,7 @@ async def receive(
         raise NotFound("The sandbox is off in this service.")
     form = await request.form()
     typed = {name: _text(form, name) for name in RECEIVE_FIELDS}
+    amount = TypedAmount.read(typed["amount"], language_of(request).code)
     try:
         institution = require_outside(validate_ispb(PayerIn().ispb), settings.ispb)
         payer = Counterpart(typed["payer_name"], parse_document(typed["payer_document"]).value, institution)
@@ -175,10 +167,11 @@ async def receive(
             uow,
             clock,
             key=parse_pix_key(typed["pix_key"]),
-            amount=require_positive(parse_amount_number(as_number(typed["amount"]))),
+            amount=require_positive(parse_amount_number(amount.number())),
             payer=payer,
             only_for=account_of(request),
         )
     except PixError as exc:
-        return _receive_page(request, typed, FormErrors(exc, RECEIVE_FIELDS, KINDS), status_of(exc))
+        errors = FormErrors(exc, RECEIVE_FIELDS, KINDS).replacing("amount", amount.problem)
+        return _receive_page(request, typed, errors, status_of(exc))
     return redirect(request, f"/console/transactions?endToEndId={receipt.end_to_end_id}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Annotated, Any
+from urllib.parse import urlencode
 
 from litestar import Request, Response, get
 from litestar.params import FromPath, QueryParameter
@@ -12,14 +13,22 @@ from litestar.params import FromPath, QueryParameter
 from pixcore.accounts.accounts_service import get_balance
 from pixcore.clock import Clock
 from pixcore.errors import InvalidQuery
-from pixcore.money import format_amount_string
 from pixcore.queries.query_service import daily_flows, get_transaction, latest_transactions, list_transactions
-from pixcore.queries.rules import ListKind, TransactionQueries, parse_list_query
+from pixcore.queries.rules import (
+    ListKind,
+    Movement,
+    TransactionQueries,
+    TransactionView,
+    movement_of,
+    parse_list_query,
+)
 from pixcore.unit_of_work import UnitOfWorkFactory
 from pixweb.api.deps import Injected
 from pixweb.console.chart import daily_chart
-from pixweb.console.web import FormErrors, account_of, page
-from pixweb.transfers.transactions import TransactionOut, list_out, status_record_out, transaction_out
+from pixweb.console.language import Language
+from pixweb.console.statuses import TYPES
+from pixweb.console.web import FormErrors, account_of, language_of, page
+from pixweb.transfers.transactions import list_out, status_record_out, transaction_out
 
 __all__ = ["overview", "transaction_detail", "transaction_lines", "transactions"]
 
@@ -29,29 +38,22 @@ MINUS = "\N{MINUS SIGN}"  # a debit's sign, as typeset
 FILTERS = ("page", "size", "status", "type", "startDate", "endDate", "externalId", "endToEndId")
 
 
-def money(cents: int) -> str:
-    """Reais for a person: ``R$ 1,234.50`` (the API's amounts, grouped)."""
-    text = format_amount_string(abs(cents))
-    whole, cents_part = text.split(".")
-    grouped = f"{int(whole):,}"
-    return ("-" if cents < 0 else "") + f"R$ {grouped}.{cents_part}"
-
-
-def transaction_lines(items: Iterable[TransactionOut]) -> list[tuple[str, ...]]:
+def transaction_lines(items: Iterable[TransactionView], lang: Language) -> list[tuple[object, ...]]:
     """The cells of each record of a transactions table (``macros.html``), as the page shows them:
-    id, date (UTC, to the second), type, status, counterpart, credit or debit, signed amount."""
-    lines: list[tuple[str, ...]] = []
-    for t in items:
-        credit = t.movement_type == "CREDIT"
+    id, date and time (UTC), type, status (for ``status()``), counterpart, credit or debit, signed
+    amount."""
+    lines: list[tuple[object, ...]] = []
+    for view in items:
+        credit = movement_of(view.type) is Movement.CREDIT
         lines.append(
             (
-                t.transaction_id,
-                t.created_at[:19].replace("T", " "),
-                t.operation_type,
-                t.status,
-                t.counterpart.name or "",
+                view.id,
+                lang.moment(view.created_at),
+                lang.gettext(TYPES[view.type]),
+                view.status,
+                view.counterpart_name or "",
                 "credit" if credit else "debit",
-                f"{'+' if credit else MINUS}{t.final_amount}",
+                ("+" if credit else MINUS) + lang.money(view.final_amount),
             )
         )
     return lines
@@ -74,17 +76,14 @@ async def overview(
     balance = await get_balance(uow, account_id)
     recent = await latest_transactions(queries, account_id=account_id, now=now, count=RECENT)
     flows = await daily_flows(queries, account_id=account_id, now=now)
+    lang = language_of(request)
     return page(
         request,
         "overview.html",
-        title="Overview",
-        balance={
-            "available": money(balance.available),
-            "blocked": money(balance.blocked),
-            "total": money(balance.total),
-        },
-        recent=transaction_lines(transaction_out(view) for view in recent),
-        chart=daily_chart(flows),
+        title=lang.gettext("Overview"),
+        balance={"available": balance.available, "blocked": balance.blocked, "total": balance.total},
+        recent=transaction_lines(recent, lang),
+        chart=daily_chart(flows, lang),
     )
 
 
@@ -115,6 +114,7 @@ async def transactions(
         "endToEndId": end_to_end_id,
     }
     given = {name: value for name, value in raw.items() if value}
+    lang = language_of(request)
     try:
         query = parse_list_query(
             ListKind.TRANSACTIONS,
@@ -134,17 +134,16 @@ async def transactions(
             request,
             "transactions.html",
             status_code=400,
-            title="Transactions",
+            title=lang.gettext("Transactions"),
             filters=given,
             errors=errors,
             result=None,
             links={},
         )
-    found = list_out(await list_transactions(queries, account_id=account_of(request), query=query))
+    listed = await list_transactions(queries, account_id=account_of(request), query=query)
+    found = list_out(listed)
 
     def link(number: int) -> str:
-        from urllib.parse import urlencode
-
         return "/console/transactions?" + urlencode(given | {"page": str(number)})
 
     meta = found.metadata
@@ -155,11 +154,11 @@ async def transactions(
     return page(
         request,
         "transactions.html",
-        title="Transactions",
+        title=lang.gettext("Transactions"),
         filters=given,
         errors=FormErrors(),
         result=found,
-        lines=transaction_lines(found.data),
+        lines=transaction_lines(listed.items, lang),
         links=links,
     )
 
@@ -173,7 +172,8 @@ async def transaction_detail(
     return page(
         request,
         "transaction.html",
-        title=f"Transaction {view.id}",
+        title=language_of(request).gettext("Transaction %(id)s", id=view.id),
         item=transaction_out(view),
         record=status_record_out(view),
+        kind=TYPES[view.type],
     )

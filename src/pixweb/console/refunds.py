@@ -21,9 +21,9 @@ from pixcore.validation import INVALID, Invalid
 from pixinfra.settings import Settings
 from pixweb.api.deps import Injected
 from pixweb.charges.cashin import cash_in_out
-from pixweb.console.money_forms import KINDS, as_number, whole_number
-from pixweb.console.pages import money
-from pixweb.console.web import FormErrors, account_of, page, redirect
+from pixweb.console.amounts import TypedAmount
+from pixweb.console.money_forms import KINDS, whole_number
+from pixweb.console.web import FormErrors, account_of, language_of, page, redirect
 from pixweb.errors import status_of
 from pixweb.field_paths import on_the_wire
 from pixweb.qr import draw_soon
@@ -76,7 +76,7 @@ def _refunds_page(
         request,
         "refunds.html",
         status_code=status_code,
-        title="Refunds",
+        title=language_of(request).gettext("Refunds"),
         typed=typed,
         errors=errors,
         natures=NATURES,
@@ -107,6 +107,7 @@ async def refund(
 ) -> Response[Any]:
     form = await request.form()
     typed = {name: _text(form, name) for name in REFUND_FIELDS}
+    amount = TypedAmount.read(typed["amount"], language_of(request).code)
     try:
         requested = await request_refund(
             uow,
@@ -115,7 +116,7 @@ async def refund(
             end_to_end_id=typed["end_to_end_id"],
             refund_id=typed["refund_id"],
             request=RefundRequest.parse(
-                amount=typed["amount"],
+                amount=amount.string(),
                 nature=typed["nature"] or None,
                 description=typed["description"] or None,
             ),
@@ -123,7 +124,8 @@ async def refund(
             delay=timedelta(seconds=settings.norm_delay_seconds),
         )
     except PixError as exc:
-        return _refunds_page(request, typed, _refund_errors(exc), status_of(exc))
+        errors = _refund_errors(exc).replacing("amount", amount.problem)
+        return _refunds_page(request, typed, errors, status_of(exc))
     made = requested.refund
     return redirect(request, f"/console/refunds/{typed['end_to_end_id']}/{made.refund_id}")
 
@@ -141,10 +143,10 @@ async def refund_detail(
     return page(
         request,
         "refund.html",
-        title=f"Refund {found.refund_id}",
+        title=language_of(request).gettext("Refund %(id)s", id=found.refund_id),
         item=refund_out(found),
         e2eid=e2eid,
-        amount=money(found.amount),
+        amount=found.amount,
     )
 
 
@@ -159,7 +161,7 @@ def _cash_in_page(
         request,
         "cash_in.html",
         status_code=status_code,
-        title="Cash-in",
+        title=language_of(request).gettext("Cash-in"),
         typed=typed,
         errors=errors,
         result=result,
@@ -198,13 +200,14 @@ async def cash_in(
     expiration: int | Invalid | None = None
     if seconds:
         expiration = int(seconds) if whole_number(seconds) else INVALID
+    amount = TypedAmount.read(typed["amount"], language_of(request).code)
     try:
         charge = await create_cash_in(
             uow,
             clock,
             account_id=account_of(request),
             request=CashInRequest.parse(
-                amount=as_number(typed["amount"]),
+                amount=amount.number(),
                 description=typed["description"],
                 external_id=typed["external_id"],
                 expiration=expiration,
@@ -216,8 +219,9 @@ async def cash_in(
             location_prefix=settings.location_prefix,
         )
     except PixError as exc:
-        return _cash_in_page(request, typed, FormErrors(exc, CASH_IN_FIELDS, KINDS), status_of(exc))
+        errors = FormErrors(exc, CASH_IN_FIELDS, KINDS).replacing("amount", amount.problem)
+        return _cash_in_page(request, typed, errors, status_of(exc))
     draw_soon(charge.br_code)  # the page's image asks for it next
     shown = cash_in_out(charge, status="PENDING", image=False)
-    result = {"out": shown, "txid": charge.txid, "amount": money(charge.amount)}
+    result = {"out": shown, "txid": charge.txid, "amount": charge.amount}
     return _cash_in_page(request, _cash_in_defaults(), FormErrors(), status_code=201, result=result)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from jinja2 import Environment, FileSystemLoader
 from litestar import Router, get
 from litestar.datastructures import ResponseHeader
 from litestar.plugins.jinja import JinjaTemplateEngine
@@ -21,6 +20,8 @@ from pixweb.console.pages import overview, transaction_detail, transactions
 from pixweb.console.refunds import cash_in, cash_in_form, refund, refund_detail, refunds
 from pixweb.console.sandbox import add_key, advance_clock, decide_med, new_med, sandbox
 from pixweb.console.signin import sign_in, sign_in_form, sign_out
+from pixweb.console.switch import switch_language
+from pixweb.console.templating import console_environment
 from pixweb.console.web import CONTENT_SECURITY_POLICY, before_console_request, console_exception
 from pixweb.console.webhooks import (
     deactivate,
@@ -54,11 +55,8 @@ async def root() -> Redirect:
 
 
 def console_templates() -> TemplateConfig[JinjaTemplateEngine]:
-    """Jinja2 templates from the package, autoescaped, each compiled once per process: the files do
-    not change under a running service, so no page asks the file system whether they did
-    (``auto_reload`` off; Jinja's default checks every template a page uses, on every page)."""
-    environment = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=True, auto_reload=False)
-    return TemplateConfig(instance=JinjaTemplateEngine.from_environment(environment))
+    """The console's templates (``pixweb.console.templating``: compiled once, in the request's language)."""
+    return TemplateConfig(instance=JinjaTemplateEngine.from_environment(console_environment()))
 
 
 def console_handlers() -> list[ControllerRouterHandler]:
@@ -100,6 +98,7 @@ def console_handlers() -> list[ControllerRouterHandler]:
             sign_in_form,
             sign_in,
             sign_out,
+            switch_language,
         ],
         before_request=before_console_request,
         exception_handlers={PixError: console_exception},

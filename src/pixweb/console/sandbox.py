@@ -11,7 +11,7 @@ from litestar import Request, Response, get, post
 from litestar.params import FromPath
 
 from pixcore.accounts.accounts_service import require_sandbox_admin
-from pixcore.clock import Clock, format_timestamp
+from pixcore.clock import Clock
 from pixcore.errors import (
     InvalidClockMove,
     InvalidIdentifier,
@@ -29,8 +29,10 @@ from pixcore.transfers.rules import BEHAVIORS, DirectoryEntry
 from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.settings import Settings
 from pixweb.api.deps import Injected
+from pixweb.console.language import noop
 from pixweb.console.money_forms import whole_number
-from pixweb.console.web import FormErrors, account_of, page
+from pixweb.console.statuses import status_for
+from pixweb.console.web import FormErrors, account_of, language_of, page
 from pixweb.errors import status_of
 from pixweb.field_paths import on_the_wire
 from pixweb.refunds.refunds import refund_out
@@ -64,6 +66,8 @@ DICT_DEFAULTS = {
     "behavior": "settle",
 }
 FORMS = ("dict", "med", "clock")
+BEHAVIOR_WORDS = {"settle": noop("settle"), "reject": noop("reject")}
+"""How a directory key's institution answers, as the page says it (the API's values)."""
 
 
 def _text(form: Any, name: str) -> str:
@@ -100,7 +104,7 @@ async def _sandbox_page(
         request,
         "sandbox.html",
         status_code=status_code,
-        title="Sandbox",
+        title=language_of(request).gettext("Sandbox"),
         typed={
             "dict": given.get("dict", DICT_DEFAULTS),
             "med": given.get("med", {"end_to_end_id": "", "reason": MedReason.MED_FRAUDE.value}),
@@ -108,11 +112,12 @@ async def _sandbox_page(
         },
         errors={name: (errors or {}).get(name, FormErrors()) for name in FORMS},
         behaviors=BEHAVIORS,
+        behavior_words=BEHAVIOR_WORDS,
         reasons=[reason.value for reason in MedReason],
         notice=notice,
         case=case,
         admin=await _is_admin(request, uow),
-        now=format_timestamp(clock.now()),
+        now=clock.now(),
     )
 
 
@@ -159,7 +164,12 @@ async def add_key(
         return await _sandbox_page(
             request, uow, clock, status_code=status_of(exc), typed={"dict": typed}, errors={"dict": errors}
         )
-    notice = f"The key {entry.key.value} is in the directory: transfers to it {entry.behavior}."
+    lang = language_of(request)
+    notice = lang.gettext(
+        "The key %(key)s is in the directory: transfers to it %(behavior)s.",
+        key=entry.key.value,
+        behavior=lang.gettext(BEHAVIOR_WORDS[entry.behavior]),
+    )
     return await _sandbox_page(request, uow, clock, notice=notice)
 
 
@@ -200,7 +210,12 @@ async def new_med(
             errors={"med": _med_errors(exc)},
         )
     return await _sandbox_page(
-        request, uow, clock, status_code=201, case=med_out(case), notice=f"MED case {case.id} opened."
+        request,
+        uow,
+        clock,
+        status_code=201,
+        case=med_out(case),
+        notice=language_of(request).gettext("MED case %(id)s opened.", id=case.id),
     )
 
 
@@ -229,7 +244,10 @@ async def decide_med(
     else:
         raise NotFound("No such decision: accept or reject.")
     shown = med_out(outcome.case, refund_out(outcome.refund) if outcome.refund else None)
-    return await _sandbox_page(request, uow, clock, case=shown, notice=f"MED case {case_id}: {shown.status}.")
+    lang = language_of(request)
+    word = lang.gettext(status_for("med", shown.status).label)
+    notice = lang.gettext("MED case %(id)s: %(status)s.", id=case_id, status=word)
+    return await _sandbox_page(request, uow, clock, case=shown, notice=notice)
 
 
 @post("/sandbox/clock", name="console:sandbox-clock", include_in_schema=False, status_code=200)
@@ -269,6 +287,6 @@ async def advance_clock(
             typed={"clock": typed},
             errors={"clock": FormErrors(exc, CLOCK_FIELDS, CLOCK_KINDS)},
         )
-    return await _sandbox_page(
-        request, uow, clock, notice=f"The clock moved: it is now {format_timestamp(clock.now())}."
-    )
+    lang = language_of(request)
+    notice = lang.gettext("The clock moved: it is now %(now)s.", now=lang.moment(clock.now()))
+    return await _sandbox_page(request, uow, clock, notice=notice)

@@ -22,6 +22,9 @@ from pixcore.errors import PixError
 from pixinfra.settings import Settings
 from pixweb.allow import answer_options
 from pixweb.api.deps import provided
+from pixweb.console.domain_text import in_language
+from pixweb.console.language import COOKIE as LANGUAGE_COOKIE
+from pixweb.console.language import LANGUAGES, Language, choose, noop
 from pixweb.console.session import COOKIE, PRE_COOKIE, ConsoleSession
 from pixweb.errors import status_of
 from pixweb.field_paths import on_the_wire
@@ -34,11 +37,13 @@ __all__ = [
     "before_console_request",
     "console_exception",
     "end_session",
+    "language_of",
     "page",
     "presented_fingerprint",
     "redirect",
     "safe_next",
     "session_of",
+    "set_language",
     "start_session",
 ]
 
@@ -47,7 +52,10 @@ CONTENT_SECURITY_POLICY = (
     "form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
 )
 SIGN_IN = "/console/sign-in"
-OPEN_PATHS = (SIGN_IN,)
+LANGUAGE = "/console/language"
+OPEN_PATHS = (SIGN_IN, LANGUAGE)
+CHECK_FIELDS = noop("Some fields need correcting: see the message beside each.")
+LANGUAGE_LIFETIME = 365 * 24 * 3600  # the switch's choice is kept a year
 CSRF_FIELD = "csrf"
 CERT_HEADER = "x-ssl-client-cert"
 _UNREADABLE = "unreadable"  # the fingerprint of a certificate header that does not parse: none matches
@@ -62,6 +70,15 @@ def _settings(request: Request[Any, Any, Any]) -> Settings:
 def session_of(request: Request[Any, Any, Any]) -> ConsoleSession:
     session: ConsoleSession = request.state.console_session
     return session
+
+
+def language_of(request: Request[Any, Any, Any]) -> Language:
+    """The request's language: the switch's cookie, else ``Accept-Language``, else Brazilian Portuguese."""
+    chosen: Language | None = getattr(request.state, "console_language", None)
+    if chosen is None:
+        chosen = choose(request.cookies.get(LANGUAGE_COOKIE), request.headers.get("accept-language"))
+        request.state.console_language = chosen
+    return chosen
 
 
 def account_of(request: Request[Any, Any, Any]) -> int:
@@ -82,26 +99,32 @@ def safe_next(target: str | None) -> str:
     return target
 
 
-def _with_session(request: Request[Any, Any, Any], response: Response[Any]) -> Response[Any]:
-    """The cookies a response gives: a new session's token (sign-in), its removal (sign-out), and
-    before sign-in the CSRF token of the sign-in form. The session's own timing is on the server."""
+def _cookie(request: Request[Any, Any, Any], key: str, value: str, lifetime: int) -> Cookie:
+    """A console cookie: the console's paths only, out of scripts' reach, secure over https."""
     settings = _settings(request)
-    session = session_of(request)
     secure = (
         request.url.scheme == "https" or settings.public_url.startswith("https://") or settings.production
     )
+    return Cookie(
+        key=key, value=value, path="/console", max_age=lifetime, httponly=True, samesite="lax", secure=secure
+    )
+
+
+def set_language(request: Request[Any, Any, Any], response: Response[Any], code: str) -> Response[Any]:
+    """The switch's choice, kept by the browser: every page of the console in ``code`` from now on."""
+    if code not in LANGUAGES:
+        raise ValueError(code)
+    response.set_cookie(_cookie(request, LANGUAGE_COOKIE, code, LANGUAGE_LIFETIME))
+    return response
+
+
+def _with_session(request: Request[Any, Any, Any], response: Response[Any]) -> Response[Any]:
+    """The cookies a response gives: a new session's token (sign-in), its removal (sign-out), and
+    before sign-in the CSRF token of the sign-in form. The session's own timing is on the server."""
+    session = session_of(request)
 
     def cookie(key: str, value: str) -> Cookie:
-        lifetime = int(LIFETIME.total_seconds())
-        return Cookie(
-            key=key,
-            value=value,
-            path="/console",
-            max_age=lifetime,
-            httponly=True,
-            samesite="lax",
-            secure=secure,
-        )
+        return _cookie(request, key, value, int(LIFETIME.total_seconds()))
 
     if session.issued is not None:
         response.set_cookie(cookie(COOKIE, session.issued))
@@ -139,18 +162,42 @@ async def end_session(request: Request[Any, Any, Any], sessions: ConsoleSessions
     request.state.console_session = ConsoleSession(csrf=ConsoleSession.anonymous().csrf, signed_out=True)
 
 
+def _here(request: Request[Any, Any, Any]) -> str:
+    """Where the language switch comes back to: this page, if it is one to open again (a GET)."""
+    if request.method != "GET":
+        return "/console"
+    query = request.url.query
+    return request.url.path + (f"?{query}" if query else "")
+
+
+def _in_language(value: Any, lang: Language) -> Any:
+    """A form's errors (or a page's forms' errors) in the page's language; anything else as is."""
+    if isinstance(value, FormErrors):
+        return value.translated(lang)
+    if isinstance(value, dict) and any(isinstance(item, FormErrors) for item in value.values()):
+        return {name: _in_language(item, lang) for name, item in value.items()}
+    return value
+
+
 def page(
     request: Request[Any, Any, Any], template: str, *, status_code: int = 200, **context: Any
 ) -> Response[Any]:
+    """``template`` in the request's language (``lang``; errors of forms translated as far as the
+    catalogs know the domain's words)."""
     session = session_of(request)
+    lang = language_of(request)
     base = {
         "csrf": session.csrf,
         "account_id": session.account_id,
         "sandbox": _settings(request).sandbox,
         "path": request.url.path,
+        "here": _here(request),
+        "lang": lang,
+        "languages": LANGUAGES,
     }
+    shown = {name: _in_language(value, lang) for name, value in context.items()}
     return _with_session(
-        request, Template(template, context=base | context, status_code=status_code, media_type="text/html")
+        request, Template(template, context=base | shown, status_code=status_code, media_type="text/html")
     )
 
 
@@ -194,6 +241,24 @@ class FormErrors:
     def __bool__(self) -> bool:
         return self.message is not None
 
+    def translated(self, lang: Language) -> FormErrors:
+        """The same errors in ``lang``, as far as the catalogs know the domain's words."""
+        copy = FormErrors()
+        copy.message = in_language(self.message, lang) if self.message is not None else None
+        copy.by_field = {
+            field: [in_language(text, lang) for text in texts] for field, texts in self.by_field.items()
+        }
+        copy.other = [in_language(text, lang) for text in self.other]
+        return copy
+
+    def replacing(self, field: str, message: str | None) -> FormErrors:
+        """``message`` (the console's own, a catalog text) beside ``field`` instead of the rules'
+        words, the message on top pointing at the fields; unchanged when ``message`` is None."""
+        if message is not None:
+            self.by_field[field] = [message]
+            self.message = CHECK_FIELDS
+        return self
+
     def of(self, field: str) -> list[str]:
         return self.by_field.get(field, [])
 
@@ -231,12 +296,15 @@ async def before_console_request(request: Request[Any, Any, Any]) -> Response[An
         form = await request.form()
         sent = form.get(CSRF_FIELD)
         if not isinstance(sent, str) or not hmac.compare_digest(sent.encode(), session.csrf.encode()):
+            lang = language_of(request)
             return page(
                 request,
                 "error.html",
                 status_code=403,
-                title="Form expired",
-                message="This form is out of date or was not sent by this console: open the page again.",
+                title=lang.gettext("Form expired"),
+                message=lang.gettext(
+                    "This form is out of date or was not sent by this console: open the page again."
+                ),
             )
     return None
 
@@ -245,10 +313,11 @@ def console_exception(request: Request[Any, Any, Any], exc: PixError) -> Respons
     """A use case's error outside a form (a charge of another account: 404) as a console page."""
     if not hasattr(request.state, "console_session"):
         request.state.console_session = ConsoleSession.anonymous()
+    lang = language_of(request)
     return page(
         request,
         "error.html",
         status_code=status_of(exc),
-        title="Not found" if status_of(exc) == 404 else "Cannot do that",
-        message=on_the_wire(exc)[0],
+        title=lang.gettext("Not found") if status_of(exc) == 404 else lang.gettext("Cannot do that"),
+        message=in_language(on_the_wire(exc)[0], lang),
     )

@@ -29,7 +29,7 @@ from pixcore.webhooks.webhook_service import (
 )
 from pixinfra.settings import Settings
 from pixweb.api.deps import Injected
-from pixweb.console.web import FormErrors, account_of, page, redirect
+from pixweb.console.web import FormErrors, account_of, language_of, page, redirect
 from pixweb.errors import status_of
 from pixweb.webhooks.webhooks import delivery_detail_out, delivery_out, webhook_out
 
@@ -86,7 +86,7 @@ async def _webhooks_page(
         request,
         "webhooks.html",
         status_code=status_code,
-        title="Webhooks",
+        title=language_of(request).gettext("Webhooks"),
         webhooks=[webhook_out(webhook) for webhook in listed],
         typed=typed or {"url": "", "event_type": EventType.CASH_IN.value, "headers": ""},
         errors=errors or FormErrors(),
@@ -147,11 +147,18 @@ async def register(
         return await _webhooks_page(
             request, uow, settings, probe, typed=typed, errors=errors, status_code=status_of(exc)
         )
-    webhook = registered.webhook
+    webhook, lang = registered.webhook, language_of(request)
     if registered.created:
-        notice = f"Webhook {webhook.id} registered for {webhook.event_type}."
+        notice = lang.gettext(
+            "Webhook %(id)s registered for %(event)s.", id=webhook.id, event=webhook.event_type
+        )
     else:
-        notice = f"Webhook {webhook.id} updated for {webhook.event_type}: version {webhook.version}."
+        notice = lang.gettext(
+            "Webhook %(id)s updated for %(event)s: version %(version)s.",
+            id=webhook.id,
+            event=webhook.event_type,
+            version=webhook.version,
+        )
     return await _webhooks_page(request, uow, settings, probe, notice=notice)
 
 
@@ -193,7 +200,7 @@ async def test_event(
             settings,
             probe,
             status_code=503,
-            notice="Test events are unavailable: this process has no notifier.",
+            notice=language_of(request).gettext("Test events are unavailable: this process has no notifier."),
         )
     result = await send_test_event(uow, clock, probe, account_id=account_of(request), webhook_id=webhook_id)
     return await _webhooks_page(request, uow, settings, probe, test=(webhook_id, result))
@@ -229,7 +236,7 @@ async def rotate_secret(
         settings,
         probe,
         secret=secret.secret,
-        notice="A new signing secret: for 24 hours the previous one signs too.",
+        notice=language_of(request).gettext("A new signing secret: for 24 hours the previous one signs too."),
     )
 
 
@@ -272,9 +279,9 @@ async def deliveries(
     raw = {"webhookId": webhook_id, "status": status, "eventType": event_type}
     given = {name: value for name, value in raw.items() if value}
     context: dict[str, Any] = {
-        "title": "Webhook deliveries",
+        "title": language_of(request).gettext("Webhook deliveries"),
         "filters": given,
-        "statuses": [s.value for s in DeliveryStatus],
+        "delivery_states": [s.value for s in DeliveryStatus],
         "event_types": [t.value for t in EventType],
     }
     try:
@@ -311,7 +318,7 @@ async def delivery(
     return page(
         request,
         "delivery.html",
-        title=f"Delivery {detail.id}",
+        title=language_of(request).gettext("Delivery %(id)s", id=detail.id),
         item=detail,
         payload=json.dumps(payload, indent=2, ensure_ascii=False, sort_keys=True, default=str),
     )

@@ -61,7 +61,7 @@ async def test_sign_in_sets_a_protected_cookie_and_returns_to_the_page_asked_for
     overview = await api.client.get("/console")
     assert overview.status_code == 200
     assert f"Account {client.account_id}" in overview.text
-    assert "R$ 0.00" in overview.text
+    assert "R$0.00" in overview.text  # Babel's English format
     policy = overview.headers["content-security-policy"]
     assert "default-src 'self'" in policy
     assert "unsafe-inline" not in policy
@@ -142,8 +142,8 @@ async def test_another_accounts_charge_is_not_found(pg_uow: UnitOfWorkFactory, a
         for action in ("/cancel", "/pay"):
             answer = await second.post(path + action, data={"csrf": token})
             assert answer.status_code == 404, action
-            assert "Charge not found." in answer.text  # the API's message
-    assert "ATIVA" in (await api.client.get(path)).text  # the owner's charge is untouched
+            assert "Cobrança não encontrada." in answer.text  # the API's message, in Portuguese
+    assert 'id="charge-status">Open<' in (await api.client.get(path)).text  # the owner's charge is untouched
 
 
 async def test_form_errors_show_the_api_message_beside_the_field_and_keep_the_input(
@@ -153,12 +153,12 @@ async def test_form_errors_show_the_api_message_beside_the_field_and_keep_the_in
     await sign_in(api.client, client)
     charges = await api.client.get("/console/charges")
     refused = await api.client.post(
-        "/console/charges", data={"amount": "10,5", "expiration": "soon", "csrf": csrf_of(charges)}
+        "/console/charges", data={"amount": "10.501", "expiration": "soon", "csrf": csrf_of(charges)}
     )
     assert refused.status_code == 400
-    assert 'value="10,5"' in refused.text
+    assert 'value="10.501"' in refused.text
     assert 'value="soon"' in refused.text
-    assert 'id="e-amount"' in refused.text
+    assert 'id="e-amount">At most two decimals (centavos), as 42.90.<' in refused.text
     assert 'id="e-expiration"' in refused.text
     assert "Traceback" not in refused.text
     send = await api.client.get("/console/send")

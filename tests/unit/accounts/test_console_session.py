@@ -17,6 +17,7 @@ from pixcore.errors import InvalidPixKey, ValidationError
 from pixcore.queries.rules import DayFlow
 from pixcore.testing import InMemoryStore, PlainHasher
 from pixweb.console.chart import daily_chart
+from pixweb.console.language import language
 from pixweb.console.session import ConsoleSession as WebSession
 from pixweb.console.web import FormErrors, safe_next
 
@@ -160,11 +161,19 @@ def test_the_chart_draws_each_day_in_and_out_scaled_to_the_largest() -> None:
         DayFlow(date(2026, 11, 2), 10_000, 2_500),
         DayFlow(date(2026, 11, 3), 0, 7_000),
     ]
-    svg = str(daily_chart(days))
+    svg = str(daily_chart(days, language("en")))
     assert svg.count('class="bar-in"') == 3
     assert svg.count('class="bar-out"') == 3
-    assert "2026-11-02 in: R$ 100.00" in svg
-    assert "2026-11-02 out: R$ 25.00" in svg
-    assert "2026-11-03 out: R$ 70.00" in svg
-    assert ">100.00</text>" in svg  # the scale's top is the largest day
-    assert 'height="0.0"><title>2026-11-01 in' in svg  # an empty day: a bar of no height
+    assert "Nov 2, 2026 in: R$100.00" in svg
+    assert "Nov 2, 2026 out: R$25.00" in svg
+    assert "Nov 3, 2026 out: R$70.00" in svg
+    assert ">R$100.00</text>" in svg  # the scale's top is the largest day
+    assert 'height="0.0"><title>Nov 1, 2026 in' in svg  # an empty day: a bar of no height
+
+
+def test_the_chart_speaks_portuguese_by_default_language() -> None:
+    days = [DayFlow(date(2026, 11, 2), 123_456, 2_500)]
+    svg = str(daily_chart(days, language("pt_BR")))
+    assert "02/11/2026 entrada: R$\xa01.234,56" in svg
+    assert "Entradas e saídas por dia, últimos 1 dias (UTC)" in svg
+    assert ">02/11</text>" in svg

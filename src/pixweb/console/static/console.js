@@ -1,4 +1,5 @@
 // The console's only script: copy buttons. Pages read and work without it (the code stays selectable).
+// What it says comes from the button's data-copied and data-selected (in the page's language).
 "use strict";
 document.addEventListener("DOMContentLoaded", () => {
   for (const button of document.querySelectorAll("button[data-copy]")) {
@@ -10,9 +11,9 @@ document.addEventListener("DOMContentLoaded", () => {
       source.select();
       try {
         await navigator.clipboard.writeText(source.value);
-        if (status) status.textContent = "Copied.";
+        if (status) status.textContent = button.dataset.copied || "";
       } catch {
-        if (status) status.textContent = "Selected: press Ctrl+C to copy.";
+        if (status) status.textContent = button.dataset.selected || "";
       }
     });
   }

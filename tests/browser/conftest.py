@@ -77,6 +77,9 @@ def browser() -> Iterator[webdriver.Chrome]:
     # Pages must need nothing from the internet: every host but the service's own fails to resolve,
     # and the requests made are logged (Chrome's performance log) for tests to read (`requested`).
     options.add_argument("--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1")
+    # A Brazilian browser: the console's default language and money format, as its users see it.
+    options.add_argument("--lang=pt-BR")
+    options.add_experimental_option("prefs", {"intl.accept_languages": "pt-BR,pt"})
     options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
     driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
     driver.implicitly_wait(5)

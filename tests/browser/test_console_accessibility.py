@@ -72,53 +72,53 @@ async def test_every_page_passes_axe_core(browser: webdriver.Chrome, console: Co
         checked[name] = blocking(violations)
 
     driver.get(url + "/console")
-    assert heading(driver) == "Sign in"
+    assert heading(driver) == "Entrar"
     check("sign-in")
     fill(driver, {"client_id": str(first["clientId"]), "client_secret": "wrong"})
     navigate(driver, driver.find_element(By.CSS_SELECTOR, "form button.primary"))
     check("sign-in, refused")
     sign_in(driver, console, first)
-    assert heading(driver) == "Overview"
+    assert heading(driver) == "Visão geral"
 
-    navigate(driver, driver.find_element(By.LINK_TEXT, "Receive (sandbox)"))
+    navigate(driver, driver.find_element(By.LINK_TEXT, "Receber (sandbox)"))
     check("receive (sandbox)")
     fill(driver, {"pix_key": "not a key", "amount": "1"})
     navigate(driver, driver.find_element(By.CSS_SELECTOR, "form button.primary"))
     assert driver.find_element(By.ID, "e-pix_key").text
     check("receive, with errors")
-    fill(driver, {"pix_key": str(first["keys"][0]), "amount": "25.00"})  # type: ignore[index]
+    fill(driver, {"pix_key": str(first["keys"][0]), "amount": "25,00"})  # type: ignore[index]
     navigate(driver, driver.find_element(By.CSS_SELECTOR, "form button.primary"))
-    assert heading(driver) == "Transactions"
+    assert heading(driver) == "Transações"
     check("transactions")
     navigate(driver, driver.find_element(By.CSS_SELECTOR, "table tbody a"))
-    assert heading(driver).startswith("Transaction ")
+    assert heading(driver).startswith("Transação ")
     check("a transaction")
     driver.get(url + "/console/transactions?size=0")
     assert driver.find_element(By.CSS_SELECTOR, ".alert").text
     check("transactions, refused filter")
 
-    navigate(driver, driver.find_element(By.LINK_TEXT, "Charges"))
+    navigate(driver, driver.find_element(By.LINK_TEXT, "Cobranças"))
     check("charges")
-    fill(driver, {"amount": "3.21"})
+    fill(driver, {"amount": "3,21"})
     navigate(driver, driver.find_element(By.CSS_SELECTOR, "form[method=post] button.primary"))
-    assert heading(driver).startswith("Charge ")
+    assert heading(driver).startswith("Cobrança ")
     check("a charge")
 
-    navigate(driver, driver.find_element(By.LINK_TEXT, "Send a PIX"))
+    navigate(driver, driver.find_element(By.LINK_TEXT, "Enviar um PIX"))
     check("send")
-    fill(driver, {"pix_key": str(console.second["keys"][0]), "amount": "1.00"})  # type: ignore[index]
+    fill(driver, {"pix_key": str(console.second["keys"][0]), "amount": "1,00"})  # type: ignore[index]
     navigate(driver, driver.find_element(By.CSS_SELECTOR, "form button.primary"))
-    assert heading(driver).startswith("Transaction ")
+    assert heading(driver).startswith("Transação ")
     check("a transaction sent")
-    navigate(driver, driver.find_element(By.LINK_TEXT, "Transactions"))
+    navigate(driver, driver.find_element(By.LINK_TEXT, "Transações"))
     assert driver.find_elements(By.CSS_SELECTOR, "td.debit")
     assert driver.find_elements(By.CSS_SELECTOR, "td.credit")
     check("transactions, in and out")
-    navigate(driver, driver.find_element(By.LINK_TEXT, "Overview"))
+    navigate(driver, driver.find_element(By.LINK_TEXT, "Visão geral"))
     assert driver.find_elements(By.CSS_SELECTOR, "svg.chart rect.bar-in")
     check("overview")
     driver.get(url + "/console/charges/" + "N" * 30)
-    assert heading(driver) == "Not found"
+    assert heading(driver) == "Não encontrado"
     check("not found")
 
     assert {name: problems for name, problems in checked.items() if problems} == {}
@@ -132,17 +132,24 @@ def focused(driver: webdriver.Chrome) -> str:
 
 
 async def test_sign_in_with_the_keyboard_alone(browser: webdriver.Chrome, console: Console) -> None:
-    """Tab from the top of the page: the skip link, the client id, the secret, the button; the
-    fields take what is typed into them, and Enter in the last field signs in."""
+    """Tab from the top of the page: the skip link, the language switch, the client id, the
+    secret, the button; the fields take what is typed into them, and Enter in the last field signs in."""
     driver, url, first = browser, console.url, console.first
     driver.get(url + "/console/transactions")
-    assert heading(driver) == "Sign in"
+    assert heading(driver) == "Entrar"
     keys = ActionChains(driver)
     order = []
-    for _ in range(4):
+    for _ in range(6):
         keys.send_keys(Keys.TAB).perform()
         order.append(focused(driver))
-    assert order == ["a:Skip to content", "f-client_id", "f-client_secret", "button:Sign in"]
+    assert order == [
+        "a:Pular para o conteúdo",
+        "button:Português",
+        "button:English",
+        "f-client_id",
+        "f-client_secret",
+        "button:Entrar",
+    ]
     assert driver.switch_to.active_element.is_displayed()  # the skip link shows when focused
 
     keys.key_down(Keys.SHIFT).send_keys(Keys.TAB).send_keys(Keys.TAB).key_up(Keys.SHIFT).perform()
@@ -153,11 +160,11 @@ async def test_sign_in_with_the_keyboard_alone(browser: webdriver.Chrome, consol
     keys.send_keys(Keys.ENTER).perform()
     WebDriverWait(driver, 10).until(expected_conditions.staleness_of(page))
     assert driver.current_url == url + "/console/transactions"  # back to the page asked for
-    assert heading(driver) == "Transactions"
+    assert heading(driver) == "Transações"
 
     # Signed in, the skip link still comes first and leads past the navigation to the content.
     keys.send_keys(Keys.TAB).perform()
-    assert focused(driver) == "a:Skip to content"
+    assert focused(driver) == "a:Pular para o conteúdo"
     keys.send_keys(Keys.ENTER).perform()
     assert driver.current_url.endswith("#main")
     keys.send_keys(Keys.TAB).perform()

@@ -9,7 +9,7 @@ from typing import Any
 from litestar import Request, Response, post
 
 from pixweb.console.language import LANGUAGES
-from pixweb.console.web import language_of, page, redirect, safe_next, set_language
+from pixweb.console.web import error_page, language_of, redirect, safe_next, set_language
 
 __all__ = ["switch_language"]
 
@@ -20,11 +20,9 @@ async def switch_language(request: Request[Any, Any, Any]) -> Response[Any]:
     code, back = form.get("lang"), form.get("next")
     if not isinstance(code, str) or code not in LANGUAGES:
         lang = language_of(request)
-        return page(
-            request,
-            "error.html",
-            status_code=400,
-            title=lang.gettext("Unknown language"),
-            message=lang.gettext("The console speaks Portuguese (pt_BR) and English (en)."),
+        title, message = (
+            lang.gettext("Unknown language"),
+            lang.gettext("The console speaks Portuguese (pt_BR) and English (en)."),
         )
+        return error_page(request, 400, title, message)
     return set_language(request, redirect(request, safe_next(back if isinstance(back, str) else None)), code)

@@ -37,6 +37,7 @@ __all__ = [
     "before_console_request",
     "console_exception",
     "end_session",
+    "error_page",
     "language_of",
     "page",
     "presented_fingerprint",
@@ -201,6 +202,11 @@ def page(
     )
 
 
+def error_page(request: Request[Any, Any, Any], status_code: int, title: str, message: str) -> Response[Any]:
+    """A page that says only what went wrong (``title`` and ``message`` in the page's language)."""
+    return page(request, "error.html", status_code=status_code, title=title, message=message)
+
+
 def redirect(request: Request[Any, Any, Any], url: str) -> Response[Any]:
     return _with_session(request, Redirect(path=url, status_code=303))
 
@@ -297,12 +303,11 @@ async def before_console_request(request: Request[Any, Any, Any]) -> Response[An
         sent = form.get(CSRF_FIELD)
         if not isinstance(sent, str) or not hmac.compare_digest(sent.encode(), session.csrf.encode()):
             lang = language_of(request)
-            return page(
+            return error_page(
                 request,
-                "error.html",
-                status_code=403,
-                title=lang.gettext("Form expired"),
-                message=lang.gettext(
+                403,
+                lang.gettext("Form expired"),
+                lang.gettext(
                     "This form is out of date or was not sent by this console: open the page again."
                 ),
             )
@@ -314,10 +319,5 @@ def console_exception(request: Request[Any, Any, Any], exc: PixError) -> Respons
     if not hasattr(request.state, "console_session"):
         request.state.console_session = ConsoleSession.anonymous()
     lang = language_of(request)
-    return page(
-        request,
-        "error.html",
-        status_code=status_of(exc),
-        title=lang.gettext("Not found") if status_of(exc) == 404 else lang.gettext("Cannot do that"),
-        message=in_language(on_the_wire(exc)[0], lang),
-    )
+    title = lang.gettext("Not found") if status_of(exc) == 404 else lang.gettext("Cannot do that")
+    return error_page(request, status_of(exc), title, in_language(on_the_wire(exc)[0], lang))

@@ -24,14 +24,19 @@ def nobody(api: Api) -> None:
     del api.client.headers["Accept-Language"]
 
 
+async def overview_of_a_payee(pg_uow: UnitOfWorkFactory, api: Api) -> httpx.Response:
+    """The overview of a new account that received R$ 1.234,56, in the client's language."""
+    client = await new_client(pg_uow)
+    await received(api.client, client, amount="1234.56")
+    await sign_in(api.client, client)
+    return await api.client.get("/console")
+
+
 async def test_a_browser_that_says_nothing_gets_portuguese_and_brazils_money(
     pg_uow: UnitOfWorkFactory, api: Api
 ) -> None:
     nobody(api)
-    client = await new_client(pg_uow)
-    await received(api.client, client, amount="1234.56")
-    await sign_in(api.client, client)
-    page = await api.client.get("/console")
+    page = await overview_of_a_payee(pg_uow, api)
     assert '<html lang="pt-BR">' in page.text
     assert "<h1>Visão geral</h1>" in page.text
     assert 'id="balance-available">R$\xa01.234,56<' in page.text  # R$ 1.234,56, a no-break space
@@ -47,10 +52,7 @@ async def test_a_browser_that_says_nothing_gets_portuguese_and_brazils_money(
 
 async def test_a_browser_that_prefers_english_gets_english(pg_uow: UnitOfWorkFactory, api: Api) -> None:
     api.client.headers["Accept-Language"] = "en-US,en;q=0.9,pt;q=0.5"
-    client = await new_client(pg_uow)
-    await received(api.client, client, amount="1234.56")
-    await sign_in(api.client, client)
-    page = await api.client.get("/console")
+    page = await overview_of_a_payee(pg_uow, api)
     assert '<html lang="en">' in page.text
     assert "<h1>Overview</h1>" in page.text
     assert 'id="balance-available">R$1,234.56<' in page.text

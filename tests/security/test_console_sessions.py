@@ -76,7 +76,7 @@ class Browser:
                 page = await stale.get(answer.headers["location"])
                 assert page.status_code == 200
                 assert SIGN_IN_FORM in page.text
-                assert f"Account {self.client.account_id}" not in page.text
+                assert f"Conta {self.client.account_id}" not in page.text
             sent = await stale.post(
                 "/console/send",
                 data={
@@ -169,7 +169,7 @@ async def opened_browsers(
         after = await _money(database, client.account_id)
         assert (after[0], after[2]) == (before[0] - 100, before[2] + 1)
         form = await http.get("/console/send")
-        assert f"Account {client.account_id}" in form.text
+        assert f"Conta {client.account_id}" in form.text
         cookie = http.cookies.get(COOKIE)
         assert cookie is not None
         return Browser(
@@ -298,7 +298,7 @@ async def test_an_idle_session_ends_and_sign_in_returns_to_the_page(
     await browser.replay()
     asked = await browser.http.get("/console/transactions?status=CONFIRMED")
     assert asked.headers["location"] == "/console/sign-in?next=%2Fconsole%2Ftransactions%3Fstatus%3DCONFIRMED"
-    assert "session expired" in (await browser.http.get(asked.headers["location"])).text
+    assert "Sua sessão expirou" in (await browser.http.get(asked.headers["location"])).text
     again = await _sign_in(browser.http, browser.client, "/console/transactions?status=CONFIRMED")
     assert (again.status_code, again.headers["location"]) == (303, "/console/transactions?status=CONFIRMED")
     assert again.cookies.get(COOKIE) not in (None, browser.cookie)  # a new session, never the old id
@@ -317,7 +317,7 @@ async def test_a_busy_session_ends_eight_hours_after_sign_in(
     sessions.clock = SystemClock(offset=timedelta(minutes=29 * 17))  # 8 h 13 min since sign-in
     await browser.replay()
     asked = await browser.http.get("/console")
-    assert "session expired" in (await browser.http.get(asked.headers["location"])).text
+    assert "Sua sessão expirou" in (await browser.http.get(asked.headers["location"])).text
 
 
 @pytest.fixture
@@ -363,4 +363,4 @@ async def test_in_production_a_session_opens_only_with_the_certificate_it_signed
         own.cookies.set(COOKIE, browser.cookie, domain="127.0.0.1", path="/console")
         page = await own.get("/console")
         assert page.status_code == 200
-        assert f"Account {browser.client.account_id}" in page.text
+        assert f"Conta {browser.client.account_id}" in page.text

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from pixweb.console.language import Language, noop
+from pixweb.console.language import SOURCE, Language, noop
 
 __all__ = ["TEXTS", "in_language"]
 
@@ -76,6 +76,7 @@ TEXTS = (
     noop("The sandbox is off in this service."),
 )
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
+_AMOUNT = re.compile(r"[0-9]{1,12}\.[0-9]{2}")
 _PARTS = re.compile(r"(; |: )")  # between a summary and its details, and between details
 
 
@@ -102,12 +103,18 @@ def _whole(text: str, lang: Language) -> str | None:
         return translated
     for pattern, source in _shapes():
         if found := pattern.fullmatch(text):
-            return lang.translations.gettext(source) % found.groupdict()
+            values = found.groupdict()
+            if _AMOUNT.fullmatch(values.get("amount", "")):
+                values["amount"] = lang.reais(values["amount"])  # the API's 5.00 as the page writes money
+            return lang.translations.gettext(source) % values
     return None
 
 
 def in_language(text: str, lang: Language) -> str:
-    """A domain message in ``lang``: whole if the catalog knows it, else each part it knows."""
+    """A domain message in ``lang``: whole if the catalog knows it, else each part it knows; in
+    English, the catalogs' own language, exactly as the API says it."""
+    if lang.code == SOURCE:
+        return text
     whole = _whole(text, lang)
     if whole is not None:
         return whole

@@ -20,11 +20,13 @@ from babel.support import NullTranslations, Translations
 
 from pixcore.money import cents_to_decimal
 
-__all__ = ["COOKIE", "DEFAULT", "LANGUAGES", "LOCALE_DIR", "Language", "choose", "language", "noop"]
+__all__ = ["COOKIE", "DEFAULT", "LANGUAGES", "LOCALE_DIR", "SOURCE", "Language", "choose", "language", "noop"]
 
 LOCALE_DIR = Path(__file__).parent / "locale"
 COOKIE = "pix_console_lang"
 DEFAULT = "pt_BR"
+SOURCE = "en"
+"""The language the texts are written in (the catalogs' ``msgid``, and the domain's messages)."""
 LANGUAGES = {"pt_BR": "Português", "en": "English"}
 """Each language of the console, by its catalog's name, with its own name for the switch."""
 _DATES = {"pt_BR": "short", "en": "medium"}  # 05/01/2025; Jan 5, 2025

@@ -271,7 +271,7 @@ async def test_the_certificate_header_is_required_text(api: Api) -> None:
     assert [h["name"] for h in headers if "null" in types_of(h["schema"])] == []
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def resolver() -> StaticResolver:
     """The one name a test here registers, answered by the app's resolver without any network."""
     return StaticResolver({"hooks.example.com": ["93.184.216.34"]})

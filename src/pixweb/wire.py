@@ -12,16 +12,18 @@ made by ``pixcore.clock.format_timestamp``.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 from litestar import Request, Response
 from litestar.exceptions import SerializationException
-from litestar.openapi.spec import OpenAPIType, Schema
+from litestar.openapi.spec import OpenAPIFormat, OpenAPIType, Schema
 from litestar.plugins import OpenAPISchemaPlugin
 from litestar.response.base import MEDIA_TYPE_APPLICATION_JSON_PATTERN
 from litestar.serialization import default_serializer
 from litestar.typing import FieldDefinition
+
+from pixweb.api.fields import MONEY_FORMAT, MONEY_NUMBER
 
 __all__ = ["DecimalAsNumber", "PixRequest", "PixResponse", "decode_body", "encode_json"]
 
@@ -75,7 +77,8 @@ class PixResponse(Response[Any]):
 
 class DecimalAsNumber(OpenAPISchemaPlugin):
     """The OpenAPI document types ``Decimal`` as the number it is on the wire (Litestar's default
-    says string, which is msgspec's default encoding, not ours)."""
+    says string, which is msgspec's default encoding, not ours): every ``Decimal`` of an answer is
+    money, a number of hundredths (``pixweb.api.fields.MONEY_NUMBER``)."""
 
     @staticmethod
     def is_plugin_supported_type(value: Any) -> bool:
@@ -86,4 +89,9 @@ class DecimalAsNumber(OpenAPISchemaPlugin):
         field_definition: FieldDefinition,  # noqa: ARG002 - the plugin protocol's signature
         schema_creator: Any,  # noqa: ARG002
     ) -> Schema:
-        return Schema(type=OpenAPIType.NUMBER)
+        # Litestar's enumeration of formats has no "decimal"; the document writes the text as is.
+        return Schema(
+            type=OpenAPIType.NUMBER,
+            multiple_of=MONEY_NUMBER["multipleOf"],
+            format=cast("OpenAPIFormat", MONEY_FORMAT),
+        )

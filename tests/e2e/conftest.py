@@ -11,7 +11,7 @@ import asyncio
 import os
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import httpx
@@ -71,17 +71,37 @@ async def running_api(
     if task.done():
         task.result()  # start-up failed: raise its error here
     try:
-        transport = httpx.ASGITransport(app=app)
-        # The console's pages in English (its default is Brazilian Portuguese, which
-        # tests/e2e/console/test_console_language.py checks); the API's answers have one language.
-        english = {"Accept-Language": "en"}
-        async with httpx.AsyncClient(
-            transport=transport, base_url="http://127.0.0.1:8000", headers=english
-        ) as client:
+        async with client_of(app) as client:
             yield Api(client=client, clock=clock, settings=settings, app=app)
     finally:
         stop.set()
         await task
+
+
+@asynccontextmanager
+async def client_of(app: Litestar) -> AsyncIterator[httpx.AsyncClient]:
+    """An HTTP client on a running app, with a cookie jar of its own. It asks for the console's
+    pages in English (their default is Brazilian Portuguese, which
+    tests/e2e/console/test_console_language.py checks); the API's answers have one language."""
+    transport = httpx.ASGITransport(app=app)
+    english = {"Accept-Language": "en"}
+    async with httpx.AsyncClient(
+        transport=transport, base_url="http://127.0.0.1:8000", headers=english
+    ) as client:
+        yield client
+
+
+@asynccontextmanager
+async def fresh_client(shared: Api) -> AsyncIterator[Api]:
+    """``shared`` (an app serving a whole module) with a new client, no cookie of an earlier test;
+    its clock, which the test may move on, is put back afterwards."""
+    assert shared.app is not None
+    offset = shared.clock.offset
+    try:
+        async with client_of(shared.app) as client:
+            yield replace(shared, client=client)
+    finally:
+        shared.clock.offset = offset
 
 
 def _grouping() -> dict[str, int]:
@@ -94,16 +114,38 @@ def _grouping() -> dict[str, int]:
     return {field: int(os.environ[name]) for field, name in names.items() if name in os.environ}
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def resolver() -> HostResolver | None:
     """The host resolver of webhook registration the ``api`` is built with: the operating system's
     here; a module whose tests register names overrides this fixture with a ``StaticResolver``."""
     return None
 
 
+@pytest.fixture(scope="module")
+async def module_api(
+    database: Database, tmp_path_factory: pytest.TempPathFactory, resolver: HostResolver | None
+) -> AsyncIterator[Api]:
+    """The app, one per test module: building it (Litestar registers every handler) costs more than
+    most tests, and a test's state lives in the accounts it opens, not in the app. Settlement is
+    driven by the tests (settle_due) unless a test starts the loop itself."""
+    settings = Settings(
+        database_url=database.url, data_dir=tmp_path_factory.mktemp("api"), run_workers=False, **_grouping()
+    )
+    async with running_api(settings, SystemClock(), database, resolver=resolver) as running:
+        yield running
+
+
 @pytest.fixture
-async def api(database: Database, tmp_path: Path, resolver: HostResolver | None) -> AsyncIterator[Api]:
-    # Settlement is driven by the tests (settle_due) unless a test starts the loop itself.
+async def api(module_api: Api) -> AsyncIterator[Api]:
+    """The module's app with a client of this test's own (its own cookies). A test that changes the
+    app itself (its clock, its counters, its settings) uses ``own_api`` instead."""
+    async with fresh_client(module_api) as fresh:
+        yield fresh
+
+
+@pytest.fixture
+async def own_api(database: Database, tmp_path: Path, resolver: HostResolver | None) -> AsyncIterator[Api]:
+    """An app of this test's own, as ``api``'s."""
     settings = Settings(database_url=database.url, data_dir=tmp_path, run_workers=False, **_grouping())
     async with running_api(settings, SystemClock(), database, resolver=resolver) as running:
         yield running

@@ -24,7 +24,7 @@ from pixcore.testing import StaticResolver
 from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.postgres.pool import Database
 from pixinfra.settings import Settings
-from tests.e2e.conftest import Api, running_api
+from tests.e2e.conftest import Api, fresh_client, running_api
 from tests.support import Client, bearer, new_client
 
 __all__ = [
@@ -40,18 +40,21 @@ __all__ = [
 ERROR_KEYS = {"statusCode", "message", "error"}
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def resolver() -> StaticResolver:
     """The app's host resolver: the names of the test's ``dns`` table only (others do not
     resolve), so that no test asks a real DNS server."""
     return StaticResolver()
 
 
-@pytest.fixture
-async def api(database: Database, tmp_path: Path, resolver: StaticResolver) -> AsyncIterator[Api]:
+@pytest.fixture(scope="module")
+async def module_api(
+    database: Database, tmp_path_factory: pytest.TempPathFactory, resolver: StaticResolver
+) -> AsyncIterator[Api]:
     """The API as deployed by default: private webhook addresses refused, workers off (tests
-    drive settlement), the sandbox on."""
-    settings = Settings(database_url=database.url, data_dir=tmp_path, run_workers=False)
+    drive settlement), the sandbox on. One per module, as ``tests/e2e``'s (``api`` gives each test a
+    client of its own on it)."""
+    settings = Settings(database_url=database.url, data_dir=tmp_path_factory.mktemp("api"), run_workers=False)
     assert settings.webhook_allow_private is False
     async with running_api(settings, SystemClock(), database, resolver=resolver) as running:
         yield running
@@ -93,9 +96,27 @@ def assert_error(response: httpx.Response, status: int, *, reasons: tuple[str, .
 
 
 @pytest.fixture
-def dns(resolver: StaticResolver) -> dict[str, list[str]]:
-    """Names answered by the app's resolver for this test; the test fills (and may change) the table."""
-    return resolver.hosts
+async def api(module_api: Api) -> AsyncIterator[Api]:
+    """The module's app with a client of this test's own (its own cookies)."""
+    async with fresh_client(module_api) as fresh:
+        yield fresh
+
+
+@pytest.fixture
+async def own_api(database: Database, tmp_path: Path, resolver: StaticResolver) -> AsyncIterator[Api]:
+    """An app of this test's own (a test that changes the app: its clock, its counters)."""
+    settings = Settings(database_url=database.url, data_dir=tmp_path, run_workers=False)
+    async with running_api(settings, SystemClock(), database, resolver=resolver) as running:
+        yield running
+
+
+@pytest.fixture
+def dns(resolver: StaticResolver) -> Iterator[dict[str, list[str]]]:
+    """Names answered by the app's resolver for this test; the test fills (and may change) the table,
+    which starts empty and is emptied afterwards (the app, and its resolver, serve the module)."""
+    resolver.hosts.clear()
+    yield resolver.hosts
+    resolver.hosts.clear()
 
 
 _RECORD_FIELDS = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}

@@ -197,6 +197,15 @@ async def browsers(database: Database, pg_uow: UnitOfWorkFactory, api: Api) -> A
 
 
 @pytest.fixture
+async def own_browsers(
+    database: Database, pg_uow: UnitOfWorkFactory, own_api: Api
+) -> AsyncIterator[MakeBrowser]:
+    """Browsers on an app of the test's own, whose sessions' clock the test moves."""
+    async with opened_browsers(database, pg_uow, own_api) as make:
+        yield make
+
+
+@pytest.fixture
 def cli_env(database: Database, tmp_path: Path) -> dict[str, str]:
     assert database.url is not None
     return _base_env(tmp_path / "cli") | {"PIX_DATABASE_URL": database.url}
@@ -287,9 +296,9 @@ async def test_the_operator_ends_one_session_or_all_of_an_account(
 
 
 async def test_an_idle_session_ends_and_sign_in_returns_to_the_page(
-    browsers: MakeBrowser,
+    own_browsers: MakeBrowser,
 ) -> None:
-    browser = await browsers()
+    browser = await own_browsers()
     assert browser.api.app is not None
     sessions = browser.api.app.state.services.console_sessions
     sessions.clock = SystemClock(offset=timedelta(minutes=29))
@@ -306,9 +315,9 @@ async def test_an_idle_session_ends_and_sign_in_returns_to_the_page(
 
 
 async def test_a_busy_session_ends_eight_hours_after_sign_in(
-    browsers: MakeBrowser,
+    own_browsers: MakeBrowser,
 ) -> None:
-    browser = await browsers()
+    browser = await own_browsers()
     assert browser.api.app is not None
     sessions = browser.api.app.state.services.console_sessions
     for step in range(1, 17):  # a page every 29 minutes: never idle, up to 7 h 44 min

@@ -9,6 +9,7 @@ from datetime import datetime
 from urllib.parse import quote
 
 import httpx
+from argon2 import PasswordHasher, profiles
 
 from pixcore.accounts.accounts_service import link_certificate, open_account
 from pixcore.accounts.rules import OpenedAccount
@@ -18,7 +19,10 @@ from pixcore.unit_of_work import UnitOfWorkFactory
 from pixweb.security.certificates import create_self_signed
 from pixweb.security.secrets import Argon2Hasher
 
-HASHER = Argon2Hasher()
+HASHER = Argon2Hasher(PasswordHasher.from_parameters(profiles.CHEAPEST))
+"""Argon2id at its cheapest for the tests' secrets: the service verifies a secret with the parameters
+its hash carries, so a token costs the suite microseconds instead of a quarter of a second of CPU.
+Accounts opened by the service itself (``pixweb admin account create``) get the real parameters."""
 
 
 def random_cpf(rng: random.Random | None = None) -> str:

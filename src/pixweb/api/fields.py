@@ -16,7 +16,7 @@ import msgspec
 from litestar.openapi.spec import OpenAPIFormat, OpenAPIType
 
 from pixcore.documents import CNPJ_PATTERN, CPF_PATTERN
-from pixcore.money import MAX_CENTS
+from pixcore.money import AMOUNT_STRING_PATTERN, MAX_CENTS
 
 __all__ = [
     "DOCUMENT_PATTERN",
@@ -28,9 +28,13 @@ __all__ = [
     "MAX_GRANT_TYPE",
     "MAX_ISPB",
     "MAX_SHORT_CODE",
+    "MONEY_FORMAT",
+    "MONEY_NUMBER",
     "REAIS_BELOW",
+    "Int32",
     "Int64",
     "MaybeTimestamp",
+    "MoneyText",
     "Timestamp",
     "doc",
     "one_of",
@@ -60,6 +64,18 @@ def whole(pattern: str) -> str:
     """A pattern of the code (matched whole by ``re.fullmatch``) as a JSON Schema pattern, which
     matches anywhere unless anchored (``$``: ECMA-262 has no ``\\Z``)."""
     return f"^(?:{pattern})$"
+
+
+# Money on the wire is either a JSON number of reais with at most 2 decimals (the seed's balances,
+# transfer and cash-in amounts) or a string with exactly 2 decimals (the charges' and refunds'
+# "123.45"). The document says which, so that generators do not read money as an arbitrary float.
+MONEY_FORMAT = "decimal"
+"""The ``format`` of a money number: no registered format says "exact decimal"; ``decimal`` is the
+one in common use (openapi-python-client maps every number to ``float`` whatever its format)."""
+MONEY_NUMBER: dict[str, Any] = {"type": "number", "multipleOf": 0.01, "format": MONEY_FORMAT}
+"""A money number as the document spells it (hundredths of a real)."""
+MoneyText = Annotated[str, msgspec.Meta(pattern=whole(AMOUNT_STRING_PATTERN), max_length=MAX_AMOUNT_TEXT)]
+"""A money string of an answer: 1 to 10 digits, a dot, 2 digits."""
 
 
 DOCUMENT_PATTERN = f"{CPF_PATTERN}|{CNPJ_PATTERN}"
@@ -110,9 +126,11 @@ def doc(
         extra["maximum"] = maximum
     if max_items is not None:
         extra["max_items"] = max_items
-    if amount:  # a JSON number of reais: above zero, below 10 billion (at most 2 decimals: a rule)
+    if amount:  # a JSON number of reais: above zero, below 10 billion, in hundredths
         extra["exclusive_minimum"] = 0
         extra["exclusive_maximum"] = REAIS_BELOW
+        extra["multiple_of"] = MONEY_NUMBER["multipleOf"]
+        extra["format"] = MONEY_FORMAT
     return msgspec.Meta(
         description=description,
         examples=None if example is _UNSET else [example],
@@ -181,6 +199,8 @@ MaybeTimestamp = Annotated[
     ),
 ]
 Int64 = Annotated[int, msgspec.Meta(extra_json_schema={"extra": {"format": "int64"}})]
+Int32 = Annotated[int, msgspec.Meta(extra_json_schema={"extra": {"format": "int32"}})]
+"""An id the client chooses within the standard's int32 (a batch of due-date charges)."""
 
 
 def one_of(values: Iterable[str]) -> msgspec.Meta:

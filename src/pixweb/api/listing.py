@@ -39,7 +39,7 @@ from pixcore.queries.standard import (
 )
 from pixweb.api.standard import (
     FLAG,
-    INT32_PATTERN,
+    INT32_SCHEMA,
     Cnpj,
     Cpf,
     End,
@@ -89,8 +89,8 @@ BatchId = Annotated[
     QueryParameter(
         "loteCobVId",
         "Only the charges created in this batch of due-date charges (an int32, `/lotecobv/{id}`).",
-        "1",
-        pattern=INT32_PATTERN,
+        1,
+        schema=INT32_SCHEMA,
     ),
 ]
 Txid = Annotated[

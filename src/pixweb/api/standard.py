@@ -28,6 +28,7 @@ from pixweb.api.schemas import WireStruct
 __all__ = [
     "FLAG",
     "INT32_PATTERN",
+    "INT32_SCHEMA",
     "READ_PARAMETERS",
     "Cnpj",
     "Cpf",
@@ -61,12 +62,15 @@ ITEMS_PATTERN = r"0*([1-9][0-9]{0,2}|1000)"
 # pixcore reads it.
 INT32_PATTERN = rf"-?{PAGE_PATTERN}|-0*2147483648"
 FLAG = {"enum": ["true", "false"]}
+INT32_SCHEMA = {"type": OpenAPIType.INTEGER, "format": "int32", "max_length": None}
+"""An id that is an int32 (``loteCobVId``), read as text like every query parameter: the document
+says the integer it is, with the type its other places (``/lotecobv/{id}``, ``LoteOut.id``) have."""
 
 
 def QueryParameter(  # noqa: N802 - used as Litestar's Parameter is
     name: str,
     description: str,
-    example: str,
+    example: str | int,
     *,
     required: bool = False,
     pattern: str | None = None,

@@ -11,7 +11,7 @@ from pixcore.charges.batch_service import BatchListing
 from pixcore.charges.batches import BatchItem, DueBatch
 from pixcore.clock import format_timestamp
 from pixcore.queries.standard import BatchQuery
-from pixweb.api.fields import Int64, Timestamp, doc
+from pixweb.api.fields import Int32, Timestamp, doc
 from pixweb.api.schemas import WireStruct
 from pixweb.api.standard import PageOut
 from pixweb.errors import status_of
@@ -44,7 +44,7 @@ class LoteItemOut(WireStruct, omit_defaults=True):
 class LoteOut(WireStruct):
     """The standard's ``LoteCobVConsultado``."""
 
-    id: Annotated[Int64, doc("The batch's id (the client's).")]
+    id: Annotated[Int32, doc("The batch's id (the client's).")]
     descricao: str
     criacao: Annotated[Timestamp, doc("When the batch was created.")]
     cobsv: Annotated[list[LoteItemOut], doc("Its charges, in the order of the request that made it.")]

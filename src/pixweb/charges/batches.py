@@ -42,7 +42,7 @@ from pixweb.api.docs import answer, json_body
 from pixweb.api.fields import doc, raw, whole
 from pixweb.api.listing import QUERIES
 from pixweb.api.schemas import WireStruct
-from pixweb.api.standard import INT32_PATTERN, parameters_example
+from pixweb.api.standard import parameters_example
 from pixweb.body_errors import problems_of
 from pixweb.charges.batch_out import LoteOut, LotesOut, batch_out, batches_out
 from pixweb.charges.mapping import due_fields, due_revision_fields
@@ -156,9 +156,12 @@ def _changes(items: list[Any] | None) -> list[BatchChange]:
 BatchId = Annotated[
     str,
     Parameter(
-        description="The batch's id, chosen by the client: an int32 (`loteCobVId` of `GET /cobv`).",
-        schema_extra={"pattern": f"^({INT32_PATTERN})$"},
-        examples=[Example(value="17")],
+        description=(
+            "The batch's id, chosen by the client: an int32 (`loteCobVId` of `GET /cobv`). Any"
+            " other text is a 400 (a write) or names no batch (404)."
+        ),
+        schema_extra={"type": OpenAPIType.INTEGER, "format": "int32"},
+        examples=[Example(value=17)],
     ),
 ]
 

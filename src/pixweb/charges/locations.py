@@ -43,15 +43,16 @@ from pixweb.wire import PixResponse
 
 __all__ = ["LocationController", "location_out"]
 
-_ID_EXAMPLE = "311"
+_ID_EXAMPLE = 311
 LocationIdPath = Annotated[
     str,
     Parameter(
         description=(
-            "The location's id (`loc.id`): ASCII digits. Any other text (the standard types it as any"
-            " string) names no location: 404."
+            "The location's id (`loc.id`), an integer as `loc.id` is. Any other text (the standard"
+            " types it as any string) names no location: 404."
         ),
         examples=[Example(value=_ID_EXAMPLE)],
+        schema_extra={"type": OpenAPIType.INTEGER, "format": "int64"},
     ),
 ]
 

@@ -26,7 +26,16 @@ from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.settings import Settings
 from pixweb.api.deps import Injected, principal_of
 from pixweb.api.docs import answer, json_body
-from pixweb.api.fields import MAX_AMOUNT_TEXT, MAX_SHORT_CODE, MaybeTimestamp, Timestamp, doc, raw, whole
+from pixweb.api.fields import (
+    MAX_AMOUNT_TEXT,
+    MAX_SHORT_CODE,
+    MaybeTimestamp,
+    MoneyText,
+    Timestamp,
+    doc,
+    raw,
+    whole,
+)
 from pixweb.body_errors import judge_body
 from pixweb.errors import error_responses
 from pixweb.field_paths import wire_paths
@@ -94,7 +103,7 @@ class HorarioOut(msgspec.Struct, omit_defaults=True):
 class RefundOut(msgspec.Struct, rename="camel", omit_defaults=True):
     id: Annotated[str, doc("The refund's id, the client's.")]
     rtr_id: Annotated[str, doc("The return id (D + ISPB + yyyyMMddHHmm + 11 characters).")]
-    valor: Annotated[str, doc("The amount in reais, 2 decimals.")]
+    valor: Annotated[MoneyText, doc("The amount in reais, 2 decimals.")]
     natureza: Annotated[str, doc("ORIGINAL or RETIRADA.")]
     horario: HorarioOut
     status: Annotated[str, doc("EM_PROCESSAMENTO, then DEVOLVIDO or NAO_REALIZADO.")]

@@ -89,6 +89,19 @@ class DirectoryIn(msgspec.Struct, rename="camel"):
     ] = "settle"
 
 
+class DirectoryOut(msgspec.Struct, rename="camel"):
+    """The key as added: every member of :class:`DirectoryIn`, the defaults filled in."""
+
+    pix_key: str
+    ispb: str
+    name: str
+    document: str
+    bank_name: str
+    branch: str
+    account_number: str
+    behavior: str
+
+
 DIRECTORY_PATHS = wire_paths(
     {
         DirectoryField.KEY: "pixKey",
@@ -224,7 +237,7 @@ class SandboxController(Controller):
     @post(
         "/dict",
         operation_id="sandboxAddKey",
-        responses=answer(201, DirectoryIn, "The key, as added", _DIRECTORY)
+        responses=answer(201, DirectoryOut, "The key, as added", _DIRECTORY)
         | error_responses(400, 401, 409, 413, 422),
         status_code=201,
         summary="Add an external key to the directory",
@@ -240,11 +253,11 @@ class SandboxController(Controller):
         *,
         sandbox_directory: Injected[SandboxDirectory],
         settings: Injected[Settings],
-    ) -> DirectoryIn:
+    ) -> DirectoryOut:
         entry = directory_entry(data)
         require_outside(entry.ispb, settings.ispb)
         await sandbox_directory.add(entry)
-        return data
+        return DirectoryOut(**msgspec.structs.asdict(data))
 
     @post(
         "/payments",

@@ -41,7 +41,7 @@ from pixcore.queries.rules import (
 from pixcore.records import TransactionStatus, TransactionType
 from pixweb.api.deps import Injected, principal_of
 from pixweb.api.docs import answer
-from pixweb.api.fields import MaybeTimestamp, Timestamp, doc, whole
+from pixweb.api.fields import MaybeTimestamp, MoneyText, Timestamp, doc, whole
 from pixweb.errors import error_responses
 from pixweb.field_paths import wire_paths
 
@@ -218,9 +218,9 @@ class StatusRecordOut(msgspec.Struct, rename="camel"):
     external_id: Annotated[str | None, doc("The client's id (cash-in), if any.")]
     type: Annotated[str, doc("PAYMENT, WITHDRAW, REFUND_IN or REFUND_OUT.")]
     status: Annotated[str, doc("PENDING, CONFIRMED or ERROR.")]
-    original_amount: Annotated[str, doc("The amount in reais, 2 decimals.")]
-    fee_amount: Annotated[str, doc("The fee in reais, 2 decimals.")]
-    final_amount: Annotated[str, doc("What moved in reais, 2 decimals.")]
+    original_amount: Annotated[MoneyText, doc("The amount in reais, 2 decimals.")]
+    fee_amount: Annotated[MoneyText, doc("The fee in reais, 2 decimals.")]
+    final_amount: Annotated[MoneyText, doc("What moved in reais, 2 decimals.")]
     e2e_id: Annotated[str | None, doc("The PIX's end-to-end id.")]
     counterpart_name: Annotated[str | None, doc("The counterpart's name.")]
     counterpart_document: Annotated[str | None, doc("Its CPF or CNPJ, masked.")]

@@ -24,6 +24,7 @@ from pixcore.refunds.med import MedReason, MedStatus
 from pixcore.transfers.rules import SpiError
 from pixcore.webhooks.rules import REGISTRABLE, EventType
 from pixinfra.event_payloads import PING
+from pixweb.api.fields import MONEY_NUMBER, MoneyText
 from pixweb.refunds.refunds import RefundOut
 
 __all__ = ["API_SCHEMAS", "NOTIFICATIONS", "NOTIFIED_BY", "PING", "Notification", "webhooks_section"]
@@ -31,7 +32,7 @@ __all__ = ["API_SCHEMAS", "NOTIFICATIONS", "NOTIFIED_BY", "PING", "Notification"
 
 # msgspec writes these JSON Schema keywords as they are (OpenAPI 3.1 is JSON Schema 2020-12).
 Id = Annotated[int, msgspec.Meta(extra_json_schema={"format": "int64"})]
-Amount = Annotated[str, msgspec.Meta(pattern=r"^\d{1,10}\.\d{2}$")]
+Amount = MoneyText  # "123.45"
 MaskedDocument = Annotated[str, msgspec.Meta(description="CPF or CNPJ, masked")]
 Instant = Annotated[datetime, msgspec.Meta(tz=True)]  # RFC 3339 with its offset: format date-time
 
@@ -238,14 +239,13 @@ _SIGNATURE_HEADERS: list[dict[str, Any]] = [
 
 def _typed(schema: Any) -> None:
     """What msgspec leaves to the reader, said for generators: an ``enum`` (a ``Literal`` or an
-    enum class) gets its JSON type, and a ``Decimal`` is the JSON number ``payload`` writes (msgspec
+    enum class) gets its JSON type, and a ``Decimal`` is the money number ``payload`` writes (msgspec
     would document its default encoding, a string)."""
     if isinstance(schema, dict):
         if "enum" in schema and "type" not in schema and all(isinstance(v, str) for v in schema["enum"]):
             schema["type"] = "string"
-        if schema.get("format") == "decimal":
-            schema["type"] = "number"
-            del schema["format"]
+        if schema.get("type") == "string" and schema.get("format") == "decimal":
+            schema.update(MONEY_NUMBER)
         for value in schema.values():
             _typed(value)
     elif isinstance(schema, list):

@@ -1,11 +1,15 @@
 """Clients generated from the served document work.
 
 * Python: ``openapi-python-client`` (a dev dependency, pinned in uv.lock) generates a client from
-  the document ``pixweb serve`` serves, without a warning, and the README tour runs through its
-  typed functions and models against that server: token, balances, sandbox payment, transfer,
-  charge, payment, refund, MED, cash-in, queries and webhooks. The notifications the server sends
-  to a local receiver during the tour are validated against the document's ``webhooks`` schemas
-  and read with the client's generated models.
+  the document ``pixweb serve`` serves, without a warning, run as the README says (its settings
+  file, clients/python/openapi-python-client.yaml, and its default hooks: ``ruff`` on the PATH),
+  and the README tour runs through its typed functions and models against that server: token,
+  balances, sandbox payment, transfer, charge, payment, refund, MED, cash-in, queries and
+  webhooks. Amounts are exact: the generator gives a ``float`` for every JSON number (it has no
+  decimal type), so a number is compared by its shortest text (the text the service wrote) and in
+  the raw answer read with ``Decimal``; a money string is compared as the string it is. The
+  notifications the server sends to a local receiver during the tour are validated against the
+  document's ``webhooks`` schemas and read with the client's generated models.
 * TypeScript: ``openapi-typescript``'s output compiles under ``tsc --strict`` together with
   ``clients/typescript/tour.ts``, the same calls typed through ``openapi-fetch`` (pinned in
   clients/typescript/package-lock.json, installed with ``npm ci``).
@@ -16,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -23,6 +28,7 @@ import sys
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -35,11 +41,11 @@ from pixcore.webhooks.rules import REGISTRABLE, EventType
 from tests.e2e.api.test_readme import ROOT
 from tests.integration.receiver import Receiver, running_receiver
 from tests.support import free_port, new_client, process_env, random_cpf, serving
+from tests.support.json_schema import ExactValidator
 
 TYPESCRIPT = ROOT / "clients" / "typescript"
+PYTHON_CLIENT = ROOT / "clients" / "python"
 GENERATOR = Path(sys.executable).parent / "openapi-python-client"
-CONFIG = "content_type_overrides:\n  application/jose: text/plain\npost_hooks: []\n"
-"""``GET /qr/v2/{id}`` answers a JWS (``application/jose``): read as text, which it is."""
 
 
 @pytest.fixture
@@ -69,12 +75,15 @@ def fresh_import() -> Iterator[list[str]]:
 
 
 def generate_python_client(document: dict[str, Any], folder: Path) -> str:
+    """The README's command, in ``folder``: the environment's tools on the PATH, as ``uv run``
+    has them (the generator's default hooks run ``ruff`` on its output)."""
     (folder / "openapi.json").write_text(json.dumps(document))
-    (folder / "config.yaml").write_text(CONFIG)
+    settings = PYTHON_CLIENT / "openapi-python-client.yaml"
     run = subprocess.run(
         [str(GENERATOR), "generate", "--path", "openapi.json", "--meta", "none"]  # noqa: RUF005
-        + ["--output-path", "pixclient", "--config", "config.yaml"],
+        + ["--output-path", "pixclient", "--config", str(settings)],
         cwd=folder,
+        env={**os.environ, "PATH": f"{GENERATOR.parent}{os.pathsep}{os.environ.get('PATH', '')}"},
         capture_output=True,
         text=True,
         timeout=300,
@@ -145,7 +154,10 @@ async def test_the_tour_through_the_generated_python_client(
     async def call(name: str, expected: type, **kwargs: Any) -> Any:
         response = await api[name].asyncio_detailed(**kwargs)
         assert isinstance(response.parsed, expected), (name, response.status_code, response.content)
+        raw[name] = json.loads(response.content, parse_float=Decimal)
         return response.parsed
+
+    raw: dict[str, Any] = {}  # each operation's last answer as sent, its numbers exact
 
     account = await new_client(pg_uow)
     async with pix.Client(base_url=server) as public:  # no token: security []
@@ -188,13 +200,13 @@ async def test_the_tour_through_the_generated_python_client(
             "sandbox_pay",
             models.SandboxPaymentOut,
             client=client,
-            body=models.SandboxPaymentIn(pix_key=key, amount=100.0),
+            body=models.SandboxPaymentIn(pix_key=key, amount=100.07),
         )
         assert len(receipt.end_to_end_id) == 32
         outside = f"joao.{uuid.uuid4().hex[:12]}@otherbank.example"
         await call(
             "sandbox_add_key",
-            models.DirectoryIn,
+            models.DirectoryOut,
             client=client,
             body=models.DirectoryIn(
                 pix_key=outside, ispb="12345678", name="Joao Souza", document="11144477735"
@@ -204,11 +216,19 @@ async def test_the_tour_through_the_generated_python_client(
             "create_pix_transfer",
             models.TransferOut,
             client=client,
-            body=models.TransferIn(pix_key=outside, payment=models.TransferPaymentIn(amount=25.5)),
+            body=models.TransferIn(pix_key=outside, payment=models.TransferPaymentIn(amount=2.86)),
             x_idempotency_key=str(uuid.uuid4()),
         )
-        assert (transfer.type_, transfer.payment.amount) == ("PENDING", 25.5)
+        assert (transfer.type_, exact(transfer.payment.amount)) == ("PENDING", Decimal("2.86"))
+        assert raw["create_pix_transfer"]["payment"]["amount"] == Decimal("2.86")
         assert isinstance(transfer.event_date, datetime)
+        # 100.07 - 2.86 is 97.21000000000001 in floats; the service's 97.21 is exact.
+        balance = await call("get_balance", models.StandardBalance, client=client)
+        assert exact(balance.net_balance) == Decimal("97.21")
+        assert raw["get_balance"]["netBalance"] == Decimal("97.21")
+        balances = await call("get_account_balances", models.AccountBalances, client=client)
+        assert exact(balances.data[0].balance_amount.available) == Decimal("97.21")
+        assert raw["get_account_balances"]["data"][0]["balanceAmount"]["available"] == Decimal("97.21")
 
         txid = uuid.uuid4().hex[:30]
         charge = await call(
@@ -240,7 +260,7 @@ async def test_the_tour_through_the_generated_python_client(
             refund_id="tour1",
             body=models.RefundIn(valor="2.00"),
         )
-        assert refund.valor == "2.00"
+        assert refund.valor == "2.00"  # a money string: exact as it is
         cash_in = await call(
             "create_cash_in",
             models.CashInOut,
@@ -259,7 +279,7 @@ async def test_the_tour_through_the_generated_python_client(
             "sandbox_receive_refund",
             models.RefundOut,
             client=client,
-            body=models.ReturnIn(end_to_end_id=transfer.end_to_end_id, amount=5.0),
+            body=models.ReturnIn(end_to_end_id=transfer.end_to_end_id, amount=1.5),
         )
         case = await call(
             "sandbox_open_med",
@@ -314,7 +334,7 @@ async def test_the_tour_through_the_generated_python_client(
             schema = document["webhooks"][kind]["post"]["requestBody"]["content"]["application/json"][
                 "schema"
             ]
-            validator = jsonschema.Draft202012Validator(
+            validator = ExactValidator(
                 {**schema, "components": document["components"]}, format_checker=jsonschema.FormatChecker()
             )
             validator.validate(body)
@@ -326,6 +346,12 @@ async def test_the_tour_through_the_generated_python_client(
                 assert parsed.data.end_to_end_id == body["data"]["endToEndId"]
             seen.add(kind)
         assert seen == set(notification_models)
+
+
+def exact(number: float) -> Decimal:
+    """A JSON number the generated model holds as a float, as the text the service wrote: the
+    shortest text of a float is that text when it has at most 15 significant digits."""
+    return Decimal(repr(number))
 
 
 def npm() -> str:

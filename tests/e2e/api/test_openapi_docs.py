@@ -16,6 +16,7 @@ from referencing.jsonschema import DRAFT202012
 
 from pixinfra.settings import Settings
 from pixweb.app import create_app
+from tests.support.json_schema import ExactValidator
 
 HTTP_METHODS = ("get", "put", "post", "patch", "delete")
 DOCUMENT_URI = "urn:pix:openapi"
@@ -178,7 +179,7 @@ def test_every_example_is_valid_against_its_schema(document: dict[str, Any]) -> 
     for schema_pointer, where, example in _examples(document):
         if "/examples/" in schema_pointer:
             continue  # an example's own content is data, not a schema
-        validator = jsonschema.Draft202012Validator(
+        validator = ExactValidator(
             {"$ref": f"{DOCUMENT_URI}#{schema_pointer}"},
             registry=registry,
             format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER,

@@ -102,7 +102,8 @@ def _exports(text: str) -> dict[str, str]:
     return dict(zip(names, done.stdout.decode().split("\0")[:-1], strict=True))
 
 
-async def test_admin_token_is_ready_to_use(cli_env: dict[str, str], api: Api, tmp_path: Path) -> None:
+async def test_admin_token_is_ready_to_use(cli_env: dict[str, str], own_api: Api, tmp_path: Path) -> None:
+    api = own_api  # the app signs with the key of the commands' data folder
     account = await _create_account(cli_env)
     account_id = str(account["accountId"])
 

@@ -177,8 +177,9 @@ async def test_form_errors_show_the_api_message_beside_the_field_and_keep_the_in
 
 
 async def test_an_idle_session_returns_to_sign_in_then_to_the_page(
-    pg_uow: UnitOfWorkFactory, api: Api
+    pg_uow: UnitOfWorkFactory, own_api: Api
 ) -> None:
+    api = own_api  # its sessions' clock moves
     client = await new_client(pg_uow)
     await sign_in(api.client, client)
     assert api.app is not None

@@ -17,18 +17,16 @@ from decimal import Decimal
 from typing import Any
 
 import msgspec
-from argon2 import PasswordHasher
 
 from pixcore.accounts.accounts_service import open_account
 from pixcore.charges.cob_service import sweep_expired_charges
 from pixcore.group_commit.settlement import settle_in_groups
 from pixcore.refunds.refund_service import process_due_refunds
 from pixweb.security.certificates import create_self_signed
-from pixweb.security.secrets import Argon2Hasher
 from tests.e2e.money_model.money_compare import differences
 from tests.e2e.money_model.money_service import ModelService, advance_clock, cents, reais, token_for, valor
 from tests.money_model import Case, Charge, DueTerms, Model, Receipt, Refund, Transfer
-from tests.support import Client, add_external_key, random_cpf
+from tests.support import HASHER, Client, add_external_key, random_cpf
 
 __all__ = ["ACCOUNTS", "Driver", "cents"]
 
@@ -38,8 +36,6 @@ TOKEN_REFRESH = timedelta(seconds=1500)  # tokens live 1800 s on the service clo
 CERTIFICATE_DAYS = 36_500  # the clock moves forward across examples; certificates outlive it
 PAYER_ISPB = "12345678"
 
-# Cheap hashes for the test's secrets: the service verifies with the parameters a hash carries.
-_HASHER = Argon2Hasher(PasswordHasher(time_cost=1, memory_cost=8, parallelism=1))
 _ENCODER = msgspec.json.Encoder(decimal_format="number")
 
 
@@ -47,7 +43,7 @@ async def open_client(service: ModelService) -> Client:
     """An account with one random key and a certificate valid on the service clock."""
     opened = await open_account(
         service.uow,
-        _HASHER,
+        HASHER,
         ispb="99999999",
         name="Model Holder",
         document=random_cpf(),

@@ -178,7 +178,10 @@ async def test_records_logged_inside_a_request_carry_its_id(
 # -- metrics --------------------------------------------------------------------------------
 
 
-async def test_metrics_expose_request_latency_by_route_template(pg_uow: UnitOfWorkFactory, api: Api) -> None:
+async def test_metrics_expose_request_latency_by_route_template(
+    pg_uow: UnitOfWorkFactory, own_api: Api
+) -> None:
+    api = own_api  # the app's own counters
     client = await new_client(pg_uow)
     auth = await bearer(api.client, client)
     txid = uuid.uuid4().hex

@@ -27,7 +27,7 @@ from pixcore.webhooks.key_webhook_service import parse_key_webhook, set_key_webh
 from pixinfra.settings import Settings
 from tests.e2e.charges.test_charge_schemas import validator
 from tests.e2e.charges.test_standard_api import _problem, cob, window
-from tests.e2e.conftest import Api, running_api
+from tests.e2e.conftest import Api, fresh_client, running_api
 from tests.e2e.refunds.test_internal_returns import _send
 from tests.e2e.refunds.test_refunds import receive
 from tests.e2e.webhooks.test_webhook_deliveries import secret_of
@@ -39,14 +39,26 @@ HOOK = "https://127.0.0.1:9/hooks/"
 OTHER_HOOK = "https://127.0.0.1:9/elsewhere?token=abc"
 
 
-@pytest.fixture
-async def private_api(migrated_database: str, tmp_path: Path) -> AsyncIterator[Api]:
-    """The API with PIX_WEBHOOK_ALLOW_PRIVATE on (development and tests), without its loops."""
+@pytest.fixture(scope="module")
+async def module_private_api(
+    migrated_database: str, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[Api]:
+    """The API with PIX_WEBHOOK_ALLOW_PRIVATE on (development and tests), without its loops; one per
+    module."""
     settings = Settings(
-        database_url=migrated_database, data_dir=tmp_path, run_workers=False, webhook_allow_private=True
+        database_url=migrated_database,
+        data_dir=tmp_path_factory.mktemp("api"),
+        run_workers=False,
+        webhook_allow_private=True,
     )
     async with running_api(settings, SystemClock()) as running:
         yield running
+
+
+@pytest.fixture
+async def private_api(module_private_api: Api) -> AsyncIterator[Api]:
+    async with fresh_client(module_private_api) as fresh:
+        yield fresh
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@ import json
 import socket
 from collections.abc import AsyncIterator
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 import asyncpg
@@ -26,13 +25,13 @@ from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.persistence.deliveries import PostgresDeliveryStore
 from pixinfra.settings import Settings
 from pixnotify import Notifier
-from tests.e2e.conftest import Api, running_api
+from tests.e2e.conftest import Api, fresh_client, running_api
 from tests.support import Client, bearer, fetch_rows, new_client, opened_database
 
 HOOK = "https://127.0.0.1:9/hooks"  # allowed only with PIX_WEBHOOK_ALLOW_PRIVATE on
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def resolver() -> StaticResolver:
     """Names for this module's tests only, answered by the app's resolver without any network."""
     return StaticResolver(
@@ -44,14 +43,25 @@ def resolver() -> StaticResolver:
     )
 
 
-@pytest.fixture
-async def private_api(migrated_database: str, tmp_path: Path, resolver: StaticResolver) -> AsyncIterator[Api]:
-    """The API with PIX_WEBHOOK_ALLOW_PRIVATE on (development and tests)."""
+@pytest.fixture(scope="module")
+async def module_private_api(
+    migrated_database: str, tmp_path_factory: pytest.TempPathFactory, resolver: StaticResolver
+) -> AsyncIterator[Api]:
+    """The API with PIX_WEBHOOK_ALLOW_PRIVATE on (development and tests), one per module."""
     settings = Settings(
-        database_url=migrated_database, data_dir=tmp_path, run_workers=False, webhook_allow_private=True
+        database_url=migrated_database,
+        data_dir=tmp_path_factory.mktemp("api"),
+        run_workers=False,
+        webhook_allow_private=True,
     )
     async with running_api(settings, SystemClock(), resolver=resolver) as running:
         yield running
+
+
+@pytest.fixture
+async def private_api(module_private_api: Api) -> AsyncIterator[Api]:
+    async with fresh_client(module_private_api) as fresh:
+        yield fresh
 
 
 async def signed_in(pg_uow: UnitOfWorkFactory, api: Api) -> tuple[Client, dict[str, str]]:

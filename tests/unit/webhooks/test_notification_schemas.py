@@ -16,6 +16,7 @@ from typing import Any
 import jsonschema
 import msgspec
 import pytest
+from jsonschema.protocols import Validator
 
 from pixcore.charges.cob_service import ReceivedPix
 from pixcore.clock import format_timestamp
@@ -29,6 +30,7 @@ from pixinfra.event_payloads import payload
 from pixweb.app import create_app
 from pixweb.charges.mapping import pix_out
 from pixweb.webhooks.notifications import NOTIFICATIONS, NOTIFIED_BY, PING
+from tests.support.json_schema import ExactValidator
 from tests.unit.webhooks.test_events import MED, RECEIVE, REFUND_RECEIVED, REFUND_SENT, TRANSFER
 
 EVENTS: list[Event] = [
@@ -48,11 +50,11 @@ def document() -> dict[str, Any]:
     return json.loads(json.dumps(document, default=str))  # as served: plain JSON
 
 
-def notification_validator(document: dict[str, Any], kind: str) -> jsonschema.Draft202012Validator:
+def notification_validator(document: dict[str, Any], kind: str) -> Validator:
     """The validator of the body of the ``kind`` webhook, its ``$ref``s resolved in the document."""
     body = document["webhooks"][kind]["post"]["requestBody"]["content"]["application/json"]["schema"]
     schema = {**body, "components": document["components"]}
-    return jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
+    return ExactValidator(schema, format_checker=jsonschema.FormatChecker())
 
 
 def as_sent(body: dict[str, Any]) -> bytes:

@@ -25,10 +25,13 @@ from pixweb.problems import PROBLEMS, problem_responses
 from pixweb.security.tokens import JwtIssuer
 
 _JOSE = "application/jose"
-LocationId = Annotated[
+AccessToken = Annotated[
     str,
     Parameter(
-        description="The location's id, the last part of the BR Code's URL.",
+        description=(
+            "The last part of the BR Code's URL (the standard's `pixUrlAccessToken`), which names"
+            " the payload; not `loc.id`."
+        ),
         examples=[Example(value="8f3a2c7e9b1d4f6a0c5e7b9d1f3a5c7e")],
     ),
 ]
@@ -37,11 +40,11 @@ LocationId = Annotated[
 def payload_route(
     operation_id: str, answered: str, example: str, errors: dict[int, ResponseSpec], **documented: Any
 ) -> get:
-    """``GET /{location_id}`` of a payload location: a JWS (``answered``, ``example``) or ``errors``;
+    """``GET /{pix_url_access_token}`` of a payload location: a JWS (``answered``, ``example``) or ``errors``;
     no bearer token, since the payer's PSP reads it. ``documented``: the summary, the description,
     the handler's ``opt``."""
     return get(
-        "/{location_id:str}",
+        "/{pix_url_access_token:str}",
         operation_id=operation_id,
         responses=answer(200, str, answered, example, media_type=_JOSE) | errors,
         security=[{}],
@@ -69,14 +72,14 @@ class PayloadController(Controller):
     )
     async def read(
         self,
-        location_id: LocationId,
+        pix_url_access_token: AccessToken,
         *,
         clock: Injected[Clock],
         settings: Injected[Settings],
         tokens: Injected[JwtIssuer],
         uow: Injected[UnitOfWorkFactory],
     ) -> Response[str]:
-        charge = await get_charge_by_location(uow, location_id)
+        charge = await get_charge_by_location(uow, pix_url_access_token)
         return signed_payload_response(settings, tokens, charge_payload(charge, clock.now()))
 
 
@@ -111,7 +114,7 @@ class DuePayloadController(Controller):
     )
     async def read(
         self,
-        location_id: LocationId,
+        pix_url_access_token: AccessToken,
         cod_mun: Annotated[
             str | None,
             QueryParameter(
@@ -133,7 +136,7 @@ class DuePayloadController(Controller):
         tokens: Injected[JwtIssuer],
         uow: Injected[UnitOfWorkFactory],
     ) -> Response[str]:
-        charge = await get_charge_by_location(uow, location_id, DUE_KINDS)
+        charge = await get_charge_by_location(uow, pix_url_access_token, DUE_KINDS)
         account = await account_of(uow, charge.account_id)
         payload = due_charge_payload(charge, account, clock.now(), dpp=dpp, cod_mun=cod_mun)
         return signed_payload_response(settings, tokens, payload)

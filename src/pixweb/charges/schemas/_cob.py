@@ -26,7 +26,17 @@ from pixcore.documents import CNPJ_PATTERN, CPF_PATTERN
 from pixcore.identifiers import TXID_PATTERN
 from pixcore.keys import KEY_PATTERN
 from pixcore.money import AMOUNT_STRING_PATTERN
-from pixweb.api.fields import MAX_AMOUNT_TEXT, MAX_DOCUMENT, MAX_SHORT_CODE, Int64, Timestamp, doc, raw, whole
+from pixweb.api.fields import (
+    MAX_AMOUNT_TEXT,
+    MAX_DOCUMENT,
+    MAX_SHORT_CODE,
+    Int64,
+    MoneyText,
+    Timestamp,
+    doc,
+    raw,
+    whole,
+)
 from pixweb.api.schemas import WireStruct
 from pixweb.api.standard import WindowOut
 from pixweb.field_paths import wire_paths
@@ -91,6 +101,19 @@ class ValorIn(WireStruct):
     modalidade_alteracao: Annotated[
         WholeNumber,
         doc("0: the payer pays the amount (default); 1: the payer may change it.", enum=[0, 1], example=0),
+    ] = msgspec.UNSET
+
+
+class ValorPatchIn(ValorIn):
+    """``valor`` of a revision (:class:`CobPatchIn`): each member left out keeps the charge's."""
+
+    original: Annotated[
+        AmountText,
+        doc(
+            'A new amount in reais as a string with 2 decimals ("10.00").',
+            pattern=AMOUNT_STRING_PATTERN,
+            example="37.50",
+        ),
     ] = msgspec.UNSET
 
 
@@ -184,7 +207,7 @@ class CobPatchIn(_CobBody, forbid_unknown_fields=True):
     is refused, not silently ignored."""
 
     calendario: Annotated[CalendarioIn | None, doc("A new expiry.")] = None
-    valor: Annotated[ValorIn | None, doc("A new amount or modality (each left out is kept).")] = None
+    valor: Annotated[ValorPatchIn | None, doc("A new amount or modality (each left out is kept).")] = None
     devedor: Annotated[DevedorIn | None, doc("A new debtor: a document and a name.")] = None
     status: Annotated[
         Any,
@@ -245,7 +268,7 @@ class DevedorOut(WireStruct, omit_defaults=True):
 
 
 class ValorOut(WireStruct):
-    original: Annotated[str, doc('The amount in reais, 2 decimals ("37.50").')]
+    original: Annotated[MoneyText, doc('The amount in reais, 2 decimals ("37.50").')]
     modalidade_alteracao: Annotated[int, doc("0: fixed; 1: the payer may change it.")]
 
 
@@ -260,7 +283,7 @@ class CobPixOut(WireStruct, omit_defaults=True):
     payer (docs/decisions/charges.md)."""
 
     end_to_end_id: Annotated[str, doc("The end-to-end id of the PIX.")]
-    valor: Annotated[str, doc("The amount received, in reais, 2 decimals.")]
+    valor: Annotated[MoneyText, doc("The amount received, in reais, 2 decimals.")]
     horario: Annotated[Timestamp, doc("When it was received (UTC, ISO 8601).")]
     devolucoes: Annotated[list[RefundOut], doc("Its refunds to the payer, oldest first.")]
     txid: Annotated[str | None, doc("The txid of the charge it paid, if any.")] = None

@@ -11,7 +11,7 @@ from litestar.openapi.spec import OpenAPIType
 from pixcore.charges.cob import ChargeStatus
 from pixcore.charges.cobv import DEFAULT_DAYS_AFTER_DUE, DueField
 from pixcore.money import AMOUNT_STRING_PATTERN
-from pixweb.api.fields import MAX_SHORT_CODE, Timestamp, doc, raw
+from pixweb.api.fields import MAX_SHORT_CODE, MoneyText, Timestamp, doc, raw
 from pixweb.api.schemas import WireStruct
 from pixweb.charges.schemas._cob import (
     AmountText,
@@ -30,18 +30,15 @@ from pixweb.field_paths import wire_paths
 
 _STRING, _INTEGER = OpenAPIType.STRING, OpenAPIType.INTEGER
 MAX_DATE_TEXT = 10  # YYYY-MM-DD
+_PERCENT_OR_AMOUNT_DOC = "A percentage or an amount in reais, per the modality, 2 decimals."
 _PERCENT_OR_AMOUNT = Annotated[
-    AmountText,
-    doc(
-        "Required. A percentage or an amount in reais, per the modality, 2 decimals.",
-        pattern=AMOUNT_STRING_PATTERN,
-        example="2.00",
-    ),
+    AmountText, doc(f"Required. {_PERCENT_OR_AMOUNT_DOC}", pattern=AMOUNT_STRING_PATTERN, example="2.00")
 ]
 _DATE_PATTERN = "[0-9]{4}-[0-9]{2}-[0-9]{2}"
 _DATE = Annotated[Any, raw("YYYY-MM-DD", kind=_STRING, max_length=MAX_DATE_TEXT)]
 
 
+_DUE_DATE_DOC = "The due date (not before today, Brasília's day)."
 _RATE_MODALITY = Annotated[
     WholeNumber,
     doc(
@@ -61,7 +58,7 @@ class CalendarioVIn(WireStruct):
     data_de_vencimento: Annotated[
         _DATE,
         doc(
-            "Required. The due date (not before today, Brasília's day).",
+            f"Required. {_DUE_DATE_DOC}",
             pattern=_DATE_PATTERN,
             example="2026-12-10",
         ),
@@ -92,7 +89,14 @@ class DescontoDataIn(WireStruct):
 
 class DescontoIn(WireStruct):
     modalidade: _DISCOUNT_MODALITY = msgspec.UNSET
-    valor_perc: _PERCENT_OR_AMOUNT = msgspec.UNSET
+    valor_perc: Annotated[
+        AmountText,
+        doc(
+            f"Modalities 3 to 6 (required there): {_PERCENT_OR_AMOUNT_DOC}",
+            pattern=AMOUNT_STRING_PATTERN,
+            example="2.00",
+        ),
+    ] = msgspec.UNSET
     desconto_data_fixa: Annotated[
         list[DescontoDataIn] | None,
         doc(
@@ -123,6 +127,30 @@ class ValorVIn(WireStruct):
     desconto: Annotated[
         DescontoIn | None, doc("A discount for paying early (modalities 1 to 6).", required=["modalidade"])
     ] = None
+
+
+class CalendarioVPatchIn(CalendarioVIn):
+    """``calendario`` of a revision (:class:`CobVPatchIn`): each member left out keeps the charge's."""
+
+    data_de_vencimento: Annotated[
+        _DATE, doc(f"A new due date. {_DUE_DATE_DOC}", pattern=_DATE_PATTERN, example="2026-12-10")
+    ] = msgspec.UNSET
+
+
+class ValorVPatchIn(ValorVIn):
+    """``valor`` of a revision (:class:`CobVPatchIn`): each member left out keeps the charge's."""
+
+    original: Annotated[
+        AmountText,
+        doc(
+            'A new amount in reais on the due date, 2 decimals ("123.45"), above zero.',
+            pattern=AMOUNT_STRING_PATTERN,
+        ),
+    ] = msgspec.UNSET
+
+
+class DevedorVIn(DevedorIn):
+    """The debtor of a new due-date charge (:class:`CobVIn`): ``nome`` is required."""
 
 
 _KEY_DOC = "A PIX key of the account that receives it; on creation the default is its first key."
@@ -158,7 +186,7 @@ class CobVIn(_CobVBody):
         doc("Required: the original amount and its adjustments.", required=["original"], not_null=True),
     ] = None
     devedor: Annotated[
-        DevedorIn | None,
+        DevedorVIn | None,
         doc("Required: who owes it, a cpf or cnpj with nome.", required=["nome"], not_null=True),
     ] = None
     loc: Annotated[
@@ -175,8 +203,8 @@ class CobVPatchIn(_CobVBody, forbid_unknown_fields=True):
     ``valor``, each member left out (or, for ``multa``, ``juros``, ``abatimento`` and ``desconto``,
     null) keeps the charge's; a field it does not have is refused."""
 
-    calendario: Annotated[CalendarioVIn | None, doc("A new due date, or days payable after it.")] = None
-    valor: Annotated[ValorVIn | None, doc("New members of the amount (each left out is kept).")] = None
+    calendario: Annotated[CalendarioVPatchIn | None, doc("A new due date, or days payable after it.")] = None
+    valor: Annotated[ValorVPatchIn | None, doc("New members of the amount (each left out is kept).")] = None
     devedor: Annotated[DevedorIn | None, doc("A new debtor: a cpf or cnpj with nome.")] = None
     loc: Annotated[
         LocIn | None, doc("Move the charge to another `cobv` location of the account.", not_null=True)
@@ -224,22 +252,22 @@ class CalendarioVOut(WireStruct):
 
 class RateOut(WireStruct):
     modalidade: int
-    valor_perc: str
+    valor_perc: MoneyText
 
 
 class DescontoDataOut(WireStruct):
     data: str
-    valor_perc: str
+    valor_perc: MoneyText
 
 
 class DescontoOut(WireStruct, omit_defaults=True):
     modalidade: int
-    valor_perc: str | None = None
+    valor_perc: MoneyText | None = None
     desconto_data_fixa: list[DescontoDataOut] | None = None
 
 
 class ValorVOut(WireStruct, omit_defaults=True):
-    original: Annotated[str, doc('The amount on the due date, in reais ("123.45").')]
+    original: Annotated[MoneyText, doc('The amount on the due date, in reais ("123.45").')]
     multa: RateOut | None = None
     juros: RateOut | None = None
     abatimento: RateOut | None = None

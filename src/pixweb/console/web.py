@@ -16,9 +16,11 @@ from litestar import Request, Response
 from litestar.datastructures import Cookie
 from litestar.response import Redirect, Template
 
+from pixcore.accounts.accounts_service import get_account
 from pixcore.accounts.sessions import LIFETIME, SessionState
 from pixcore.accounts.sessions_service import ConsoleSessions
 from pixcore.errors import PixError
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.settings import Settings
 from pixweb.allow import answer_options
 from pixweb.api.deps import provided
@@ -146,6 +148,7 @@ def page(
     base = {
         "csrf": session.csrf,
         "account_id": session.account_id,
+        "holder": session.holder,
         "sandbox": _settings(request).sandbox,
         "path": request.url.path,
     }
@@ -209,7 +212,9 @@ async def _read_session(request: Request[Any, Any, Any]) -> ConsoleSession:
         bound=production,
     )
     if opened.state is SessionState.LIVE and opened.session is not None:
-        return ConsoleSession(csrf=opened.session.csrf, account_id=opened.session.account_id)
+        uow: UnitOfWorkFactory = provided(request, "uow")
+        account = await get_account(uow, opened.session.account_id)
+        return ConsoleSession(csrf=opened.session.csrf, account_id=account.id, holder=account.name)
     expired = opened.state is not None and opened.state.expired
     return ConsoleSession.anonymous(request.cookies.get(PRE_COOKIE), expired=expired)
 

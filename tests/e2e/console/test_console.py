@@ -51,7 +51,7 @@ async def test_root_and_console_send_the_signed_out_to_sign_in(api: Api) -> None
 async def test_sign_in_sets_a_protected_cookie_and_returns_to_the_page_asked_for(
     pg_uow: UnitOfWorkFactory, api: Api
 ) -> None:
-    client = await new_client(pg_uow)
+    client = await new_client(pg_uow, name="Ana Header Holder")
     signed = await sign_in(api.client, client, next_page="/console/transactions")
     assert (signed.status_code, signed.headers["location"]) == (303, "/console/transactions")
     cookie = signed.headers["set-cookie"]
@@ -60,7 +60,8 @@ async def test_sign_in_sets_a_protected_cookie_and_returns_to_the_page_asked_for
     assert "Path=/console" in cookie
     overview = await api.client.get("/console")
     assert overview.status_code == 200
-    assert f"Account {client.account_id}" in overview.text
+    assert '<span class="who">Ana Header Holder</span>' in overview.text  # the holder, not a number
+    assert f"Account {client.account_id}" not in overview.text
     assert "R$ 0.00" in overview.text
     policy = overview.headers["content-security-policy"]
     assert "default-src 'self'" in policy
@@ -287,7 +288,7 @@ async def test_a_session_made_by_one_process_is_read_by_another(
     """Two apps on one data folder (one signing key), as two worker processes: a sign-in on one
     is a session on the other, with no shared memory."""
     settings = Settings(database_url=database.url, data_dir=tmp_path, run_workers=False)
-    client = await new_client(pg_uow)
+    client = await new_client(pg_uow, name="Bia Two Processes")
     async with (
         running_api(settings, SystemClock(), database) as first,
         running_api(settings, SystemClock(), database) as second,
@@ -299,7 +300,7 @@ async def test_a_session_made_by_one_process_is_read_by_another(
         second.client.cookies.set(COOKIE, cookie, path="/console")
         page = await second.client.get("/console")
         assert page.status_code == 200
-        assert f"Account {client.account_id}" in page.text
+        assert client.opened.account.name in page.text
 
 
 async def test_the_cookie_is_secure_when_the_service_is_served_over_https(

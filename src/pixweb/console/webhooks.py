@@ -79,6 +79,7 @@ async def _webhooks_page(
     status_code: int = 200,
     secret: str | None = None,
     notice: str | None = None,
+    notice_kind: str = "success",
     test: tuple[int, ProbeResult] | None = None,
 ) -> Response[Any]:
     listed = await list_webhooks(uow, account_id=account_of(request))
@@ -93,6 +94,7 @@ async def _webhooks_page(
         event_types=[kind.value for kind in REGISTRABLE],
         secret=secret,
         notice=notice,
+        notice_kind=notice_kind,
         test=test,
         can_test=probe is not None,
         allow_http=settings.webhook_allow_private,
@@ -194,6 +196,7 @@ async def test_event(
             probe,
             status_code=503,
             notice="Test events are unavailable: this process has no notifier.",
+            notice_kind="error",
         )
     result = await send_test_event(uow, clock, probe, account_id=account_of(request), webhook_id=webhook_id)
     return await _webhooks_page(request, uow, settings, probe, test=(webhook_id, result))

@@ -189,7 +189,7 @@ async def test_an_idle_session_returns_to_sign_in_then_to_the_page(
     assert again.status_code == 303
     assert again.headers["location"] == "/console/sign-in?next=%2Fconsole%2Ftransactions%3Fstatus%3DCONFIRMED"
     form = await api.client.get(again.headers["location"])
-    assert "session expired" in form.text
+    assert '<p class="notice warning" role="status">Your session expired' in form.text
     assert 'name="next" value="/console/transactions?status=CONFIRMED"' in form.text
 
 

@@ -32,7 +32,7 @@ from pixweb.api.deps import Injected
 from pixweb.charges.mapping import charge_out
 from pixweb.console.money_forms import whole_number
 from pixweb.console.pages import money
-from pixweb.console.web import FormErrors, account_of, page, redirect
+from pixweb.console.web import FormErrors, account_of, missing_fields, page, redirect
 from pixweb.errors import status_of
 from pixweb.qr import draw_soon, png_off_loop
 from pixweb.sandbox.routes import PayerIn
@@ -139,6 +139,8 @@ async def create(
 ) -> Response[Any]:
     form = await request.form()
     typed = {name: _text(form, name) for name in CHARGE_FIELDS}
+    if missing := missing_fields(typed, ("amount",)):
+        return await _charges_page(request, typed, missing, 400, uow=uow, clock=clock)
     txid = typed["txid"] or uuid.uuid4().hex  # 32 letters and digits, as the API's clients make one
     try:
         charge = await create_charge(

@@ -23,7 +23,7 @@ from pixweb.api.deps import Injected
 from pixweb.charges.cashin import cash_in_out
 from pixweb.console.money_forms import KINDS, as_number, whole_number
 from pixweb.console.pages import money
-from pixweb.console.web import FormErrors, account_of, page, redirect
+from pixweb.console.web import FormErrors, account_of, missing_fields, page, redirect
 from pixweb.errors import status_of
 from pixweb.field_paths import on_the_wire
 from pixweb.qr import draw_soon
@@ -46,6 +46,8 @@ CASH_IN_FIELDS = {
     "payer_name": ("payer.fullName",),
     "payer_document": ("payer.document",),
 }
+REFUND_REQUIRED = ("end_to_end_id", "amount", "refund_id")
+CASH_IN_REQUIRED = ("amount", "description", "payer_name", "payer_document", "external_id")
 NATURES = ("ORIGINAL", "RETIRADA")
 E2eQuery = Annotated[str | None, QueryParameter(name="endToEndId", max_length=100)]
 
@@ -107,6 +109,8 @@ async def refund(
 ) -> Response[Any]:
     form = await request.form()
     typed = {name: _text(form, name) for name in REFUND_FIELDS}
+    if missing := missing_fields(typed, REFUND_REQUIRED):
+        return _refunds_page(request, typed, missing, 400)
     try:
         requested = await request_refund(
             uow,
@@ -193,6 +197,8 @@ async def cash_in(
     """The form of ``POST /api/pix/cash-in``; its result (the code, its QR image) on the page."""
     form = await request.form()
     typed = {name: _text(form, name) for name in CASH_IN_FIELDS}
+    if missing := missing_fields(typed, CASH_IN_REQUIRED):
+        return _cash_in_page(request, typed, missing, 400)
     seconds = typed["expiration"]
     # A whole number of seconds is a number; anything else is no number, for the rule to refuse.
     expiration: int | Invalid | None = None

@@ -67,6 +67,8 @@ async def unknown() -> Response[Any]:
     raise NotFound("There is no such page in the console.")
 
 
+STATIC = "/console/static/"
+"""Files, not pages: a missing one is the API's plain 404."""
 NOT_FOUND = "/console/not-found"
 """A path no page has: :func:`unknown` answers it."""
 
@@ -75,14 +77,15 @@ class ConsoleNotFound:
     """ASGI: a console path that no route matches gets the console's "not found" page, not the
     API's JSON. The router finds no route for ``/console/transactions/1/more`` (a deeper path under
     a known page) before :func:`unknown`'s catch-all could match it, so such a 404 is asked again
-    as ``GET /console/not-found``, which :func:`unknown` answers with the browser's session."""
+    as ``GET /console/not-found``, which :func:`unknown` answers with the browser's session.
+    A missing static file stays the API's 404: a browser asks for it from a page, not to read it."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope["path"] if scope["type"] == ScopeType.HTTP else NOT_FOUND
-        if not path.startswith("/console/") or path == NOT_FOUND:
+        if not path.startswith("/console/") or path.startswith(STATIC) or path == NOT_FOUND:
             await self.app(scope, receive, send)
             return
         unrouted = False

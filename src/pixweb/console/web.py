@@ -36,6 +36,7 @@ __all__ = [
     "before_console_request",
     "console_exception",
     "end_session",
+    "missing_fields",
     "page",
     "presented_fingerprint",
     "redirect",
@@ -177,6 +178,8 @@ class FormErrors:
         fields = fields or {}
         message, details = on_the_wire(error) if error is not None else (None, [])
         self.message = message
+        self.missing: set[str] = set()
+        """The required fields left empty: the form says so beside each (``macros.html``)."""
         self.by_field: dict[str, list[str]] = {}
         self.other: list[str] = []
         if error is not None and message is not None and not details:
@@ -195,10 +198,18 @@ class FormErrors:
             (self.by_field.setdefault(name, []) if name else self.other).append(detail)
 
     def __bool__(self) -> bool:
-        return self.message is not None
+        return self.message is not None or bool(self.missing)
 
     def of(self, field: str) -> list[str]:
         return self.by_field.get(field, [])
+
+
+def missing_fields(typed: Mapping[str, str], required: Iterable[str]) -> FormErrors:
+    """The required fields of a form that came empty (the browser checks first, but a form may
+    come without its check): falsy when none is, and then the use case judges the rest."""
+    errors = FormErrors()
+    errors.missing = {name for name in required if not typed.get(name)}
+    return errors
 
 
 async def _read_session(request: Request[Any, Any, Any]) -> ConsoleSession:

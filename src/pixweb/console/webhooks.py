@@ -29,7 +29,7 @@ from pixcore.webhooks.webhook_service import (
 )
 from pixinfra.settings import Settings
 from pixweb.api.deps import Injected
-from pixweb.console.web import FormErrors, account_of, page, redirect
+from pixweb.console.web import FormErrors, account_of, missing_fields, page, redirect
 from pixweb.errors import status_of
 from pixweb.webhooks.webhooks import delivery_detail_out, delivery_out, webhook_out
 
@@ -129,6 +129,10 @@ async def register(
         "event_type": _text(form, "event_type"),
         "headers": raw_headers if isinstance(raw_headers, str) else "",
     }
+    if missing := missing_fields(typed, ("url",)):
+        return await _webhooks_page(
+            request, uow, settings, probe, typed=typed, errors=missing, status_code=400
+        )
     try:
         registration = Registration.parse(
             url=typed["url"],

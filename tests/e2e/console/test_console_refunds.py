@@ -183,14 +183,39 @@ async def test_a_bad_cash_in_shows_each_message_beside_its_field(pg_uow: UnitOfW
             "payer_document": "123",
         },
     )
+    # An empty required field is said so beside it before the rules are asked; what was typed stays.
+    assert refused.status_code == 400
+    assert '<p class="error" id="m-description" data-missing>Required' in refused.text
+    assert 'value="1.234"' in refused.text
+    assert 'value="²"' in refused.text
+    refused = await api.client.post(
+        "/console/cash-in",
+        data={
+            "csrf": csrf_of(form),
+            "amount": "1.234",
+            "description": "Order",
+            "external_id": "e1",
+            "expiration": "²",
+            "payer_name": "Ana",
+            "payer_document": "123",
+        },
+    )
     assert refused.status_code == 400
     assert 'id="e-amount">transaction.value: ' in refused.text
-    assert 'id="e-description">transaction.description: required' in refused.text
     assert 'id="e-expiration">transaction.expirationTime: must be 300 to 604800 seconds' in refused.text
     assert 'id="e-payer_document">payer.document: ' in refused.text
     assert 'value="1.234"' in refused.text
     huge = await api.client.post(
-        "/console/cash-in", data={"csrf": csrf_of(form), "amount": "1.00", "expiration": "9" * 5000}
+        "/console/cash-in",
+        data={
+            "csrf": csrf_of(form),
+            "amount": "1.00",
+            "description": "Order",
+            "external_id": "e2",
+            "payer_name": "Ana",
+            "payer_document": "11144477735",
+            "expiration": "9" * 5000,
+        },
     )
     assert huge.status_code == 400
     charge = await api.client.post(

@@ -11,7 +11,15 @@ from litestar import Request, Response, get, post
 from litestar.params import FromPath, QueryParameter
 
 from pixcore.accounts.rules import Counterpart
-from pixcore.charges.cob import ABSENT, CalendarFields, ChargeFields, ChargeRequest, DebtorFields, ValueFields
+from pixcore.charges.cob import (
+    ABSENT,
+    CalendarFields,
+    ChargeFields,
+    ChargeRequest,
+    ChargeStatus,
+    DebtorFields,
+    ValueFields,
+)
 from pixcore.charges.cob_service import (
     ALL_KINDS,
     cancel_charge,
@@ -37,7 +45,7 @@ from pixweb.errors import status_of
 from pixweb.qr import draw_soon, png_off_loop
 from pixweb.sandbox.routes import PayerIn
 
-__all__ = ["cancel", "charge_detail", "charge_qr", "charges", "create", "pay"]
+__all__ = ["cancel", "charge_detail", "charge_live", "charge_qr", "charges", "create", "pay"]
 
 CHARGE_FIELDS = {
     "amount": ("valor.original", "valor"),
@@ -159,6 +167,24 @@ async def create(
     return redirect(request, f"/console/charges/{charge.txid}")
 
 
+async def _charge_page(
+    request: Request[Any, Any, Any], template: str, txid: str, clock: Clock, uow: UnitOfWorkFactory
+) -> Response[Any]:
+    """A charge's page or its changing part (``charge_live.html``), asked again while it is ATIVA."""
+    view = await read_charge(uow, account_id=account_of(request), txid=txid, kinds=ALL_KINDS)
+    status = view.charge.status_at(clock.now())
+    shown = charge_out(view.charge, status, view.pix)
+    return page(
+        request,
+        template,
+        title=f"Charge {view.charge.txid}",
+        charge=shown,
+        amount=money(view.charge.amount),
+        errors=FormErrors(),
+        live=f"/console/charges/{view.charge.txid}/live" if status is ChargeStatus.ATIVA else None,
+    )
+
+
 @get("/charges/{txid:str}", name="console:charge", include_in_schema=False)
 async def charge_detail(
     request: Request[Any, Any, Any],
@@ -167,16 +193,19 @@ async def charge_detail(
     clock: Injected[Clock],
     uow: Injected[UnitOfWorkFactory],
 ) -> Response[Any]:
-    view = await read_charge(uow, account_id=account_of(request), txid=txid, kinds=ALL_KINDS)
-    shown = charge_out(view.charge, view.charge.status_at(clock.now()), view.pix)
-    return page(
-        request,
-        "charge.html",
-        title=f"Charge {view.charge.txid}",
-        charge=shown,
-        amount=money(view.charge.amount),
-        errors=FormErrors(),
-    )
+    return await _charge_page(request, "charge.html", txid, clock, uow)
+
+
+@get("/charges/{txid:str}/live", name="console:charge-live", include_in_schema=False)
+async def charge_live(
+    request: Request[Any, Any, Any],
+    txid: FromPath[str],
+    *,
+    clock: Injected[Clock],
+    uow: Injected[UnitOfWorkFactory],
+) -> Response[Any]:
+    """The changing part of a charge's page, for the page's script to ask again while it is ATIVA."""
+    return await _charge_page(request, "charge_live.html", txid, clock, uow)
 
 
 @get("/charges/{txid:str}/qr.png", name="console:charge-qr", include_in_schema=False)

@@ -15,7 +15,7 @@ from pixcore.charges.cob_service import create_cash_in
 from pixcore.clock import Clock
 from pixcore.errors import InvalidIdentifier, NotFound, PixError
 from pixcore.refunds.refund_service import get_refund, request_refund
-from pixcore.refunds.rules import RefundRequest
+from pixcore.refunds.rules import RefundRequest, RefundStatus
 from pixcore.unit_of_work import UnitOfWorkFactory
 from pixcore.validation import INVALID, Invalid
 from pixinfra.settings import Settings
@@ -29,7 +29,7 @@ from pixweb.field_paths import on_the_wire
 from pixweb.qr import draw_soon
 from pixweb.refunds.refunds import refund_out
 
-__all__ = ["cash_in", "cash_in_form", "refund", "refund_detail", "refunds"]
+__all__ = ["cash_in", "cash_in_form", "refund", "refund_detail", "refund_live", "refunds"]
 
 REFUND_FIELDS = {
     "end_to_end_id": ("e2eid",),
@@ -132,6 +132,23 @@ async def refund(
     return redirect(request, f"/console/refunds/{typed['end_to_end_id']}/{made.refund_id}")
 
 
+async def _refund_page(
+    request: Request[Any, Any, Any], template: str, e2eid: str, refund_id: str, uow: UnitOfWorkFactory
+) -> Response[Any]:
+    """A refund's page or its changing part (``refund_live.html``), asked again while in process."""
+    found = await get_refund(uow, account_id=account_of(request), end_to_end_id=e2eid, refund_id=refund_id)
+    processing = found.status is RefundStatus.EM_PROCESSAMENTO
+    return page(
+        request,
+        template,
+        title=f"Refund {found.refund_id}",
+        item=refund_out(found),
+        e2eid=e2eid,
+        amount=money(found.amount),
+        live=f"/console/refunds/{e2eid}/{found.refund_id}/live" if processing else None,
+    )
+
+
 @get("/refunds/{e2eid:str}/{refund_id:str}", name="console:refund", include_in_schema=False)
 async def refund_detail(
     request: Request[Any, Any, Any],
@@ -141,15 +158,19 @@ async def refund_detail(
     uow: Injected[UnitOfWorkFactory],
 ) -> Response[Any]:
     """``GET /pix/{e2eid}/devolucao/{id}``: the refund's status (404 for another account's)."""
-    found = await get_refund(uow, account_id=account_of(request), end_to_end_id=e2eid, refund_id=refund_id)
-    return page(
-        request,
-        "refund.html",
-        title=f"Refund {found.refund_id}",
-        item=refund_out(found),
-        e2eid=e2eid,
-        amount=money(found.amount),
-    )
+    return await _refund_page(request, "refund.html", e2eid, refund_id, uow)
+
+
+@get("/refunds/{e2eid:str}/{refund_id:str}/live", name="console:refund-live", include_in_schema=False)
+async def refund_live(
+    request: Request[Any, Any, Any],
+    e2eid: FromPath[str],
+    refund_id: FromPath[str],
+    *,
+    uow: Injected[UnitOfWorkFactory],
+) -> Response[Any]:
+    """The changing part of a refund's page, for the page's script to ask again while in process."""
+    return await _refund_page(request, "refund_live.html", e2eid, refund_id, uow)
 
 
 def _cash_in_page(

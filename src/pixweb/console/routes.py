@@ -17,10 +17,10 @@ from litestar.template.config import TemplateConfig
 from litestar.types import ASGIApp, ControllerRouterHandler, Message, Receive, Scope, Send
 
 from pixcore.errors import NotFound, PixError
-from pixweb.console.charges import cancel, charge_detail, charge_qr, charges, create, pay
+from pixweb.console.charges import cancel, charge_detail, charge_live, charge_qr, charges, create, pay
 from pixweb.console.money_forms import receive, receive_form, send, send_form
-from pixweb.console.pages import overview, transaction_detail, transactions
-from pixweb.console.refunds import cash_in, cash_in_form, refund, refund_detail, refunds
+from pixweb.console.pages import overview, transaction_detail, transaction_live, transactions
+from pixweb.console.refunds import cash_in, cash_in_form, refund, refund_detail, refund_live, refunds
 from pixweb.console.sandbox import add_key, advance_clock, decide_med, new_med, sandbox
 from pixweb.console.signin import sign_in, sign_in_form, sign_out
 from pixweb.console.web import CONTENT_SECURITY_POLICY, before_console_request, console_exception
@@ -125,9 +125,11 @@ def console_handlers() -> list[ControllerRouterHandler]:
             overview,
             transactions,
             transaction_detail,
+            transaction_live,
             charges,
             create,
             charge_detail,
+            charge_live,
             charge_qr,
             cancel,
             pay,
@@ -138,6 +140,7 @@ def console_handlers() -> list[ControllerRouterHandler]:
             refunds,
             refund,
             refund_detail,
+            refund_live,
             cash_in_form,
             cash_in,
             sandbox,

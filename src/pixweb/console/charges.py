@@ -4,7 +4,8 @@ sandbox, pay as an outside payer. The same use cases as ``/cob`` and ``/sandbox/
 from __future__ import annotations
 
 import uuid
-from datetime import UTC
+from collections.abc import Iterable
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from litestar import Request, Response, get, post
@@ -15,6 +16,7 @@ from pixcore.charges.cob import (
     ABSENT,
     CalendarFields,
     ChargeFields,
+    ChargeLine,
     ChargeRequest,
     ChargeStatus,
     DebtorFields,
@@ -45,7 +47,7 @@ from pixweb.errors import status_of
 from pixweb.qr import draw_soon, png_off_loop
 from pixweb.sandbox.routes import PayerIn
 
-__all__ = ["cancel", "charge_detail", "charge_live", "charge_qr", "charges", "create", "pay"]
+__all__ = ["cancel", "charge_detail", "charge_live", "charge_qr", "charge_rows", "charges", "create", "pay"]
 
 CHARGE_FIELDS = {
     "amount": ("valor.original", "valor"),
@@ -89,6 +91,21 @@ def _fields(typed: dict[str, str]) -> ChargeFields:
     )
 
 
+def charge_rows(lines: Iterable[ChargeLine], now: datetime) -> list[tuple[str, ...]]:
+    """The cells of each line of a charges table (``macros.html``), as the page shows them: txid,
+    creation (UTC, to the second), kind, status seen at ``now``, amount."""
+    return [
+        (
+            line.txid,
+            f"{line.created_at.astimezone(UTC):%Y-%m-%d %H:%M:%S}",
+            line.kind.value,
+            line.status_at(now).value,
+            money(line.amount),
+        )
+        for line in lines
+    ]
+
+
 async def _charges_page(
     request: Request[Any, Any, Any],
     typed: dict[str, str],
@@ -100,16 +117,7 @@ async def _charges_page(
 ) -> Response[Any]:
     now = clock.now()
     listed = await list_charges(uow, account_id=account_of(request), limit=LISTED)
-    rows = [
-        (
-            line.txid,
-            f"{line.created_at.astimezone(UTC):%Y-%m-%d %H:%M:%S}",
-            line.kind.value,
-            line.status_at(now).value,
-            money(line.amount),
-        )
-        for line in listed
-    ]  # each cell as the page shows it: the template only places them
+    rows = charge_rows(listed, now)
     return page(
         request,
         "charges.html",

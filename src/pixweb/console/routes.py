@@ -22,6 +22,7 @@ from pixweb.console.money_forms import receive, receive_form, send, send_form
 from pixweb.console.pages import overview, transaction_detail, transaction_live, transactions
 from pixweb.console.refunds import cash_in, cash_in_form, refund, refund_detail, refund_live, refunds
 from pixweb.console.sandbox import add_key, advance_clock, decide_med, new_med, sandbox
+from pixweb.console.search import search
 from pixweb.console.signin import sign_in, sign_in_form, sign_out
 from pixweb.console.web import CONTENT_SECURITY_POLICY, before_console_request, console_exception
 from pixweb.console.webhooks import (
@@ -126,6 +127,7 @@ def console_handlers() -> list[ControllerRouterHandler]:
             transactions,
             transaction_detail,
             transaction_live,
+            search,
             charges,
             create,
             charge_detail,

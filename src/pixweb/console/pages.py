@@ -19,6 +19,7 @@ from pixcore.records import TransactionStatus
 from pixcore.unit_of_work import UnitOfWorkFactory
 from pixweb.api.deps import Injected
 from pixweb.console.chart import daily_chart
+from pixweb.console.timeline import transaction_timeline
 from pixweb.console.web import FormErrors, account_of, page
 from pixweb.transfers.transactions import TransactionOut, list_out, status_record_out, transaction_out
 
@@ -166,33 +167,48 @@ async def transactions(
 
 
 async def _transaction_page(
-    request: Request[Any, Any, Any], template: str, identifier: str, queries: TransactionQueries
+    request: Request[Any, Any, Any],
+    template: str,
+    identifier: str,
+    queries: TransactionQueries,
+    uow: UnitOfWorkFactory,
 ) -> Response[Any]:
-    """A record's page or its changing part (``transaction_live.html``), which names its own URL
-    to be asked again while the record is pending."""
+    """A record's page or its changing part (``transaction_live.html``: its details and timeline),
+    which names its own URL to be asked again while the record is pending or a notification about
+    it is still to be delivered."""
     view = await get_transaction(queries, account_id=account_of(request), identifier=identifier)
-    pending = view.status is TransactionStatus.PENDING
+    timeline = await transaction_timeline(uow, view)
+    changing = view.status is TransactionStatus.PENDING or timeline.waiting
     return page(
         request,
         template,
         title=f"Transaction {view.id}",
         item=transaction_out(view),
         record=status_record_out(view),
-        live=f"/console/transactions/{view.id}/live" if pending else None,
+        timeline=timeline.events,
+        live=f"/console/transactions/{view.id}/live" if changing else None,
     )
 
 
 @get("/transactions/{identifier:str}", name="console:transaction", include_in_schema=False)
 async def transaction_detail(
-    request: Request[Any, Any, Any], identifier: FromPath[str], *, queries: Injected[TransactionQueries]
+    request: Request[Any, Any, Any],
+    identifier: FromPath[str],
+    *,
+    queries: Injected[TransactionQueries],
+    uow: Injected[UnitOfWorkFactory],
 ) -> Response[Any]:
     """One record, by id or externalId, as ``GET /api/pix/transaction/{id}`` finds it (404 otherwise)."""
-    return await _transaction_page(request, "transaction.html", identifier, queries)
+    return await _transaction_page(request, "transaction.html", identifier, queries, uow)
 
 
 @get("/transactions/{identifier:str}/live", name="console:transaction-live", include_in_schema=False)
 async def transaction_live(
-    request: Request[Any, Any, Any], identifier: FromPath[str], *, queries: Injected[TransactionQueries]
+    request: Request[Any, Any, Any],
+    identifier: FromPath[str],
+    *,
+    queries: Injected[TransactionQueries],
+    uow: Injected[UnitOfWorkFactory],
 ) -> Response[Any]:
-    """The changing part of a record's page, for the page's script to ask again while it is pending."""
-    return await _transaction_page(request, "transaction_live.html", identifier, queries)
+    """The changing part of a record's page, for the page's script to ask again while it changes."""
+    return await _transaction_page(request, "transaction_live.html", identifier, queries, uow)

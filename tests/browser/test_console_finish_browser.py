@@ -17,12 +17,9 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.wait import WebDriverWait
 
-from pixcore.accounts.sessions import session_id
-from pixweb.console.session import COOKIE
 from tests.browser.conftest import Console, running_console
-from tests.browser.test_console_browser import fill, go, heading, navigate, shot, sign_in
+from tests.browser.test_console_browser import age_session, fill, go, heading, navigate, shot, sign_in
 from tests.integration.receiver import running_receiver
-from tests.support import fetch_rows
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -95,15 +92,7 @@ async def test_header_not_found_required_fields_and_notices(
     assert notice.value_of_css_property("background-color") == GREEN
 
     # A warning is amber: the sign-in page of a session that sat idle (aged as in the other suite).
-    cookie = driver.get_cookie(COOKIE)
-    assert cookie is not None
-    aged = await fetch_rows(
-        console.database_url,
-        "UPDATE console_sessions SET created_at = created_at - interval '1 hour',"
-        " last_seen_at = last_seen_at - interval '1 hour' WHERE id = $1 RETURNING id",
-        session_id(cookie["value"]),
-    )
-    assert len(aged) == 1
+    await age_session(driver, console)
     driver.get(url + "/console")
     warning = driver.find_element(By.CSS_SELECTOR, ".notice")
     assert "session expired" in warning.text

@@ -40,6 +40,31 @@ async def sign_in(http: httpx.AsyncClient, client: Client, next_page: str = "/co
     )
 
 
+async def receive(http: httpx.AsyncClient, client: Client, amount: str) -> str:
+    """The sandbox's outside payer pays ``client``'s first key through the console: the end-to-end id."""
+    form = await http.get("/console/receive")
+    paid = await http.post(
+        "/console/receive",
+        data={
+            "csrf": csrf_of(form),
+            "pix_key": client.opened.keys[0].value,
+            "amount": amount,
+            "payer_name": "Outside Payer",
+            "payer_document": "11144477735",
+        },
+    )
+    assert paid.status_code == 303, paid.text
+    return paid.headers["location"].rsplit("=", 1)[1]
+
+
+async def transaction_of(http: httpx.AsyncClient, e2e: str) -> str:
+    """The id of the account's record with the end-to-end id ``e2e``, as its list links it."""
+    listed = await http.get(f"/console/transactions?endToEndId={e2e}")
+    found = re.search(r'href="/console/transactions/(\d+)"', listed.text)
+    assert found is not None, listed.text
+    return found.group(1)
+
+
 async def test_root_and_console_send_the_signed_out_to_sign_in(api: Api) -> None:
     root = await api.client.get("/")
     assert (root.status_code, root.headers["location"]) == (302, "/console")
@@ -241,22 +266,8 @@ async def test_hostile_input_gets_the_error_shape_never_a_500(pg_uow: UnitOfWork
         base_url="http://127.0.0.1:8000",  # type: ignore[arg-type]
     ) as second:
         await sign_in(second, other)
-        receive = await second.get("/console/receive")
-        paid = await second.post(
-            "/console/receive",
-            data={
-                "csrf": csrf_of(receive),
-                "pix_key": other.opened.keys[0].value,
-                "amount": "5.00",
-                "payer_name": "Outside Payer",
-                "payer_document": "11144477735",
-            },
-        )
-        assert paid.status_code == 303
-        listed = await second.get(paid.headers["location"])
-        found = re.search(r'href="/console/transactions/(\d+)"', listed.text)
-        assert found is not None
-    assert (await api.client.get(f"/console/transactions/{found.group(1)}")).status_code == 404
+        theirs = await transaction_of(second, await receive(second, other, "5.00"))
+    assert (await api.client.get(f"/console/transactions/{theirs}")).status_code == 404
     # a cookie that is not ours is a new, signed-out session
     api.client.cookies.clear()
     api.client.cookies.set(COOKIE, "garbage", path="/console")

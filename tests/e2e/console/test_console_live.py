@@ -13,8 +13,8 @@ from pixcore.refunds.refund_service import process_due_refunds
 from pixcore.transfers.transfer_service import settle_due
 from pixcore.unit_of_work import UnitOfWorkFactory
 from tests.e2e.conftest import Api
-from tests.e2e.console.test_console import csrf_of, sign_in
-from tests.support import Client, new_client
+from tests.e2e.console.test_console import csrf_of, receive, sign_in
+from tests.support import new_client
 
 POLL = re.compile(r'<div id="live" class="live" data-poll="([^"]+)">')
 
@@ -26,22 +26,6 @@ async def fragment(http: httpx.AsyncClient, url: str) -> httpx.Response:
     assert "<html" not in answer.text
     assert answer.headers["cache-control"] == "no-store"
     return answer
-
-
-async def receive(http: httpx.AsyncClient, client: Client, amount: str) -> str:
-    form = await http.get("/console/receive")
-    paid = await http.post(
-        "/console/receive",
-        data={
-            "csrf": csrf_of(form),
-            "pix_key": client.opened.keys[0].value,
-            "amount": amount,
-            "payer_name": "Outside Payer",
-            "payer_document": "11144477735",
-        },
-    )
-    assert paid.status_code == 303, paid.text
-    return paid.headers["location"].rsplit("=", 1)[1]
 
 
 async def test_a_pending_transaction_is_followed_until_it_settles(

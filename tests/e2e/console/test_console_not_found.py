@@ -9,7 +9,7 @@ import pytest
 
 from pixcore.unit_of_work import UnitOfWorkFactory
 from tests.e2e.conftest import Api
-from tests.e2e.console.test_console import csrf_of, sign_in
+from tests.e2e.console.test_console import csrf_of, receive, sign_in, transaction_of
 from tests.support import new_client
 
 
@@ -59,21 +59,8 @@ async def test_another_accounts_records_are_not_found_and_not_shown(
 ) -> None:
     owner, other = await new_client(pg_uow), await new_client(pg_uow, name="Other Reader")
     await sign_in(api.client, owner)
-    receive = await api.client.get("/console/receive")
-    paid = await api.client.post(
-        "/console/receive",
-        data={
-            "csrf": csrf_of(receive),
-            "pix_key": owner.opened.keys[0].value,
-            "amount": "7.00",
-            "payer_name": "Outside Payer",
-            "payer_document": "11144477735",
-        },
-    )
-    assert paid.status_code == 303
-    e2e = paid.headers["location"].rsplit("=", 1)[1]
-    listed = await api.client.get(paid.headers["location"])
-    transaction = listed.text.split('href="/console/transactions/', 1)[1].split('"', 1)[0]
+    e2e = await receive(api.client, owner, "7.00")
+    transaction = await transaction_of(api.client, e2e)
     refunds = await api.client.get("/console/refunds")
     refunded = await api.client.post(
         "/console/refunds",

@@ -12,8 +12,7 @@ import pytest
 
 from pixcore.unit_of_work import UnitOfWorkFactory
 from tests.e2e.conftest import Api
-from tests.e2e.console.test_console import csrf_of, sign_in
-from tests.e2e.console.test_console_live import receive
+from tests.e2e.console.test_console import csrf_of, receive, sign_in, transaction_of
 from tests.support import Client, new_client
 
 
@@ -22,13 +21,6 @@ async def charge(http: httpx.AsyncClient, amount: str, txid: str) -> str:
     made = await http.post("/console/charges", data={"csrf": csrf_of(form), "amount": amount, "txid": txid})
     assert made.status_code == 303, made.text
     return txid
-
-
-async def transaction_id(http: httpx.AsyncClient, e2e: str) -> str:
-    listed = await http.get(f"/console/transactions?endToEndId={e2e}")
-    found = re.search(r'href="/console/transactions/(\d+)"', listed.text)
-    assert found is not None
-    return found.group(1)
 
 
 def found_transactions(html: str) -> set[str]:
@@ -61,9 +53,9 @@ async def setup(
         "other_e2e": await receive(second, other, "42.90"),
         "other_txid": await charge(second, "42.90", "othercharge" + "0" * 20),
     }
-    ids["transaction"] = await transaction_id(api.client, ids["e2e"])
-    ids["small_transaction"] = await transaction_id(api.client, ids["small_e2e"])
-    ids["other_transaction"] = await transaction_id(second, ids["other_e2e"])
+    ids["transaction"] = await transaction_of(api.client, ids["e2e"])
+    ids["small_transaction"] = await transaction_of(api.client, ids["small_e2e"])
+    ids["other_transaction"] = await transaction_of(second, ids["other_e2e"])
     return owner, ids
 
 

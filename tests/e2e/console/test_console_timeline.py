@@ -14,8 +14,7 @@ from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.postgres.pool import Database
 from pixinfra.settings import Settings
 from tests.e2e.conftest import running_api
-from tests.e2e.console.test_console import csrf_of, sign_in
-from tests.e2e.console.test_console_live import receive
+from tests.e2e.console.test_console import csrf_of, receive, sign_in, transaction_of
 from tests.e2e.console.test_console_webhooks import register
 from tests.integration.receiver import running_receiver
 from tests.support import new_client
@@ -41,8 +40,7 @@ async def test_a_transactions_timeline_links_its_refunds_and_its_notifications(
         e2e = await receive(api.client, client, "30.00")
         other_e2e = await receive(api.client, client, "5.00")
         await receiver.wait_for(2, "/paid")
-        listed = await api.client.get(f"/console/transactions?endToEndId={e2e}")
-        transaction = re.search(r'href="(/console/transactions/\d+)"', listed.text).group(1)  # type: ignore[union-attr]
+        transaction = "/console/transactions/" + await transaction_of(api.client, e2e)
 
         form = await api.client.get(f"/console/refunds?endToEndId={e2e}")
         asked = await api.client.post(

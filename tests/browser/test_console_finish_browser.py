@@ -118,10 +118,13 @@ async def test_a_pending_transfer_settles_on_its_page_without_a_reload_and_searc
     status = "//div[@id='live']//dt[.='Status']/following-sibling::dd[1]"
     shown = driver.find_element(By.XPATH, status).text
     assert "(PENDING)" in shown, shown  # the service's worker settles it a few seconds later
-    assert driver.find_element(By.ID, "live").get_attribute("data-poll")
+    region = driver.find_element(By.ID, "live")
+    assert region.get_attribute("data-poll")
+    assert region.get_attribute("aria-live") == "polite"
     shot(driver, "transaction-pending")
     WebDriverWait(driver, 30).until(lambda d: "(CONFIRMED)" in d.find_element(By.XPATH, status).text)
-    assert page.is_enabled()  # the same page: no reload, the fragment was put in place
+    assert page.is_enabled()  # the same page: no reload, the fragment's content was put in place
+    assert region.is_enabled()  # in the same live region, which a screen reader reads out
     assert not driver.find_element(By.ID, "live").get_attribute("data-poll")  # final: no more asking
     assert "Settled" in driver.find_element(By.ID, "timeline").text
     shot(driver, "transaction-settled")

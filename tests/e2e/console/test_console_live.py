@@ -16,7 +16,7 @@ from tests.e2e.conftest import Api
 from tests.e2e.console.test_console import csrf_of, receive, sign_in
 from tests.support import new_client
 
-POLL = re.compile(r'<div id="live" class="live" data-poll="([^"]+)">')
+POLL = re.compile(r'<div id="live" class="live" data-poll="([^"]+)" aria-live="polite">')
 
 
 async def fragment(http: httpx.AsyncClient, url: str) -> httpx.Response:

@@ -59,19 +59,19 @@ document.addEventListener("input", (event) => {
 
 // A record whose status can still change (a pending transaction, an active charge, a refund in
 // process) holds its changing part in an element with data-poll, the URL of that part alone: it is
-// asked again, every 2 seconds and less often while nothing changes, and put in place when it
-// changed. The answer's own data-poll says whether to go on: a final status has none, and polling
-// stops; so it does on any failure (a session that ended answers with a redirect).
+// asked again, every 2 seconds and less often while nothing changes, and its content put in place
+// when it changed (the element stays: it is a polite live region, read out when it changes). The
+// answer's own data-poll says whether to go on: a final status has none, and polling stops; so it
+// does on any failure (a session that ended answers with a redirect).
 const FIRST_WAIT = 2000;
 const LONGEST_WAIT = 30000;
 
 function follow(region) {
-  let current = region;
   let wait = FIRST_WAIT;
   const again = async () => {
     let answer;
     try {
-      answer = await fetch(current.dataset.poll, { redirect: "error", cache: "no-store" });
+      answer = await fetch(region.dataset.poll, { redirect: "error", cache: "no-store" });
     } catch {
       return;
     }
@@ -79,15 +79,19 @@ function follow(region) {
     const holder = document.createElement("template");
     holder.innerHTML = (await answer.text()).trim();
     const fresh = holder.content.firstElementChild;
-    if (!fresh || fresh.id !== current.id) return;
-    if (fresh.outerHTML !== current.outerHTML) {
-      current.replaceWith(fresh);
-      current = fresh;
+    if (!fresh || fresh.id !== region.id) return;
+    if (fresh.innerHTML !== region.innerHTML) {
+      region.replaceChildren(...fresh.childNodes);
       wait = FIRST_WAIT;
     } else {
       wait = Math.min(wait * 1.5, LONGEST_WAIT);
     }
-    if (current.dataset.poll) setTimeout(again, wait);
+    if (fresh.dataset.poll) {
+      region.dataset.poll = fresh.dataset.poll;
+      setTimeout(again, wait);
+    } else {
+      delete region.dataset.poll;
+    }
   };
   setTimeout(again, wait);
 }

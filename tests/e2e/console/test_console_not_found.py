@@ -45,6 +45,9 @@ async def test_an_unknown_path_asks_the_signed_out_to_sign_in_first(api: Api) ->
     answer = await api.client.get("/console/nope")
     assert answer.status_code == 303
     assert answer.headers["location"] == "/console/sign-in?next=%2Fconsole%2Fnope"
+    deeper = await api.client.get("/console/transactions/1/more")
+    assert deeper.status_code == 303
+    assert deeper.headers["location"] == "/console/sign-in?next=%2Fconsole%2Ftransactions%2F1%2Fmore"
 
 
 async def test_a_form_sent_to_an_unknown_path_is_not_found_too(pg_uow: UnitOfWorkFactory, api: Api) -> None:

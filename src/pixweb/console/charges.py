@@ -42,6 +42,7 @@ from pixweb.api.deps import Injected
 from pixweb.charges.mapping import charge_out
 from pixweb.console.money_forms import whole_number
 from pixweb.console.pages import money
+from pixweb.console.timeline import charge_timeline
 from pixweb.console.web import FormErrors, account_of, missing_fields, page, redirect
 from pixweb.errors import status_of
 from pixweb.qr import draw_soon, png_off_loop
@@ -178,10 +179,13 @@ async def create(
 async def _charge_page(
     request: Request[Any, Any, Any], template: str, txid: str, clock: Clock, uow: UnitOfWorkFactory
 ) -> Response[Any]:
-    """A charge's page or its changing part (``charge_live.html``), asked again while it is ATIVA."""
+    """A charge's page or its changing part (``charge_live.html``: its details and timeline), asked
+    again while it is ATIVA or a notification about its payment is still to be delivered."""
     view = await read_charge(uow, account_id=account_of(request), txid=txid, kinds=ALL_KINDS)
     status = view.charge.status_at(clock.now())
     shown = charge_out(view.charge, status, view.pix)
+    timeline = await charge_timeline(uow, view)
+    changing = status is ChargeStatus.ATIVA or timeline.waiting
     return page(
         request,
         template,
@@ -189,7 +193,8 @@ async def _charge_page(
         charge=shown,
         amount=money(view.charge.amount),
         errors=FormErrors(),
-        live=f"/console/charges/{view.charge.txid}/live" if status is ChargeStatus.ATIVA else None,
+        timeline=timeline.events,
+        live=f"/console/charges/{view.charge.txid}/live" if changing else None,
     )
 
 

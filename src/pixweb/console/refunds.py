@@ -23,6 +23,7 @@ from pixweb.api.deps import Injected
 from pixweb.charges.cashin import cash_in_out
 from pixweb.console.money_forms import KINDS, as_number, whole_number
 from pixweb.console.pages import money
+from pixweb.console.timeline import refund_timeline
 from pixweb.console.web import FormErrors, account_of, missing_fields, page, redirect
 from pixweb.errors import status_of
 from pixweb.field_paths import on_the_wire
@@ -135,9 +136,11 @@ async def refund(
 async def _refund_page(
     request: Request[Any, Any, Any], template: str, e2eid: str, refund_id: str, uow: UnitOfWorkFactory
 ) -> Response[Any]:
-    """A refund's page or its changing part (``refund_live.html``), asked again while in process."""
+    """A refund's page or its changing part (``refund_live.html``: its details and timeline), asked
+    again while in process or while a notification about it is still to be delivered."""
     found = await get_refund(uow, account_id=account_of(request), end_to_end_id=e2eid, refund_id=refund_id)
-    processing = found.status is RefundStatus.EM_PROCESSAMENTO
+    timeline = await refund_timeline(uow, found, e2eid)
+    changing = found.status is RefundStatus.EM_PROCESSAMENTO or timeline.waiting
     return page(
         request,
         template,
@@ -145,7 +148,8 @@ async def _refund_page(
         item=refund_out(found),
         e2eid=e2eid,
         amount=money(found.amount),
-        live=f"/console/refunds/{e2eid}/{found.refund_id}/live" if processing else None,
+        timeline=timeline.events,
+        live=f"/console/refunds/{e2eid}/{found.refund_id}/live" if changing else None,
     )
 
 

@@ -82,3 +82,26 @@ async def test_a_transactions_timeline_links_its_refunds_and_its_notifications(
         back = await api.client.get(refund)  # refund -> its PIX and the deliveries about it
         assert f'href="/console/transactions?endToEndId={e2e}"' in back.text
         assert f'href="{narrowed}"' in back.text
+        assert any(line.endswith("Refund back1 asked for") for line in timeline(back.text))
+        assert "cash_in" not in timeline(back.text)[-1]  # its own notifications only: refunds'
+
+        # A charge's timeline: created, then the PIX that paid it (linked) and its notification.
+        charges = await api.client.get("/console/charges")
+        made = await api.client.post("/console/charges", data={"csrf": csrf_of(charges), "amount": "3.00"})
+        charge = made.headers["location"]
+        assert [line.split(" ", 2)[2] for line in timeline((await api.client.get(charge)).text)] == [
+            "Created"
+        ]
+        await api.client.post(charge + "/pay", data={"csrf": csrf_of(charges)})
+        await receiver.wait_for(3, "/paid")
+        page = await api.client.get(charge)
+        for _ in range(100):
+            if "delivered" in timeline(page.text)[-1]:
+                break
+            await asyncio.sleep(0.1)
+            page = await api.client.get(charge)
+        lines = timeline(page.text)
+        paid_by = re.search(r"Paid by the PIX (E\w{31})$", lines[1])
+        assert paid_by is not None, lines
+        assert f'href="/console/search?q={paid_by.group(1)}"' in page.text  # charge -> its PIX
+        assert lines[2].endswith("Webhook notification cash_in : delivered , 1 attempt"), lines

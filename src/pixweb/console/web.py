@@ -16,9 +16,11 @@ from litestar import Request, Response
 from litestar.datastructures import Cookie
 from litestar.response import Redirect, Template
 
+from pixcore.accounts.accounts_service import get_account
 from pixcore.accounts.sessions import LIFETIME, SessionState
 from pixcore.accounts.sessions_service import ConsoleSessions
 from pixcore.errors import PixError
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.settings import Settings
 from pixweb.allow import answer_options
 from pixweb.api.deps import provided
@@ -34,6 +36,7 @@ __all__ = [
     "before_console_request",
     "console_exception",
     "end_session",
+    "missing_fields",
     "page",
     "presented_fingerprint",
     "redirect",
@@ -146,6 +149,7 @@ def page(
     base = {
         "csrf": session.csrf,
         "account_id": session.account_id,
+        "holder": session.holder,
         "sandbox": _settings(request).sandbox,
         "path": request.url.path,
     }
@@ -174,6 +178,8 @@ class FormErrors:
         fields = fields or {}
         message, details = on_the_wire(error) if error is not None else (None, [])
         self.message = message
+        self.missing: set[str] = set()
+        """The required fields left empty: the form says so beside each (``macros.html``)."""
         self.by_field: dict[str, list[str]] = {}
         self.other: list[str] = []
         if error is not None and message is not None and not details:
@@ -192,10 +198,18 @@ class FormErrors:
             (self.by_field.setdefault(name, []) if name else self.other).append(detail)
 
     def __bool__(self) -> bool:
-        return self.message is not None
+        return self.message is not None or bool(self.missing)
 
     def of(self, field: str) -> list[str]:
         return self.by_field.get(field, [])
+
+
+def missing_fields(typed: Mapping[str, str], required: Iterable[str]) -> FormErrors:
+    """The required fields of a form that came empty (the browser checks first, but a form may
+    come without its check): falsy when none is, and then the use case judges the rest."""
+    errors = FormErrors()
+    errors.missing = {name for name in required if not typed.get(name)}
+    return errors
 
 
 async def _read_session(request: Request[Any, Any, Any]) -> ConsoleSession:
@@ -209,7 +223,9 @@ async def _read_session(request: Request[Any, Any, Any]) -> ConsoleSession:
         bound=production,
     )
     if opened.state is SessionState.LIVE and opened.session is not None:
-        return ConsoleSession(csrf=opened.session.csrf, account_id=opened.session.account_id)
+        uow: UnitOfWorkFactory = provided(request, "uow")
+        account = await get_account(uow, opened.session.account_id)
+        return ConsoleSession(csrf=opened.session.csrf, account_id=account.id, holder=account.name)
     expired = opened.state is not None and opened.state.expired
     return ConsoleSession.anonymous(request.cookies.get(PRE_COOKIE), expired=expired)
 

@@ -14,6 +14,7 @@ draws it, and the test notification's PING.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, assert_never
 
 from pixcore.clock import format_timestamp
@@ -23,7 +24,15 @@ from pixcore.money import cents_to_decimal, format_amount_string
 from pixcore.refunds.rules import Refund, RefundStatus
 from pixcore.webhooks.ports import Ping
 
-__all__ = ["CURRENCY", "PING", "payload", "ping_payload", "standard_pix_item", "standard_refund_item"]
+__all__ = [
+    "CURRENCY",
+    "PING",
+    "end_to_end_id_of",
+    "payload",
+    "ping_payload",
+    "standard_pix_item",
+    "standard_refund_item",
+]
 
 CURRENCY = "BRL"
 """The currency of every amount a notification carries."""
@@ -146,3 +155,15 @@ def payload(event: Event) -> dict[str, Any]:
 def ping_payload(ping: Ping) -> dict[str, Any]:
     """The test event as it is sent: ``{"type": "PING", "data": {webhookId, sentAt}}``."""
     return {"type": PING, "data": {"webhookId": ping.webhook_id, "sentAt": format_timestamp(ping.sent_at)}}
+
+
+def end_to_end_id_of(payload: Mapping[str, Any] | None) -> str | None:
+    """The PIX a notification is about: its ``data.endToEndId``, or its ``pix`` item's (a key's
+    webhook); None for one about no PIX (a test event)."""
+    data = (payload or {}).get("data")
+    if not isinstance(data, Mapping):
+        return None
+    items = data.get("pix")
+    first = items[0] if isinstance(items, list) and items and isinstance(items[0], Mapping) else data
+    found = first.get("endToEndId")
+    return found if isinstance(found, str) else None

@@ -32,7 +32,7 @@ from pixweb.charges.controllers import (
     PayloadController,
 )
 from pixweb.charges.locations import LocationController
-from pixweb.console.routes import CONSOLE_PATHS, console_handlers, console_templates
+from pixweb.console.routes import CONSOLE_PATHS, ConsoleNotFound, console_handlers, console_templates
 from pixweb.dependencies import Wiring
 from pixweb.edge import TextGuard
 from pixweb.errors import exception_handlers
@@ -213,4 +213,7 @@ def create_app(
         request_max_body_size=MAX_BODY,
         debug=False,
     )
-    return _observe(Litestar.from_config(config), metrics)
+    app = Litestar.from_config(config)
+    if settings.console:
+        app.asgi_handler = ConsoleNotFound(app.asgi_handler)
+    return _observe(app, metrics)

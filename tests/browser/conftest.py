@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,10 +43,11 @@ class Console:
         return self.process.url
 
 
-@pytest.fixture
-async def console(database_server: str, tmp_path: Path) -> AsyncIterator[Console]:
+@asynccontextmanager
+async def running_console(database_server: str, tmp_path: Path, **env_changes: str) -> AsyncIterator[Console]:
+    """The service on a scratch database with two accounts; ``env_changes`` replace its settings."""
     async with scratch_database(database_server, "pixbrowser") as url:
-        env = service_env(url, tmp_path / "data")
+        env = service_env(url, tmp_path / "data") | env_changes
         process = ApiProcess("api-console", env, tmp_path / "api.log")
         await process.start()
         try:
@@ -58,6 +60,12 @@ async def console(database_server: str, tmp_path: Path) -> AsyncIterator[Console
             yield Console(process, tmp_path / "data", *accounts, database_url=url)
         finally:
             await process.stop()
+
+
+@pytest.fixture
+async def console(database_server: str, tmp_path: Path) -> AsyncIterator[Console]:
+    async with running_console(database_server, tmp_path) as running:
+        yield running
 
 
 @pytest.fixture

@@ -1,7 +1,8 @@
 """The console is usable without a mouse and passes axe-core: every page (sign-in, overview,
-transactions, a transaction, charges, a charge, send, the sandbox's receive, and a form showing its
-errors) has no axe-core violation of impact "serious" or "critical", and the sign-in form is reached
-with Tab and sent with Enter.
+transactions, a transaction with its timeline, charges, a charge, send, the sandbox's receive, a
+form showing its errors and one its empty required fields, the not-found page, the search and its
+refusal, a success notice) has no axe-core violation of impact "serious" or "critical", and the
+sign-in form is reached with Tab and sent with Enter.
 
 axe-core is vendored as a test fixture (tests/browser/axe, with its licence) and injected by Selenium
 into the page under test; the service never serves it."""
@@ -120,9 +121,27 @@ async def test_every_page_passes_axe_core(browser: webdriver.Chrome, console: Co
     driver.get(url + "/console/charges/" + "N" * 30)
     assert heading(driver) == "Não encontrado"
     check("not found")
+    driver.get(url + "/console/nothing/here/at/all")
+    assert heading(driver) == "Not found"
+    check("not found, an unknown page")
+    driver.get(url + "/console/search?q=25,00")
+    assert driver.find_elements(By.CSS_SELECTOR, "#found-transactions td.credit")
+    check("search")
+    driver.get(url + "/console/search?q=hello")
+    assert driver.find_element(By.ID, "e-q").text
+    check("search, refused")
+    driver.get(url + "/console/cash-in")
+    driver.find_element(By.CSS_SELECTOR, "form button.primary").click()
+    assert driver.find_element(By.ID, "m-amount").is_displayed()
+    check("cash-in, required fields empty")
+    navigate(driver, driver.find_element(By.LINK_TEXT, "Webhooks"))
+    fill(driver, {"url": "http://127.0.0.1:9/axe"})
+    navigate(driver, driver.find_element(By.XPATH, "//button[.='Register']"))
+    assert driver.find_element(By.CSS_SELECTOR, ".notice.success").text
+    check("webhooks, a success notice")
 
     assert {name: problems for name, problems in checked.items() if problems} == {}
-    assert len(checked) == 14
+    assert len(checked) == 19
 
 
 def focused(driver: webdriver.Chrome) -> str:

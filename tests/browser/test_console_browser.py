@@ -98,6 +98,19 @@ def cookie_header(driver: webdriver.Chrome) -> dict[str, str]:
     return {"Cookie": f"{COOKIE}={value['value']}"}
 
 
+async def age_session(driver: webdriver.Chrome, console: Console) -> None:
+    """The browser's session, as if last used an hour ago: the next page finds it expired."""
+    cookie = driver.get_cookie(COOKIE)
+    assert cookie is not None
+    aged = await fetch_rows(
+        console.database_url,
+        "UPDATE console_sessions SET created_at = created_at - interval '1 hour',"
+        " last_seen_at = last_seen_at - interval '1 hour' WHERE id = $1 RETURNING id",
+        session_id(cookie["value"]),
+    )
+    assert len(aged) == 1
+
+
 async def test_the_money_scenario_in_a_browser(browser: webdriver.Chrome, console: Console) -> None:
     driver, url, first = browser, console.url, console.first
     driver.get(url + "/")
@@ -229,15 +242,7 @@ async def test_what_a_browser_must_not_do_and_must_see(browser: webdriver.Chrome
             assert answer.status_code == 404, path
 
     # An idle session goes to sign-in, then back to the page asked for.
-    cookie = driver.get_cookie(COOKIE)
-    assert cookie is not None
-    aged = await fetch_rows(  # the browser's session, last used an hour ago
-        console.database_url,
-        "UPDATE console_sessions SET created_at = created_at - interval '1 hour',"
-        " last_seen_at = last_seen_at - interval '1 hour' WHERE id = $1 RETURNING id",
-        session_id(cookie["value"]),
-    )
-    assert len(aged) == 1
+    await age_session(driver, console)
     driver.get(url + "/console/transactions?type=PAYMENT")
     assert heading(driver) == "Entrar"
     assert "Sua sessão expirou" in driver.find_element(By.CSS_SELECTOR, ".notice").text

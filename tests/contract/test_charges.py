@@ -113,6 +113,10 @@ async def test_recent_gives_the_accounts_own_charges_newest_first_up_to_the_limi
         assert await tx.charges.recent(account.id, 10) == [charge.line for charge in made[::-1]]
         assert await tx.charges.recent(account.id, 2) == [made[2].line, made[1].line]
         assert await tx.charges.recent(other.id, 10) == [foreign.line]
+        priced = await tx.charges.add(_new_charge(account.id, amount=4_290))
+        assert await tx.charges.recent(account.id, 10, amount=4_290) == [priced.line]  # the search's
+        assert await tx.charges.recent(other.id, 10, amount=4_290) == []
+        assert len(await tx.charges.recent(account.id, 10, amount=12_345)) == 3
         line = made[0].line
         assert (line.txid, line.kind, line.status, line.amount) == (
             made[0].txid,

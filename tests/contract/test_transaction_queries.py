@@ -19,6 +19,7 @@ import pytest
 from pixcore.clock import ManualClock
 from pixcore.queries.query_service import daily_flows, latest_transactions, list_transactions
 from pixcore.queries.rules import DayFlow, ListKind, TransactionQueries, parse_list_query
+from pixcore.queries.search import parse_search, search_records
 from pixcore.records import NewTransaction, TransactionStatus, TransactionType
 from pixcore.testing import InMemoryStore, InMemoryTransactionQueries
 from pixcore.unit_of_work import UnitOfWorkFactory
@@ -169,3 +170,35 @@ async def test_the_latest_records_are_the_first_page_of_the_list(side: Side) -> 
     assert [view.amount for view in latest] == [100 + n for n in range(10)]
     assert await latest_transactions(side.queries, account_id=other, now=now, count=10) != []
     assert await latest_transactions(side.queries, account_id=account, now=now, count=3) == page.items[:3]
+
+
+async def test_a_search_finds_the_accounts_records_by_amount_or_end_to_end_id_at_any_date(side: Side) -> None:
+    """The console's search: the original amount or the end-to-end id, not bounded by dates (a
+    record of 200 days ago is found), never another account's."""
+    async with side.uow() as tx:
+        account = (await add_account(tx)).id
+        other = (await add_account(tx)).id
+        await tx.commit()
+    now = _at(DAY, 10)
+    old, new, small = (
+        receipt(account, 4_290, at=now - timedelta(days=200)),
+        receipt(account, 4_290, at=now - timedelta(hours=1)),
+        receipt(account, 1_000, at=now),
+    )
+    await _seed(side, [old, new, small, receipt(other, 4_290, at=now)])
+    by_amount = await search_records(
+        side.queries, side.uow, account_id=account, terms=parse_search("42,90"), now=now
+    )
+    assert [(view.amount, view.created_at) for view in by_amount.transactions] == [
+        (4_290, new.created_at),
+        (4_290, old.created_at),
+    ]
+    assert by_amount.charges == []
+    e2e = small.end_to_end_id
+    assert e2e is not None
+    by_e2e = await search_records(
+        side.queries, side.uow, account_id=account, terms=parse_search(e2e), now=now
+    )
+    assert [view.end_to_end_id for view in by_e2e.transactions] == [e2e]
+    theirs = await search_records(side.queries, side.uow, account_id=other, terms=parse_search(e2e), now=now)
+    assert theirs.transactions == []

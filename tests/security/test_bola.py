@@ -193,6 +193,13 @@ CONSOLE = {
     ("POST", "/console/charges/{txid:str}/pay"),
     ("GET", "/console/transactions/{identifier:str}"),
     ("GET", "/console/static/{file_path:path}"),  # the console's CSS and script: public files
+    # A record page's changing part (tests/e2e/console/test_console_not_found.py and
+    # test_console_live.py: another account's is the same 404).
+    ("GET", "/console/transactions/{identifier:str}/live"),
+    ("GET", "/console/charges/{txid:str}/live"),
+    ("GET", "/console/refunds/{e2eid:str}/{refund_id:str}/live"),
+    # Any other console path: the console's "not found" page, whatever the path holds.
+    *((method, "/console/{rest:path}") for method in ("GET", "POST", "PUT", "PATCH", "DELETE")),
 }
 
 

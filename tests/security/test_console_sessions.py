@@ -76,7 +76,7 @@ class Browser:
                 page = await stale.get(answer.headers["location"])
                 assert page.status_code == 200
                 assert SIGN_IN_FORM in page.text
-                assert f"Conta {self.client.account_id}" not in page.text
+                assert self.client.opened.account.name not in page.text
             sent = await stale.post(
                 "/console/send",
                 data={
@@ -169,7 +169,7 @@ async def opened_browsers(
         after = await _money(database, client.account_id)
         assert (after[0], after[2]) == (before[0] - 100, before[2] + 1)
         form = await http.get("/console/send")
-        assert f"Conta {client.account_id}" in form.text
+        assert client.opened.account.name in form.text
         cookie = http.cookies.get(COOKIE)
         assert cookie is not None
         return Browser(
@@ -372,4 +372,4 @@ async def test_in_production_a_session_opens_only_with_the_certificate_it_signed
         own.cookies.set(COOKIE, browser.cookie, domain="127.0.0.1", path="/console")
         page = await own.get("/console")
         assert page.status_code == 200
-        assert f"Conta {browser.client.account_id}" in page.text
+        assert browser.client.opened.account.name in page.text

@@ -194,7 +194,7 @@ async def _assert_signed_in(http: httpx.AsyncClient, signed: httpx.Response, vic
     assert (signed.status_code, signed.headers.get("location")) == (303, "/console"), signed.text
     overview = await http.get("/console")
     assert overview.status_code == 200
-    assert f"Conta {victim.account_id}" in overview.text
+    assert victim.opened.account.name in overview.text
 
 
 async def test_console_sign_ins_with_self_signed_certificates_do_not_lock_the_client_out(

@@ -65,10 +65,12 @@ async def new_client(
     cert_now: datetime | None = None,
     days: int = 365,
     sandbox_admin: bool = False,
+    name: str = "Test Holder",
 ) -> Client:
     """Open an account on ``uow``'s database (the ``pg_uow`` fixture: the run's) with a random CPF
     and a random key, and (by default) link a new certificate.
     ``sandbox_admin``: as ``pixweb admin account create --sandbox-admin`` (it may move the clock).
+    ``name``: the holder's (the console's header shows it).
 
     With ``cert_now`` the certificate is valid from then: one that expired (or is not yet valid)
     by now is linked as if it had been linked while valid, through the repository, since
@@ -78,7 +80,7 @@ async def new_client(
         uow,
         HASHER,
         ispb="99999999",
-        name="Test Holder",
+        name=name,
         document=random_cpf(),
         city="RECIFE",
         sandbox_admin=sandbox_admin,

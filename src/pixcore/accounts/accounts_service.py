@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from pixcore.accounts.ports import SecretHasher
 from pixcore.accounts.rules import (
+    Account,
     Balance,
     CertificateInfo,
     ClientCredential,
@@ -30,7 +31,7 @@ from pixcore.identifiers import validate_ispb
 from pixcore.keys import PixKey, PixKeyType, new_evp, parse_pix_key
 from pixcore.unit_of_work import UnitOfWorkFactory
 
-__all__ = ["get_balance", "link_certificate", "open_account", "require_sandbox_admin"]
+__all__ = ["get_account", "get_balance", "link_certificate", "open_account", "require_sandbox_admin"]
 
 MAX_NAME = 140
 MAX_CITY = 60
@@ -143,6 +144,15 @@ async def require_sandbox_admin(uow: UnitOfWorkFactory, account_id: int) -> None
         account = await tx.accounts.get(account_id)
     if account is None or not account.sandbox_admin:
         raise NotSandboxAdmin()
+
+
+async def get_account(uow: UnitOfWorkFactory, account_id: int) -> Account:
+    """The account: its holder's name, its branch and number (the console's header)."""
+    async with uow() as tx:
+        account = await tx.accounts.get(account_id)
+    if account is None:
+        raise AccountNotFound()
+    return account
 
 
 async def get_balance(uow: UnitOfWorkFactory, account_id: int) -> Balance:

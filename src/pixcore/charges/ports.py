@@ -23,8 +23,9 @@ class ChargeRepository(Protocol):
 
     async def get_by_location(self, location_id: str) -> Charge | None: ...
 
-    async def recent(self, account_id: int, limit: int) -> list[ChargeLine]:
-        """The lines of the account's newest charges and cash-ins, newest first, ``limit`` at most."""
+    async def recent(self, account_id: int, limit: int, *, amount: int | None = None) -> list[ChargeLine]:
+        """The lines of the account's newest charges and cash-ins, newest first, ``limit`` at most;
+        with ``amount`` (centavos), those of that amount only."""
         ...
 
     async def get_by_external_id(self, account_id: int, external_id: str) -> Charge | None: ...

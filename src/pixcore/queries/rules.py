@@ -281,6 +281,8 @@ class TransactionFilter:
     external_id: str | None = None
     end_to_end_id: str | None = None
     pix_key: str | None = None
+    amount: int | None = None
+    """The original amount, in centavos (the console's search)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -95,8 +95,12 @@ class InMemoryCharges(Repository):
     async def get_by_location(self, location_id: str) -> Charge | None:
         return self._find({"location_id": location_id}) if location_id else None
 
-    async def recent(self, account_id: int, limit: int) -> list[ChargeLine]:
-        mine = [charge for charge in self._visible().values() if charge.account_id == account_id]
+    async def recent(self, account_id: int, limit: int, *, amount: int | None = None) -> list[ChargeLine]:
+        mine = [
+            charge
+            for charge in self._visible().values()
+            if charge.account_id == account_id and amount in (None, charge.amount)
+        ]
         return [charge.line for charge in sorted(mine, key=lambda charge: charge.id, reverse=True)[:limit]]
 
     async def search(

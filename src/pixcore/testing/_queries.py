@@ -53,6 +53,7 @@ def _matches(view: TransactionView, wanted: TransactionFilter) -> bool:
         and wanted.external_id in (None, view.external_id)
         and wanted.end_to_end_id in (None, view.end_to_end_id)
         and wanted.pix_key in (None, view.pix_key)
+        and wanted.amount in (None, view.amount)
     )
 
 

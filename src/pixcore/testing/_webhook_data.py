@@ -16,14 +16,17 @@ __all__ = ["AccountLocks", "WebhookTables"]
 class WebhookTables:
     """Registrations, secrets and deliveries: committed in a store, or staged in a unit of work.
 
-    Tests may seed ``deliveries``, and a delivery's notification (``payloads``) and attempt log
-    (``attempt_logs``), directly: the notifier, not these ports, writes them.
+    Tests may seed ``deliveries``, and a delivery's notification (``payloads``, and the PIX it is
+    about, ``about``) and attempt log (``attempt_logs``), directly: the notifier, not these ports,
+    writes them.
     """
 
     webhooks: dict[int, Webhook] = field(default_factory=dict)
     secrets: dict[int, WebhookSecret] = field(default_factory=dict)  # by account
     deliveries: dict[int, Delivery] = field(default_factory=dict)
     payloads: dict[int, dict[str, Any]] = field(default_factory=dict)  # by delivery
+    about: dict[int, str] = field(default_factory=dict)
+    """The end-to-end id a delivery's notification is about, by delivery (seeded with its payload)."""
     attempt_logs: dict[int, list[DeliveryAttempt]] = field(default_factory=dict)  # by delivery
     last_webhook_id: int = 0  # committed tables only: a sequence, spent even on rollback
 

@@ -184,6 +184,7 @@ class InMemoryWebhooks(Repository):
             and (f.event_type is None or d.event_type is f.event_type)
             and (f.created_from is None or d.created_at >= f.created_from)
             and (f.created_to is None or d.created_at <= f.created_to)
+            and f.end_to_end_id in (None, self._theirs.about.get(d.id))
         ]
         rows.sort(key=lambda d: (d.created_at, d.id), reverse=True)
         return rows[:limit]

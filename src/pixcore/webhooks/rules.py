@@ -461,3 +461,6 @@ class DeliveryFilter:
     event_type: EventType | None = None
     created_from: datetime | None = None  # inclusive
     created_to: datetime | None = None  # inclusive
+    end_to_end_id: str | None = None
+    """The notifications about one PIX: their ``data.endToEndId`` (or their ``pix`` item's) is it
+    (the console's links from a transaction to its deliveries)."""

@@ -22,6 +22,7 @@ from pixcore.errors import (
     WebhookLimitReached,
     WebhookNotFound,
 )
+from pixcore.identifiers import validate_e2eid_path
 from pixcore.problems import Problem
 from pixcore.queries.rules import parse_date_bounds
 from pixcore.unit_of_work import UnitOfWork, UnitOfWorkFactory
@@ -216,14 +217,22 @@ def delivery_filter(
     event_type: EventType | None = None,
     start_date: str | None = None,
     end_date: str | None = None,
+    end_to_end_id: str | None = None,
 ) -> DeliveryFilter:
     """The filters of the deliveries list; ``startDate``/``endDate`` as on the transaction lists
     (``InvalidQuery`` for a date that is not one, or an end before the start)."""
     if webhook_id is not None and not 1 <= webhook_id <= _MAX_ID:
         raise ValidationError(Problem.of(DeliveryField.WEBHOOK, f"must be 1 to {_MAX_ID}"))
     first, last = parse_date_bounds(start_date, end_date)
+    if end_to_end_id is not None:
+        validate_e2eid_path(end_to_end_id)
     return DeliveryFilter(
-        webhook_id=webhook_id, status=status, event_type=event_type, created_from=first, created_to=last
+        webhook_id=webhook_id,
+        status=status,
+        event_type=event_type,
+        created_from=first,
+        created_to=last,
+        end_to_end_id=end_to_end_id,
     )
 
 

@@ -51,9 +51,10 @@ _REVISION = """
 """Revision ``$2`` of charge ``$1`` as a row of ``charges``: the kept columns over the fixed ones."""
 RECENT = (
     "SELECT txid, kind, status, amount, created_at, expires_at FROM charges"
-    " WHERE account_id = $1 ORDER BY id DESC LIMIT $2"
+    " WHERE account_id = $1 AND ($3::bigint IS NULL OR amount = $3) ORDER BY id DESC LIMIT $2"
 )
-"""The newest ``$2`` lines of account ``$1``'s charges (``charges_account_recent_idx``)."""
+"""The newest ``$2`` lines of account ``$1``'s charges (``charges_account_recent_idx``), of the
+amount ``$3`` only unless it is NULL."""
 _KINDS = {kind.value: kind for kind in ChargeKind}
 _STATUSES = {status.value: status for status in ChargeStatus}
 
@@ -249,9 +250,9 @@ class PostgresCharges(Repository):
     async def get_by_location(self, location_id: str) -> Charge | None:
         return await self._one("location_id = $1", location_id)
 
-    async def recent(self, account_id: int, limit: int) -> list[ChargeLine]:
+    async def recent(self, account_id: int, limit: int, *, amount: int | None = None) -> list[ChargeLine]:
         """The line's columns only, from ``charges_account_recent_idx`` (newest ``limit`` entries)."""
-        rows = await self._conn.fetch(RECENT, account_id, limit)
+        rows = await self._conn.fetch(RECENT, account_id, limit, amount)
         return [
             ChargeLine(txid, _KINDS[kind], _STATUSES[status], amount, created_at, expires_at)
             for txid, kind, status, amount, created_at, expires_at in rows

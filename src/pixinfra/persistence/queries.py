@@ -85,6 +85,7 @@ def list_statement(account_id: int, query: ListQuery, *, cap: int | None = None)
         ("type", f.type.value if f.type else None),
         ("external_id", f.external_id),
         ("end_to_end_id", f.end_to_end_id),
+        ("amount", f.amount),
     ):
         if value is not None:
             args.append(value)

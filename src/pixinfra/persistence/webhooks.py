@@ -299,6 +299,10 @@ class PostgresWebhooks(Repository):
                AND ($5::text IS NULL OR w.event_type = $5)
                AND ($6::timestamptz IS NULL OR d.created_at >= $6)
                AND ($7::timestamptz IS NULL OR d.created_at <= $7)
+               AND ($8::text IS NULL OR EXISTS (
+                     SELECT 1 FROM outbox o WHERE o.id = d.outbox_id
+                        AND (o.payload -> 'data' ->> 'endToEndId' = $8
+                             OR o.payload -> 'data' -> 'pix' -> 0 ->> 'endToEndId' = $8)))
              ORDER BY d.created_at DESC, d.id DESC LIMIT $2
             """,
             ),
@@ -309,6 +313,7 @@ class PostgresWebhooks(Repository):
             f.event_type.value if f.event_type else None,
             f.created_from,
             f.created_to,
+            f.end_to_end_id,
         )
         return [delivery_from_row(row) for row in rows]
 

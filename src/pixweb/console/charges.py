@@ -4,14 +4,24 @@ sandbox, pay as an outside payer. The same use cases as ``/cob`` and ``/sandbox/
 from __future__ import annotations
 
 import uuid
-from datetime import UTC
+from collections.abc import Iterable
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from litestar import Request, Response, get, post
 from litestar.params import FromPath, QueryParameter
 
 from pixcore.accounts.rules import Counterpart
-from pixcore.charges.cob import ABSENT, CalendarFields, ChargeFields, ChargeRequest, DebtorFields, ValueFields
+from pixcore.charges.cob import (
+    ABSENT,
+    CalendarFields,
+    ChargeFields,
+    ChargeLine,
+    ChargeRequest,
+    ChargeStatus,
+    DebtorFields,
+    ValueFields,
+)
 from pixcore.charges.cob_service import (
     ALL_KINDS,
     cancel_charge,
@@ -32,12 +42,13 @@ from pixweb.api.deps import Injected
 from pixweb.charges.mapping import charge_out
 from pixweb.console.amounts import TypedAmount
 from pixweb.console.money_forms import whole_number
-from pixweb.console.web import FormErrors, account_of, language_of, page, redirect
+from pixweb.console.timeline import charge_timeline
+from pixweb.console.web import FormErrors, account_of, language_of, missing_fields, page, redirect
 from pixweb.errors import status_of
 from pixweb.qr import draw_soon, png_off_loop
 from pixweb.sandbox.routes import PayerIn
 
-__all__ = ["cancel", "charge_detail", "charge_qr", "charges", "create", "pay"]
+__all__ = ["cancel", "charge_detail", "charge_live", "charge_qr", "charge_rows", "charges", "create", "pay"]
 
 CHARGE_FIELDS = {
     "amount": ("valor.original", "valor"),
@@ -81,6 +92,16 @@ def _fields(typed: dict[str, str], amount: str | None) -> ChargeFields:
     )
 
 
+def charge_rows(lines: Iterable[ChargeLine], now: datetime) -> list[tuple[object, ...]]:
+    """The cells of each line of a charges table (``macros.html``): txid, creation (UTC), kind,
+    status seen at ``now``, amount in centavos; the template writes dates, states and money in
+    the page's language."""
+    return [
+        (line.txid, line.created_at.astimezone(UTC), line.kind.value, line.status_at(now), line.amount)
+        for line in lines
+    ]
+
+
 async def _charges_page(
     request: Request[Any, Any, Any],
     typed: dict[str, str],
@@ -92,10 +113,7 @@ async def _charges_page(
 ) -> Response[Any]:
     now = clock.now()
     listed = await list_charges(uow, account_id=account_of(request), limit=LISTED)
-    rows = [
-        (line.txid, line.created_at.astimezone(UTC), line.kind.value, line.status_at(now), line.amount)
-        for line in listed
-    ]  # each cell for the template to place (dates, states and money in the page's language)
+    rows = charge_rows(listed, now)
     return page(
         request,
         "charges.html",
@@ -133,6 +151,8 @@ async def create(
 ) -> Response[Any]:
     form = await request.form()
     typed = {name: _text(form, name) for name in CHARGE_FIELDS}
+    if missing := missing_fields(typed, ("amount",)):
+        return await _charges_page(request, typed, missing, 400, uow=uow, clock=clock)
     txid = typed["txid"] or uuid.uuid4().hex  # 32 letters and digits, as the API's clients make one
     amount = TypedAmount.read(typed["amount"], language_of(request).code)
     try:
@@ -151,6 +171,28 @@ async def create(
     return redirect(request, f"/console/charges/{charge.txid}")
 
 
+async def _charge_page(
+    request: Request[Any, Any, Any], template: str, txid: str, clock: Clock, uow: UnitOfWorkFactory
+) -> Response[Any]:
+    """A charge's page or its changing part (``charge_live.html``: its details and timeline), asked
+    again while it is ATIVA or a notification about its payment is still to be delivered."""
+    view = await read_charge(uow, account_id=account_of(request), txid=txid, kinds=ALL_KINDS)
+    status = view.charge.status_at(clock.now())
+    shown = charge_out(view.charge, status, view.pix)
+    timeline = await charge_timeline(uow, view)
+    changing = status is ChargeStatus.ATIVA or timeline.waiting
+    return page(
+        request,
+        template,
+        title=language_of(request).gettext("Charge %(txid)s", txid=view.charge.txid),
+        charge=shown,
+        amount=view.charge.amount,
+        errors=FormErrors(),
+        timeline=timeline.events,
+        live=f"/console/charges/{view.charge.txid}/live" if changing else None,
+    )
+
+
 @get("/charges/{txid:str}", name="console:charge", include_in_schema=False)
 async def charge_detail(
     request: Request[Any, Any, Any],
@@ -159,16 +201,19 @@ async def charge_detail(
     clock: Injected[Clock],
     uow: Injected[UnitOfWorkFactory],
 ) -> Response[Any]:
-    view = await read_charge(uow, account_id=account_of(request), txid=txid, kinds=ALL_KINDS)
-    shown = charge_out(view.charge, view.charge.status_at(clock.now()), view.pix)
-    return page(
-        request,
-        "charge.html",
-        title=language_of(request).gettext("Charge %(txid)s", txid=view.charge.txid),
-        charge=shown,
-        amount=view.charge.amount,
-        errors=FormErrors(),
-    )
+    return await _charge_page(request, "charge.html", txid, clock, uow)
+
+
+@get("/charges/{txid:str}/live", name="console:charge-live", include_in_schema=False)
+async def charge_live(
+    request: Request[Any, Any, Any],
+    txid: FromPath[str],
+    *,
+    clock: Injected[Clock],
+    uow: Injected[UnitOfWorkFactory],
+) -> Response[Any]:
+    """The changing part of a charge's page, for the page's script to ask again while it is ATIVA."""
+    return await _charge_page(request, "charge_live.html", txid, clock, uow)
 
 
 @get("/charges/{txid:str}/qr.png", name="console:charge-qr", include_in_schema=False)

@@ -70,10 +70,12 @@ TEXTS = (
     noop("MED case not found."),
     noop("No received PIX of your account has this endToEndId."),
     noop("A cash-in with this externalId exists already."),
+    noop("a cash-in with externalId %(id)s exists already"),
     noop("A charge with this txid exists already."),
     noop("The operation is not allowed in the current state."),
     noop("Too many requests: retry later."),
     noop("The sandbox is off in this service."),
+    noop("There is no such page in the console."),
 )
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 _AMOUNT = re.compile(r"[0-9]{1,12}\.[0-9]{2}")

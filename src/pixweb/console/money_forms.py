@@ -25,7 +25,7 @@ from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.settings import Settings
 from pixweb.api.deps import Injected
 from pixweb.console.amounts import TypedAmount
-from pixweb.console.web import FormErrors, account_of, language_of, page, redirect
+from pixweb.console.web import FormErrors, account_of, language_of, missing_fields, page, redirect
 from pixweb.errors import status_of
 from pixweb.sandbox.routes import PayerIn
 
@@ -42,6 +42,8 @@ RECEIVE_FIELDS = {
     "payer_name": ("name",),
     "payer_document": ("document", "CPF", "CNPJ"),
 }
+REQUIRED = ("pix_key", "amount")
+"""What both forms need (the payer's name and document have the sandbox's defaults)."""
 KINDS: dict[type[PixError], str] = {
     InvalidPixKey: "pix_key",
     InvalidAmount: "amount",
@@ -95,6 +97,8 @@ async def send(
     form = await request.form()
     typed = {name: _text(form, name) for name in SEND_FIELDS}
     key_text = _text(form, "idempotency_key")
+    if missing := missing_fields(typed, REQUIRED):
+        return _send_page(request, typed, missing, 400, key=key_text or None)
     amount = TypedAmount.read(typed["amount"], language_of(request).code)
     try:
         created = await create_transfer(
@@ -159,6 +163,8 @@ async def receive(
         raise NotFound("The sandbox is off in this service.")
     form = await request.form()
     typed = {name: _text(form, name) for name in RECEIVE_FIELDS}
+    if missing := missing_fields(typed, REQUIRED):
+        return _receive_page(request, typed, missing, 400)
     amount = TypedAmount.read(typed["amount"], language_of(request).code)
     try:
         institution = require_outside(validate_ispb(PayerIn().ispb), settings.ispb)

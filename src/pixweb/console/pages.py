@@ -22,15 +22,17 @@ from pixcore.queries.rules import (
     movement_of,
     parse_list_query,
 )
+from pixcore.records import TransactionStatus
 from pixcore.unit_of_work import UnitOfWorkFactory
 from pixweb.api.deps import Injected
 from pixweb.console.chart import daily_chart
 from pixweb.console.language import Language
 from pixweb.console.statuses import TYPES
+from pixweb.console.timeline import transaction_timeline
 from pixweb.console.web import FormErrors, account_of, language_of, page
 from pixweb.transfers.transactions import list_out, status_record_out, transaction_out
 
-__all__ = ["overview", "transaction_detail", "transaction_lines", "transactions"]
+__all__ = ["overview", "transaction_detail", "transaction_lines", "transaction_live", "transactions"]
 
 Query = Annotated[str | None, QueryParameter(max_length=200)]
 RECENT = 10  # the overview's last records
@@ -163,17 +165,50 @@ async def transactions(
     )
 
 
-@get("/transactions/{identifier:str}", name="console:transaction", include_in_schema=False)
-async def transaction_detail(
-    request: Request[Any, Any, Any], identifier: FromPath[str], *, queries: Injected[TransactionQueries]
+async def _transaction_page(
+    request: Request[Any, Any, Any],
+    template: str,
+    identifier: str,
+    queries: TransactionQueries,
+    uow: UnitOfWorkFactory,
 ) -> Response[Any]:
-    """One record, by id or externalId, as ``GET /api/pix/transaction/{id}`` finds it (404 otherwise)."""
+    """A record's page or its changing part (``transaction_live.html``: its details and timeline),
+    which names its own URL to be asked again while the record is pending or a notification about
+    it is still to be delivered."""
     view = await get_transaction(queries, account_id=account_of(request), identifier=identifier)
+    timeline = await transaction_timeline(uow, view)
+    changing = view.status is TransactionStatus.PENDING or timeline.waiting
     return page(
         request,
-        "transaction.html",
+        template,
         title=language_of(request).gettext("Transaction %(id)s", id=view.id),
         item=transaction_out(view),
         record=status_record_out(view),
         kind=TYPES[view.type],
+        timeline=timeline.events,
+        live=f"/console/transactions/{view.id}/live" if changing else None,
     )
+
+
+@get("/transactions/{identifier:str}", name="console:transaction", include_in_schema=False)
+async def transaction_detail(
+    request: Request[Any, Any, Any],
+    identifier: FromPath[str],
+    *,
+    queries: Injected[TransactionQueries],
+    uow: Injected[UnitOfWorkFactory],
+) -> Response[Any]:
+    """One record, by id or externalId, as ``GET /api/pix/transaction/{id}`` finds it (404 otherwise)."""
+    return await _transaction_page(request, "transaction.html", identifier, queries, uow)
+
+
+@get("/transactions/{identifier:str}/live", name="console:transaction-live", include_in_schema=False)
+async def transaction_live(
+    request: Request[Any, Any, Any],
+    identifier: FromPath[str],
+    *,
+    queries: Injected[TransactionQueries],
+    uow: Injected[UnitOfWorkFactory],
+) -> Response[Any]:
+    """The changing part of a record's page, for the page's script to ask again while it changes."""
+    return await _transaction_page(request, "transaction_live.html", identifier, queries, uow)

@@ -15,7 +15,7 @@ from pixcore.charges.cob_service import create_cash_in
 from pixcore.clock import Clock
 from pixcore.errors import InvalidIdentifier, NotFound, PixError
 from pixcore.refunds.refund_service import get_refund, request_refund
-from pixcore.refunds.rules import RefundRequest
+from pixcore.refunds.rules import RefundRequest, RefundStatus
 from pixcore.unit_of_work import UnitOfWorkFactory
 from pixcore.validation import INVALID, Invalid
 from pixinfra.settings import Settings
@@ -23,13 +23,14 @@ from pixweb.api.deps import Injected
 from pixweb.charges.cashin import cash_in_out
 from pixweb.console.amounts import TypedAmount
 from pixweb.console.money_forms import KINDS, whole_number
-from pixweb.console.web import FormErrors, account_of, language_of, page, redirect
+from pixweb.console.timeline import refund_timeline
+from pixweb.console.web import FormErrors, account_of, language_of, missing_fields, page, redirect
 from pixweb.errors import status_of
 from pixweb.field_paths import on_the_wire
 from pixweb.qr import draw_soon
 from pixweb.refunds.refunds import refund_out
 
-__all__ = ["cash_in", "cash_in_form", "refund", "refund_detail", "refunds"]
+__all__ = ["cash_in", "cash_in_form", "refund", "refund_detail", "refund_live", "refunds"]
 
 REFUND_FIELDS = {
     "end_to_end_id": ("e2eid",),
@@ -46,6 +47,8 @@ CASH_IN_FIELDS = {
     "payer_name": ("payer.fullName",),
     "payer_document": ("payer.document",),
 }
+REFUND_REQUIRED = ("end_to_end_id", "amount", "refund_id")
+CASH_IN_REQUIRED = ("amount", "description", "payer_name", "payer_document", "external_id")
 NATURES = ("ORIGINAL", "RETIRADA")
 E2eQuery = Annotated[str | None, QueryParameter(name="endToEndId", max_length=100)]
 
@@ -107,6 +110,8 @@ async def refund(
 ) -> Response[Any]:
     form = await request.form()
     typed = {name: _text(form, name) for name in REFUND_FIELDS}
+    if missing := missing_fields(typed, REFUND_REQUIRED):
+        return _refunds_page(request, typed, missing, 400)
     amount = TypedAmount.read(typed["amount"], language_of(request).code)
     try:
         requested = await request_refund(
@@ -130,6 +135,26 @@ async def refund(
     return redirect(request, f"/console/refunds/{typed['end_to_end_id']}/{made.refund_id}")
 
 
+async def _refund_page(
+    request: Request[Any, Any, Any], template: str, e2eid: str, refund_id: str, uow: UnitOfWorkFactory
+) -> Response[Any]:
+    """A refund's page or its changing part (``refund_live.html``: its details and timeline), asked
+    again while in process or while a notification about it is still to be delivered."""
+    found = await get_refund(uow, account_id=account_of(request), end_to_end_id=e2eid, refund_id=refund_id)
+    timeline = await refund_timeline(uow, found, e2eid)
+    changing = found.status is RefundStatus.EM_PROCESSAMENTO or timeline.waiting
+    return page(
+        request,
+        template,
+        title=language_of(request).gettext("Refund %(id)s", id=found.refund_id),
+        item=refund_out(found),
+        e2eid=e2eid,
+        amount=found.amount,
+        timeline=timeline.events,
+        live=f"/console/refunds/{e2eid}/{found.refund_id}/live" if changing else None,
+    )
+
+
 @get("/refunds/{e2eid:str}/{refund_id:str}", name="console:refund", include_in_schema=False)
 async def refund_detail(
     request: Request[Any, Any, Any],
@@ -139,15 +164,19 @@ async def refund_detail(
     uow: Injected[UnitOfWorkFactory],
 ) -> Response[Any]:
     """``GET /pix/{e2eid}/devolucao/{id}``: the refund's status (404 for another account's)."""
-    found = await get_refund(uow, account_id=account_of(request), end_to_end_id=e2eid, refund_id=refund_id)
-    return page(
-        request,
-        "refund.html",
-        title=language_of(request).gettext("Refund %(id)s", id=found.refund_id),
-        item=refund_out(found),
-        e2eid=e2eid,
-        amount=found.amount,
-    )
+    return await _refund_page(request, "refund.html", e2eid, refund_id, uow)
+
+
+@get("/refunds/{e2eid:str}/{refund_id:str}/live", name="console:refund-live", include_in_schema=False)
+async def refund_live(
+    request: Request[Any, Any, Any],
+    e2eid: FromPath[str],
+    refund_id: FromPath[str],
+    *,
+    uow: Injected[UnitOfWorkFactory],
+) -> Response[Any]:
+    """The changing part of a refund's page, for the page's script to ask again while in process."""
+    return await _refund_page(request, "refund_live.html", e2eid, refund_id, uow)
 
 
 def _cash_in_page(
@@ -195,12 +224,14 @@ async def cash_in(
     """The form of ``POST /api/pix/cash-in``; its result (the code, its QR image) on the page."""
     form = await request.form()
     typed = {name: _text(form, name) for name in CASH_IN_FIELDS}
+    if missing := missing_fields(typed, CASH_IN_REQUIRED):
+        return _cash_in_page(request, typed, missing, 400)
+    amount = TypedAmount.read(typed["amount"], language_of(request).code)
     seconds = typed["expiration"]
     # A whole number of seconds is a number; anything else is no number, for the rule to refuse.
     expiration: int | Invalid | None = None
     if seconds:
         expiration = int(seconds) if whole_number(seconds) else INVALID
-    amount = TypedAmount.read(typed["amount"], language_of(request).code)
     try:
         charge = await create_cash_in(
             uow,

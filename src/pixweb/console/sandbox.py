@@ -32,7 +32,7 @@ from pixweb.api.deps import Injected
 from pixweb.console.language import noop
 from pixweb.console.money_forms import whole_number
 from pixweb.console.statuses import status_for
-from pixweb.console.web import FormErrors, account_of, language_of, page
+from pixweb.console.web import FormErrors, account_of, language_of, missing_fields, page
 from pixweb.errors import status_of
 from pixweb.field_paths import on_the_wire
 from pixweb.refunds.refunds import refund_out
@@ -55,6 +55,7 @@ DICT_FIELDS = {
 MED_FIELDS = {"end_to_end_id": ("e2eid",), "reason": ("reason",)}
 CLOCK_FIELDS = {"advance_seconds": ("advanceSeconds",)}
 CLOCK_KINDS: dict[type[PixError], str] = {InvalidClockMove: "advance_seconds"}
+DICT_REQUIRED = ("pix_key", "name", "document", "ispb")
 DICT_DEFAULTS = {
     "pix_key": "",
     "ispb": "12345678",
@@ -146,6 +147,10 @@ async def add_key(
     _require_sandbox(settings)
     form = await request.form()
     typed = {name: _text(form, name) for name in DICT_FIELDS}
+    if missing := missing_fields(typed, DICT_REQUIRED):
+        return await _sandbox_page(
+            request, uow, clock, status_code=400, typed={"dict": typed}, errors={"dict": missing}
+        )
     try:
         entry = DirectoryEntry.parse(
             pix_key=typed["pix_key"],
@@ -192,6 +197,10 @@ async def new_med(
     _require_sandbox(settings)
     form = await request.form()
     typed = {"end_to_end_id": _text(form, "end_to_end_id"), "reason": _text(form, "reason")}
+    if missing := missing_fields(typed, ("end_to_end_id",)):
+        return await _sandbox_page(
+            request, uow, clock, status_code=400, typed={"med": typed}, errors={"med": missing}
+        )
     try:
         case = await open_med(
             uow,
@@ -265,6 +274,10 @@ async def advance_clock(
     form = await request.form()
     typed = {"advance_seconds": _text(form, "advance_seconds")}
     text = typed["advance_seconds"]
+    if missing := missing_fields(typed, ("advance_seconds",)):
+        return await _sandbox_page(
+            request, uow, clock, status_code=400, typed={"clock": typed}, errors={"clock": missing}
+        )
     if not whole_number(text.removeprefix("-")):
         problem = "advanceSeconds: a whole number of seconds"
         exc = ValidationError(f"Invalid clock move: {problem}", details=[problem])

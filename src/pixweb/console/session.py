@@ -26,6 +26,8 @@ class ConsoleSession:
 
     csrf: str
     account_id: int | None = None
+    holder: str | None = None
+    """The signed-in account's holder, as the header names it."""
     expired: bool = False
     """The browser's session ended by time (idle or old): the sign-in page says so."""
     issued: str | None = None

@@ -18,7 +18,16 @@ from pixinfra.settings import Settings
 from pixweb.accounts.tokens import Issuing
 from pixweb.api.deps import Injected
 from pixweb.api.fields import MAX_CLIENT_ID, MAX_CLIENT_SECRET
-from pixweb.console.web import FormErrors, end_session, page, redirect, safe_next, session_of, start_session
+from pixweb.console.web import (
+    FormErrors,
+    end_session,
+    missing_fields,
+    page,
+    redirect,
+    safe_next,
+    session_of,
+    start_session,
+)
 from pixweb.errors import status_of
 from pixweb.security.certificates import CERT_HEADER, certificate_header, read_certificate_header
 from pixweb.security.hashing import BoundedVerifier
@@ -28,6 +37,7 @@ from pixweb.security.tokens import JwtIssuer
 __all__ = ["sign_in", "sign_in_form", "sign_out"]
 
 NextPage = Annotated[str | None, QueryParameter(name="next", max_length=2048)]
+SIGN_IN_REQUIRED = ("client_id", "client_secret")
 
 
 def _field(form: Any, name: str) -> str:
@@ -101,15 +111,19 @@ async def sign_in(
 ) -> Response[Any]:
     form = await request.form()
     client_id, secret, wanted = _field(form, "client_id"), _field(form, "client_secret"), _field(form, "next")
-    try:
-        issuing = Issuing(uow, verifier, tokens, clock, token_limits)
-        account_id = await _account(request, issuing, settings, client_id, secret)
-    except PixError as exc:
-        errors = FormErrors(exc)
-        status = status_of(exc)
-    else:
-        await start_session(request, console_sessions, account_id)
-        return redirect(request, safe_next(wanted))
+    # Both fields are needed: an empty one is said so beside it, and no attempt counts against a limit.
+    errors: FormErrors = missing_fields({"client_id": client_id, "client_secret": secret}, SIGN_IN_REQUIRED)
+    status = 400
+    if not errors:
+        try:
+            issuing = Issuing(uow, verifier, tokens, clock, token_limits)
+            account_id = await _account(request, issuing, settings, client_id, secret)
+        except PixError as exc:
+            errors = FormErrors(exc)
+            status = status_of(exc)
+        else:
+            await start_session(request, console_sessions, account_id)
+            return redirect(request, safe_next(wanted))
     return page(
         request,
         "sign_in.html",

@@ -16,9 +16,11 @@ from litestar import Request, Response
 from litestar.datastructures import Cookie
 from litestar.response import Redirect, Template
 
+from pixcore.accounts.accounts_service import get_account
 from pixcore.accounts.sessions import LIFETIME, SessionState
 from pixcore.accounts.sessions_service import ConsoleSessions
 from pixcore.errors import PixError
+from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.settings import Settings
 from pixweb.allow import answer_options
 from pixweb.api.deps import provided
@@ -39,6 +41,7 @@ __all__ = [
     "end_session",
     "error_page",
     "language_of",
+    "missing_fields",
     "page",
     "presented_fingerprint",
     "redirect",
@@ -56,6 +59,7 @@ SIGN_IN = "/console/sign-in"
 LANGUAGE = "/console/language"
 OPEN_PATHS = (SIGN_IN, LANGUAGE)
 CHECK_FIELDS = noop("Some fields need correcting: see the message beside each.")
+MAX_HERE = 500  # a longer address is not repeated in the page: the switch goes back to its path
 LANGUAGE_LIFETIME = 365 * 24 * 3600  # the switch's choice is kept a year
 CSRF_FIELD = "csrf"
 CERT_HEADER = "x-ssl-client-cert"
@@ -163,12 +167,15 @@ async def end_session(request: Request[Any, Any, Any], sessions: ConsoleSessions
     request.state.console_session = ConsoleSession(csrf=ConsoleSession.anonymous().csrf, signed_out=True)
 
 
-def _here(request: Request[Any, Any, Any]) -> str:
-    """Where the language switch comes back to: this page, if it is one to open again (a GET)."""
-    if request.method != "GET":
+def _here(request: Request[Any, Any, Any], status_code: int) -> str:
+    """Where the language switch comes back to: this page, if it is one to open again (a GET that
+    found what it asked for); the overview otherwise (a refused form, a record not found: a page
+    repeats no path or query it refused)."""
+    if request.method != "GET" or status_code >= 300:
         return "/console"
     query = request.url.query
-    return request.url.path + (f"?{query}" if query else "")
+    here = request.url.path + (f"?{query}" if query else "")
+    return here if len(here) <= MAX_HERE else request.url.path
 
 
 def _in_language(value: Any, lang: Language) -> Any:
@@ -190,9 +197,10 @@ def page(
     base = {
         "csrf": session.csrf,
         "account_id": session.account_id,
+        "holder": session.holder,
         "sandbox": _settings(request).sandbox,
         "path": request.url.path,
-        "here": _here(request),
+        "here": _here(request, status_code),
         "lang": lang,
         "languages": LANGUAGES,
     }
@@ -227,6 +235,8 @@ class FormErrors:
         fields = fields or {}
         message, details = on_the_wire(error) if error is not None else (None, [])
         self.message = message
+        self.missing: set[str] = set()
+        """The required fields left empty: the form says so beside each (``macros.html``)."""
         self.by_field: dict[str, list[str]] = {}
         self.other: list[str] = []
         if error is not None and message is not None and not details:
@@ -245,11 +255,12 @@ class FormErrors:
             (self.by_field.setdefault(name, []) if name else self.other).append(detail)
 
     def __bool__(self) -> bool:
-        return self.message is not None
+        return self.message is not None or bool(self.missing)
 
     def translated(self, lang: Language) -> FormErrors:
         """The same errors in ``lang``, as far as the catalogs know the domain's words."""
         copy = FormErrors()
+        copy.missing = set(self.missing)
         copy.message = in_language(self.message, lang) if self.message is not None else None
         copy.by_field = {
             field: [in_language(text, lang) for text in texts] for field, texts in self.by_field.items()
@@ -269,6 +280,14 @@ class FormErrors:
         return self.by_field.get(field, [])
 
 
+def missing_fields(typed: Mapping[str, str], required: Iterable[str]) -> FormErrors:
+    """The required fields of a form that came empty (the browser checks first, but a form may
+    come without its check): falsy when none is, and then the use case judges the rest."""
+    errors = FormErrors()
+    errors.missing = {name for name in required if not typed.get(name)}
+    return errors
+
+
 async def _read_session(request: Request[Any, Any, Any]) -> ConsoleSession:
     """The browser's session if it opens the console; otherwise signed out, with the CSRF token of
     its pre-sign-in cookie."""
@@ -280,7 +299,9 @@ async def _read_session(request: Request[Any, Any, Any]) -> ConsoleSession:
         bound=production,
     )
     if opened.state is SessionState.LIVE and opened.session is not None:
-        return ConsoleSession(csrf=opened.session.csrf, account_id=opened.session.account_id)
+        uow: UnitOfWorkFactory = provided(request, "uow")
+        account = await get_account(uow, opened.session.account_id)
+        return ConsoleSession(csrf=opened.session.csrf, account_id=account.id, holder=account.name)
     expired = opened.state is not None and opened.state.expired
     return ConsoleSession.anonymous(request.cookies.get(PRE_COOKIE), expired=expired)
 

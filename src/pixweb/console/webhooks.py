@@ -27,9 +27,10 @@ from pixcore.webhooks.webhook_service import (
     rotate_webhook_secret,
     send_test_event,
 )
+from pixinfra.event_payloads import end_to_end_id_of
 from pixinfra.settings import Settings
 from pixweb.api.deps import Injected
-from pixweb.console.web import FormErrors, account_of, language_of, page, redirect
+from pixweb.console.web import FormErrors, account_of, language_of, missing_fields, page, redirect
 from pixweb.errors import status_of
 from pixweb.webhooks.webhooks import delivery_detail_out, delivery_out, webhook_out
 
@@ -46,7 +47,12 @@ __all__ = [
 ]
 
 REGISTER_FIELDS = {"url": ("url",), "event_type": ("eventType",), "headers": ("headers",)}
-FILTER_FIELDS = {"webhookId": ("webhookId",), "status": ("status",), "eventType": ("eventType",)}
+FILTER_FIELDS = {
+    "webhookId": ("webhookId",),
+    "status": ("status",),
+    "eventType": ("eventType",),
+    "endToEndId": ("e2eid", "endToEndId"),
+}
 LISTED = 50
 Query = Annotated[str | None, QueryParameter(max_length=40)]
 
@@ -79,6 +85,7 @@ async def _webhooks_page(
     status_code: int = 200,
     secret: str | None = None,
     notice: str | None = None,
+    notice_kind: str = "success",
     test: tuple[int, ProbeResult] | None = None,
 ) -> Response[Any]:
     listed = await list_webhooks(uow, account_id=account_of(request))
@@ -93,6 +100,7 @@ async def _webhooks_page(
         event_types=[kind.value for kind in REGISTRABLE],
         secret=secret,
         notice=notice,
+        notice_kind=notice_kind,
         test=test,
         can_test=probe is not None,
         allow_http=settings.webhook_allow_private,
@@ -127,6 +135,10 @@ async def register(
         "event_type": _text(form, "event_type"),
         "headers": raw_headers if isinstance(raw_headers, str) else "",
     }
+    if missing := missing_fields(typed, ("url",)):
+        return await _webhooks_page(
+            request, uow, settings, probe, typed=typed, errors=missing, status_code=400
+        )
     try:
         registration = Registration.parse(
             url=typed["url"],
@@ -201,6 +213,7 @@ async def test_event(
             probe,
             status_code=503,
             notice=language_of(request).gettext("Test events are unavailable: this process has no notifier."),
+            notice_kind="error",
         )
     result = await send_test_event(uow, clock, probe, account_id=account_of(request), webhook_id=webhook_id)
     return await _webhooks_page(request, uow, settings, probe, test=(webhook_id, result))
@@ -264,7 +277,8 @@ def _delivery_filters(given: dict[str, str]) -> dict[str, Any]:
             problems.append(f"eventType: must be one of {', '.join(t.value for t in EventType)}")
     if problems:
         raise ValidationError("Invalid filters: " + "; ".join(problems), details=problems)
-    return {"webhook_id": webhook_id, "status": status, "event_type": event_type}
+    e2e = given.get("endToEndId")
+    return {"webhook_id": webhook_id, "status": status, "event_type": event_type, "end_to_end_id": e2e}
 
 
 @get("/webhooks/deliveries", name="console:webhook-deliveries", include_in_schema=False)
@@ -275,8 +289,9 @@ async def deliveries(
     webhook_id: Annotated[str | None, QueryParameter(name="webhookId", max_length=40)] = None,
     status: Query = None,
     event_type: Annotated[str | None, QueryParameter(name="eventType", max_length=40)] = None,
+    end_to_end_id: Annotated[str | None, QueryParameter(name="endToEndId", max_length=40)] = None,
 ) -> Response[Any]:
-    raw = {"webhookId": webhook_id, "status": status, "eventType": event_type}
+    raw = {"webhookId": webhook_id, "status": status, "eventType": event_type, "endToEndId": end_to_end_id}
     given = {name: value for name, value in raw.items() if value}
     context: dict[str, Any] = {
         "title": language_of(request).gettext("Webhook deliveries"),
@@ -320,6 +335,7 @@ async def delivery(
         "delivery.html",
         title=language_of(request).gettext("Delivery %(id)s", id=detail.id),
         item=detail,
+        about=end_to_end_id_of(payload),
         payload=json.dumps(payload, indent=2, ensure_ascii=False, sort_keys=True, default=str),
     )
 

@@ -40,6 +40,31 @@ async def sign_in(http: httpx.AsyncClient, client: Client, next_page: str = "/co
     )
 
 
+async def receive(http: httpx.AsyncClient, client: Client, amount: str) -> str:
+    """The sandbox's outside payer pays ``client``'s first key through the console: the end-to-end id."""
+    form = await http.get("/console/receive")
+    paid = await http.post(
+        "/console/receive",
+        data={
+            "csrf": csrf_of(form),
+            "pix_key": client.opened.keys[0].value,
+            "amount": amount,
+            "payer_name": "Outside Payer",
+            "payer_document": "11144477735",
+        },
+    )
+    assert paid.status_code == 303, paid.text
+    return paid.headers["location"].rsplit("=", 1)[1]
+
+
+async def transaction_of(http: httpx.AsyncClient, e2e: str) -> str:
+    """The id of the account's record with the end-to-end id ``e2e``, as its list links it."""
+    listed = await http.get(f"/console/transactions?endToEndId={e2e}")
+    found = re.search(r'href="/console/transactions/(\d+)"', listed.text)
+    assert found is not None, listed.text
+    return found.group(1)
+
+
 async def test_root_and_console_send_the_signed_out_to_sign_in(api: Api) -> None:
     root = await api.client.get("/")
     assert (root.status_code, root.headers["location"]) == (302, "/console")
@@ -51,7 +76,7 @@ async def test_root_and_console_send_the_signed_out_to_sign_in(api: Api) -> None
 async def test_sign_in_sets_a_protected_cookie_and_returns_to_the_page_asked_for(
     pg_uow: UnitOfWorkFactory, api: Api
 ) -> None:
-    client = await new_client(pg_uow)
+    client = await new_client(pg_uow, name="Ana Header Holder")
     signed = await sign_in(api.client, client, next_page="/console/transactions")
     assert (signed.status_code, signed.headers["location"]) == (303, "/console/transactions")
     cookie = signed.headers["set-cookie"]
@@ -60,7 +85,8 @@ async def test_sign_in_sets_a_protected_cookie_and_returns_to_the_page_asked_for
     assert "Path=/console" in cookie
     overview = await api.client.get("/console")
     assert overview.status_code == 200
-    assert f"Account {client.account_id}" in overview.text
+    assert '<span class="who">Ana Header Holder</span>' in overview.text  # the holder, not a number
+    assert f"Account {client.account_id}" not in overview.text
     assert "R$0.00" in overview.text  # Babel's English format
     policy = overview.headers["content-security-policy"]
     assert "default-src 'self'" in policy
@@ -189,7 +215,7 @@ async def test_an_idle_session_returns_to_sign_in_then_to_the_page(
     assert again.status_code == 303
     assert again.headers["location"] == "/console/sign-in?next=%2Fconsole%2Ftransactions%3Fstatus%3DCONFIRMED"
     form = await api.client.get(again.headers["location"])
-    assert "session expired" in form.text
+    assert '<p class="notice warning" role="status">Your session expired' in form.text
     assert 'name="next" value="/console/transactions?status=CONFIRMED"' in form.text
 
 
@@ -241,22 +267,8 @@ async def test_hostile_input_gets_the_error_shape_never_a_500(pg_uow: UnitOfWork
         base_url="http://127.0.0.1:8000",  # type: ignore[arg-type]
     ) as second:
         await sign_in(second, other)
-        receive = await second.get("/console/receive")
-        paid = await second.post(
-            "/console/receive",
-            data={
-                "csrf": csrf_of(receive),
-                "pix_key": other.opened.keys[0].value,
-                "amount": "5.00",
-                "payer_name": "Outside Payer",
-                "payer_document": "11144477735",
-            },
-        )
-        assert paid.status_code == 303
-        listed = await second.get(paid.headers["location"])
-        found = re.search(r'href="/console/transactions/(\d+)"', listed.text)
-        assert found is not None
-    assert (await api.client.get(f"/console/transactions/{found.group(1)}")).status_code == 404
+        theirs = await transaction_of(second, await receive(second, other, "5.00"))
+    assert (await api.client.get(f"/console/transactions/{theirs}")).status_code == 404
     # a cookie that is not ours is a new, signed-out session
     api.client.cookies.clear()
     api.client.cookies.set(COOKIE, "garbage", path="/console")
@@ -288,7 +300,7 @@ async def test_a_session_made_by_one_process_is_read_by_another(
     """Two apps on one data folder (one signing key), as two worker processes: a sign-in on one
     is a session on the other, with no shared memory."""
     settings = Settings(database_url=database.url, data_dir=tmp_path, run_workers=False)
-    client = await new_client(pg_uow)
+    client = await new_client(pg_uow, name="Bia Two Processes")
     async with (
         running_api(settings, SystemClock(), database) as first,
         running_api(settings, SystemClock(), database) as second,
@@ -300,7 +312,7 @@ async def test_a_session_made_by_one_process_is_read_by_another(
         second.client.cookies.set(COOKIE, cookie, path="/console")
         page = await second.client.get("/console")
         assert page.status_code == 200
-        assert f"Account {client.account_id}" in page.text
+        assert client.opened.account.name in page.text
 
 
 async def test_the_cookie_is_secure_when_the_service_is_served_over_https(

@@ -197,7 +197,12 @@ async def test_the_domains_common_messages_are_translated_the_apis_are_not(
     await sign_in(api.client, client)
     refused = await _cash_in(api, "10,00", "")
     assert refused.status_code == 400
-    assert 'id="e-external_id">transaction.externalId: obrigatório' in refused.text
+    assert 'id="m-external_id" data-missing>Obrigatório: preencha este campo.<' in refused.text
+    too_short = await _cash_in(api, "10,00", "pedido-1")
+    assert too_short.status_code == 201  # and the domain's own words, where the console has none:
+    expired = await _cash_in(api, "10,00", "pedido-1")  # the same external id again
+    assert expired.status_code == 409
+    assert "já existe um cash-in com externalId pedido-1" in expired.text
     wrong_key = await _send(api, "not a key", "10,00")
     assert wrong_key.status_code == 400
     assert 'id="e-pix_key">' in wrong_key.text

@@ -271,12 +271,12 @@ async def test_an_accounts_newest_charges_are_one_range_of_an_index(
         await conn.execute(CHARGES, other, 20_000)  # all newer than the first account's
         await conn.execute("ANALYZE charges")
         await conn.execute(f"SET LOCAL plan_cache_mode = {mode}")
-        raw = await conn.fetchval(f"EXPLAIN (FORMAT JSON) {RECENT}", populated.account_id, 50)
+        raw = await conn.fetchval(f"EXPLAIN (FORMAT JSON) {RECENT}", populated.account_id, 50, None)
         nodes = list(plan_nodes(json.loads(raw)[0]["Plan"]))
         assert [node["Node Type"] for node in nodes] == ["Limit", "Index Scan"], nodes
         assert nodes[1]["Index Name"] == "charges_account_recent_idx"
         assert nodes[1]["Scan Direction"] == "Backward"
-        newest = await conn.fetch(RECENT, populated.account_id, 50)
+        newest = await conn.fetch(RECENT, populated.account_id, 50, None)
         assert [row["txid"] for row in newest] == [f"plans{n:026d}" for n in range(100, 50, -1)]
     finally:
         await transaction.rollback()

@@ -66,7 +66,7 @@ def test_dates_as_dd_mm_yyyy_in_portuguese_in_utc() -> None:
 def test_each_language_has_its_catalog() -> None:
     assert language("pt_BR").gettext("Overview") == "Visão geral"
     assert language("en").gettext("Overview") == "Overview"
-    assert language("pt_BR").gettext("Account %(id)s", id=7) == "Conta 7"
+    assert language("pt_BR").gettext("Transaction %(id)s", id=7) == "Transação 7"
     assert set(LANGUAGES) == {"pt_BR", "en"}
     with pytest.raises(KeyError):
         language("fr")

@@ -71,4 +71,11 @@ def test_every_page_shows_a_state_through_status() -> None:
         for raw in ("EM_PROCESSAMENTO", "DEVOLVIDO", "CONCLUIDA", "LIQUIDATED", "COMPLETED"):
             assert raw not in text, f"{template.name} names the state {raw}"
     uses = {t.name for t in TEMPLATES.glob("*.html") if "status(" in t.read_text()}
-    assert {"macros.html", "charge.html", "charges.html", "refund.html", "delivery.html"} <= uses
+    assert {
+        "macros.html",
+        "charge_live.html",
+        "refund_live.html",
+        "transaction_live.html",
+        "delivery.html",
+    } <= uses
+    assert {"timeline.html", "deliveries.html", "webhooks.html", "sandbox.html", "cash_in.html"} <= uses

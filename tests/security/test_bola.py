@@ -168,8 +168,8 @@ ROUTES: dict[tuple[str, str], Callable[[Ids], list[Call]]] = {
 PUBLIC = {
     # The payload a charge's BR Code points at: payers of any bank fetch it, without a token.
     # Its id is 128 random bits, and it carries only what the BR Code shows.
-    ("GET", "/qr/v2/{location_id:str}"),
-    ("GET", "/qr/v2/cobv/{location_id:str}"),  # a due-date charge's payload, the same way
+    ("GET", "/qr/v2/{pix_url_access_token:str}"),
+    ("GET", "/qr/v2/cobv/{pix_url_access_token:str}"),  # a due-date charge's payload, the same way
     ("GET", "/schema/{path:str}"),  # the OpenAPI document
     ("GET", "/schema/assets/{file_path:path}"),  # the reference page's files (Swagger UI's release)
 }

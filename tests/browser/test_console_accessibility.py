@@ -122,7 +122,7 @@ async def test_every_page_passes_axe_core(browser: webdriver.Chrome, console: Co
     assert heading(driver) == "Não encontrado"
     check("not found")
     driver.get(url + "/console/nothing/here/at/all")
-    assert heading(driver) == "Not found"
+    assert heading(driver) == "Não encontrado"
     check("not found, an unknown page")
     driver.get(url + "/console/search?q=25,00")
     assert driver.find_elements(By.CSS_SELECTOR, "#found-transactions td.credit")
@@ -136,7 +136,7 @@ async def test_every_page_passes_axe_core(browser: webdriver.Chrome, console: Co
     check("cash-in, required fields empty")
     navigate(driver, driver.find_element(By.LINK_TEXT, "Webhooks"))
     fill(driver, {"url": "http://127.0.0.1:9/axe"})
-    navigate(driver, driver.find_element(By.XPATH, "//button[.='Register']"))
+    navigate(driver, driver.find_element(By.XPATH, "//button[.='Cadastrar']"))
     assert driver.find_element(By.CSS_SELECTOR, ".notice.success").text
     check("webhooks, a success notice")
 

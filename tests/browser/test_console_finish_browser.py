@@ -45,31 +45,32 @@ async def test_header_not_found_required_fields_and_notices(
     # An unknown page, however deep: the console's own 404 in its layout.
     for path in ("/console/nothing-here", "/console/transactions/1/more/depth"):
         driver.get(url + path)
-        assert heading(driver) == "Not found"
-        assert driver.find_element(By.CSS_SELECTOR, "nav[aria-label=Sections]").is_displayed()
+        assert heading(driver) == "Não encontrado"
+        assert driver.find_element(By.CSS_SELECTOR, "nav[aria-label=Seções]").is_displayed()
         assert "statusCode" not in driver.page_source
     shot(driver, "not-found")
 
     # An empty cash-in: each required field says so beside itself, and nothing is sent.
     navigate(driver, driver.find_element(By.LINK_TEXT, "Cash-in"))
-    assert "Fields marked * are required." in driver.find_element(By.CSS_SELECTOR, ".legend-required").text
+    legend = driver.find_element(By.CSS_SELECTOR, ".legend-required").text
+    assert "Os campos marcados com * são obrigatórios." in legend
     amount = driver.find_element(By.ID, "f-amount")
     assert amount.get_attribute("required") is not None
     assert amount.get_attribute("aria-required") == "true"
-    fill(driver, {"description": "Order 5"})
+    fill(driver, {"description": "Pedido 5"})
     page = driver.find_element(By.TAG_NAME, "html")
     driver.find_element(By.CSS_SELECTOR, "form button.primary").click()
     for name in ("amount", "payer_name", "payer_document"):
         message = driver.find_element(By.ID, f"m-{name}")
         assert message.is_displayed(), name
-        assert message.text == "Required: fill in this field."
+        assert message.text == "Obrigatório: preencha este campo."
         assert "m-" + name in (
             driver.find_element(By.ID, f"f-{name}").get_attribute("aria-describedby") or ""
         )
     assert not driver.find_element(By.ID, "m-description").is_displayed()
     assert driver.switch_to.active_element.get_attribute("id") == "f-amount"  # the first one to fill
     assert page.is_enabled()  # still this page: nothing was sent
-    assert driver.find_element(By.ID, "f-description").get_attribute("value") == "Order 5"
+    assert driver.find_element(By.ID, "f-description").get_attribute("value") == "Pedido 5"
     shot(driver, "cash-in-required")
     driver.find_element(By.ID, "f-amount").send_keys("1")
     assert not driver.find_element(By.ID, "m-amount").is_displayed()  # typing hides it
@@ -78,7 +79,7 @@ async def test_header_not_found_required_fields_and_notices(
     driver.execute_script("document.querySelector('main form[method=post]').noValidate = true")
     navigate(driver, driver.find_element(By.CSS_SELECTOR, "form button.primary"))
     assert driver.find_element(By.ID, "m-payer_name").is_displayed()
-    assert driver.find_element(By.ID, "f-description").get_attribute("value") == "Order 5"
+    assert driver.find_element(By.ID, "f-description").get_attribute("value") == "Pedido 5"
     assert driver.find_element(By.ID, "f-amount").get_attribute("value") == "1"
     alert = driver.find_element(By.CSS_SELECTOR, ".alert")
     assert alert.value_of_css_property("background-color") == RED  # an error is red
@@ -86,16 +87,16 @@ async def test_header_not_found_required_fields_and_notices(
     # A success is green.
     navigate(driver, driver.find_element(By.LINK_TEXT, "Webhooks"))
     fill(driver, {"url": "http://127.0.0.1:9/green"})
-    navigate(driver, driver.find_element(By.XPATH, "//button[.='Register']"))
+    navigate(driver, driver.find_element(By.XPATH, "//button[.='Cadastrar']"))
     notice = driver.find_element(By.CSS_SELECTOR, ".notice")
-    assert "registered" in notice.text
+    assert "cadastrado" in notice.text
     assert notice.value_of_css_property("background-color") == GREEN
 
     # A warning is amber: the sign-in page of a session that sat idle (aged as in the other suite).
     await age_session(driver, console)
     driver.get(url + "/console")
     warning = driver.find_element(By.CSS_SELECTOR, ".notice")
-    assert "session expired" in warning.text
+    assert "Sua sessão expirou" in warning.text
     assert warning.value_of_css_property("background-color") == AMBER
 
 
@@ -106,16 +107,16 @@ async def test_a_pending_transfer_settles_on_its_page_without_a_reload_and_searc
     driver, url, first = browser, console.url, console.first
     driver.get(url + "/console")
     sign_in(driver, console, first)
-    navigate(driver, driver.find_element(By.LINK_TEXT, "Receive (sandbox)"))
-    fill(driver, {"pix_key": str(first["keys"][0]), "amount": "42.90"})  # type: ignore[index]
+    navigate(driver, driver.find_element(By.LINK_TEXT, "Receber (sandbox)"))
+    fill(driver, {"pix_key": str(first["keys"][0]), "amount": "42,90"})  # type: ignore[index]
     navigate(driver, driver.find_element(By.CSS_SELECTOR, "form button.primary"))
 
-    navigate(driver, driver.find_element(By.LINK_TEXT, "Send a PIX"))
-    fill(driver, {"pix_key": str(console.second["keys"][0]), "amount": "12.34"})  # type: ignore[index]
+    navigate(driver, driver.find_element(By.LINK_TEXT, "Enviar um PIX"))
+    fill(driver, {"pix_key": str(console.second["keys"][0]), "amount": "12,34"})  # type: ignore[index]
     navigate(driver, driver.find_element(By.CSS_SELECTOR, "form button.primary"))
-    assert heading(driver).startswith("Transaction ")
+    assert heading(driver).startswith("Transação ")
     page = driver.find_element(By.TAG_NAME, "html")
-    status = "//div[@id='live']//dt[.='Status']/following-sibling::dd[1]"
+    status = "//div[@id='live']//dt[.='Situação']/following-sibling::dd[1]"
     shown = driver.find_element(By.XPATH, status).text
     assert "(PENDING)" in shown, shown  # the service's worker settles it a few seconds later
     region = driver.find_element(By.ID, "live")
@@ -126,28 +127,28 @@ async def test_a_pending_transfer_settles_on_its_page_without_a_reload_and_searc
     assert page.is_enabled()  # the same page: no reload, the fragment's content was put in place
     assert region.is_enabled()  # in the same live region, which a screen reader reads out
     assert not driver.find_element(By.ID, "live").get_attribute("data-poll")  # final: no more asking
-    assert "Settled" in driver.find_element(By.ID, "timeline").text
+    assert "Liquidada" in driver.find_element(By.ID, "timeline").text
     shot(driver, "transaction-settled")
 
     # The header's search: an amount as typed in Brazil, then another account's id.
     box = driver.find_element(By.ID, "search-q")
     navigate(driver, box, "42,90", Keys.ENTER)
-    assert heading(driver) == "Search"
-    found = driver.find_element(By.ID, "found-transactions").text
-    assert "+42.90" in found
-    assert "12.34" not in found
+    assert heading(driver) == "Buscar"
+    found = driver.find_element(By.ID, "found-transactions").text.replace("\xa0", " ")
+    assert "+R$ 42,90" in found
+    assert "12,34" not in found
     shot(driver, "search")
 
-    navigate(driver, driver.find_element(By.XPATH, "//button[.='Sign out']"))
+    navigate(driver, driver.find_element(By.XPATH, "//button[.='Sair']"))
     sign_in(driver, console, console.second)
-    navigate(driver, driver.find_element(By.LINK_TEXT, "Receive (sandbox)"))  # a PIX of its own
-    fill(driver, {"pix_key": str(console.second["keys"][0]), "amount": "42.90"})  # type: ignore[index]
+    navigate(driver, driver.find_element(By.LINK_TEXT, "Receber (sandbox)"))  # a PIX of its own
+    fill(driver, {"pix_key": str(console.second["keys"][0]), "amount": "42,90"})  # type: ignore[index]
     navigate(driver, driver.find_element(By.CSS_SELECTOR, "form button.primary"))
     theirs = driver.current_url.split("endToEndId=", 1)[1]
-    navigate(driver, driver.find_element(By.XPATH, "//button[.='Sign out']"))
+    navigate(driver, driver.find_element(By.XPATH, "//button[.='Sair']"))
     sign_in(driver, console, first)
     navigate(driver, driver.find_element(By.ID, "search-q"), theirs, Keys.ENTER)
-    assert "No transactions." in driver.find_element(By.ID, "found-transactions").text  # not the owner's
+    assert "Nenhuma transação." in driver.find_element(By.ID, "found-transactions").text  # not the owner's
     box = driver.find_element(By.ID, "search-q")
     driver.execute_script("arguments[0].removeAttribute('maxlength')", box)
     navigate(driver, box, "9" * 300, Keys.ENTER)
@@ -163,25 +164,26 @@ async def test_a_transactions_timeline_follows_its_notification_and_links_both_w
     async with running_receiver() as receiver:
         await go(driver, driver.find_element(By.LINK_TEXT, "Webhooks"))
         fill(driver, {"url": receiver.url("/timeline")})
-        await go(driver, driver.find_element(By.XPATH, "//button[.='Register']"))
-        await go(driver, driver.find_element(By.LINK_TEXT, "Receive (sandbox)"))
-        fill(driver, {"pix_key": str(first["keys"][0]), "amount": "33.00"})  # type: ignore[index]
+        await go(driver, driver.find_element(By.XPATH, "//button[.='Cadastrar']"))
+        await go(driver, driver.find_element(By.LINK_TEXT, "Receber (sandbox)"))
+        fill(driver, {"pix_key": str(first["keys"][0]), "amount": "33,00"})  # type: ignore[index]
         await go(driver, driver.find_element(By.CSS_SELECTOR, "form button.primary"))
         await go(driver, driver.find_element(By.CSS_SELECTOR, "table tbody a"))
-        assert heading(driver).startswith("Transaction ")
+        assert heading(driver).startswith("Transação ")
         await receiver.wait_for(1, "/timeline")
         deadline = time.monotonic() + 30
-        while "delivered" not in driver.find_element(By.ID, "timeline").text:  # no reload: the page follows
+        while "Entregue" not in driver.find_element(By.ID, "timeline").text:  # no reload: the page follows
             assert time.monotonic() < deadline, driver.find_element(By.ID, "timeline").text
             await asyncio.sleep(0.5)
     lines = driver.find_element(By.ID, "timeline").text
-    assert "Created" in lines
-    assert "Settled" in lines
-    assert "Webhook notification cash_in: delivered, 1 attempt" in lines
+    assert "Criada" in lines
+    assert "Liquidada" in lines
+    assert "Notificação de webhook cash_in: Entregue, 1 tentativa" in lines
     driver.execute_script("document.getElementById('timeline').scrollIntoView()")
     shot(driver, "timeline")
     await go(driver, driver.find_element(By.CSS_SELECTOR, "#timeline a"))
-    assert heading(driver).startswith("Delivery ")
-    await go(driver, driver.find_element(By.XPATH, "//dt[.='About the PIX']/following-sibling::dd[1]/a"))
-    assert heading(driver) == "Search"
-    assert "+33.00" in driver.find_element(By.ID, "found-transactions").text  # back to the PIX
+    assert heading(driver).startswith("Entrega ")
+    await go(driver, driver.find_element(By.XPATH, "//dt[.='Sobre o PIX']/following-sibling::dd[1]/a"))
+    assert heading(driver) == "Buscar"
+    found = driver.find_element(By.ID, "found-transactions").text.replace("\xa0", " ")
+    assert "+R$ 33,00" in found  # back to the PIX

@@ -46,6 +46,13 @@ def _ngettext(context: Context, singular: str, plural: str, count: int) -> str:
 
 
 @pass_context
+def _pgettext(context: Context, within: str, message: str) -> str:
+    """``message`` as said in ``within`` (the same English word, another translation: a timeline's
+    "Created" is not a label's)."""
+    return str(language_in(context).translations.pgettext(within, message))
+
+
+@pass_context
 def _money(context: Context, cents: int) -> str:
     return language_in(context).money(cents)
 
@@ -85,7 +92,7 @@ def console_environment() -> Environment:
         extensions=["jinja2.ext.i18n"],
     )
     install: Any = environment.install_gettext_callables  # type: ignore[attr-defined]
-    install(_gettext, _ngettext, newstyle=True)
+    install(_gettext, _ngettext, newstyle=True, pgettext=_pgettext)
     environment.filters.update(money=_money, reais=_reais, date=_date, datetime=_datetime)
     environment.globals.update(
         status=_status,

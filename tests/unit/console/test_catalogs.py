@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from babel.messages.catalog import Catalog
-from babel.messages.extract import extract_from_dir
+from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.mofile import read_mo, write_mo
 from babel.messages.pofile import read_po
@@ -18,7 +18,7 @@ from babel.messages.pofile import read_po
 from pixweb.console.language import LANGUAGES, LOCALE_DIR
 
 ROOT = Path(__file__).resolve().parents[3]
-KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "noop": None}  # `make catalogs`: -k noop
+KEYWORDS = DEFAULT_KEYWORDS | {"noop": None}  # as `make catalogs` (pybabel's own, and -k noop)
 
 
 def extracted() -> set[str | tuple[str, ...]]:

@@ -9,6 +9,7 @@ from typing import Any
 from litestar import Response, Router, get, route
 from litestar.datastructures import ResponseHeader
 from litestar.enums import ScopeType
+from litestar.exceptions import ValidationException
 from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.response import Redirect
 from litestar.static_files import create_static_files_router
@@ -25,7 +26,12 @@ from pixweb.console.search import search
 from pixweb.console.signin import sign_in, sign_in_form, sign_out
 from pixweb.console.switch import switch_language
 from pixweb.console.templating import console_environment
-from pixweb.console.web import CONTENT_SECURITY_POLICY, before_console_request, console_exception
+from pixweb.console.web import (
+    CONTENT_SECURITY_POLICY,
+    before_console_request,
+    console_exception,
+    console_refusal,
+)
 from pixweb.console.webhooks import (
     deactivate,
     deliveries,
@@ -164,7 +170,7 @@ def console_handlers() -> list[ControllerRouterHandler]:
             unknown,
         ],
         before_request=before_console_request,
-        exception_handlers={PixError: console_exception},
+        exception_handlers={PixError: console_exception, ValidationException: console_refusal},
         response_headers=_HEADERS,
     )
     files = create_static_files_router(

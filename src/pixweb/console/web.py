@@ -14,6 +14,7 @@ from urllib.parse import quote, urlsplit
 
 from litestar import Request, Response
 from litestar.datastructures import Cookie
+from litestar.exceptions import ValidationException
 from litestar.response import Redirect, Template
 
 from pixcore.accounts.accounts_service import get_account
@@ -38,6 +39,7 @@ __all__ = [
     "account_of",
     "before_console_request",
     "console_exception",
+    "console_refusal",
     "end_session",
     "error_page",
     "language_of",
@@ -333,6 +335,19 @@ async def before_console_request(request: Request[Any, Any, Any]) -> Response[An
                 ),
             )
     return None
+
+
+def console_refusal(request: Request[Any, Any, Any], _exc: ValidationException) -> Response[Any]:
+    """A request the edge refused before any page saw it (a NUL byte, bytes that are not UTF-8:
+    ``pixweb.edge``) as a console page, never the API's JSON. The browser's Back keeps what was typed."""
+    if not hasattr(request.state, "console_session"):
+        request.state.console_session = ConsoleSession.anonymous()
+    lang = language_of(request)
+    message = lang.gettext(
+        "The form holds text the service cannot store (a NUL byte, or bytes that are not UTF-8):"
+        " go back, correct it and send it again."
+    )
+    return error_page(request, 400, lang.gettext("Cannot read this form"), message)
 
 
 def console_exception(request: Request[Any, Any, Any], exc: PixError) -> Response[Any]:

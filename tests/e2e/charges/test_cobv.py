@@ -539,8 +539,8 @@ async def test_the_console_shows_and_pays_a_cobv(api: Api, owner: tuple[Client, 
     assert f'href="{path}"' in (await api.client.get("/console/charges")).text
     page = await api.client.get(path)
     assert page.status_code == 200
-    assert "ATIVA" in page.text
+    assert 'id="charge-status">Open<' in page.text  # ATIVA, in the console's word
     paid = await api.client.post(path + "/pay", data={"csrf": csrf_of(page)})
     assert paid.status_code in {200, 303}, paid.text
-    assert "CONCLUIDA" in (await api.client.get(path)).text
+    assert 'id="charge-status">Paid<' in (await api.client.get(path)).text  # CONCLUIDA
     assert await _balance(api, auth) == before + Decimal("45.00")  # the amount due today

@@ -237,14 +237,20 @@ async def test_hostile_input_gets_the_error_shape_never_a_500(pg_uow: UnitOfWork
         content=b"csrf=" + token.encode() + b"&amount=1%0000",
         headers={"Content-Type": "application/x-www-form-urlencoded"},
     )
+    # Refused by the edge before any page reads it, and said as a console page, never the API's JSON.
     assert nul.status_code == 400
-    assert nul.json()["statusCode"] == 400  # the API's error shape, from the edge
+    assert nul.headers["content-type"].startswith("text/html")
+    assert "Cannot read this form" in nul.text
+    assert "a NUL byte" in nul.text
+    assert '"statusCode"' not in nul.text
     not_utf8 = await api.client.post(
         "/console/send",
         content=b"csrf=" + token.encode() + b"&pix_key=%ff%fe",
-        headers={"Content-Type": "application/x-www-form-urlencoded"},
+        headers={"Content-Type": "application/x-www-form-urlencoded", "Accept-Language": "pt-BR"},
     )
     assert not_utf8.status_code == 400
+    assert "Não foi possível ler o formulário" in not_utf8.text
+    assert not_utf8.headers["content-type"].startswith("text/html")
     huge = await api.client.post(
         "/console/charges",
         content=b"a=" + b"x" * 2_000_000,

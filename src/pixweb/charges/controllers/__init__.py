@@ -4,7 +4,7 @@ wire (:mod:`pixweb.charges.schemas`, through :mod:`pixweb.charges.mapping`) and 
 from __future__ import annotations
 
 from pixweb.charges.controllers._cob import ChargeController
-from pixweb.charges.controllers._cobv import DueChargeController, account_of
+from pixweb.charges.controllers._cobv import DueChargeController
 from pixweb.charges.controllers._payloads import (
     DuePayloadController,
     PayloadController,
@@ -16,6 +16,5 @@ __all__ = [
     "DueChargeController",
     "DuePayloadController",
     "PayloadController",
-    "account_of",
     "signed_payload_response",
 ]

@@ -9,13 +9,12 @@ from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, patch, put
 
-from pixcore.accounts.rules import Account
+from pixcore.accounts.accounts_service import get_account
 from pixcore.charges.cob_service import DUE_KINDS, ChargeListing, ChargeView
 from pixcore.charges.cobv_requests import DueChargeRequest
 from pixcore.charges.cobv_service import create_due_charge, revise_due_charge
 from pixcore.charges.parts import DUE_REVISION
 from pixcore.clock import Clock
-from pixcore.errors import AccountNotFound
 from pixcore.queries.standard import ChargeQuery
 from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.settings import Settings
@@ -39,22 +38,14 @@ judge_body(CobVIn, lambda body, request: DueChargeRequest.parse(due_fields(body)
 judge_body(CobVPatchIn, lambda body, _request: due_revision_fields(body).cancels(DUE_REVISION))
 
 
-async def account_of(uow: UnitOfWorkFactory, account_id: int) -> Account:
-    async with uow() as tx:
-        account = await tx.accounts.get(account_id)
-    if account is None:
-        raise AccountNotFound()
-    return account
-
-
 async def _page(
     uow: UnitOfWorkFactory, account_id: int, query: ChargeQuery, listing: ChargeListing
 ) -> CobsVOut:
-    return due_charges_out(query, listing, await account_of(uow, account_id))
+    return due_charges_out(query, listing, await get_account(uow, account_id))
 
 
 async def _shown(uow: UnitOfWorkFactory, account_id: int, view: ChargeView, now: datetime) -> CobVOut:
-    return due_charge_out(view.charge, view.status_at(now), await account_of(uow, account_id), view.pix)
+    return due_charge_out(view.charge, view.status_at(now), await get_account(uow, account_id), view.pix)
 
 
 _CREATE_PROBLEMS = {400: "CobVOperacaoInvalida", 409: "CobVOperacaoInvalida", 422: "CobVOperacaoInvalida"}
@@ -141,7 +132,7 @@ class DueChargeController(Controller):
             request=DueChargeRequest.parse(due_fields(data), now=clock.now()),
             location_prefix=settings.location_prefix,
         )
-        account = await account_of(uow, account_id)
+        account = await get_account(uow, account_id)
         return PixResponse(due_charge_out(charge, charge.status, account), status_code=201)
 
     search = charge_list(
@@ -215,5 +206,5 @@ class DueChargeController(Controller):
             fields=due_revision_fields(data),
             location_prefix=settings.location_prefix,
         )
-        account = await account_of(uow, account_id)
+        account = await get_account(uow, account_id)
         return PixResponse(due_charge_out(charge, charge.status, account))

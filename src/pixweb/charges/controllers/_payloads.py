@@ -11,6 +11,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import Parameter
 
+from pixcore.accounts.accounts_service import get_account
 from pixcore.charges.cob_service import DUE_KINDS, get_charge_by_location
 from pixcore.clock import Clock
 from pixcore.unit_of_work import UnitOfWorkFactory
@@ -18,7 +19,6 @@ from pixinfra.settings import Settings
 from pixweb.api.deps import Injected
 from pixweb.api.docs import answer
 from pixweb.api.standard import QueryParameter
-from pixweb.charges.controllers._cobv import account_of
 from pixweb.charges.mapping import charge_payload, due_charge_payload
 from pixweb.errors import error_responses
 from pixweb.problems import PROBLEMS, problem_responses
@@ -137,6 +137,6 @@ class DuePayloadController(Controller):
         uow: Injected[UnitOfWorkFactory],
     ) -> Response[str]:
         charge = await get_charge_by_location(uow, pix_url_access_token, DUE_KINDS)
-        account = await account_of(uow, charge.account_id)
+        account = await get_account(uow, charge.account_id)
         payload = due_charge_payload(charge, account, clock.now(), dpp=dpp, cod_mun=cod_mun)
         return signed_payload_response(settings, tokens, payload)

@@ -61,8 +61,9 @@ e2e: $(VENV)/.synced
 fuzz: $(VENV)/.synced
 	$(VENV)/bin/pytest tests/fuzz -m fuzz $(PYTEST_ARGS)
 
-# Schemathesis with the central bank's own document (tests/conformance: a copy patched for its
-# defects) against the service, PIX_FUZZ_EXAMPLES examples per operation and mode (default 25).
+# Schemathesis with the central bank's own document (tests/conformance: as published, its own defects
+# fixed in code) against the service's standard face, its four phases; PIX_CONFORMANCE_EXAMPLES
+# examples per operation in the fuzzing phase (default 50).
 # Not part of `make test` (pytest deselects the `conformance` marker unless asked for it).
 conformance: $(VENV)/.synced
 	$(VENV)/bin/pytest tests/conformance -m conformance $(PYTEST_ARGS)

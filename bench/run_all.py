@@ -30,7 +30,7 @@ from pathlib import Path
 from _figures import Figure  # bench/ is on sys.path
 
 HERE = Path(__file__).parent
-DATABASE = frozenset({"transfers", "queries", "webhooks", "token_flood", "console"})
+DATABASE = frozenset({"transfers", "queries", "webhooks", "token_flood", "console", "scale"})
 
 FULL: dict[str, list[str]] = {
     "brcode": [],
@@ -40,6 +40,7 @@ FULL: dict[str, list[str]] = {
     "webhooks": [],
     "token_flood": [],
     "console": [],
+    "scale": [],
 }
 QUICK: dict[str, list[str]] = {
     "brcode": ["--seconds", "0.1", "--repeat", "3"],
@@ -49,6 +50,7 @@ QUICK: dict[str, list[str]] = {
     "webhooks": ["--events", "2000", "--latency-seconds", "5"],
     "token_flood": ["--rounds", "2", "--idle", "200"],
     "console": ["--requests", "50", "--warmup", "5"],
+    "scale": ["--transactions", "200000", "--seconds", "2"],
 }
 
 

@@ -12,6 +12,7 @@ tree to HTTP statuses in exactly one place (``pixweb.errors``)::
     │   ├── InvalidIdentifier
     │   ├── InvalidBrCode
     │   ├── InvalidQuery
+    │   │   └── UnknownRevision
     │   ├── InvalidWebhook
     │   ├── WebhookHostRefused
     │   ├── WebhookLimitReached
@@ -143,6 +144,7 @@ __all__ = [
     "TooManyRequests",
     "TransactionNotFound",
     "TryLater",
+    "UnknownRevision",
     "ValidationError",
     "WebhookHostRefused",
     "WebhookInactive",
@@ -219,6 +221,10 @@ class InvalidBrCode(ValidationError):
 
 class InvalidQuery(ValidationError):
     """Invalid query parameters."""
+
+
+class UnknownRevision(InvalidQuery):
+    """The charge has no such revision (``revisao``)."""
 
 
 class RefundAboveRefundable(ValidationError):

@@ -12,6 +12,11 @@ and sends the stored JSON: it never parses it.
 * :class:`KeyPixEvent` (PIX) is the standard's notification of a PIX received on a key with a
   webhook (``PUT /webhook/{chave}``), and of a refund of it reaching its final status: what the
   standard POSTs is the PIX as ``GET /pix/{e2eid}`` shows it (docs/decisions/key-webhooks.md).
+* :class:`RecurrenceEvent` (REC) and :class:`RecurringChargeEvent` (COBR) are Pix Automático's: a
+  recurrence's, or a recurring charge's (or its attempt's), change of status, carrying the record
+  as it is after the change. They go to registrations of their own types (:class:`RecurringRoute`:
+  ``rec``, ``cobr``, which ``PUT /webhookrec`` and ``PUT /webhookcobr`` make, not ``/api/webhooks``);
+  their JSON is the standard's callback body (``{"recs": [...]}``, ``{"cobsr": [...]}``).
 """
 
 from __future__ import annotations
@@ -20,12 +25,16 @@ import enum
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
+from pixcore.amount_parts import DueAmount
 from pixcore.refunds.med import MedReason, MedStatus
 from pixcore.refunds.rules import Refund
 from pixcore.transfers.rules import SpiError
 from pixcore.webhooks.rules import EventType
+
+if TYPE_CHECKING:  # annotations only: the recurrences' package imports its use cases, which import this
+    from pixcore.recurrences.records import Recurrence, RecurringCharge
 
 __all__ = [
     "Event",
@@ -34,6 +43,10 @@ __all__ = [
     "MedEvent",
     "NotificationType",
     "ReceiveEvent",
+    "RecurrenceEvent",
+    "RecurringChargeEvent",
+    "RecurringNotification",
+    "RecurringRoute",
     "RefundDirection",
     "RefundEvent",
     "Refunded",
@@ -173,6 +186,50 @@ class KeyPixEvent:
     tx_id: str | None = None
     refunds: tuple[Refund, ...] = ()
     """The PIX's refunds to its payer, oldest first, as they are at the event."""
+    amount_parts: DueAmount | None = None
+    """What a payment of a ``cobv`` was made of (its ``componentesValor``); None: its amount whole."""
 
 
-Event = TransferEvent | ReceiveEvent | RefundEvent | MedEvent | KeyPixEvent
+class RecurringNotification(enum.StrEnum):
+    """The envelope's ``type`` of Pix Automático's events, as the outbox stores it."""
+
+    REC = "REC"
+    COBR = "COBR"
+
+
+class RecurringRoute(enum.StrEnum):
+    """The registration type Pix Automático's events go to (the outbox's ``webhook_type``)."""
+
+    REC = "rec"
+    COBR = "cobr"
+
+
+@dataclass(frozen=True, slots=True)
+class RecurrenceEvent:
+    """REC: a recurrence took a new status (``recurrence`` as it is then)."""
+
+    type: ClassVar[RecurringNotification] = RecurringNotification.REC
+    webhook_type: ClassVar[RecurringRoute] = RecurringRoute.REC
+
+    recurrence: Recurrence
+
+
+@dataclass(frozen=True, slots=True)
+class RecurringChargeEvent:
+    """COBR: a recurring charge, or one of its attempts, took a new status (``charge`` as it is then)."""
+
+    type: ClassVar[RecurringNotification] = RecurringNotification.COBR
+    webhook_type: ClassVar[RecurringRoute] = RecurringRoute.COBR
+
+    charge: RecurringCharge
+
+
+Event = (
+    TransferEvent
+    | ReceiveEvent
+    | RefundEvent
+    | MedEvent
+    | KeyPixEvent
+    | RecurrenceEvent
+    | RecurringChargeEvent
+)

@@ -16,7 +16,7 @@ import enum
 import re
 import secrets
 import string
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 from pixcore.errors import InvalidIdentifier
 from pixcore.problems import Field, Problem
@@ -33,6 +33,8 @@ __all__ = [
     "is_return_id",
     "looks_like_end_to_end_id",
     "new_end_to_end_id",
+    "new_recurrence_id",
+    "new_recurrence_request_id",
     "new_return_id",
     "new_txid",
     "validate_e2eid_path",
@@ -184,3 +186,18 @@ def validate_ispb(text: str) -> str:
     if _ISPB.fullmatch(text) is None:
         raise _invalid("ISPB must be 8 digits")
     return text
+
+
+def new_recurrence_id(ispb: str, day: date, *, retries: bool) -> str:
+    """A fresh ``idRec``: ``R``, then ``R`` if the recurrence allows retries (``N`` if not), the
+    ISPB of the receiver's institution, the creation ``day`` as ``yyyyMMdd`` and 11 letters and
+    digits: 29 characters."""
+    validate_ispb(ispb)
+    return f"R{'R' if retries else 'N'}{ispb}{day:%Y%m%d}{_random_alphanumeric(11)}"
+
+
+def new_recurrence_request_id(ispb: str, day: date) -> str:
+    """A fresh ``idSolicRec``: ``SC``, the ISPB of the institution sending it, the ``day`` as
+    ``yyyyMMdd`` and 11 letters and digits: 29 characters."""
+    validate_ispb(ispb)
+    return f"SC{ispb}{day:%Y%m%d}{_random_alphanumeric(11)}"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 from types import TracebackType
-from typing import Protocol, Self
+from typing import TYPE_CHECKING, Protocol, Self
 
 from pixcore.accounts.ports import (
     AccountRepository,
@@ -31,7 +31,23 @@ from pixcore.refunds.ports import MedRepository, RefundRepository
 from pixcore.transfers.ports import IdempotencyRepository, TransferRepository
 from pixcore.webhooks.ports import WebhookRepository
 
-__all__ = ["LedgerRepository", "OutboxRepository", "TransactionRepository", "UnitOfWork", "UnitOfWorkFactory"]
+if TYPE_CHECKING:  # annotations only: the recurrences' package imports its use cases, which import this
+    from pixcore.recurrences.ports import (
+        PayerBank,
+        RecurrenceLocationRepository,
+        RecurrenceRepository,
+        RecurrenceRequestRepository,
+        RecurringChargeRepository,
+    )
+
+__all__ = [
+    "LedgerRepository",
+    "OutboxRepository",
+    "ReadUnitsOfWork",
+    "TransactionRepository",
+    "UnitOfWork",
+    "UnitOfWorkFactory",
+]
 
 
 class TransactionRepository(Protocol):
@@ -144,6 +160,23 @@ class UnitOfWork(Protocol):
     @property
     def webhooks(self) -> WebhookRepository: ...
 
+    @property
+    def recurrences(self) -> RecurrenceRepository: ...
+
+    @property
+    def recurrence_requests(self) -> RecurrenceRequestRepository: ...
+
+    @property
+    def recurring_charges(self) -> RecurringChargeRepository: ...
+
+    @property
+    def recurrence_locations(self) -> RecurrenceLocationRepository: ...
+
+    @property
+    def payer_bank(self) -> PayerBank:
+        """The payer's institution as the sandbox simulates it (balances of payers elsewhere)."""
+        ...
+
     async def __aenter__(self) -> Self: ...
 
     async def __aexit__(
@@ -160,3 +193,12 @@ class UnitOfWork(Protocol):
 
 class UnitOfWorkFactory(Protocol):
     def __call__(self) -> UnitOfWork: ...
+
+
+class ReadUnitsOfWork(Protocol):
+    """Where the query endpoints read: a read replica when one is configured, else the primary."""
+
+    def uow(self, account_id: int) -> UnitOfWorkFactory:
+        """Units of work reading ``account_id``'s data, read-only (a write in one fails); none
+        misses a write of that account's client."""
+        ...

@@ -22,6 +22,7 @@ from pixcore.charges.cob import ABSENT
 from pixcore.charges.cobv import (
     DiscountDateFields,
     DiscountFields,
+    DueAmount,
     DueCalendarFields,
     DueTerms,
     DueValueFields,
@@ -39,7 +40,9 @@ __all__ = [
     "calendar_fields",
     "discount_fields",
     "given",
+    "parts_text",
     "rate_fields",
+    "stored_parts",
     "stored_terms",
     "terms_text",
     "terms_wire",
@@ -170,6 +173,21 @@ def terms_text(terms: DueTerms) -> str:
 
 _STORED = msgspec.json.Decoder(DueTerms)
 _STORED_ENCODER = msgspec.json.Encoder()
+
+
+def stored_parts(stored: str) -> DueAmount:
+    """The parts of a ``cobv``'s payment as the charge keeps them (:func:`parts_text`'s form)."""
+    return _STORED_PARTS.decode(stored)
+
+
+def parts_text(parts: DueAmount) -> str:
+    """The parts of the amount a ``cobv`` was paid, as the ``charges.paid_parts`` column keeps
+    them: centavos under the domain's names (``{"original": 10000, "rebate": 0, "discount": 0,
+    "fine": 300, "interest": 200}``)."""
+    return _STORED_ENCODER.encode(parts).decode()
+
+
+_STORED_PARTS = msgspec.json.Decoder(DueAmount)
 
 
 def terms_wire(terms: DueTerms) -> tuple[dict[str, Any], dict[str, Any]]:

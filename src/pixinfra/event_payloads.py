@@ -8,6 +8,9 @@ draws it, and the test notification's PING.
   ``{"pix": [<Pix>]}``: :func:`standard_pix_item` and :func:`standard_refund_item` write its items
   with the keys ``GET /pix/{e2eid}`` shows (``pixweb.charges.mapping.pix_out``: a unit test holds the
   two equal).
+* A REC or COBR event's ``data`` is the body the standard POSTs to ``/webhookrec``'s and
+  ``/webhookcobr``'s callbacks, ``{"recs": [<RecNotification>]}`` and ``{"cobsr":
+  [<CobRNotification>]}``: :func:`standard_rec_item` and :func:`standard_cobr_item` write the items.
 * :func:`ping_payload` writes the PING that ``POST /api/webhooks/{id}/test`` sends
   (``pixnotify.probe``).
 """
@@ -17,10 +20,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, assert_never
 
+from pixcore.amount_parts import DueAmount, whole_amount
 from pixcore.clock import format_timestamp
 from pixcore.documents import mask_document
-from pixcore.events import Event, KeyPixEvent, MedEvent, ReceiveEvent, RefundEvent, TransferEvent
+from pixcore.events import (
+    Event,
+    KeyPixEvent,
+    MedEvent,
+    ReceiveEvent,
+    RecurrenceEvent,
+    RecurringChargeEvent,
+    RefundEvent,
+    TransferEvent,
+)
 from pixcore.money import cents_to_decimal, format_amount_string
+from pixcore.recurrences import Attempt, Closing, ClosingKind, Recurrence, RecurringCharge, StatusChange
 from pixcore.refunds.rules import Refund, RefundStatus
 from pixcore.webhooks.ports import Ping
 
@@ -30,7 +44,10 @@ __all__ = [
     "end_to_end_id_of",
     "payload",
     "ping_payload",
+    "standard_cobr_item",
+    "standard_components",
     "standard_pix_item",
+    "standard_rec_item",
     "standard_refund_item",
 ]
 
@@ -44,11 +61,35 @@ def _payment(amount: int) -> dict[str, Any]:
     return {"amount": format_amount_string(amount), "currency": CURRENCY}
 
 
+def standard_components(parts: DueAmount) -> dict[str, Any]:
+    """The standard's ``componentesValor`` of a PIX made of ``parts``: ``original`` always, the
+    cash of a Pix Saque (``saque``) or Troco (``troco``), each other part when not zero (as
+    ``pixweb.charges.mapping.components_out`` writes it)."""
+    components: dict[str, Any] = {"original": {"valor": format_amount_string(parts.original)}}
+    if parts.cash is not None:
+        components[parts.cash.kind] = {
+            "valor": format_amount_string(parts.cash.amount),
+            "modalidadeAgente": parts.cash.agent,
+            "prestadorDoServicoDeSaque": parts.cash.facilitator,
+        }
+    for name, cents in (
+        ("multa", parts.fine),
+        ("juros", parts.interest),
+        ("abatimento", parts.rebate),
+        ("desconto", parts.discount),
+    ):
+        if cents:
+            components[name] = {"valor": format_amount_string(cents)}
+    return components
+
+
 def standard_pix_item(event: KeyPixEvent) -> dict[str, Any]:
     """The standard's ``Pix`` of a PIX just received, keys as ``GET /pix/{e2eid}`` writes them."""
+    parts = whole_amount(event.amount) if event.amount_parts is None else event.amount_parts
     item: dict[str, Any] = {
         "endToEndId": event.end_to_end_id,
         "valor": format_amount_string(event.amount),
+        "componentesValor": standard_components(parts),
         "horario": format_timestamp(event.received_at),
         "devolucoes": [standard_refund_item(refund) for refund in event.refunds],
     }
@@ -147,9 +188,85 @@ def payload(event: Event) -> dict[str, Any]:
             }
         case KeyPixEvent():
             data = {"pix": [standard_pix_item(event)]}
+        case RecurrenceEvent():
+            data = {"recs": [standard_rec_item(event.recurrence)]}
+        case RecurringChargeEvent():
+            data = {"cobsr": [standard_cobr_item(event.charge)]}
         case _:
             assert_never(event)
     return {"type": event.type.value, "data": data}
+
+
+def _history(lines: tuple[StatusChange[Any], ...]) -> list[dict[str, str]]:
+    return [{"status": line.status.value, "data": format_timestamp(line.at)} for line in lines]
+
+
+_CLOSING_KEYS = {ClosingKind.REJEICAO: "rejeicao", ClosingKind.CANCELAMENTO: "cancelamento"}
+"""The standard's member of ``encerramento`` for each kind of closing."""
+
+
+def _closing(closing: Closing) -> dict[str, Any]:
+    """``encerramento``: ``{"rejeicao": {...}}`` or ``{"cancelamento": {"solicitante", ...}}``."""
+    detail: dict[str, Any] = {}
+    if closing.requester is not None:
+        detail["solicitante"] = closing.requester.value
+    detail |= {"codigo": closing.code, "descricao": closing.description}
+    return {_CLOSING_KEYS[closing.kind]: detail}
+
+
+def standard_rec_item(recurrence: Recurrence) -> dict[str, Any]:
+    """The standard's ``RecNotification`` of a recurrence as it is: its id, status, history, why
+    it ended (if it did) and how it was authorized."""
+    item: dict[str, Any] = {
+        "idRec": recurrence.rec_id,
+        "status": recurrence.status.value,
+        "atualizacao": _history(recurrence.history),
+    }
+    if recurrence.closing is not None:
+        item["encerramento"] = _closing(recurrence.closing)
+    activation: dict[str, Any] = {"tipoJornada": recurrence.journey.value}
+    if recurrence.journey_txid is not None:
+        activation["dadosJornada"] = {"txid": recurrence.journey_txid}
+    item["ativacao"] = activation
+    return item
+
+
+def _attempt(attempt: Attempt) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        "dataLiquidacao": attempt.settles_on.isoformat(),
+        "tipo": attempt.type.value,
+        "status": attempt.status.value,
+        "endToEndId": attempt.end_to_end_id,
+        "atualizacao": _history(attempt.history),
+    }
+    if attempt.rejection is not None:
+        item["rejeicao"] = {"codigo": attempt.rejection.code, "descricao": attempt.rejection.description}
+    return item
+
+
+def standard_cobr_item(charge: RecurringCharge) -> dict[str, Any]:
+    """The standard's ``CobRNotification`` of a recurring charge as it is: its ids, status,
+    history, attempts and, once paid, the PIX that paid it."""
+    item: dict[str, Any] = {
+        "idRec": charge.rec_id,
+        "txid": charge.txid,
+        "status": charge.status.value,
+        "atualizacao": _history(charge.history),
+    }
+    if charge.closing is not None:
+        item["encerramento"] = _closing(charge.closing)
+    item["tentativas"] = [_attempt(attempt) for attempt in charge.attempts]
+    paid = charge.paid_by
+    if paid is not None and charge.paid_at is not None:
+        item["pix"] = [
+            {
+                "endToEndId": paid.end_to_end_id,
+                "txid": charge.txid,
+                "valor": format_amount_string(charge.amount),
+                "horario": format_timestamp(charge.paid_at),
+            }
+        ]
+    return item
 
 
 def ping_payload(ping: Ping) -> dict[str, Any]:

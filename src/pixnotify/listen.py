@@ -123,8 +123,83 @@ def _data(event: Any) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def _pairs(pairs: list[tuple[str, Any]]) -> str:
+    """``key=value`` for each pair with a value, space-separated."""
+    return " ".join(f"{key}={value}" for key, value in pairs if value not in (None, "", [], {}))
+
+
+def _member(value: Any, key: str) -> Any:
+    return value.get(key) if isinstance(value, dict) else None
+
+
+def _closing(item: dict[str, Any]) -> list[tuple[str, Any]]:
+    """Why a recurrence or a recurring charge ended: ``rejeicao=CODE`` or ``cancelamento=CODE``."""
+    closing = item.get("encerramento")
+    if not isinstance(closing, dict):
+        return []
+    return [(kind, _member(detail, "codigo")) for kind, detail in closing.items()]
+
+
+def _rec_summary(item: dict[str, Any]) -> tuple[str | None, str]:
+    """A recurrence (``/webhookrec``'s ``RecNotification``): no amount; its id and status."""
+    return None, _pairs([("idRec", item.get("idRec")), ("status", item.get("status")), *_closing(item)])
+
+
+def _cobr_summary(item: dict[str, Any]) -> tuple[str | None, str]:
+    """A recurring charge (``/webhookcobr``'s ``CobRNotification``): the amount once a PIX paid it;
+    its txid, recurrence, status and latest attempt (its status, date and rejection)."""
+    attempts = item.get("tentativas")
+    last = attempts[-1] if isinstance(attempts, list) and attempts else None
+    pix = item.get("pix")
+    paid = pix[0] if isinstance(pix, list) and pix and isinstance(pix[0], dict) else {}
+    amount = f"{paid['valor']} BRL" if paid.get("valor") is not None else None
+    ids = _pairs(
+        [
+            ("txid", item.get("txid")),
+            ("idRec", item.get("idRec")),
+            ("status", item.get("status")),
+            *_closing(item),
+            ("tentativa", _member(last, "status")),
+            ("dataLiquidacao", _member(last, "dataLiquidacao")),
+            ("rejeicao", _member(_member(last, "rejeicao"), "codigo")),
+            ("endToEndId", paid.get("endToEndId")),
+        ]
+    )
+    return amount, ids
+
+
+def _pix_summary(item: dict[str, Any]) -> tuple[str | None, str]:
+    """A key's PIX (the ``pix`` callback's ``Pix``): its amount, ids and key."""
+    amount = f"{item['valor']} BRL" if item.get("valor") is not None else None
+    return amount, _pairs([(key, item.get(key)) for key in ("endToEndId", "txid", "chave")])
+
+
+_STANDARD: dict[str, tuple[str, Callable[[dict[str, Any]], tuple[str | None, str]]]] = {
+    "pix": ("PIX", _pix_summary),
+    "recs": ("REC", _rec_summary),
+    "cobsr": ("COBR", _cobr_summary),
+}
+"""The standard's callbacks, sent without the envelope: each body's member, its kind, its summary."""
+
+
+def _standard(event: dict[str, Any]) -> tuple[str, str | None, str] | None:
+    """The kind, amount and ids of a standard's callback (``{"pix": [...]}``, ``{"recs": [...]}``,
+    ``{"cobsr": [...]}``), from its first item (and how many more it carries); None for another body."""
+    if "type" in event:
+        return None
+    for member, (kind, summary) in _STANDARD.items():
+        items = event.get(member)
+        if isinstance(items, list) and items and isinstance(items[0], dict):
+            amount, ids = summary(items[0])
+            more = f"(+{len(items) - 1} more)" if len(items) > 1 else ""
+            return kind, amount, " ".join(part for part in (ids, more) if part)
+    return None
+
+
 def human_line(note: Notification) -> str:
-    """``03:41:05  RECEIVE  12.00 BRL  id=… endToEndId=…  msg_1_2  signature ok``.
+    """``03:41:05  RECEIVE  12.00 BRL  id=… endToEndId=…  msg_1_2  signature ok``; the standard's
+    callbacks as ``PIX  37.50 BRL  endToEndId=… chave=…``, ``REC  -  idRec=… status=APROVADA`` and
+    ``COBR  35.00 BRL  txid=… idRec=… status=CONCLUIDA tentativa=PAGA …``.
 
     Every text that came with the request is escaped (:func:`pixnotify.visible.visible`). When the
     signature does not verify, the line starts with :data:`UNVERIFIED` and that text is also quoted
@@ -136,13 +211,9 @@ def human_line(note: Notification) -> str:
     payment = data.get("payment") if isinstance(data.get("payment"), dict) else {}
     amount = f"{payment.get('amount')} {payment.get('currency', '')}".strip() if payment else None
     ids = " ".join(f"{key}={data[key]}" for key in ("id", "endToEndId", "txId", "webhookId") if data.get(key))
-    items = event.get("pix")
-    if "type" not in event and isinstance(items, list) and items and isinstance(items[0], dict):
-        # A key's webhook (the standard's callback): {"pix": [...]}, no envelope.
-        kind, amount = "PIX", f"{items[0].get('valor')} BRL"
-        ids = " ".join(
-            f"{key}={items[0][key]}" for key in ("endToEndId", "txid", "chave") if items[0].get(key)
-        )
+    standard = _standard(event)
+    if standard is not None:
+        kind, amount, ids = standard
     show = visible if note.verdict.valid else quoted
     sent = [kind, amount, ids or None, note.headers.get("webhook-id")]  # None: nothing was sent
     parts = [note.received_at.astimezone().strftime("%H:%M:%S")]

@@ -16,7 +16,7 @@ from pixcore.clock import SystemClock
 from pixcore.webhooks.ports import HostResolver, WebhookProbe
 from pixinfra.postgres.pool import Database
 from pixinfra.postgres.supervisor import supervising
-from pixinfra.runtime import DeliveryLoop, database_ready
+from pixinfra.runtime import DeliveryLoop, database_ready, replica_ready
 from pixinfra.settings import Settings, get_settings
 from pixweb.accounts.balance import BalanceController
 from pixweb.accounts.tokens import AuthController
@@ -44,13 +44,18 @@ from pixweb.observability import (
     counting_transfers,
 )
 from pixweb.observability.health import HealthController, MetricsController
+from pixweb.observability.read_marks import ReadMarks
 from pixweb.openapi import PixOpenAPIConfig
+from pixweb.paths import EncodedSlashes
+from pixweb.recurrences import RECURRENCE_HANDLERS, RecurrencePayloadController, RecurrenceSandboxController
 from pixweb.reference import assets_router, reference_page
 from pixweb.refunds.refunds import RefundController
 from pixweb.sandbox.clock_middleware import SharedClockMiddleware
 from pixweb.sandbox.returns import SandboxReturnsController
 from pixweb.sandbox.routes import SandboxController
 from pixweb.services import Services
+from pixweb.standard import standard_router
+from pixweb.standard.document import DOCUMENT_PATH, standard_document_handler
 from pixweb.transfers.received import ReceivedPixController
 from pixweb.transfers.transactions import TransactionController
 from pixweb.transfers.transfers import TransferController
@@ -61,6 +66,18 @@ from pixweb.workers import settlement_loop
 
 __all__ = ["create_app"]
 
+STANDARD_HANDLERS = (
+    ChargeController,
+    DueChargeController,
+    DueBatchController,
+    RefundController,
+    ReceivedPixController,
+    KeyWebhookController,
+    LocationController,
+    *RECURRENCE_HANDLERS,
+)
+"""The operations of the central bank's standard, served again under ``PIX_STANDARD_PREFIX``
+(Pix Automático's only there)."""
 PUBLIC_PATHS = ["^/schema", "^/.well-known/", "^/qr/v2/", "^/health/", "^/metrics$"]
 MAX_BODY = 1_048_576  # bytes; the largest legitimate body (a cash-in with QR data) is far smaller
 
@@ -95,10 +112,13 @@ def _lifespan(
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         async with (
             database_ready(settings, database=database),
+            replica_ready(settings) as replica,
             supervising(metrics.registry) as supervisor,
         ):
             wiring.supervisor = supervisor  # /health/live asks it (None: nothing to supervise)
-            services = Services.build(settings, database, clock, resolver)
+            services = Services.build(
+                settings, database, clock, resolver, replica=replica, observe_read=metrics.read_routed
+            )
             await services.keeper.refresh()
             wiring.services = services
             app.state.services = services  # the middleware's (injection does not reach them)
@@ -132,13 +152,18 @@ def _lifespan(
     return lifespan
 
 
-def _observe(app: Litestar, metrics: Metrics) -> Litestar:
-    """Every request, routed or not, through the request-id, latency and access-log middleware.
+def _observe(app: Litestar, wiring: Wiring) -> Litestar:
+    """Every request, routed or not, through the request-id, latency and access-log middleware,
+    the one recording each write's read mark (``pixweb.observability.read_marks``), and routed
+    with its encoded slashes kept in their segments (``pixweb.paths``).
 
     It wraps Litestar's own ASGI handler (which holds the router and the exception handlers), so
     unknown routes and wrong methods get an id and a log line too, which route middleware would miss.
     """
-    app.asgi_handler = RequestObserver(app.asgi_handler, metrics)
+    marks = ReadMarks(
+        EncodedSlashes(app.asgi_handler), lambda: wiring.services.reads.router if wiring.services else None
+    )
+    app.asgi_handler = RequestObserver(marks, wiring.metrics)
     return app
 
 
@@ -177,6 +202,7 @@ def create_app(
             DueChargeController,
             DueBatchController,
             DuePayloadController,
+            RecurrencePayloadController,
             CashInController,
             RefundController,
             ReceivedPixController,
@@ -185,9 +211,14 @@ def create_app(
             WebhookController,
             WebhookSecretController,
             WebhookDeliveryController,
-            *([SandboxController, SandboxReturnsController] if settings.sandbox else []),
+            *(
+                [SandboxController, SandboxReturnsController, RecurrenceSandboxController]
+                if settings.sandbox
+                else []
+            ),
             HealthController,
             MetricsController,
+            standard_router(settings.standard_prefix, [*STANDARD_HANDLERS, standard_document_handler]),
             *(console_handlers() if settings.console else []),
             assets_router(),
         ],
@@ -199,7 +230,12 @@ def create_app(
         middleware=[
             SharedClockMiddleware(),
             DefineMiddleware(
-                BearerAuthMiddleware, exclude=PUBLIC_PATHS + (CONSOLE_PATHS if settings.console else [])
+                BearerAuthMiddleware,
+                exclude=[
+                    *PUBLIC_PATHS,
+                    f"^{settings.standard_prefix}{DOCUMENT_PATH}$",
+                    *(CONSOLE_PATHS if settings.console else []),
+                ],
             ),
             TextGuard(),
             AllBodyErrors(),
@@ -214,6 +250,7 @@ def create_app(
         debug=False,
     )
     app = Litestar.from_config(config)
+    app.state.standard_prefix = settings.standard_prefix  # unmatched paths under it (pixweb.standard)
     if settings.console:
         app.asgi_handler = ConsoleNotFound(app.asgi_handler)
-    return _observe(app, metrics)
+    return _observe(app, wiring)

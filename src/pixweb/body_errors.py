@@ -18,17 +18,21 @@ import logging
 import re
 import types
 from collections.abc import Callable
-from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
+from typing import Any, TypeVar, Union, get_args, get_origin
 
 import msgspec
 from litestar import Request
-from litestar.enums import RequestEncodingType, ScopeType
+from litestar.enums import ScopeType
+from litestar.exceptions import ValidationException
 from litestar.middleware import ASGIMiddleware
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from pixcore.errors import ValidationError
+from pixweb.api.structs import bare, body_struct, element_struct, struct_of
 from pixweb.field_paths import on_the_wire
-from pixweb.wire import decode_body
+from pixweb.standard.bodies import standard_body
+from pixweb.standard.face import on_standard_face
+from pixweb.wire import decode_body, encode_json
 
 __all__ = ["AllBodyErrors", "Judge", "body_details", "body_errors", "judge_body", "problems_of", "rules_of"]
 
@@ -37,51 +41,6 @@ log = logging.getLogger("pixweb.body_errors")
 _AT = re.compile(r" - at `\$(.*)`$")
 _ROOT = "data"  # Litestar's key for the body itself
 _FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
-
-
-def _bare(annotation: Any) -> Any:
-    while get_origin(annotation) is Annotated:
-        annotation = get_args(annotation)[0]
-    return annotation
-
-
-def _struct_of(annotation: Any) -> type[msgspec.Struct] | None:
-    """The Struct a field holds (``S`` or ``S | None``), or None for anything else."""
-    annotation = _bare(annotation)
-    if get_origin(annotation) in (Union, types.UnionType):
-        structs = [a for a in map(_bare, get_args(annotation)) if a is not type(None)]
-        annotation = structs[0] if len(structs) == 1 else None
-    if isinstance(annotation, type) and issubclass(annotation, msgspec.Struct):
-        return annotation
-    return None
-
-
-_CONSTRAINTS = ("gt", "ge", "lt", "le", "multiple_of", "pattern", "min_length", "max_length", "tz")
-
-
-def _documented(annotation: Any) -> Any:
-    """``annotation`` without the ``Annotated`` layers that only document it (a ``Meta`` with a
-    description or the OpenAPI document's keywords, ``pixweb.api.fields.doc``): no rule of msgspec's."""
-    while get_origin(annotation) is Annotated:
-        metadata = get_args(annotation)[1:]
-        if not all(
-            isinstance(meta, msgspec.Meta) and all(getattr(meta, name) is None for name in _CONSTRAINTS)
-            for meta in metadata
-        ):
-            return annotation
-        annotation = get_args(annotation)[0]
-    return annotation
-
-
-def _element_struct(annotation: Any) -> type[msgspec.Struct] | None:
-    """The Struct of a list field's items (``list[S]`` or ``list[S] | None``, no length rule), or None."""
-    annotation = _documented(annotation)
-    if get_origin(annotation) in (Union, types.UnionType):
-        others = [_documented(a) for a in get_args(annotation) if a is not type(None)]
-        annotation = others[0] if len(others) == 1 else None
-    if get_origin(annotation) is list:  # not Annotated: a length rule on the list is left to msgspec
-        return _struct_of(get_args(annotation)[0])
-    return None
 
 
 def _join(path: str, name: str) -> str:
@@ -130,8 +89,8 @@ def _walk(value: Any, struct: type[msgspec.Struct], path: str) -> list[_Problem]
                 )
             continue
         item = value[field.encode_name]
-        inner = _struct_of(field.type)
-        element = _element_struct(field.type)
+        inner = struct_of(field.type)
+        element = element_struct(field.type)
         if inner is not None and isinstance(item, dict):
             problems.extend(_walk(item, inner, where))
         elif element is not None and isinstance(item, list):
@@ -184,9 +143,9 @@ def _stand_in(annotation: Any) -> Any:
     ``None`` where the type allows it, a Struct of stand-ins, else the first of ``"" 0 false [] {}``
     the type takes. Its constraints (lengths, patterns) are not asked: the parser judges it, and
     what it says of a stand-in is dropped."""
-    annotation = _bare(annotation)
+    annotation = bare(annotation)
     if get_origin(annotation) in (Union, types.UnionType):
-        options = [_bare(a) for a in get_args(annotation)]
+        options = [bare(a) for a in get_args(annotation)]
         if type(None) in options:
             return None
         annotation = options[0]
@@ -227,8 +186,8 @@ def _build(value: dict[str, Any], struct: type[msgspec.Struct], path: str, broke
                 )
             continue
         item = value.get(field.encode_name)
-        inner = _struct_of(field.type)
-        element = _element_struct(field.type)
+        inner = struct_of(field.type)
+        element = element_struct(field.type)
         if present and where not in broken and inner is not None and isinstance(item, dict):
             given[field.name] = _build(item, inner, where, broken)
         elif present and where not in broken and element is not None and isinstance(item, list):
@@ -288,20 +247,8 @@ def _rank(path: str | None, struct: type[msgspec.Struct]) -> tuple[int, ...]:
             continue
         rank.append(found[0])
         kind = fields[found[0]].type
-        current = _struct_of(kind) or _element_struct(kind)
+        current = struct_of(kind) or element_struct(kind)
     return tuple(rank)
-
-
-def _body_struct(scope: Scope) -> type[msgspec.Struct] | None:
-    handler = scope.get("route_handler")
-    parameters = getattr(getattr(handler, "parsed_fn_signature", None), "parameters", {})
-    data = parameters.get("data")
-    if (
-        data is None
-        or getattr(data.kwarg_definition, "media_type", RequestEncodingType.JSON) != RequestEncodingType.JSON
-    ):
-        return None  # no body, or a form (its own decoding)
-    return _struct_of(data.annotation)
 
 
 _STATE_KEY = "pix_body_errors"
@@ -317,16 +264,28 @@ class AllBodyErrors(ASGIMiddleware):
     scopes = (ScopeType.HTTP,)
 
     async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
-        struct = _body_struct(scope)
+        struct = body_struct(scope)
         if struct is not None:
             request: Request[Any, Any, Any] = Request(scope, receive, send)
             if request.content_type[0] not in _FORMS:
                 rules = rules_of(struct)
                 judge = None if rules is None else _judge(rules, request)
-                problems = problems_of(await request.body(), struct, judge)
+                problems = problems_of(await _body(request, struct), struct, judge)
                 if len(problems) > 1:
                     request.state[_STATE_KEY] = problems
         await next_app(scope, receive, send)
+
+
+async def _body(request: Request[Any, Any, Any], struct: type[msgspec.Struct]) -> bytes:
+    """The body as its handler will read it: on the standard's face, without the members its
+    Struct does not know (a body with a ``null`` is refused there before any of this counts)."""
+    body = await request.body()
+    if not on_standard_face(request.scope):
+        return body
+    try:
+        return encode_json(standard_body(decode_body(body), struct))
+    except (*_UNREADABLE, ValidationException):
+        return body
 
 
 def _judge(rules: BodyRules, request: Request[Any, Any, Any]) -> Judge:

@@ -26,7 +26,7 @@ import click
 
 from pixcore.accounts.accounts_service import link_certificate, open_account
 from pixcore.accounts.credentials_service import revoke_certificate, revoke_secret, rotate_secret
-from pixcore.accounts.rules import CertificateInfo
+from pixcore.accounts.rules import DEFAULT_ADDRESS, CertificateInfo
 from pixcore.clock import SystemClock, format_timestamp
 from pixcore.errors import PixError
 from pixcore.webhooks.ports import WebhookProbe
@@ -359,12 +359,36 @@ def account() -> None:
 )
 @click.option("--city", default=None, help="Holder's city (default: PIX_CITY).")
 @click.option(
+    "--street",
+    default=DEFAULT_ADDRESS.street,
+    show_default=True,
+    help="Holder's street address (logradouro), 1 to 200 characters.",
+)
+@click.option(
+    "--state", default=DEFAULT_ADDRESS.state, show_default=True, help="Holder's state (uf): two letters."
+)
+@click.option(
+    "--postal-code",
+    default=DEFAULT_ADDRESS.postal_code,
+    show_default=True,
+    help="Holder's postal code (cep): 8 digits, no hyphen.",
+)
+@click.option(
     "--sandbox-admin", is_flag=True, help="Let the account move the sandbox clock (POST /sandbox/clock)."
 )
-def account_create(
-    name: str, document: str, keys: tuple[str, ...], city: str | None, *, sandbox_admin: bool
+def account_create(  # click passes each option by its name
+    *,
+    name: str,
+    document: str,
+    keys: tuple[str, ...],
+    city: str | None,
+    street: str,
+    state: str,
+    postal_code: str,
+    sandbox_admin: bool,
 ) -> None:
-    """Open an account; prints its client id and (once only) its client secret."""
+    """Open an account; prints its client id and (once only) its client secret. The holder's
+    address (a due-date charge shows it as its receiver's) defaults to one in Sao Paulo."""
 
     async def action(settings: Settings, database: Database) -> dict[str, Any]:
         opened = await open_account(
@@ -374,16 +398,26 @@ def account_create(
             name=name,
             document=document,
             city=city or settings.city,
+            street=street,
+            state=state,
+            postal_code=postal_code,
             keys=keys,
             sandbox_admin=sandbox_admin,
         )
+        account = opened.account
         return {
-            "accountId": opened.account.id,
+            "accountId": account.id,
             "clientId": opened.client_id,
             "clientSecret": opened.client_secret,
-            "ispb": opened.account.ispb,
-            "branch": opened.account.branch,
-            "number": opened.account.number,
+            "ispb": account.ispb,
+            "branch": account.branch,
+            "number": account.number,
+            "address": {
+                "street": account.street,
+                "city": account.city,
+                "state": account.state,
+                "postalCode": account.postal_code,
+            },
             "keys": [key.value for key in opened.keys],
         }
 
@@ -441,6 +475,66 @@ async def _service_clock(database: Database) -> SystemClock:
     keeper = ClockKeeper(SystemClock(), shared=True, database=database)
     await keeper.refresh()
     return keeper.clock
+
+
+@admin.group()
+def partitions() -> None:
+    """The history tables' monthly partitions."""
+
+
+@partitions.command("list")
+def partitions_list() -> None:
+    """Every partition of the history tables: its range, rows (the planner's estimate) and bytes."""
+    from pixinfra.postgres.partitions import list_partitions
+
+    async def action(_: Settings, database: Database) -> dict[str, Any]:
+        async with database.acquire() as conn:
+            found = await list_partitions(conn)
+        return {
+            "partitions": [
+                {
+                    "table": info.table,
+                    "name": info.name,
+                    "from": None if info.start is None else info.start.date().isoformat(),
+                    "to": None if info.end is None else info.end.date().isoformat(),
+                    "default": info.end is None,
+                    "rows": max(info.rows, 0),
+                    "bytes": info.bytes,
+                }
+                for info in found
+            ]
+        }
+
+    _run_admin(action)
+
+
+@partitions.command("ensure")
+def partitions_ensure() -> None:
+    """Make the months up to two past the later of the database's clock and the service clock
+    now (the settlement loop does it at start and about once a minute)."""
+    from pixweb.workers import keep_partitions
+
+    async def action(_: Settings, database: Database) -> dict[str, Any]:
+        return {"created": await keep_partitions(database, await _service_clock(database))}
+
+    _run_admin(action)
+
+
+@admin.group()
+def retention() -> None:
+    """Retention of the history's months (``PIX_RETENTION_*``)."""
+
+
+@retention.command("run")
+@click.option("--dry-run", is_flag=True, help="Judge the months, let none go.")
+def retention_run(dry_run: bool) -> None:
+    """Let go the months older than their table's setting that nothing needs; say why others stay."""
+    from pixweb.workers import retain
+
+    async def action(settings: Settings, database: Database) -> dict[str, Any]:
+        return await retain(database, await _service_clock(database), settings, dry_run=dry_run)
+
+    _run_admin(action)
 
 
 @admin.group()

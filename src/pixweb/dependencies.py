@@ -46,6 +46,7 @@ CHAINS = (
         "receipts",
         "charge_payments",
         "queries",
+        "reads",
         "tokens",
         "probe",
         "resolver",

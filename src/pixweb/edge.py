@@ -25,6 +25,10 @@ from litestar.exceptions import ValidationException
 from litestar.middleware import ASGIMiddleware
 from litestar.types import ASGIApp, Receive, Scope, Send
 
+from pixweb.api.structs import body_struct
+from pixweb.standard.bodies import known_members
+from pixweb.standard.face import on_standard_face
+
 __all__ = [
     "MAX_DEPTH",
     "TextGuard",
@@ -123,11 +127,14 @@ def _path_problem(scope: Scope) -> str | None:
     return text_problem(scope["path"])
 
 
-def request_problem(scope: Scope) -> str | None:
-    """What is wrong with the texts of a request other than its body, as ``"<where> <problem>"``."""
+def request_problem(scope: Scope, *, nul_in_query: bool = False) -> str | None:
+    """What is wrong with the texts of a request other than its body, as ``"<where> <problem>"``.
+    ``nul_in_query``: a NUL in the query string is let through (the standard's face: its document
+    takes any text in ``status``, which nothing stores, and its patterns refuse a NUL elsewhere)."""
     if (problem := _path_problem(scope)) is not None:
         return f"the path {problem}"
-    if (problem := url_encoded_problem(scope.get("query_string", b""))) is not None:
+    query = scope.get("query_string", b"")
+    if (problem := url_encoded_problem(query.replace(b"%00", b"") if nul_in_query else query)) is not None:
         return f"the query string {problem}"
     for name, value in scope.get("headers", ()):
         if b"\x00" in value:
@@ -139,6 +146,21 @@ def body_problem(body: bytes, content_type: str) -> str | None:
     if not body:
         return None
     problem = url_encoded_problem(body) if content_type == _FORM else json_problem(body)
+    return None if problem is None else f"the body {problem}"
+
+
+def _known_problem(body: bytes, struct: type[msgspec.Struct]) -> str | None:
+    """A JSON body on the standard's face judged in the members ``struct`` knows only: the others
+    are ignored there (``pixweb.standard.bodies``), whatever text they hold."""
+    if (problem := bytes_problem(body)) is not None:
+        return f"the body {problem}"
+    try:
+        value = msgspec.json.decode(body)
+    except RecursionError:
+        return f"the body {TOO_DEEP}"
+    except msgspec.DecodeError:
+        return None
+    problem = json_value_problem(known_members(value, struct))
     return None if problem is None else f"the body {problem}"
 
 
@@ -155,10 +177,14 @@ class TextGuard(ASGIMiddleware):
     scopes = (ScopeType.HTTP,)
 
     async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
-        problem = request_problem(scope)
+        problem = request_problem(scope, nul_in_query=on_standard_face(scope))
         if problem is None and _has_body(scope):
             request: Request[Any, Any, Any] = Request(scope, receive, send)
-            problem = body_problem(await request.body(), request.content_type[0])
+            body = await request.body()
+            problem = body_problem(body, request.content_type[0])
+            struct = body_struct(scope) if problem is not None and on_standard_face(scope) else None
+            if struct is not None and request.content_type[0] != _FORM:
+                problem = _known_problem(body, struct)
         if problem is not None:
             raise ValidationException(detail=f"Invalid request: {problem}.")
         await next_app(scope, receive, send)

@@ -28,6 +28,8 @@ from litestar.openapi.spec import Example
 from pixcore.errors import (
     AuthenticationError,
     Conflict,
+    InvalidIdentifier,
+    InvalidPixKey,
     NotFound,
     PermissionDenied,
     PixError,
@@ -35,12 +37,14 @@ from pixcore.errors import (
     ServiceBusy,
     TooManyRequests,
     TryLater,
+    UnknownRevision,
     ValidationError,
 )
 from pixinfra.postgres.availability import database_unavailable
 from pixweb.body_errors import body_details
 from pixweb.field_paths import on_the_wire
 from pixweb.problems import problem_response, wants_problem
+from pixweb.standard.face import on_standard_face, standard_status
 
 __all__ = [
     "ErrorBody",
@@ -56,6 +60,12 @@ log = logging.getLogger("pixweb.errors")
 
 INTERNAL_MESSAGE = "Internal server error. The failure was logged; nothing was changed."
 UNAVAILABLE_MESSAGE = "The database is unavailable. Retry shortly."
+_READS = frozenset({"GET", "DELETE"})
+"""The methods whose path text of the wrong form is the standard's 404 (``standard_status``)."""
+_NAMES_NOTHING = (InvalidIdentifier, InvalidPixKey, UnknownRevision)
+"""What, on a read or a delete, only says the path (or ``revisao``) names nothing there. Their
+parsers (pixcore's, Litestar's typed path parameters) serve both faces and know none; the standard's
+404 for them is made here, with its other statuses (``standard_status``)."""
 RETRY_AFTER_SECONDS = 2  # a restart or fail-over of PostgreSQL takes seconds
 
 _STATUS: tuple[tuple[type[PixError], int], ...] = (
@@ -190,9 +200,13 @@ def _answer(
     message: str,
     details: list[str] | None = None,
     headers: dict[str, str] | None = None,
+    *,
+    names_nothing: bool = False,
 ) -> Response[Any]:
     """The error in the shape the route or the request asks for: the standard's problem+json on
     its routes or when ``Accept`` names it (``pixweb.problems``), else :class:`ErrorBody`."""
+    if on_standard_face(request.scope):
+        status = standard_status(status, names_nothing=names_nothing)
     if wants_problem(request):
         if status == 401:
             headers = {"WWW-Authenticate": 'Bearer error="invalid_token"'} | (headers or {})
@@ -202,7 +216,10 @@ def _answer(
 
 def _pix_error(request: Request[Any, Any, Any], exc: PixError) -> Response[Any]:
     message, details = on_the_wire(exc)
-    return _answer(request, status_of(exc), message, details, headers=retry_after(exc))
+    names_nothing = isinstance(exc, _NAMES_NOTHING) and request.method in _READS
+    return _answer(
+        request, status_of(exc), message, details, headers=retry_after(exc), names_nothing=names_nothing
+    )
 
 
 def _validation_details(exc: ValidationException, body: list[str] | None = None) -> list[str]:
@@ -228,7 +245,13 @@ def _http_error(request: Request[Any, Any, Any], exc: HTTPException) -> Response
         return _answer(request, status, INTERNAL_MESSAGE)
     if isinstance(exc, ValidationException):
         details = _validation_details(exc, body_details(request))
-        return _answer(request, 400, _validation_message(exc.detail, details), details)
+        in_path = isinstance(exc.extra, list) and all(
+            isinstance(item, dict) and item.get("source") == "path" for item in exc.extra
+        )
+        names_nothing = bool(exc.extra) and in_path and request.method in _READS
+        return _answer(
+            request, 400, _validation_message(exc.detail, details), details, names_nothing=names_nothing
+        )
     message = exc.detail or HTTPStatus(status).description
     if status == 404:
         # Litestar's own 404s: no route, or no file under a static folder (whose detail names the

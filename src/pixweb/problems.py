@@ -19,6 +19,9 @@ from litestar import Request, Response
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 
+from pixweb.standard.errors import error_types
+from pixweb.standard.face import on_standard_face
+
 __all__ = [
     "GENERIC",
     "PROBLEMS",
@@ -84,6 +87,8 @@ def _opt_types(request: Request[Any, Any, Any], key: str) -> dict[int, str] | No
 
 
 def _types(request: Request[Any, Any, Any]) -> dict[int, str] | None:
+    if on_standard_face(request.scope):
+        return error_types(request.scope, request.app.state.standard_prefix)
     return _opt_types(request, PROBLEMS) or _opt_types(request, PROBLEMS_IF_ASKED)
 
 
@@ -93,9 +98,9 @@ slash in a path text) is answered in the standard's shape, as every route there 
 
 
 def wants_problem(request: Request[Any, Any, Any]) -> bool:
-    """A route of the standard's (always; a path matching none under a resource only the standard
-    has, too), or a request whose ``Accept`` asks for problem+json."""
-    if _opt_types(request, PROBLEMS) is not None:
+    """The standard's face (always), a route of the standard's (always; a path matching none under
+    a resource only the standard has, too), or a request whose ``Accept`` asks for problem+json."""
+    if on_standard_face(request.scope) or _opt_types(request, PROBLEMS) is not None:
         return True
     if request.scope.get("route_handler") is None and _resource(request.url.path) in STANDARD_ONLY:
         return True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import partial
@@ -18,10 +19,12 @@ from pixcore.unit_of_work import UnitOfWorkFactory
 from pixcore.webhooks.ports import HostResolver
 from pixinfra.dns import SystemResolver
 from pixinfra.persistence.queries import PostgresTransactionQueries
+from pixinfra.persistence.reads import Reads, RoutedTransactionQueries
 from pixinfra.persistence.revocation import GroupCertificateCheck, PostgresCertificateStatus
 from pixinfra.persistence.transfer_groups import PostgresTransferGroupStore
 from pixinfra.persistence.uow import PostgresUnitOfWork
 from pixinfra.postgres.pool import Database
+from pixinfra.postgres.replica import ReadRouter, Route
 from pixinfra.settings import Settings
 from pixweb.sandbox.clock import ClockKeeper
 from pixweb.sandbox.directory import SandboxDirectory
@@ -59,6 +62,9 @@ class Services:
     """Pays the sandbox's charge payments, grouping the concurrent ones of each receiving account."""
     resolver: HostResolver
     """Resolves a webhook's host at registration (the operating system's, unless a test hands one)."""
+    reads: Reads
+    """The query endpoints' read-only units of work, on the replica when one is configured; its
+    router also records each account's writes (``pixweb.observability.read_marks``)."""
 
     @classmethod
     def build(
@@ -67,11 +73,15 @@ class Services:
         database: Database,
         clock: SystemClock | None = None,
         resolver: HostResolver | None = None,
+        *,
+        replica: Database | None = None,
+        observe_read: Callable[[Route], None] | None = None,
     ) -> Services:
         """``database``: the process's, open. ``clock``: a private clock (tests); without one, the
         sandbox clock shared through the database, or the wall clock when the sandbox is off
         (production mode). ``resolver``: the host resolver of webhook registration (default: the
-        operating system's)."""
+        operating system's). ``replica``: the read replica's database (``PIX_DATABASE_READ_URL``),
+        open, or None. ``observe_read``: told where each read of an account went."""
         _ = settings.location_prefix  # a public URL too long for BR Codes stops start-up here
         keeper = ClockKeeper(
             clock or SystemClock(), shared=clock is None and settings.sandbox, database=database
@@ -81,6 +91,7 @@ class Services:
         tokens = JwtIssuer(key, keeper.clock, issuer=settings.token_issuer, audience=settings.token_audience)
         hasher = Argon2Hasher()
         uow = partial(PostgresUnitOfWork, database)
+        router = ReadRouter(database, replica, wait=settings.read_wait_ms / 1000, observe=observe_read)
         group_window = timedelta(milliseconds=settings.transfer_batch_window_ms)
         status = PostgresCertificateStatus(database)
         return cls(
@@ -93,7 +104,7 @@ class Services:
             tokens=tokens,
             directory=directory,
             sandbox_directory=directory,
-            queries=PostgresTransactionQueries(database),
+            queries=RoutedTransactionQueries(router) if replica else PostgresTransactionQueries(database),
             verifier=BoundedVerifier(hasher, slots=settings.hash_slots, queue=settings.hash_queue),
             token_limits=TokenRateLimits(
                 per_client=settings.token_rate_per_client, per_address=settings.token_rate_per_address
@@ -118,6 +129,7 @@ class Services:
                 uow, keeper.clock, size=settings.transfer_batch_size, window=group_window
             ),
             resolver=resolver or SystemResolver(),
+            reads=Reads(router),
         )
 
     def close(self) -> None:

@@ -24,6 +24,9 @@ from litestar.serialization import default_serializer
 from litestar.typing import FieldDefinition
 
 from pixweb.api.fields import MONEY_FORMAT, MONEY_NUMBER
+from pixweb.api.structs import body_struct
+from pixweb.standard.bodies import standard_body
+from pixweb.standard.face import on_standard_face
 
 __all__ = ["DecimalAsNumber", "PixRequest", "PixResponse", "decode_body", "encode_json"]
 
@@ -56,14 +59,17 @@ def encode_json(value: Any) -> bytes:
 
 class PixRequest(Request[Any, Any, Any]):
     """Litestar's request, but its JSON body is read by :func:`decode_body`: no amount sent as a
-    JSON number goes through a float on its way to the handler's struct."""
+    JSON number goes through a float on its way to the handler's struct. On the standard's face
+    it is read as the standard's document reads it (:func:`pixweb.standard.bodies.standard_body`)."""
 
     async def json(self) -> Any:
         body = await self.body()
         try:
-            return decode_body(body or b"null")
+            value = decode_body(body or b"null")
         except msgspec.DecodeError as exc:  # as Litestar's own decode_json answers it
             raise SerializationException(str(exc)) from exc
+        struct = body_struct(self.scope) if on_standard_face(self.scope) else None
+        return value if struct is None else standard_body(value, struct)
 
 
 class PixResponse(Response[Any]):

@@ -10,22 +10,31 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import Any
 
 from pixcore.accounts.sessions import LIFETIME
 from pixcore.charges.cob_service import sweep_expired_charges
+from pixcore.clock import Clock
 from pixcore.group_commit.settlement import settle_in_groups
+from pixcore.recurrences import run_recurring_charges
 from pixcore.refunds.refund_service import process_due_refunds
 from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.postgres.availability import FailureStreak
+from pixinfra.postgres.partitions import ensure_partitions
 from pixinfra.postgres.pool import Database
+from pixinfra.postgres.retention import run_retention
+from pixinfra.settings import Settings
 from pixweb.services import Services
 
 __all__ = [
     "IDEMPOTENCY_KEEP",
     "SESSIONS_KEEP",
+    "history_now",
+    "keep_partitions",
     "purge_console_sessions",
     "purge_idempotency_keys",
+    "retain",
     "settlement_loop",
 ]
 
@@ -35,6 +44,7 @@ IDEMPOTENCY_KEEP = timedelta(hours=25)  # the promise is 24 hours; an hour's mar
 SESSIONS_KEEP = LIFETIME + timedelta(days=30)
 """A console session's row is kept 30 days after it can last be used (for ``session list``)."""
 PURGE_EVERY = 600  # rounds
+RETENTION_EVERY = 86_400.0  # seconds between two retention passes (when a PIX_RETENTION_* is set)
 SWEEP_EVERY = 10  # rounds: expired charges are persisted within about a second
 MAX_BACKOFF = 2.0  # seconds between rounds at most while rounds fail
 
@@ -52,6 +62,42 @@ async def purge_idempotency_keys(database: Database) -> int:
             "DELETE FROM idempotency_keys WHERE stored_at < now() - $1::interval", IDEMPOTENCY_KEEP
         )
     return int(status.split()[-1])
+
+
+async def history_now(conn: Any, clock: Clock) -> datetime:
+    """The later of the database's clock and the service clock: the moment the history's passes
+    (months ahead, retention) go by, since a row's time comes from the service clock, which the
+    sandbox may move forward."""
+    database_now: datetime = await conn.fetchval("SELECT now()")
+    return max(database_now, clock.now())
+
+
+async def keep_partitions(database: Database, clock: Clock) -> list[str]:
+    """The history tables' months up to two past :func:`history_now`
+    (``pixinfra.postgres.partitions``); returns the partitions made."""
+    async with database.acquire() as conn:
+        made = await ensure_partitions(conn, await history_now(conn, clock))
+    if made:
+        log.info("history partitions created: %s", ", ".join(made))
+    return made
+
+
+async def retain(
+    database: Database, clock: Clock, settings: Settings, *, dry_run: bool = False
+) -> dict[str, Any]:
+    """One retention pass on the settings (``PIX_RETENTION_*``) at :func:`history_now`."""
+    async with database.acquire() as conn:
+        now = await history_now(conn, clock)
+        return await run_retention(
+            conn, dict(settings.retention_months), settings.retention_action, now, dry_run=dry_run
+        )
+
+
+async def retention_pass(services: Services) -> dict[str, Any]:
+    """The settlement loop's retention pass (:func:`retain`); its report is logged."""
+    report = await retain(services.database, services.clock, services.settings)
+    log.info("retention pass", extra={"released": report["released"], "refused": report["refused"]})
+    return report
 
 
 async def purge_console_sessions(database: Database) -> int:
@@ -72,7 +118,10 @@ async def settlement_loop(
     interval: float = 0.1,
     settle_with: UnitOfWorkFactory | None = None,
 ) -> None:
-    """Settle, process refunds, sweep charges and purge keys until ``stop`` is set.
+    """Settle, process refunds, sweep charges, run the sandbox payer's bank's recurring debits
+    (``pixcore.recurrences.run_recurring_charges``), make the history's months ahead
+    (:func:`keep_partitions`), let old months go (:func:`retention_pass`, daily, when a
+    ``PIX_RETENTION_*`` is set) and purge keys until ``stop`` is set.
 
     ``settle_with`` is the unit of work transfers are settled in (default ``services.uow``); the
     app passes one that counts the transfers it finishes (``pixweb.observability.settlement``).
@@ -85,6 +134,8 @@ async def settlement_loop(
     """
     rounds = 0
     failures = FailureStreak(log, "settlement", most=MAX_BACKOFF)
+    loop = asyncio.get_running_loop()
+    retention_due = loop.time() if services.settings.retention_months else float("inf")
     while not stop.is_set():
         finished = 0
         try:
@@ -95,6 +146,12 @@ async def settlement_loop(
             finished += await process_due_refunds(services.uow, services.clock)
             if rounds % SWEEP_EVERY == 0:
                 await sweep_expired_charges(services.uow, services.clock)
+                await run_recurring_charges(services.uow, services.clock)
+            if rounds % PURGE_EVERY == 0:
+                await keep_partitions(services.database, services.clock)
+            if loop.time() >= retention_due:
+                retention_due = loop.time() + RETENTION_EVERY
+                await retention_pass(services)
             if rounds % PURGE_EVERY == 0:
                 await purge_idempotency_keys(services.database)
                 await purge_console_sessions(services.database)

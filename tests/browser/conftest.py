@@ -18,7 +18,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
 from tests.faults.processes import ApiProcess, run_cli, service_env
-from tests.support import random_cpf, scratch_database
+from tests.support import random_cnpj, random_cpf, scratch_database
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -51,11 +51,12 @@ async def running_console(database_server: str, tmp_path: Path, **env_changes: s
         process = ApiProcess("api-console", env, tmp_path / "api.log")
         await process.start()
         try:
+            # The first a company's (it receives by Pix Automático too), the other a person's.
             accounts = [
                 await run_cli(
-                    env, "pixweb", "admin", "account", "create", "--name", name, "--document", random_cpf()
+                    env, "pixweb", "admin", "account", "create", "--name", name, "--document", number
                 )
-                for name in ("Console Holder", "Other Holder")
+                for name, number in (("Console Holder", random_cnpj()), ("Other Holder", random_cpf()))
             ]
             yield Console(process, tmp_path / "data", *accounts, database_url=url)
         finally:

@@ -105,6 +105,10 @@ async def test_every_page_passes_axe_core(browser: webdriver.Chrome, console: Co
     assert heading(driver).startswith("Cobrança ")
     check("a charge")
 
+    navigate(driver, driver.find_element(By.LINK_TEXT, "Recorrências"))
+    assert heading(driver) == "Recorrências"
+    check("recurrences, none yet")
+
     navigate(driver, driver.find_element(By.LINK_TEXT, "Enviar um PIX"))
     check("send")
     fill(driver, {"pix_key": str(console.second["keys"][0]), "amount": "1,00"})  # type: ignore[index]
@@ -141,7 +145,7 @@ async def test_every_page_passes_axe_core(browser: webdriver.Chrome, console: Co
     check("webhooks, a success notice")
 
     assert {name: problems for name, problems in checked.items() if problems} == {}
-    assert len(checked) == 19
+    assert len(checked) == 20
 
 
 def focused(driver: webdriver.Chrome) -> str:

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from datetime import timedelta
 
 import pytest
 
-from pixcore.accounts.rules import Account, ClientCredential, LinkedCertificate
+from pixcore.accounts.rules import DEFAULT_ADDRESS, Account, ClientCredential, LinkedCertificate
+from pixcore.addresses import Address
 from pixcore.errors import CertificateInUse, DuplicatePixKey
 from pixcore.keys import PixKey, PixKeyType, new_evp
 from tests.contract.conftest import Backend
@@ -35,6 +37,18 @@ async def test_an_account_is_numbered_by_its_id_in_branch_0001_and_reads_back_th
         False,
     )
     assert second.id > first.id
+
+
+async def test_an_account_keeps_its_holders_address(backend: Backend) -> None:
+    new = dataclasses.replace(
+        new_account(), city="RECIFE", street="Rua da Aurora, 300", state="PE", postal_code="50050000"
+    )
+    async with backend.uow() as tx:
+        account = await tx.accounts.add(new)
+        assert account.address == Address("Rua da Aurora, 300", "RECIFE", "PE", "50050000")
+        assert await tx.accounts.get(account.id) == account
+        plain = await tx.accounts.add(new_account())  # opened without a street, state, postal code
+        assert plain.address == dataclasses.replace(DEFAULT_ADDRESS, city=plain.city)
 
 
 async def test_unknown_accounts_and_balances_are_none(backend: Backend) -> None:

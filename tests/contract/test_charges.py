@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
+from pixcore.amount_parts import CashPart, DueAmount
 from pixcore.charges.cob import Charge, ChargeKind, ChargeStatus, Debtor, NewCharge
 from pixcore.charges.cobv import (
     DiscountDateFields,
@@ -23,6 +24,7 @@ from pixcore.charges.cobv import (
     parse_due_terms,
     payer_day,
 )
+from pixcore.charges.withdrawal import AgentModality, Withdrawal, WithdrawalKind
 from pixcore.documents import DocumentKind
 from pixcore.errors import DuplicateCharge, DuplicateExternalId
 from pixcore.queries.standard import parse_charge_query
@@ -446,3 +448,126 @@ async def test_a_revision_rolled_back_is_not_kept(backend: Backend) -> None:
     async with backend.uow() as tx:
         assert await tx.charges.get(account.id, charge.txid) == charge
         assert await tx.charges.revision(charge.id, 1) is None
+
+
+async def test_a_debtors_email_and_address_read_back_and_each_revision_keeps_its_own(
+    backend: Backend,
+) -> None:
+    debtor = Debtor(
+        "Fulano de Tal",
+        random_cpf(),
+        DocumentKind.CPF,
+        email="fulano@example.com",
+        street="Rua das Flores, 12",
+        city="Recife",
+        state="PE",
+        postal_code="50010000",
+    )
+    async with backend.uow() as tx:
+        account = await add_account(tx)
+        new = _new_charge(account.id, debtor=debtor)
+        charge = await tx.charges.add(new)
+        assert charge == _stored(new, charge.id, charge.loc_id)
+        moved = dataclasses.replace(
+            debtor, email=None, street="Avenida Boa Viagem, 500", postal_code="51011000"
+        )
+        revised = dataclasses.replace(charge, debtor=moved, revision=1, updated_at=charge.created_at)
+        await tx.charges.revise(revised)
+        assert await tx.charges.get(account.id, new.txid) == revised
+        assert await tx.charges.revision(charge.id, 0) == charge
+        assert await tx.charges.revision(charge.id, 1) == revised
+
+
+async def test_a_cobvs_payment_keeps_the_parts_of_its_amount_and_its_receipt_carries_them(
+    backend: Backend,
+) -> None:
+    parts = DueAmount(original=12_345, rebate=0, discount=0, fine=247, interest=41)
+    async with backend.uow() as tx:
+        account = await add_account(tx)
+        terms = _due_terms(T0)
+        cobv = await tx.charges.add(
+            _new_charge(account.id, created_at=T0, kind=ChargeKind.COBV, due=terms, amount=terms.original)
+        )
+        cob = await tx.charges.add(_new_charge(account.id, created_at=T0))
+        transaction_id = await tx.transactions.add(receipt(account.id, parts.final))
+        paid_at = T0 + timedelta(minutes=3)
+        await tx.charges.update(
+            cobv.id,
+            status=ChargeStatus.CONCLUIDA,
+            revision=0,
+            at=paid_at,
+            transaction_id=transaction_id,
+            paid_end_to_end_id=e2e(),
+            paid_parts=parts,
+        )
+        paid = await tx.charges.get(account.id, cobv.txid)
+        assert paid is not None
+        assert paid.paid_parts == parts
+        assert (await tx.charges.revision(cobv.id, 0)) == _as_kept(cobv)  # a payment is no revision
+        original = await tx.refunds.original_of(transaction_id)
+        assert original is not None
+        assert (original.tx_id, original.amount, original.amount_parts) == (cobv.txid, parts.final, parts)
+        found = await tx.refunds.find_received(account.id, original.end_to_end_id)
+        assert found is not None
+        assert found.amount_parts == parts
+
+        other = await tx.transactions.add(receipt(account.id))
+        with pytest.raises(backend.refused):  # only a paid cobv keeps parts
+            await tx.charges.update(
+                cob.id,
+                status=ChargeStatus.CONCLUIDA,
+                revision=0,
+                at=paid_at,
+                transaction_id=other,
+                paid_end_to_end_id=e2e(),
+                paid_parts=parts,
+            )
+
+
+async def test_a_trocos_payment_keeps_its_purchase_and_cash_and_its_receipt_carries_them(
+    backend: Backend,
+) -> None:
+    withdrawal = Withdrawal(WithdrawalKind.TROCO, 5_00, 1, AgentModality.AGTOT, "1234567A")
+    cash = CashPart(kind="troco", amount=7_50, agent="AGTOT", facilitator="1234567A")
+    parts = DueAmount(original=10_00, rebate=0, discount=0, fine=0, interest=0, cash=cash)
+    async with backend.uow() as tx:
+        account = await add_account(tx)
+        troco = await tx.charges.add(_new_charge(account.id, amount=10_00, withdrawal=withdrawal))
+        transaction_id = await tx.transactions.add(receipt(account.id, parts.final))
+        await tx.charges.update(
+            troco.id,
+            status=ChargeStatus.CONCLUIDA,
+            revision=0,
+            at=T0,
+            transaction_id=transaction_id,
+            paid_end_to_end_id=e2e(),
+            paid_parts=parts,
+        )
+        paid = await tx.charges.get(account.id, troco.txid)
+        assert paid is not None
+        assert paid.paid_parts == parts
+        original = await tx.refunds.original_of(transaction_id)
+        assert original is not None
+        assert (original.amount, original.amount_parts) == (17_50, parts)
+
+
+async def test_a_receipt_that_paid_no_cobv_has_no_parts(backend: Backend) -> None:
+    async with backend.uow() as tx:
+        account = await add_account(tx)
+        charge = await tx.charges.add(_new_charge(account.id))
+        transaction_id = await tx.transactions.add(receipt(account.id, charge.amount))
+        await tx.charges.update(
+            charge.id,
+            status=ChargeStatus.CONCLUIDA,
+            revision=0,
+            at=T0,
+            transaction_id=transaction_id,
+            paid_end_to_end_id=e2e(),
+        )
+        by_key = await tx.transactions.add(receipt(account.id))
+        paid = await tx.refunds.original_of(transaction_id)
+        unpaid = await tx.refunds.original_of(by_key)
+        assert paid is not None
+        assert unpaid is not None
+        assert (paid.tx_id, paid.amount_parts) == (charge.txid, None)
+        assert (unpaid.tx_id, unpaid.amount_parts) == (None, None)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import random
 import subprocess
 import sys
 import time
@@ -25,6 +26,7 @@ from typing import Any
 import asyncpg
 import httpx
 
+from pixcore.documents import cnpj_check_digits
 from pixinfra.postgres.database import with_database
 from pixweb.security.certificates import create_self_signed
 from tests.support import free_port, random_cpf
@@ -43,6 +45,8 @@ class Account:
     client_secret: str
     keys: list[str]
     cert_header: str
+    number: str = ""
+    """The account's number (``recebedor.conta`` of its recurring charges)."""
 
     @property
     def credentials(self) -> dict[str, str]:
@@ -107,10 +111,16 @@ def _pixweb(env: dict[str, str], *args: str) -> dict[str, Any]:
     return body
 
 
-def _account(env: dict[str, str], folder: Path) -> Account:
+def _random_cnpj() -> str:
+    base = "".join(random.choice("0123456789") for _ in range(8)) + "0001"  # noqa: S311 - test data
+    return base + cnpj_check_digits(base)
+
+
+def _account(env: dict[str, str], folder: Path, *, company: bool = False) -> Account:
     from urllib.parse import quote
 
-    opened = _pixweb(env, "admin", "account", "create", "--name", "Fuzz Holder", "--document", random_cpf())
+    document = _random_cnpj() if company else random_cpf()
+    opened = _pixweb(env, "admin", "account", "create", "--name", "Fuzz Holder", "--document", document)
     # Valid for millennia: the fuzzer moves the sandbox clock (up to 400 days a call), and a
     # certificate expired by the service clock would refuse every token after that.
     _, cert_pem, _ = create_self_signed(f"fuzz-{opened['accountId']}", days=CERT_DAYS)
@@ -124,6 +134,7 @@ def _account(env: dict[str, str], folder: Path) -> Account:
         client_secret=opened["clientSecret"],
         keys=opened["keys"],
         cert_header=quote(pem, safe=""),
+        number=opened["number"],
     )
 
 
@@ -211,8 +222,10 @@ def _prepare(target: Target) -> None:
 
 
 @contextmanager
-def running_service(database_server: str, folder: Path) -> Iterator[Target]:
-    """``pixweb serve`` on a fresh database of ``database_server``, with the prepared data."""
+def running_service(database_server: str, folder: Path, *, company: bool = False) -> Iterator[Target]:
+    """``pixweb serve`` on a fresh database of ``database_server``, with the prepared data.
+    ``company``: the account signed in is a company's (a CNPJ), as a receiver of recurring payments
+    is by the standard (its recurrences' ``recebedor`` is a legal person)."""
     name = f"pixfuzz_{os.getpid()}_{uuid.uuid4().hex[:6]}"
     url = with_database(database_server, name)
     port = free_port()
@@ -221,7 +234,7 @@ def running_service(database_server: str, folder: Path) -> Iterator[Target]:
     log = folder / "service.log"
     try:
         _pixweb(env, "migrate")
-        own, other = _account(env, folder), _account(env, folder)
+        own, other = _account(env, folder, company=company), _account(env, folder)
         with log.open("wb") as sink:
             process = subprocess.Popen(
                 [str(PIXWEB), "serve", "--no-demo"], env=env, stdout=sink, stderr=subprocess.STDOUT

@@ -60,6 +60,10 @@ UNSTATED = {
         r"endDate: must (not be before startDate|be at most 31 days after startDate)"
     ),
     "a debtor: a name with a document, not both cpf and cnpj": r"devedor(\.nome)?: .*",
+    # and the rest of a debtor (e-mail, address) only with a document: whom it would describe
+    "a debtor's e-mail and address only with a document": (
+        r"devedor\.(email|logradouro|cidade|uf|cep): needs devedor\.cpf or devedor\.cnpj"
+    ),
     "pixKey or pixCopiaECola, not both; pixKey with an amount": r"((pixKey|amount): )?Give pixCopiaECola.*",
     "a BR Code that is a valid one": r".*(BR Code|pixCopiaECola).*",
     # The URL grammar (no credentials, no fragment, a port above 0, a valid host name) and a host
@@ -108,6 +112,13 @@ UNSTATED = {
         r"|each date at most once|required, a date YYYY-MM-DD that exists)"
     ),
     "a cobv's debtor is required": r"devedor: required, a cpf or cnpj with nome",
+    # A cob's valor.retirada (docs/standard-api.md): one of saque and troco, a fixed one above zero,
+    # and how it binds valor.original and its modality.
+    "a withdrawal as the standard's description says": (
+        r"valor\.(retirada|original|modalidadeAlteracao|retirada\.(saque|troco)\.valor): "
+        r"(exactly one of saque and troco|must be (0|0\.00|above 0\.00) with (saque|troco)"
+        r"|must be above 0\.00 unless modalidadeAlteracao is 1)"
+    ),
     "a cobv's original amount above zero": r"valor\.original: must be above zero",
     "a cobv's days after the due date written as an integer (not 1.0)": (
         r"calendario\.validadeAposVencimento: a whole number of days, 0 to 2147483647"

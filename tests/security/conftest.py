@@ -76,8 +76,9 @@ class Signed:
         return self.client.opened.keys[0].value
 
 
-async def signed_in(pg_uow: UnitOfWorkFactory, http: httpx.AsyncClient) -> Signed:
-    client = await new_client(pg_uow)
+async def signed_in(pg_uow: UnitOfWorkFactory, http: httpx.AsyncClient, *, company: bool = False) -> Signed:
+    """``company``: a company's account (Pix Automático receives only for one)."""
+    client = await new_client(pg_uow, company=company)
     return Signed(client, await bearer(http, client))
 
 

@@ -65,6 +65,11 @@ class Ids:
     delivery: int  # a failed delivery (replayable)
     location: int  # the charge's location (loc.id)
     free_location: int  # a location serving no charge
+    rec_id: str  # an APROVADA recurrence (Pix Automático), at a location
+    rec_location: int  # its location (/locrec)
+    cobr_txid: str  # a CRIADA recurring charge of it
+    request_id: str  # a CRIADA request (/solicrec) of another, CRIADA recurrence
+    rec_account: str  # the account's number (a recurring charge's recebedor.conta)
 
 
 @dataclass(frozen=True)
@@ -78,6 +83,20 @@ class Call:
 
 
 CANCEL = {"status": "REMOVIDA_PELO_USUARIO_RECEBEDOR"}
+REC_PAYER = {"document": "11144477735", "ispb": "12345678"}
+
+
+def _cobr(rec_id: str, account: str = "0") -> dict[str, Any]:
+    """A recurring charge of ``rec_id``, due in 30 days (cancellable until then)."""
+    due = (datetime.now(UTC) + timedelta(days=30)).date().isoformat()
+    return {
+        "idRec": rec_id,
+        "calendario": {"dataDeVencimento": due},
+        "valor": {"original": "35.00"},
+        "recebedor": {"conta": account, "tipoConta": "CORRENTE"},
+    }
+
+
 REFUND = {"valor": "1.00"}
 B_REFUND_ID = alphanumeric(20)  # a refund id B tries to create on A's receipt
 
@@ -163,13 +182,57 @@ ROUTES: dict[tuple[str, str], Callable[[Ids], list[Call]]] = {
     ],
     ("GET", "/loc/{location_id:str}/qrcode"): lambda i: [Call("GET", f"/loc/{i.location}/qrcode")],
     ("DELETE", "/loc/{location_id:str}/txid"): lambda i: [Call("DELETE", f"/loc/{i.location}/txid")],
+    # Pix Automático (the standard's face only: STANDARD_ONLY). B naming A's recurrence in a new
+    # recurring charge is the 404 of a recurrence that exists nowhere; B's PUT creates nothing.
+    ("GET", "/rec/{id_rec:str}"): lambda i: [Call("GET", f"/rec/{i.rec_id}")],
+    ("PATCH", "/rec/{id_rec:str}"): lambda i: [
+        Call("PATCH", f"/rec/{i.rec_id}", {"vinculo": {"devedor": {"nome": "Outro Nome"}}})
+    ],
+    ("GET", "/solicrec/{id_solic_rec:str}"): lambda i: [Call("GET", f"/solicrec/{i.request_id}")],
+    ("PATCH", "/solicrec/{id_solic_rec:str}"): lambda i: [
+        Call("PATCH", f"/solicrec/{i.request_id}", {"status": "CANCELADA"}, owner=201)
+    ],
+    ("GET", "/cobr/{txid:str}"): lambda i: [Call("GET", f"/cobr/{i.cobr_txid}")],
+    # PUT /cobr/{txid} naming A's recurrence is the 400 of an idRec that names no recurrence of
+    # the caller's (the document gives the operation no 404), as for an idRec nobody has.
+    ("PUT", "/cobr/{txid:str}"): lambda i: [
+        Call("PUT", f"/cobr/{alphanumeric(30)}", _cobr(i.rec_id, i.rec_account), owner=400, expect="refused"),
+    ],
+    # The owner's retry of a charge that is not ATIVA is refused (400), B's is not found.
+    ("POST", "/cobr/{txid:str}/retentativa/{data_:str}"): lambda i: [
+        Call("POST", f"/cobr/{i.cobr_txid}/retentativa/2099-01-01", owner=400)
+    ],
+    ("PATCH", "/cobr/{txid:str}"): lambda i: [Call("PATCH", f"/cobr/{i.cobr_txid}", {"status": "CANCELADA"})],
+    ("GET", "/locrec/{location_id:str}"): lambda i: [Call("GET", f"/locrec/{i.rec_location}")],
+    # The payer's side in the sandbox acts on the caller's own recurrences only; the owner's
+    # answer comes after the request's cancellation and its refusal after the approval (422).
+    ("POST", "/sandbox/solicrec/{id_solic_rec:str}/answer"): lambda i: [
+        Call("POST", f"/sandbox/solicrec/{i.request_id}/answer", {"accept": True}, owner=422)
+    ],
+    ("POST", "/sandbox/rec/{id_rec:str}/refuse"): lambda i: [
+        Call("POST", f"/sandbox/rec/{i.rec_id}/refuse", owner=422)
+    ],
+    ("DELETE", "/locrec/{location_id:str}/idRec"): lambda i: [
+        Call("DELETE", f"/locrec/{i.rec_location}/idRec")
+    ],
+    ("POST", "/sandbox/rec/{id_rec:str}/cancel"): lambda i: [
+        Call("POST", f"/sandbox/rec/{i.rec_id}/cancel", {"payer": REC_PAYER})
+    ],
 }
+STANDARD_ONLY = {
+    route for route in ROUTES if route[1].startswith(("/rec/", "/solicrec/", "/cobr/", "/locrec/"))
+}
+"""Routes served on the standard's face only (Pix Automático): checked there."""
 
 PUBLIC = {
     # The payload a charge's BR Code points at: payers of any bank fetch it, without a token.
     # Its id is 128 random bits, and it carries only what the BR Code shows.
     ("GET", "/qr/v2/{pix_url_access_token:str}"),
     ("GET", "/qr/v2/cobv/{pix_url_access_token:str}"),  # a due-date charge's payload, the same way
+    ("GET", "/qr/v2/rec/{pix_url_access_token:str}"),  # a recurrence's payload, the same way
+    # A payer's balance at their own bank: the sandbox's outside world, no account's object.
+    ("GET", "/sandbox/payers/{ispb:str}/{document:str}"),
+    ("PUT", "/sandbox/payers/{ispb:str}/{document:str}"),
     ("GET", "/schema/{path:str}"),  # the OpenAPI document
     ("GET", "/schema/assets/{file_path:path}"),  # the reference page's files (Swagger UI's release)
 }
@@ -198,6 +261,8 @@ CONSOLE = {
     ("GET", "/console/transactions/{identifier:str}/live"),
     ("GET", "/console/charges/{txid:str}/live"),
     ("GET", "/console/refunds/{e2eid:str}/{refund_id:str}/live"),
+    # A recurrence's page (tests/e2e/console/test_console_recurrences.py: another account's is the 404).
+    ("GET", "/console/recurrences/{rec_id:str}"),
     # Any other console path: the console's "not found" page, whatever the path holds.
     *((method, "/console/{rest:path}") for method in ("GET", "POST", "PUT", "PATCH", "DELETE")),
 }
@@ -206,7 +271,7 @@ CONSOLE = {
 def test_every_route_with_a_path_parameter_is_in_the_table(tmp_path: Any) -> None:
     app = create_app(Settings(data_dir=tmp_path, run_workers=False, sandbox=True))
     with_ids = {
-        (method, route.path)
+        (method, route.path.removeprefix(STANDARD_PREFIX))  # the standard's face: the same checks
         for route in app.routes
         if route.path_parameters
         for method in route.methods
@@ -328,7 +393,43 @@ async def build_world(pg_uow: UnitOfWorkFactory, api: Api, owner: Signed) -> Ids
         delivery=row["id"],
         location=charge["loc"]["id"],
         free_location=free_location,
+        **await _recurrences(api, owner),
     )
+
+
+async def _recurrences(api: Api, owner: Signed) -> dict[str, Any]:
+    """A's Pix Automático: an APROVADA recurrence at a location with a recurring charge, and a
+    request of another recurrence."""
+    http, auth, std = api.client, owner.auth, STANDARD_PREFIX
+    loc = await _ok(await http.post(f"{std}/locrec", headers=auth))
+    today = (datetime.now(UTC) - timedelta(hours=3)).date().isoformat()
+    rec_body = {
+        "vinculo": {"contrato": "1", "devedor": {"cpf": REC_PAYER["document"], "nome": "Fulano"}},
+        "calendario": {"dataInicial": today, "periodicidade": "MENSAL"},
+        "politicaRetentativa": "NAO_PERMITE",
+    }
+    rec = await _ok(await http.post(f"{std}/rec", json=rec_body | {"loc": loc["id"]}, headers=auth))
+    code = (await _ok(await http.get(f"{std}/rec/{rec['idRec']}", headers=auth), 200))["dadosQR"]
+    authorize = {"pixCopiaECola": code["pixCopiaECola"], "payer": REC_PAYER}
+    await _ok(await http.post("/sandbox/rec/authorize", json=authorize, headers=auth), 200)
+    charge_body = _cobr(rec["idRec"])
+    charge_body["recebedor"]["conta"] = owner.client.opened.account.number
+    charge = await _ok(await http.post(f"{std}/cobr", json=charge_body, headers=auth))
+    other = await _ok(await http.post(f"{std}/rec", json=rec_body, headers=auth))
+    expires = (datetime.now(UTC) + timedelta(days=3)).isoformat()
+    request = {
+        "idRec": other["idRec"],
+        "calendario": {"dataExpiracaoSolicitacao": expires},
+        "destinatario": {"cpf": REC_PAYER["document"], "conta": "1", "ispbParticipante": REC_PAYER["ispb"]},
+    }
+    solic = await _ok(await http.post(f"{std}/solicrec", json=request, headers=auth))
+    return {
+        "rec_id": rec["idRec"],
+        "rec_location": loc["id"],
+        "cobr_txid": charge["txid"],
+        "request_id": solic["idSolicRec"],
+        "rec_account": owner.client.opened.account.number,
+    }
 
 
 def nobodys(ids: Ids, location_prefix: str) -> Ids:
@@ -356,7 +457,31 @@ def nobodys(ids: Ids, location_prefix: str) -> Ids:
         delivery=unknown + 6,
         location=unknown + 7,
         free_location=unknown + 8,
+        rec_id="RN" + alphanumeric(27),
+        rec_location=unknown + 9,
+        cobr_txid=alphanumeric(30),
+        request_id="SC" + alphanumeric(27),
+        rec_account=ids.rec_account,
     )
+
+
+STANDARD_PREFIX = Settings().standard_prefix
+
+
+def standard_routes(api: Api) -> set[tuple[str, str]]:
+    """The routes also served on the standard's face, by their path at the root."""
+    assert api.app is not None
+    return {
+        (method, route.path.removeprefix(STANDARD_PREFIX))
+        for route in api.app.routes
+        if route.path.startswith(STANDARD_PREFIX + "/")
+        for method in route.methods
+    }
+
+
+def on_its_face(route: tuple[str, str], call: Call) -> Call:
+    """``call`` on the standard's face when its route is served only there."""
+    return replace(call, path=STANDARD_PREFIX + call.path) if route in STANDARD_ONLY else call
 
 
 async def send(http: httpx.AsyncClient, call: Call, auth: dict[str, str]) -> httpx.Response:
@@ -368,15 +493,15 @@ async def send(http: httpx.AsyncClient, call: Call, auth: dict[str, str]) -> htt
 
 async def test_another_accounts_ids_are_not_found_on_every_route(pg_uow: UnitOfWorkFactory, api: Api) -> None:
     http = api.client
-    a, b = await signed_in(pg_uow, http), await signed_in(pg_uow, http)
+    a, b = await signed_in(pg_uow, http, company=True), await signed_in(pg_uow, http, company=True)
     ids = await build_world(pg_uow, api, a)
     none = nobodys(ids, api.settings.location_prefix)
     problems: list[str] = []
 
     for route, calls_of in ROUTES.items():
         for call, unknown in zip(calls_of(ids), calls_of(none), strict=True):
-            attempt = await send(http, call, b.auth)
-            baseline = await send(http, unknown, b.auth)
+            attempt = await send(http, on_its_face(route, call), b.auth)
+            baseline = await send(http, on_its_face(route, unknown), b.auth)
             if call.expect == "hidden" and attempt.status_code != 404:
                 problems.append(f"{route}: B got {attempt.status_code} on {call.path}: {attempt.text}")
             if call.expect == "refused" and attempt.status_code != 400:
@@ -390,7 +515,7 @@ async def test_another_accounts_ids_are_not_found_on_every_route(pg_uow: UnitOfW
                 )
     for route, calls_of in ROUTES.items():  # the ids were real: the owner succeeds with them
         for call in calls_of(ids):
-            done = await send(http, call, a.auth)
+            done = await send(http, on_its_face(route, call), a.auth)
             if done.status_code != call.owner:
                 problems.append(f"{route}: the owner got {done.status_code} on {call.path}: {done.text}")
             elif call.expect == "empty" and not done.json()["data"]:
@@ -403,11 +528,38 @@ async def test_another_accounts_ids_are_not_found_on_every_route(pg_uow: UnitOfW
     )
 
 
+async def test_another_accounts_ids_are_not_found_on_the_standards_face(
+    pg_uow: UnitOfWorkFactory, api: Api
+) -> None:
+    http = api.client
+    a, b = await signed_in(pg_uow, http, company=True), await signed_in(pg_uow, http, company=True)
+    ids = await build_world(pg_uow, api, a)
+    none = nobodys(ids, api.settings.location_prefix)
+    problems: list[str] = []
+    standard = standard_routes(api)
+    for route, calls_of in ROUTES.items():  # the same on the standard's face, in its 404s
+        if route not in standard:
+            continue
+        for call, unknown in zip(calls_of(ids), calls_of(none), strict=True):
+            attempt = await send(http, replace(call, path=STANDARD_PREFIX + call.path), b.auth)
+            baseline = await send(http, replace(unknown, path=STANDARD_PREFIX + unknown.path), b.auth)
+            if call.expect == "hidden" and attempt.status_code != 404:
+                problems.append(f"{route}: B got {attempt.status_code} on the standard's {call.path}")
+            if (attempt.status_code, attempt.json()) != (baseline.status_code, baseline.json()):
+                problems.append(f"{route}: on the standard's face A's ids and nobody's differ for B")
+    assert not problems, "\n".join(problems)
+    await fetch_rows(  # nothing of A's may ever be sent anywhere by a later notifier
+        api.settings.database_url or "",
+        "UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL WHERE account_id = $1",
+        a.account_id,
+    )
+
+
 async def test_a_charge_id_of_another_account_is_free_and_stays_apart(
     pg_uow: UnitOfWorkFactory, api: Api
 ) -> None:
     http = api.client
-    a, b = await signed_in(pg_uow, http), await signed_in(pg_uow, http)
+    a, b = await signed_in(pg_uow, http, company=True), await signed_in(pg_uow, http, company=True)
     txid = alphanumeric(30)
     cob = {"calendario": {"expiracao": 3600}, "valor": {"original": "10.00"}}
     await _ok(await http.put(f"/cob/{txid}", json=cob, headers=a.auth))
@@ -427,7 +579,7 @@ async def test_ids_in_bodies_and_queries_reach_only_the_callers_objects(
     """Sandbox payments, sandbox refunds and MED name their object in the body; the transaction
     list filters by externalId and endToEndId; transfers carry an idempotency key."""
     http = api.client
-    a, b = await signed_in(pg_uow, http), await signed_in(pg_uow, http)
+    a, b = await signed_in(pg_uow, http, company=True), await signed_in(pg_uow, http, company=True)
     ids = await build_world(pg_uow, api, a)
     none = nobodys(ids, api.settings.location_prefix)
     before = (await _ok(await http.get("/balance", headers=a.auth), 200))["netBalance"]
@@ -500,7 +652,7 @@ async def test_ids_in_bodies_and_queries_reach_only_the_callers_objects(
 
 async def test_balances_are_the_callers_own(pg_uow: UnitOfWorkFactory, api: Api) -> None:
     http = api.client
-    a, b = await signed_in(pg_uow, http), await signed_in(pg_uow, http)
+    a, b = await signed_in(pg_uow, http, company=True), await signed_in(pg_uow, http, company=True)
     await _ok(await http.post("/sandbox/payments", json={"pixKey": a.key, "amount": 77}, headers=a.auth))
     for who, expected in ((a, 77), (b, 0)):
         standard = await _ok(await http.get("/balance", headers=who.auth), 200)

@@ -407,7 +407,12 @@ async def test_a_nul_or_invalid_utf8_in_any_query_parameter_is_a_400(
                 url = f"{url_of(operation)}?{name}={raw}"
                 headers = headers_of(operation, who)
                 response = await api.client.request(operation.method, url, headers=headers, json={})
-                if (problem := refusal(response, mentions=mentions)) is not None:
+                if mentions == "NUL" and operation.path.startswith("/qr/v2"):
+                    # The standard's face (the payloads are only the standard's): a NUL is judged by
+                    # the parameter's own rules (tests/e2e/standard), a 4xx problem all the same.
+                    if not 400 <= response.status_code < 500 or "type" not in response.json():
+                        wrong.append(f"{operation.label} ?{name}={raw}: {response.status_code}")
+                elif (problem := refusal(response, mentions=mentions)) is not None:
                     wrong.append(f"{operation.label} ?{name}={raw}: {problem}")
     assert not wrong, "\n".join(wrong)
 

@@ -13,6 +13,7 @@ from tests.support.clients import (
     certificate_header,
     fund,
     new_client,
+    random_cnpj,
     random_cpf,
 )
 from tests.support.databases import (
@@ -46,6 +47,7 @@ __all__ = [
     "new_client",
     "opened_database",
     "process_env",
+    "random_cnpj",
     "random_cpf",
     "scratch_database",
     "serving",

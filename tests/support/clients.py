@@ -12,9 +12,9 @@ import httpx
 from argon2 import PasswordHasher, profiles
 
 from pixcore.accounts.accounts_service import link_certificate, open_account
-from pixcore.accounts.rules import OpenedAccount
+from pixcore.accounts.rules import DEFAULT_ADDRESS, OpenedAccount
 from pixcore.clock import SystemClock
-from pixcore.documents import cpf_check_digits
+from pixcore.documents import cnpj_check_digits, cpf_check_digits
 from pixcore.unit_of_work import UnitOfWorkFactory
 from pixweb.security.certificates import create_self_signed
 from pixweb.security.secrets import Argon2Hasher
@@ -31,6 +31,14 @@ def random_cpf(rng: random.Random | None = None) -> str:
         base = "".join(rng.choice("0123456789") for _ in range(9))
         if len(set(base)) > 1:
             return base + cpf_check_digits(base)
+
+
+def random_cnpj(rng: random.Random | None = None) -> str:
+    rng = rng or random.Random()  # noqa: S311 - test data, not secrets
+    while True:
+        base = "".join(rng.choice("0123456789") for _ in range(12))
+        if len(set(base)) > 1:
+            return base + cnpj_check_digits(base)
 
 
 @dataclass(frozen=True)
@@ -66,11 +74,14 @@ async def new_client(
     days: int = 365,
     sandbox_admin: bool = False,
     name: str = "Test Holder",
+    keys: tuple[str, ...] = (),
+    company: bool = False,
 ) -> Client:
     """Open an account on ``uow``'s database (the ``pg_uow`` fixture: the run's) with a random CPF
     and a random key, and (by default) link a new certificate.
     ``sandbox_admin``: as ``pixweb admin account create --sandbox-admin`` (it may move the clock).
-    ``name``: the holder's (the console's header shows it).
+    ``name``: the holder's (the console's header shows it). ``keys``: its keys (default one EVP).
+    ``company``: a company's account (a random CNPJ), as Pix Automático's receivers are.
 
     With ``cert_now`` the certificate is valid from then: one that expired (or is not yet valid)
     by now is linked as if it had been linked while valid, through the repository, since
@@ -81,9 +92,10 @@ async def new_client(
         HASHER,
         ispb="99999999",
         name=name,
-        document=random_cpf(),
-        city="RECIFE",
+        document=random_cnpj() if company else random_cpf(),
+        city=DEFAULT_ADDRESS.city,  # and the rest of that address in Sao Paulo
         sandbox_admin=sandbox_admin,
+        keys=keys,
     )
     _, cert_pem, info = create_self_signed(f"test-{opened.account.id}", now=cert_now, days=days)
     if link and cert_now is None:

@@ -29,9 +29,11 @@ async def open_test_account(
     city: str = "RECIFE",
     keys: tuple[str, ...] = (),
     ispb: str = ISPB,
+    **address: str,
 ) -> OpenedAccount:
+    """An account opened on ``store``; ``address``: its ``street``, ``state``, ``postal_code``."""
     return await open_account(
-        store.unit_of_work, hasher, ispb=ispb, name=name, document=document, city=city, keys=keys
+        store.unit_of_work, hasher, ispb=ispb, name=name, document=document, city=city, keys=keys, **address
     )
 
 

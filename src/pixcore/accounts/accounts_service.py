@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from pixcore.accounts.ports import SecretHasher
 from pixcore.accounts.rules import (
+    DEFAULT_ADDRESS,
     Account,
     Balance,
     CertificateInfo,
@@ -16,6 +17,7 @@ from pixcore.accounts.rules import (
     NewAccount,
     OpenedAccount,
 )
+from pixcore.addresses import MAX_STREET, Address, is_postal_code, is_state
 from pixcore.clock import Clock, format_timestamp
 from pixcore.documents import parse_document
 from pixcore.errors import (
@@ -45,13 +47,24 @@ def new_client_secret() -> str:
     return secrets.token_urlsafe(32)
 
 
-def _validate_holder(name: str, city: str) -> tuple[str, str]:
-    name, city = name.strip(), city.strip()
+def _validate_holder(name: str, address: Address) -> tuple[str, Address]:
+    """The holder's name and address, blanks around each text trimmed: a name and a city of 1 to
+    :data:`MAX_NAME` and :data:`MAX_CITY` characters, a street of 1 to
+    :data:`~pixcore.addresses.MAX_STREET`, a state of two letters, a postal code of 8 digits (a
+    ``cobv``'s ``recebedor`` shows them, and the standard requires each there)."""
+    name, street, city = name.strip(), address.street.strip(), address.city.strip()
+    state, postal_code = address.state.strip(), address.postal_code.strip()
     if not name or len(name) > MAX_NAME:
         raise ValidationError(f"name must have 1 to {MAX_NAME} characters")
     if not city or len(city) > MAX_CITY:
         raise ValidationError(f"city must have 1 to {MAX_CITY} characters")
-    return name, city
+    if not street or len(street) > MAX_STREET:
+        raise ValidationError(f"street must have 1 to {MAX_STREET} characters")
+    if not is_state(state):
+        raise ValidationError("state must be two letters (e.g. SP)")
+    if not is_postal_code(postal_code):
+        raise ValidationError("postal code must be 8 digits, without a hyphen (e.g. 01310100)")
+    return name, Address(street, city, state, postal_code)
 
 
 def _parse_keys(raw_keys: Sequence[str], document: str) -> tuple[PixKey, ...]:
@@ -75,6 +88,9 @@ async def open_account(
     name: str,
     document: str,
     city: str,
+    street: str = DEFAULT_ADDRESS.street,
+    state: str = DEFAULT_ADDRESS.state,
+    postal_code: str = DEFAULT_ADDRESS.postal_code,
     keys: Sequence[str] = (),
     sandbox_admin: bool = False,
 ) -> OpenedAccount:
@@ -82,9 +98,10 @@ async def open_account(
 
     With no keys given, the account gets one random (EVP) key, so that it can
     receive and charge at once. ``sandbox_admin``: the operator lets it move the
-    sandbox clock.
+    sandbox clock. The holder's address is ``street``, ``city``, ``state`` and
+    ``postal_code`` (without the first or last three: :data:`DEFAULT_ADDRESS`'s).
     """
-    name, city = _validate_holder(name, city)
+    name, address = _validate_holder(name, Address(street, city, state, postal_code))
     holder = parse_document(document)
     pix_keys = _parse_keys(keys, holder.value)
     client_id, client_secret = new_client_id(), new_client_secret()
@@ -95,8 +112,11 @@ async def open_account(
                 ispb=validate_ispb(ispb),
                 name=name,
                 document=holder.value,
-                city=city,
+                city=address.city,
                 sandbox_admin=sandbox_admin,
+                street=address.street,
+                state=address.state,
+                postal_code=address.postal_code,
             )
         )
         for key in pix_keys:

@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from pixcore.addresses import Address
 from pixcore.keys import PixKey
 
 __all__ = [
+    "DEFAULT_ADDRESS",
     "REVOKED_SECRET",
     "Account",
     "Balance",
@@ -21,9 +23,18 @@ __all__ = [
 ]
 
 
+DEFAULT_ADDRESS = Address(
+    street="Avenida Paulista, 1000", city="SAO PAULO", state="SP", postal_code="01310100"
+)
+"""The address of an account opened without one (the demo's, a sandbox's, a test's): a real one
+in São Paulo, the service's default city (``PIX_CITY``)."""
+
+
 @dataclass(frozen=True, slots=True)
 class NewAccount:
-    """What is needed to open an account; the store assigns id, branch and number."""
+    """What is needed to open an account; the store assigns id, branch and number. Its holder's
+    postal address is ``street``, ``city``, ``state``, ``postal_code`` (:attr:`Account.address`);
+    without them, the rest of :data:`DEFAULT_ADDRESS`."""
 
     ispb: str
     name: str
@@ -31,6 +42,9 @@ class NewAccount:
     city: str
     sandbox_admin: bool = False
     """The operator lets it move the sandbox clock."""
+    street: str = DEFAULT_ADDRESS.street
+    state: str = DEFAULT_ADDRESS.state
+    postal_code: str = DEFAULT_ADDRESS.postal_code
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,8 +56,17 @@ class Account:
     name: str
     document: str
     city: str
+    """The holder's city: its BR Codes' merchant city, and its address's."""
+    street: str
+    state: str
+    postal_code: str
     created_at: datetime
     sandbox_admin: bool = False
+
+    @property
+    def address(self) -> Address:
+        """The holder's postal address (a ``cobv``'s ``recebedor`` shows it)."""
+        return Address(self.street, self.city, self.state, self.postal_code)
 
 
 @dataclass(frozen=True, slots=True)

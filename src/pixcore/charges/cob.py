@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from transitions import Machine, MachineError
 
 from pixcore import brcode
+from pixcore.amount_parts import CashPart, DueAmount
 from pixcore.charges.parts import (
     MAX_DEBTOR_NAME,
     MAX_INFO_ITEMS,
@@ -53,6 +54,13 @@ from pixcore.charges.parts import (
     judge_loc_id,
     judge_revised_parts,
     judge_text,
+)
+from pixcore.charges.withdrawal import (
+    PART_FIELD,
+    Withdrawal,
+    WithdrawalFields,
+    WithdrawalKind,
+    judge_withdrawal,
 )
 from pixcore.documents import parse_document
 from pixcore.errors import AmountMismatch, InvalidTransition, ValidationError
@@ -107,6 +115,7 @@ __all__ = [
     "ValueFields",
     "amount_to_pay",
     "ascii_text",
+    "cash_payment_parts",
     "dynamic_code",
     "judge_debtor",
     "judge_info",
@@ -215,10 +224,12 @@ class CalendarFields:
 @dataclass(frozen=True, slots=True)
 class ValueFields:
     """A ``cob``'s value as the body gave it: the ``original`` amount as text (None when null or
-    left out; :data:`ABSENT` in a revision that keeps it) and its ``modality``."""
+    left out; :data:`ABSENT` in a revision that keeps it), its ``modality`` and its
+    ``withdrawal`` (:data:`ABSENT` when left out: none, or on a revision the charge's own)."""
 
     original: str | Absent | Invalid | None = None
     modality: int | Absent | Invalid = ABSENT
+    withdrawal: WithdrawalFields | Absent = ABSENT
 
     def judge_alone(self, problems: list[Problem]) -> None:
         """A revision's ``valor``: each leaf given judged alone (a zero amount against the
@@ -227,6 +238,8 @@ class ValueFields:
             _original(problems, self.original)
         if self.modality is not ABSENT:
             _modality(problems, self.modality)
+        if self.withdrawal is not ABSENT:
+            judge_withdrawal(problems, self.withdrawal)
 
 
 ChargeFields = RequestFields[CalendarFields, ValueFields]
@@ -253,11 +266,12 @@ class ChargeRequest(Particulars):
         whose problems name each field by reference."""
         problems: list[Problem] = []
         expiration = _expiration(problems, fields.calendar)
-        amount, modality = _valor(problems, fields.value)
+        withdrawal = _withdrawal(problems, fields.value, None)
+        amount, modality = _valor(problems, fields.value, withdrawal)
         parts = fields.judge_parts(problems, judge_debtor)
         if problems or expiration is None or amount is None or modality is None:
             raise ValidationError(problems=problems, summary="Invalid charge: {}")
-        return cls(expiration, amount, modality, **parts.given())
+        return cls(expiration, amount, modality, **(parts.given() | {"withdrawal": withdrawal}))
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,7 +294,9 @@ class ChargeRevision(Particulars):
             return cls(cancel=True)
         problems: list[Problem] = []
         expiration = current.expiration if fields.calendar is None else _expiration(problems, fields.calendar)
-        amount, modality = _valor(problems, _current_value(fields.value, current))
+        value = _current_value(fields.value, current)
+        withdrawal = _withdrawal(problems, value, current.withdrawal)
+        amount, modality = _valor(problems, value, withdrawal)
         parts = judge_revised_parts(problems, fields, current, judge_debtor)
         if problems or expiration is None or amount is None or modality is None:
             raise ValidationError(problems=problems, summary="Invalid charge change: {}")
@@ -289,7 +305,7 @@ class ChargeRevision(Particulars):
             expiration=expiration,
             amount=amount,
             modality=modality,
-            **parts.given(),
+            **(parts.given() | {"withdrawal": withdrawal}),
         )
 
 
@@ -299,7 +315,16 @@ def _current_value(value: ValueFields | None, current: Charge) -> ValueFields:
         return ValueFields(format_amount_string(current.amount), current.modality)
     original = format_amount_string(current.amount) if value.original is ABSENT else value.original
     modality = current.modality if value.modality is ABSENT else value.modality
-    return ValueFields(original, modality)
+    return ValueFields(original, modality, value.withdrawal)
+
+
+def _withdrawal(
+    problems: list[Problem], value: ValueFields | None, current: Withdrawal | None
+) -> Withdrawal | None:
+    """``valor.retirada`` judged alone; left out: ``current`` (a revision keeps the charge's)."""
+    if value is None or value.withdrawal is ABSENT:
+        return current
+    return judge_withdrawal(problems, value.withdrawal)
 
 
 def _expiration(problems: list[Problem], calendar: CalendarFields | None) -> int | None:
@@ -314,15 +339,39 @@ def _expiration(problems: list[Problem], calendar: CalendarFields | None) -> int
     return seconds
 
 
-def _valor(problems: list[Problem], value: ValueFields | None) -> tuple[int | None, int | None]:
+def _valor(
+    problems: list[Problem], value: ValueFields | None, withdrawal: Withdrawal | None
+) -> tuple[int | None, int | None]:
     if value is None:
         problems.append(Problem.of(ChargeField.VALUE, "required, an object"))
         return None, None
     modality = _modality(problems, 0 if value.modality is ABSENT else value.modality)
     amount = _original(problems, value.original)
+    if withdrawal is not None:
+        return _with_withdrawal(problems, amount, modality, withdrawal)
+    if value.withdrawal is not ABSENT:  # refused already: its own problems say why
+        return amount, modality
     if amount == 0 and modality != 1:
         text = "must be positive unless {} is 1"
         problems.append(Problem.of(ChargeField.ORIGINAL, text, Member(ImmediateField.MODALITY)))
+        amount = None
+    return amount, modality
+
+
+def _with_withdrawal(
+    problems: list[Problem], amount: int | None, modality: int | None, withdrawal: Withdrawal
+) -> tuple[int | None, int | None]:
+    """The standard's rules of a value with ``retirada``: the payer may not change ``original``
+    (its modality 0), which is 0.00 with a ``saque`` and above 0.00 with a ``troco``."""
+    part = Member(PART_FIELD[withdrawal.kind])
+    if modality == 1:
+        problems.append(Problem.of(ImmediateField.MODALITY, "must be 0 with {}", part))
+        modality = None
+    if withdrawal.kind is WithdrawalKind.SAQUE and amount not in (None, 0):
+        problems.append(Problem.of(ChargeField.ORIGINAL, "must be 0.00 with {}", part))
+        amount = None
+    elif withdrawal.kind is WithdrawalKind.TROCO and amount == 0:
+        problems.append(Problem.of(ChargeField.ORIGINAL, "must be above 0.00 with {}", part))
         amount = None
     return amount, modality
 
@@ -480,6 +529,10 @@ class Charge(NewCharge):
     updated_at: datetime | None = None
     paid_end_to_end_id: str | None = None
     paid_at: datetime | None = None
+    paid_parts: DueAmount | None = None
+    """What a ``cobv``'s payment was made of (its original amount, rebate, discount, fine and
+    interest on the day it was paid), kept as it settled; None for the other kinds, whose payment
+    is its original amount whole."""
 
     def status_at(self, now: datetime) -> ChargeStatus:
         """The status a reader sees: ATIVA past its expiry is REMOVIDA_PELO_PSP already."""
@@ -531,9 +584,18 @@ def ascii_text(text: str, limit: int) -> str:
     return plain[:limit].strip() or "PIX"
 
 
-def dynamic_code(*, location: str, merchant_name: str, merchant_city: str, amount: int) -> str:
+def dynamic_code(
+    *,
+    location: str,
+    merchant_name: str,
+    merchant_city: str,
+    amount: int,
+    withdrawal: Withdrawal | None = None,
+) -> str:
     """The BR Code of a charge: single use (``01``=``12``), ``26-25`` the payload
-    URL, ``54`` the amount when fixed, ``62-05`` ``***``."""
+    URL, ``54`` the amount when fixed, ``62-05`` ``***``; a Pix Saque's or Troco's ``26-03`` the
+    ISPB of its withdrawal service facilitator (when it is 8 digits, as the BR Code's ``26-03`` is:
+    the standard's ``prestadorDoServicoDeSaque`` also takes capitals, which stay in the payload)."""
     return brcode.encode(
         brcode.BrCode(
             merchant_name=ascii_text(merchant_name, 25),
@@ -542,15 +604,26 @@ def dynamic_code(*, location: str, merchant_name: str, merchant_city: str, amoun
             amount=amount or None,
             point_of_initiation="12",
             reference="***",
+            fss=_fss(withdrawal),
         )
     )
+
+
+def _fss(withdrawal: Withdrawal | None) -> str | None:
+    if withdrawal is None or not withdrawal.facilitator.isdigit():
+        return None
+    return withdrawal.facilitator
 
 
 def amount_to_pay(charge: Charge, offered: int | None) -> int:
     """What a payment of ``offered`` centavos (None: the charge's amount) credits.
 
-    With modality 0 only the charge's amount is accepted.
+    With modality 0 only the charge's amount is accepted. A Pix Saque or Troco
+    (:attr:`Charge.withdrawal`) takes its ``original`` plus the withdrawal's amount; when the payer
+    may change the withdrawal's amount, any amount not below ``original``.
     """
+    if charge.withdrawal is not None:
+        return _with_cash(charge, charge.withdrawal, offered)
     if offered is None:
         if charge.amount == 0:
             raise AmountMismatch("this charge leaves the amount to the payer: give one")
@@ -560,3 +633,40 @@ def amount_to_pay(charge: Charge, offered: int | None) -> int:
         text = f"this charge takes exactly {format_amount_string(charge.amount)} ({{}} 0)"
         raise AmountMismatch(Problem.of((), text, Member(ImmediateField.MODALITY)))
     return offered
+
+
+def _with_cash(charge: Charge, withdrawal: Withdrawal, offered: int | None) -> int:
+    """What a payment of a Pix Saque or Troco credits: ``original`` and the cash together."""
+    total = charge.amount + withdrawal.amount
+    cash = Member(PART_FIELD[withdrawal.kind])
+    if offered is None:
+        if total == 0:
+            raise AmountMismatch(
+                Problem.of((), "this charge leaves the amount of {} to the payer: give one", cash)
+            )
+        return total
+    require_positive(offered)
+    if withdrawal.modality == 0 and offered != total:
+        text = f"this charge takes exactly {format_amount_string(total)} (the original and {{}})"
+        raise AmountMismatch(Problem.of((), text, cash))
+    if offered < charge.amount:
+        text = f"this charge takes at least {format_amount_string(charge.amount)} (the original, then {{}})"
+        raise AmountMismatch(Problem.of((), text, cash))
+    return offered
+
+
+def cash_payment_parts(charge: Charge, credited: int) -> DueAmount | None:
+    """What a payment of ``credited`` centavos of a Pix Saque or Troco is made of (None for any
+    other ``cob``): the charge's ``original`` (the purchase) and the rest in cash, as the
+    standard's ``componentesValor`` gives them. A payer who may change the cash changes only it:
+    :func:`amount_to_pay` never lets ``credited`` fall below ``original``."""
+    withdrawal = charge.withdrawal
+    if withdrawal is None:
+        return None
+    cash = CashPart(
+        kind=withdrawal.kind.value,
+        amount=credited - charge.amount,
+        agent=withdrawal.agent.value,
+        facilitator=withdrawal.facilitator,
+    )
+    return DueAmount(original=charge.amount, rebate=0, discount=0, fine=0, interest=0, cash=cash)

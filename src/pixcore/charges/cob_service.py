@@ -13,10 +13,11 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from pixcore import brcode
 from pixcore.accounts.rules import Account, Counterpart
+from pixcore.amount_parts import DueAmount, whole_amount
 from pixcore.charges.cob import (
     CashInRequest,
     Charge,
@@ -29,12 +30,13 @@ from pixcore.charges.cob import (
     ChargeStatus,
     NewCharge,
     amount_to_pay,
+    cash_payment_parts,
     dynamic_code,
     new_location_id,
 )
-from pixcore.charges.cobv import DueTerms, amount_due, payer_day
+from pixcore.charges.cobv import DueTerms, amount_breakdown, amount_due, payer_day
 from pixcore.charges.locations import Location, LocationField, location_type_of
-from pixcore.charges.parts import ChargeField, KeptParticulars, Particulars, location_taken
+from pixcore.charges.parts import ChargeField, KeptParticulars, Particulars, RevisionFields, location_taken
 from pixcore.clock import Clock
 from pixcore.errors import (
     AccountNotFound,
@@ -43,10 +45,10 @@ from pixcore.errors import (
     InvalidAmount,
     InvalidBrCode,
     InvalidPixKey,
-    InvalidQuery,
     InvalidTransition,
     KeyNotInDirectory,
     TransactionNotFound,
+    UnknownRevision,
     ValidationError,
 )
 from pixcore.identifiers import new_end_to_end_id, new_txid, validate_e2eid_path, validate_txid
@@ -86,6 +88,8 @@ __all__ = [
     "pay_code",
     "payment_terms",
     "place_charge",
+    "put_charge",
+    "read_before_revising",
     "read_charge",
     "read_received",
     "receiving_key",
@@ -129,13 +133,17 @@ def amount_due_now(charge: Charge, now: datetime) -> int:
     return charge.amount if charge.due is None else amount_due(charge.due, payer_day(now))
 
 
-def _payable(charge: Charge, offered: int | None, now: datetime) -> int:
+def _payable(charge: Charge, offered: int | None, now: datetime) -> tuple[int, DueAmount | None]:
+    """What a payment of ``offered`` credits, and what the payment keeps of its parts: a ``cobv``'s
+    on the payer's day (:func:`~pixcore.charges.cobv.amount_breakdown`), a Pix Saque's or Troco's
+    purchase and cash (:func:`~pixcore.charges.cob.cash_payment_parts`), None for any other."""
     if charge.due is None:
-        return amount_to_pay(charge, offered)
-    due = amount_due_now(charge, now)
-    if offered is not None and offered != due:
-        raise AmountMismatch(f"this charge takes exactly {format_amount_string(due)} today")
-    return due
+        credited = amount_to_pay(charge, offered)
+        return credited, cash_payment_parts(charge, credited)
+    parts = amount_breakdown(charge.due, payer_day(now))
+    if offered is not None and offered != parts.final:
+        raise AmountMismatch(f"this charge takes exactly {format_amount_string(parts.final)} today")
+    return parts.final, parts
 
 
 async def load_account(tx: UnitOfWork, account_id: int) -> Account:
@@ -193,6 +201,7 @@ def build_charge(
         merchant_name=account.name,
         merchant_city=account.city,
         amount=0 if due is not None else amount,
+        withdrawal=kept.withdrawal,
     )
     return NewCharge(
         account_id=account.id,
@@ -289,7 +298,13 @@ async def relocate(
         return charge
     account = await load_account(tx, charge.account_id)
     url = at.url(location_prefix)
-    code = dynamic_code(location=url, merchant_name=account.name, merchant_city=account.city, amount=amount)
+    code = dynamic_code(
+        location=url,
+        merchant_name=account.name,
+        merchant_city=account.city,
+        amount=amount,
+        withdrawal=charge.withdrawal,
+    )
     await tx.charges.locate(charge.id, at, url=url, br_code=code)
     return dataclasses.replace(
         charge,
@@ -298,6 +313,24 @@ async def relocate(
         location=url,
         br_code=code,
         loc_created_at=None if at.created_at == charge.created_at else at.created_at,
+    )
+
+
+async def _add_cob(  # noqa: PLR0917 - one charge's parts
+    tx: UnitOfWork, account_id: int, txid: str, request: ChargeRequest, now: datetime, location_prefix: str
+) -> Charge:
+    """A new ATIVA ``cob`` of ``request`` in the unit of work (``PUT /cob`` of either face)."""
+    return await add_charge(
+        tx,
+        account_id=account_id,
+        txid=txid,
+        kind=ChargeKind.COB,
+        now=now,
+        expiration=request.expiration,
+        amount=request.amount,
+        modality=request.modality,
+        parts=request,
+        location_prefix=location_prefix,
     )
 
 
@@ -315,18 +348,46 @@ async def create_charge(
     txid = new_txid() if txid is None else validate_txid(txid)
     now = clock.now()
     async with uow() as tx:
-        charge = await add_charge(
-            tx,
-            account_id=account_id,
-            txid=txid,
-            kind=ChargeKind.COB,
-            now=now,
-            expiration=request.expiration,
-            amount=request.amount,
-            modality=request.modality,
-            parts=request,
-            location_prefix=location_prefix,
-        )
+        charge = await _add_cob(tx, account_id, txid, request, now, location_prefix)
+        await tx.commit()
+    return charge
+
+
+async def put_charge(
+    uow: UnitOfWorkFactory,
+    clock: Clock,
+    *,
+    account_id: int,
+    txid: str,
+    request: ChargeRequest,
+    location_prefix: str,
+) -> Charge:
+    """The standard's ``PUT /cob/{txid}``: a new ATIVA charge, as :func:`create_charge`; or, when
+    the account has an immediate charge under ``txid``, its revision to ``request`` (``revisao``
+    one more). A ``PUT`` states the whole charge: a part the request leaves out (the debtor, the
+    payer's message, the extra items) is removed; its key and location stay unless it names
+    others. ``InvalidTransition`` when that charge is not ATIVA (or is a cash-in); a txid of a
+    ``cobv`` is ``DuplicateCharge``, as on creation."""
+    txid = validate_txid(txid)
+    now = clock.now()
+    async with uow() as tx:
+        existing = await tx.charges.lock(account_id, txid)
+        if existing is None or existing.kind is ChargeKind.COBV:
+            charge = await _add_cob(tx, account_id, txid, request, now, location_prefix)
+        else:
+            if existing.kind is ChargeKind.CASH_IN:
+                raise InvalidTransition("a cash-in cannot be revised, only cancelled")
+            charge = await revise_locked(
+                tx,
+                existing,
+                now,
+                parts=request,
+                amount=request.amount,
+                location_prefix=location_prefix,
+                fields=lambda moved: dataclasses.replace(
+                    moved, expiration=request.expiration, amount=request.amount, modality=request.modality
+                ),
+            )
         await tx.commit()
     return charge
 
@@ -403,6 +464,14 @@ class ReceivedPix:
     received_at: datetime
     refunds: tuple[Refund, ...]
     pix_key: str | None = None
+    amount_parts: DueAmount | None = None
+    """What a ``cobv``'s payment was made of, as kept when it settled (:attr:`components`)."""
+
+    @property
+    def components(self) -> DueAmount:
+        """What its amount is made of (the standard's ``componentesValor``): a ``cobv``'s parts,
+        else the whole amount as its original (a ``cob``'s or a key's payment)."""
+        return whole_amount(self.amount) if self.amount_parts is None else self.amount_parts
 
 
 def _received(receipt: Original, refunds: tuple[Refund, ...]) -> ReceivedPix:
@@ -413,6 +482,7 @@ def _received(receipt: Original, refunds: tuple[Refund, ...]) -> ReceivedPix:
         received_at=receipt.received_at,
         refunds=refunds,
         pix_key=receipt.pix_key,
+        amount_parts=receipt.amount_parts,
     )
 
 
@@ -465,6 +535,8 @@ async def search_charges(
     """``GET /cob``: the account's charges created in the window (``due``: ``GET /cobv``, its
     due-date charges)."""
     now = clock.now()
+    if query.other_status is not None:  # a status no charge has: nothing to look up
+        return ChargeListing(0, (), now)
     async with uow() as tx:
         total, charges = await tx.charges.search(account_id, query, now, due=due)
     return ChargeListing(total, tuple(charges), now)
@@ -515,6 +587,8 @@ async def read_charge(
         amount=receipt.amount,
         received_at=charge.paid_at or receipt.received_at,
         refunds=tuple(refunds),
+        pix_key=receipt.pix_key,
+        amount_parts=charge.paid_parts,
     )
     return ChargeView(charge, (paid,))
 
@@ -525,11 +599,11 @@ _INVALID_QUERY = "Invalid query parameters: {}."
 async def _past_revision(tx: UnitOfWork, charge: Charge, revision: int) -> Charge:
     if not 0 <= revision < charge.revision:
         reason = f"the charge has no revision {revision} (its revisions are 0 to {charge.revision})"
-        raise InvalidQuery(problems=[Problem.of(QueryField.REVISION, reason)], summary=_INVALID_QUERY)
+        raise UnknownRevision(problems=[Problem.of(QueryField.REVISION, reason)], summary=_INVALID_QUERY)
     kept = await tx.charges.revision(charge.id, revision)
     if kept is None:
         reason = f"revision {revision} of the charge was not kept (made before revisions were kept)"
-        raise InvalidQuery(problems=[Problem.of(QueryField.REVISION, reason)], summary=_INVALID_QUERY)
+        raise UnknownRevision(problems=[Problem.of(QueryField.REVISION, reason)], summary=_INVALID_QUERY)
     return kept
 
 
@@ -576,11 +650,20 @@ async def revise_charge(
     txid: str,
     fields: ChargeRevisionFields,
     location_prefix: str,
-) -> Charge:
+    found_first: bool = False,
+) -> Charge | ChargeView:
     """``PATCH /cob/{txid}``: cancel an ATIVA charge, or revise its fields (its ``revisao`` grows
     by one; the BR Code is made again for the new amount, at the same location, so the payload
     there shows the revision; ``loc.id`` moves it to another location of the account, under
-    ``location_prefix``). A cash-in is only cancelled: its PENDING record holds its amount."""
+    ``location_prefix``). A cash-in is only cancelled: its PENDING record holds its amount.
+    ``found_first``: the standard's order, :func:`read_before_revising` (the charge as it is, a
+    :class:`ChargeView`, for a body that changes nothing)."""
+    if found_first:
+        view = await read_before_revising(
+            uow, fields, account_id=account_id, txid=txid, kinds=IMMEDIATE_KINDS
+        )
+        if view is not None:
+            return view
     validate_txid(txid)
     fields.cancels()  # its status rules first, as before any charge is looked up
     now = clock.now()
@@ -607,6 +690,21 @@ async def revise_charge(
         )
         await tx.commit()
     return revised
+
+
+async def read_before_revising(
+    uow: UnitOfWorkFactory,
+    fields: RevisionFields[Any, Any],
+    *,
+    account_id: int,
+    txid: str,
+    kinds: frozenset[ChargeKind],
+) -> ChargeView | None:
+    """The standard's order for a ``PATCH``: the charge is read before its body is judged, so no
+    charge is ``ChargeNotFound`` whatever the body; a body that changes nothing (``{}``, which the
+    standard allows) answers the charge as it is. None: the revision goes on."""
+    view = await read_charge(uow, account_id=account_id, txid=txid, kinds=kinds)
+    return view if fields.changes_nothing else None
 
 
 def revisable(charge: Charge, now: datetime) -> None:
@@ -637,7 +735,11 @@ async def revise_locked(
     pix_key = charge.pix_key if key is None else await receiving_key(tx, charge.account_id, key)
     moved = await relocate(tx, charge, parts.loc_id, location_prefix=location_prefix, amount=amount)
     code = dynamic_code(
-        location=moved.location, merchant_name=account.name, merchant_city=account.city, amount=amount
+        location=moved.location,
+        merchant_name=account.name,
+        merchant_city=account.city,
+        amount=amount,
+        withdrawal=parts.withdrawal,
     )
     revised = dataclasses.replace(
         fields(moved),
@@ -689,17 +791,19 @@ def payment_terms(
     *,
     only_for: int | None = None,
     kinds: frozenset[ChargeKind] | None = None,
-) -> tuple[Charge, ChargeStatus, int]:
+) -> tuple[Charge, ChargeStatus, int, DueAmount | None]:
     """The rules a payment of the (locked) ``charge`` at ``now`` must pass, offering ``amount``:
-    the charge, its status once paid, and the amount credited. ``ChargeNotFound`` when there is no
-    such charge, it is not ``only_for``'s or not one of ``kinds``; the lifecycle's refusal when it
-    cannot be concluded; the amount's when ``amount`` is not what it takes."""
+    the charge, its status once paid, the amount credited and, for a ``cobv``, its parts (what the
+    payment keeps: :attr:`Charge.paid_parts`). ``ChargeNotFound`` when there is no such charge, it
+    is not ``only_for``'s or not one of ``kinds``; the lifecycle's refusal when it cannot be
+    concluded; the amount's when ``amount`` is not what it takes."""
     if charge is None or (only_for is not None and charge.account_id != only_for):
         raise ChargeNotFound()
     if kinds is not None:
         _of_kind(charge, kinds)
     status = ChargeLifecycle(charge.status_at(now)).conclude()
-    return charge, status, _payable(charge, amount, now)
+    credited, parts = _payable(charge, amount, now)
+    return charge, status, credited, parts
 
 
 async def pay_charge(
@@ -719,7 +823,7 @@ async def pay_charge(
     now = clock.now()
     e2e = new_end_to_end_id(payer.ispb, now)
     async with uow() as tx:
-        charge, status, credited = payment_terms(
+        charge, status, credited, parts = payment_terms(
             await tx.charges.lock_by_location(location_id), amount, now, only_for=only_for, kinds=kinds
         )
         transaction_id = await credit_receipt(
@@ -733,6 +837,7 @@ async def pay_charge(
             tx_id=charge.txid,
             description=charge.payer_request,
             pending_record=charge.transaction_id,  # a cash-in's PENDING record
+            amount_parts=parts,
         )
         await tx.charges.update(
             charge.id,
@@ -741,10 +846,16 @@ async def pay_charge(
             at=now,
             transaction_id=transaction_id,
             paid_end_to_end_id=e2e,
+            paid_parts=parts,
         )
         await tx.commit()
     paid = dataclasses.replace(
-        charge, status=status, transaction_id=transaction_id, paid_end_to_end_id=e2e, paid_at=now
+        charge,
+        status=status,
+        transaction_id=transaction_id,
+        paid_end_to_end_id=e2e,
+        paid_at=now,
+        paid_parts=parts,
     )
     return ChargePayment(paid, transaction_id, e2e, credited)
 

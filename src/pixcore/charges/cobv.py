@@ -9,9 +9,10 @@ hand-worked table per modality, are in docs/due-charges.md; in short:
   due date), and the fine, the interest and the discount dates move with it;
 * the last day to pay is the effective due date plus ``days_after_due`` calendar days, moved in
   turn to the next business day when it falls on one that is not;
-* amount = original - rebate - discount + fine + interest, every part computed on the original
-  and rounded half-up to the centavo by integer arithmetic; the reductions never take the
-  amount below one centavo.
+* amount = original - rebate - discount + fine + interest, as the central bank's manual orders
+  it: the rebate first (a percentage of the original), then every other percentage on what the
+  rebate leaves (the interest is (Vo - Va) x (Ij/100)/n x D); each part is rounded half-up to
+  the centavo by integer arithmetic, and the reductions never take the amount below one centavo.
 
 No wire names here: the edge maps ``calendario`` and ``valor`` onto :class:`DueCalendarFields`
 and :class:`DueValueFields`, each leaf of its type (another ``INVALID``); :func:`parse_due_terms` judges them
@@ -66,6 +67,7 @@ __all__ = [
     "DueAmount",
     "DueCalendarFields",
     "DueField",
+    "DueStanding",
     "DueTerms",
     "DueValueFields",
     "Fine",
@@ -79,6 +81,7 @@ __all__ = [
     "amount_due",
     "parse_due_terms",
     "payer_day",
+    "standing",
 ]
 
 
@@ -110,6 +113,30 @@ def amount_due(terms: DueTerms, day: date) -> int:
     return amount_breakdown(terms, day).final
 
 
+@dataclass(frozen=True, slots=True)
+class DueStanding:
+    """A ``cobv`` on one day, as a person reads it: its terms, the day (the payer's), when it is
+    due and until when it can be paid, and what is due that day (``due`` None: no longer payable)."""
+
+    terms: DueTerms
+    day: date
+    due: DueAmount | None
+
+    @property
+    def effective_due_date(self) -> date:
+        return self.terms.effective_due_date()
+
+    @property
+    def last_payable_day(self) -> date:
+        return self.terms.last_payable_day()
+
+
+def standing(terms: DueTerms, moment: datetime) -> DueStanding:
+    """``terms`` at ``moment``, on the payer's day (:func:`payer_day`)."""
+    day = payer_day(moment)
+    return DueStanding(terms, day, None if day > terms.last_payable_day() else _breakdown(terms, day))
+
+
 def amount_breakdown(terms: DueTerms, day: date) -> DueAmount:
     """The parts of :func:`amount_due` (what the payload shows)."""
     last = terms.last_payable_day()
@@ -121,20 +148,20 @@ def amount_breakdown(terms: DueTerms, day: date) -> DueAmount:
 
 
 def _breakdown(terms: DueTerms, day: date) -> DueAmount:
+    """The parts in the manual's order: the rebate ``Va`` of the original ``Vo`` first, then the
+    discount, the fine and the interest, each a value or a percentage of ``Vo - Va``."""
     original = terms.original
-    effective_due = terms.effective_due_date()
-    rebate = (
-        0 if terms.rebate is None else _fixed_or_percent(terms.rebate.modality, terms.rebate.value, original)
-    )
-    rebate = min(rebate, original - 1)
-    discount = 0 if terms.discount is None else _discount(terms.discount, terms.due_date, original, day)
-    discount = min(discount, original - 1 - rebate)
+    rebate = 0 if terms.rebate is None else _rebate(terms.rebate, original)
+    base = original - rebate
+    discount = 0 if terms.discount is None else _discount(terms.discount, terms.due_date, base, day)
+    discount = min(discount, base - 1)
     fine = interest = 0
+    effective_due = terms.effective_due_date()
     if day > effective_due:
         if terms.fine is not None:
-            fine = _fixed_or_percent(terms.fine.modality, terms.fine.value, original)
+            fine = _value_or_percent(terms.fine.modality == FineModality.PERCENT, terms.fine.value, base)
         if terms.interest is not None:
-            interest = _interest(terms.interest, original, effective_due, day)
+            interest = _interest(terms.interest, base, effective_due, day)
     return DueAmount(original, rebate, discount, fine, interest)
 
 
@@ -143,35 +170,37 @@ def _half_up(numerator: int, denominator: int) -> int:
     return (2 * numerator + denominator) // (2 * denominator)
 
 
-def _fixed_or_percent(modality: int, value: int, original: int) -> int:
-    """A fine or rebate: ``value`` centavos (modality 1) or ``value`` hundredths of a percent of
-    ``original`` (modality 2)."""
-    if modality == 1:
-        return value
-    return _half_up(original * value, HUNDRED_PERCENT)
+def _value_or_percent(percent: bool, value: int, base: int) -> int:
+    """``value`` centavos, or ``value`` hundredths of a percent of ``base`` centavos."""
+    return _half_up(base * value, HUNDRED_PERCENT) if percent else value
 
 
-def _interest(interest: Interest, original: int, effective_due: date, day: date) -> int:
+def _rebate(rebate: Rebate, original: int) -> int:
+    """``Va``: a value or a percentage of the original, at most the original less one centavo."""
+    return min(
+        _value_or_percent(rebate.modality == RebateModality.PERCENT, rebate.value, original), original - 1
+    )
+
+
+def _interest(interest: Interest, base: int, effective_due: date, day: date) -> int:
+    """``Vj = (Vo - Va) x (Ij/100)/n x D``: ``D`` the days late, calendar or business as the
+    modality says; a value per day (modalities 1 and 5) is ``Ij x D``."""
     modality = interest.modality
     late = business_days_between(effective_due, day) if modality.business_days else (day - effective_due).days
     period = modality.days_per_period
     if period is None:
         return interest.value * late
-    return _half_up(original * interest.value * late, HUNDRED_PERCENT * period)
+    return _half_up(base * interest.value * late, HUNDRED_PERCENT * period)
 
 
-def _discount(discount: Discount, due_date: date, original: int, day: date) -> int:
+def _discount(discount: Discount, due_date: date, base: int, day: date) -> int:
+    """The discount for paying on ``day``, a value or a percentage of ``base`` (``Vo - Va``)."""
     modality = discount.modality
     if modality.fixed_dates:
         in_force = [item.value for item in discount.dates if day <= next_business_day(item.until)]
-        if not in_force:
-            return 0
-        best = max(in_force)
-        return _half_up(original * best, HUNDRED_PERCENT) if modality.percent else best
+        return _value_or_percent(modality.percent, max(in_force), base) if in_force else 0
     early = business_days_between(day, due_date) if modality.business_days else max((due_date - day).days, 0)
-    if modality.percent:
-        return _half_up(original * discount.value * early, HUNDRED_PERCENT)
-    return discount.value * early
+    return _value_or_percent(modality.percent, discount.value * early, base)
 
 
 # -- the request's rules -----------------------------------------------------------

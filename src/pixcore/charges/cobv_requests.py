@@ -129,9 +129,7 @@ DueChargeFields = RequestFields[DueCalendarFields, DueValueFields]
 with a ``cobv``'s ``calendario`` and ``valor``)."""
 
 
-_DEBTOR_FIELDS = frozenset(
-    {ChargeField.DEBTOR, ChargeField.DEBTOR_CPF, ChargeField.DEBTOR_CNPJ, ChargeField.DEBTOR_NAME}
-)
+_DEBTOR_FIELDS = frozenset(field for field in ChargeField if field.name.startswith("DEBTOR"))
 
 
 def _debtor(problems: list[Problem], debtor: DebtorFields | None) -> Debtor | None:

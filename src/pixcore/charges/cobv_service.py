@@ -15,9 +15,11 @@ from pixcore.accounts.rules import Account
 from pixcore.charges.cob import Charge, ChargeKind
 from pixcore.charges.cob_service import (
     DUE_KINDS,
+    ChargeView,
     add_charge,
     cancel_locked,
     load_account,
+    read_before_revising,
     revisable,
     revise_locked,
 )
@@ -28,7 +30,14 @@ from pixcore.errors import ChargeNotFound, InvalidTransition
 from pixcore.identifiers import validate_txid
 from pixcore.unit_of_work import UnitOfWork, UnitOfWorkFactory
 
-__all__ = ["add_due_charge", "create_due_charge", "revise_due_charge", "revise_locked_due_charge"]
+__all__ = [
+    "add_due_charge",
+    "create_due_charge",
+    "put_due_charge",
+    "restate_locked_due_charge",
+    "revise_due_charge",
+    "revise_locked_due_charge",
+]
 
 
 async def create_due_charge(
@@ -52,6 +61,55 @@ async def create_due_charge(
         )
         await tx.commit()
     return charge
+
+
+async def put_due_charge(
+    uow: UnitOfWorkFactory,
+    clock: Clock,
+    *,
+    account_id: int,
+    txid: str,
+    request: DueChargeRequest,
+    location_prefix: str,
+) -> Charge:
+    """The standard's ``PUT /cobv/{txid}``: a new ATIVA ``cobv``, as :func:`create_due_charge`; or,
+    when the account has a ``cobv`` under ``txid``, its revision to ``request``'s whole terms and
+    parts (``revisao`` one more; a part left out is removed). ``InvalidTransition`` when that
+    ``cobv`` is not ATIVA; a txid of another kind is ``DuplicateCharge``, as on creation."""
+    txid = validate_txid(txid)
+    now = clock.now()
+    async with uow() as tx:
+        existing = await tx.charges.lock(account_id, txid)
+        account = await load_account(tx, account_id)
+        if existing is None or existing.kind not in DUE_KINDS:
+            charge = await add_due_charge(
+                tx, account, txid=txid, request=request, now=now, location_prefix=location_prefix
+            )
+        else:
+            charge = await restate_locked_due_charge(
+                tx, existing, request, now, location_prefix=location_prefix
+            )
+        await tx.commit()
+    return charge
+
+
+async def restate_locked_due_charge(
+    tx: UnitOfWork, charge: Charge, request: DueChargeRequest, now: datetime, *, location_prefix: str
+) -> Charge:
+    """Revise ``charge`` (a ``cobv`` the unit of work has locked, ATIVA at ``now``) to the whole of
+    ``request``, as the standard's ``PUT`` of an existing ``cobv`` does; the caller commits."""
+    terms = request.terms
+    return await revise_locked(
+        tx,
+        charge,
+        now,
+        parts=request,
+        amount=0,
+        location_prefix=location_prefix,
+        fields=lambda moved: dataclasses.replace(
+            moved, expiration=request.expiration, amount=terms.original, due=terms
+        ),
+    )
 
 
 async def add_due_charge(
@@ -89,10 +147,16 @@ async def revise_due_charge(
     txid: str,
     fields: DueRevisionFields,
     location_prefix: str,
-) -> Charge:
+    found_first: bool = False,
+) -> Charge | ChargeView:
     """``PATCH /cobv/{txid}``: cancel an ATIVA ``cobv``, or revise it (``revisao`` one more; its
     terms judged as they would be after the change, a due date not before today; ``loc.id``
-    moves it to another ``cobv`` location of the account, under ``location_prefix``)."""
+    moves it to another ``cobv`` location of the account, under ``location_prefix``).
+    ``found_first``: the standard's order, as :func:`~pixcore.charges.cob_service.revise_charge`'s."""
+    if found_first:
+        view = await read_before_revising(uow, fields, account_id=account_id, txid=txid, kinds=DUE_KINDS)
+        if view is not None:
+            return view
     validate_txid(txid)
     fields.cancels(DUE_REVISION)  # its status rules first, before any charge is looked up
     now = clock.now()

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
+from pixcore.addresses import MAX_CITY, MAX_EMAIL, MAX_STREET, is_postal_code, is_state
+from pixcore.charges.withdrawal import Withdrawal
 from pixcore.documents import DocumentKind, is_valid_cpf, parse_document
 from pixcore.errors import LocationTaken, ValidationError
 from pixcore.problems import Field, Member, Problem
@@ -72,6 +74,11 @@ class ChargeField(Field):
     DEBTOR_CPF = enum.auto()
     DEBTOR_CNPJ = enum.auto()
     DEBTOR_NAME = enum.auto()
+    DEBTOR_EMAIL = enum.auto()
+    DEBTOR_STREET = enum.auto()
+    DEBTOR_CITY = enum.auto()
+    DEBTOR_STATE = enum.auto()
+    DEBTOR_POSTAL_CODE = enum.auto()
     KEY = enum.auto()
     PAYER_REQUEST = enum.auto()
     INFO = enum.auto()
@@ -91,11 +98,18 @@ def location_taken(text: str = "the location serves another charge.") -> Locatio
 
 @dataclass(frozen=True, slots=True)
 class Debtor:
-    """``devedor``: a person (CPF) or a company (CNPJ), with a name."""
+    """``devedor``: a person (CPF) or a company (CNPJ), with a name; and, each optional, its
+    e-mail and the parts of its postal address (the standard's ``DadosDevedor``: ``email``,
+    ``logradouro``, ``cidade``, ``uf``, ``cep``), kept as given."""
 
     name: str
     document: str
     kind: DocumentKind
+    email: str | None = None
+    street: str | None = None
+    city: str | None = None
+    state: str | None = None
+    postal_code: str | None = None
 
 
 Text = str | Invalid | None
@@ -106,11 +120,27 @@ Whole = int | Invalid | None
 
 @dataclass(frozen=True, slots=True)
 class DebtorFields:
-    """The debtor as the body gave it: ``cpf``, ``cnpj`` and ``name``."""
+    """The debtor as the body gave it: ``cpf``, ``cnpj`` and ``name``, and its e-mail and postal
+    address (``street``, ``city``, ``state``, ``postal_code``)."""
 
     cpf: Text = None
     cnpj: Text = None
     name: Text = None
+    email: Text = None
+    street: Text = None
+    city: Text = None
+    state: Text = None
+    postal_code: Text = None
+
+    def details(self) -> dict[ChargeField, Text]:
+        """The e-mail and the postal address by the fields their rules name."""
+        return {
+            ChargeField.DEBTOR_EMAIL: self.email,
+            ChargeField.DEBTOR_STREET: self.street,
+            ChargeField.DEBTOR_CITY: self.city,
+            ChargeField.DEBTOR_STATE: self.state,
+            ChargeField.DEBTOR_POSTAL_CODE: self.postal_code,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,27 +166,52 @@ def judge_loc_id(problems: list[Problem], value: Whole) -> int | None:
 
 
 def judge_debtor(problems: list[Problem], debtor: DebtorFields | None) -> Debtor | None:
-    """``devedor`` judged as on a ``cob`` (each broken rule appended to ``problems``)."""
+    """``devedor`` judged as on a ``cob`` (each broken rule appended to ``problems``): a document
+    with a name, and what else is given of it judged by its own form. A name, e-mail or address
+    without a document is refused: it would describe no one."""
     if debtor is None:
         return None
+    before = len(problems)
     cpf, cnpj, name = debtor.cpf, debtor.cnpj, debtor.name
+    document = None
     if cpf is None and cnpj is None:
-        if name is not None:
-            problems.append(
-                Problem.of(
-                    ChargeField.DEBTOR_NAME, "needs {} or {}", ChargeField.DEBTOR_CPF, ChargeField.DEBTOR_CNPJ
-                )
-            )
-        return None
-    document = _debtor_document(problems, cpf, cnpj)
-    if not isinstance(name, str) or not name.strip() or len(name) > MAX_DEBTOR_NAME:
-        problems.append(
-            Problem.of(
-                ChargeField.DEBTOR_NAME, f"required with a document, 1 to {MAX_DEBTOR_NAME} characters"
-            )
+        documents = ChargeField.DEBTOR_CPF, ChargeField.DEBTOR_CNPJ
+        given = {ChargeField.DEBTOR_NAME: name, **debtor.details()}
+        problems.extend(
+            Problem.of(field, "needs {} or {}", *documents)
+            for field, value in given.items()
+            if value is not None
         )
+    else:
+        document = _debtor_document(problems, cpf, cnpj)
+        # The standard's schema sets no minimum: a debtor may be named by the empty text.
+        if not isinstance(name, str) or len(name) > MAX_DEBTOR_NAME:
+            text = f"required with a document, at most {MAX_DEBTOR_NAME} characters"
+            problems.append(Problem.of(ChargeField.DEBTOR_NAME, text))
+    email, street, city, state, postal_code = _debtor_details(problems, debtor)
+    if document is None or not isinstance(name, str) or len(problems) > before:
         return None
-    return Debtor(name, *document) if document is not None else None
+    return Debtor(name, *document, email, street, city, state, postal_code)
+
+
+_STATE_RULE = "two letters (e.g. SP)"
+_POSTAL_CODE_RULE = "8 digits, without a hyphen (e.g. 01310100)"
+
+
+def _debtor_details(problems: list[Problem], debtor: DebtorFields) -> tuple[str | None, ...]:
+    """The debtor's e-mail, street, city, state and postal code, each part given judged by its
+    form (the standard's lengths; a ``uf`` of two letters, a ``cep`` of 8 digits)."""
+    email = judge_text(problems, ChargeField.DEBTOR_EMAIL, debtor.email, MAX_EMAIL)
+    street = judge_text(problems, ChargeField.DEBTOR_STREET, debtor.street, MAX_STREET)
+    city = judge_text(problems, ChargeField.DEBTOR_CITY, debtor.city, MAX_CITY)
+    state, postal_code = debtor.state, debtor.postal_code
+    if state is not None and not (isinstance(state, str) and is_state(state)):
+        problems.append(Problem.of(ChargeField.DEBTOR_STATE, _STATE_RULE))
+        state = None
+    if postal_code is not None and not (isinstance(postal_code, str) and is_postal_code(postal_code)):
+        problems.append(Problem.of(ChargeField.DEBTOR_POSTAL_CODE, _POSTAL_CODE_RULE))
+        postal_code = None
+    return email, street, city, state, postal_code
 
 
 def _debtor_document(problems: list[Problem], cpf: Text, cnpj: Text) -> tuple[str, DocumentKind] | None:
@@ -229,6 +284,8 @@ class KeptParticulars:
     payer_request: str | None = None
     debtor: Debtor | None = None
     info: tuple[tuple[str, str], ...] = ()
+    withdrawal: Withdrawal | None = None
+    """A ``cob``'s Pix Saque or Pix Troco (``valor.retirada``); None for the other kinds."""
 
     def kept(self) -> dict[str, Any]:
         """These parts by name, to build or revise a charge that keeps them."""
@@ -331,6 +388,11 @@ class RevisionFields(Generic[RevisedCalendarT, RevisedValueT]):
         """Whether it changes a field other than the status."""
         parts = (self.calendar, self.value, self.debtor, self.key, self.payer_request, self.info, self.loc_id)
         return any(part is not None for part in parts)
+
+    @property
+    def changes_nothing(self) -> bool:
+        """Whether it gives no part at all (``{}``): the standard allows it, ours refuses it."""
+        return self.status is None and not self.revises
 
     def cancels(self, kind: RevisionKind = IMMEDIATE_REVISION) -> bool:
         """Whether it cancels the charge; raises ``ValidationError`` if its status, or the lack

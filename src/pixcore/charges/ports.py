@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Protocol
 
+from pixcore.amount_parts import DueAmount
 from pixcore.charges.batches import DueBatch
 from pixcore.charges.cob import Charge, ChargeLine, ChargeStatus, NewCharge
 from pixcore.charges.locations import Location, NewLocation
@@ -69,9 +70,11 @@ class ChargeRepository(Protocol):
         at: datetime,
         transaction_id: int | None = None,
         paid_end_to_end_id: str | None = None,
+        paid_parts: DueAmount | None = None,
     ) -> None:
-        """Store a new status (and, when paid, the PAYMENT record and its E2E id); a ``revision``
-        other than the stored one (a cancellation) is kept as :meth:`revise` keeps one."""
+        """Store a new status (and, when paid, the PAYMENT record, its E2E id and, for a ``cobv``,
+        the parts of the amount paid); a ``revision`` other than the stored one (a cancellation) is
+        kept as :meth:`revise` keeps one."""
         ...
 
     async def locate(self, charge_id: int, location: Location | None, *, url: str, br_code: str) -> None:

@@ -11,6 +11,7 @@ import enum
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from pixcore.amount_parts import DueAmount
 from pixcore.business_days import next_business_day
 
 __all__ = [
@@ -33,10 +34,10 @@ DEFAULT_DAYS_AFTER_DUE = 30
 HUNDRED_PERCENT = 100_00  # percentages are kept in hundredths of a percent: "2.50" is 250
 
 
-# The days in a month and a year of the percentage-per-period interest: calendar days count
-# a commercial month of 30 days and year of 360; business days count 21 and 252 (the market's
-# convention, so that a month late costs about the monthly rate either way).
-_CALENDAR_MONTH, _CALENDAR_YEAR = 30, 360
+# ``n`` of the central bank's interest formula, (Vo - Va) x (Ij/100)/n x D: the days a rate per
+# day, month or year is for. Calendar days count a month of 30 and a year of 365; business days
+# count 21 and 252 (docs/due-charges.md, rule 7, with the sources and what of them is unverified).
+_CALENDAR_MONTH, _CALENDAR_YEAR = 30, 365
 _BUSINESS_MONTH, _BUSINESS_YEAR = 21, 252
 
 
@@ -73,7 +74,7 @@ class InterestModality(enum.IntEnum):
 
     @property
     def days_per_period(self) -> int | None:
-        """The days the rate is for (None: the value is an amount per day)."""
+        """``n``: the days the rate is for (None: the value is an amount per day)."""
         return _INTEREST_PERIODS[self]
 
 
@@ -165,21 +166,6 @@ class Discount:
     modality: DiscountModality
     value: int = 0
     dates: tuple[DiscountDate, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class DueAmount:
-    """The parts of the amount due on one day (the payload's ``valor``), all in centavos."""
-
-    original: int
-    rebate: int
-    discount: int
-    fine: int
-    interest: int
-
-    @property
-    def final(self) -> int:
-        return self.original - self.rebate - self.discount + self.fine + self.interest
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,7 @@ from datetime import datetime, timedelta
 
 from pixcore import ledger
 from pixcore.accounts.rules import Counterpart
+from pixcore.amount_parts import DueAmount
 from pixcore.charges.cob import Charge, ChargeKind, ChargeStatus
 from pixcore.charges.cob_service import ChargePayment, pay_charge, payment_terms
 from pixcore.clock import Clock
@@ -56,6 +57,8 @@ class _Accepted:
     status: ChargeStatus
     credited: int
     end_to_end_id: str
+    parts: DueAmount | None
+    """What a ``cobv``'s payment is made of (``Charge.paid_parts``)."""
 
 
 class ChargePaymentGroupCommit(GroupCommit[int | None, _Payment, ChargePayment]):
@@ -120,14 +123,14 @@ class ChargePaymentGroupCommit(GroupCommit[int | None, _Payment, ChargePayment])
                 payment = payments[index]
                 locked = await tx.charges.lock_by_location(payment.location_id)
                 try:
-                    charge, status, credited = payment_terms(
+                    charge, status, credited, parts = payment_terms(
                         locked, payment.amount, now, only_for=payment.only_for, kinds=payment.kinds
                     )
                 except PixError as refused:  # that payment's own answer, as alone
                     outcomes[index] = refused
                     continue
                 e2e = new_end_to_end_id(payment.payer.ispb, now)
-                accepted.append(_Accepted(index, charge, status, credited, e2e))
+                accepted.append(_Accepted(index, charge, status, credited, e2e, parts))
             accepted.sort(key=lambda a: a.index)
             ids = await self._credit(tx, [payments[a.index].payer for a in accepted], accepted, now)
             for paid, transaction_id in zip(accepted, ids, strict=True):
@@ -138,6 +141,7 @@ class ChargePaymentGroupCommit(GroupCommit[int | None, _Payment, ChargePayment])
                     at=now,
                     transaction_id=transaction_id,
                     paid_end_to_end_id=paid.end_to_end_id,
+                    paid_parts=paid.parts,
                 )
                 charge = dataclasses.replace(
                     paid.charge,
@@ -145,6 +149,7 @@ class ChargePaymentGroupCommit(GroupCommit[int | None, _Payment, ChargePayment])
                     transaction_id=transaction_id,
                     paid_end_to_end_id=paid.end_to_end_id,
                     paid_at=now,
+                    paid_parts=paid.parts,
                 )
                 outcomes[paid.index] = ChargePayment(
                     charge, transaction_id, paid.end_to_end_id, paid.credited
@@ -217,7 +222,14 @@ class ChargePaymentGroupCommit(GroupCommit[int | None, _Payment, ChargePayment])
                 hooked[charge.pix_key] = await tx.webhooks.of_key(account_id, charge.pix_key) is not None
             if hooked[charge.pix_key]:
                 events.append(
-                    KeyPixEvent(charge.pix_key, paid.end_to_end_id, paid.credited, now, charge.txid)
+                    KeyPixEvent(
+                        charge.pix_key,
+                        paid.end_to_end_id,
+                        paid.credited,
+                        now,
+                        charge.txid,
+                        amount_parts=paid.parts,
+                    )
                 )
         await tx.outbox.add_many(account_id, events, now)
         return ids

@@ -22,6 +22,10 @@ Parameters, as the query string carries them (an empty value is the same as no v
 Every broken rule is listed in one :class:`~pixcore.errors.InvalidQuery`, each a problem of a
 :class:`QueryField`.
 Items are listed oldest first (then by id: a total order, so pages never overlap).
+
+The other lists built on these (Pix Automático's, ``pixcore.recurrences.queries``) judge their
+window, document, page, flags and ``status`` with the same pieces: :func:`parse_period`,
+:func:`parse_flag`, :func:`parse_status` and :func:`refuse`.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import enum
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TypeVar
 
 from pixcore.charges.cob import ChargeStatus
 from pixcore.charges.locations import LocationType
@@ -49,16 +54,23 @@ __all__ = [
     "ChargeQuery",
     "LocationQuery",
     "Page",
+    "Period",
+    "PeriodText",
     "QueryField",
     "ReceivedQuery",
     "WebhookQuery",
+    "given",
     "parse_batch_id",
     "parse_batch_query",
     "parse_charge_query",
+    "parse_flag",
     "parse_location_query",
+    "parse_period",
     "parse_received_query",
     "parse_revision",
+    "parse_status",
     "parse_webhook_query",
+    "refuse",
 ]
 
 DEFAULT_ITEMS = 100
@@ -75,6 +87,7 @@ _CPF = re.compile(CPF_PATTERN)
 _CNPJ = re.compile(CNPJ_PATTERN)
 TXID_FILTER_PATTERN = r"[a-zA-Z0-9]{1,35}"
 _TXID_FILTER = re.compile(TXID_FILTER_PATTERN)
+E = TypeVar("E", bound=enum.StrEnum)
 
 
 class QueryField(Field):
@@ -126,6 +139,8 @@ class ChargeQuery:
     page: Page = Page()
     batch: int | None = None
     """``loteCobVId`` (``GET /cobv``): only the charges of that batch of due-date charges."""
+    other_status: str | None = None
+    """A ``status`` that is no charge's (the standard takes any text there): nothing matches it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +155,8 @@ class ReceivedQuery:
     page: Page = Page()
 
 
-def _given(text: str | None) -> str | None:
+def given(text: str | None) -> str | None:
+    """A parameter's text, None for none or an empty one."""
     return None if text is None or text == "" else text
 
 
@@ -156,8 +172,9 @@ def _moment(text: str | None) -> datetime:
         raise InvalidQuery("must be a valid RFC 3339 date-time within years 1 to 9999") from None
 
 
-def _flag(text: str | None) -> bool | None:
-    if text is None or text == "":
+def parse_flag(text: str | None) -> bool | None:
+    """A ``true``/``false`` parameter (``locationPresente``, ``txIdPresente``...); None for no text."""
+    if given(text) is None:
         return None
     if text not in ("true", "false"):
         raise InvalidQuery("must be true or false")
@@ -165,34 +182,42 @@ def _flag(text: str | None) -> bool | None:
 
 
 def _cpf(text: str | None) -> str | None:
-    if (text := _given(text)) is not None and _CPF.fullmatch(text) is None:
+    if (text := given(text)) is not None and _CPF.fullmatch(text) is None:
         raise InvalidQuery("must be 11 digits")
     return text
 
 
 def _cnpj(text: str | None) -> str | None:
-    if (text := _given(text)) is not None and (_CNPJ.fullmatch(text) is None or not is_valid_cnpj(text)):
+    if (text := given(text)) is not None and (_CNPJ.fullmatch(text) is None or not is_valid_cnpj(text)):
         raise InvalidQuery("must be a valid CNPJ of 14 characters")
     return text
 
 
-def _status(text: str | None) -> ChargeStatus | None:
-    if (text := _given(text)) is None:
-        return None
+def parse_status(kind: type[E], text: str | None, *, any_text: bool = False) -> tuple[E | None, str | None]:
+    """``status``: one of ``kind``'s values (None for no text). ``any_text``: as the standard's
+    document reads ``status``, any text, the empty one included; one that is none of ``kind``'s
+    values is given back second (nothing has it, so it matches nothing), else it is refused."""
+    if any_text and text is not None and text not in kind.__members__.values():
+        return None, text
+    if (text := given(text)) is None:
+        return None, None
     try:
-        return ChargeStatus(text)
+        return kind(text), None
     except ValueError:
-        raise InvalidQuery("must be one of " + ", ".join(ChargeStatus)) from None
+        raise InvalidQuery("must be one of " + ", ".join(kind)) from None
 
 
 def _txid(text: str | None) -> str | None:
-    if (text := _given(text)) is not None and _TXID_FILTER.fullmatch(text) is None:
+    if (text := given(text)) is not None and _TXID_FILTER.fullmatch(text) is None:
         raise InvalidQuery("must be 1 to 35 letters and digits")
     return text
 
 
 @dataclass(frozen=True, slots=True)
-class _Common:
+class Period:
+    """What every list's query has: the window (both bounds inclusive), the document (cpf or
+    cnpj, for the lists that take one) and the page."""
+
     start: datetime
     end: datetime
     cpf: str | None
@@ -200,34 +225,41 @@ class _Common:
     page: Page
 
 
-def _common(
-    problems: list[Problem],
-    *,
-    inicio: str | None,
-    fim: str | None,
-    cpf: str | None,
-    cnpj: str | None,
-    page: str | None,
-    size: str | None,
-) -> _Common | None:
-    start = collect(problems, QueryField.START, lambda: _moment(inicio))
-    end = collect(problems, QueryField.END, lambda: _moment(fim))
+@dataclass(frozen=True, slots=True)
+class PeriodText:
+    """The texts of :class:`Period` as the query string gave them: ``inicio`` (``start``), ``fim``
+    (``end``), ``cpf``, ``cnpj`` (None for a list that takes no document),
+    ``paginacao.paginaAtual`` (``page``) and ``paginacao.itensPorPagina`` (``size``)."""
+
+    start: str | None
+    end: str | None
+    cpf: str | None = None
+    cnpj: str | None = None
+    page: str | None = None
+    size: str | None = None
+
+
+def parse_period(problems: list[Problem], text: PeriodText) -> Period | None:
+    """The period ``text`` gives; its problems into ``problems`` (then None)."""
+    start = collect(problems, QueryField.START, lambda: _moment(text.start))
+    end = collect(problems, QueryField.END, lambda: _moment(text.end))
     if start is not None and end is not None and end < start:
         problems.append(_END_BEFORE_START)
-    cpf_value = collect(problems, QueryField.CPF, lambda: _cpf(cpf))
-    cnpj_value = collect(problems, QueryField.CNPJ, lambda: _cnpj(cnpj))
-    if _given(cpf) is not None and _given(cnpj) is not None:
+    cpf = collect(problems, QueryField.CPF, lambda: _cpf(text.cpf))
+    cnpj = collect(problems, QueryField.CNPJ, lambda: _cnpj(text.cnpj))
+    if given(text.cpf) is not None and given(text.cnpj) is not None:
         problems.append(Problem.of((QueryField.CPF, QueryField.CNPJ), "give one of them, not both"))
-    number = collect(problems, QueryField.PAGE, lambda: parse_bounded_integer(page, 0, 0, MAX_PAGE))
+    number = collect(problems, QueryField.PAGE, lambda: parse_bounded_integer(text.page, 0, 0, MAX_PAGE))
     items = collect(
-        problems, QueryField.PAGE_SIZE, lambda: parse_bounded_integer(size, DEFAULT_ITEMS, 1, MAX_ITEMS)
+        problems, QueryField.PAGE_SIZE, lambda: parse_bounded_integer(text.size, DEFAULT_ITEMS, 1, MAX_ITEMS)
     )
     if start is None or end is None or number is None or items is None:
         return None
-    return _Common(start, end, cpf_value, cnpj_value, Page(number, items))
+    return Period(start, end, cpf, cnpj, Page(number, items))
 
 
-def _refuse(problems: list[Problem]) -> InvalidQuery:
+def refuse(problems: list[Problem]) -> InvalidQuery:
+    """A list's refusal: every broken rule of its query."""
     return InvalidQuery(problems=problems, summary="Invalid query parameters: {}.")
 
 
@@ -242,17 +274,23 @@ def parse_charge_query(
     page: str | None = None,
     size: str | None = None,
     batch: str | None = None,
+    any_text: bool = False,
 ) -> ChargeQuery:
     """``GET /cob``'s parameters (and ``GET /cobv``'s, with ``loteCobVId``: ``batch``), each as
-    the query string gave it."""
+    the query string gave it. ``any_text``: as the standard's document reads ``status`` (any
+    text; one that is no charge's status matches nothing), else only a charge's status is one."""
     problems: list[Problem] = []
-    common = _common(problems, inicio=inicio, fim=fim, cpf=cpf, cnpj=cnpj, page=page, size=size)
-    present = collect(problems, QueryField.LOCATION_PRESENT, lambda: _flag(location_present))
-    wanted = collect(problems, QueryField.STATUS, lambda: _status(status))
+    common = parse_period(problems, PeriodText(inicio, fim, cpf, cnpj, page, size))
+    present = collect(problems, QueryField.LOCATION_PRESENT, lambda: parse_flag(location_present))
+    wanted, other = collect(
+        problems, QueryField.STATUS, lambda: parse_status(ChargeStatus, status, any_text=any_text)
+    ) or (None, None)
     lot = collect(problems, QueryField.BATCH, lambda: parse_batch_id(batch))
     if problems or common is None:
-        raise _refuse(problems)
-    return ChargeQuery(common.start, common.end, common.cpf, common.cnpj, present, wanted, common.page, lot)
+        raise refuse(problems)
+    return ChargeQuery(
+        common.start, common.end, common.cpf, common.cnpj, present, wanted, common.page, lot, other
+    )
 
 
 def parse_revision(text: str | None) -> int | None:
@@ -261,7 +299,7 @@ def parse_revision(text: str | None) -> int | None:
     problems: list[Problem] = []
     revision = collect(problems, QueryField.REVISION, lambda: parse_batch_id(text))
     if problems:
-        raise _refuse(problems)
+        raise refuse(problems)
     return revision
 
 
@@ -295,9 +333,9 @@ def parse_batch_query(
 ) -> BatchQuery:
     """``GET /lotecobv``'s parameters, each as the query string gave it (judged as ``GET /cob``'s)."""
     problems: list[Problem] = []
-    common = _common(problems, inicio=inicio, fim=fim, cpf=None, cnpj=None, page=page, size=size)
+    common = parse_period(problems, PeriodText(inicio, fim, page=page, size=size))
     if problems or common is None:
-        raise _refuse(problems)
+        raise refuse(problems)
     return BatchQuery(common.start, common.end, common.page)
 
 
@@ -316,8 +354,8 @@ def parse_webhook_query(
     """``GET /webhook``'s parameters, each as the query string gave it (``inicio`` and ``fim``
     optional, unlike ``GET /cob`` and ``GET /pix``)."""
     problems: list[Problem] = []
-    start = collect(problems, QueryField.START, lambda: None if _given(inicio) is None else _moment(inicio))
-    end = collect(problems, QueryField.END, lambda: None if _given(fim) is None else _moment(fim))
+    start = collect(problems, QueryField.START, lambda: None if given(inicio) is None else _moment(inicio))
+    end = collect(problems, QueryField.END, lambda: None if given(fim) is None else _moment(fim))
     if start is not None and end is not None and end < start:
         problems.append(_END_BEFORE_START)
     number = collect(problems, QueryField.PAGE, lambda: parse_bounded_integer(page, 0, 0, MAX_PAGE))
@@ -325,7 +363,7 @@ def parse_webhook_query(
         problems, QueryField.PAGE_SIZE, lambda: parse_bounded_integer(size, DEFAULT_ITEMS, 1, MAX_ITEMS)
     )
     if problems or number is None or items is None:
-        raise _refuse(problems)
+        raise refuse(problems)
     return WebhookQuery(start, end, Page(number, items))
 
 
@@ -343,12 +381,12 @@ def parse_received_query(
 ) -> ReceivedQuery:
     """``GET /pix``'s parameters, each as the query string gave it."""
     problems: list[Problem] = []
-    common = _common(problems, inicio=inicio, fim=fim, cpf=cpf, cnpj=cnpj, page=page, size=size)
+    common = parse_period(problems, PeriodText(inicio, fim, cpf, cnpj, page, size))
     wanted = collect(problems, QueryField.TXID, lambda: _txid(txid))
-    with_txid = collect(problems, QueryField.TXID_PRESENT, lambda: _flag(txid_present))
-    with_refund = collect(problems, QueryField.REFUND_PRESENT, lambda: _flag(refund_present))
+    with_txid = collect(problems, QueryField.TXID_PRESENT, lambda: parse_flag(txid_present))
+    with_refund = collect(problems, QueryField.REFUND_PRESENT, lambda: parse_flag(refund_present))
     if problems or common is None:
-        raise _refuse(problems)
+        raise refuse(problems)
     return ReceivedQuery(
         common.start, common.end, wanted, with_txid, with_refund, common.cpf, common.cnpj, common.page
     )
@@ -366,7 +404,7 @@ class LocationQuery:
 
 
 def _location_type(text: str | None) -> LocationType | None:
-    if (text := _given(text)) is None:
+    if (text := given(text)) is None:
         return None
     try:
         return LocationType(text)
@@ -385,9 +423,9 @@ def parse_location_query(
 ) -> LocationQuery:
     """``GET /loc``'s parameters, each as the query string gave it (judged as ``GET /cob``'s)."""
     problems: list[Problem] = []
-    common = _common(problems, inicio=inicio, fim=fim, cpf=None, cnpj=None, page=page, size=size)
-    with_txid = collect(problems, QueryField.TXID_PRESENT, lambda: _flag(txid_present))
+    common = parse_period(problems, PeriodText(inicio, fim, page=page, size=size))
+    with_txid = collect(problems, QueryField.TXID_PRESENT, lambda: parse_flag(txid_present))
     wanted = collect(problems, QueryField.LOCATION_TYPE, lambda: _location_type(location_type))
     if problems or common is None:
-        raise _refuse(problems)
+        raise refuse(problems)
     return LocationQuery(common.start, common.end, with_txid, wanted, common.page)

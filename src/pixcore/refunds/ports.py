@@ -9,7 +9,7 @@ from typing import Protocol
 from pixcore.queries.standard import ReceivedQuery
 from pixcore.records import TransactionType
 from pixcore.refunds.med import MedCase, MedStatus, NewMedCase
-from pixcore.refunds.rules import NewRefund, Original, Refund, RefundKind, RefundStatus
+from pixcore.refunds.rules import NewRefund, Original, Refund, RefundKind, RefundNature, RefundStatus
 
 __all__ = ["MedRepository", "RefundRepository"]
 
@@ -26,8 +26,11 @@ class RefundRepository(Protocol):
         """The transaction a refund refers to, read without a lock."""
         ...
 
-    async def total(self, original_transaction_id: int, kind: RefundKind) -> int:
-        """The refunds of ``kind`` of a transaction that are not NAO_REALIZADO, in centavos."""
+    async def total(
+        self, original_transaction_id: int, kind: RefundKind, nature: RefundNature | None = None
+    ) -> int:
+        """The refunds of ``kind`` of a transaction that are not NAO_REALIZADO, in centavos; of
+        ``nature`` alone when given."""
         ...
 
     async def add(self, refund: NewRefund) -> Refund: ...

@@ -60,6 +60,13 @@ class RequestedRefund:
     """False when the same request was made before: this is that refund."""
 
 
+_NO_PART = {
+    RefundNature.RETIRADA: "RETIRADA refunds the cash of a Pix Saque or Troco; this PIX paid out none",
+    RefundNature.ORIGINAL: "ORIGINAL refunds a purchase; this Pix Saque had none (RETIRADA refunds its cash)",
+}
+_AS = {RefundNature.RETIRADA: " as RETIRADA (the cash)", RefundNature.ORIGINAL: ""}
+
+
 async def refundable(tx: UnitOfWork, receipt: Original) -> int:
     """What of a receipt may still be refunded: its amount less the refunds not NAO_REALIZADO
     and an open MED case's disputed amount. Call with the receipt locked."""
@@ -148,10 +155,16 @@ async def request_refund(
             return RequestedRefund(existing, created=False)
         if now > receipt.received_at + REFUND_WINDOW:
             raise RefundWindowClosed()
-        remaining = await refundable(tx, receipt)
+        part = receipt.part_of(request.nature)
+        if part == 0:
+            problem = Problem.of(RefundField.NATURE, _NO_PART[request.nature])
+            raise RefundAboveRefundable(problems=[problem], summary="Invalid refund: {}")
+        taken = await tx.refunds.total(receipt.transaction_id, RefundKind.SENT, request.nature)
+        remaining = min(await refundable(tx, receipt), part - taken)
         if request.amount > remaining:
             left = format_amount_string(max(remaining, 0))
-            problem = Problem.of(RefundField.AMOUNT, f"at most {left} remains refundable")
+            text = f"at most {left} remains refundable{_AS[request.nature]}"
+            problem = Problem.of(RefundField.AMOUNT, text)
             raise RefundAboveRefundable(problems=[problem], summary="Invalid refund: {}")
         refund = await start_refund(
             tx,
@@ -255,7 +268,13 @@ async def _tell_the_key(tx: UnitOfWork, receipt: Original, now: datetime) -> Non
         return
     refunds = await tx.refunds.list_sent(receipt.transaction_id)
     event = KeyPixEvent(
-        key, receipt.end_to_end_id, receipt.amount, receipt.received_at, receipt.tx_id, tuple(refunds)
+        key,
+        receipt.end_to_end_id,
+        receipt.amount,
+        receipt.received_at,
+        receipt.tx_id,
+        tuple(refunds),
+        receipt.amount_parts,
     )
     await tx.outbox.add(receipt.account_id, event, now)
 

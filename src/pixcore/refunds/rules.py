@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from transitions import Machine, MachineError
 
 from pixcore.accounts.rules import Counterpart
+from pixcore.amount_parts import DueAmount
 from pixcore.errors import InvalidTransition, ValidationError
 from pixcore.money import parse_amount_string, require_positive
 from pixcore.problems import Field, Problem
@@ -176,6 +177,17 @@ class Original:
     counterpart_account_id: int | None = None
     """The account of this service on the other side (the payer of a receipt that came from its
     transfer, or the receiver of a transfer of ours), or None when the other side is outside."""
+    amount_parts: DueAmount | None = None
+    """What a receipt that paid a ``cobv``, a Pix Saque or a Pix Troco was made of
+    (``Charge.paid_parts``); None for the others."""
+
+    def part_of(self, nature: RefundNature) -> int:
+        """The part of the amount a refund of ``nature`` may give back, in centavos (the standard's
+        ``natureza``): RETIRADA, the cash of a Pix Saque or Troco; ORIGINAL, the rest (a Troco's
+        purchase, the whole amount of any other PIX; nothing of a Saque)."""
+        parts = self.amount_parts
+        cash = 0 if parts is None or parts.cash is None else parts.cash.amount
+        return cash if nature is RefundNature.RETIRADA else self.amount - cash
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -34,6 +34,10 @@ work waits until the first commits or rolls back, as ``FOR NO KEY UPDATE`` does.
 ``StaticResolver`` is a ``HostResolver`` answering from a fixed table (as the operating system's
 resolver answers: names in any case, an IP literal as itself, the addresses sorted, each once).
 
+Pix Automático's repositories (``InMemoryRecurrences`` and the others of ``_recurrences``) keep
+their rows in ``store.recurring`` (:class:`RecurrenceTables`), with the sandbox payers' balances;
+a payer's debit is re-checked at commit as a ledger posting is.
+
 ``InMemoryDeliveryStore`` is the notifier's ``DeliveryStore`` (its own tables: outbox,
 registrations, secrets, deliveries).
 
@@ -69,6 +73,14 @@ from pixcore.testing._money import (
     InMemoryTransfers,
 )
 from pixcore.testing._queries import InMemoryTransactionQueries
+from pixcore.testing._recurrence_data import RecurrenceTables
+from pixcore.testing._recurrences import (
+    InMemoryPayerBank,
+    InMemoryRecurrenceLocations,
+    InMemoryRecurrenceRequests,
+    InMemoryRecurrences,
+    InMemoryRecurringCharges,
+)
 from pixcore.testing._security import InlineVerifier, IssueCall, PlainHasher, RecordingTokenIssuer
 from pixcore.testing._sessions import InMemoryConsoleSessions
 from pixcore.testing._store import (
@@ -80,12 +92,12 @@ from pixcore.testing._store import (
     StoredKey,
 )
 from pixcore.testing._transfer_group import InMemoryTransferGroupStore
-from pixcore.testing._uow import InMemoryStore, InMemoryUnitOfWork
+from pixcore.testing._uow import InMemoryReads, InMemoryStore, InMemoryUnitOfWork, ReadOnlyWrite
 from pixcore.testing._webhook_data import WebhookTables
 from pixcore.testing._webhooks import InMemoryWebhooks, StaticResolver
 from pixcore.testing.deliveries import InMemoryDeliveryStore, OutboxEvent
 from pixcore.transfers.ports import KeyDirectory
-from pixcore.unit_of_work import UnitOfWorkFactory
+from pixcore.unit_of_work import ReadUnitsOfWork, UnitOfWorkFactory
 from pixcore.webhooks.ports import DeliveryStore, HostResolver
 
 __all__ = [
@@ -101,7 +113,13 @@ __all__ = [
     "InMemoryKeyDirectory",
     "InMemoryLedger",
     "InMemoryOutbox",
+    "InMemoryPayerBank",
     "InMemoryPixKeys",
+    "InMemoryReads",
+    "InMemoryRecurrenceLocations",
+    "InMemoryRecurrenceRequests",
+    "InMemoryRecurrences",
+    "InMemoryRecurringCharges",
     "InMemoryStore",
     "InMemoryTransactionQueries",
     "InMemoryTransactions",
@@ -115,7 +133,9 @@ __all__ = [
     "OutboxEvent",
     "OutboxItem",
     "PlainHasher",
+    "ReadOnlyWrite",
     "RecordingTokenIssuer",
+    "RecurrenceTables",
     "StaticResolver",
     "StoredCertificate",
     "StoredEntry",
@@ -134,6 +154,11 @@ def _is_a_secret_verifier(verifier: InlineVerifier) -> SecretVerifier:
 def _is_a_unit_of_work_factory(store: InMemoryStore) -> UnitOfWorkFactory:
     """Never called: mypy checks here that the fakes still fit the ports."""
     return store.unit_of_work
+
+
+def _are_read_units_of_work(store: InMemoryStore) -> ReadUnitsOfWork:
+    """Never called: mypy checks here that the fake reads fit their port."""
+    return store.reads()
 
 
 def _is_a_host_resolver(resolver: StaticResolver) -> HostResolver:

@@ -38,6 +38,9 @@ class InMemoryAccounts(Repository):
             name=new.name,
             document=new.document,
             city=new.city,
+            street=new.street,
+            state=new.state,
+            postal_code=new.postal_code,
             created_at=store.clock.now(),
             sandbox_admin=new.sandbox_admin,
         )

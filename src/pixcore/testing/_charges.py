@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime
 
+from pixcore.amount_parts import DueAmount
 from pixcore.charges.cob import Charge, ChargeKind, ChargeLine, ChargeStatus, NewCharge
 from pixcore.charges.locations import Location, NewLocation, location_type_of
 from pixcore.charges.parts import location_taken
@@ -51,7 +52,9 @@ class InMemoryCharges(Repository):
 
     def _keep(self, charge: Charge) -> None:
         """Keep the charge as its revision is now: its fields and status, without payment."""
-        kept = dataclasses.replace(charge, transaction_id=None, paid_end_to_end_id=None, paid_at=None)
+        kept = dataclasses.replace(
+            charge, transaction_id=None, paid_end_to_end_id=None, paid_at=None, paid_parts=None
+        )
         self._staged.charge_revisions[charge.id, charge.revision] = kept
 
     async def revision(self, charge_id: int, revision: int) -> Charge | None:
@@ -162,8 +165,11 @@ class InMemoryCharges(Repository):
         at: datetime,
         transaction_id: int | None = None,
         paid_end_to_end_id: str | None = None,
+        paid_parts: DueAmount | None = None,
     ) -> None:
         charge = self._visible()[charge_id]
+        if paid_parts is not None and not _keeps_parts(charge, status):
+            raise IntegrityError("only a paid cobv, Saque or Troco keeps the parts of its amount")
         updated = self._staged.charges[charge_id] = dataclasses.replace(
             charge,
             status=status,
@@ -172,6 +178,7 @@ class InMemoryCharges(Repository):
             transaction_id=transaction_id or charge.transaction_id,
             paid_end_to_end_id=paid_end_to_end_id or charge.paid_end_to_end_id,
             paid_at=at if status is ChargeStatus.CONCLUIDA else charge.paid_at,
+            paid_parts=paid_parts or charge.paid_parts,
         )
         if revision != charge.revision:
             self._keep(updated)
@@ -192,3 +199,9 @@ class InMemoryCharges(Repository):
             br_code=br_code,
             loc_created_at=None if location.created_at == charge.created_at else location.created_at,
         )
+
+
+def _keeps_parts(charge: Charge, status: ChargeStatus) -> bool:
+    """The table's CHECK on ``paid_parts``: a paid ``cobv``, or a paid ``cob`` with a withdrawal."""
+    kept = charge.kind is ChargeKind.COBV or (charge.kind is ChargeKind.COB and charge.withdrawal is not None)
+    return status is ChargeStatus.CONCLUIDA and kept

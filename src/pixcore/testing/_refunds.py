@@ -11,7 +11,7 @@ from pixcore.errors import DuplicateMedCase
 from pixcore.queries.standard import ReceivedQuery
 from pixcore.records import TransactionStatus, TransactionType
 from pixcore.refunds.med import MedCase, MedStatus, NewMedCase
-from pixcore.refunds.rules import NewRefund, Original, Refund, RefundKind, RefundStatus
+from pixcore.refunds.rules import NewRefund, Original, Refund, RefundKind, RefundNature, RefundStatus
 from pixcore.testing._store import IntegrityError, Repository, refund_conflict
 
 __all__ = ["InMemoryMed", "InMemoryRefunds"]
@@ -31,7 +31,7 @@ class InMemoryRefunds(Repository):
         if record is None or record.end_to_end_id is None:
             return None
         charges = {**self._committed.charges, **self._staged.charges}.values()
-        tx_id = next((c.txid for c in charges if c.transaction_id == transaction_id), None)
+        paid = next((c for c in charges if c.transaction_id == transaction_id), None)
         c = record.counterpart
         transfers = {**self._committed.transfers, **self._staged.transfers}
         if record.type is TransactionType.WITHDRAW:
@@ -55,9 +55,10 @@ class InMemoryRefunds(Repository):
             end_to_end_id=record.end_to_end_id,
             received_at=record.processed_at or record.created_at,
             counterpart=Counterpart(c.name, c.document, c.ispb) if c else None,  # what the table keeps
-            tx_id=tx_id,
+            tx_id=None if paid is None else paid.txid,
             pix_key=record.pix_key,
             counterpart_account_id=other,
+            amount_parts=None if paid is None else paid.paid_parts,
         )
 
     async def lock_original(
@@ -77,13 +78,16 @@ class InMemoryRefunds(Repository):
     async def original_of(self, transaction_id: int) -> Original | None:
         return self._receipt(transaction_id)
 
-    async def total(self, original_transaction_id: int, kind: RefundKind) -> int:
+    async def total(
+        self, original_transaction_id: int, kind: RefundKind, nature: RefundNature | None = None
+    ) -> int:
         return sum(
             r.amount
             for r in self._visible().values()
             if r.original_transaction_id == original_transaction_id
             and r.kind is kind
             and r.status is not RefundStatus.NAO_REALIZADO
+            and (nature is None or r.nature is nature)
         )
 
     async def add(self, refund: NewRefund) -> Refund:

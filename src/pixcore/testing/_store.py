@@ -29,12 +29,14 @@ from pixcore.errors import (
     DuplicatePixKey,
     InsufficientFunds,
 )
-from pixcore.events import Event
+from pixcore.events import Event, RecurringRoute
 from pixcore.keys import PixKey
 from pixcore.ledger import Bucket
 from pixcore.records import NewTransaction, Transfer
 from pixcore.refunds.med import MedCase
 from pixcore.refunds.rules import NewRefund, Refund
+from pixcore.testing._integrity import IntegrityError
+from pixcore.testing._recurrence_data import RecurrenceTables
 from pixcore.testing._webhook_data import AccountLocks, WebhookTables
 from pixcore.transfers.ports import IdempotencyRecord
 from pixcore.unit_of_work import TransactionRepository
@@ -55,10 +57,6 @@ __all__ = [
 
 BRANCH = "0001"
 """The one branch of the service, as in the PostgreSQL adapter."""
-
-
-class IntegrityError(Exception):
-    """The database would refuse this write, and no domain error names the rule."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +93,7 @@ class OutboxItem(NamedTuple):
 
     account_id: int
     event: Event
-    webhook_type: EventType
+    webhook_type: EventType | RecurringRoute
     at: datetime
 
 
@@ -132,6 +130,8 @@ class Tables:
     session_ends: dict[str, datetime] = field(default_factory=dict)
     # Staged only: the (available, blocked) change each account's postings made in this unit.
     balance_changes: dict[int, tuple[int, int]] = field(default_factory=dict)
+    recurring: RecurrenceTables = field(default_factory=RecurrenceTables)
+    """Pix Automático's rows and the sandbox payers' balances."""
 
 
 class StoreState:
@@ -228,6 +228,11 @@ class StoreState:
     def med_cases(self) -> dict[int, MedCase]:
         return self.tables.med_cases
 
+    @property
+    def recurring(self) -> RecurrenceTables:
+        """Pix Automático's committed rows and the sandbox payers' balances."""
+        return self.tables.recurring
+
     def next_account_id(self) -> int:
         """The next account id. Like a PostgreSQL sequence: spent even if its unit rolls back."""
         self._last_account_id += 1
@@ -277,6 +282,7 @@ class StoreState:
         _check_med_cases(committed.med_cases, staged.med_cases)
         if (webhook_conflict := committed.webhooks.conflict(staged.webhooks)) is not None:
             raise IntegrityError(webhook_conflict)
+        recurring = _recurring_after(committed.recurring, staged.recurring)
         balances = self._balances_after(staged)
         committed.accounts.update(staged.accounts)
         committed.balances.update(balances)
@@ -303,6 +309,7 @@ class StoreState:
         committed.batches.update(staged.batches)
         committed.refunds.update(staged.refunds)
         committed.med_cases.update(staged.med_cases)
+        committed.recurring = recurring
         _apply_sessions(committed, staged)
         self.commits += 1
 
@@ -350,6 +357,14 @@ def _check_charges(
             raise IntegrityError(f"location {charge.location_id} is taken")
         if charge.loc_id is not None and charge.loc_id in served:
             raise location_taken()
+
+
+def _recurring_after(committed: RecurrenceTables, staged: RecurrenceTables) -> RecurrenceTables:
+    """Pix Automático's rows once ``staged`` is applied, checked as the adapter's unique indexes
+    and guarded payer debits check them."""
+    if (conflict := committed.conflict(staged)) is not None:
+        raise conflict
+    return committed.merged(staged)
 
 
 def _check_sessions(committed: Tables, staged: Tables) -> None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from types import TracebackType
 from typing import Self
 
@@ -23,12 +24,27 @@ from pixcore.testing._money import (
     InMemoryTransactions,
     InMemoryTransfers,
 )
+from pixcore.testing._recurrences import (
+    InMemoryPayerBank,
+    InMemoryRecurrenceLocations,
+    InMemoryRecurrenceRequests,
+    InMemoryRecurrences,
+    InMemoryRecurringCharges,
+)
 from pixcore.testing._refunds import InMemoryMed, InMemoryRefunds
 from pixcore.testing._sessions import InMemoryConsoleSessions
 from pixcore.testing._store import StoreState, Tables
 from pixcore.testing._webhooks import InMemoryWebhooks
+from pixcore.unit_of_work import UnitOfWorkFactory
 
 __all__ = ["InMemoryStore", "InMemoryUnitOfWork"]
+
+
+class ReadOnlyWrite(RuntimeError):
+    """A read-only unit of work wrote."""
+
+    def __init__(self) -> None:
+        super().__init__(self.__doc__)
 
 
 class InMemoryUnitOfWork:
@@ -37,11 +53,13 @@ class InMemoryUnitOfWork:
     The repositories work only inside the block and until ``commit()`` or
     ``rollback()``: after either, the unit of work is finished, as a
     PostgreSQL transaction is, and the transfers it locked are free again.
-    ``committed`` tells whether it committed.
+    ``committed`` tells whether it committed. ``readonly``: a read-only transaction, which ends
+    with ``ReadOnlyWrite`` if it staged any change (PostgreSQL refuses the write itself).
     """
 
-    def __init__(self, store: StoreState) -> None:
+    def __init__(self, store: StoreState, *, readonly: bool = False) -> None:
         self.store = store
+        self.readonly = readonly
         self.accounts = InMemoryAccounts(self)
         self.balances = InMemoryBalances(self)
         self.keys = InMemoryPixKeys(self)
@@ -59,6 +77,11 @@ class InMemoryUnitOfWork:
         self.idempotency = InMemoryIdempotency(self)
         self.outbox = InMemoryOutbox(self)
         self.webhooks = InMemoryWebhooks(self)
+        self.recurrences = InMemoryRecurrences(self)
+        self.recurrence_requests = InMemoryRecurrenceRequests(self)
+        self.recurring_charges = InMemoryRecurringCharges(self)
+        self.recurrence_locations = InMemoryRecurrenceLocations(self)
+        self.payer_bank = InMemoryPayerBank(self)
         self.committed = False
         self._entered = False
         self._open = False
@@ -92,6 +115,8 @@ class InMemoryUnitOfWork:
         self._open = False
         self._changes = Tables()
         self.store.release_locks(self)
+        if self.readonly and changes != Tables():
+            raise ReadOnlyWrite()
         return changes
 
     def active_changes(self) -> Tables:
@@ -108,3 +133,17 @@ class InMemoryStore(StoreState):
     def unit_of_work(self) -> InMemoryUnitOfWork:
         """A new unit of work on this store: the ``UnitOfWorkFactory``."""
         return InMemoryUnitOfWork(self)
+
+    def reads(self) -> InMemoryReads:
+        """The query endpoints' units of work on this store (``ReadUnitsOfWork``): read-only."""
+        return InMemoryReads(self)
+
+
+class InMemoryReads:
+    """``ReadUnitsOfWork`` on a store, which has no replica: read-only units of work on it."""
+
+    def __init__(self, store: InMemoryStore) -> None:
+        self.store = store
+
+    def uow(self, account_id: int) -> UnitOfWorkFactory:  # noqa: ARG002 - one store holds every account
+        return partial(InMemoryUnitOfWork, self.store, readonly=True)

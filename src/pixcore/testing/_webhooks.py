@@ -54,6 +54,11 @@ class InMemoryWebhooks(Repository):
             for w in self._webhooks()
         ):
             raise IntegrityError(f"{new.url} is registered already for {new.event_type}")
+        if new.event_type in (EventType.REC, EventType.COBR) and any(
+            w.is_active and (w.account_id, w.event_type) == (new.account_id, new.event_type)
+            for w in self._webhooks()
+        ):
+            raise IntegrityError(f"{new.url} is registered already for {new.event_type}")
         if new.pix_key is not None and any(
             w.is_active and (w.account_id, w.pix_key) == (new.account_id, new.pix_key)
             for w in self._webhooks()
@@ -77,7 +82,7 @@ class InMemoryWebhooks(Repository):
 
     async def get(self, account_id: int, webhook_id: int) -> Webhook | None:
         webhook = self._mine.webhooks.get(webhook_id) or self._theirs.webhooks.get(webhook_id)
-        if webhook is None or webhook.account_id != account_id or webhook.pix_key is not None:
+        if webhook is None or webhook.account_id != account_id or webhook.webhook_url is not None:
             return None
         return webhook
 
@@ -114,7 +119,7 @@ class InMemoryWebhooks(Repository):
         ]
 
     async def list_for(self, account_id: int) -> list[Webhook]:
-        return [w for w in self._webhooks() if w.account_id == account_id and w.pix_key is None]
+        return [w for w in self._webhooks() if w.account_id == account_id and w.webhook_url is None]
 
     def _current(self, webhook_id: int) -> Webhook | None:
         return self._mine.webhooks.get(webhook_id) or self._theirs.webhooks.get(webhook_id)

@@ -7,6 +7,7 @@ from datetime import datetime
 
 from pixcore import ledger
 from pixcore.accounts.rules import Counterpart
+from pixcore.amount_parts import DueAmount
 from pixcore.clock import Clock
 from pixcore.errors import KeyNotInDirectory
 from pixcore.events import Holder, KeyPixEvent, ReceiveEvent
@@ -130,6 +131,7 @@ async def credit_receipt(
     description: str | None = None,
     pending_record: int | None = None,
     internal: InternalPayer | None = None,
+    amount_parts: DueAmount | None = None,
 ) -> int:
     """Inside a unit of work: the CONFIRMED PAYMENT record (a new one, or ``pending_record``
     confirmed), the posting and the RECEIVE event; and, when ``pix_key`` has a webhook of the
@@ -137,6 +139,7 @@ async def credit_receipt(
 
     The posting is ``receive`` from the payer's institution, or, for an ``internal`` payer
     (a transfer between two accounts of this service), ``settle_in`` from its reserve.
+    ``amount_parts``: what a payment of a ``cobv`` is made of (the PIX event carries them).
     """
     transaction_id = pending_record
     if transaction_id is None:
@@ -163,6 +166,6 @@ async def credit_receipt(
     )
     await tx.outbox.add(account_id, event, at)
     if await tx.webhooks.of_key(account_id, pix_key) is not None:
-        pix = KeyPixEvent(pix_key, end_to_end_id, amount, at, tx_id)
+        pix = KeyPixEvent(pix_key, end_to_end_id, amount, at, tx_id, amount_parts=amount_parts)
         await tx.outbox.add(account_id, pix, at)
     return transaction_id

@@ -40,6 +40,7 @@ __all__ = [
     "MAX_RETRY_AFTER",
     "MIN_RETRY_AFTER",
     "STANDARD_TYPE",
+    "STANDARD_TYPES",
     "Attempted",
     "Claim",
     "Verdict",
@@ -78,13 +79,17 @@ def message_id(outbox_id: int, webhook_id: int) -> str:
 
 STANDARD_TYPE = "PIX"
 """The type of the events sent to a key's webhook (``pixcore.events.NotificationType.PIX``)."""
+STANDARD_TYPES = frozenset({STANDARD_TYPE, "REC", "COBR"})
+"""The types of the events that are the standard's callbacks, sent without the envelope: a key's
+PIX, and Pix Automático's REC and COBR (``pixcore.events.RecurringNotification``)."""
 
 
 def encode_body(event: Mapping[str, Any]) -> bytes:
     """The envelope ``{type, data}`` as compact JSON: a deterministic function of the event, so
-    every attempt sends (and signs) the same bytes. A PIX event (a key's webhook, the standard's
-    callback) sends its ``data`` alone: ``{"pix": [...]}``."""
-    sent = event["data"] if event["type"] == STANDARD_TYPE else {"type": event["type"], "data": event["data"]}
+    every attempt sends (and signs) the same bytes. A standard's callback (a key's PIX, a REC, a
+    COBR) sends its ``data`` alone: ``{"pix": [...]}``, ``{"recs": [...]}``, ``{"cobsr": [...]}``."""
+    standard = event["type"] in STANDARD_TYPES
+    sent = event["data"] if standard else {"type": event["type"], "data": event["data"]}
     return json.dumps(sent, separators=(",", ":"), ensure_ascii=False).encode()
 
 

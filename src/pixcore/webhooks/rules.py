@@ -43,6 +43,7 @@ __all__ = [
     "SECRET_GRACE",
     "SECRET_PREFIX",
     "STANDARD_SUFFIX",
+    "STANDARD_TYPES",
     "Delivery",
     "DeliveryAttempt",
     "DeliveryDetail",
@@ -94,9 +95,18 @@ class EventType(enum.StrEnum):
     PIX = "pix"
     """The standard's webhook of one key (``PUT /webhook/{chave}``): not registrable at
     ``/api/webhooks`` (see :data:`REGISTRABLE`)."""
+    REC = "rec"
+    """The standard's webhook of the account's recurrences (``PUT /webhookrec``), not registrable
+    at ``/api/webhooks``."""
+    COBR = "cobr"
+    """The standard's webhook of the account's recurring charges (``PUT /webhookcobr``), not
+    registrable at ``/api/webhooks``."""
 
 
-REGISTRABLE: tuple[EventType, ...] = tuple(kind for kind in EventType if kind is not EventType.PIX)
+STANDARD_TYPES = frozenset({EventType.PIX, EventType.REC, EventType.COBR})
+"""The registrations the standard's own operations make (``/webhook/{chave}``, ``/webhookrec``,
+``/webhookcobr``): each has the ``webhookUrl`` its client gave, and ``/api/webhooks`` never shows them."""
+REGISTRABLE: tuple[EventType, ...] = tuple(kind for kind in EventType if kind not in STANDARD_TYPES)
 """The event types ``POST /api/webhooks`` takes."""
 
 
@@ -281,14 +291,16 @@ STANDARD_SUFFIX = "/pix"
 """What the standard's callback adds to a key's ``webhookUrl`` (``{webhookUrl}/pix``)."""
 
 
-def standard_target(url: WebhookUrl) -> WebhookUrl:
-    """Where a key's webhook is POSTed: ``url`` with ``/pix`` added to its path (before the query;
-    one slash between, whether the path ended in one or not). ``InvalidWebhook`` if too long."""
+def standard_target(url: WebhookUrl, suffix: str = STANDARD_SUFFIX) -> WebhookUrl:
+    """Where a standard's webhook is POSTed: ``url`` with ``suffix`` added to its path (a key's
+    ``/pix``, a recurrence's ``/rec``, a recurring charge's ``/cobr``: the document's callbacks),
+    before the query, one slash between whether the path ended in one or not. ``InvalidWebhook``
+    if too long."""
     parts = urlsplit(url.url)
-    path = parts.path.rstrip("/") + STANDARD_SUFFIX
+    path = parts.path.rstrip("/") + suffix
     target = urlunsplit((parts.scheme, parts.netloc, path, parts.query, ""))
     if len(target) > MAX_URL_LENGTH:
-        raise InvalidWebhook(f"at most {MAX_URL_LENGTH - len(STANDARD_SUFFIX)} characters")
+        raise InvalidWebhook(f"at most {MAX_URL_LENGTH - len(suffix)} characters")
     return WebhookUrl(target, url.host, url.port, url.address, url.secure)
 
 

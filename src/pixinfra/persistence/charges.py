@@ -9,13 +9,15 @@ from typing import Any
 
 import asyncpg
 
+from pixcore.amount_parts import DueAmount
 from pixcore.charges.cob import Charge, ChargeKind, ChargeLine, ChargeStatus, Debtor, NewCharge
 from pixcore.charges.locations import Location, location_type_of
 from pixcore.charges.parts import location_taken
+from pixcore.charges.withdrawal import AgentModality, Withdrawal, WithdrawalKind
 from pixcore.documents import parse_document
 from pixcore.errors import DuplicateCharge, DuplicateExternalId
 from pixcore.queries.standard import ChargeQuery
-from pixinfra.due_terms import stored_terms, terms_text
+from pixinfra.due_terms import parts_text, stored_parts, stored_terms, terms_text
 from pixinfra.persistence.repository import Repository
 from pixinfra.persistence.sql import compose, paged
 
@@ -25,16 +27,20 @@ _COLUMNS = """
     id, account_id, txid, kind, status, revision, created_at, updated_at, expiration, amount, modality,
     pix_key, payer_request, debtor_name, debtor_document, info, location_id, location, br_code,
     external_id, correlation_id, transaction_id, paid_end_to_end_id, paid_at, terms, loc_id,
-    (SELECT l.created_at FROM locations l WHERE l.id = loc_id) AS loc_created_at, batch_id
+    (SELECT l.created_at FROM locations l WHERE l.id = loc_id) AS loc_created_at, batch_id,
+    debtor_email, debtor_street, debtor_city, debtor_state, debtor_postal_code, paid_parts, withdrawal
 """
-_KEPT = """
+_DEBTOR_DETAILS = "debtor_email, debtor_street, debtor_city, debtor_state, debtor_postal_code"
+"""The debtor's e-mail and postal address, in :func:`_debtor_details`' order."""
+_KEPT = f"""
     charge_id, revision, status, written_at, expiration, expires_at, amount, modality, pix_key,
-    payer_request, debtor_name, debtor_document, info, terms, br_code
+    payer_request, debtor_name, debtor_document, info, terms, br_code, {_DEBTOR_DETAILS}, withdrawal
 """
 _KEEP = f"""
     INSERT INTO charge_revisions ({_KEPT})
     SELECT id, revision, status, updated_at, expiration, expires_at, amount, modality, pix_key,
-           payer_request, debtor_name, debtor_document, info, terms, br_code
+           payer_request, debtor_name, debtor_document, info, terms, br_code, {_DEBTOR_DETAILS},
+           withdrawal
 """
 """The start of a statement that keeps the charges of its ``FROM`` (rows of ``charges``' columns,
 ``updated_at`` the moment of the revision) as revisions (``charge_revisions``)."""
@@ -44,7 +50,9 @@ _REVISION = """
            r.debtor_name, r.debtor_document, r.info, c.location_id, c.location, r.br_code,
            c.external_id, c.correlation_id, NULL::bigint AS transaction_id,
            NULL::varchar AS paid_end_to_end_id, NULL::timestamptz AS paid_at, r.terms, c.loc_id,
-           (SELECT l.created_at FROM locations l WHERE l.id = c.loc_id) AS loc_created_at, c.batch_id
+           (SELECT l.created_at FROM locations l WHERE l.id = c.loc_id) AS loc_created_at, c.batch_id,
+           r.debtor_email, r.debtor_street, r.debtor_city, r.debtor_state, r.debtor_postal_code,
+           NULL::jsonb AS paid_parts, r.withdrawal
       FROM charge_revisions r JOIN charges c ON c.id = r.charge_id
      WHERE r.charge_id = $1 AND r.revision = $2
 """
@@ -59,11 +67,23 @@ _KINDS = {kind.value: kind for kind in ChargeKind}
 _STATUSES = {status.value: status for status in ChargeStatus}
 
 
+def _debtor(row: asyncpg.Record) -> Debtor | None:
+    if row["debtor_document"] is None:
+        return None
+    document = parse_document(row["debtor_document"])
+    return Debtor(
+        row["debtor_name"],
+        document.value,
+        document.kind,
+        email=row["debtor_email"],
+        street=row["debtor_street"],
+        city=row["debtor_city"],
+        state=row["debtor_state"],
+        postal_code=row["debtor_postal_code"],
+    )
+
+
 def _charge(row: asyncpg.Record) -> Charge:
-    debtor = None
-    if row["debtor_document"] is not None:
-        document = parse_document(row["debtor_document"])
-        debtor = Debtor(row["debtor_name"], document.value, document.kind)
     return Charge(
         id=row["id"],
         account_id=row["account_id"],
@@ -78,7 +98,7 @@ def _charge(row: asyncpg.Record) -> Charge:
         modality=row["modality"],
         pix_key=row["pix_key"],
         payer_request=row["payer_request"],
-        debtor=debtor,
+        debtor=_debtor(row),
         info=tuple((item["nome"], item["valor"]) for item in json.loads(row["info"])),
         location_id=row["location_id"],
         location=row["location"],
@@ -90,8 +110,30 @@ def _charge(row: asyncpg.Record) -> Charge:
         transaction_id=row["transaction_id"],
         paid_end_to_end_id=row["paid_end_to_end_id"],
         paid_at=row["paid_at"],
+        paid_parts=None if row["paid_parts"] is None else stored_parts(row["paid_parts"]),
         due=None if row["terms"] is None else stored_terms(row["terms"]),
         batch_id=row["batch_id"],
+        withdrawal=None if row["withdrawal"] is None else _stored_withdrawal(row["withdrawal"]),
+    )
+
+
+def _withdrawal_text(withdrawal: Withdrawal | None) -> str | None:
+    """A ``cob``'s withdrawal as its ``withdrawal`` column keeps it (None: it has none)."""
+    if withdrawal is None:
+        return None
+    w = withdrawal
+    kept = {"kind": w.kind.value, "amount": w.amount, "modality": w.modality, "agent": w.agent.value}
+    return json.dumps(kept | {"facilitator": w.facilitator})
+
+
+def _stored_withdrawal(text: str) -> Withdrawal:
+    kept = json.loads(text)
+    return Withdrawal(
+        WithdrawalKind(kept["kind"]),
+        kept["amount"],
+        kept["modality"],
+        AgentModality(kept["agent"]),
+        kept["facilitator"],
     )
 
 
@@ -116,6 +158,15 @@ def _terms(c: NewCharge) -> tuple[Any, ...]:
         json.dumps([{"nome": n, "valor": v} for n, v in c.info]),
         None if c.due is None else terms_text(c.due),
     )
+
+
+def _debtor_details(c: NewCharge) -> tuple[str | None, ...]:
+    """The debtor's e-mail and postal address, in :data:`_DEBTOR_DETAILS`' order (a revision may
+    change them too)."""
+    d = c.debtor
+    if d is None:
+        return (None,) * 5
+    return d.email, d.street, d.city, d.state, d.postal_code
 
 
 def _charge_filter(
@@ -179,10 +230,13 @@ class PostgresCharges(Repository):
                         INSERT INTO charges (account_id, txid, kind, status, created_at, updated_at,
                             expiration, expires_at, amount, modality, pix_key, payer_request, debtor_name,
                             debtor_document, info, terms, location_id, location, br_code, external_id,
-                            correlation_id, transaction_id, loc_id, batch_id)
+                            correlation_id, transaction_id, loc_id, batch_id, """,
+                        _DEBTOR_DETAILS,
+                        """, withdrawal)
                         VALUES ($1, $2, $3, 'ATIVA', $4, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb,
                             $14::jsonb, $15, $16, $17, $18, $19, $20,
-                            coalesce($21::bigint, (SELECT id FROM new_location)), $23)
+                            coalesce($21::bigint, (SELECT id FROM new_location)), $23,
+                            $24, $25, $26, $27, $28, $29::jsonb)
                         RETURNING *
                     ), kept AS (""",
                         _KEEP,
@@ -206,6 +260,8 @@ class PostgresCharges(Repository):
                     c.loc_id,
                     location_type_of(c.kind).value,
                     c.batch_id,
+                    *_debtor_details(c),
+                    _withdrawal_text(c.withdrawal),
                 )
         except asyncpg.UniqueViolationError as exc:
             if exc.constraint_name == "charges_external_id_idx":
@@ -277,7 +333,9 @@ class PostgresCharges(Repository):
                 UPDATE charges
                    SET expiration = $2, expires_at = $3, amount = $4, modality = $5, pix_key = $6,
                        payer_request = $7, debtor_name = $8, debtor_document = $9, info = $10::jsonb,
-                       terms = $11::jsonb, br_code = $12, revision = $13, updated_at = $14
+                       terms = $11::jsonb, br_code = $12, revision = $13, updated_at = $14,
+                       debtor_email = $15, debtor_street = $16, debtor_city = $17, debtor_state = $18,
+                       debtor_postal_code = $19, withdrawal = $20::jsonb
                  WHERE id = $1
              RETURNING *
             )
@@ -291,6 +349,8 @@ class PostgresCharges(Repository):
             c.br_code,
             c.revision,
             c.updated_at,
+            *_debtor_details(c),
+            _withdrawal_text(c.withdrawal),
         )
 
     async def revision(self, charge_id: int, revision: int) -> Charge | None:
@@ -332,6 +392,7 @@ class PostgresCharges(Repository):
         at: datetime,
         transaction_id: int | None = None,
         paid_end_to_end_id: str | None = None,
+        paid_parts: DueAmount | None = None,
     ) -> None:
         # One statement: the row as it was (the same snapshot) tells whether the revision changed.
         await self._conn.execute(
@@ -343,7 +404,8 @@ class PostgresCharges(Repository):
                    SET status = $2::varchar, revision = $3, updated_at = $4,
                        transaction_id = coalesce($5, transaction_id),
                        paid_end_to_end_id = coalesce($6, paid_end_to_end_id),
-                       paid_at = CASE WHEN $2::varchar = 'CONCLUIDA' THEN $4 ELSE paid_at END
+                       paid_at = CASE WHEN $2::varchar = 'CONCLUIDA' THEN $4 ELSE paid_at END,
+                       paid_parts = coalesce($7::jsonb, paid_parts)
                  WHERE id = $1
              RETURNING *
             )
@@ -358,4 +420,5 @@ class PostgresCharges(Repository):
             at,
             transaction_id,
             paid_end_to_end_id,
+            None if paid_parts is None else parts_text(paid_parts),
         )

@@ -11,7 +11,9 @@ each a query over one snapshot:
   each outside institution's entries) is zero: the constant that money being neither created
   nor destroyed keeps;
 - no outside entry names the institution of one of our accounts: money between two of our
-  accounts never leaves the service.
+  accounts never leaves the service;
+- a month of entries a retention pass let go counts by its sums, carried forward per ledger
+  account into ``ledger_closings`` in the transaction that let it go.
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ WITH sums AS (
     SELECT account_id,
            coalesce(sum(amount) FILTER (WHERE bucket = 'available'), 0)::bigint AS available,
            coalesce(sum(amount) FILTER (WHERE bucket = 'blocked'), 0)::bigint AS blocked
-      FROM ledger_entries
-     WHERE account_id IS NOT NULL
+      FROM (SELECT account_id, bucket, amount FROM ledger_entries WHERE account_id IS NOT NULL
+            UNION ALL
+            SELECT account_id, bucket, amount FROM ledger_closings WHERE account_id IS NOT NULL) e
      GROUP BY account_id
 )
 SELECT account_id, coalesce(b.available, 0) AS available, coalesce(b.blocked, 0) AS blocked,
@@ -48,13 +51,15 @@ SELECT transaction_id, sum(amount)::bigint AS total
 _OUTSIDE = """
 SELECT institution, sum(amount)::bigint AS balance,
        EXISTS (SELECT 1 FROM accounts a WHERE a.ispb = e.institution) AS ours
-  FROM ledger_entries e
- WHERE institution IS NOT NULL
+  FROM (SELECT institution, amount FROM ledger_entries WHERE institution IS NOT NULL
+        UNION ALL
+        SELECT institution, amount FROM ledger_closings WHERE institution IS NOT NULL) e
  GROUP BY institution ORDER BY institution
 """
 
 _TOTALS = """
-SELECT (SELECT coalesce(sum(amount), 0) FROM ledger_entries)::bigint AS entries_total,
+SELECT ((SELECT coalesce(sum(amount), 0) FROM ledger_entries)
+        + (SELECT coalesce(sum(amount), 0) FROM ledger_closings))::bigint AS entries_total,
        (SELECT coalesce(sum(available + blocked), 0) FROM balances)::bigint AS ours,
        (SELECT count(*) FROM balances) AS accounts,
        (SELECT count(*) FROM ledger_entries) AS entries

@@ -155,7 +155,8 @@ SELECT c.total, """,
           FROM transactions t
          WHERE t.id = ANY (""",
         ids,
-        """)
+        # The range again: the ids are of rows in it, and it spares the other months' partitions.
+        """) AND t.created_at >= $2 AND t.created_at <= $3
        ) t ON true
  ORDER BY t.created_at DESC, t.id DESC
 """,
@@ -212,6 +213,9 @@ SELECT d.day::date AS day, f.incoming, f.outgoing
          WHERE account_id = $1 AND status = 'CONFIRMED'
            AND created_at >= d.day AT TIME ZONE 'UTC'
            AND created_at < (d.day + interval '1 day') AT TIME ZONE 'UTC'
+           -- The whole window again, in constants: only its months' partitions are read.
+           AND created_at >= $2::date::timestamp AT TIME ZONE 'UTC'
+           AND created_at < ($3::date + 1)::timestamp AT TIME ZONE 'UTC'
        ) f
  WHERE f.settled > 0
  ORDER BY d.day

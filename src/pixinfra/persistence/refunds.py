@@ -14,6 +14,7 @@ from pixcore.queries.standard import ReceivedQuery
 from pixcore.records import TransactionType
 from pixcore.refunds.med import MedCase, MedReason, MedStatus, NewMedCase
 from pixcore.refunds.rules import NewRefund, Original, Refund, RefundKind, RefundNature, RefundStatus
+from pixinfra.due_terms import stored_parts
 from pixinfra.persistence.repository import Repository
 from pixinfra.persistence.sql import compose, paged
 
@@ -24,6 +25,7 @@ _RECEIPT = """
            coalesce(t.processed_at, t.created_at) AS received_at,
            t.counterpart_document, t.counterpart_ispb,
            (SELECT c.txid FROM charges c WHERE c.transaction_id = t.id) AS tx_id,
+           (SELECT c.paid_parts FROM charges c WHERE c.transaction_id = t.id) AS amount_parts,
            CASE t.type
                WHEN 'PAYMENT' THEN (SELECT tr.account_id FROM transfers tr
                                      WHERE tr.end_to_end_id = t.end_to_end_id
@@ -58,6 +60,7 @@ def _receipt(row: asyncpg.Record) -> Original:
         tx_id=row["tx_id"],
         pix_key=row["pix_key"],
         counterpart_account_id=row["counterpart_account_id"],
+        amount_parts=None if row["amount_parts"] is None else stored_parts(row["amount_parts"]),
     )
 
 
@@ -142,14 +145,18 @@ class PostgresRefunds(Repository):
         )
         return _receipt(row) if row else None
 
-    async def total(self, original_transaction_id: int, kind: RefundKind) -> int:
+    async def total(
+        self, original_transaction_id: int, kind: RefundKind, nature: RefundNature | None = None
+    ) -> int:
         total: int = await self._conn.fetchval(
             """
             SELECT coalesce(sum(amount), 0) FROM refunds
              WHERE original_transaction_id = $1 AND kind = $2 AND status <> 'NAO_REALIZADO'
+               AND ($3::text IS NULL OR nature = $3)
             """,
             original_transaction_id,
             kind.value,
+            None if nature is None else nature.value,
         )
         return int(total)
 

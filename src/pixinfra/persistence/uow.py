@@ -36,6 +36,13 @@ from pixinfra.persistence.idempotency import PostgresIdempotency
 from pixinfra.persistence.ledger import PostgresLedger
 from pixinfra.persistence.locations import PostgresLocations
 from pixinfra.persistence.outbox import PostgresOutbox
+from pixinfra.persistence.recurrences import (
+    PostgresPayerBank,
+    PostgresRecurrenceLocations,
+    PostgresRecurrenceRequests,
+    PostgresRecurrences,
+    PostgresRecurringCharges,
+)
 from pixinfra.persistence.refunds import PostgresMed, PostgresRefunds
 from pixinfra.persistence.repository import Repository
 from pixinfra.persistence.transactions import PostgresTransactions
@@ -59,6 +66,9 @@ def _account(row: dict[str, Any]) -> Account:
         name=row["name"],
         document=row["document"],
         city=row["city"],
+        street=row["street"],
+        state=row["state"],
+        postal_code=row["postal_code"],
         created_at=row["created_at"],
         sandbox_admin=row["sandbox_admin"],
     )
@@ -70,9 +80,11 @@ class PostgresAccounts(Repository):
         row = await self._conn.fetchrow(
             """
             WITH new_id AS (SELECT nextval(pg_get_serial_sequence('accounts', 'id')) AS id)
-            INSERT INTO accounts (id, ispb, branch, number, name, document, city, sandbox_admin)
+            INSERT INTO accounts (id, ispb, branch, number, name, document, city, sandbox_admin, street,
+                state, postal_code)
             OVERRIDING SYSTEM VALUE
-            SELECT id, $1, $2, lpad(id::text, greatest(8, length(id::text)), '0'), $3, $4, $5, $6 FROM new_id
+            SELECT id, $1, $2, lpad(id::text, greatest(8, length(id::text)), '0'), $3, $4, $5, $6, $7, $8, $9
+              FROM new_id
             RETURNING *
             """,
             new.ispb,
@@ -81,6 +93,9 @@ class PostgresAccounts(Repository):
             new.document,
             new.city,
             new.sandbox_admin,
+            new.street,
+            new.state,
+            new.postal_code,
         )
         if row is None:
             raise RuntimeError("INSERT ... RETURNING returned no row")
@@ -202,10 +217,12 @@ class PostgresCertificates(Repository):
 
 
 class PostgresUnitOfWork:
-    """One transaction on a connection of ``database``. Rolls back unless ``commit()`` was called."""
+    """One transaction on a connection of ``database``. Rolls back unless ``commit()`` was called.
+    ``readonly``: a read-only transaction, in which the server refuses every write."""
 
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database, *, readonly: bool = False) -> None:
         self.database = database
+        self.readonly = readonly
         self.accounts = PostgresAccounts(self)
         self.balances = PostgresBalances(self)
         self.keys = PostgresPixKeys(self)
@@ -223,6 +240,11 @@ class PostgresUnitOfWork:
         self.idempotency = PostgresIdempotency(self)
         self.outbox = PostgresOutbox(self)
         self.webhooks = PostgresWebhooks(self)
+        self.recurrences = PostgresRecurrences(self)
+        self.recurrence_requests = PostgresRecurrenceRequests(self)
+        self.recurring_charges = PostgresRecurringCharges(self)
+        self.recurrence_locations = PostgresRecurrenceLocations(self)
+        self.payer_bank = PostgresPayerBank(self)
         self._connection: PoolConnectionProxy[Any] | None = None
         self._transaction: Transaction | None = None
         self._done = False
@@ -251,7 +273,7 @@ class PostgresUnitOfWork:
         pool = self.database.pool
         connection = await pool.acquire()
         try:
-            transaction = connection.transaction()
+            transaction = connection.transaction(readonly=self.readonly)
             await transaction.start()
         except BaseException:
             # BEGIN failed (the server went away, the request was cancelled): give the connection

@@ -138,7 +138,7 @@ class PostgresWebhooks(Repository):
             compose(
                 "SELECT ",
                 _WEBHOOK_COLUMNS,
-                " FROM webhooks WHERE id = $1 AND account_id = $2 AND pix_key IS NULL",
+                " FROM webhooks WHERE id = $1 AND account_id = $2 AND webhook_url IS NULL",
             ),
             webhook_id,
             account_id,
@@ -213,7 +213,7 @@ class PostgresWebhooks(Repository):
             compose(
                 "SELECT ",
                 _WEBHOOK_COLUMNS,
-                " FROM webhooks WHERE account_id = $1 AND pix_key IS NULL ORDER BY id",
+                " FROM webhooks WHERE account_id = $1 AND webhook_url IS NULL ORDER BY id",
             ),
             account_id,
         )

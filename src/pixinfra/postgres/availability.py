@@ -20,7 +20,14 @@ import logging
 import asyncpg
 from asyncpg import exceptions as pg
 
-__all__ = ["FailureStreak", "database_unavailable"]
+__all__ = ["FailureStreak", "ReplicaReadCut", "database_unavailable"]
+
+
+class ReplicaReadCut(Exception):
+    """A read-only unit of work on the replica was cancelled halfway by a recovery conflict
+    (``pixinfra.postgres.replica``): not replayed (a use case may have acted on what it read),
+    answered as an outage, 503 with ``Retry-After``."""
+
 
 _OUTAGES: tuple[type[BaseException], ...] = (
     pg.PostgresConnectionError,  # 08xxx: the connection does not exist, failed, was rejected
@@ -31,6 +38,7 @@ _OUTAGES: tuple[type[BaseException], ...] = (
     # The protocol lost its footing: seen on a pooled connection the server had just cut (a fast
     # shutdown) before asyncpg noticed; asyncpg closes it when it goes back to the pool.
     pg.InternalClientError,
+    ReplicaReadCut,
 )
 
 

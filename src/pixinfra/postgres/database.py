@@ -22,6 +22,8 @@ from urllib.parse import urlsplit, urlunsplit
 import asyncpg
 
 from pixinfra.postgres.embedded import EmbeddedPostgres
+from pixinfra.postgres.pool import CONNECT_TIMEOUT, connect, host_list
+from pixinfra.postgres.url import parse_database_url
 from pixinfra.settings import Settings
 
 __all__ = [
@@ -73,22 +75,22 @@ def stop_embedded() -> None:
 
 
 def with_database(url: str, database: str) -> str:
-    """The same server URL, naming another database."""
+    """The same server URL (or list of servers), naming another database."""
     parts = urlsplit(url)
     return urlunsplit((parts.scheme, parts.netloc, "/" + database, parts.query, parts.fragment))
 
 
 def database_name(url: str) -> str:
-    return urlsplit(url).path.lstrip("/") or "postgres"
+    return parse_database_url(url).database
 
 
 async def ensure_database(url: str) -> None:
     """Create the database named in ``url`` if the server lacks it."""
     name = database_name(url)
     try:
-        conn = await asyncpg.connect(url)
+        conn = await connect(url)
     except asyncpg.InvalidCatalogNameError:
-        admin = await asyncpg.connect(with_database(url, "postgres"))
+        admin = await connect(with_database(url, "postgres"))
         try:
             await admin.execute(f'CREATE DATABASE "{name}"')
         except asyncpg.DuplicateDatabaseError:
@@ -124,18 +126,11 @@ def require_existing_database(settings: Settings) -> None:
 
 
 def describe_database(settings: Settings) -> str:
-    """Which database the settings name, for the logs: host, port and name, or the embedded
-    server's folder; never a password."""
+    """Which database the settings name, for the logs: the servers (one, or the list tried in
+    order), the database and the user, or the embedded server's folder; never a password."""
     if not settings.database_url:
         return f"embedded PostgreSQL in {(settings.data_dir / 'pg').resolve()} (database {EMBEDDED_DATABASE})"
-    parts = urlsplit(settings.database_url)
-    host = parts.hostname or "local socket"
-    try:
-        port = f":{parts.port}" if parts.port else ""
-    except ValueError:  # not a number: the connection will say so
-        port = ""
-    user = f" as {parts.username}" if parts.username else ""
-    return f"PostgreSQL at {host}{port}, database {database_name(settings.database_url)}{user}"
+    return parse_database_url(settings.database_url).describe()
 
 
 def resolve_database_url(settings: Settings) -> str:
@@ -170,7 +165,7 @@ def migration_ids() -> set[str]:
 
 async def schema_is_current(url: str) -> bool:
     """Whether every migration of the service is applied to the database at ``url``."""
-    connection = await asyncpg.connect(url)
+    connection = await connect(url)
     try:
         applied = {name for app, name in await _applied_migrations(connection) if app == "pixweb"}
     finally:
@@ -192,8 +187,15 @@ async def migrate(url: str) -> None:
     # Piccolo's own ``migration`` table remembers the first engine it finds: a process migrates
     # one database (its own), so that engine's URL stays right.
     # Piccolo's engine asks the server's version as it is made, synchronously: made off the loop.
-    engine = await asyncio.to_thread(PostgresEngine, config={"dsn": url}, extensions=())
-    lock = await asyncpg.connect(url)
+    # It connects to the server the lock's connection chose (with several, the primary found).
+    chooser = host_list(url)
+    lock = await chooser.connect(url, timeout=CONNECT_TIMEOUT)
+    try:
+        config = {"dsn": url, **chooser.chosen()}
+        engine = await asyncio.to_thread(PostgresEngine, config=config, extensions=())
+    except BaseException:
+        await lock.close()
+        raise
     token = migrating.set(engine)
     try:
         await lock.execute("SELECT pg_advisory_lock($1)", _MIGRATION_LOCK)

@@ -9,14 +9,77 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import cache
 from typing import Any
 
 import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 
-__all__ = ["CONNECT_TIMEOUT", "Database", "keep_session"]
+from pixinfra.postgres.availability import database_unavailable
+from pixinfra.postgres.url import parse_database_url
+
+__all__ = ["CONNECT_TIMEOUT", "Database", "HostList", "connect", "host_list", "keep_session"]
 
 CONNECT_TIMEOUT = 10.0  # seconds; asyncpg's default (60) would hold a request that long
+
+
+class HostList:
+    """The pool's ``connect`` for a URL naming several servers: each server is tried with a
+    timeout of its own, starting from the one that was chosen last.
+
+    asyncpg alone tries the servers in the URL's order within one timeout for them all: a first
+    server whose packets are dropped (its machine is gone) would take the whole timeout of every
+    new connection, and the next server would never be reached. Here a server that is down or of
+    the wrong kind (``target_session_attrs``) costs at most one timeout, once: after a failover
+    the new primary is tried first. Any other error (a refused password, an unknown database)
+    is raised at once, as asyncpg raises it.
+    """
+
+    def __init__(self, url: str) -> None:
+        self.addresses = parse_database_url(url).addresses
+        self.first = 0  # index in addresses of the server tried first
+
+    def chosen(self) -> dict[str, Any]:
+        """``host`` and ``port`` of the server chosen last, for a client that connects by itself
+        (Piccolo's engine); nothing with one server, whose URL says it all."""
+        if len(self.addresses) < 2:
+            return {}
+        host, port = self.addresses[self.first]
+        return {"host": host, "port": port}
+
+    async def connect(self, dsn: str | None = None, **options: Any) -> asyncpg.Connection[asyncpg.Record]:
+        count = len(self.addresses)
+        if count < 2:
+            return await asyncpg.connect(dsn, **options)
+        failures: list[Exception] = []
+        for step in range(count):
+            index = (self.first + step) % count
+            host, port = self.addresses[index]
+            try:
+                connection: asyncpg.Connection[asyncpg.Record] = await asyncpg.connect(
+                    dsn, host=host, port=port, **options
+                )
+            except Exception as exc:
+                if not database_unavailable(exc):
+                    raise
+                failures.append(exc)
+                continue
+            self.first = index
+            return connection
+        raise failures[-1]
+
+
+@cache
+def host_list(url: str) -> HostList:
+    """The one :class:`HostList` of ``url`` in this process: what one connection learnt (which
+    server to try first) the next one uses, the pool's and the others alike."""
+    return HostList(url)
+
+
+async def connect(url: str) -> asyncpg.Connection[asyncpg.Record]:
+    """One connection outside the pool (creating the database, the migration lock), to the
+    server of ``url`` that matches, as the pool chooses it."""
+    return await host_list(url).connect(url, timeout=CONNECT_TIMEOUT)
 
 
 async def keep_session(connection: Any) -> None:
@@ -36,7 +99,8 @@ class Database:
 
     asyncpg replaces a connection found closed when it is next acquired, so the pool outlives a
     restart of the server: requests fail (503) while it is down, and the first ones after it is
-    back reconnect.
+    back reconnect. With several servers in the URL (:class:`HostList`), a failover is the same:
+    connections to the old primary fail, new ones go to the server that is the primary now.
     """
 
     def __init__(self) -> None:
@@ -48,7 +112,12 @@ class Database:
         if self._pool is not None:
             raise RuntimeError("the database is open already; close it before opening it again")
         self._pool = await asyncpg.create_pool(
-            dsn=url, min_size=min_size, max_size=max_size, timeout=CONNECT_TIMEOUT, reset=keep_session
+            dsn=url,
+            min_size=min_size,
+            max_size=max_size,
+            timeout=CONNECT_TIMEOUT,
+            reset=keep_session,
+            connect=host_list(url).connect,
         )
         self.url = url
 

@@ -3,9 +3,11 @@ once, in the signature of a Litestar dependency (the window ``inicio``/``fim``, 
 ``cpf``/``cnpj``, the page ``paginacao.*``, the filters ``GET /cob`` and ``GET /cobv`` share); a
 list's own dependency takes those it needs by name, refuses a parameter given twice
 (:func:`~pixweb.api.standard.given_once`) and hands the texts to its ``pixcore`` parser, which
-judges every parameter at once. A handler takes the parsed query as ``filters`` and
+judges every parameter at once; a parameter of another list is none of its business, given
+twice or empty. A handler takes the parsed query as ``filters`` and
 ``dependencies=QUERIES[...]``; Litestar documents the dependencies' parameters as the handler's,
-in their signatures' order.
+in their signatures' order. Pix Automático's lists (``pixweb.recurrences.queries``) are built of
+the same pieces: :func:`list_dependencies`, the shared dependencies and :data:`LocationPresent`.
 
     GET /cob        charge_query      GET /pix        received_query
     GET /cobv       due_charge_query  GET /lotecobv   batch_query
@@ -14,11 +16,14 @@ in their signatures' order.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any
+from functools import cache
+from typing import Annotated, Any, get_type_hints
 
 from litestar import Request
 from litestar.di import NamedDependency, Provide
+from litestar.params import ParameterKwarg
 
 from pixcore.charges.cob import ChargeStatus
 from pixcore.charges.locations import LocationType
@@ -28,6 +33,7 @@ from pixcore.queries.standard import (
     BatchQuery,
     ChargeQuery,
     LocationQuery,
+    PeriodText,
     QueryField,
     ReceivedQuery,
     WebhookQuery,
@@ -50,18 +56,23 @@ from pixweb.api.standard import (
     given_once,
 )
 from pixweb.field_paths import wire_paths
+from pixweb.standard.face import on_standard_face
 
 __all__ = [
     "QUERIES",
     "ChargeFilters",
     "Document",
+    "LocationPresent",
     "Paging",
     "Window",
     "batch_query",
     "charge_filters",
     "charge_query",
     "due_charge_query",
+    "list_dependencies",
     "location_query",
+    "parameters_of",
+    "period_text",
     "received_query",
     "webhook_query",
 ]
@@ -72,7 +83,7 @@ _FLAG = "true or false"
 LocationPresent = Annotated[
     str | None,
     QueryParameter(
-        "locationPresente", f"{_FLAG}: only charges with (or without) a location.", "true", schema=FLAG
+        "locationPresente", f"{_FLAG}: only those with (or without) a location.", "true", schema=FLAG
     ),
 ]
 Status = Annotated[
@@ -190,8 +201,9 @@ class ChargeFilters:
     status: str | None
     paging: Paging
 
-    def parse(self, batch: str | None = None) -> ChargeQuery:
+    def parse(self, batch: str | None = None, *, any_text: bool = False) -> ChargeQuery:
         return parse_charge_query(
+            any_text=any_text,
             inicio=self.window.start,
             fim=self.window.end,
             cpf=self.document.cpf,
@@ -202,6 +214,12 @@ class ChargeFilters:
             size=self.paging.size,
             batch=batch,
         )
+
+
+def period_text(window: Window, paging: Paging, document: Document | None = None) -> PeriodText:
+    """The texts of a list's period: its window, its page and, for a list that takes one, its document."""
+    cpf, cnpj = (document.cpf, document.cnpj) if document is not None else (None, None)
+    return PeriodText(window.start, window.end, cpf, cnpj, paging.page, paging.size)
 
 
 # The parameters every list shares, each declared once: a list's dependency takes them by name.
@@ -234,8 +252,8 @@ def charge_query(
     request: Request[Any, Any, Any], charge_filters: NamedDependency[ChargeFilters]
 ) -> ChargeQuery:
     """``GET /cob``'s query."""
-    given_once(request)
-    return charge_filters.parse()
+    given_once(request, parameters_of(charge_query))
+    return charge_filters.parse(any_text=on_standard_face(request.scope))
 
 
 def due_charge_query(
@@ -244,8 +262,8 @@ def due_charge_query(
     lote_cob_v_id: BatchId = None,
 ) -> ChargeQuery:
     """``GET /cobv``'s query: ``GET /cob``'s and ``loteCobVId``."""
-    given_once(request)
-    return charge_filters.parse(batch=lote_cob_v_id)
+    given_once(request, parameters_of(due_charge_query))
+    return charge_filters.parse(batch=lote_cob_v_id, any_text=on_standard_face(request.scope))
 
 
 def received_query(
@@ -259,7 +277,7 @@ def received_query(
     paging: NamedDependency[Paging],
 ) -> ReceivedQuery:
     """``GET /pix``'s query."""
-    given_once(request)
+    given_once(request, parameters_of(received_query))
     return parse_received_query(
         inicio=window.start,
         fim=window.end,
@@ -277,7 +295,7 @@ def batch_query(
     request: Request[Any, Any, Any], window: NamedDependency[Window], paging: NamedDependency[Paging]
 ) -> BatchQuery:
     """``GET /lotecobv``'s query."""
-    given_once(request)
+    given_once(request, parameters_of(batch_query))
     return parse_batch_query(inicio=window.start, fim=window.end, page=paging.page, size=paging.size)
 
 
@@ -289,7 +307,7 @@ def webhook_query(
     paging: NamedDependency[Paging],
 ) -> WebhookQuery:
     """``GET /webhook``'s query (``inicio`` and ``fim`` optional there, and documented so)."""
-    given_once(request)
+    given_once(request, parameters_of(webhook_query))
     return parse_webhook_query(inicio=inicio, fim=fim, page=paging.page, size=paging.size)
 
 
@@ -319,7 +337,7 @@ def location_query(
     paging: NamedDependency[Paging],
 ) -> LocationQuery:
     """``GET /loc``'s query."""
-    given_once(request)
+    given_once(request, parameters_of(location_query))
     return parse_location_query(
         inicio=window.start,
         fim=window.end,
@@ -330,24 +348,40 @@ def location_query(
     )
 
 
-_SHARED = {
-    "window": Provide(window, sync_to_thread=False),
-    "document": Provide(document, sync_to_thread=False),
-    "paging": Provide(paging, sync_to_thread=False),
-    "charge_filters": Provide(charge_filters, sync_to_thread=False),
+_SHARED_QUERIES: dict[str, Callable[..., Any]] = {
+    "window": window,
+    "document": document,
+    "paging": paging,
+    "charge_filters": charge_filters,
 }
+_SHARED = {name: Provide(query, sync_to_thread=False) for name, query in _SHARED_QUERIES.items()}
 
 
-def _provide(dependency: Any) -> dict[str, Provide]:
-    return {"filters": Provide(dependency, sync_to_thread=False)} | _SHARED
+@cache
+def parameters_of(query: Callable[..., Any]) -> frozenset[str]:
+    """The query string's names of a list's parameters: those ``query`` (its dependency) declares,
+    and those of the shared dependencies it takes by name."""
+    names: set[str] = set()
+    for name, hint in get_type_hints(query, include_extras=True).items():
+        if name in _SHARED_QUERIES:
+            names |= parameters_of(_SHARED_QUERIES[name])
+        declared = getattr(hint, "__metadata__", ())
+        names |= {kwarg.name for kwarg in declared if isinstance(kwarg, ParameterKwarg) and kwarg.name}
+    return frozenset(names)
+
+
+def list_dependencies(query: Any) -> dict[str, Provide]:
+    """A list's ``dependencies``: ``query`` (its own dependency) as ``filters``, and the shared
+    ones it may take by name."""
+    return {"filters": Provide(query, sync_to_thread=False)} | _SHARED
 
 
 QUERIES = {
-    "cob": _provide(charge_query),
-    "cobv": _provide(due_charge_query),
-    "pix": _provide(received_query),
-    "lotecobv": _provide(batch_query),
-    "webhook": _provide(webhook_query),
-    "loc": _provide(location_query),
+    "cob": list_dependencies(charge_query),
+    "cobv": list_dependencies(due_charge_query),
+    "pix": list_dependencies(received_query),
+    "lotecobv": list_dependencies(batch_query),
+    "webhook": list_dependencies(webhook_query),
+    "loc": list_dependencies(location_query),
 }
 """Each list's ``dependencies``: its parsed query as the handler's ``filters``."""

@@ -4,7 +4,8 @@ once), and ``paginacao`` in the answer."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from datetime import datetime
+from typing import Annotated, Any, Protocol
 
 from litestar import Request, params
 from litestar.openapi.spec import Example, OpenAPIType
@@ -18,12 +19,13 @@ from pixcore.queries.standard import (
     MAX_PAGE,
     RFC3339_PATTERN,
     ChargeQuery,
-    LocationQuery,
+    Page,
     ReceivedQuery,
     parse_revision,
 )
 from pixweb.api.fields import Timestamp, doc, whole
 from pixweb.api.schemas import WireStruct
+from pixweb.standard.face import on_standard_face
 
 __all__ = [
     "FLAG",
@@ -37,6 +39,7 @@ __all__ = [
     "PageNumber",
     "PageOut",
     "PeriodOut",
+    "PeriodQuery",
     "QueryParameter",
     "Revision",
     "Start",
@@ -175,7 +178,18 @@ class WindowOut(PeriodOut, omit_defaults=True):
     cnpj: Annotated[str | None, doc("The CNPJ asked for.")] = None
 
 
-def period_fields(query: ChargeQuery | ReceivedQuery | LocationQuery, total: int) -> dict[str, Any]:
+class PeriodQuery(Protocol):
+    """A list's parsed query, as its ``parametros`` show the window and the page."""
+
+    @property
+    def start(self) -> datetime: ...
+    @property
+    def end(self) -> datetime: ...
+    @property
+    def page(self) -> Page: ...
+
+
+def period_fields(query: PeriodQuery, total: int) -> dict[str, Any]:
     """The fields of :class:`PeriodOut`, for the ``parametros`` of a list's answer."""
     page = query.page
     return {
@@ -209,24 +223,6 @@ def parameters_example(**extra: Any) -> dict[str, Any]:
     } | extra
 
 
-# Every parameter of the standard's lists (GET /cob, /cobv, /lotecobv, /pix, /webhook, /loc).
-LIST_PARAMETERS = frozenset(
-    {
-        "inicio",
-        "fim",
-        "cpf",
-        "cnpj",
-        "locationPresente",
-        "status",
-        "txid",
-        "txIdPresente",
-        "tipoCob",
-        "devolucaoPresente",
-        "loteCobVId",
-        "paginacao.paginaAtual",
-        "paginacao.itensPorPagina",
-    }
-)
 READ_PARAMETERS = frozenset({"revisao"})
 """The parameter of the standard's reads of a charge (``GET /cob/{txid}``, ``GET /cobv/{txid}``)."""
 
@@ -237,11 +233,22 @@ def read_revision(request: Request[Any, Any, Any], revisao: str | None) -> int |
     return parse_revision(revisao)
 
 
-def given_once(request: Request[Any, Any, Any], names: frozenset[str] = LIST_PARAMETERS) -> None:
-    """A list's parameter (one of ``names``) given more than once (``?status=ATIVA&status=CONCLUIDA``)
-    is a 400 naming it: which value was meant cannot be known, and each takes one value."""
+FREE_TEXT = frozenset({"status", "convenio"})
+"""The list parameters the standard's document takes as any text (``status``, and Pix Automático's
+``convenio``: at most 60 characters)."""
+
+
+def given_once(request: Request[Any, Any, Any], names: frozenset[str]) -> None:
+    """A list's parameter (one of ``names``; any other is ignored) given more than once
+    (``?status=ATIVA&status=CONCLUIDA``) is a 400 naming it: which value was meant cannot be known,
+    and each takes one value."""
     query = request.query_params
     repeated = sorted({name for name in query if name in names and len(query.getall(name)) > 1})
-    if repeated:
-        problems = [f"{name}: given more than once" for name in repeated]
+    problems = [f"{name}: given more than once" for name in repeated]
+    if on_standard_face(request.scope):
+        # The standard's document reads an empty value as the text it is: no parameter it types or
+        # patterns takes one (ours reads it as no value: forms send empty fields).
+        empty = sorted({name for name in query if name in names - FREE_TEXT and query.get(name) == ""})
+        problems += [f"{name}: must not be empty" for name in empty]
+    if problems:
         raise InvalidQuery("Invalid query parameters: " + "; ".join(problems) + ".", details=problems)

@@ -23,11 +23,12 @@ from pixcore.charges.batch_service import (
     BatchChange,
     BatchCharge,
     create_due_batch,
+    put_due_batch,
     read_due_batch,
     revise_due_batch,
     search_due_batches,
 )
-from pixcore.charges.batches import MAX_CHARGES, MAX_DESCRIPTION, BatchField
+from pixcore.charges.batches import MAX_CHARGES, MAX_DESCRIPTION, BatchField, DueBatch
 from pixcore.charges.cobv_requests import DueChargeRequest
 from pixcore.charges.parts import DUE_REVISION, Text
 from pixcore.clock import Clock
@@ -49,6 +50,8 @@ from pixweb.charges.mapping import due_fields, due_revision_fields
 from pixweb.charges.schemas import CobVIn, CobVPatchIn
 from pixweb.field_paths import wire_paths
 from pixweb.problems import PROBLEMS, problem_responses
+from pixweb.standard import on_standard_face
+from pixweb.standard.bodies import items_of
 from pixweb.wire import PixResponse, encode_json
 
 __all__ = ["DueBatchController"]
@@ -87,7 +90,7 @@ class LoteCobVIn(WireStruct):
     descricao: Annotated[
         Any, raw("Required: what the batch is.", kind=OpenAPIType.STRING, max_length=MAX_DESCRIPTION)
     ] = None
-    cobsv: Annotated[list[Any] | None, _ITEMS] = None
+    cobsv: Annotated[list[Any] | None, _ITEMS, items_of(CobVIn, "txid")] = None
 
 
 class LoteCobVPatchIn(WireStruct):
@@ -96,7 +99,7 @@ class LoteCobVPatchIn(WireStruct):
     descricao: Annotated[
         Any, raw("A new description of the batch.", kind=OpenAPIType.STRING, max_length=MAX_DESCRIPTION)
     ] = None
-    cobsv: Annotated[list[Any] | None, _ITEMS] = None
+    cobsv: Annotated[list[Any] | None, _ITEMS, items_of(CobVPatchIn, "txid")] = None
 
 
 BATCH_PATHS = wire_paths(
@@ -219,6 +222,14 @@ _BATCH_OUT = {
 _PATCH_IN = {"cobsv": [{"txid": _TXID, "valor": {"original": "110.00"}}]}
 
 
+def _accepted(batch: DueBatch, standard: bool) -> Response[Any]:
+    """A write's 202: ours with the batch (each charge's outcome at once); the standard's, as its
+    document says, with no body (``GET /lotecobv/{id}`` reads the outcome)."""
+    if standard:
+        return Response(content=b"", status_code=202, media_type="application/json")
+    return PixResponse(batch_out(batch), status_code=202)
+
+
 class DueBatchController(Controller):
     path = "/lotecobv"
     tags = ["Batches of due-date charges"]  # noqa: RUF012 - Litestar reads class attributes
@@ -251,7 +262,10 @@ class DueBatchController(Controller):
         uow: Injected[UnitOfWorkFactory],
     ) -> Response[LoteOut]:
         now = clock.now()
-        batch = await create_due_batch(
+        standard = on_standard_face(request.scope)
+        # Ours: an id in use is a 400 (its charges are revised with PATCH); the standard's PUT
+        # creates or revises the charges it gives.
+        batch = await (put_due_batch if standard else create_due_batch)(
             uow,
             clock,
             account_id=principal_of(request).account_id,
@@ -260,7 +274,7 @@ class DueBatchController(Controller):
             charges=_charges(data.cobsv, now),
             location_prefix=settings.location_prefix,
         )
-        return PixResponse(batch_out(batch), status_code=202)
+        return _accepted(batch, standard)
 
     @patch(
         "/{batch_id:str}",
@@ -297,7 +311,7 @@ class DueBatchController(Controller):
             changes=_changes(data.cobsv),
             location_prefix=settings.location_prefix,
         )
-        return PixResponse(batch_out(batch), status_code=202)
+        return _accepted(batch, on_standard_face(request.scope))
 
     @get(
         "/{batch_id:str}",

@@ -26,7 +26,7 @@ from pixcore.charges.cob import (
     ValueFields,
 )
 from pixcore.charges.cob_service import ChargeListing, ReceivedPix
-from pixcore.charges.cobv import amount_breakdown, payer_day
+from pixcore.charges.cobv import DueAmount, amount_breakdown, payer_day
 from pixcore.charges.cobv_requests import (
     DueCalendarChange,
     DueChargeFields,
@@ -35,6 +35,7 @@ from pixcore.charges.cobv_requests import (
 )
 from pixcore.charges.locations import location_type_of
 from pixcore.charges.parts import Debtor, Whole
+from pixcore.charges.withdrawal import Withdrawal, WithdrawalFields, WithdrawalPartFields
 from pixcore.clock import format_timestamp
 from pixcore.documents import DocumentKind, parse_document
 from pixcore.errors import ValidationError
@@ -64,6 +65,7 @@ __all__ = [
     "charge_payload",
     "charge_request",
     "charges_out",
+    "components_out",
     "debtor_fields",
     "debtor_out",
     "due_charge_out",
@@ -78,13 +80,44 @@ __all__ = [
     "receiver_out",
     "revision_fields",
     "value_change",
+    "withdrawal_fields",
+    "withdrawal_out",
 ]
+
+
+def components_out(parts: DueAmount) -> wire.ComponentesValorOut:
+    """``componentesValor``: ``original`` always, the cash of a Pix Saque or Troco, each other
+    part when not zero."""
+
+    def part(cents: int) -> wire.ParteValorOut | None:
+        return wire.ParteValorOut(valor=format_amount_string(cents)) if cents else None
+
+    cash = parts.cash
+    paid_out = (
+        None
+        if cash is None
+        else wire.ParteRetiradaOut(
+            valor=format_amount_string(cash.amount),
+            modalidade_agente=cash.agent,
+            prestador_do_servico_de_saque=cash.facilitator,
+        )
+    )
+    return wire.ComponentesValorOut(
+        original=wire.ParteValorOut(valor=format_amount_string(parts.original)),
+        saque=paid_out if cash is not None and cash.kind == "saque" else None,
+        troco=paid_out if cash is not None and cash.kind == "troco" else None,
+        multa=part(parts.fine),
+        juros=part(parts.interest),
+        abatimento=part(parts.rebate),
+        desconto=part(parts.discount),
+    )
 
 
 def pix_out(paid: ReceivedPix) -> wire.CobPixOut:
     return wire.CobPixOut(
         end_to_end_id=paid.end_to_end_id,
         valor=format_amount_string(paid.amount),
+        componentes_valor=components_out(paid.components),
         horario=format_timestamp(paid.received_at),
         devolucoes=[refund_out(r) for r in paid.refunds],
         txid=paid.tx_id,
@@ -92,41 +125,55 @@ def pix_out(paid: ReceivedPix) -> wire.CobPixOut:
     )
 
 
-def loc_out(charge: Charge) -> wire.LocOut | None:
-    """The charge's ``loc``: None when it has no location. ``location`` is the BR Code, as the
-    charge's own ``location``."""
+def loc_out(charge: Charge, standard: bool = False) -> wire.LocOut | None:
+    """The charge's ``loc``: None when it has no location. ``location`` as the charge's own
+    (:func:`_location`)."""
     if charge.loc_id is None or not charge.located:
         return None
     return wire.LocOut(
         id=charge.loc_id,
-        location=charge.br_code,
+        location=_location(charge, standard),
         tipo_cob=location_type_of(charge.kind).value,
         criacao=format_timestamp(charge.loc_created_at or charge.created_at),
         txid=charge.txid,
     )
 
 
-def charge_out(charge: Charge, status: ChargeStatus, pix: tuple[ReceivedPix, ...] = ()) -> wire.CobOut:
-    """The charge as the API shows it; ``status`` is the one a reader sees now, ``pix`` what paid it."""
+def charge_out(
+    charge: Charge, status: ChargeStatus, pix: tuple[ReceivedPix, ...] = (), *, standard: bool = False
+) -> wire.CobOut:
+    """The charge as the API shows it; ``status`` is the one a reader sees now, ``pix`` what paid it;
+    ``standard``: as the standard's face shows it (``location`` the payload URL)."""
     return wire.CobOut(
         calendario=wire.CalendarioOut(
             criacao=format_timestamp(charge.created_at), expiracao=charge.expiration
         ),
         valor=wire.ValorOut(
-            original=format_amount_string(charge.amount), modalidade_alteracao=charge.modality
+            original=format_amount_string(charge.amount),
+            modalidade_alteracao=charge.modality,
+            retirada=withdrawal_out(charge.withdrawal),
         ),
         devedor=None if charge.debtor is None else _debtor_out(charge.debtor),
-        **_shown(charge, status, pix),
+        **_shown(charge, status, pix, standard),
     )
 
 
-def _shown(charge: Charge, status: ChargeStatus, pix: tuple[ReceivedPix, ...]) -> dict[str, Any]:
+def _location(charge: Charge, standard: bool) -> str:
+    """A charge's ``location``: on our face the BR Code (our specification: the client shows it at
+    once), on the standard's the payload URL without scheme, as the standard says (its code is
+    ``pixCopiaECola``)."""
+    return charge.location if standard else charge.br_code
+
+
+def _shown(
+    charge: Charge, status: ChargeStatus, pix: tuple[ReceivedPix, ...], standard: bool
+) -> dict[str, Any]:
     """The members a ``cob`` and a ``cobv`` show alike, by their names in the answer's struct."""
     return {
         "txid": charge.txid,
         "revisao": charge.revision,
-        "loc": loc_out(charge),
-        "location": charge.br_code if charge.located else None,
+        "loc": loc_out(charge, standard),
+        "location": _location(charge, standard) if charge.located else None,
         "status": status.value,
         "chave": charge.pix_key,
         "pix_copia_e_cola": charge.br_code if charge.located else None,
@@ -138,7 +185,16 @@ def _shown(charge: Charge, status: ChargeStatus, pix: tuple[ReceivedPix, ...]) -
 
 def _debtor_out(debtor: Debtor) -> wire.DevedorOut:
     cpf, cnpj = _cpf_or_cnpj(debtor.document, debtor.kind)
-    return wire.DevedorOut(nome=debtor.name, cpf=cpf, cnpj=cnpj)
+    return wire.DevedorOut(
+        nome=debtor.name,
+        cpf=cpf,
+        cnpj=cnpj,
+        email=debtor.email,
+        logradouro=debtor.street,
+        cidade=debtor.city,
+        uf=debtor.state,
+        cep=debtor.postal_code,
+    )
 
 
 def _cpf_or_cnpj(document: str, kind: DocumentKind) -> tuple[str | None, str | None]:
@@ -149,7 +205,16 @@ def _cpf_or_cnpj(document: str, kind: DocumentKind) -> tuple[str | None, str | N
 def debtor_fields(debtor: wire.DevedorIn | None) -> DebtorFields | None:
     if debtor is None:
         return None
-    return DebtorFields(cpf=text(debtor.cpf), cnpj=text(debtor.cnpj), name=text(debtor.nome))
+    return DebtorFields(
+        cpf=text(debtor.cpf),
+        cnpj=text(debtor.cnpj),
+        name=text(debtor.nome),
+        email=text(debtor.email),
+        street=text(debtor.logradouro),
+        city=text(debtor.cidade),
+        state=text(debtor.uf),
+        postal_code=text(debtor.cep),
+    )
 
 
 def info_fields(items: list[wire.InfoIn] | None) -> tuple[InfoFields, ...] | None:
@@ -163,8 +228,39 @@ def _value_fields(value: wire.ValorIn | None, original: Callable[[Any], Any]) ->
     if value is None:
         return None
     return ValueFields(
-        original=original(value.original), modality=whole_or_absent(value.modalidade_alteracao)
+        original=original(value.original),
+        modality=whole_or_absent(value.modalidade_alteracao),
+        withdrawal=ABSENT if value.retirada is None else withdrawal_fields(value.retirada),
     )
+
+
+def withdrawal_fields(retirada: wire.RetiradaIn) -> WithdrawalFields:
+    """``valor.retirada`` under the domain's names, each leaf's type judged."""
+
+    def part(given: wire.SaqueIn | wire.TrocoIn | None) -> WithdrawalPartFields | None:
+        if given is None:
+            return None
+        return WithdrawalPartFields(
+            amount=text(given.valor),
+            modality=whole_or_absent(given.modalidade_alteracao),
+            agent=text(given.modalidade_agente),
+            facilitator=text(given.prestador_do_servico_de_saque),
+        )
+
+    return WithdrawalFields(saque=part(retirada.saque), troco=part(retirada.troco))
+
+
+def withdrawal_out(withdrawal: Withdrawal | None) -> wire.RetiradaOut | None:
+    """A ``cob``'s ``valor.retirada`` (None: it has none)."""
+    if withdrawal is None:
+        return None
+    shown = wire.RetiradaParteOut(
+        valor=format_amount_string(withdrawal.amount),
+        modalidade_alteracao=withdrawal.modality,
+        modalidade_agente=withdrawal.agent.value,
+        prestador_do_servico_de_saque=withdrawal.facilitator,
+    )
+    return wire.RetiradaOut(**{withdrawal.kind.value: shown})
 
 
 def _calendar_fields(calendar: wire.CalendarioIn | None) -> CalendarFields | None:
@@ -212,10 +308,10 @@ def revision_fields(body: wire.CobPatchIn) -> ChargeRevisionFields:
     )
 
 
-def charges_out(query: ChargeQuery, listing: ChargeListing) -> wire.CobsOut:
+def charges_out(query: ChargeQuery, listing: ChargeListing, *, standard: bool = False) -> wire.CobsOut:
     return wire.CobsOut(
         parametros=_query_out(query, listing),
-        cobs=[charge_out(c, c.status_at(listing.now)) for c in listing.charges],
+        cobs=[charge_out(c, c.status_at(listing.now), standard=standard) for c in listing.charges],
     )
 
 
@@ -223,7 +319,7 @@ def _query_out(query: ChargeQuery, listing: ChargeListing) -> wire.CobQueryOut:
     return wire.CobQueryOut(
         **window_fields(query, listing.total),
         location_presente=query.location_present,
-        status=None if query.status is None else query.status.value,
+        status=query.other_status if query.status is None else query.status.value,
     )
 
 
@@ -248,9 +344,10 @@ def charge_payload(charge: Charge, now: datetime) -> dict[str, Any]:
     }
     if charge.modality:
         body["valor"]["modalidadeAlteracao"] = charge.modality
+    if charge.withdrawal is not None:
+        body["valor"]["retirada"] = msgspec.to_builtins(withdrawal_out(charge.withdrawal))
     if charge.debtor is not None:
-        document = "cpf" if charge.debtor.kind is DocumentKind.CPF else "cnpj"
-        body["devedor"] = {document: charge.debtor.document, "nome": charge.debtor.name}
+        body["devedor"] = msgspec.to_builtins(_debtor_out(charge.debtor))
     return _with_texts(body, charge)
 
 
@@ -328,11 +425,25 @@ def debtor_out(charge: Charge) -> wire.DevedorOut:
 
 def receiver_out(account: Account) -> wire.RecebedorOut:
     cpf, cnpj = _cpf_or_cnpj(account.document, parse_document(account.document).kind)
-    return wire.RecebedorOut(nome=account.name, cidade=account.city, cpf=cpf, cnpj=cnpj)
+    address = account.address
+    return wire.RecebedorOut(
+        nome=account.name,
+        logradouro=address.street,
+        cidade=address.city,
+        uf=address.state,
+        cep=address.postal_code,
+        cpf=cpf,
+        cnpj=cnpj,
+    )
 
 
 def due_charge_out(
-    charge: Charge, status: ChargeStatus, account: Account, pix: tuple[ReceivedPix, ...] = ()
+    charge: Charge,
+    status: ChargeStatus,
+    account: Account,
+    pix: tuple[ReceivedPix, ...] = (),
+    *,
+    standard: bool = False,
 ) -> wire.CobVOut:
     if charge.due is None:
         raise RuntimeError("not a cobv")
@@ -346,14 +457,18 @@ def due_charge_out(
         devedor=debtor_out(charge),
         recebedor=receiver_out(account),
         valor=msgspec.convert(value, wire.ValorVOut, from_attributes=False),
-        **_shown(charge, status, pix),
+        **_shown(charge, status, pix, standard),
     )
 
 
-def due_charges_out(query: ChargeQuery, listing: ChargeListing, account: Account) -> wire.CobsVOut:
+def due_charges_out(
+    query: ChargeQuery, listing: ChargeListing, account: Account, *, standard: bool = False
+) -> wire.CobsVOut:
     return wire.CobsVOut(
         parametros=_query_out(query, listing),
-        cobs=[due_charge_out(c, c.status_at(listing.now), account) for c in listing.charges],
+        cobs=[
+            due_charge_out(c, c.status_at(listing.now), account, standard=standard) for c in listing.charges
+        ],
     )
 
 

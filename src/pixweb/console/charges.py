@@ -35,12 +35,13 @@ from pixcore.documents import parse_document
 from pixcore.errors import NotFound, PixError
 from pixcore.identifiers import validate_ispb
 from pixcore.ledger import require_outside
-from pixcore.unit_of_work import UnitOfWorkFactory
+from pixcore.unit_of_work import ReadUnitsOfWork, UnitOfWorkFactory
 from pixcore.validation import INVALID, Absent, Invalid
 from pixinfra.settings import Settings
 from pixweb.api.deps import Injected
 from pixweb.charges.mapping import charge_out
 from pixweb.console.amounts import TypedAmount
+from pixweb.console.due import due_view
 from pixweb.console.money_forms import whole_number
 from pixweb.console.timeline import charge_timeline
 from pixweb.console.web import FormErrors, account_of, language_of, missing_fields, page, redirect
@@ -131,13 +132,14 @@ async def charges(
     request: Request[Any, Any, Any],
     txid: TxidQuery = None,
     *,
-    uow: Injected[UnitOfWorkFactory],
+    reads: Injected[ReadUnitsOfWork],
     clock: Injected[Clock],
 ) -> Response[Any]:
     """The newest charges, the create form, and "open a charge by its txid"."""
     if txid:
         return redirect(request, f"/console/charges/{txid}")
     typed = dict.fromkeys(CHARGE_FIELDS, "")
+    uow = reads.uow(account_of(request))
     return await _charges_page(request, typed, FormErrors(), uow=uow, clock=clock)
 
 
@@ -179,6 +181,8 @@ async def _charge_page(
     view = await read_charge(uow, account_id=account_of(request), txid=txid, kinds=ALL_KINDS)
     status = view.charge.status_at(clock.now())
     shown = charge_out(view.charge, status, view.pix)
+    terms = view.charge.due
+    due = None if terms is None else due_view(terms, clock.now(), language_of(request))
     timeline = await charge_timeline(uow, view)
     changing = status is ChargeStatus.ATIVA or timeline.waiting
     return page(
@@ -187,6 +191,7 @@ async def _charge_page(
         title=language_of(request).gettext("Charge %(txid)s", txid=view.charge.txid),
         charge=shown,
         amount=view.charge.amount,
+        due=due,
         errors=FormErrors(),
         timeline=timeline.events,
         live=f"/console/charges/{view.charge.txid}/live" if changing else None,

@@ -68,6 +68,7 @@ TEXTS = (
     noop("Webhook not found."),
     noop("Webhook delivery not found."),
     noop("MED case not found."),
+    noop("Recurrence not found."),
     noop("No received PIX of your account has this endToEndId."),
     noop("A cash-in with this externalId exists already."),
     noop("a cash-in with externalId %(id)s exists already"),

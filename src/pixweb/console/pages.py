@@ -23,7 +23,7 @@ from pixcore.queries.rules import (
     parse_list_query,
 )
 from pixcore.records import TransactionStatus
-from pixcore.unit_of_work import UnitOfWorkFactory
+from pixcore.unit_of_work import ReadUnitsOfWork, UnitOfWorkFactory
 from pixweb.api.deps import Injected
 from pixweb.console.chart import daily_chart
 from pixweb.console.language import Language
@@ -67,7 +67,7 @@ async def overview(
     *,
     clock: Injected[Clock],
     queries: Injected[TransactionQueries],
-    uow: Injected[UnitOfWorkFactory],
+    reads: Injected[ReadUnitsOfWork],
 ) -> Response[Any]:
     """Balances, the last 10 records and the chart: three statements, whatever the account holds
     (the last records without counting the others, the chart one aggregate, ``daily_flows``).
@@ -75,7 +75,7 @@ async def overview(
     waiting (measured at 10,000 records)."""
     account_id = account_of(request)
     now = clock.now()
-    balance = await get_balance(uow, account_id)
+    balance = await get_balance(reads.uow(account_id), account_id)
     recent = await latest_transactions(queries, account_id=account_id, now=now, count=RECENT)
     flows = await daily_flows(queries, account_id=account_id, now=now)
     lang = language_of(request)

@@ -20,6 +20,7 @@ from pixcore.errors import NotFound, PixError
 from pixweb.console.charges import cancel, charge_detail, charge_live, charge_qr, charges, create, pay
 from pixweb.console.money_forms import receive, receive_form, send, send_form
 from pixweb.console.pages import overview, transaction_detail, transaction_live, transactions
+from pixweb.console.recurrences import recurrence_detail, recurrences
 from pixweb.console.refunds import cash_in, cash_in_form, refund, refund_detail, refund_live, refunds
 from pixweb.console.sandbox import add_key, advance_clock, decide_med, new_med, sandbox
 from pixweb.console.search import search
@@ -139,6 +140,8 @@ def console_handlers() -> list[ControllerRouterHandler]:
             charge_qr,
             cancel,
             pay,
+            recurrences,
+            recurrence_detail,
             send_form,
             send,
             receive_form,

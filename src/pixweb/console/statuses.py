@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from pixcore.charges.cob import ChargeStatus
 from pixcore.records import TransactionStatus, TransactionType
+from pixcore.recurrences import AttemptStatus, RecurrenceStatus, RecurringChargeStatus, RequestStatus
 from pixcore.refunds.med import MedStatus
 from pixcore.refunds.rules import RefundStatus
 from pixcore.transfers.rules import TransferState
@@ -51,6 +52,12 @@ PENDING = Status(noop("Pending"), Tone.PENDING)
 CONFIRMED = Status(noop("Confirmed"), Tone.DONE)
 FAILED = Status(noop("Failed"), Tone.FAILED)
 OPEN = Status(noop("Open"), Tone.PENDING)
+CREATED = Status(noop("Created"), Tone.PENDING)
+PAID = Status(noop("Paid"), Tone.DONE)
+ACCEPTED = Status(noop("Accepted"), Tone.DONE)
+REJECTED = Status(noop("Rejected"), Tone.FAILED)
+CANCELLED = Status(noop("Cancelled"), Tone.FAILED)
+EXPIRED = Status(noop("Expired"), Tone.FAILED)
 
 STATUSES: dict[str, dict[enum.Enum, Status]] = {
     "transaction": {
@@ -71,14 +78,14 @@ STATUSES: dict[str, dict[enum.Enum, Status]] = {
     },
     "charge": {
         ChargeStatus.ATIVA: OPEN,
-        ChargeStatus.CONCLUIDA: Status(noop("Paid"), Tone.DONE),
-        ChargeStatus.REMOVIDA_PELO_USUARIO_RECEBEDOR: Status(noop("Cancelled"), Tone.FAILED),
-        ChargeStatus.REMOVIDA_PELO_PSP: Status(noop("Expired"), Tone.FAILED),
+        ChargeStatus.CONCLUIDA: PAID,
+        ChargeStatus.REMOVIDA_PELO_USUARIO_RECEBEDOR: CANCELLED,
+        ChargeStatus.REMOVIDA_PELO_PSP: EXPIRED,
     },
     "med": {
         MedStatus.CREATED: OPEN,
-        MedStatus.ACCEPTED: Status(noop("Accepted"), Tone.DONE),
-        MedStatus.REJECTED: Status(noop("Rejected"), Tone.FAILED),
+        MedStatus.ACCEPTED: ACCEPTED,
+        MedStatus.REJECTED: REJECTED,
     },
     "delivery": {
         DeliveryStatus.PENDING: PENDING,
@@ -88,6 +95,38 @@ STATUSES: dict[str, dict[enum.Enum, Status]] = {
     "webhook": {
         WebhookState.ACTIVE: Status(noop("Active"), Tone.DONE),
         WebhookState.DEACTIVATED: Status(noop("Deactivated"), Tone.OFF),
+    },
+    "recurrence": {
+        RecurrenceStatus.CRIADA: Status(noop("Awaiting approval"), Tone.PENDING),
+        RecurrenceStatus.APROVADA: Status(noop("Approved"), Tone.DONE),
+        RecurrenceStatus.REJEITADA: REJECTED,
+        RecurrenceStatus.EXPIRADA: EXPIRED,
+        RecurrenceStatus.CANCELADA: CANCELLED,
+    },
+    "recurrence_request": {
+        RequestStatus.CRIADA: CREATED,
+        RequestStatus.ENVIADA: Status(noop("Sent"), Tone.PENDING),
+        RequestStatus.RECEBIDA: Status(noop("Received"), Tone.PENDING),
+        RequestStatus.ACEITA: ACCEPTED,
+        RequestStatus.REJEITADA: REJECTED,
+        RequestStatus.EXPIRADA: EXPIRED,
+        RequestStatus.CANCELADA: CANCELLED,
+    },
+    "recurring_charge": {
+        RecurringChargeStatus.CRIADA: CREATED,
+        RecurringChargeStatus.ATIVA: OPEN,
+        RecurringChargeStatus.CONCLUIDA: PAID,
+        RecurringChargeStatus.EXPIRADA: EXPIRED,
+        RecurringChargeStatus.REJEITADA: REJECTED,
+        RecurringChargeStatus.CANCELADA: CANCELLED,
+    },
+    "attempt": {
+        AttemptStatus.SOLICITADA: Status(noop("Requested"), Tone.PENDING),
+        AttemptStatus.AGENDADA: Status(noop("Scheduled"), Tone.PENDING),
+        AttemptStatus.PAGA: PAID,
+        AttemptStatus.CANCELADA: CANCELLED,
+        AttemptStatus.REJEITADA: REJECTED,
+        AttemptStatus.EXPIRADA: EXPIRED,
     },
 }
 """Every state of every kind of record the console shows, by kind, with its one word."""

@@ -25,6 +25,7 @@ from prometheus_client import (
 )
 
 from pixcore.transfers.rules import SpiError
+from pixinfra.postgres.replica import Route
 
 __all__ = ["LATENCY_BUCKETS", "QUEUE_QUERY", "Metrics"]
 
@@ -96,11 +97,21 @@ class Metrics:
             "How long the most overdue pending delivery has waited past its due time (0 when none).",
             registry=self.registry,
         )
+        self.reads = Counter(
+            "pix_reads",
+            "Reads of the query endpoints, by the database that answered (replica, primary) and why"
+            " (caught_up, lag, replica_unavailable, mark_unknown, recovery_conflict); counted only"
+            " with a read replica.",
+            ["database", "reason"],
+            registry=self.registry,
+        )
         self._children: dict[tuple[str, str, int], Histogram] = {}
         # Every known outcome from the start at 0, so that rate() sees the first increment.
         self.transfers_finished.labels("completed", "")
         for code in SpiError:
             self.transfers_finished.labels("error", code.value)
+        for route in Route:
+            self.reads.labels(*route.value)
 
     def observe_request(self, method: str, route: str, status: int, seconds: float) -> None:
         key = (method, route, status // 100)
@@ -108,6 +119,9 @@ class Metrics:
         if child is None:  # labels() takes a lock and builds a tuple: once per series
             child = self._children[key] = self.request_duration.labels(method, route, f"{key[2]}xx")
         child.observe(seconds)
+
+    def read_routed(self, route: Route) -> None:
+        self.reads.labels(*route.value).inc()
 
     def transfer_finished(self, outcome: str, error_code: str | None) -> None:
         self.transfers_finished.labels(outcome.lower(), error_code or "").inc()

@@ -39,6 +39,7 @@ from pixweb.api.fields import (
 from pixweb.body_errors import judge_body
 from pixweb.errors import error_responses
 from pixweb.field_paths import wire_paths
+from pixweb.standard import on_standard_face
 from pixweb.wire import PixResponse
 
 __all__ = ["RefundController", "refund_out", "refund_request"]
@@ -202,7 +203,9 @@ class RefundController(Controller):
             ispb=settings.ispb,
             delay=timedelta(seconds=settings.norm_delay_seconds),
         )
-        return PixResponse(refund_out(requested.refund), status_code=201 if requested.created else 200)
+        # The same refund asked again: ours says 200 (nothing was made); the standard has 201 only.
+        again = 201 if on_standard_face(request.scope) else 200
+        return PixResponse(refund_out(requested.refund), status_code=201 if requested.created else again)
 
     @get(
         "/{refund_id:str}",

@@ -15,7 +15,7 @@ from litestar.di import NamedDependency
 
 from pixcore.charges.cob_service import ReceivedListing, read_received, search_received
 from pixcore.queries.standard import ReceivedQuery
-from pixcore.unit_of_work import UnitOfWorkFactory
+from pixcore.unit_of_work import ReadUnitsOfWork
 from pixweb.api.deps import Injected, principal_of
 from pixweb.api.docs import answer
 from pixweb.api.fields import doc
@@ -65,6 +65,7 @@ def received_out(query: ReceivedQuery, listing: ReceivedListing) -> PixListOut:
 _PIX_OUT: dict[str, Any] = {
     "endToEndId": "E98765432202603151440xY7wV5uT3sR",
     "valor": "37.50",
+    "componentesValor": {"original": {"valor": "37.50"}},
     "horario": "2026-03-15T14:40:51.310Z",
     "devolucoes": [],
     "txid": TXID_EXAMPLE,
@@ -102,9 +103,10 @@ class ReceivedPixController(Controller):
         request: Request[Any, Any, Any],
         filters: NamedDependency[ReceivedQuery],
         *,
-        uow: Injected[UnitOfWorkFactory],
+        reads: Injected[ReadUnitsOfWork],
     ) -> Response[PixListOut]:
-        listing = await search_received(uow, account_id=principal_of(request).account_id, query=filters)
+        account_id = principal_of(request).account_id
+        listing = await search_received(reads.uow(account_id), account_id=account_id, query=filters)
         return PixResponse(received_out(filters, listing))
 
     @get(
@@ -122,7 +124,8 @@ class ReceivedPixController(Controller):
         opt={PROBLEMS: _READ_PROBLEMS},
     )
     async def read(
-        self, request: Request[Any, Any, Any], e2eid: E2eId, *, uow: Injected[UnitOfWorkFactory]
+        self, request: Request[Any, Any, Any], e2eid: E2eId, *, reads: Injected[ReadUnitsOfWork]
     ) -> Response[CobPixOut]:
-        pix = await read_received(uow, account_id=principal_of(request).account_id, end_to_end_id=e2eid)
+        account_id = principal_of(request).account_id
+        pix = await read_received(reads.uow(account_id), account_id=account_id, end_to_end_id=e2eid)
         return PixResponse(pix_out(pix))

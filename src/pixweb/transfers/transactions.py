@@ -44,6 +44,7 @@ from pixweb.api.docs import answer
 from pixweb.api.fields import MaybeTimestamp, MoneyText, Timestamp, doc, whole
 from pixweb.errors import error_responses
 from pixweb.field_paths import wire_paths
+from pixweb.paths import segment_text
 
 __all__ = ["TransactionController"]
 
@@ -445,7 +446,7 @@ class TransactionController(Controller):
     ) -> TransactionListOut:
         """Records whose key is ``pixKey`` (the account's receiving key or the counterpart's),
         newest first; the newest 1000 matches at most."""
-        key = parse_query_pix_key(pix_key)
+        key = parse_query_pix_key(segment_text(pix_key))
         query = parse_list_query(
             ListKind.PIX_KEY,
             now=clock.now(),
@@ -490,7 +491,7 @@ class TransactionController(Controller):
         found = await find_by_pix_key(
             queries,
             account_id=principal_of(request).account_id,
-            pix_key=parse_query_pix_key(pix_key),
+            pix_key=parse_query_pix_key(segment_text(pix_key)),
             identifier=identifier,
         )
         return transaction_out(found)

@@ -41,6 +41,7 @@ from pixweb.api.listing import QUERIES
 from pixweb.api.standard import PageOut
 from pixweb.body_errors import judge_body
 from pixweb.field_paths import wire_paths
+from pixweb.paths import segment_text
 from pixweb.problems import PROBLEMS, problem_responses
 from pixweb.webhooks.webhooks import allows_private
 from pixweb.wire import PixResponse
@@ -84,7 +85,7 @@ KEY_WEBHOOK_PATHS = wire_paths({KeyWebhookField.KEY: "chave", KeyWebhookField.UR
 def request_of(body: KeyWebhookIn, request: Request[Any, Any, Any]) -> KeyWebhookRequest:
     """The path's key and the body, judged together by ``parse_key_webhook``."""
     return parse_key_webhook(
-        key=str(request.path_params.get("chave", "")),
+        key=segment_text(str(request.path_params.get("chave", ""))),
         webhook_url=body.webhook_url,
         allow_http=allows_private(request),
     )
@@ -198,7 +199,7 @@ class KeyWebhookController(Controller):
             resolver,
             account_id=principal_of(request).account_id,
             request=parse_key_webhook(
-                key=chave,
+                key=segment_text(chave),
                 webhook_url=data.webhook_url,
                 allow_http=settings.webhook_allow_private,
             ),
@@ -221,7 +222,9 @@ class KeyWebhookController(Controller):
     async def read(
         self, request: Request[Any, Any, Any], chave: Chave, *, uow: Injected[UnitOfWorkFactory]
     ) -> Response[KeyWebhookOut]:
-        webhook = await read_key_webhook(uow, account_id=principal_of(request).account_id, key=chave)
+        webhook = await read_key_webhook(
+            uow, account_id=principal_of(request).account_id, key=segment_text(chave)
+        )
         return PixResponse(key_webhook_out(webhook))
 
     @delete(
@@ -244,7 +247,9 @@ class KeyWebhookController(Controller):
         clock: Injected[Clock],
         uow: Injected[UnitOfWorkFactory],
     ) -> None:
-        await delete_key_webhook(uow, clock, account_id=principal_of(request).account_id, key=chave)
+        await delete_key_webhook(
+            uow, clock, account_id=principal_of(request).account_id, key=segment_text(chave)
+        )
 
     @get(
         "/",

@@ -138,6 +138,34 @@ class PingNotification(msgspec.Struct, forbid_unknown_fields=True):
     data: PingData
 
 
+class NotifiedPart(msgspec.Struct, forbid_unknown_fields=True):
+    """One part of the amount of the PIX."""
+
+    valor: Amount
+
+
+class NotifiedCash(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
+    """The cash of a Pix Saque or Troco."""
+
+    valor: Amount
+    modalidade_agente: str
+    prestador_do_servico_de_saque: str
+
+
+class NotifiedComponents(msgspec.Struct, omit_defaults=True, forbid_unknown_fields=True):
+    """The standard's ``componentesValor`` (``pixweb.charges.schemas.ComponentesValorOut``):
+    ``original`` always; a Pix Saque's or Troco's cash; a due-date charge's payment, each of the
+    others when not zero."""
+
+    original: NotifiedPart
+    saque: NotifiedCash | None = None
+    troco: NotifiedCash | None = None
+    multa: NotifiedPart | None = None
+    juros: NotifiedPart | None = None
+    abatimento: NotifiedPart | None = None
+    desconto: NotifiedPart | None = None
+
+
 class NotifiedPix(msgspec.Struct, rename="camel", omit_defaults=True, forbid_unknown_fields=True):
     """The standard's ``Pix`` as ``GET /pix/{e2eid}`` shows it (``pixweb.charges.cob.CobPixOut``) at
     the moment of the notification: when it is received (no refund yet), and again each time one
@@ -145,6 +173,7 @@ class NotifiedPix(msgspec.Struct, rename="camel", omit_defaults=True, forbid_unk
 
     end_to_end_id: str
     valor: Amount
+    componentes_valor: NotifiedComponents
     horario: Instant
     devolucoes: Annotated[
         list[RefundOut],

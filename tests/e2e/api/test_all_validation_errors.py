@@ -410,7 +410,7 @@ async def test_a_patch_of_a_charge_reports_all_its_mistakes_at_once(
         "data: Object contains unknown field `juros`",
         "valor.original: Invalid amount: a positive value in reais with at most 2 decimals is expected.",
         "devedor.cpf: must be a valid CPF of exactly 11 digits",
-        "devedor.nome: required with a document, 1 to 200 characters",
+        "devedor.nome: required with a document, at most 200 characters",
         ONLY_CANCEL,
         "status: a charge is cancelled alone, not together with other changes",
     ]

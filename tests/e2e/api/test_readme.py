@@ -72,7 +72,16 @@ async def test_the_readme_tour_runs_as_written(server: tuple[int, dict[str, str]
         last, received = received, last
     (account, certificate, token, central, standard, receipt, key, transfer, after, *charge, refused) = before
     created, payment, paid = charge
-    assert set(account) == {"accountId", "clientId", "clientSecret", "ispb", "branch", "number", "keys"}
+    assert set(account) == {
+        "accountId",
+        "clientId",
+        "clientSecret",
+        "ispb",
+        "branch",
+        "number",
+        "address",
+        "keys",
+    }
     assert account["keys"] == ["maria@example.com"]
     assert (workdir / ".tour" / "maria" / "client-cert.pem").is_file()
     assert certificate["accountId"] == account["accountId"]

@@ -336,7 +336,7 @@ async def test_the_payload_location_serves_a_jws_verifiable_with_the_jwks(
 
     unknown = await api.client.get(f"/qr/v2/{'0' * 32}")
     assert unknown.status_code == 404
-    assert unknown.json()["statusCode"] == 404
+    assert unknown.json()["type"] == "https://pix.bcb.gov.br/api/v2/error/CobPayloadNaoEncontrado"
 
 
 async def test_a_static_code_pays_the_key_it_names(api: Api, owner: tuple[Client, dict[str, str]]) -> None:

@@ -36,14 +36,12 @@ COBV_TYPE = "https://pix.bcb.gov.br/api/v2/error/"
 
 def _cobv_validator(name: str) -> jsonschema.Draft4Validator:
     """The standard's schema ``name``, with the differences of this service: those of
-    test_charge_schemas (the BR Code in ``location``, the CPF pattern), and the receiver's address
-    (``logradouro``, ``uf``, ``cep``), which the service does not keep, not required (the
-    standard's ``DadosRecebedor`` also asks them at the charge's top level, by a misplaced
-    ``required``: lifted too)."""
+    test_charge_schemas (the BR Code in ``location``, the CPF pattern); and one defect of the
+    document lifted, the ``required`` by which ``DadosRecebedor`` asks the receiver's address at
+    the charge's top level (its ``recebedor`` still requires the four parts)."""
     document = copy.deepcopy(_document())
     schemas = document["components"]["schemas"]
     schemas["DadosRecebedor"].pop("required", None)
-    schemas["DadosRecebedor"]["properties"]["recebedor"]["allOf"][0]["required"] = ["cidade"]
     for part in schemas["CobVGerada"]["allOf"]:
         location = part.get("properties", {}).get("loc")
         if location is not None:
@@ -412,6 +410,48 @@ async def test_paid_on_the_due_date_then_after_with_fine_and_interest(
     paid_late = await _pay(api, auth, late["pixCopiaECola"], "208.00")
     assert paid_late.status_code == 201, paid_late.text
     assert await _balance(api, auth) == before + Decimal("408.00")
+
+
+async def test_the_rebate_comes_first_and_the_percentages_are_of_what_it_leaves(
+    api: Api, owner: tuple[Client, dict[str, str]]
+) -> None:
+    client, auth = owner
+    today = _today(api)
+    due = _due(api, 7)
+    body = cobv(due, "200.00")
+    body["valor"] |= {
+        "abatimento": {"modalidade": 2, "valorPerc": "10.00"},  # 20.00 off the original: 180.00 left
+        "desconto": {"modalidade": 5, "valorPerc": "0.50"},  # 0.90 a calendar day early
+        "multa": {"modalidade": 2, "valorPerc": "2.00"},  # 3.60
+        "juros": {"modalidade": 2, "valorPerc": "1.00"},  # 1.80 a day late
+    }
+    created = await _create(api, auth, body)
+
+    early = (due - today).days
+    now = await _claims(api, created)
+    discount = Decimal("0.90") * early
+    assert now["valor"] == {
+        "original": "200.00",
+        "abatimento": "20.00",
+        "desconto": f"{discount:.2f}",
+        "final": f"{Decimal('180.00') - discount:.2f}",
+    }
+    on_due = await _claims(api, created, f"?DPP={due.isoformat()}")
+    assert on_due["valor"] == {"original": "200.00", "abatimento": "20.00", "final": "180.00"}
+    late = await _claims(api, created, f"?DPP={(due + timedelta(days=3)).isoformat()}")
+    assert late["valor"] == {
+        "original": "200.00",
+        "multa": "3.60",
+        "juros": "5.40",
+        "abatimento": "20.00",
+        "final": "189.00",
+    }
+
+    before = await _balance(api, auth)
+    auth = await _move_to(api, client, due + timedelta(days=2))
+    paid = await _pay(api, auth, created["pixCopiaECola"], "187.20")  # 180.00 + 3.60 + 2 x 1.80
+    assert paid.status_code == 201, paid.text
+    assert await _balance(api, auth) == before + Decimal("187.20")
 
 
 async def test_after_the_last_day_it_cannot_be_paid(api: Api, owner: tuple[Client, dict[str, str]]) -> None:

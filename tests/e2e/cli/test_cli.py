@@ -36,7 +36,7 @@ from tests.support import random_cpf
 from tests.support.processes import stop_process
 
 PIXWEB = Path(sys.executable).parent / "pixweb"
-ACCOUNT_KEYS = {"accountId", "clientId", "clientSecret", "ispb", "branch", "number", "keys"}
+ACCOUNT_KEYS = {"accountId", "clientId", "clientSecret", "ispb", "branch", "number", "address", "keys"}
 TIMEOUT = 120.0
 NO_SUCH_ACCOUNT = 2_000_000_000
 USAGE_CPF = random_cpf()  # given only to commands that must not run
@@ -165,6 +165,7 @@ async def test_account_create_prints_the_account_as_json(
     evp = str(uuid.uuid4()).upper()
     args = ["admin", "account", "create", "--name", "Maria Souza", "--document", document]
     args += ["--key", email, "--key", document, "--key", evp, "--city", "RECIFE"]
+    args += ["--street", "Rua da Aurora, 300", "--state", "PE", "--postal-code", "50050000"]
 
     body = (await pixweb(cli_env, *args)).ok()
 
@@ -173,6 +174,8 @@ async def test_account_create_prints_the_account_as_json(
     assert isinstance(body["accountId"], int)
     assert body["accountId"] > 0
     assert body["ispb"] == "99999999"
+    address = {"street": "Rua da Aurora, 300", "city": "RECIFE", "state": "PE", "postalCode": "50050000"}
+    assert body["address"] == address
     assert isinstance(body["clientId"], str)
     assert body["clientId"]
     assert isinstance(body["clientSecret"], str)
@@ -181,7 +184,9 @@ async def test_account_create_prints_the_account_as_json(
     conn = await asyncpg.connect(migrated_database)
     try:
         row = await conn.fetchrow(
-            "SELECT ispb, branch, number, name, document, city FROM accounts WHERE id = $1", body["accountId"]
+            "SELECT ispb, branch, number, name, document, city, street, state, postal_code FROM accounts"
+            " WHERE id = $1",
+            body["accountId"],
         )
         keys = await conn.fetch(
             "SELECT key_value FROM pix_keys WHERE account_id = $1 ORDER BY id", body["accountId"]
@@ -199,6 +204,9 @@ async def test_account_create_prints_the_account_as_json(
         "name": "Maria Souza",
         "document": document,
         "city": "RECIFE",
+        "street": "Rua da Aurora, 300",
+        "state": "PE",
+        "postal_code": "50050000",
     }
     assert [key["key_value"] for key in keys] == body["keys"]
     assert isinstance(secret_hash, str)
@@ -210,6 +218,31 @@ async def test_account_create_without_keys_gets_one_random_key(cli_env: dict[str
     assert set(body) == ACCOUNT_KEYS
     [key] = body["keys"]
     assert str(uuid.UUID(key)) == key  # an EVP, canonical lower case
+    # Without an address: the default one in Sao Paulo (PIX_CITY's default city).
+    assert body["address"] == {
+        "street": "Avenida Paulista, 1000",
+        "city": "SAO PAULO",
+        "state": "SP",
+        "postalCode": "01310100",
+    }
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--state", "S1", "state must be two letters"),
+        ("--postal-code", "01310-100", "postal code must be 8 digits"),
+        ("--street", " ", "street must have 1 to 200 characters"),
+    ],
+)
+async def test_account_create_refuses_an_address_out_of_its_form(
+    cli_env: dict[str, str], migrated_database: str, option: str, value: str, message: str
+) -> None:
+    document = random_cpf()
+    args = ["admin", "account", "create", "--name", "Bad Address", "--document", document, option, value]
+    error = (await pixweb(cli_env, *args)).error()
+    assert message in error["message"]
+    assert await _accounts_with_document(migrated_database, document) == 0
 
 
 # -- cert create ----------------------------------------------------------------

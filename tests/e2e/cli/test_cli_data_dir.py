@@ -8,7 +8,7 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 import pytest
 
@@ -102,7 +102,8 @@ async def test_each_command_logs_its_database_and_never_the_password(
     netloc = f"{user}:hunter2-secret@{parts.netloc.rsplit('@', 1)[-1]}"
     with_password = urlunsplit(parts._replace(netloc=netloc))
     env = _base_env(tmp_path) | {"PIX_DATABASE_URL": with_password}
-    at = f"{parts.hostname}:{parts.port}" if parts.hostname else "local socket"
+    # A server on a Unix socket (the embedded one) is named by its socket folder (the query's host).
+    at = f"{parts.hostname}:{parts.port}" if parts.hostname else parse_qs(parts.query)["host"][-1]
     expected = f"database: PostgreSQL at {at}, database {parts.path.lstrip('/')} as {user}"
 
     shown = await pixweb(env, "admin", "clock", "show")

@@ -32,6 +32,7 @@ async def test_account_list_shows_each_account_with_its_keys_and_no_secret(
     assert len(ours) == 1
     assert ours[0]["keys"] == [key]
     assert ours[0]["clientIds"] == [created["clientId"]]
+    assert ours[0]["address"] == created["address"]
     assert (ours[0]["ispb"], ours[0]["branch"], ours[0]["number"]) == (
         created["ispb"],
         created["branch"],

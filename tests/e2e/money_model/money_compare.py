@@ -42,7 +42,8 @@ async def differences(driver: Driver) -> list[str]:
                CASE event_type WHEN 'RECEIVE' THEN ''
                                WHEN 'REFUND' THEN payload->'data'->>'creditDebitType'
                                ELSE payload->'data'->>'status' END AS detail
-          FROM outbox WHERE account_id = ANY($1::bigint[]) GROUP BY 1, 2, 4
+          FROM outbox WHERE account_id = ANY($1::bigint[]) AND event_type NOT IN ('REC', 'COBR')
+         GROUP BY 1, 2, 4
         """,
         ids,
     )
@@ -72,6 +73,14 @@ async def differences(driver: Driver) -> list[str]:
     )
     cases = {r["id"]: (r["status"], r["amount"], r["blocked"]) for r in rows}
     _differ(found, "MED cases", cases, {c.id: (c.status, c.amount, c.blocked) for c in model.cases})
+    rows = await conn.fetch(
+        "SELECT txid, status FROM recurring_charges WHERE account_id = ANY($1::bigint[])", ids
+    )
+    recurring = {r["txid"]: r["status"] for r in rows}
+    _differ(found, "recurring charges", recurring, {c.txid: c.status for c in model.recurring})
+    payer = await driver.payer_balance() if model.recurring or model.payer_balance else 0
+    if payer != model.payer_balance:
+        found.append(f"the payer's balance at their bank is {payer}, the model says {model.payer_balance}")
     ok, report = await ledger_ok(driver.service)
     if not ok:
         found.append(f"the ledger check fails: {report}")

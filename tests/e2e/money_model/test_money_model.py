@@ -4,9 +4,10 @@ A hypothesis state machine drives random sequences of operations over three fres
 accounts of the service and the sandbox's outside world: receipts, transfers between
 our accounts and to outside keys that settle or reject (with replays of their
 idempotency keys), charges and cash-in paid, partial, full and excessive refunds,
-MED cases opened, accepted and rejected, refunds from outside receivers, clock moves
-and runs of the settlement workers. After every step it compares each balance, record
-count and status with ``tests/money_model.py`` and checks the ledger and the
+MED cases opened, accepted and rejected, refunds from outside receivers, Pix
+Automático's recurring charges debited from a sandbox payer whose balance covers them
+or not, clock moves and runs of the settlement workers. After every step it compares each balance, record
+count and status with ``tests/money_model/`` and checks the ledger and the
 conservation of money (``tests/e2e/money_model/money_compare.py``).
 
 The real app runs on the test's event loop; the state machine, which hypothesis runs
@@ -205,6 +206,20 @@ class MoneyModel(RuleBasedStateMachine):
         transfer = eligible[pick % len(eligible)]
         amount = portion_of(transfer.amount - transfer.returned, portion, extra)
         self.service.run(self.driver.outside_refund(transfer, amount))
+
+    @rule(account=accounts, amount=amounts, ahead=st.sampled_from([0, 0, 1, 3]))
+    def recurring_charge(self, account: int, amount: int, ahead: int) -> None:
+        """A recurrence approved by the example's payer and its charge, due ``ahead`` days on."""
+        self.service.run(self.driver.recurring_charge(account, amount, ahead))
+
+    @precondition(lambda self: self.driver.model.recurring)
+    @rule(portion=spending, extra=picks)
+    def fund_payer(self, portion: str, extra: int) -> None:
+        """The payer's balance set against what their open charges add up to: mostly short of
+        it (some debits fail for insufficient funds), sometimes all of it or more."""
+        model = self.driver.model
+        owed = sum(c.amount for c in model.recurring if c.status in {"CRIADA", "ATIVA"})
+        self.service.run(self.driver.fund_payer(portion_of(owed, portion, extra)))
 
     @rule(seconds=clock_moves, workers=st.booleans())
     def time_passes(self, seconds: int, workers: bool) -> None:

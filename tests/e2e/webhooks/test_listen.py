@@ -13,6 +13,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -62,8 +63,8 @@ async def listening(*args: str) -> AsyncIterator[tuple[asyncio.subprocess.Proces
             await process.wait()
 
 
-async def send(url: str, secret: str, msg_id: str = "msg_9_3") -> int:
-    body = encode_body(EVENT)
+async def send(url: str, secret: str, msg_id: str = "msg_9_3", event: dict[str, Any] = EVENT) -> int:
+    body = encode_body(event)
     headers = build_headers(msg_id=msg_id, timestamp=int(time.time()), body=body, secrets=[secret], custom={})
     async with httpx.AsyncClient(timeout=BOUND) as http:
         return (await http.post(url, content=body, headers=headers)).status_code
@@ -127,6 +128,55 @@ async def test_on_a_terminal_each_notification_is_a_line_for_a_person() -> None:
         '"msg_9_4"',
         "SIGNATURE INVALID (no signature matches the secret)",
     )
+
+
+COBR = {  # a recurring charge paid: sent as the standard's /webhookcobr body, without the envelope
+    "type": "COBR",
+    "data": {
+        "cobsr": [
+            {
+                "idRec": "RR1234567820261124abcdefghijk",
+                "txid": "3136957d93134f2184b369e8f1c0729d",
+                "status": "CONCLUIDA",
+                "atualizacao": [{"status": "CONCLUIDA", "data": "2026-11-24T12:00:00.000Z"}],
+                "tentativas": [
+                    {
+                        "dataLiquidacao": "2026-11-24",
+                        "tipo": "AGND",
+                        "status": "PAGA",
+                        "endToEndId": "E12345678202611241200abcdef12345",
+                        "atualizacao": [{"status": "PAGA", "data": "2026-11-24T12:00:00.000Z"}],
+                    }
+                ],
+                "pix": [
+                    {
+                        "endToEndId": "E12345678202611241200abcdef12345",
+                        "txid": "3136957d93134f2184b369e8f1c0729d",
+                        "valor": "35.00",
+                        "horario": "2026-11-24T12:00:00.000Z",
+                    }
+                ],
+            }
+        ]
+    },
+}
+
+
+async def test_a_recurring_charges_notification_is_a_line_with_its_txid_status_and_amount() -> None:
+    async with listening("--format", "text") as (process, url):
+        assert await send(url, SECRET, "msg_9_5", COBR) == 204
+        (line,) = await lines(process, 1)
+        assert "Traceback" not in await stop(process)
+    assert line.split("  ")[1:] == [
+        "COBR",
+        "35.00 BRL",
+        (
+            "txid=3136957d93134f2184b369e8f1c0729d idRec=RR1234567820261124abcdefghijk status=CONCLUIDA"
+            " tentativa=PAGA dataLiquidacao=2026-11-24 endToEndId=E12345678202611241200abcdef12345"
+        ),
+        "msg_9_5",
+        "signature ok",
+    ]
 
 
 async def test_a_request_without_signature_headers_is_401_and_says_which_are_missing() -> None:

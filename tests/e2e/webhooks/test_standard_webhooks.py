@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -30,10 +31,11 @@ from tests.e2e.charges.test_standard_api import _problem, cob, window
 from tests.e2e.conftest import Api, fresh_client, running_api
 from tests.e2e.refunds.test_internal_returns import _send
 from tests.e2e.refunds.test_refunds import receive
+from tests.e2e.standard.test_standard_face import STD
 from tests.e2e.webhooks.test_webhook_deliveries import secret_of
 from tests.e2e.webhooks.test_webhooks_api import signed_in
 from tests.integration.receiver import Receiver, running_receiver
-from tests.support import Client, fetch_rows
+from tests.support import Client, bearer, fetch_rows, new_client
 
 HOOK = "https://127.0.0.1:9/hooks/"
 OTHER_HOOK = "https://127.0.0.1:9/elsewhere?token=abc"
@@ -257,13 +259,35 @@ async def test_hostile_keys_are_refused_or_not_found(
     assert got.headers["content-type"].startswith("application/problem+json")
 
 
-async def test_a_key_with_a_slash_reaches_no_route(pg_uow: UnitOfWorkFactory, private_api: Api) -> None:
+async def test_an_encoded_slash_stays_in_the_key_and_reaches_no_other_route(
+    pg_uow: UnitOfWorkFactory, private_api: Api
+) -> None:
     _, auth = await signed_in(pg_uow, private_api)
     put = await private_api.client.put(
         "/webhook/..%2F..%2Fapi%2Fwebhooks", json={"webhookUrl": HOOK}, headers=auth
     )
-    assert put.status_code == 404, put.text
+    assert put.status_code == 400, put.text  # the key "../../api/webhooks", judged as a key
+    assert put.json()["type"].endswith("/WebhookOperacaoInvalida")
     assert (await private_api.client.get("/api/webhooks", headers=auth)).json()["webhooks"] == []
+
+
+async def test_an_e_mail_key_with_a_slash_has_its_webhook(
+    pg_uow: UnitOfWorkFactory, private_api: Api
+) -> None:
+    """A ``/`` may be in an e-mail key's local part; escaped (``%2F``) it stays in its segment."""
+    key = "billing/pix@example.com"
+    client = await new_client(pg_uow, keys=(key,))
+    auth = await bearer(private_api.client, client)
+    path = "/webhook/" + quote(key, safe="@")
+    assert path == "/webhook/billing%2Fpix@example.com"
+    put = await private_api.client.put(path, json={"webhookUrl": HOOK}, headers=auth)
+    assert put.status_code == 200, put.text
+    assert put.json()["chave"] == key
+    read = await private_api.client.get(path, headers=auth)
+    assert read.status_code == 200, read.text
+    assert read.json()["chave"] == key
+    assert (await private_api.client.delete(path, headers=auth)).status_code == 204
+    assert (await private_api.client.get(path, headers=auth)).status_code == 404
 
 
 async def test_a_private_host_needs_the_setting(pg_uow: UnitOfWorkFactory, api: Api) -> None:
@@ -443,3 +467,48 @@ async def test_a_pix_from_another_account_of_the_service_is_queued_for_the_key_w
     ]
     item = (await api.client.get(f"/pix/{e2e}", headers=receiver_auth)).json()
     assert json.loads(rows[0]["payload"]) == {"type": "PIX", "data": {"pix": [item]}}
+
+
+async def test_a_pix_saque_and_troco_paid_on_the_key_are_posted_with_their_cash(
+    pg_uow: UnitOfWorkFactory, delivering_api: Api, receiver: Receiver
+) -> None:
+    api = delivering_api
+    http = api.client
+    client, auth = await signed_in(pg_uow, api)
+    chave = key_of(client)
+    hooked = await http.put(
+        f"{STD}/webhook/{chave}", json={"webhookUrl": receiver.url("/cash")}, headers=auth
+    )
+    assert hooked.status_code == 200, hooked.text
+    secret = await secret_of(http, auth)
+    agent = {"prestadorDoServicoDeSaque": "12345678"}
+    saque = {"valor": "7.00", "modalidadeAgente": "AGPSS"} | agent
+    troco = {"valor": "3.00", "modalidadeAgente": "AGTEC"} | agent
+    paid: dict[str, str] = {}
+    for original, retirada in (("0.00", {"saque": saque}), ("12.00", {"troco": troco})):
+        body = {"calendario": {"expiracao": 3600}, "valor": {"original": original, "retirada": retirada}}
+        charge = await http.post(f"{STD}/cob", json=body | {"chave": chave}, headers=auth)
+        assert charge.status_code == 201, charge.text
+        payment = await http.post(
+            "/sandbox/payments", json={"pixCopiaECola": charge.json()["pixCopiaECola"]}, headers=auth
+        )
+        assert payment.status_code in {200, 201}, payment.text
+        paid[next(iter(retirada))] = payment.json()["endToEndId"]
+
+    await receiver.wait_for(2, "/cash/pix", within=30)
+    items = {
+        item["endToEndId"]: item for got in receiver.at("/cash/pix") for item in got.verify(secret)["pix"]
+    }  # type: ignore[index]
+    assert set(items) == set(paid.values())
+    saque_pix, troco_pix = items[paid["saque"]], items[paid["troco"]]
+    assert (saque_pix["valor"], saque_pix["componentesValor"]) == (
+        "7.00",
+        {"original": {"valor": "0.00"}, "saque": saque},
+    )
+    assert (troco_pix["valor"], troco_pix["componentesValor"]) == (
+        "15.00",
+        {"original": {"valor": "12.00"}, "troco": troco},
+    )
+    for e2e, item in items.items():
+        validator("Pix").validate(item)
+        assert item == (await http.get(f"{STD}/pix/{e2e}", headers=auth)).json()

@@ -29,7 +29,7 @@ from pixcore.testing import PlainHasher
 from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.persistence.charges import RECENT
 from pixinfra.persistence.queries import COLUMNS, daily_flows_statement, find_statement, list_statement
-from tests.integration.query_plans.plans import MODES, plan_nodes, scans
+from tests.integration.query_plans.plans import MODES, index_of_table, plan_nodes, scans
 from tests.support import random_cpf
 
 ROWS, OTHER_ROWS = 40_000, 10_000
@@ -219,16 +219,9 @@ async def test_the_daily_flows_read_the_settled_records_index(
     set the visibility map, a bitmap scan of it before), never a sequential scan."""
     today = datetime.now(UTC).date()
     sql, args = daily_flows_statement(populated.account_id, today - timedelta(days=29), today)
-    await conn.execute(f"SET plan_cache_mode = {mode}")
-    try:
-        raw = await conn.fetchval(f"EXPLAIN (FORMAT JSON) {sql}", *args)
-    finally:
-        await conn.execute("RESET plan_cache_mode")
-    nodes = list(plan_nodes(json.loads(raw)[0]["Plan"]))
-    assert all(node["Node Type"] != "Seq Scan" for node in nodes), nodes
-    assert {node["Index Name"] for node in nodes if "Index Name" in node} == {
-        "transactions_account_flows_idx"
-    }
+    found = await scans(conn, sql, args, mode)
+    assert all(node != "Seq Scan" for node, _ in found), found
+    assert {await index_of_table(conn, name) for _, name in found} == {"transactions_account_flows_idx"}
     days = await conn.fetch(sql, *args)
     assert len(days) >= 29  # about 35 settled records a day: the plan was asked about real work
     await conn.execute("SET TIME ZONE 'America/Sao_Paulo'")  # the session's zone changes no day

@@ -7,7 +7,8 @@ import uuid
 import pytest
 
 from pixcore.accounts.accounts_service import get_balance, link_certificate
-from pixcore.accounts.rules import Balance, LinkedCertificate
+from pixcore.accounts.rules import DEFAULT_ADDRESS, Balance, LinkedCertificate
+from pixcore.addresses import Address
 from pixcore.clock import ManualClock
 from pixcore.errors import (
     AccountNotFound,
@@ -149,6 +150,49 @@ async def test_an_empty_or_too_long_name_or_city_is_refused(
 ) -> None:
     with pytest.raises(ValidationError):
         await open_test_account(store, hasher, name=name, city=city)
+
+    assert_store_empty(store)
+
+
+async def test_the_holders_address_is_kept_stripped(store: InMemoryStore, hasher: PlainHasher) -> None:
+    opened = await open_test_account(
+        store, hasher, city="NATAL", street=" Rua A, 1 ", state="rn", postal_code=" 59000000"
+    )
+
+    assert opened.account.address == Address("Rua A, 1", "NATAL", "rn", "59000000")
+    async with store.unit_of_work() as tx:
+        assert await tx.accounts.get(opened.account.id) == opened.account
+
+
+async def test_without_an_address_the_holder_gets_the_default_street_state_and_postal_code(
+    store: InMemoryStore, hasher: PlainHasher
+) -> None:
+    opened = await open_test_account(store, hasher, city="SAO PAULO")
+
+    assert opened.account.address == DEFAULT_ADDRESS
+
+
+@pytest.mark.parametrize(
+    ("part", "value"),
+    [
+        ("street", ""),
+        ("street", "   "),
+        ("street", "s" * 201),
+        ("state", "S"),
+        ("state", "SPX"),
+        ("state", "S1"),
+        ("state", "SÃ"),
+        ("postal_code", "0131010"),
+        ("postal_code", "01310-100"),
+        ("postal_code", "0131010a"),
+        ("postal_code", "०१३१०१००"),  # digits, but not ASCII ones
+    ],
+)
+async def test_an_address_out_of_its_form_is_refused(
+    store: InMemoryStore, hasher: PlainHasher, part: str, value: str
+) -> None:
+    with pytest.raises(ValidationError):
+        await open_test_account(store, hasher, **{part: value})
 
     assert_store_empty(store)
 

@@ -187,6 +187,7 @@ def test_a_paid_charge_shows_its_pix_and_refunds_in_the_standard_s_names() -> No
             "endToEndId": "E" + "2" * 31,
             "txid": "a" * 26,
             "valor": "10.00",
+            "componentesValor": {"original": {"valor": "10.00"}},
             "horario": "2026-11-22T12:00:00.000Z",
             "devolucoes": [
                 {

@@ -25,7 +25,7 @@ from pixcore.charges.cob import (
 )
 from pixcore.documents import DocumentKind
 from pixcore.errors import AmountMismatch, InvalidAmount, InvalidTransition, ValidationError
-from pixweb.charges.mapping import charge_fields, charge_payload
+from pixweb.charges.mapping import charge_fields, charge_out, charge_payload
 from pixweb.charges.schemas import CobIn
 from tests.unit.wire_rendering import wire_details, wire_raises
 
@@ -129,6 +129,83 @@ def test_debtor_kinds() -> None:
     assert (person.kind, person.document) == (DocumentKind.CPF, "52998224725")
     assert company is not None
     assert company.kind is DocumentKind.CNPJ
+
+
+def test_a_debtor_keeps_its_email_and_address_as_given() -> None:
+    details = {
+        "email": "ana@example.com",
+        "logradouro": "Rua A, 1",
+        "cidade": "Natal",
+        "uf": "rn",
+        "cep": "59000000",
+    }
+    debtor = parse(devedor={"cpf": "52998224725", "nome": "Ana"} | details).debtor
+    assert debtor is not None
+    assert (debtor.email, debtor.street, debtor.city, debtor.state, debtor.postal_code) == (
+        "ana@example.com",
+        "Rua A, 1",
+        "Natal",
+        "rn",
+        "59000000",
+    )
+    assert (
+        msgspec.to_builtins(charge_out(charge(debtor=debtor), ChargeStatus.ATIVA))["devedor"]
+        == {
+            "nome": "Ana",
+            "cpf": "52998224725",
+        }
+        | details
+    )
+
+
+def test_what_is_given_of_a_debtor_without_a_document_is_refused_each_part_by_name() -> None:
+    with pytest.raises(ValidationError) as caught:
+        parse(devedor={"nome": "Ana", "cidade": "Natal", "cep": "123"})
+    assert wire_details(caught.value) == [
+        "devedor.nome: needs devedor.cpf or devedor.cnpj",
+        "devedor.cidade: needs devedor.cpf or devedor.cnpj",
+        "devedor.cep: needs devedor.cpf or devedor.cnpj",
+        "devedor.cep: 8 digits, without a hyphen (e.g. 01310100)",
+    ]
+
+
+_ASCII_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+
+
+def _judged(part: str, value: object, *, fits: bool) -> None:
+    """A debtor with ``value`` as its ``part``: kept as given when it ``fits``, else refused with
+    one problem, that part's."""
+    debtor = {"cpf": "52998224725", "nome": "Ana", part: value}
+    if fits:
+        kept = parse(devedor=debtor).debtor
+        assert kept is not None
+        assert (
+            msgspec.to_builtins(charge_out(charge(debtor=kept), ChargeStatus.ATIVA))["devedor"][part] == value
+        )
+    else:
+        with pytest.raises(ValidationError) as caught:
+            parse(devedor=debtor)
+        assert [d.split(":")[0] for d in wire_details(caught.value)] == [f"devedor.{part}"]
+
+
+@given(st.one_of(st.text(max_size=4), st.text(alphabet="SPrjçÉ1 ", max_size=3), st.integers()))
+def test_a_debtors_state_is_two_ascii_letters(value: object) -> None:
+    _judged("uf", value, fits=isinstance(value, str) and len(value) == 2 and set(value) <= _ASCII_LETTERS)
+
+
+@given(st.one_of(st.text(max_size=10), st.text(alphabet="0123456789-٣", max_size=9), st.integers()))
+def test_a_debtors_postal_code_is_eight_ascii_digits(value: object) -> None:
+    _judged("cep", value, fits=isinstance(value, str) and len(value) == 8 and set(value) <= set("0123456789"))
+
+
+@pytest.mark.parametrize(("name", "limit"), [("email", 254), ("logradouro", 200), ("cidade", 200)])
+def test_a_debtors_email_street_and_city_have_the_standards_limits(name: str, limit: int) -> None:
+    debtor = {"cpf": "52998224725", "nome": "Ana"}
+    kept = parse(devedor=debtor | {name: "x" * limit}).debtor
+    assert kept is not None
+    with pytest.raises(ValidationError) as caught:
+        parse(devedor=debtor | {name: "x" * (limit + 1)})
+    assert wire_details(caught.value) == [f"devedor.{name}: a string of at most {limit} characters"]
 
 
 @given(st.integers(min_value=0, max_value=10**12 - 1))

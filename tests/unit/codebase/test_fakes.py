@@ -12,7 +12,7 @@ import pytest
 from pixcore.accounts.rules import NewAccount
 from pixcore.errors import DuplicatePixKey
 from pixcore.keys import PixKey, PixKeyType
-from pixcore.testing import InMemoryStore, PlainHasher
+from pixcore.testing import InMemoryStore, PlainHasher, ReadOnlyWrite
 from tests.unit.usecase_helpers import HOLDER_CPF, ISPB, OTHER_CPF
 
 
@@ -48,3 +48,24 @@ def test_the_plain_hasher_accepts_only_the_hashed_secret() -> None:
     assert not hasher.verify(stored, "s3cret ")
     assert not hasher.verify(stored, "")
     assert not hasher.verify("s3cret", "s3cret")
+
+
+async def test_a_read_unit_of_work_of_the_fakes_refuses_to_end_with_a_write(store: InMemoryStore) -> None:
+    """Fake-only: PostgreSQL refuses the write statement itself (tests/integration/persistence/
+    test_reads.py); the fake finds the staged change when the unit ends, committed or not."""
+    async with store.unit_of_work() as tx:
+        account = await tx.accounts.add(NewAccount(ISPB, "Maria", HOLDER_CPF, "RECIFE"))
+        await tx.commit()
+    read = store.reads().uow(account.id)
+    async with read() as tx:
+        assert await tx.accounts.get(account.id) == account
+        await tx.commit()  # a read that commits is fine
+    async with read() as tx:
+        await tx.accounts.add(NewAccount(ISPB, "João", OTHER_CPF, "NATAL"))
+        with pytest.raises(ReadOnlyWrite):
+            await tx.commit()
+    with pytest.raises(ReadOnlyWrite):
+        async with read() as tx:
+            await tx.keys.add(account.id, PixKey(PixKeyType.EMAIL, "read@example.com"))
+    assert list(store.accounts) == [account.id]
+    assert store.keys == {}

@@ -11,27 +11,41 @@ from typing import Any
 import pytest
 
 from pixcore.accounts.rules import Balance, Counterpart
+from pixcore.business_days import next_business_day
 from pixcore.charges.cob import (
     CalendarFields,
     CashInRequest,
     ChargeFields,
     ChargeKind,
     ChargeRequest,
+    DebtorFields,
     ValueFields,
 )
 from pixcore.charges.cob_service import (
+    DUE_KINDS,
     IMMEDIATE_KINDS,
     ChargePayment,
     create_cash_in,
     create_charge,
     pay_charge,
 )
+from pixcore.charges.cobv import (
+    DueCalendarFields,
+    DueTerms,
+    DueValueFields,
+    RateFields,
+    amount_breakdown,
+    payer_day,
+)
+from pixcore.charges.cobv_requests import DueChargeFields, DueChargeRequest
+from pixcore.charges.cobv_service import create_due_charge
 from pixcore.clock import ManualClock
 from pixcore.group_commit.charge_payments import ChargePaymentGroupCommit
+from pixcore.money import format_amount_string
 from pixcore.records import TransactionStatus
 from pixcore.testing import InMemoryStore, InMemoryTransactions, PlainHasher, StaticResolver, ledger_check
 from pixcore.webhooks.key_webhook_service import parse_key_webhook, set_key_webhook
-from pixinfra.event_payloads import payload
+from pixinfra.event_payloads import payload, standard_components
 from tests.unit.usecase_helpers import OTHER_CNPJ, OTHER_CPF, open_test_account
 
 PREFIX = "pix.example.com/qr/v2/"
@@ -250,3 +264,58 @@ async def test_a_failed_group_of_charge_payments_is_paid_one_by_one(
     assert grouped.store.commits == commits + 2  # each payable charge alone
     assert _books(grouped) == _books(alone)
     assert ledger_check(grouped.store) == []
+
+
+async def _late_cobv(clock: ManualClock) -> tuple[InMemoryStore, int, str, DueTerms]:
+    """A store whose holder has a webhook on its key and a ``cobv`` (fine and interest) two days
+    late at ``clock``'s new now: the store, the holder, the charge's location and its terms."""
+    store, hasher = InMemoryStore(clock=clock), PlainHasher()
+    holder = (await open_test_account(store, hasher, keys=("holder@example.com",))).account.id
+    await set_key_webhook(
+        store.unit_of_work,
+        clock,
+        StaticResolver({"hooks.example.com": ["203.0.114.10"]}),
+        account_id=holder,
+        request=parse_key_webhook(key="holder@example.com", webhook_url="https://hooks.example.com/a"),
+        allow_private=False,
+    )
+    due = next_business_day(payer_day(clock.now()) + timedelta(days=3))
+    fields = DueChargeFields(
+        calendar=DueCalendarFields(due.isoformat(), 30),
+        value=DueValueFields(original="200.00", fine=RateFields(2, "2.00"), interest=RateFields(2, "1.00")),
+        debtor=DebtorFields(cpf=OTHER_CPF, name="João Souza"),
+    )
+    request = DueChargeRequest.parse(fields, now=clock.now())
+    charge = await create_due_charge(
+        store.unit_of_work, clock, account_id=holder, txid="E" * 30, request=request, location_prefix=PREFIX
+    )
+    assert charge.location_id is not None
+    return store, holder, charge.location_id, request.terms
+
+
+async def test_a_late_cobv_keeps_the_parts_of_its_amount_grouped_or_alone(clock: ManualClock) -> None:
+    grouped, holder, location, terms = await _late_cobv(clock)
+    alone, _, alone_location, _ = await _late_cobv(clock)
+    clock.advance((terms.effective_due_date() - payer_day(clock.now())).days * 86_400 + 2 * 86_400)
+    parts = amount_breakdown(terms, payer_day(clock.now()))
+    assert parts.fine > 0
+    assert parts.interest > 0
+
+    group_commit = ChargePaymentGroupCommit(
+        grouped.unit_of_work, clock, size=4, window=timedelta(milliseconds=5)
+    )
+    by_group = await group_commit.pay(location_id=location, payer=PAYER, only_for=holder, kinds=DUE_KINDS)
+    by_itself = await pay_charge(
+        alone.unit_of_work, clock, location_id=alone_location, payer=PAYER, kinds=DUE_KINDS
+    )
+
+    for store, paid in ((grouped, by_group), (alone, by_itself)):
+        assert (paid.amount, paid.charge.paid_parts) == (parts.final, parts)
+        assert store.charges[paid.charge.id].paid_parts == parts
+        [pix] = [
+            payload(item.event)["data"]["pix"][0]
+            for item in store.outbox
+            if "pix" in payload(item.event)["data"]
+        ]
+        assert pix["componentesValor"] == standard_components(parts)
+        assert pix["valor"] == format_amount_string(parts.final)

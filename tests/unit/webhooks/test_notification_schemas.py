@@ -18,9 +18,11 @@ import msgspec
 import pytest
 from jsonschema.protocols import Validator
 
+from pixcore.amount_parts import CashPart, DueAmount
 from pixcore.charges.cob_service import ReceivedPix
 from pixcore.clock import format_timestamp
 from pixcore.events import Event, KeyPixEvent, NotificationType
+from pixcore.money import format_amount_string
 from pixcore.refunds.med import MedStatus
 from pixcore.refunds.rules import Refund, RefundKind, RefundNature, RefundStatus
 from pixcore.transfers.rules import SpiError
@@ -101,7 +103,10 @@ def test_every_event_type_is_mapped_to_the_notification_its_events_carry() -> No
     for event in EVENTS:
         assert event.webhook_type in NOTIFIED_BY[event.type], event
     seen = [event for kind in NotificationType for event in NOTIFIED_BY[kind]]
-    assert sorted(seen) == sorted(EventType), "each eventType receives exactly one notification type"
+    # REC and COBR (Pix Automático) are routed to /webhookrec's and /webhookcobr's registrations by
+    # pixcore.events.RecurringRoute, apart from the notifications of /api/webhooks.
+    recurring = {EventType.REC, EventType.COBR}
+    assert sorted(seen) == sorted(set(EventType) - recurring), "each eventType receives one notification type"
     assert set(NOTIFIED_BY[PING]) == set(REGISTRABLE)  # a key's webhook gets no test event
 
 
@@ -123,6 +128,50 @@ def test_a_key_webhook_gets_the_pix_as_get_pix_shows_it(document: dict[str, Any]
     assert sent == {"pix": [msgspec.to_builtins(shown)]}
     assert sent["pix"][0]["valor"] == "37.50"
     assert not notification_validator(document, NotificationType.PIX).is_valid({"pix": [{"valor": "1.00"}]})
+
+
+def test_a_key_webhook_gets_the_parts_of_a_cobvs_payment_as_get_pix_shows_them(
+    document: dict[str, Any],
+) -> None:
+    at = datetime(2026, 3, 15, 14, 40, 51, 310000, tzinfo=UTC)
+    parts = DueAmount(original=200_00, rebate=10_00, discount=0, fine=4_00, interest=4_00)
+    e2e, key = "E98765432202603151440xY7wV5uT3sR", "maria@example.com"
+    event = KeyPixEvent(key, e2e, parts.final, at, "a" * 26, amount_parts=parts)
+    sent = json.loads(encode_body(json.loads(as_sent(payload(event)))))
+    notification_validator(document, NotificationType.PIX).validate(sent)
+    shown = pix_out(ReceivedPix(e2e, "a" * 26, parts.final, at, (), key, parts))
+    assert sent == {"pix": [msgspec.to_builtins(shown)]}
+    assert sent["pix"][0]["componentesValor"] == {
+        "original": {"valor": "200.00"},
+        "multa": {"valor": "4.00"},
+        "juros": {"valor": "4.00"},
+        "abatimento": {"valor": "10.00"},
+    }
+    unknown = sent["pix"][0] | {
+        "componentesValor": {"original": {"valor": "1.00"}, "saque": {"valor": "1.00"}}
+    }
+    assert not notification_validator(document, NotificationType.PIX).is_valid({"pix": [unknown]})
+
+
+@pytest.mark.parametrize("kind", ["saque", "troco"])
+def test_a_key_webhook_gets_a_pix_saques_or_trocos_cash_as_get_pix_shows_it(
+    document: dict[str, Any], kind: str
+) -> None:
+    at = datetime(2026, 3, 15, 14, 40, 51, 310000, tzinfo=UTC)
+    cash = CashPart(kind=kind, amount=20_00, agent="AGTEC", facilitator="12345678")
+    purchase = 0 if kind == "saque" else 80_00
+    parts = DueAmount(original=purchase, rebate=0, discount=0, fine=0, interest=0, cash=cash)
+    e2e, key = "E98765432202603151440xY7wV5uT3sR", "maria@example.com"
+    event = KeyPixEvent(key, e2e, parts.final, at, "a" * 26, amount_parts=parts)
+    sent = json.loads(encode_body(json.loads(as_sent(payload(event)))))
+    notification_validator(document, NotificationType.PIX).validate(sent)
+    shown = pix_out(ReceivedPix(e2e, "a" * 26, parts.final, at, (), key, parts))
+    assert sent == {"pix": [msgspec.to_builtins(shown)]}
+    assert sent["pix"][0]["valor"] == format_amount_string(purchase + 20_00)
+    assert sent["pix"][0]["componentesValor"] == {
+        "original": {"valor": format_amount_string(purchase)},
+        kind: {"valor": "20.00", "modalidadeAgente": "AGTEC", "prestadorDoServicoDeSaque": "12345678"},
+    }
 
 
 def _refund(refund_id: str, status: RefundStatus, at: datetime, **changes: Any) -> Refund:

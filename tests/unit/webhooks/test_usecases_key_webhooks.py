@@ -192,6 +192,7 @@ async def test_a_receipt_on_a_key_with_a_webhook_writes_the_standard_pix(
                 {
                     "endToEndId": receipt.end_to_end_id,
                     "valor": "37.50",
+                    "componentesValor": {"original": {"valor": "37.50"}},
                     "horario": clock.now().isoformat(timespec="milliseconds").replace("+00:00", "Z"),
                     "devolucoes": [],
                     "chave": KEY,

@@ -125,10 +125,13 @@ def test_the_seven_event_types() -> None:
     names = ["cash_in", "cash_out", "refund_in", "refund_out", "med_created", "med_accepted", "med_rejected"]
     assert [parse_event_type(name).value for name in names] == names
     assert [kind.value for kind in REGISTRABLE] == names
-    assert set(EventType) == {*REGISTRABLE, EventType.PIX}
+    # The standard's own registrations: a key's (PUT /webhook/{chave}), /webhookrec's, /webhookcobr's.
+    assert set(EventType) == {*REGISTRABLE, EventType.PIX, EventType.REC, EventType.COBR}
 
 
-@pytest.mark.parametrize("raw", ["pix", "", "CASH_IN", "Cash_in", "cashin", "RECEIVE", " cash_in", "med"])
+@pytest.mark.parametrize(
+    "raw", ["pix", "rec", "cobr", "", "CASH_IN", "Cash_in", "cashin", "RECEIVE", " cash_in", "med"]
+)
 def test_other_event_types_are_refused(raw: str) -> None:
     with pytest.raises(InvalidWebhook, match="must be one of cash_in, cash_out"):
         parse_event_type(raw)

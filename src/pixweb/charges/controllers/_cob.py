@@ -13,6 +13,7 @@ from pixcore.charges.cob_service import (
     ChargeListing,
     ChargeView,
     create_charge,
+    put_charge,
     revise_charge,
 )
 from pixcore.clock import Clock
@@ -35,6 +36,8 @@ from pixweb.charges.mapping import (
 from pixweb.charges.schemas import TXID_EXAMPLE, CobIn, CobOut, CobPatchIn, CobsOut, Txid
 from pixweb.errors import error_responses
 from pixweb.problems import PROBLEMS, PROBLEMS_IF_ASKED, problem_responses
+from pixweb.standard import on_standard_face
+from pixweb.standard.bodies import require
 from pixweb.wire import PixResponse
 
 judge_body(CobIn, lambda body, _request: charge_request(body))
@@ -79,6 +82,7 @@ _COB_PAID = _COB_OUT | {
             "endToEndId": "E98765432202603151440xY7wV5uT3sR",
             "txid": TXID_EXAMPLE,
             "valor": "37.50",
+            "componentesValor": {"original": {"valor": "37.50"}},
             "horario": "2026-03-15T14:40:51.310Z",
             "devolucoes": [],
         }
@@ -93,13 +97,15 @@ _COBS_OUT = {"parametros": parameters_example(status="ATIVA"), "cobs": [_COB_OUT
 
 
 async def _page(
-    _uow: UnitOfWorkFactory, _account_id: int, query: ChargeQuery, listing: ChargeListing
+    _uow: UnitOfWorkFactory, _account_id: int, query: ChargeQuery, listing: ChargeListing, standard: bool
 ) -> CobsOut:
-    return charges_out(query, listing)
+    return charges_out(query, listing, standard=standard)
 
 
-async def _shown(_uow: UnitOfWorkFactory, _account_id: int, view: ChargeView, now: datetime) -> CobOut:
-    return charge_out(view.charge, view.status_at(now), view.pix)
+async def _shown(
+    _uow: UnitOfWorkFactory, _account_id: int, view: ChargeView, now: datetime, standard: bool
+) -> CobOut:
+    return charge_out(view.charge, view.status_at(now), view.pix, standard=standard)
 
 
 class ChargeController(Controller):
@@ -129,6 +135,8 @@ class ChargeController(Controller):
         settings: Injected[Settings],
         uow: Injected[UnitOfWorkFactory],
     ) -> Response[CobOut]:
+        if on_standard_face(request.scope):
+            require(data, "chave")
         charge = await create_charge(
             uow,
             clock,
@@ -137,7 +145,9 @@ class ChargeController(Controller):
             request=ChargeRequest.parse(charge_fields(data)),
             location_prefix=settings.location_prefix,
         )
-        return PixResponse(charge_out(charge, charge.status), status_code=201)
+        return PixResponse(
+            charge_out(charge, charge.status, standard=on_standard_face(request.scope)), status_code=201
+        )
 
     search = charge_list(
         due=False,
@@ -180,7 +190,11 @@ class ChargeController(Controller):
         settings: Injected[Settings],
         uow: Injected[UnitOfWorkFactory],
     ) -> Response[CobOut]:
-        charge = await create_charge(
+        standard = on_standard_face(request.scope)
+        if standard:
+            require(data, "chave")
+        # Ours: a txid in use is a 409; the standard's PUT revises the charge under it.
+        charge = await (put_charge if standard else create_charge)(
             uow,
             clock,
             account_id=principal_of(request).account_id,
@@ -188,7 +202,9 @@ class ChargeController(Controller):
             request=charge_request(data),
             location_prefix=settings.location_prefix,
         )
-        return PixResponse(charge_out(charge, charge.status), status_code=201)
+        return PixResponse(
+            charge_out(charge, charge.status, standard=on_standard_face(request.scope)), status_code=201
+        )
 
     read = charge_read(
         kinds=IMMEDIATE_KINDS,
@@ -238,12 +254,16 @@ class ChargeController(Controller):
         settings: Injected[Settings],
         uow: Injected[UnitOfWorkFactory],
     ) -> Response[CobOut]:
+        account_id, standard = principal_of(request).account_id, on_standard_face(request.scope)
         charge = await revise_charge(
             uow,
             clock,
-            account_id=principal_of(request).account_id,
+            account_id=account_id,
             txid=txid,
             fields=revision_fields(data),
             location_prefix=settings.location_prefix,
+            found_first=standard,
         )
-        return PixResponse(charge_out(charge, charge.status))
+        if isinstance(charge, ChargeView):  # the standard's `{}`: the charge as it is
+            return PixResponse(await _shown(uow, account_id, charge, clock.now(), standard=True))
+        return PixResponse(charge_out(charge, charge.status, standard=standard))

@@ -12,7 +12,7 @@ from litestar import Controller, Request, Response, patch, put
 from pixcore.accounts.accounts_service import get_account
 from pixcore.charges.cob_service import DUE_KINDS, ChargeListing, ChargeView
 from pixcore.charges.cobv_requests import DueChargeRequest
-from pixcore.charges.cobv_service import create_due_charge, revise_due_charge
+from pixcore.charges.cobv_service import create_due_charge, put_due_charge, revise_due_charge
 from pixcore.charges.parts import DUE_REVISION
 from pixcore.clock import Clock
 from pixcore.queries.standard import ChargeQuery
@@ -26,6 +26,8 @@ from pixweb.charges.controllers._reads import charge_list, charge_read
 from pixweb.charges.mapping import due_charge_out, due_charges_out, due_fields, due_revision_fields
 from pixweb.charges.schemas import TXID_EXAMPLE, CobsVOut, CobVIn, CobVOut, CobVPatchIn, Txid
 from pixweb.problems import PROBLEMS, problem_responses
+from pixweb.standard import on_standard_face
+from pixweb.standard.bodies import require
 from pixweb.wire import PixResponse
 
 
@@ -39,13 +41,16 @@ judge_body(CobVPatchIn, lambda body, _request: due_revision_fields(body).cancels
 
 
 async def _page(
-    uow: UnitOfWorkFactory, account_id: int, query: ChargeQuery, listing: ChargeListing
+    uow: UnitOfWorkFactory, account_id: int, query: ChargeQuery, listing: ChargeListing, standard: bool
 ) -> CobsVOut:
-    return due_charges_out(query, listing, await get_account(uow, account_id))
+    return due_charges_out(query, listing, await get_account(uow, account_id), standard=standard)
 
 
-async def _shown(uow: UnitOfWorkFactory, account_id: int, view: ChargeView, now: datetime) -> CobVOut:
-    return due_charge_out(view.charge, view.status_at(now), await get_account(uow, account_id), view.pix)
+async def _shown(
+    uow: UnitOfWorkFactory, account_id: int, view: ChargeView, now: datetime, standard: bool
+) -> CobVOut:
+    account = await get_account(uow, account_id)
+    return due_charge_out(view.charge, view.status_at(now), account, view.pix, standard=standard)
 
 
 _CREATE_PROBLEMS = {400: "CobVOperacaoInvalida", 409: "CobVOperacaoInvalida", 422: "CobVOperacaoInvalida"}
@@ -54,7 +59,15 @@ _PATCH_PROBLEMS = {400: "CobVOperacaoInvalida", 404: "CobVNaoEncontrada", 422: "
 
 _COBV_IN = {
     "calendario": {"dataDeVencimento": "2026-12-10", "validadeAposVencimento": 30},
-    "devedor": {"cpf": "52998224725", "nome": "João Souza"},
+    "devedor": {
+        "cpf": "52998224725",
+        "nome": "João Souza",
+        "email": "joao.souza@example.com",
+        "logradouro": "Rua das Flores, 12",
+        "cidade": "Recife",
+        "uf": "PE",
+        "cep": "50010000",
+    },
     "valor": {
         "original": "123.45",
         "multa": {"modalidade": 2, "valorPerc": "2.00"},
@@ -81,8 +94,15 @@ _COBV_OUT = {
     },
     "location": _LOCATION,
     "status": "ATIVA",
-    "devedor": {"nome": "João Souza", "cpf": "52998224725"},
-    "recebedor": {"nome": "Maria Silva", "cidade": "SAO PAULO", "cpf": "11144477735"},
+    "devedor": _COBV_IN["devedor"],
+    "recebedor": {
+        "nome": "Maria Silva",
+        "logradouro": "Avenida Paulista, 1000",
+        "cidade": "SAO PAULO",
+        "uf": "SP",
+        "cep": "01310100",
+        "cpf": "11144477735",
+    },
     "valor": _COBV_IN["valor"],
     "chave": "maria.silva@example.com",
     "pixCopiaECola": "00020101021226...6304ABCD",
@@ -123,8 +143,11 @@ class DueChargeController(Controller):
         settings: Injected[Settings],
         uow: Injected[UnitOfWorkFactory],
     ) -> Response[CobVOut]:
-        account_id = principal_of(request).account_id
-        charge = await create_due_charge(
+        account_id, standard = principal_of(request).account_id, on_standard_face(request.scope)
+        if standard:
+            require(data, "chave")
+        # Ours: a txid in use is a 409; the standard's PUT revises the cobv under it.
+        charge = await (put_due_charge if standard else create_due_charge)(
             uow,
             clock,
             account_id=account_id,
@@ -133,7 +156,7 @@ class DueChargeController(Controller):
             location_prefix=settings.location_prefix,
         )
         account = await get_account(uow, account_id)
-        return PixResponse(due_charge_out(charge, charge.status, account), status_code=201)
+        return PixResponse(due_charge_out(charge, charge.status, account, standard=standard), status_code=201)
 
     search = charge_list(
         due=True,
@@ -197,7 +220,7 @@ class DueChargeController(Controller):
         settings: Injected[Settings],
         uow: Injected[UnitOfWorkFactory],
     ) -> Response[CobVOut]:
-        account_id = principal_of(request).account_id
+        account_id, standard = principal_of(request).account_id, on_standard_face(request.scope)
         charge = await revise_due_charge(
             uow,
             clock,
@@ -205,6 +228,9 @@ class DueChargeController(Controller):
             txid=txid,
             fields=due_revision_fields(data),
             location_prefix=settings.location_prefix,
+            found_first=standard,
         )
+        if isinstance(charge, ChargeView):  # the standard's `{}`: the charge as it is
+            return PixResponse(await _shown(uow, account_id, charge, clock.now(), standard=True))
         account = await get_account(uow, account_id)
-        return PixResponse(due_charge_out(charge, charge.status, account))
+        return PixResponse(due_charge_out(charge, charge.status, account, standard=standard))

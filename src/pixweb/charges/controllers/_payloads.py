@@ -20,9 +20,9 @@ from pixweb.api.deps import Injected
 from pixweb.api.docs import answer
 from pixweb.api.standard import QueryParameter
 from pixweb.charges.mapping import charge_payload, due_charge_payload
-from pixweb.errors import error_responses
-from pixweb.problems import PROBLEMS, problem_responses
+from pixweb.problems import problem_responses
 from pixweb.security.tokens import JwtIssuer
+from pixweb.standard.face import FACE, STANDARD
 
 _JOSE = "application/jose"
 AccessToken = Annotated[
@@ -54,7 +54,10 @@ def payload_route(
 
 
 class PayloadController(Controller):
+    """The payloads are the standard's only (our specification has none): its face's answers."""
+
     path = "/qr/v2"
+    opt = {FACE: STANDARD}  # noqa: RUF012 - Litestar reads class attributes
     tags = ["Charges"]  # noqa: RUF012 - Litestar reads class attributes
 
     @payload_route(
@@ -62,7 +65,7 @@ class PayloadController(Controller):
         "The payload as a JWS (compact serialization), signed by a key of the JWKS",
         "eyJhbGciOiJSUzI1NiIsImprdSI6Imh0dHBzOi8vcGl4LmV4YW1wbGUuY29tLy53ZWxsLWtub3duL2p3a3MuanNvbiJ9"
         ".eyJ0eGlkIjoiN2QzYjlmMWEyYzRlNmc4aDBqMms0bTZuOHAwcTJyNHMifQ.c2lnbmF0dXJl",
-        error_responses(400, 404),
+        problem_responses({400: "CobPayloadOperacaoInvalida", 404: "CobPayloadNaoEncontrado"}, 400, 404),
         summary="The signed payload of a charge, for the payer's PSP",
         description=(
             "What the payer's institution reads at the BR Code's location: the charge (txid,"
@@ -91,18 +94,19 @@ def signed_payload_response(settings: Settings, tokens: JwtIssuer, payload: dict
     return Response(body, media_type=_JOSE, headers={"Cache-Control": "no-store"})
 
 
-_PAYLOAD_PROBLEMS: dict[int, str] = {}
+_PAYLOAD_PROBLEMS = {400: "CobPayloadOperacaoInvalida", 404: "CobPayloadNaoEncontrado"}
 
 
 class DuePayloadController(Controller):
     path = "/qr/v2/cobv"
+    opt = {FACE: STANDARD}  # noqa: RUF012 - Litestar reads class attributes
     tags = ["Due-date charges"]  # noqa: RUF012 - Litestar reads class attributes
 
     @payload_route(
         "getDueChargePayload",
         "The payload (the standard's CobVPayload) as a JWS, signed by a key of the JWKS",
         "eyJhbGciOiJFUzI1NiJ9.eyJ0eGlkIjoiN2QzYjlmMWEyYzRlNmc4aDBqMms0bTZuOHAwcTJyNHMifQ.c2ln",
-        problem_responses(_PAYLOAD_PROBLEMS, 400, 404, 422),
+        problem_responses(_PAYLOAD_PROBLEMS, 400, 404),
         summary="The signed payload of a due-date charge, for the payer's PSP",
         description=(
             "The standard's `/cobv/{pixUrlAccessToken}` (at this service, `/qr/v2/cobv/{id}`, the"
@@ -110,7 +114,6 @@ class DuePayloadController(Controller):
             " the payer means to pay, default today, Brasília's), and its parts. `codMun` (7 digits)"
             " is accepted; only national holidays move a due date. No token."
         ),
-        opt={PROBLEMS: _PAYLOAD_PROBLEMS},
     )
     async def read(
         self,

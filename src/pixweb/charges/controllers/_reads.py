@@ -18,19 +18,22 @@ from pixcore.charges.cob import ChargeKind
 from pixcore.charges.cob_service import ChargeListing, ChargeView, read_charge, search_charges
 from pixcore.clock import Clock
 from pixcore.queries.standard import ChargeQuery
-from pixcore.unit_of_work import UnitOfWorkFactory
+from pixcore.unit_of_work import ReadUnitsOfWork, UnitOfWorkFactory
 from pixweb.api.deps import Injected, principal_of
 from pixweb.api.docs import answer
 from pixweb.api.listing import QUERIES
 from pixweb.api.standard import Revision, read_revision
 from pixweb.charges.schemas import Txid
 from pixweb.problems import PROBLEMS, problem_responses
+from pixweb.standard import on_standard_face
 from pixweb.wire import PixResponse
 
-Show = Callable[[UnitOfWorkFactory, int, ChargeView, datetime], Awaitable[Any]]
-"""How a read shows a charge: (units of work, account id, the charge read, now) to the answer's struct."""
-Page = Callable[[UnitOfWorkFactory, int, ChargeQuery, ChargeListing], Awaitable[Any]]
-"""How a list shows a page: (units of work, account id, query, listing) to the answer's struct."""
+Show = Callable[[UnitOfWorkFactory, int, ChargeView, datetime, bool], Awaitable[Any]]
+"""How a read shows a charge: (units of work, account id, the charge read, now, whether on the
+standard's face) to the answer's struct."""
+Page = Callable[[UnitOfWorkFactory, int, ChargeQuery, ChargeListing, bool], Awaitable[Any]]
+"""How a list shows a page: (units of work, account id, query, listing, whether on the standard's
+face) to the answer's struct."""
 
 
 def charge_list(
@@ -63,11 +66,12 @@ def charge_list(
         filters: NamedDependency[ChargeQuery],
         *,
         clock: Injected[Clock],
-        uow: Injected[UnitOfWorkFactory],
+        reads: Injected[ReadUnitsOfWork],
     ) -> Response[Any]:
         account_id = principal_of(request).account_id
+        uow = reads.uow(account_id)
         listing = await search_charges(uow, clock, account_id=account_id, query=filters, due=due)
-        return PixResponse(await page(uow, account_id, filters, listing))
+        return PixResponse(await page(uow, account_id, filters, listing, on_standard_face(request.scope)))
 
     return search
 
@@ -103,7 +107,8 @@ def charge_read(
         uow: Injected[UnitOfWorkFactory],
     ) -> Response[Any]:
         view = await charge_view(uow, request, txid, revisao, kinds)
-        return PixResponse(await show(uow, principal_of(request).account_id, view, clock.now()))
+        account_id, standard = principal_of(request).account_id, on_standard_face(request.scope)
+        return PixResponse(await show(uow, account_id, view, clock.now(), standard))
 
     return read
 

@@ -3,12 +3,13 @@ debtor, the extra items, ``loc``, a received PIX, a page's query."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 import msgspec
 from litestar.openapi.spec import Example, OpenAPIType
 from litestar.params import Parameter
 
+from pixcore.addresses import MAX_CITY, MAX_EMAIL, MAX_STREET, POSTAL_CODE_PATTERN, STATE_PATTERN
 from pixcore.charges.cob import (
     MAX_DEBTOR_NAME,
     MAX_EXPIRATION,
@@ -22,6 +23,7 @@ from pixcore.charges.cob import (
     ImmediateField,
 )
 from pixcore.charges.parts import ChargeField
+from pixcore.charges.withdrawal import AGENTS, FACILITATOR_PATTERN, WithdrawalField, WithdrawalKind
 from pixcore.documents import CNPJ_PATTERN, CPF_PATTERN
 from pixcore.identifiers import TXID_PATTERN
 from pixcore.keys import KEY_PATTERN
@@ -86,6 +88,113 @@ class DevedorIn(WireStruct):
         raw("required with a document", kind=_STRING, max_length=MAX_DEBTOR_NAME),
         doc("The debtor's name; required with a document.", min_length=1, example="João Souza"),
     ] = msgspec.UNSET
+    email: Annotated[
+        Any,
+        raw("the debtor's e-mail", kind=_STRING, max_length=MAX_EMAIL),
+        doc("The debtor's e-mail (optional, with a document).", example="joao.souza@example.com"),
+    ] = msgspec.UNSET
+    logradouro: Annotated[
+        Any,
+        raw("the debtor's street address", kind=_STRING, max_length=MAX_STREET),
+        doc("The debtor's street address (optional, with a document).", example="Rua das Flores, 12"),
+    ] = msgspec.UNSET
+    cidade: Annotated[
+        Any,
+        raw("the debtor's city", kind=_STRING, max_length=MAX_CITY),
+        doc("The debtor's city (optional, with a document).", example="Recife"),
+    ] = msgspec.UNSET
+    uf: Annotated[
+        Any,
+        raw("two letters", kind=_STRING, max_length=2),
+        doc(
+            "The debtor's state, two letters (optional, with a document).",
+            pattern=STATE_PATTERN,
+            example="PE",
+        ),
+    ] = msgspec.UNSET
+    cep: Annotated[
+        Any,
+        raw("8 digits", kind=_STRING, max_length=8),
+        doc(
+            "The debtor's postal code, 8 digits without a hyphen (optional, with a document).",
+            pattern=POSTAL_CODE_PATTERN,
+            example="50010000",
+        ),
+    ] = msgspec.UNSET
+
+
+class _RetiradaParteIn(WireStruct):
+    """What ``saque`` and ``troco`` share."""
+
+    valor: Annotated[
+        AmountText,
+        doc(
+            'Required. The cash in reais, 2 decimals ("5.00"); above zero unless modalidadeAlteracao is 1.',
+            pattern=AMOUNT_STRING_PATTERN,
+            example="5.00",
+        ),
+    ] = msgspec.UNSET
+    modalidade_alteracao: Annotated[
+        WholeNumber,
+        doc("0: the payer takes this cash (default); 1: the payer may change it.", enum=[0, 1], example=0),
+    ] = msgspec.UNSET
+    modalidade_agente: Any = msgspec.UNSET
+    prestador_do_servico_de_saque: Annotated[
+        Any,
+        raw("an ISPB", kind=_STRING, max_length=8),
+        doc(
+            "Required. The ISPB of the withdrawal service facilitator: 8 digits or capital letters.",
+            pattern=FACILITATOR_PATTERN,
+            example="12345678",
+        ),
+    ] = msgspec.UNSET
+
+
+def _agent(kind: WithdrawalKind) -> Any:
+    agents = [agent.value for agent in AGENTS[kind]]
+    return Annotated[
+        Any,
+        raw("the agent's modality", kind=_STRING, max_length=MAX_SHORT_CODE),
+        doc("Required. Who hands the cash over: " + ", ".join(agents) + ".", enum=agents, example=agents[0]),
+    ]
+
+
+class SaqueIn(_RetiradaParteIn):
+    """A Pix Saque: cash only (``valor.original`` 0.00)."""
+
+    modalidade_agente: _agent(WithdrawalKind.SAQUE) = msgspec.UNSET  # type: ignore[valid-type]
+
+
+class TrocoIn(_RetiradaParteIn):
+    """A Pix Troco: cash on top of a purchase (``valor.original`` above 0.00)."""
+
+    modalidade_agente: _agent(WithdrawalKind.TROCO) = msgspec.UNSET  # type: ignore[valid-type]
+
+
+_PART_REQUIRES = ["valor", "modalidadeAgente", "prestadorDoServicoDeSaque"]
+
+
+class RetiradaIn(WireStruct):
+    """The standard's ``retirada``: exactly one of ``saque`` and ``troco``."""
+
+    STANDARD_ONE_OF: ClassVar[dict[str, tuple[str, ...]]] = dict.fromkeys(
+        ("saque", "troco"), tuple(_PART_REQUIRES)
+    )
+    """Its ``oneOf`` as the standard's face reads it (``pixweb.standard.bodies.ONE_OF``): beside a
+    whole ``saque``, a ``troco`` that is not one is a member its branch does not define."""
+
+    saque: Annotated[SaqueIn | None, doc("A Pix Saque (not with troco).", required=_PART_REQUIRES)] = None
+    troco: Annotated[TrocoIn | None, doc("A Pix Troco (not with saque).", required=_PART_REQUIRES)] = None
+
+
+_Retirada = Annotated[
+    RetiradaIn | None,
+    doc(
+        "Optional: a Pix Saque or Pix Troco. The payer pays original plus the cash; modalidadeAlteracao"
+        " must be 0.",
+        not_null=True,
+    ),
+]
 
 
 class ValorIn(WireStruct):
@@ -102,6 +211,7 @@ class ValorIn(WireStruct):
         WholeNumber,
         doc("0: the payer pays the amount (default); 1: the payer may change it.", enum=[0, 1], example=0),
     ] = msgspec.UNSET
+    retirada: _Retirada = None
 
 
 class ValorPatchIn(ValorIn):
@@ -229,6 +339,11 @@ CHARGE_PATHS = wire_paths(
         ChargeField.DEBTOR_CPF: "devedor.cpf",
         ChargeField.DEBTOR_CNPJ: "devedor.cnpj",
         ChargeField.DEBTOR_NAME: "devedor.nome",
+        ChargeField.DEBTOR_EMAIL: "devedor.email",
+        ChargeField.DEBTOR_STREET: "devedor.logradouro",
+        ChargeField.DEBTOR_CITY: "devedor.cidade",
+        ChargeField.DEBTOR_STATE: "devedor.uf",
+        ChargeField.DEBTOR_POSTAL_CODE: "devedor.cep",
         ChargeField.KEY: "chave",
         ChargeField.PAYER_REQUEST: "solicitacaoPagador",
         ChargeField.INFO: "infoAdicionais",
@@ -247,6 +362,23 @@ IMMEDIATE_PATHS = wire_paths(
 )
 """Where :class:`CobIn` and :class:`CobPatchIn` carry a ``cob``'s own fields."""
 
+WITHDRAWAL_PATHS = wire_paths(
+    {
+        WithdrawalField.WITHDRAWAL: "valor.retirada",
+        WithdrawalField.SAQUE: "valor.retirada.saque",
+        WithdrawalField.SAQUE_AMOUNT: "valor.retirada.saque.valor",
+        WithdrawalField.SAQUE_MODALITY: "valor.retirada.saque.modalidadeAlteracao",
+        WithdrawalField.SAQUE_AGENT: "valor.retirada.saque.modalidadeAgente",
+        WithdrawalField.SAQUE_FACILITATOR: "valor.retirada.saque.prestadorDoServicoDeSaque",
+        WithdrawalField.TROCO: "valor.retirada.troco",
+        WithdrawalField.TROCO_AMOUNT: "valor.retirada.troco.valor",
+        WithdrawalField.TROCO_MODALITY: "valor.retirada.troco.modalidadeAlteracao",
+        WithdrawalField.TROCO_AGENT: "valor.retirada.troco.modalidadeAgente",
+        WithdrawalField.TROCO_FACILITATOR: "valor.retirada.troco.prestadorDoServicoDeSaque",
+    }
+)
+"""Where :class:`ValorIn` carries a ``cob``'s withdrawal."""
+
 
 class CalendarioOut(WireStruct):
     criacao: Annotated[Timestamp, doc("When it was created (UTC, ISO 8601).")]
@@ -262,19 +394,74 @@ class LocOut(WireStruct):
 
 
 class DevedorOut(WireStruct, omit_defaults=True):
+    """The standard's ``DadosDevedor``: a document and a name, and what else was given of the
+    debtor (each left out when it was not)."""
+
     nome: Annotated[str, doc("The debtor's name.")]
     cpf: Annotated[str, doc("The debtor's CPF.")] | None = None
     cnpj: Annotated[str, doc("The debtor's CNPJ.")] | None = None
+    email: Annotated[str, doc("The debtor's e-mail.")] | None = None
+    logradouro: Annotated[str, doc("The debtor's street address.")] | None = None
+    cidade: Annotated[str, doc("The debtor's city.")] | None = None
+    uf: Annotated[str, doc("The debtor's state, two letters.")] | None = None
+    cep: Annotated[str, doc("The debtor's postal code, 8 digits.")] | None = None
 
 
-class ValorOut(WireStruct):
+class RetiradaParteOut(WireStruct):
+    """A ``saque`` or ``troco`` as the charge keeps it."""
+
+    valor: Annotated[MoneyText, doc('The cash in reais, 2 decimals ("5.00").')]
+    modalidade_alteracao: Annotated[int, doc("0: fixed; 1: the payer may change it.")]
+    modalidade_agente: Annotated[str, doc("Who hands the cash over: AGTEC, AGTOT or AGPSS.")]
+    prestador_do_servico_de_saque: Annotated[str, doc("The ISPB of the withdrawal service facilitator.")]
+
+
+class RetiradaOut(WireStruct, omit_defaults=True):
+    """The standard's ``retirada``: its ``saque`` or its ``troco``."""
+
+    saque: RetiradaParteOut | None = None
+    troco: RetiradaParteOut | None = None
+
+
+class ValorOut(WireStruct, omit_defaults=True):
     original: Annotated[MoneyText, doc('The amount in reais, 2 decimals ("37.50").')]
     modalidade_alteracao: Annotated[int, doc("0: fixed; 1: the payer may change it.")]
+    retirada: Annotated[RetiradaOut | None, doc("A Pix Saque or Pix Troco; left out without one.")] = None
 
 
 class InfoOut(WireStruct):
     nome: Annotated[str, doc("The item's name.")]
     valor: Annotated[str, doc("The item's value.")]
+
+
+class ParteValorOut(WireStruct):
+    """One part of the amount of a received PIX (an item of ``componentesValor``)."""
+
+    valor: Annotated[MoneyText, doc("The part, in reais, 2 decimals.")]
+
+
+class ParteRetiradaOut(WireStruct):
+    """The cash part of a Pix Saque's or Troco's amount (``componentesValor.saque`` or ``.troco``)."""
+
+    valor: Annotated[MoneyText, doc("The cash, in reais, 2 decimals.")]
+    modalidade_agente: Annotated[str, doc("Who handed the cash over: AGTEC, AGTOT or AGPSS.")]
+    prestador_do_servico_de_saque: Annotated[str, doc("The withdrawal service facilitator's ISPB.")]
+
+
+class ComponentesValorOut(WireStruct, omit_defaults=True):
+    """The standard's ``Pix.componentesValor``: what the amount of a received PIX is made of,
+    ``valor`` = ``original`` + ``saque`` + ``troco`` + ``multa`` + ``juros`` - ``abatimento`` -
+    ``desconto``. A due-date charge's payment gives the parts of its amount on the day it was paid
+    (each of the four left out when zero); a Pix Saque's or Troco's, its purchase as ``original``
+    (0.00 for a saque) and its cash; any other PIX, ``original`` alone, its whole amount."""
+
+    original: Annotated[ParteValorOut, doc("The charge's original amount (or the PIX's whole amount).")]
+    saque: Annotated[ParteRetiradaOut | None, doc("The cash of a Pix Saque.")] = None
+    troco: Annotated[ParteRetiradaOut | None, doc("The cash of a Pix Troco.")] = None
+    multa: Annotated[ParteValorOut | None, doc("The fine of a late due-date charge.")] = None
+    juros: Annotated[ParteValorOut | None, doc("The interest of a late due-date charge.")] = None
+    abatimento: Annotated[ParteValorOut | None, doc("The rebate of a due-date charge.")] = None
+    desconto: Annotated[ParteValorOut | None, doc("The discount of a due-date charge paid early.")] = None
 
 
 class CobPixOut(WireStruct, omit_defaults=True):
@@ -284,6 +471,7 @@ class CobPixOut(WireStruct, omit_defaults=True):
 
     end_to_end_id: Annotated[str, doc("The end-to-end id of the PIX.")]
     valor: Annotated[MoneyText, doc("The amount received, in reais, 2 decimals.")]
+    componentes_valor: Annotated[ComponentesValorOut, doc("What the amount is made of.")]
     horario: Annotated[Timestamp, doc("When it was received (UTC, ISO 8601).")]
     devolucoes: Annotated[list[RefundOut], doc("Its refunds to the payer, oldest first.")]
     txid: Annotated[str | None, doc("The txid of the charge it paid, if any.")] = None

@@ -275,12 +275,16 @@ class ValorVOut(WireStruct, omit_defaults=True):
 
 
 class RecebedorOut(WireStruct, omit_defaults=True):
-    """The account that receives it (its name, document and city; the service keeps no address)."""
+    """The standard's ``DadosRecebedor``: the account that receives it, its holder's name,
+    document and postal address (each of the four parts required there)."""
 
-    nome: str
-    cidade: str
-    cpf: str | None = None
-    cnpj: str | None = None
+    nome: Annotated[str, doc("The account holder's name.")]
+    logradouro: Annotated[str, doc("The holder's street address.")]
+    cidade: Annotated[str, doc("The holder's city.")]
+    uf: Annotated[str, doc("The holder's state, two letters.")]
+    cep: Annotated[str, doc("The holder's postal code, 8 digits.")]
+    cpf: Annotated[str, doc("The holder's CPF.")] | None = None
+    cnpj: Annotated[str, doc("The holder's CNPJ.")] | None = None
 
 
 class CobVOut(ChargeOut, omit_defaults=True, kw_only=True):

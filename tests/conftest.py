@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from tests.support import PostgresUnits
 
 RUN_ID = f"{os.getpid()}_{secrets.token_hex(3)}"
+TEST_POOL_SIZE = 10
 
 # No timing in tests (speed is bench/'s business): hypothesis neither fails an example for
 # taking long nor a strategy for generating slowly, which a loaded CI machine would cause.
@@ -142,7 +143,9 @@ async def database(database_url: str) -> AsyncIterator[Database]:
     from pixinfra.runtime import database_ready
     from pixinfra.settings import Settings
 
-    async with database_ready(Settings(database_url=database_url)) as opened:
+    # At most TEST_POOL_SIZE connections: CI runs three workers (and the servers some tests start)
+    # on a server that allows 100 clients in all.
+    async with database_ready(Settings(database_url=database_url), pool_size=TEST_POOL_SIZE) as opened:
         yield opened
 
 

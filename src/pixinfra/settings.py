@@ -395,6 +395,11 @@ class Settings:
     """``PIX_RETENTION_ACTION``: ``drop`` a month let go (default), or ``keep`` it detached as
     ``<partition>_detached``."""
 
+    retention_idempotency_hours: int = 25
+    """``PIX_RETENTION_IDEMPOTENCY_KEYS`` (default ``25``, at least ``25``): hours a day's partition
+    of idempotency keys is kept after its last key was stored. A key is honoured 25 hours (the
+    promise is 24) whatever this says; a longer setting keeps the rows for inspection."""
+
     transfer_batch_size: int = 64
     """``PIX_TRANSFER_BATCH_SIZE`` (default ``64``): most concurrent ``POST /dict/pix`` requests of one
     sending account (and ``POST /sandbox/payments`` to one key or to one account's charges, and due
@@ -467,6 +472,7 @@ class Settings:
             transfer_batch_size=_positive_int("PIX_TRANSFER_BATCH_SIZE", 64),
             retention_months=_retention_months(),
             retention_action=_retention_action(),
+            retention_idempotency_hours=_at_least("PIX_RETENTION_IDEMPOTENCY_KEYS", 25, 25),
             transfer_batch_window_ms=_non_negative_int("PIX_TRANSFER_BATCH_WINDOW_MS", 0),
             db_pool_size=_positive_int("PIX_DB_POOL_SIZE", 20),
             token_rate_per_client=_non_negative_int("PIX_TOKEN_RATE_PER_CLIENT", 10),

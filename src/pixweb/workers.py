@@ -19,11 +19,12 @@ from pixcore.clock import Clock
 from pixcore.group_commit.settlement import settle_in_groups
 from pixcore.recurrences import run_recurring_charges
 from pixcore.refunds.refund_service import process_due_refunds
+from pixcore.transfers.rules import IDEMPOTENCY_WINDOW
 from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.postgres.availability import FailureStreak
 from pixinfra.postgres.partitions import ensure_partitions
 from pixinfra.postgres.pool import Database
-from pixinfra.postgres.retention import run_retention
+from pixinfra.postgres.retention import release_key_days, run_retention
 from pixinfra.settings import Settings
 from pixweb.services import Services
 
@@ -40,7 +41,7 @@ __all__ = [
 
 log = logging.getLogger("pixweb.workers")
 
-IDEMPOTENCY_KEEP = timedelta(hours=25)  # the promise is 24 hours; an hour's margin
+IDEMPOTENCY_KEEP = IDEMPOTENCY_WINDOW  # the promise is 24 hours; an hour's margin
 SESSIONS_KEEP = LIFETIME + timedelta(days=30)
 """A console session's row is kept 30 days after it can last be used (for ``session list``)."""
 PURGE_EVERY = 600  # rounds
@@ -49,19 +50,23 @@ SWEEP_EVERY = 10  # rounds: expired charges are persisted within about a second
 MAX_BACKOFF = 2.0  # seconds between rounds at most while rounds fail
 
 
-async def purge_idempotency_keys(database: Database) -> int:
-    """Forget idempotency keys stored more than ``IDEMPOTENCY_KEEP`` ago; returns how many.
+async def purge_idempotency_keys(database: Database, settings: Settings | None = None) -> list[str]:
+    """Let go the days of idempotency keys whose every key was stored more than
+    ``PIX_RETENTION_IDEMPOTENCY_KEYS`` hours ago (default and least: 25; ``settings`` None: the
+    default): each day's partition detached, then dropped or kept aside by ``PIX_RETENTION_ACTION``.
+    Returns the partitions let go. A key older than ``IDEMPOTENCY_KEEP`` is no longer honoured
+    anyway, whatever is kept (``pixinfra.persistence.idempotency``).
 
     Age is real time, by the database's clock (``stored_at``), not the service clock: a move of the
     sandbox clock must not forget a key its client may still retry with, or the retry would send
-    the money a second time. (The sandbox clock only moves forward, so by it a key is always at
-    least as old as by real time.)
+    the money a second time.
     """
+    settings = settings or Settings()
+    kept = timedelta(hours=settings.retention_idempotency_hours)
     async with database.acquire() as conn:
-        status = await conn.execute(
-            "DELETE FROM idempotency_keys WHERE stored_at < now() - $1::interval", IDEMPOTENCY_KEEP
-        )
-    return int(status.split()[-1])
+        now: datetime = await conn.fetchval("SELECT now()")
+        released = await release_key_days(conn, kept, settings.retention_action, now)
+    return [each["partition"] for each in released]
 
 
 async def history_now(conn: Any, clock: Clock) -> datetime:
@@ -85,12 +90,19 @@ async def keep_partitions(database: Database, clock: Clock) -> list[str]:
 async def retain(
     database: Database, clock: Clock, settings: Settings, *, dry_run: bool = False
 ) -> dict[str, Any]:
-    """One retention pass on the settings (``PIX_RETENTION_*``) at :func:`history_now`."""
+    """One retention pass on the settings (``PIX_RETENTION_*``) at :func:`history_now`, and the
+    idempotency keys' days by the database's clock (:func:`purge_idempotency_keys`)."""
     async with database.acquire() as conn:
         now = await history_now(conn, clock)
-        return await run_retention(
+        report = await run_retention(
             conn, dict(settings.retention_months), settings.retention_action, now, dry_run=dry_run
         )
+        kept = timedelta(hours=settings.retention_idempotency_hours)
+        database_now: datetime = await conn.fetchval("SELECT now()")
+        report["released"] += await release_key_days(
+            conn, kept, settings.retention_action, database_now, dry_run=dry_run
+        )
+        return report
 
 
 async def retention_pass(services: Services) -> dict[str, Any]:
@@ -153,7 +165,7 @@ async def settlement_loop(
                 retention_due = loop.time() + RETENTION_EVERY
                 await retention_pass(services)
             if rounds % PURGE_EVERY == 0:
-                await purge_idempotency_keys(services.database)
+                await purge_idempotency_keys(services.database, services.settings)
                 await purge_console_sessions(services.database)
         except Exception as exc:  # noqa: BLE001 - logged by the streak, with its traceback if unexpected
             failures.failed(exc)

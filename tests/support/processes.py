@@ -22,7 +22,8 @@ import psutil
 
 def process_env(url: str, data_dir: Path, **variables: str) -> dict[str, str]:
     """This process's environment without its ``PIX_*``, for a ``pixweb``/``pixnotify`` process on
-    ``url`` with ``data_dir`` (and ``variables``), webhooks to 127.0.0.1 allowed, warnings only."""
+    ``url`` with ``data_dir`` (and ``variables``), webhooks to 127.0.0.1 allowed, warnings only,
+    a pool of at most 5 connections (tests run side by side on one server)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PIX_")}
     return (
         env
@@ -31,6 +32,7 @@ def process_env(url: str, data_dir: Path, **variables: str) -> dict[str, str]:
             "PIX_DATA_DIR": str(data_dir),
             "PIX_WEBHOOK_ALLOW_PRIVATE": "on",
             "PIX_LOG_LEVEL": "WARNING",
+            "PIX_DB_POOL_SIZE": "5",
         }
         | variables
     )

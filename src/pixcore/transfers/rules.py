@@ -28,6 +28,7 @@ __all__ = [
     "ACCOUNT_PATTERN",
     "BRANCH_PATTERN",
     "DEFAULT_EXPIRATION",
+    "IDEMPOTENCY_WINDOW",
     "MAX_BANK_NAME",
     "MAX_DESCRIPTION",
     "MAX_EXPIRATION",
@@ -44,6 +45,10 @@ __all__ = [
     "TransferState",
     "parse_idempotency_key",
 ]
+
+IDEMPOTENCY_WINDOW = timedelta(hours=25)
+"""How long a transfer's idempotency key is honoured after it was stored, by the database's clock
+(the promise is 24 hours; an hour's margin). An older key is a new request's."""
 
 
 DEFAULT_EXPIRATION = 600

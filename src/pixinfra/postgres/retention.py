@@ -9,18 +9,22 @@ What a month must no longer hold:
   or a MED case points at, or one ledger entries still point at (their months go first);
 - ``outbox``: an event with a pending webhook delivery;
 - ``webhook_attempts``: nothing.
+
+The idempotency keys' days (:func:`release_key_days`) go once every key of theirs is older than
+``PIX_RETENTION_IDEMPOTENCY_KEYS`` hours (at least 25: a key is honoured that long) by the
+database's clock, never the service clock, which the sandbox moves forward.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from pixcore.refunds.rules import REFUND_WINDOW
-from pixinfra.postgres.partitions import list_partitions, month_of
+from pixinfra.postgres.partitions import KEYS, list_partitions, month_of
 
-__all__ = ["ACTIONS", "ORDER", "months_before", "run_retention", "start_of_month"]
+__all__ = ["ACTIONS", "ORDER", "months_before", "release_key_days", "run_retention", "start_of_month"]
 
 ACTIONS = ("drop", "keep")
 """``PIX_RETENTION_ACTION``: drop a detached month, or keep it as ``<partition>_detached``."""
@@ -84,6 +88,33 @@ async def _refusal(conn: Any, table: str, partition: str, ends: datetime, now: d
     return None
 
 
+async def _let_go(conn: Any, table: str, partition: str, action: str) -> None:
+    await conn.execute(f"ALTER TABLE {table} DETACH PARTITION {partition}")
+    if action == "drop":
+        await conn.execute(f"DROP TABLE {partition}")
+    else:
+        await conn.execute(f"ALTER TABLE {partition} RENAME TO {partition}_detached")
+
+
+async def release_key_days(
+    conn: Any, kept: timedelta, action: str, now: datetime, *, dry_run: bool = False
+) -> list[dict[str, Any]]:
+    """Every day's partition of ``idempotency_keys`` that ended ``kept`` or more before ``now`` (the
+    database's clock), let go by ``action`` unless ``dry_run``; returns them as
+    :func:`run_retention` reports what went."""
+    if action not in ACTIONS:
+        raise ValueError(f"the retention action is one of {ACTIONS}, not {action!r}")
+    released: list[dict[str, Any]] = []
+    for info in await list_partitions(conn):
+        if info.table != KEYS.name or info.end is None or info.end > now - kept:
+            continue
+        released.append({"table": KEYS.name, "partition": info.name, "ends": info.end.isoformat()})
+        if not dry_run:
+            async with conn.transaction():
+                await _let_go(conn, KEYS.name, info.name, action)
+    return released
+
+
 async def run_retention(
     conn: Any, months: Mapping[str, int], action: str, now: datetime, *, dry_run: bool = False
 ) -> dict[str, Any]:
@@ -113,11 +144,7 @@ async def run_retention(
                     continue
                 if table == "ledger_entries":
                     await conn.execute(_CLOSE.format(partition=name), name)
-                await conn.execute(f"ALTER TABLE {table} DETACH PARTITION {name}")
-                if action == "drop":
-                    await conn.execute(f"DROP TABLE {name}")
-                else:
-                    await conn.execute(f"ALTER TABLE {name} RENAME TO {name}_detached")
+                await _let_go(conn, table, name, action)
     return {
         "dryRun": dry_run,
         "action": action,

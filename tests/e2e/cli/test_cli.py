@@ -107,9 +107,11 @@ async def pixweb(env: Mapping[str, str], *args: str, cwd: Path | None = None) ->
 
 
 def _base_env(data_dir: Path) -> dict[str, str]:
-    """The inherited environment minus every PIX_ setting, with a data folder of its own."""
+    """The inherited environment minus every PIX_ setting, with a data folder of its own and a
+    pool of at most 5 connections (tests run side by side on one server)."""
     env = {name: value for name, value in os.environ.items() if not name.startswith("PIX_")}
     env["PIX_DATA_DIR"] = str(data_dir)
+    env["PIX_DB_POOL_SIZE"] = "5"
     return env
 
 

@@ -8,7 +8,7 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pixinfra.postgres.partitions import AHEAD, HISTORY, month_after, month_of, partition_name
+from pixinfra.postgres.partitions import AHEAD, PARTITIONED, month_after, month_of, partition_name
 from tests.e2e.cli.test_ledger_cli import _pixweb
 from tests.integration.partitions.databases import own_database
 
@@ -28,9 +28,9 @@ async def _listed_and_made_ahead(env: dict[str, str]) -> None:
     code, out, err = await _pixweb(env, "admin", "partitions", "list")
     assert code == 0, err
     listed = json.loads(out)["partitions"]
-    assert {row["table"] for row in listed} == {table.name for table in HISTORY}
+    assert {row["table"] for row in listed} == {table.name for table in PARTITIONED}
     defaults = [row for row in listed if row["default"]]
-    assert [row["name"] for row in defaults] == [f"{table.name}_default" for table in HISTORY]
+    assert [row["name"] for row in defaults] == [f"{table.name}_default" for table in PARTITIONED]
     assert all(row["bytes"] > 0 and row["rows"] >= 0 for row in listed)
 
     code, out, err = await _pixweb(env, "admin", "partitions", "ensure")

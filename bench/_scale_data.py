@@ -7,9 +7,8 @@ the per-row deferred trigger that proves each posting balances (``ledger_entries
 the per-row look-up that an outside entry is not ours (``ledger_entries_outside``) are disabled for
 it and enabled again before the commit; :func:`pixinfra.persistence.ledger_check.check_ledger`
 proves afterwards what they would have proved row by row. So are the triggers that stand for the
-foreign keys to a partitioned history table (``history_row_exists``, one dynamic look-up per row:
-on the partitioned layout they took nine tenths of the load); one anti-join per key proves them
-before the commit.
+foreign keys to a partitioned history table (``history_row_exists``, one look-up per row in every
+month's index); one anti-join per key proves them before the commit.
 
 Mix (as ``bench/queries.py``): 55% PAYMENT, 40% WITHDRAW, 3% REFUND_IN, 2% REFUND_OUT; 93%
 CONFIRMED, 5% ERROR, 2% PENDING, evenly in time over the span, each on a random account. Each

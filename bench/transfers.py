@@ -225,9 +225,10 @@ def measure(args: argparse.Namespace, folder: Path, server_url: str) -> list[Row
             asyncio.run(accounts.fund(base_url))
         sql = {"url": db_url, "accounts": accounts, "meter": meter_for(None), "args": args}
         operations = ("transfers", "receipts")
-        rows += [naive_sql(op, connections=n, **sql) for n in args.connections for op in operations]
-        rows += [grouped_sql(op, group=g, **sql) for g in GROUPS for op in operations]
-        servers = ["uvicorn"] + (["granian"] if _granian() else [])
+        if not args.api_only:
+            rows += [naive_sql(op, connections=n, **sql) for n in args.connections for op in operations]
+            rows += [grouped_sql(op, group=g, **sql) for g in GROUPS for op in operations]
+        servers = [] if args.api_only else ["uvicorn"] + (["granian"] if _granian() else [])
         for server in servers:
             for processes in (1, 2):
                 with floor_server(server, processes, folder) as (url, pid):
@@ -337,6 +338,12 @@ def _figures(rows: list[Row], args: argparse.Namespace, processes: int) -> list[
                 _find(rows, "naive SQL", operation, connections),
             )
             floor = _find(rows, f"floor, uvicorn, {processes} proc", "echo", connections)
+            if ours is not None and naive is None and args.api_only:  # the API alone (bench/revisions.py)
+                figures.append(
+                    Figure(
+                        "transfers", f"{operation}, API {processes} proc, {connections} conn", ours.rate, "/s"
+                    )
+                )
             if ours is None or naive is None:
                 continue
             target = TARGETS.get(connections) if operation == "transfers" else None
@@ -420,6 +427,11 @@ def main() -> None:
         help="KEY=VALUE for the API processes (repeatable)",
     )
     parser.add_argument("--granian-api", action="store_true", help="also the API under granian, 2 processes")
+    parser.add_argument(
+        "--api-only",
+        action="store_true",
+        help="only the API's runs (no SQL baselines, no floor): bench/revisions.py",
+    )
     add_database_options(parser)
     add_summary_option(parser)
     args = parser.parse_args()

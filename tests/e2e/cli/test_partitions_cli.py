@@ -67,3 +67,10 @@ async def test_a_retention_run_reports_and_a_wrong_action_is_refused_at_start(
         assert code != 0
         assert "PIX_RETENTION_ACTION must be 'drop' or 'keep'" in err
         assert "Traceback" not in err
+
+        code, out, err = await _pixweb(
+            env | {"PIX_RETENTION_IDEMPOTENCY_KEYS": "24"}, "admin", "retention", "run"
+        )
+        assert code != 0
+        assert "PIX_RETENTION_IDEMPOTENCY_KEYS must be at least 25, not 24" in err
+        assert "Traceback" not in err

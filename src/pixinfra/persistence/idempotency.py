@@ -5,7 +5,9 @@ index makes a key unique per account across days. What does: every writer takes 
 transaction-scoped advisory lock per (account, key) (:data:`LOCK_KEYS`, in ascending order of the
 locks, before the balance row's lock) and only then looks for the key among those stored within
 ``IDEMPOTENCY_WINDOW`` (:data:`LIVE`), in a statement of its own, whose snapshot sees what a
-previous holder of the lock committed. A key older than the window is a new request's.
+previous holder of the lock committed (a transfer group's one statement calls
+``idempotency_keys_taken``, a function that does both). A key older than the window is a new
+request's.
 """
 
 from __future__ import annotations

@@ -1,17 +1,17 @@
 """PostgreSQL side of a transfer group reserved with one read and one write:
 :class:`pixcore.group_commit.ports.TransferGroupStore`.
 
-The read is a single statement on a pooled connection outside any transaction. The write is
-the group's keys' advisory locks (``pixinfra.persistence.idempotency``: the order every claimant
-takes them in, before the balance row's lock), then one data-modifying ``WITH``, in a transaction,
-so a group costs a read, a BEGIN, two statements and a COMMIT instead of a locking read and three
-writes besides. The ``WITH`` is all or nothing:
+Both are single statements on a pooled connection outside any open transaction, so a group costs
+two round trips instead of a BEGIN, a locking read, three writes and a COMMIT. The write is one
+data-modifying ``WITH``; PostgreSQL runs a lone statement as its own transaction, so it is all or
+nothing:
 
-- ``guard`` moves the account's balance only if it covers the group, none of the group's keys was
-  claimed meanwhile (its statement sees every claim committed before the locks were had, and no
-  other can be made while they are held) and, when the group asks for it, ``available`` is exactly
-  what the group was decided on (the UPDATE waits for a concurrent writer of the row and judges the
-  row as that writer left it);
+- ``guard`` moves the account's balance only if it covers the group, none of the group's keys is
+  claimed (``idempotency_keys_taken``: it takes the keys' advisory locks, in the order every
+  claimant takes them and before the balance row's lock, then looks on a snapshot of its own, so
+  it sees every claim committed before, and none can be made while the locks are held) and, when
+  the group asks for it, ``available`` is exactly what the group was decided on (the UPDATE waits
+  for a concurrent writer of the row and judges the row as that writer left it);
 - the records are added only if ``guard`` moved it, and everything else is joined to the records,
   so a moved balance or a key taken writes nothing at all.
 
@@ -28,7 +28,7 @@ from datetime import datetime
 from pixcore.accounts.rules import Balance
 from pixcore.group_commit.ports import TransferReservation
 from pixcore.transfers.ports import IdempotencyRecord
-from pixinfra.persistence.idempotency import BALANCE_AND_TAKEN, LIVE, LOCK_KEYS, balance_and_taken, key_locks
+from pixinfra.persistence.idempotency import BALANCE_AND_TAKEN, balance_and_taken, key_locks
 from pixinfra.persistence.sql import compose
 from pixinfra.persistence.transactions import insert_many_arguments, insert_many_sql
 from pixinfra.persistence.transfers import insert_transfers_sql, transfer_arguments
@@ -42,18 +42,13 @@ _AVAILABLE = "SELECT available FROM balances WHERE account_id = $1"
 # covers the group), $19/$20 the change of (available, blocked), $21 the time; $22/$23 the keys
 # and request hashes; $24-$39 the transfers; $40-$45 the ledger entries, each with the position
 # of its transfer.
-_GUARD = compose(
-    """
+_GUARD = """
 UPDATE balances SET available = available + $19, blocked = blocked + $20, updated_at = $21
  WHERE account_id = $17 AND ($18::bigint IS NULL OR available = $18)
    AND available + $19 >= 0 AND blocked + $20 >= 0
-   AND NOT EXISTS (
-       SELECT FROM idempotency_keys k WHERE k.account_id = $17 AND k.key = ANY($22::uuid[]) AND k.""",
-    LIVE,
-    """)
+   AND NOT idempotency_keys_taken($17, $22::uuid[], $46::int[])
 RETURNING account_id
-""",
-)
+"""
 _RESERVE = compose(
     "WITH guard AS (",
     _GUARD,
@@ -124,19 +119,18 @@ class PostgresTransferGroupStore:
         # The transfers' fields but their transaction id, which the statement gives each by position.
         transfers = [reservation.transfer(0) for reservation in reservations]
         keys = [reservation.key for reservation in reservations]
-        async with self._database.transaction() as conn:
-            await conn.execute(LOCK_KEYS, key_locks(account_id, keys))
-            ids = await conn.fetchval(
-                _RESERVE,
-                *insert_many_arguments([reservation.record for reservation in reservations]),
-                account_id,
-                exactly,
-                change_available,
-                change_blocked,
-                at,
-                keys,
-                [reservation.request_hash for reservation in reservations],
-                *transfer_arguments(transfers),
-                *([entry[n] for entry in entries] for n in range(6)),
-            )
+        ids = await self._database.pool.fetchval(
+            _RESERVE,
+            *insert_many_arguments([reservation.record for reservation in reservations]),
+            account_id,
+            exactly,
+            change_available,
+            change_blocked,
+            at,
+            keys,
+            [reservation.request_hash for reservation in reservations],
+            *transfer_arguments(transfers),
+            *([entry[n] for entry in entries] for n in range(6)),
+            key_locks(account_id, keys),
+        )
         return list(ids) if ids is not None else None

@@ -232,3 +232,37 @@ async def test_the_conversion_keeps_the_keys_of_the_table_it_partitions(database
     assert (before, after) == ("r", "p")
     assert found is not None
     assert taken is False
+
+
+async def test_a_groups_check_waits_for_a_claim_in_flight_and_sees_it_once_committed(
+    pg_uow: UnitOfWorkFactory, migrated_database: str
+) -> None:
+    """``idempotency_keys_taken``, which a transfer group's one statement calls: started before a
+    concurrent claim commits, it waits for the key's lock, then sees the claim (a snapshot of its
+    own, younger than its statement's)."""
+    client = await new_client(pg_uow)
+    key = uuid.uuid4()
+    locks = key_locks(client.account_id, [key])
+    first = await asyncpg.connect(migrated_database)
+    second = await asyncpg.connect(migrated_database)
+    try:
+        holding = first.transaction()
+        await holding.start()
+        await first.execute(LOCK_KEYS, locks)
+        await _store_key(first, client.account_id, timedelta(days=-1), key)
+        checking = asyncio.create_task(
+            second.fetchval("SELECT idempotency_keys_taken($1, $2, $3)", client.account_id, [key], locks)
+        )
+        await asyncio.sleep(0.3)
+        assert not checking.done()
+        await holding.commit()
+        taken = await checking
+        free = await second.fetchval(
+            "SELECT idempotency_keys_taken($1, $2, $3)", client.account_id, [uuid.uuid4()], locks
+        )
+        source = await second.fetchval("SELECT prosrc FROM pg_proc WHERE proname = 'idempotency_keys_taken'")
+    finally:
+        await first.close()
+        await second.close()
+    assert (taken, free) == (True, False)
+    assert LIVE in source  # the same window as the repository's look-ups

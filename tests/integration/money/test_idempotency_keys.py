@@ -8,6 +8,7 @@ sandbox moves forward: ``tests/e2e/sandbox/test_sandbox_clock.py`` shows a move 
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -19,7 +20,13 @@ import pytest
 
 from pixcore.transfers.rules import IDEMPOTENCY_WINDOW
 from pixcore.unit_of_work import UnitOfWorkFactory
-from pixinfra.persistence.idempotency import LIVE, LOCK_KEYS, PostgresIdempotency, key_locks
+from pixinfra.persistence.idempotency import (
+    BALANCE_AND_TAKEN,
+    LIVE,
+    LOCK_KEYS,
+    PostgresIdempotency,
+    key_locks,
+)
 from pixinfra.postgres.partitions import KEYS, PartitionInfo, list_partitions
 from pixinfra.postgres.pool import Database
 from pixinfra.postgres.retention import release_key_days
@@ -266,3 +273,37 @@ async def test_a_groups_check_waits_for_a_claim_in_flight_and_sees_it_once_commi
         await second.close()
     assert (taken, free) == (True, False)
     assert LIVE in source  # the same window as the repository's look-ups
+
+
+async def test_a_look_up_of_keys_probes_them_even_in_a_generic_plan(
+    pg_uow: UnitOfWorkFactory, migrated_database: str
+) -> None:
+    """The group's read of its keys (``BALANCE_AND_TAKEN``) finds them by the key in every day's
+    index, never by reading the account's keys of the window and filtering them (a hot account's
+    whole day, on every group)."""
+    client = await new_client(pg_uow)
+    conn = await asyncpg.connect(migrated_database)
+    try:
+        await conn.execute("SET plan_cache_mode = force_generic_plan")
+        await conn.execute(f"PREPARE taken(bigint, uuid[]) AS {BALANCE_AND_TAKEN}")
+        keys = ",".join(str(uuid.uuid4()) for _ in range(2))
+        plan = await conn.fetchval(
+            f"EXPLAIN (FORMAT JSON) EXECUTE taken({int(client.account_id)}, '{{{keys}}}')"
+        )
+    finally:
+        await conn.close()
+    scans = [
+        node
+        for node in _plan_nodes(json.loads(plan)[0]["Plan"])
+        if "idempotency_keys" in node.get("Relation Name", "")
+    ]
+    assert scans, plan
+    for scan in scans:
+        assert "key = ANY" in scan.get("Index Cond", ""), scan
+
+
+def _plan_nodes(plan: dict[str, Any]) -> list[dict[str, Any]]:
+    found = [plan]
+    for child in plan.get("Plans", []):
+        found.extend(_plan_nodes(child))
+    return found

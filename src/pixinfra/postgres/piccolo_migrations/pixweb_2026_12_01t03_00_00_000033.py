@@ -7,9 +7,11 @@ stored before the day after the later of now and its newest key
 (``idempotency_keys_before_y2026m12d02``). A CHECK of that range, added first, spares ``ATTACH``
 its scan. Then a DEFAULT partition and the days up to two ahead (``pixinfra.postgres.partitions``).
 
-The primary key becomes ``(account_id, key, stored_at)``: PostgreSQL requires the partition column
-in a unique key, so it no longer makes a key unique per account by itself. The writers take a
-transaction-scoped advisory lock per (account, key) before they look for the key and claim it
+The primary key becomes ``(key, account_id, stored_at)``: PostgreSQL requires the partition column
+in a unique key, so it no longer makes a key unique per account by itself. The key comes first: a
+look-up of some keys of an account then can only probe them (with the account first, a generic
+plan may read every key of the account's window and filter them: a hot account's whole day). The
+writers take a transaction-scoped advisory lock per (account, key) before they look for the key and claim it
 (``pixinfra.persistence.idempotency``). The indexes on ``created_at`` and ``stored_at`` served the
 purge by ``DELETE``, which dropping a day's partition replaces; they go.
 """
@@ -63,7 +65,7 @@ async def _run(conn: Any) -> None:
         " PARTITION BY RANGE (stored_at)"
     )
     await conn.execute(
-        f'ALTER TABLE {TABLE} ADD CONSTRAINT "{TABLE}_pkey" PRIMARY KEY (account_id, key, stored_at)'
+        f'ALTER TABLE {TABLE} ADD CONSTRAINT "{TABLE}_pkey" PRIMARY KEY (key, account_id, stored_at)'
     )
     for key in keys:
         await conn.execute(f'ALTER TABLE {TABLE} ADD CONSTRAINT "{key["conname"]}" {key["def"]}')

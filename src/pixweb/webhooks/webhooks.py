@@ -12,6 +12,7 @@ from litestar.params import Parameter, QueryParameter
 
 from pixcore.clock import Clock, format_timestamp
 from pixcore.errors import ServiceBusy
+from pixcore.queries.rules import DATE_PATTERN
 from pixcore.unit_of_work import UnitOfWorkFactory
 from pixcore.webhooks.ports import HostResolver, WebhookProbe
 from pixcore.webhooks.rules import (
@@ -50,7 +51,7 @@ from pixcore.webhooks.webhook_service import (
 from pixinfra.settings import Settings
 from pixweb.api.deps import Injected, principal_of, provided
 from pixweb.api.docs import answer, json_body
-from pixweb.api.fields import MAX_SHORT_CODE, Int64, MaybeTimestamp, Timestamp, doc
+from pixweb.api.fields import MAX_SHORT_CODE, Int64, MaybeTimestamp, Timestamp, doc, whole
 from pixweb.body_errors import judge_body
 from pixweb.errors import error_responses
 from pixweb.field_paths import wire_paths
@@ -562,6 +563,7 @@ class WebhookDeliveryController(Controller):
             QueryParameter(
                 name="startDate",
                 max_length=40,
+                schema_extra={"pattern": whole(DATE_PATTERN)},
                 description="ISO 8601 date or date and time (UTC if naive), inclusive: created at or after.",
                 examples=[Example(value="2026-11-01T00:00:00Z")],
             ),
@@ -571,6 +573,7 @@ class WebhookDeliveryController(Controller):
             QueryParameter(
                 name="endDate",
                 max_length=40,
+                schema_extra={"pattern": whole(DATE_PATTERN)},
                 description="ISO 8601 date or date and time (UTC if naive), inclusive; a date alone means"
                 " its whole day.",
                 examples=[Example(value="2026-11-30")],

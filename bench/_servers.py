@@ -247,11 +247,12 @@ def postgres_server(args: argparse.Namespace, folder: Path) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def bench_database(server_url: str, *, migrated_in: Path | None = None) -> Iterator[str]:
+def bench_database(server_url: str, *, migrated_in: Path | None = None, keep: bool = False) -> Iterator[str]:
     """A fresh database ``pixbench_<random>``, dropped on exit (whoever is still connected).
 
     With ``migrated_in`` (a data folder), ``pixweb migrate`` runs on it first; otherwise the
-    first service or ``database_ready`` to open it migrates it.
+    first service or ``database_ready`` to open it migrates it. With ``keep`` it is left on the
+    server (its URL printed) for a look afterwards; drop it by hand.
     """
     name = f"pixbench_{secrets.token_hex(4)}"
     admin_url = with_database(server_url, "postgres")
@@ -275,7 +276,10 @@ def bench_database(server_url: str, *, migrated_in: Path | None = None) -> Itera
             )
         yield url
     finally:
-        asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        if keep:
+            print(f"kept: {url}", flush=True)
+        else:
+            asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
 @contextlib.contextmanager

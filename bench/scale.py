@@ -331,8 +331,10 @@ def report(scale: dict[str, Result], small: dict[str, Result], args: argparse.Na
     )
 
 
-def stand_up(server_url: str, folder: Path, shape: Shape, stack: contextlib.ExitStack) -> str:
-    url: str = stack.enter_context(bench_database(server_url, migrated_in=folder))
+def stand_up(
+    server_url: str, folder: Path, shape: Shape, stack: contextlib.ExitStack, *, keep: bool = False
+) -> str:
+    url: str = stack.enter_context(bench_database(server_url, migrated_in=folder, keep=keep))
     asyncio.run(load(url, folder, shape))
     began = time.perf_counter()
     checked = ledger_check(url, folder)
@@ -358,6 +360,9 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=50, help="accounts the requests pick from (default 50)")
     parser.add_argument("--seconds", type=int, default=5, help="wrk's duration per case (default 5)")
     parser.add_argument("--connections", type=int, default=4, help="wrk's connections (default 4)")
+    parser.add_argument(
+        "--keep", action="store_true", help="leave the scale database on the server (its URL printed)"
+    )
     parser.add_argument(
         "--load-only", action="store_true", help="generate, check and size the databases; measure nothing"
     )
@@ -399,6 +404,7 @@ def main() -> None:
             folder,
             Shape(args.accounts, args.transactions, now, span, args.chunk, keep_triggers=args.keep_triggers),
             stack,
+            keep=args.keep,
         )
         size, count = asyncio.run(history_bytes(scale_url))
         print(

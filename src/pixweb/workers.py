@@ -19,7 +19,6 @@ from pixcore.clock import Clock
 from pixcore.group_commit.settlement import settle_in_groups
 from pixcore.recurrences import run_recurring_charges
 from pixcore.refunds.refund_service import process_due_refunds
-from pixcore.transfers.rules import IDEMPOTENCY_WINDOW
 from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.postgres.availability import FailureStreak
 from pixinfra.postgres.partitions import ensure_partitions
@@ -29,7 +28,6 @@ from pixinfra.settings import Settings
 from pixweb.services import Services
 
 __all__ = [
-    "IDEMPOTENCY_KEEP",
     "SESSIONS_KEEP",
     "history_now",
     "keep_partitions",
@@ -41,7 +39,6 @@ __all__ = [
 
 log = logging.getLogger("pixweb.workers")
 
-IDEMPOTENCY_KEEP = IDEMPOTENCY_WINDOW  # the promise is 24 hours; an hour's margin
 SESSIONS_KEEP = LIFETIME + timedelta(days=30)
 """A console session's row is kept 30 days after it can last be used (for ``session list``)."""
 PURGE_EVERY = 600  # rounds
@@ -54,19 +51,23 @@ async def purge_idempotency_keys(database: Database, settings: Settings | None =
     """Let go the days of idempotency keys whose every key was stored more than
     ``PIX_RETENTION_IDEMPOTENCY_KEYS`` hours ago (default and least: 25; ``settings`` None: the
     default): each day's partition detached, then dropped or kept aside by ``PIX_RETENTION_ACTION``.
-    Returns the partitions let go. A key older than ``IDEMPOTENCY_KEEP`` is no longer honoured
+    Returns the partitions let go. A key older than ``IDEMPOTENCY_WINDOW`` is no longer honoured
     anyway, whatever is kept (``pixinfra.persistence.idempotency``).
 
     Age is real time, by the database's clock (``stored_at``), not the service clock: a move of the
     sandbox clock must not forget a key its client may still retry with, or the retry would send
     the money a second time.
     """
-    settings = settings or Settings()
-    kept = timedelta(hours=settings.retention_idempotency_hours)
     async with database.acquire() as conn:
-        now: datetime = await conn.fetchval("SELECT now()")
-        released = await release_key_days(conn, kept, settings.retention_action, now)
+        released = await _release_keys(conn, settings or Settings())
     return [each["partition"] for each in released]
+
+
+async def _release_keys(conn: Any, settings: Settings, *, dry_run: bool = False) -> list[dict[str, Any]]:
+    """:func:`release_key_days` on the settings, by the database's clock."""
+    kept = timedelta(hours=settings.retention_idempotency_hours)
+    database_now: datetime = await conn.fetchval("SELECT now()")
+    return await release_key_days(conn, kept, settings.retention_action, database_now, dry_run=dry_run)
 
 
 async def history_now(conn: Any, clock: Clock) -> datetime:
@@ -97,11 +98,7 @@ async def retain(
         report = await run_retention(
             conn, dict(settings.retention_months), settings.retention_action, now, dry_run=dry_run
         )
-        kept = timedelta(hours=settings.retention_idempotency_hours)
-        database_now: datetime = await conn.fetchval("SELECT now()")
-        report["released"] += await release_key_days(
-            conn, kept, settings.retention_action, database_now, dry_run=dry_run
-        )
+        report["released"] += await _release_keys(conn, settings, dry_run=dry_run)
         return report
 
 

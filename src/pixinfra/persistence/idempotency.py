@@ -37,11 +37,14 @@ __all__ = [
     "key_locks",
 ]
 
-LOCK_SPACE = 1
+LOCK_SPACE: LiteralString = "1"
 """The first half of the two-part advisory lock key of an idempotency key (the second: its hash)."""
 
-LOCK_KEYS = "SELECT count(pg_advisory_xact_lock(1, lock)) FROM unnest($1::int[]) AS lock"
-"""Take the advisory locks $1 (from :func:`key_locks`) in their order, until the transaction ends."""
+LOCK_KEYS = compose(
+    "SELECT count(pg_advisory_xact_lock(", LOCK_SPACE, ", lock)) FROM unnest($1::int[]) AS lock"
+)
+"""Take the advisory locks $1 (from :func:`key_locks`) in their order, until the transaction ends
+(``idempotency_keys_taken``, in the database, takes them the same way)."""
 
 LIVE: LiteralString = "stored_at > now() - interval '25 hours'"
 """A key still honoured: stored within ``IDEMPOTENCY_WINDOW`` by the database's clock (a day's

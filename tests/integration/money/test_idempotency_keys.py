@@ -24,6 +24,7 @@ from pixinfra.persistence.idempotency import (
     BALANCE_AND_TAKEN,
     LIVE,
     LOCK_KEYS,
+    LOCK_SPACE,
     PostgresIdempotency,
     key_locks,
 )
@@ -273,6 +274,7 @@ async def test_a_groups_check_waits_for_a_claim_in_flight_and_sees_it_once_commi
         await second.close()
     assert (taken, free) == (True, False)
     assert LIVE in source  # the same window as the repository's look-ups
+    assert f"pg_advisory_xact_lock({LOCK_SPACE}, lock)" in source  # the same locks
 
 
 async def test_a_look_up_of_keys_probes_them_even_in_a_generic_plan(

@@ -7,8 +7,8 @@ the per-row deferred trigger that proves each posting balances (``ledger_entries
 the per-row look-up that an outside entry is not ours (``ledger_entries_outside``) are disabled for
 it and enabled again before the commit; :func:`pixinfra.persistence.ledger_check.check_ledger`
 proves afterwards what they would have proved row by row. So are the triggers that stand for the
-foreign keys to a partitioned history table (``history_row_exists``, one look-up per row in every
-month's index); one anti-join per key proves them before the commit.
+foreign keys to a partitioned history table (``history_rows_exist`` on insert, one anti-join a
+statement; ``history_row_exists`` on update); one anti-join per key proves them before the commit.
 
 Mix (as ``bench/queries.py``): 55% PAYMENT, 40% WITHDRAW, 3% REFUND_IN, 2% REFUND_OUT; 93%
 CONFIRMED, 5% ERROR, 2% PENDING, evenly in time over the span, each on a random account. Each
@@ -56,10 +56,10 @@ SELECT c.relname::text AS owner, t.tgname::text AS name, pg_get_triggerdef(t.oid
   FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
   JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = current_schema()
  WHERE NOT t.tgisinternal AND t.tgparentid = 0 AND c.relispartition IS FALSE
-   AND pg_get_triggerdef(t.oid) LIKE '%history_row_exists(%'
+   AND pg_get_triggerdef(t.oid) ~ 'history_rows?_exists?[(]'
  ORDER BY 1, 2
 """
-_KEY_ARGUMENTS = re.compile(r"history_row_exists\('(\w+)', '(\w+)'\)")
+_KEY_ARGUMENTS = re.compile(r"history_rows?_exists?[(]'(\w+)', '(\w+)'\)")
 
 
 @dataclass(frozen=True)

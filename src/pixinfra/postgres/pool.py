@@ -22,6 +22,17 @@ __all__ = ["CONNECT_TIMEOUT", "Database", "HostList", "connect", "host_list", "k
 
 CONNECT_TIMEOUT = 10.0  # seconds; asyncpg's default (60) would hold a request that long
 
+SESSION_SETTINGS = {"plan_cache_mode": "force_generic_plan"}
+"""Every pooled connection plans a prepared statement once, for any values.
+
+asyncpg prepares each statement once per connection; PostgreSQL then chooses, on each execution,
+between a plan for the values given (planned anew every time) and the generic plan kept with the
+statement. On a table partitioned by month its estimate of the generic plan counts every month, so
+it keeps choosing the plan for the values: a transaction list over 27 months was planned anew on
+every request (1.5 ms of planning for 0.6 ms of execution). The generic plan leaves the months the
+values rule out at the executor's start (run-time pruning), and every statement's generic plan is
+index-driven (the query-plan tests check both modes)."""
+
 
 class HostList:
     """The pool's ``connect`` for a URL naming several servers: each server is tried with a
@@ -118,6 +129,7 @@ class Database:
             timeout=CONNECT_TIMEOUT,
             reset=keep_session,
             connect=host_list(url).connect,
+            server_settings=SESSION_SETTINGS,
         )
         self.url = url
 

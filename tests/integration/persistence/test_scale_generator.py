@@ -63,7 +63,7 @@ async def figures(url: str) -> dict[str, Any]:
                      AND tgenabled = 'O') AS triggers_on,
                  (SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal AND tgenabled = 'D') AS disabled,
                  (SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal AND tgenabled = 'O'
-                     AND pg_get_triggerdef(oid) LIKE '%history_row_exists(%') AS key_triggers_on,
+                     AND pg_get_triggerdef(oid) ~ 'history_rows?_exists?[(]') AS key_triggers_on,
                  (SELECT count(*) FROM balances WHERE available < 0 OR blocked < 0) AS negative,
                  (SELECT count(DISTINCT tableoid) FROM transactions) AS months_read,
                  (SELECT count(*) FROM transactions_default) AS in_default"""

@@ -59,7 +59,10 @@ def one_run(python: Path, args: argparse.Namespace, summary: Path) -> dict[str, 
         args.database_url,
     ]
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL)  # noqa: S603 - our own command
-    return {figure["case"]: figure["value"] for figure in json.loads(summary.read_text(encoding="utf-8"))}
+    return {
+        f"{figure['case']} ({figure['unit']})": figure["value"]
+        for figure in json.loads(summary.read_text(encoding="utf-8"))
+    }
 
 
 def main() -> None:
@@ -86,13 +89,14 @@ def main() -> None:
                 for side, python in sides.items():
                     figures = one_run(python, args, folder / f"{side}.json")
                     runs[side].append(figures)
-                    shown = ", ".join(f"{case} {value:,.0f}/s" for case, value in figures.items())
+                    shown = ", ".join(f"{case} {value:,.2f}" for case, value in figures.items())
                     print(f"round {round_}, {side}: {shown}", flush=True)
         finally:
             _run(["git", "worktree", "remove", "--force", str(tree)], ROOT)
     each = f"medians of {args.rounds} rounds, {args.duration:g} s each"
     print(f"\nthis checkout against {args.against}: {each}")
-    print("| case | other /s (min-max) | this /s (min-max) | ratio |")
+    print("(ratio: above 1.00 is this checkout better: more a second, fewer milliseconds)")
+    print("| case | other (min-max) | this (min-max) | ratio |")
     print("|---|---:|---:|---:|")
     for case in runs["this"][0]:
         other = [run[case] for run in runs["other"] if case in run]
@@ -100,10 +104,15 @@ def main() -> None:
         if not other:
             continue
         ratio = statistics.median(this) / statistics.median(other)
-        print(
-            f"| {case} | {statistics.median(other):,.0f} ({min(other):,.0f}-{max(other):,.0f}) |"
-            f" {statistics.median(this):,.0f} ({min(this):,.0f}-{max(this):,.0f}) | {ratio:.2f} |"
-        )
+        if case.endswith("(ms)"):  # a cost: less is better
+            ratio = 1 / ratio if ratio else float("inf")
+        print(f"| {case} | {_spread(other)} | {_spread(this)} | {ratio:.2f} |")
+
+
+def _spread(values: list[float]) -> str:
+    """The median and the range, with two decimals for small figures (milliseconds)."""
+    digits = 2 if max(values) < 100 else 0
+    return f"{statistics.median(values):,.{digits}f} ({min(values):,.{digits}f}-{max(values):,.{digits}f})"
 
 
 if __name__ == "__main__":

@@ -339,11 +339,11 @@ def _figures(rows: list[Row], args: argparse.Namespace, processes: int) -> list[
             )
             floor = _find(rows, f"floor, uvicorn, {processes} proc", "echo", connections)
             if ours is not None and naive is None and args.api_only:  # the API alone (bench/revisions.py)
-                figures.append(
-                    Figure(
-                        "transfers", f"{operation}, API {processes} proc, {connections} conn", ours.rate, "/s"
-                    )
-                )
+                case = f"{operation}, API {processes} proc, {connections} conn"
+                figures.append(Figure("transfers", case, ours.rate, "/s"))
+                # The database's CPU a request: steadier than throughput on a shared machine.
+                postgres = ours.cpu.get("postgres", 0.0)
+                figures.append(Figure("transfers", f"{case}, PostgreSQL CPU", postgres, "ms"))
             if ours is None or naive is None:
                 continue
             target = TARGETS.get(connections) if operation == "transfers" else None

@@ -1,0 +1,1 @@
+"""The DICT: entries (and, in time, claims, infraction reports, refunds and policies)."""

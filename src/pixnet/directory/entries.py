@@ -1,0 +1,347 @@
+"""The DICT's entries (vínculos): a PIX key bound to an account at a participant and to its owner.
+
+The rules of ``createEntry``, ``getEntry`` and ``deleteEntry`` as the central bank's DICT API
+document states them (its operations and its "Tratamento de erros"):
+
+* a participant registers, and deletes, entries of its own accounts only (``Forbidden``);
+* the reason must be one the operation takes (``InvalidReason``): creation ``USER_REQUESTED`` or
+  ``RECONCILIATION``; deletion those two, ``ACCOUNT_CLOSURE`` or ``FRAUD``;
+* the key matches its type (``EntryInvalid``): an EVP is made by the DICT and never sent; a CPF
+  or CNPJ key is its owner's own document (``EntryTaxIdNumberByDifferentOwner``), and the owner
+  is a natural person with a CPF or a legal person with a CNPJ;
+* a key has one entry: the same key again for the same owner at the same participant is
+  ``EntryAlreadyExists``, at another participant ``EntryKeyInCustodyOfDifferentParticipant``
+  (portability is the way), for another owner ``EntryKeyOwnedByDifferentPerson`` (a claim of
+  ownership is);
+* an account holds at most 5 keys of a natural person, 20 of a legal one (``EntryLimitExceeded``);
+* ``RequestId`` makes a creation idempotent: the same request again answers the entry it made; the
+  same id with other content is ``RequestIdAlreadyUsed``.
+
+Framework free: the entries are kept behind :class:`EntryStore`.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Protocol
+
+from pixcore.documents import is_valid_cnpj, is_valid_cpf
+from pixcore.errors import InvalidPixKey
+from pixcore.keys import PixKeyType, new_evp, parse_pix_key
+
+__all__ = [
+    "CREATE_REASONS",
+    "DELETE_REASONS",
+    "KEYS_PER_ACCOUNT",
+    "AccountType",
+    "BrazilianAccount",
+    "CreateEntry",
+    "DeleteEntry",
+    "DictProblem",
+    "Entry",
+    "EntryReason",
+    "EntryStore",
+    "ErrorType",
+    "KeyTaken",
+    "NewEntry",
+    "Owner",
+    "OwnerType",
+    "create_entry",
+    "delete_entry",
+    "get_entry",
+]
+
+ISPB = re.compile(r"[0-9]{8}")
+BRANCH = re.compile(r"[0-9]{1,4}")
+ACCOUNT_NUMBER = re.compile(r"[0-9]{1,20}")
+NAME_LENGTH = 140  # the document's longest name (Person.Name)
+
+
+class AccountType(enum.StrEnum):
+    """The pacs.008 account types the DICT takes."""
+
+    CACC = "CACC"
+    TRAN = "TRAN"
+    SLRY = "SLRY"
+    SVGS = "SVGS"
+
+
+class OwnerType(enum.StrEnum):
+    NATURAL_PERSON = "NATURAL_PERSON"
+    LEGAL_PERSON = "LEGAL_PERSON"
+
+
+class EntryReason(enum.StrEnum):
+    USER_REQUESTED = "USER_REQUESTED"
+    ACCOUNT_CLOSURE = "ACCOUNT_CLOSURE"
+    BRANCH_TRANSFER = "BRANCH_TRANSFER"
+    RECONCILIATION = "RECONCILIATION"
+    FRAUD = "FRAUD"
+
+
+CREATE_REASONS = frozenset({EntryReason.USER_REQUESTED, EntryReason.RECONCILIATION})
+DELETE_REASONS = frozenset(
+    {EntryReason.USER_REQUESTED, EntryReason.ACCOUNT_CLOSURE, EntryReason.RECONCILIATION, EntryReason.FRAUD}
+)
+KEYS_PER_ACCOUNT = {OwnerType.NATURAL_PERSON: 5, OwnerType.LEGAL_PERSON: 20}
+"""The most entries one account holds, by its owner's type."""
+
+
+class ErrorType(enum.StrEnum):
+    """The DICT's error types that entries answer (``https://dict.pi.rsfn.net.br/api/v1/error/<type>``)."""
+
+    FORBIDDEN = "Forbidden"
+    BAD_REQUEST = "BadRequest"
+    NOT_FOUND = "NotFound"
+    REQUEST_ID_ALREADY_USED = "RequestIdAlreadyUsed"
+    INVALID_REASON = "InvalidReason"
+    ENTRY_INVALID = "EntryInvalid"
+    ENTRY_LIMIT_EXCEEDED = "EntryLimitExceeded"
+    ENTRY_ALREADY_EXISTS = "EntryAlreadyExists"
+    ENTRY_KEY_OWNED_BY_DIFFERENT_PERSON = "EntryKeyOwnedByDifferentPerson"
+    ENTRY_KEY_IN_CUSTODY_OF_DIFFERENT_PARTICIPANT = "EntryKeyInCustodyOfDifferentParticipant"
+    ENTRY_LOCKED_BY_CLAIM = "EntryLockedByClaim"
+    ENTRY_TAX_ID_NUMBER_BY_DIFFERENT_OWNER = "EntryTaxIdNumberByDifferentOwner"
+
+    @property
+    def status(self) -> int:
+        return {ErrorType.FORBIDDEN: 403, ErrorType.NOT_FOUND: 404}.get(self, 400)
+
+
+class DictProblem(Exception):
+    """A refusal in the DICT's terms: its error type (and HTTP status), a detail, and for invalid
+    fields the violations (field name, reason)."""
+
+    def __init__(self, type_: ErrorType, detail: str, violations: tuple[tuple[str, str], ...] = ()) -> None:
+        super().__init__(f"{type_.value}: {detail}")
+        self.type = type_
+        self.detail = detail
+        self.violations = violations
+
+
+@dataclass(frozen=True, slots=True)
+class BrazilianAccount:
+    participant: str
+    """The ISPB of the account's institution."""
+    branch: str | None
+    number: str
+    type: AccountType
+    opened_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Owner:
+    type: OwnerType
+    tax_id: str
+    """A CPF (natural person) or CNPJ (legal person), bare."""
+    name: str
+    trade_name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NewEntry:
+    """What a participant asks the DICT to bind (``key`` is None for an EVP: the DICT makes it)."""
+
+    key: str | None
+    key_type: PixKeyType
+    account: BrazilianAccount
+    owner: Owner
+
+
+@dataclass(frozen=True, slots=True)
+class CreateEntry:
+    entry: NewEntry
+    reason: EntryReason
+    request_id: uuid.UUID
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteEntry:
+    key: str
+    participant: str
+    reason: EntryReason
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A key's binding, as the DICT keeps it."""
+
+    key: str
+    key_type: PixKeyType
+    account: BrazilianAccount
+    owner: Owner
+    created_at: datetime
+    owned_since: datetime
+    """KeyOwnershipDate: since when the owner has held the key without a break."""
+    request_id: uuid.UUID
+    """The creation's RequestId (a repeat of it answers this entry)."""
+
+    def asked(self) -> NewEntry:
+        """The request content this entry answers (the key left out for an EVP, which the DICT made)."""
+        key = None if self.key_type is PixKeyType.EVP else self.key
+        return NewEntry(key, self.key_type, self.account, self.owner)
+
+
+class KeyTaken(Exception):
+    """The store's answer to :meth:`EntryStore.add` for a key that has an entry (a race lost)."""
+
+
+class EntryStore(Protocol):
+    """Where the entries are kept; each method is atomic on its own."""
+
+    async def by_key(self, key: str) -> Entry | None: ...
+
+    async def by_request(self, participant: str, request_id: uuid.UUID) -> Entry | None:
+        """The entry the participant's creation of ``request_id`` made, if one did."""
+        ...
+
+    async def count_for_account(self, participant: str, branch: str | None, number: str) -> int: ...
+
+    async def add(self, entry: Entry) -> None:
+        """Keep ``entry``; :class:`KeyTaken` when its key has an entry already."""
+        ...
+
+    async def remove(self, key: str) -> None: ...
+
+
+def _invalid(field: str, reason: str) -> DictProblem:
+    return DictProblem(ErrorType.ENTRY_INVALID, f"{field}: {reason}", ((field, reason),))
+
+
+def _check_account(account: BrazilianAccount) -> None:
+    if not ISPB.fullmatch(account.participant):
+        raise _invalid("Account.Participant", "an ISPB is 8 digits")
+    if account.branch is not None and not BRANCH.fullmatch(account.branch):
+        raise _invalid("Account.Branch", "1 to 4 digits")
+    if not ACCOUNT_NUMBER.fullmatch(account.number):
+        raise _invalid("Account.AccountNumber", "1 to 20 digits")
+
+
+def _check_owner(owner: Owner) -> None:
+    if owner.type is OwnerType.NATURAL_PERSON and not is_valid_cpf(owner.tax_id):
+        raise _invalid("Owner.TaxIdNumber", "a natural person's is a valid CPF")
+    if owner.type is OwnerType.LEGAL_PERSON and not is_valid_cnpj(owner.tax_id):
+        raise _invalid("Owner.TaxIdNumber", "a legal person's is a valid CNPJ")
+    if not owner.name.strip() or len(owner.name) > NAME_LENGTH:
+        raise _invalid("Owner.Name", f"1 to {NAME_LENGTH} characters")
+    if owner.trade_name is not None and len(owner.trade_name) > NAME_LENGTH:
+        raise _invalid("Owner.TradeName", f"at most {NAME_LENGTH} characters")
+
+
+def _checked_key(entry: NewEntry) -> str | None:
+    """The key in its canonical form (None for an EVP, which the DICT makes)."""
+    if entry.key_type is PixKeyType.EVP:
+        if entry.key is not None:
+            raise _invalid("Key", "an EVP key is made by the DICT, not sent")
+        return None
+    if entry.key is None:
+        raise _invalid("Key", f"a {entry.key_type.value} key is required")
+    try:
+        parsed = parse_pix_key(entry.key)
+    except InvalidPixKey as exc:
+        raise _invalid("Key", "not a valid PIX key") from exc
+    if parsed.type is not entry.key_type:
+        raise _invalid("Key", f"a {parsed.type.value} key, not {entry.key_type.value}")
+    if parsed.type in {PixKeyType.CPF, PixKeyType.CNPJ} and parsed.value != entry.owner.tax_id:
+        raise DictProblem(
+            ErrorType.ENTRY_TAX_ID_NUMBER_BY_DIFFERENT_OWNER,
+            f"the key is a {parsed.type.value} other than its owner's",
+        )
+    wanted = OwnerType.NATURAL_PERSON if parsed.type is PixKeyType.CPF else OwnerType.LEGAL_PERSON
+    if parsed.type in {PixKeyType.CPF, PixKeyType.CNPJ} and entry.owner.type is not wanted:
+        raise _invalid("Owner.Type", f"a {parsed.type.value} key's owner is a {wanted.value}")
+    return parsed.value
+
+
+async def create_entry(
+    store: EntryStore,
+    request: CreateEntry,
+    *,
+    requester: str,
+    now: datetime,
+    evp: Callable[[], str] = new_evp,
+) -> Entry:
+    """``POST /entries/``: the entry made, or the one a repeat of ``request.request_id`` made."""
+    asked = request.entry
+    if asked.account.participant != requester:
+        raise DictProblem(ErrorType.FORBIDDEN, "a participant registers keys of its own accounts only")
+    if request.reason not in CREATE_REASONS:
+        raise DictProblem(ErrorType.INVALID_REASON, f"{request.reason.value} does not create an entry")
+    _check_account(asked.account)
+    _check_owner(asked.owner)
+    key = _checked_key(asked)
+    canonical = replace(asked, key=key)
+    done = await store.by_request(requester, request.request_id)
+    if done is not None:
+        if done.asked() != canonical:
+            raise DictProblem(
+                ErrorType.REQUEST_ID_ALREADY_USED, "this RequestId created an entry of other content"
+            )
+        return done
+    for _ in range(2):  # a second look after a race lost on the key
+        entry = Entry(
+            key=key if key is not None else evp(),
+            key_type=asked.key_type,
+            account=asked.account,
+            owner=asked.owner,
+            created_at=now,
+            owned_since=now,
+            request_id=request.request_id,
+        )
+        existing = await store.by_key(entry.key)
+        if existing is not None:
+            raise _taken(existing, entry)
+        held = await store.count_for_account(requester, asked.account.branch, asked.account.number)
+        if held >= KEYS_PER_ACCOUNT[asked.owner.type]:
+            raise DictProblem(
+                ErrorType.ENTRY_LIMIT_EXCEEDED,
+                f"the account holds {held} keys, the most for a {asked.owner.type.value}",
+            )
+        try:
+            await store.add(entry)
+        except KeyTaken:
+            continue
+        return entry
+    raise DictProblem(ErrorType.ENTRY_ALREADY_EXISTS, "the key was registered meanwhile")
+
+
+def _taken(existing: Entry, wanted: Entry) -> DictProblem:
+    if existing.owner.tax_id != wanted.owner.tax_id:
+        return DictProblem(
+            ErrorType.ENTRY_KEY_OWNED_BY_DIFFERENT_PERSON,
+            "the key belongs to another person: claim its ownership",
+        )
+    if existing.account.participant != wanted.account.participant:
+        return DictProblem(
+            ErrorType.ENTRY_KEY_IN_CUSTODY_OF_DIFFERENT_PARTICIPANT,
+            "the key is the owner's at another participant: ask for its portability",
+        )
+    return DictProblem(ErrorType.ENTRY_ALREADY_EXISTS, "the key has this entry already")
+
+
+async def get_entry(store: EntryStore, key: str) -> Entry:
+    """``GET /entries/{Key}``."""
+    found = await store.by_key(key)
+    if found is None:
+        raise DictProblem(ErrorType.NOT_FOUND, "no entry has this key")
+    return found
+
+
+async def delete_entry(store: EntryStore, request: DeleteEntry, *, requester: str) -> Entry:
+    """``POST /entries/{Key}/delete``: the entry removed."""
+    if request.participant != requester:
+        raise DictProblem(ErrorType.FORBIDDEN, "a participant deletes keys of its own accounts only")
+    if request.reason not in DELETE_REASONS:
+        raise DictProblem(ErrorType.INVALID_REASON, f"{request.reason.value} does not delete an entry")
+    found = await store.by_key(request.key)
+    if found is None:
+        raise DictProblem(ErrorType.NOT_FOUND, "no entry has this key")
+    if found.account.participant != requester:
+        raise DictProblem(ErrorType.FORBIDDEN, "the entry is in another participant's custody")
+    await store.remove(found.key)
+    return found

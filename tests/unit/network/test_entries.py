@@ -20,7 +20,6 @@ from pixnet.directory.entries import (
     Entry,
     EntryReason,
     ErrorType,
-    KeyTaken,
     NewEntry,
     Owner,
     OwnerType,
@@ -29,45 +28,10 @@ from pixnet.directory.entries import (
     get_entry,
 )
 from tests.support import random_cnpj, random_cpf
+from tests.unit.network.stores import MemoryStore
 
 A, B = "11111111", "22222222"
 NOW = datetime(2026, 11, 29, 12, tzinfo=UTC)
-
-
-class MemoryStore:
-    def __init__(self) -> None:
-        self.entries: dict[str, Entry] = {}
-        self.racer: Entry | None = None  # added by "someone else" just before the next add
-
-    async def by_key(self, key: str) -> Entry | None:
-        return self.entries.get(key)
-
-    async def by_request(self, participant: str, request_id: uuid.UUID) -> Entry | None:
-        return next(
-            (
-                e
-                for e in self.entries.values()
-                if e.account.participant == participant and e.request_id == request_id
-            ),
-            None,
-        )
-
-    async def count_for_account(self, participant: str, branch: str | None, number: str) -> int:
-        return sum(
-            1
-            for e in self.entries.values()
-            if (e.account.participant, e.account.branch, e.account.number) == (participant, branch, number)
-        )
-
-    async def add(self, entry: Entry) -> None:
-        if self.racer is not None:
-            self.entries[self.racer.key], self.racer = self.racer, None
-        if entry.key in self.entries:
-            raise KeyTaken
-        self.entries[entry.key] = entry
-
-    async def remove(self, key: str) -> None:
-        del self.entries[key]
 
 
 def account(participant: str = A, number: str = "0007654321") -> BrazilianAccount:

@@ -1,0 +1,195 @@
+"""The DICT's entry documents (``CreateEntryRequest``, ``CreateEntryResponse``,
+``DeleteEntryRequest``, ``DeleteEntryResponse``) and its ``problem`` (RFC 7807 in XML), to and
+from ``pixnet.directory.entries``.
+
+A document that is no XML, or lacks a required element, is :class:`~pixnet.wire.xml.BadXml` (the
+DICT's ``BadRequest``); a value out of its domain (an unknown key type, a date that is none) is
+the operation's own invalid-fields error, with the element named in its violations.
+"""
+
+from __future__ import annotations
+
+import enum
+import uuid
+from datetime import UTC, datetime
+from typing import TypeVar
+
+from pixcore.keys import PixKeyType
+from pixnet.directory.entries import (
+    AccountType,
+    BrazilianAccount,
+    CreateEntry,
+    DeleteEntry,
+    DictProblem,
+    Entry,
+    EntryReason,
+    ErrorType,
+    NewEntry,
+    Owner,
+    OwnerType,
+)
+from pixnet.wire.xml import BadXml, Element, child, element, leaf, text_of
+
+__all__ = [
+    "ERROR_BASE",
+    "PROBLEM_NAMESPACE",
+    "create_entry_response",
+    "delete_entry_response",
+    "problem_document",
+    "read_create_entry",
+    "read_delete_entry",
+]
+
+ERROR_BASE = "https://dict.pi.rsfn.net.br/api/v1/error/"
+PROBLEM_NAMESPACE = "urn:ietf:rfc:7807"
+E = TypeVar("E", bound=enum.Enum)
+
+
+def _invalid(field: str, reason: str) -> DictProblem:
+    return DictProblem(ErrorType.ENTRY_INVALID, f"{field}: {reason}", ((field, reason),))
+
+
+def _one_of(kind: type[E], value: str | None, field: str) -> E:
+    try:
+        return kind(value)
+    except ValueError:
+        raise _invalid(field, f"one of {', '.join(str(m.value) for m in kind)}") from None
+
+
+def _moment(value: str | None, field: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(value or "")
+    except ValueError:
+        raise _invalid(field, "a date-time (RFC 3339)") from None
+    if moment.tzinfo is None:
+        raise _invalid(field, "a date-time with its offset")
+    return moment.astimezone(UTC)
+
+
+def _required(parent: Element, tag: str) -> Element:
+    found = child(parent, tag)
+    if found is None:
+        raise BadXml(f"{tag} is required")
+    return found
+
+
+def read_create_entry(root: Element) -> CreateEntry:
+    """A ``CreateEntryRequest`` (its signature already verified and left out)."""
+    if root.tag != "CreateEntryRequest":
+        raise BadXml(f"a CreateEntryRequest was expected, not {root.tag}")
+    entry = _required(root, "Entry")
+    account = _required(entry, "Account")
+    owner = _required(entry, "Owner")
+    request_id = text_of(root, "RequestId")
+    try:
+        parsed_id = uuid.UUID(request_id)
+    except (ValueError, TypeError):
+        raise _invalid("RequestId", "a UUID") from None
+    return CreateEntry(
+        entry=NewEntry(
+            key=text_of(entry, "Key", required=False) or None,
+            key_type=_one_of(PixKeyType, text_of(entry, "KeyType"), "KeyType"),
+            account=BrazilianAccount(
+                participant=str(text_of(account, "Participant")),
+                branch=text_of(account, "Branch", required=False) or None,
+                number=str(text_of(account, "AccountNumber")),
+                type=_one_of(AccountType, text_of(account, "AccountType"), "Account.AccountType"),
+                opened_at=_moment(text_of(account, "OpeningDate"), "Account.OpeningDate"),
+            ),
+            owner=Owner(
+                type=_one_of(OwnerType, text_of(owner, "Type"), "Owner.Type"),
+                tax_id=str(text_of(owner, "TaxIdNumber")),
+                name=str(text_of(owner, "Name")),
+                trade_name=text_of(owner, "TradeName", required=False) or None,
+            ),
+        ),
+        reason=_one_of(EntryReason, text_of(root, "Reason"), "Reason"),
+        request_id=parsed_id,
+    )
+
+
+def read_delete_entry(root: Element, key: str) -> DeleteEntry:
+    """A ``DeleteEntryRequest`` for the path's ``key`` (its own ``Key`` must be the same)."""
+    if root.tag != "DeleteEntryRequest":
+        raise BadXml(f"a DeleteEntryRequest was expected, not {root.tag}")
+    if text_of(root, "Key") != key:
+        raise BadXml("the document's Key is not the path's")
+    return DeleteEntry(
+        key=key,
+        participant=str(text_of(root, "Participant")),
+        reason=_one_of(EntryReason, text_of(root, "Reason"), "Reason"),
+    )
+
+
+def _time(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _entry(entry: Entry) -> Element:
+    account, owner = entry.account, entry.owner
+    return element(
+        "Entry",
+        leaf("Key", entry.key),
+        leaf("KeyType", entry.key_type.value),
+        element(
+            "Account",
+            leaf("Participant", account.participant),
+            leaf("Branch", account.branch),
+            leaf("AccountNumber", account.number),
+            leaf("AccountType", account.type.value),
+            leaf("OpeningDate", _time(account.opened_at)),
+        ),
+        element(
+            "Owner",
+            leaf("Type", owner.type.value),
+            leaf("TaxIdNumber", owner.tax_id),
+            leaf("Name", owner.name),
+            leaf("TradeName", owner.trade_name),
+        ),
+        leaf("CreationDate", _time(entry.created_at)),
+        leaf("KeyOwnershipDate", _time(entry.owned_since)),
+    )
+
+
+def create_entry_response(entry: Entry, *, correlation_id: str, now: datetime) -> Element:
+    """The ``CreateEntryResponse`` of ``entry`` (to be signed)."""
+    return element(
+        "CreateEntryResponse",
+        leaf("ResponseTime", _time(now)),
+        leaf("CorrelationId", correlation_id),
+        _entry(entry),
+    )
+
+
+def delete_entry_response(entry: Entry, *, correlation_id: str, now: datetime) -> Element:
+    """The ``DeleteEntryResponse`` of ``entry`` (to be signed)."""
+    return element(
+        "DeleteEntryResponse",
+        leaf("ResponseTime", _time(now)),
+        leaf("CorrelationId", correlation_id),
+        leaf("Key", entry.key),
+    )
+
+
+def problem_document(
+    type_: ErrorType, detail: str, *, correlation_id: str, violations: tuple[tuple[str, str], ...] = ()
+) -> Element:
+    """The DICT's ``problem`` (RFC 7807 in XML, its namespace) for a refusal."""
+    ns = f"{{{PROBLEM_NAMESPACE}}}"
+
+    def item(tag: str, text: str | None) -> Element | None:
+        return leaf(f"{ns}{tag}", text)
+
+    listed = [
+        element(f"{ns}violation", item("property", field), item("reason", reason))
+        for field, reason in violations
+    ]
+    return element(
+        f"{ns}problem",
+        item("type", ERROR_BASE + type_.value),
+        item("title", type_.value),
+        item("status", str(type_.status)),
+        item("detail", detail),
+        item("correlationId", correlation_id),
+        element(f"{ns}violations", *listed) if listed else None,
+    )

@@ -32,7 +32,9 @@ from typing import Protocol
 
 from pixcore.documents import is_valid_cnpj, is_valid_cpf
 from pixcore.errors import InvalidPixKey
+from pixcore.identifiers import ISPB_PATTERN
 from pixcore.keys import PixKeyType, new_evp, parse_pix_key
+from pixcore.transfers.rules import ACCOUNT_PATTERN
 
 __all__ = [
     "CREATE_REASONS",
@@ -54,11 +56,12 @@ __all__ = [
     "create_entry",
     "delete_entry",
     "get_entry",
+    "invalid_field",
 ]
 
-ISPB = re.compile(r"[0-9]{8}")
-BRANCH = re.compile(r"[0-9]{1,4}")
-ACCOUNT_NUMBER = re.compile(r"[0-9]{1,20}")
+ISPB = re.compile(ISPB_PATTERN)
+BRANCH = re.compile(r"[0-9]{1,4}")  # the DICT's: 1 to 4 digits (the service's own branches have 4)
+ACCOUNT_NUMBER = re.compile(ACCOUNT_PATTERN)
 NAME_LENGTH = 140  # the document's longest name (Person.Name)
 
 
@@ -209,44 +212,45 @@ class EntryStore(Protocol):
     async def remove(self, key: str) -> None: ...
 
 
-def _invalid(field: str, reason: str) -> DictProblem:
+def invalid_field(field: str, reason: str) -> DictProblem:
+    """``EntryInvalid`` naming ``field`` (its element's path) in its violations."""
     return DictProblem(ErrorType.ENTRY_INVALID, f"{field}: {reason}", ((field, reason),))
 
 
 def _check_account(account: BrazilianAccount) -> None:
     if not ISPB.fullmatch(account.participant):
-        raise _invalid("Account.Participant", "an ISPB is 8 digits")
+        raise invalid_field("Account.Participant", "an ISPB is 8 digits")
     if account.branch is not None and not BRANCH.fullmatch(account.branch):
-        raise _invalid("Account.Branch", "1 to 4 digits")
+        raise invalid_field("Account.Branch", "1 to 4 digits")
     if not ACCOUNT_NUMBER.fullmatch(account.number):
-        raise _invalid("Account.AccountNumber", "1 to 20 digits")
+        raise invalid_field("Account.AccountNumber", "1 to 20 digits")
 
 
 def _check_owner(owner: Owner) -> None:
     if owner.type is OwnerType.NATURAL_PERSON and not is_valid_cpf(owner.tax_id):
-        raise _invalid("Owner.TaxIdNumber", "a natural person's is a valid CPF")
+        raise invalid_field("Owner.TaxIdNumber", "a natural person's is a valid CPF")
     if owner.type is OwnerType.LEGAL_PERSON and not is_valid_cnpj(owner.tax_id):
-        raise _invalid("Owner.TaxIdNumber", "a legal person's is a valid CNPJ")
+        raise invalid_field("Owner.TaxIdNumber", "a legal person's is a valid CNPJ")
     if not owner.name.strip() or len(owner.name) > NAME_LENGTH:
-        raise _invalid("Owner.Name", f"1 to {NAME_LENGTH} characters")
+        raise invalid_field("Owner.Name", f"1 to {NAME_LENGTH} characters")
     if owner.trade_name is not None and len(owner.trade_name) > NAME_LENGTH:
-        raise _invalid("Owner.TradeName", f"at most {NAME_LENGTH} characters")
+        raise invalid_field("Owner.TradeName", f"at most {NAME_LENGTH} characters")
 
 
 def _checked_key(entry: NewEntry) -> str | None:
     """The key in its canonical form (None for an EVP, which the DICT makes)."""
     if entry.key_type is PixKeyType.EVP:
         if entry.key is not None:
-            raise _invalid("Key", "an EVP key is made by the DICT, not sent")
+            raise invalid_field("Key", "an EVP key is made by the DICT, not sent")
         return None
     if entry.key is None:
-        raise _invalid("Key", f"a {entry.key_type.value} key is required")
+        raise invalid_field("Key", f"a {entry.key_type.value} key is required")
     try:
         parsed = parse_pix_key(entry.key)
     except InvalidPixKey as exc:
-        raise _invalid("Key", "not a valid PIX key") from exc
+        raise invalid_field("Key", "not a valid PIX key") from exc
     if parsed.type is not entry.key_type:
-        raise _invalid("Key", f"a {parsed.type.value} key, not {entry.key_type.value}")
+        raise invalid_field("Key", f"a {parsed.type.value} key, not {entry.key_type.value}")
     if parsed.type in {PixKeyType.CPF, PixKeyType.CNPJ} and parsed.value != entry.owner.tax_id:
         raise DictProblem(
             ErrorType.ENTRY_TAX_ID_NUMBER_BY_DIFFERENT_OWNER,
@@ -254,7 +258,7 @@ def _checked_key(entry: NewEntry) -> str | None:
         )
     wanted = OwnerType.NATURAL_PERSON if parsed.type is PixKeyType.CPF else OwnerType.LEGAL_PERSON
     if parsed.type in {PixKeyType.CPF, PixKeyType.CNPJ} and entry.owner.type is not wanted:
-        raise _invalid("Owner.Type", f"a {parsed.type.value} key's owner is a {wanted.value}")
+        raise invalid_field("Owner.Type", f"a {parsed.type.value} key's owner is a {wanted.value}")
     return parsed.value
 
 

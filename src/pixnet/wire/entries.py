@@ -14,19 +14,20 @@ import uuid
 from datetime import UTC, datetime
 from typing import TypeVar
 
+from pixcore.clock import format_timestamp
 from pixcore.keys import PixKeyType
 from pixnet.directory.entries import (
     AccountType,
     BrazilianAccount,
     CreateEntry,
     DeleteEntry,
-    DictProblem,
     Entry,
     EntryReason,
     ErrorType,
     NewEntry,
     Owner,
     OwnerType,
+    invalid_field,
 )
 from pixnet.wire.xml import BadXml, Element, child, element, leaf, text_of
 
@@ -45,24 +46,20 @@ PROBLEM_NAMESPACE = "urn:ietf:rfc:7807"
 E = TypeVar("E", bound=enum.Enum)
 
 
-def _invalid(field: str, reason: str) -> DictProblem:
-    return DictProblem(ErrorType.ENTRY_INVALID, f"{field}: {reason}", ((field, reason),))
-
-
 def _one_of(kind: type[E], value: str | None, field: str) -> E:
     try:
         return kind(value)
     except ValueError:
-        raise _invalid(field, f"one of {', '.join(str(m.value) for m in kind)}") from None
+        raise invalid_field(field, f"one of {', '.join(str(m.value) for m in kind)}") from None
 
 
 def _moment(value: str | None, field: str) -> datetime:
     try:
         moment = datetime.fromisoformat(value or "")
     except ValueError:
-        raise _invalid(field, "a date-time (RFC 3339)") from None
+        raise invalid_field(field, "a date-time (RFC 3339)") from None
     if moment.tzinfo is None:
-        raise _invalid(field, "a date-time with its offset")
+        raise invalid_field(field, "a date-time with its offset")
     return moment.astimezone(UTC)
 
 
@@ -84,7 +81,7 @@ def read_create_entry(root: Element) -> CreateEntry:
     try:
         parsed_id = uuid.UUID(request_id)
     except (ValueError, TypeError):
-        raise _invalid("RequestId", "a UUID") from None
+        raise invalid_field("RequestId", "a UUID") from None
     return CreateEntry(
         entry=NewEntry(
             key=text_of(entry, "Key", required=False) or None,
@@ -121,10 +118,6 @@ def read_delete_entry(root: Element, key: str) -> DeleteEntry:
     )
 
 
-def _time(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
 def _entry(entry: Entry) -> Element:
     account, owner = entry.account, entry.owner
     return element(
@@ -137,7 +130,7 @@ def _entry(entry: Entry) -> Element:
             leaf("Branch", account.branch),
             leaf("AccountNumber", account.number),
             leaf("AccountType", account.type.value),
-            leaf("OpeningDate", _time(account.opened_at)),
+            leaf("OpeningDate", format_timestamp(account.opened_at)),
         ),
         element(
             "Owner",
@@ -146,8 +139,8 @@ def _entry(entry: Entry) -> Element:
             leaf("Name", owner.name),
             leaf("TradeName", owner.trade_name),
         ),
-        leaf("CreationDate", _time(entry.created_at)),
-        leaf("KeyOwnershipDate", _time(entry.owned_since)),
+        leaf("CreationDate", format_timestamp(entry.created_at)),
+        leaf("KeyOwnershipDate", format_timestamp(entry.owned_since)),
     )
 
 
@@ -155,7 +148,7 @@ def create_entry_response(entry: Entry, *, correlation_id: str, now: datetime) -
     """The ``CreateEntryResponse`` of ``entry`` (to be signed)."""
     return element(
         "CreateEntryResponse",
-        leaf("ResponseTime", _time(now)),
+        leaf("ResponseTime", format_timestamp(now)),
         leaf("CorrelationId", correlation_id),
         _entry(entry),
     )
@@ -165,7 +158,7 @@ def delete_entry_response(entry: Entry, *, correlation_id: str, now: datetime) -
     """The ``DeleteEntryResponse`` of ``entry`` (to be signed)."""
     return element(
         "DeleteEntryResponse",
-        leaf("ResponseTime", _time(now)),
+        leaf("ResponseTime", format_timestamp(now)),
         leaf("CorrelationId", correlation_id),
         leaf("Key", entry.key),
     )

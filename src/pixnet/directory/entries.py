@@ -101,6 +101,9 @@ class ErrorType(enum.StrEnum):
     FORBIDDEN = "Forbidden"
     BAD_REQUEST = "BadRequest"
     NOT_FOUND = "NotFound"
+    RATE_LIMITED = "RateLimited"
+    SERVICE_UNAVAILABLE = "ServiceUnavailable"
+    REQUEST_SIGNATURE_INVALID = "RequestSignatureInvalid"
     REQUEST_ID_ALREADY_USED = "RequestIdAlreadyUsed"
     INVALID_REASON = "InvalidReason"
     ENTRY_INVALID = "EntryInvalid"
@@ -113,7 +116,13 @@ class ErrorType(enum.StrEnum):
 
     @property
     def status(self) -> int:
-        return {ErrorType.FORBIDDEN: 403, ErrorType.NOT_FOUND: 404}.get(self, 400)
+        statuses = {
+            ErrorType.FORBIDDEN: 403,
+            ErrorType.NOT_FOUND: 404,
+            ErrorType.RATE_LIMITED: 429,
+            ErrorType.SERVICE_UNAVAILABLE: 503,
+        }
+        return statuses.get(self, 400)
 
 
 class DictProblem(Exception):
@@ -206,7 +215,8 @@ class EntryStore(Protocol):
     async def count_for_account(self, participant: str, branch: str | None, number: str) -> int: ...
 
     async def add(self, entry: Entry) -> None:
-        """Keep ``entry``; :class:`KeyTaken` when its key has an entry already."""
+        """Keep ``entry``; :class:`KeyTaken` when its key has an entry already, or the participant's
+        ``request_id`` made one meanwhile."""
         ...
 
     async def remove(self, key: str) -> None: ...
@@ -280,14 +290,14 @@ async def create_entry(
     _check_owner(asked.owner)
     key = _checked_key(asked)
     canonical = replace(asked, key=key)
-    done = await store.by_request(requester, request.request_id)
-    if done is not None:
-        if done.asked() != canonical:
-            raise DictProblem(
-                ErrorType.REQUEST_ID_ALREADY_USED, "this RequestId created an entry of other content"
-            )
-        return done
-    for _ in range(2):  # a second look after a race lost on the key
+    for _ in range(2):  # a second look after a race lost (on the key, or on the RequestId)
+        done = await store.by_request(requester, request.request_id)
+        if done is not None:
+            if done.asked() != canonical:
+                raise DictProblem(
+                    ErrorType.REQUEST_ID_ALREADY_USED, "this RequestId created an entry of other content"
+                )
+            return done
         entry = Entry(
             key=key if key is not None else evp(),
             key_type=asked.key_type,

@@ -29,14 +29,19 @@ from pixnet.directory.entries import (
     OwnerType,
     invalid_field,
 )
+from pixnet.directory.statistics import Statistics
 from pixnet.wire.xml import BadXml, Element, child, element, leaf, text_of
 
 __all__ = [
     "ERROR_BASE",
+    "MAX_CHECKED_KEYS",
     "PROBLEM_NAMESPACE",
+    "check_keys_response",
     "create_entry_response",
     "delete_entry_response",
+    "get_entry_response",
     "problem_document",
+    "read_check_keys",
     "read_create_entry",
     "read_delete_entry",
 ]
@@ -185,4 +190,65 @@ def problem_document(
         item("detail", detail),
         item("correlationId", correlation_id),
         element(f"{ns}violations", *listed) if listed else None,
+    )
+
+
+def _statistics(statistics: Statistics) -> Element:
+    counters = [
+        element(
+            "Counter",
+            attributes={
+                "type": shown.type.value,
+                "by": shown.by.value,
+                "d3": str(shown.d3),
+                "d30": str(shown.d30),
+                "m6": str(shown.m6),
+            },
+        )
+        for shown in (counter.shown() for counter in statistics.counters)
+    ]
+    return element(
+        "Statistics",
+        leaf("LastUpdated", format_timestamp(statistics.last_updated)),
+        element("Counters", *counters),
+    )
+
+
+def get_entry_response(
+    entry: Entry, statistics: Statistics, *, correlation_id: str, now: datetime
+) -> Element:
+    """The ``GetEntryResponse`` of ``entry`` with its anti-fraud counters (to be signed)."""
+    return element(
+        "GetEntryResponse",
+        leaf("ResponseTime", format_timestamp(now)),
+        leaf("CorrelationId", correlation_id),
+        _entry(entry),
+        _statistics(statistics),
+    )
+
+
+MAX_CHECKED_KEYS = 200
+"""The most keys one ``CheckKeysRequest`` asks about (the document's ``maxItems``)."""
+
+
+def read_check_keys(root: Element) -> list[str]:
+    """The keys a ``CheckKeysRequest`` asks about (1 to 200, as sent)."""
+    if root.tag != "CheckKeysRequest":
+        raise BadXml(f"a CheckKeysRequest was expected, not {root.tag}")
+    keys = [found.text or "" for found in _required(root, "Keys").findall("Key")]
+    if not 1 <= len(keys) <= MAX_CHECKED_KEYS:
+        raise BadXml(f"Keys holds 1 to {MAX_CHECKED_KEYS} Key elements, not {len(keys)}")
+    return keys
+
+
+def check_keys_response(answers: list[tuple[str, bool]], *, correlation_id: str, now: datetime) -> Element:
+    """The ``CheckKeysResponse``: each key asked, with whether it has an entry (to be signed)."""
+    keys = [
+        element("Key", text=key, attributes={"hasEntry": "true" if has else "false"}) for key, has in answers
+    ]
+    return element(
+        "CheckKeysResponse",
+        leaf("ResponseTime", format_timestamp(now)),
+        leaf("CorrelationId", correlation_id),
+        element("Keys", *keys),
     )

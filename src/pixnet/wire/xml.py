@@ -42,9 +42,11 @@ def parse(body: bytes) -> Element:
     return root
 
 
-def element(tag: str, *children: Element | None, text: str | None = None) -> Element:
-    """A new element with ``children`` (None ones left out) or ``text``."""
-    made = etree.Element(tag)
+def element(
+    tag: str, *children: Element | None, text: str | None = None, attributes: dict[str, str] | None = None
+) -> Element:
+    """A new element with ``children`` (None ones left out) or ``text``, and ``attributes``."""
+    made = etree.Element(tag, attrib=attributes or {})
     made.text = text
     made.extend(c for c in children if c is not None)
     return made

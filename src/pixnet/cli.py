@@ -1,0 +1,176 @@
+"""``pixnet``: the simulated PIX network's process and its operator's commands.
+
+pixnet serve                                      # the DICT over mutual TLS (PIXNET_* settings)
+pixnet migrate                                    # make or bring the network's database up to date
+pixnet admin participant add ISPB NAME CERT.pem   # register an institution by its certificate
+pixnet admin participant list
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import click
+from aiohttp import web
+from cryptography import x509
+
+from pixcore.identifiers import ISPB_PATTERN
+from pixinfra.logs import configure_logging
+from pixinfra.postgres.database import embedded_database_url, ensure_database, stop_embedded
+from pixnet.server.app import Identity, make_app
+from pixnet.server.tls import server_context
+from pixnet.settings import NetworkSettings, SettingsError
+from pixnet.store.entries import add_participant
+from pixnet.store.schema import migrate
+
+__all__ = ["main"]
+
+log = logging.getLogger("pixnet")
+
+DATABASE = "pixnet"
+
+
+def _settings() -> NetworkSettings:
+    try:
+        return NetworkSettings.from_environment()
+    except SettingsError as exc:
+        raise click.UsageError(str(exc)) from exc
+
+
+async def _database_url(settings: NetworkSettings) -> str:
+    if settings.database_url is not None:
+        url = settings.database_url
+    else:
+        url = await asyncio.to_thread(embedded_database_url, settings.data_dir, DATABASE)
+    await ensure_database(url)
+    return url
+
+
+@asynccontextmanager
+async def _migrated(settings: NetworkSettings) -> AsyncIterator[asyncpg.Pool[Any]]:
+    """A pool on the network's database, migrated."""
+    url = await _database_url(settings)
+    pool = await asyncpg.create_pool(url, min_size=1, max_size=10)
+    try:
+        async with pool.acquire() as connection:
+            await migrate(connection)
+        yield pool
+    finally:
+        await pool.close()
+
+
+@click.group()
+def main() -> None:
+    """The simulated PIX network: a DICT (and, in time, an SPI) several institutions share."""
+    configure_logging()
+
+
+@main.command("migrate")
+def migrate_command() -> None:
+    """Create the network's database if needed and apply its migrations."""
+    settings = _settings()
+
+    async def run() -> None:
+        async with _migrated(settings):
+            pass
+
+    try:
+        asyncio.run(run())
+    finally:
+        stop_embedded()
+    click.echo("the network's database is current")
+
+
+@main.command()
+def serve() -> None:
+    """Serve the DICT API over mutual TLS until stopped (SIGINT or SIGTERM)."""
+    settings = _settings()
+    try:
+        certificate, private_key, authority = settings.tls_files()
+    except SettingsError as exc:
+        raise click.UsageError(str(exc)) from exc
+    context = server_context(certificate=certificate, private_key=private_key, authority=authority)
+    identity = Identity(certificate.read_bytes(), private_key.read_bytes())
+
+    async def application() -> web.Application:
+        url = await _database_url(settings)
+        pool = await asyncpg.create_pool(url, min_size=1, max_size=10)
+        async with pool.acquire() as connection:
+            await migrate(connection)
+        app = make_app(pool, identity)
+
+        async def close(_: web.Application) -> None:
+            await pool.close()
+
+        app.on_cleanup.append(close)
+        log.info("the network listens on https://%s:%d", settings.host, settings.port)
+        return app
+
+    try:
+        web.run_app(application(), host=settings.host, port=settings.port, ssl_context=context, print=None)
+    finally:
+        stop_embedded()
+
+
+@main.group()
+def admin() -> None:
+    """The operator's commands on the network's database."""
+
+
+@admin.group()
+def participant() -> None:
+    """The institutions of the network."""
+
+
+@participant.command("add")
+@click.argument("ispb")
+@click.argument("name")
+@click.argument("certificate", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def participant_add(ispb: str, name: str, certificate: Path) -> None:
+    """Register the institution ISPB, known by CERTIFICATE (PEM), which its client connects and
+    signs with; the same ISPB again replaces its name and certificate."""
+    if not re.fullmatch(ISPB_PATTERN, ispb):
+        raise click.BadParameter("an ISPB is 8 digits", param_hint="ISPB")
+    if not name.strip() or len(name) > 140:
+        raise click.BadParameter("1 to 140 characters", param_hint="NAME")
+    pem = certificate.read_bytes()
+    try:
+        x509.load_pem_x509_certificate(pem)
+    except ValueError as exc:
+        raise click.BadParameter(f"not a PEM certificate ({exc})", param_hint="CERTIFICATE") from exc
+    settings = _settings()
+
+    async def run() -> dict[str, str]:
+        async with _migrated(settings) as pool, pool.acquire() as connection:
+            added = await add_participant(connection, ispb, name, pem)
+        return {"ispb": added.ispb, "name": added.name, "fingerprint": added.fingerprint}
+
+    try:
+        click.echo(json.dumps(asyncio.run(run())))
+    finally:
+        stop_embedded()
+
+
+@participant.command("list")
+def participant_list() -> None:
+    """Every institution: ISPB, name and certificate fingerprint, one JSON object a line."""
+    settings = _settings()
+
+    async def run() -> list[dict[str, str]]:
+        async with _migrated(settings) as pool:
+            rows = await pool.fetch("SELECT ispb, name, fingerprint FROM participants ORDER BY ispb")
+        return [dict(row) for row in rows]
+
+    try:
+        for row in asyncio.run(run()):
+            click.echo(json.dumps(row))
+    finally:
+        stop_embedded()

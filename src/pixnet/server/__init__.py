@@ -1,0 +1,1 @@
+"""The network's HTTP face (aiohttp): the DICT API over mutual TLS."""

@@ -1,0 +1,1 @@
+"""The network's PostgreSQL store: its own database, its own schema (``pixnet.store.schema``)."""

@@ -17,16 +17,16 @@ document states them (its operations and its "Tratamento de erros"):
 * ``RequestId`` makes a creation idempotent: the same request again answers the entry it made; the
   same id with other content is ``RequestIdAlreadyUsed``.
 
-Framework free: the entries are kept behind :class:`EntryStore`.
+Framework free: the entries are kept behind :class:`EntryStore`; the vocabulary (entries, reasons,
+error types) is the wire's, ``pixwire.dict.model``.
 """
 
 from __future__ import annotations
 
-import enum
 import re
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from typing import Protocol
 
@@ -35,28 +35,29 @@ from pixcore.errors import InvalidPixKey
 from pixcore.identifiers import ISPB_PATTERN
 from pixcore.keys import PixKeyType, new_evp, parse_pix_key
 from pixcore.transfers.rules import ACCOUNT_PATTERN
+from pixwire.dict.model import (
+    BrazilianAccount,
+    CreateEntry,
+    DeleteEntry,
+    DictProblem,
+    Entry,
+    EntryReason,
+    ErrorType,
+    NewEntry,
+    Owner,
+    OwnerType,
+    invalid_field,
+)
 
 __all__ = [
     "CREATE_REASONS",
     "DELETE_REASONS",
     "KEYS_PER_ACCOUNT",
-    "AccountType",
-    "BrazilianAccount",
-    "CreateEntry",
-    "DeleteEntry",
-    "DictProblem",
-    "Entry",
-    "EntryReason",
     "EntryStore",
-    "ErrorType",
     "KeyTaken",
-    "NewEntry",
-    "Owner",
-    "OwnerType",
     "create_entry",
     "delete_entry",
     "get_entry",
-    "invalid_field",
 ]
 
 ISPB = re.compile(ISPB_PATTERN)
@@ -65,138 +66,12 @@ ACCOUNT_NUMBER = re.compile(ACCOUNT_PATTERN)
 NAME_LENGTH = 140  # the document's longest name (Person.Name)
 
 
-class AccountType(enum.StrEnum):
-    """The pacs.008 account types the DICT takes."""
-
-    CACC = "CACC"
-    TRAN = "TRAN"
-    SLRY = "SLRY"
-    SVGS = "SVGS"
-
-
-class OwnerType(enum.StrEnum):
-    NATURAL_PERSON = "NATURAL_PERSON"
-    LEGAL_PERSON = "LEGAL_PERSON"
-
-
-class EntryReason(enum.StrEnum):
-    USER_REQUESTED = "USER_REQUESTED"
-    ACCOUNT_CLOSURE = "ACCOUNT_CLOSURE"
-    BRANCH_TRANSFER = "BRANCH_TRANSFER"
-    RECONCILIATION = "RECONCILIATION"
-    FRAUD = "FRAUD"
-
-
 CREATE_REASONS = frozenset({EntryReason.USER_REQUESTED, EntryReason.RECONCILIATION})
 DELETE_REASONS = frozenset(
     {EntryReason.USER_REQUESTED, EntryReason.ACCOUNT_CLOSURE, EntryReason.RECONCILIATION, EntryReason.FRAUD}
 )
 KEYS_PER_ACCOUNT = {OwnerType.NATURAL_PERSON: 5, OwnerType.LEGAL_PERSON: 20}
 """The most entries one account holds, by its owner's type."""
-
-
-class ErrorType(enum.StrEnum):
-    """The DICT's error types that entries answer (``https://dict.pi.rsfn.net.br/api/v1/error/<type>``)."""
-
-    FORBIDDEN = "Forbidden"
-    BAD_REQUEST = "BadRequest"
-    NOT_FOUND = "NotFound"
-    RATE_LIMITED = "RateLimited"
-    SERVICE_UNAVAILABLE = "ServiceUnavailable"
-    REQUEST_SIGNATURE_INVALID = "RequestSignatureInvalid"
-    REQUEST_ID_ALREADY_USED = "RequestIdAlreadyUsed"
-    INVALID_REASON = "InvalidReason"
-    ENTRY_INVALID = "EntryInvalid"
-    ENTRY_LIMIT_EXCEEDED = "EntryLimitExceeded"
-    ENTRY_ALREADY_EXISTS = "EntryAlreadyExists"
-    ENTRY_KEY_OWNED_BY_DIFFERENT_PERSON = "EntryKeyOwnedByDifferentPerson"
-    ENTRY_KEY_IN_CUSTODY_OF_DIFFERENT_PARTICIPANT = "EntryKeyInCustodyOfDifferentParticipant"
-    ENTRY_LOCKED_BY_CLAIM = "EntryLockedByClaim"
-    ENTRY_TAX_ID_NUMBER_BY_DIFFERENT_OWNER = "EntryTaxIdNumberByDifferentOwner"
-
-    @property
-    def status(self) -> int:
-        statuses = {
-            ErrorType.FORBIDDEN: 403,
-            ErrorType.NOT_FOUND: 404,
-            ErrorType.RATE_LIMITED: 429,
-            ErrorType.SERVICE_UNAVAILABLE: 503,
-        }
-        return statuses.get(self, 400)
-
-
-class DictProblem(Exception):
-    """A refusal in the DICT's terms: its error type (and HTTP status), a detail, and for invalid
-    fields the violations (field name, reason)."""
-
-    def __init__(self, type_: ErrorType, detail: str, violations: tuple[tuple[str, str], ...] = ()) -> None:
-        super().__init__(f"{type_.value}: {detail}")
-        self.type = type_
-        self.detail = detail
-        self.violations = violations
-
-
-@dataclass(frozen=True, slots=True)
-class BrazilianAccount:
-    participant: str
-    """The ISPB of the account's institution."""
-    branch: str | None
-    number: str
-    type: AccountType
-    opened_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class Owner:
-    type: OwnerType
-    tax_id: str
-    """A CPF (natural person) or CNPJ (legal person), bare."""
-    name: str
-    trade_name: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class NewEntry:
-    """What a participant asks the DICT to bind (``key`` is None for an EVP: the DICT makes it)."""
-
-    key: str | None
-    key_type: PixKeyType
-    account: BrazilianAccount
-    owner: Owner
-
-
-@dataclass(frozen=True, slots=True)
-class CreateEntry:
-    entry: NewEntry
-    reason: EntryReason
-    request_id: uuid.UUID
-
-
-@dataclass(frozen=True, slots=True)
-class DeleteEntry:
-    key: str
-    participant: str
-    reason: EntryReason
-
-
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """A key's binding, as the DICT keeps it."""
-
-    key: str
-    key_type: PixKeyType
-    account: BrazilianAccount
-    owner: Owner
-    created_at: datetime
-    owned_since: datetime
-    """KeyOwnershipDate: since when the owner has held the key without a break."""
-    request_id: uuid.UUID
-    """The creation's RequestId (a repeat of it answers this entry)."""
-
-    def asked(self) -> NewEntry:
-        """The request content this entry answers (the key left out for an EVP, which the DICT made)."""
-        key = None if self.key_type is PixKeyType.EVP else self.key
-        return NewEntry(key, self.key_type, self.account, self.owner)
 
 
 class KeyTaken(Exception):
@@ -220,11 +95,6 @@ class EntryStore(Protocol):
         ...
 
     async def remove(self, key: str) -> None: ...
-
-
-def invalid_field(field: str, reason: str) -> DictProblem:
-    """``EntryInvalid`` naming ``field`` (its element's path) in its violations."""
-    return DictProblem(ErrorType.ENTRY_INVALID, f"{field}: {reason}", ((field, reason),))
 
 
 def _check_account(account: BrazilianAccount) -> None:

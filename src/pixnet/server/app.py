@@ -31,16 +31,10 @@ from aiohttp import web
 
 from pixcore.errors import InvalidPixKey
 from pixcore.keys import parse_pix_key
-from pixnet.directory.entries import (
-    DictProblem,
-    ErrorType,
-    create_entry,
-    delete_entry,
-    get_entry,
-)
+from pixnet.directory.entries import create_entry, delete_entry, get_entry
 from pixnet.server.tls import peer_fingerprint
 from pixnet.store.entries import Participant, PostgresEntryStore, participant_by_fingerprint
-from pixnet.wire.entries import (
+from pixwire.dict.documents import (
     check_keys_response,
     create_entry_response,
     delete_entry_response,
@@ -50,8 +44,9 @@ from pixnet.wire.entries import (
     read_create_entry,
     read_delete_entry,
 )
-from pixnet.wire.signatures import SignatureRefused, sign, verify
-from pixnet.wire.xml import MAX_BODY, BadXml, Element, parse, serialize
+from pixwire.dict.model import DictProblem, ErrorType
+from pixwire.signatures import SignatureRefused, sign, verify
+from pixwire.xml import MAX_BODY, BadXml, Element, parse, serialize
 
 __all__ = ["Identity", "make_app"]
 

@@ -19,15 +19,9 @@ from cryptography.hazmat.primitives.serialization import Encoding
 
 from pixcore.keys import PixKeyType
 from pixinfra.persistence.sql import compose
-from pixnet.directory.entries import (
-    AccountType,
-    BrazilianAccount,
-    Entry,
-    KeyTaken,
-    Owner,
-    OwnerType,
-)
-from pixnet.directory.statistics import CountedBy, Counter, CounterType, Statistics, windows
+from pixnet.directory.entries import KeyTaken
+from pixwire.dict.model import AccountType, BrazilianAccount, Entry, Owner, OwnerType
+from pixwire.dict.statistics import CountedBy, Counter, CounterType, Statistics, windows
 
 __all__ = [
     "Participant",

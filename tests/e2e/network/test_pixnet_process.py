@@ -14,8 +14,8 @@ from pathlib import Path
 import httpx
 import trustme
 
-from pixnet.wire import xml
-from pixnet.wire.signatures import sign, verify
+from pixwire import xml
+from pixwire.signatures import sign, verify
 from tests.support import random_cpf
 from tests.support.databases import fetch_rows, scratch_database
 from tests.support.processes import free_port, stop_process

@@ -23,9 +23,9 @@ from pixnet.server.app import Identity, make_app
 from pixnet.server.tls import server_context
 from pixnet.store.entries import add_participant
 from pixnet.store.schema import MIGRATIONS, migrate
-from pixnet.wire import xml
-from pixnet.wire.entries import ERROR_BASE, PROBLEM_NAMESPACE
-from pixnet.wire.signatures import sign, verify
+from pixwire import xml
+from pixwire.dict.documents import ERROR_BASE, PROBLEM_NAMESPACE
+from pixwire.signatures import sign, verify
 from tests.support import random_cpf
 from tests.support.databases import scratch_database
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import uuid
 
-from pixnet.directory.entries import Entry, KeyTaken
+from pixnet.directory.entries import KeyTaken
+from pixwire.dict.model import Entry
 
 
 class MemoryStore:

@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 import pytest
 
 from pixcore.keys import PixKeyType
-from pixnet.directory.entries import (
-    KEYS_PER_ACCOUNT,
+from pixnet.directory.entries import KEYS_PER_ACCOUNT, create_entry, delete_entry, get_entry
+from pixwire.dict.model import (
     AccountType,
     BrazilianAccount,
     CreateEntry,
@@ -23,9 +23,6 @@ from pixnet.directory.entries import (
     NewEntry,
     Owner,
     OwnerType,
-    create_entry,
-    delete_entry,
-    get_entry,
 )
 from tests.support import random_cnpj, random_cpf
 from tests.unit.network.stores import MemoryStore

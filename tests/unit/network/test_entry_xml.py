@@ -10,16 +10,17 @@ import pytest
 import trustme
 
 from pixcore.keys import PixKeyType
-from pixnet.directory.entries import DictProblem, EntryReason, ErrorType, OwnerType, create_entry
-from pixnet.wire import xml
-from pixnet.wire.entries import (
+from pixnet.directory.entries import create_entry
+from pixwire import xml
+from pixwire.dict.documents import (
     ERROR_BASE,
     PROBLEM_NAMESPACE,
     create_entry_response,
     problem_document,
     read_create_entry,
 )
-from pixnet.wire.signatures import SignatureRefused, sign, verify
+from pixwire.dict.model import DictProblem, EntryReason, ErrorType, OwnerType
+from pixwire.signatures import SignatureRefused, sign, verify
 from tests.support import random_cpf
 from tests.unit.network.stores import MemoryStore
 

@@ -1,4 +1,4 @@
-"""The DICT's anti-fraud counters (``pixnet.directory.statistics``): their windows, and the
+"""The DICT's anti-fraud counters (``pixwire.dict.statistics``): their windows, and the
 settlements quantized."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pixnet.directory.statistics import CountedBy, Counter, CounterType, quantized, windows
+from pixwire.dict.statistics import CountedBy, Counter, CounterType, quantized, windows
 
 SCALE = [0, 1, 5, 10, 50, 100, 500, 1_000, 5_000, 10_000, 50_000, 100_000]
 

@@ -2,7 +2,7 @@
 ``DeleteEntryRequest``, ``DeleteEntryResponse``) and its ``problem`` (RFC 7807 in XML), to and
 from ``pixnet.directory.entries``.
 
-A document that is no XML, or lacks a required element, is :class:`~pixnet.wire.xml.BadXml` (the
+A document that is no XML, or lacks a required element, is :class:`~pixwire.xml.BadXml` (the
 DICT's ``BadRequest``); a value out of its domain (an unknown key type, a date that is none) is
 the operation's own invalid-fields error, with the element named in its violations.
 """
@@ -16,7 +16,7 @@ from typing import TypeVar
 
 from pixcore.clock import format_timestamp
 from pixcore.keys import PixKeyType
-from pixnet.directory.entries import (
+from pixwire.dict.model import (
     AccountType,
     BrazilianAccount,
     CreateEntry,
@@ -29,8 +29,8 @@ from pixnet.directory.entries import (
     OwnerType,
     invalid_field,
 )
-from pixnet.directory.statistics import Statistics
-from pixnet.wire.xml import BadXml, Element, child, element, leaf, text_of
+from pixwire.dict.statistics import Statistics
+from pixwire.xml import BadXml, Element, child, element, leaf, text_of
 
 __all__ = [
     "ERROR_BASE",

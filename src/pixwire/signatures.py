@@ -20,7 +20,7 @@ from signxml.exceptions import InvalidInput, InvalidSignature
 from signxml.signer import XMLSigner
 from signxml.verifier import SignatureConfiguration, XMLVerifier
 
-from pixnet.wire.xml import Element, parse
+from pixwire.xml import Element, parse
 
 __all__ = ["SignatureRefused", "sign", "verify"]
 
@@ -51,7 +51,7 @@ def sign(root: Element, *, key_pem: bytes, cert_pem: bytes) -> Element:
 
 def verify(body: bytes, *, cert_pem: bytes) -> Element:
     """The signed root of ``body``, signed with the key of ``cert_pem``; :class:`SignatureRefused`
-    otherwise. The body is parsed with :func:`pixnet.wire.xml.parse`'s defences first."""
+    otherwise. The body is parsed with :func:`pixwire.xml.parse`'s defences first."""
     root = parse(body)
     if root.find(f"{{{DS}}}Signature") is None:
         raise SignatureRefused("the document is not signed")

@@ -1,1 +1,0 @@
-"""The network's wire: the DICT's XML documents, read and written, and their XML Digital Signatures."""

@@ -1,0 +1,1 @@
+"""The DICT's documents: its vocabulary (``model``), counters (``statistics``) and XML (``documents``)."""

@@ -12,8 +12,10 @@ import asyncio
 import json
 import logging
 import re
+import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +24,15 @@ import click
 from aiohttp import web
 from cryptography import x509
 
+from pixcore.errors import InvalidAmount
 from pixcore.identifiers import ISPB_PATTERN
+from pixcore.money import format_amount_string, parse_amount_string
 from pixinfra.logs import configure_logging
 from pixinfra.postgres.database import embedded_database_url, ensure_database, stop_embedded
 from pixnet.server.app import Identity, make_app
 from pixnet.server.tls import server_context
 from pixnet.settings import NetworkSettings, SettingsError
+from pixnet.settlement.spi import check_ledger, fund
 from pixnet.store.entries import add_participant
 from pixnet.store.schema import migrate
 
@@ -105,7 +110,7 @@ def serve() -> None:
         pool = await asyncpg.create_pool(url, min_size=1, max_size=10)
         async with pool.acquire() as connection:
             await migrate(connection)
-        app = make_app(pool, identity)
+        app = make_app(pool, identity, payee_timeout=timedelta(seconds=settings.payee_timeout))
 
         async def close(_: web.Application) -> None:
             await pool.close()
@@ -137,8 +142,7 @@ def participant() -> None:
 def participant_add(ispb: str, name: str, certificate: Path) -> None:
     """Register the institution ISPB, known by CERTIFICATE (PEM), which its client connects and
     signs with; the same ISPB again replaces its name and certificate."""
-    if not re.fullmatch(ISPB_PATTERN, ispb):
-        raise click.BadParameter("an ISPB is 8 digits", param_hint="ISPB")
+    _check_ispb(ispb)
     if not name.strip() or len(name) > 140:
         raise click.BadParameter("1 to 140 characters", param_hint="NAME")
     pem = certificate.read_bytes()
@@ -174,3 +178,97 @@ def participant_list() -> None:
             click.echo(json.dumps(row))
     finally:
         stop_embedded()
+
+
+def _check_ispb(ispb: str) -> str:
+    if not re.fullmatch(ISPB_PATTERN, ispb):
+        raise click.BadParameter("an ISPB is 8 digits", param_hint="ISPB")
+    return ispb
+
+
+def _cents(amount: str) -> int:
+    try:
+        cents = parse_amount_string(amount)
+    except InvalidAmount as exc:
+        raise click.BadParameter("an amount like 1000.00 (reais, two decimals)", param_hint="AMOUNT") from exc
+    if cents == 0:
+        raise click.BadParameter("an amount above zero", param_hint="AMOUNT")
+    return cents
+
+
+@admin.group()
+def settlement() -> None:
+    """The institutions' settlement accounts at the SPI."""
+
+
+def _move(ispb: str, cents: int) -> None:
+    settings = _settings()
+    reference = f"operator-{secrets.token_hex(8)}"
+
+    async def run() -> int:
+        async with _migrated(settings) as pool, pool.acquire() as connection:
+            return await fund(connection, ispb, cents, reference, datetime.now(UTC))
+
+    try:
+        balance = asyncio.run(run())
+    except (LookupError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        stop_embedded()
+    click.echo(json.dumps({"ispb": ispb, "balance": format_amount_string(balance), "reference": reference}))
+
+
+@settlement.command("fund")
+@click.argument("ispb")
+@click.argument("amount")
+def settlement_fund(ispb: str, amount: str) -> None:
+    """Put AMOUNT (reais, e.g. 1000.00) into ISPB's settlement account."""
+    _move(_check_ispb(ispb), _cents(amount))
+
+
+@settlement.command("withdraw")
+@click.argument("ispb")
+@click.argument("amount")
+def settlement_withdraw(ispb: str, amount: str) -> None:
+    """Take AMOUNT (reais) out of ISPB's settlement account (never more than it holds)."""
+    _move(_check_ispb(ispb), -_cents(amount))
+
+
+@settlement.command("show")
+def settlement_show() -> None:
+    """Every settlement account: ISPB and balance, one JSON object a line."""
+    settings = _settings()
+
+    async def run() -> list[dict[str, str]]:
+        async with _migrated(settings) as pool:
+            rows = await pool.fetch("SELECT ispb, balance FROM settlement_accounts ORDER BY ispb")
+        return [{"ispb": row["ispb"], "balance": format_amount_string(row["balance"])} for row in rows]
+
+    try:
+        for row in asyncio.run(run()):
+            click.echo(json.dumps(row))
+    finally:
+        stop_embedded()
+
+
+@admin.group()
+def ledger() -> None:
+    """The settlement's books."""
+
+
+@ledger.command("check")
+def ledger_check() -> None:
+    """Prove the settlement's books from their rows (JSON report; exit status 1 when they do not hold)."""
+    settings = _settings()
+
+    async def run() -> dict[str, Any]:
+        async with _migrated(settings) as pool, pool.acquire() as connection:
+            return await check_ledger(connection)
+
+    try:
+        report = asyncio.run(run())
+    finally:
+        stop_embedded()
+    click.echo(json.dumps(report))
+    if not report["ok"]:
+        raise SystemExit(1)

@@ -10,6 +10,7 @@
                            one its answers are signed with
 ``PIXNET_PRIVATE_KEY``     that certificate's RSA key (PEM)
 ``PIXNET_CA_CERTIFICATE``  the authority that issues the participants' client certificates (PEM)
+``PIXNET_PAYEE_TIMEOUT``   seconds a payee's institution has to answer a payment (default 10)
 =========================  =======================================================================
 """
 
@@ -22,6 +23,7 @@ from pathlib import Path
 __all__ = ["NetworkSettings", "SettingsError"]
 
 DEFAULT_PORT = 16422
+DEFAULT_PAYEE_TIMEOUT = 10.0
 
 
 class SettingsError(ValueError):
@@ -44,17 +46,28 @@ class NetworkSettings:
     data_dir: Path
     host: str
     port: int
+    payee_timeout: float = DEFAULT_PAYEE_TIMEOUT
 
     @classmethod
     def from_environment(cls) -> NetworkSettings:
         raw_port = os.environ.get("PIXNET_PORT", "").strip() or str(DEFAULT_PORT)
         if not raw_port.isdigit() or not 0 < int(raw_port) < 65536:
             raise SettingsError(f"PIXNET_PORT must be a port number (1 to 65535), not {raw_port!r}")
+        raw_timeout = os.environ.get("PIXNET_PAYEE_TIMEOUT", "").strip() or str(DEFAULT_PAYEE_TIMEOUT)
+        try:
+            timeout = float(raw_timeout)
+        except ValueError:
+            timeout = -1.0
+        if not 0 < timeout <= 300:
+            raise SettingsError(
+                f"PIXNET_PAYEE_TIMEOUT must be seconds, above 0 and at most 300, not {raw_timeout!r}"
+            )
         return cls(
             database_url=os.environ.get("PIXNET_DATABASE_URL", "").strip() or None,
             data_dir=Path(os.environ.get("PIXNET_DATA_DIR", "").strip() or ".pixnet"),
             host=os.environ.get("PIXNET_HOST", "").strip() or "127.0.0.1",
             port=int(raw_port),
+            payee_timeout=timeout,
         )
 
     @staticmethod

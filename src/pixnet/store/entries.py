@@ -179,18 +179,24 @@ def der_fingerprint(der: bytes) -> str:
 
 
 async def add_participant(connection: Any, ispb: str, name: str, certificate_pem: bytes) -> Participant:
-    """Register (or, for the same ISPB, re-register with a new certificate) a participant."""
+    """Register (or, for the same ISPB, re-register with a new certificate) a participant, with its
+    settlement account (empty at first)."""
     certificate = x509.load_pem_x509_certificate(certificate_pem)
-    row = await connection.fetchrow(
-        "INSERT INTO participants (ispb, name, certificate, fingerprint) VALUES ($1, $2, $3, $4)"
-        " ON CONFLICT (ispb) DO UPDATE"
-        " SET name = EXCLUDED.name, certificate = EXCLUDED.certificate, fingerprint = EXCLUDED.fingerprint"
-        " RETURNING ispb, name, certificate, fingerprint, created_at",
-        ispb,
-        name,
-        certificate.public_bytes(Encoding.PEM).decode("ascii"),
-        der_fingerprint(certificate.public_bytes(Encoding.DER)),
-    )
+    async with connection.transaction():
+        row = await connection.fetchrow(
+            "INSERT INTO participants (ispb, name, certificate, fingerprint) VALUES ($1, $2, $3, $4)"
+            " ON CONFLICT (ispb) DO UPDATE"
+            " SET name = EXCLUDED.name, certificate = EXCLUDED.certificate,"
+            " fingerprint = EXCLUDED.fingerprint"
+            " RETURNING ispb, name, certificate, fingerprint, created_at",
+            ispb,
+            name,
+            certificate.public_bytes(Encoding.PEM).decode("ascii"),
+            der_fingerprint(certificate.public_bytes(Encoding.DER)),
+        )
+        await connection.execute(
+            "INSERT INTO settlement_accounts (ispb) VALUES ($1) ON CONFLICT (ispb) DO NOTHING", ispb
+        )
     return _participant(row)
 
 

@@ -72,6 +72,34 @@ async def test_participants_by_command_then_the_dict_served_over_mutual_tls(
         code, out, _ = await _pixnet(env, "admin", "participant", "list")
         assert [json.loads(line)["ispb"] for line in out.splitlines()] == ["11111111"]
 
+        code, out, err = await _pixnet(env, "admin", "settlement", "fund", "11111111", "1000.00")
+        assert code == 0, err
+        assert json.loads(out)["balance"] == "1000.00"
+        code, _, err = await _pixnet(env, "admin", "settlement", "withdraw", "11111111", "1000.01")
+        assert code == 1
+        assert "holds 100000 centavos, less than 100001" in err
+        code, _, err = await _pixnet(env, "admin", "settlement", "fund", "11111111", "10.5")
+        assert code == 2
+        assert "an amount like 1000.00" in err
+        code, _, err = await _pixnet(env, "admin", "settlement", "fund", "33333333", "1.00")
+        assert code == 1
+        assert "no participant has the ISPB 33333333" in err
+        code, out, err = await _pixnet(env, "admin", "settlement", "withdraw", "11111111", "0.50")
+        assert code == 0, err
+        code, out, _ = await _pixnet(env, "admin", "settlement", "show")
+        assert [json.loads(line) for line in out.splitlines()] == [{"ispb": "11111111", "balance": "999.50"}]
+        code, out, err = await _pixnet(env, "admin", "ledger", "check")
+        assert code == 0, err
+        report = json.loads(out)
+        assert (report["ok"], report["held"], report["funded"]) == (True, 99_950, 99_950)
+        await fetch_rows(url, "UPDATE settlement_accounts SET balance = balance + 1")  # money from nowhere
+        code, out, _ = await _pixnet(env, "admin", "ledger", "check")
+        assert code == 1
+        assert json.loads(out)["mismatchedAccounts"] == [
+            {"ispb": "11111111", "balance": 99_951, "moved": 99_950}
+        ]
+        await fetch_rows(url, "UPDATE settlement_accounts SET balance = balance - 1")
+
         code, _, err = await _pixnet(env, "serve")
         assert code == 2
         assert "PIXNET_CERTIFICATE is required" in err

@@ -7,106 +7,27 @@ import asyncio
 import logging
 import ssl
 import uuid
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import asyncpg
 import httpx
 import pytest
 import trustme
-from aiohttp import web
 
-from pixnet.server.app import Identity, make_app
-from pixnet.server.tls import server_context
-from pixnet.store.entries import add_participant
-from pixnet.store.schema import MIGRATIONS, migrate
-from pixwire import xml
-from pixwire.dict.documents import ERROR_BASE, PROBLEM_NAMESPACE
-from pixwire.signatures import sign, verify
+from pixnet.store.schema import migrations
+from tests.integration.network.support import (
+    BANK_A,
+    BANK_B,
+    CA,
+    Network,
+    answer,
+    client,
+    issue,
+    problem,
+    signed,
+)
 from tests.support import random_cpf
-from tests.support.databases import scratch_database
-
-CA = trustme.CA(key_type=trustme.KeyType.RSA)
-BANK_A, BANK_B = "11111111", "22222222"
-P = f"{{{PROBLEM_NAMESPACE}}}"
-
-
-@dataclass(frozen=True)
-class Party:
-    cert: bytes
-    key: bytes
-    files: tuple[Path, Path]
-
-
-def _party(ca: trustme.CA, name: str, folder: Path) -> Party:
-    issued = ca.issue_cert(name, key_type=trustme.KeyType.RSA)
-    cert, key = folder / f"{name}.pem", folder / f"{name}.key"
-    issued.cert_chain_pems[0].write_to_path(str(cert))
-    issued.private_key_pem.write_to_path(str(key))
-    return Party(issued.cert_chain_pems[0].bytes(), issued.private_key_pem.bytes(), (cert, key))
-
-
-@dataclass(frozen=True)
-class Network:
-    url: str
-    dict_party: Party
-    parties: dict[str, Party]
-    database: str
-
-
-@pytest.fixture(scope="module")
-async def network_database(database_server: str) -> AsyncIterator[str]:
-    async with scratch_database(database_server, "pixnet") as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def certificates(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Party]]:
-    """The authority's file, and the network's and participants' certificates (RSA: made once)."""
-    folder = tmp_path_factory.mktemp("pki")
-    parties = {ispb: _party(CA, f"{ispb}.participants.pix.example", folder) for ispb in (BANK_A, BANK_B)}
-    parties["dict"] = _party(CA, "127.0.0.1", folder)
-    parties["stranger"] = _party(CA, "stranger.pix.example", folder)  # issued, never registered
-    CA.cert_pem.write_to_path(str(folder / "ca.pem"))
-    return folder / "ca.pem", parties
-
-
-@pytest.fixture
-async def network(
-    network_database: str, certificates: tuple[Path, dict[str, Party]]
-) -> AsyncIterator[Network]:
-    pool = await asyncpg.create_pool(network_database, min_size=1, max_size=4)
-    ca_file, made = certificates
-    parties = dict(made)
-    dict_party = parties.pop("dict")
-    async with pool.acquire() as connection:
-        await migrate(connection)
-        for ispb in (BANK_A, BANK_B):
-            await add_participant(connection, ispb, f"Bank {ispb}", parties[ispb].cert)
-    context = server_context(
-        certificate=dict_party.files[0], private_key=dict_party.files[1], authority=ca_file
-    )
-    runner = web.AppRunner(make_app(pool, Identity(dict_party.cert, dict_party.key)))
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=context)
-    await site.start()
-    port = runner.addresses[0][1]
-    try:
-        yield Network(f"https://127.0.0.1:{port}", dict_party, parties, network_database)
-    finally:
-        await runner.cleanup()
-        await pool.close()
-
-
-def client(network: Network, who: str, ca: trustme.CA = CA) -> httpx.AsyncClient:
-    context = ssl.create_default_context()
-    ca.configure_trust(context)
-    party = network.parties[who]
-    context.load_cert_chain(str(party.files[0]), str(party.files[1]))
-    return httpx.AsyncClient(base_url=network.url, verify=context, timeout=10)
 
 
 def create_xml(
@@ -121,27 +42,6 @@ def create_xml(
   </Entry>
   <Reason>USER_REQUESTED</Reason><RequestId>{request_id or uuid.uuid4()}</RequestId>
 </CreateEntryRequest>""".encode()
-
-
-def signed(network: Network, who: str, body: bytes) -> bytes:
-    party = network.parties[who]
-    return xml.serialize(sign(xml.parse(body), key_pem=party.key, cert_pem=party.cert))
-
-
-def answer(network: Network, response: httpx.Response) -> Any:
-    """The answer's root, verified as the network's signature."""
-    assert response.headers["content-type"].startswith("application/xml")
-    return verify(response.content, cert_pem=network.dict_party.cert)
-
-
-def problem(network: Network, response: httpx.Response) -> tuple[int, str, str]:
-    root = answer(network, response)
-    assert root.tag == f"{P}problem"
-    return (
-        response.status_code,
-        root.findtext(f"{P}type").removeprefix(ERROR_BASE),
-        root.findtext(f"{P}detail"),
-    )
 
 
 def lookup_headers(ispb: str) -> dict[str, str]:
@@ -249,7 +149,7 @@ async def test_a_write_signed_by_someone_else_is_refused_and_logged(
 ) -> None:
     body = create_xml(f"y.{uuid.uuid4().hex[:8]}@example.com", "EMAIL", random_cpf())
     async with client(network, BANK_A) as a:
-        with caplog.at_level(logging.WARNING, logger="pixnet.server.app"):
+        with caplog.at_level(logging.WARNING, logger="pixnet.server.common"):
             forged = await a.post("/api/v1/entries/", content=signed(network, BANK_B, body))
             unsigned = await a.post("/api/v1/entries/", content=body)
     assert problem(network, forged)[:2] == (400, "RequestSignatureInvalid")
@@ -270,7 +170,7 @@ async def test_a_client_without_the_networks_certificate_is_refused_at_the_hands
 ) -> None:
     other_ca = trustme.CA(key_type=trustme.KeyType.RSA)
     (tmp_path / "forger").mkdir()
-    network.parties["forger"] = _party(other_ca, "11111111.participants.pix.example", tmp_path / "forger")
+    network.parties["forger"] = issue(other_ca, "11111111.participants.pix.example", tmp_path / "forger")
     # TLS 1.3: the client finishes its side of the handshake first, so the server's refusal of its
     # certificate arrives as the connection breaks on the first read.
     with pytest.raises((httpx.ConnectError, httpx.ReadError)):
@@ -335,5 +235,5 @@ async def test_check_keys_says_which_keys_have_an_entry(network: Network) -> Non
 
 
 def test_the_migrations_have_distinct_names() -> None:
-    names = [name for name, _ in MIGRATIONS]
+    names = [name for name, _ in migrations()]
     assert len(names) == len(set(names))

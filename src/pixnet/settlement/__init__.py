@@ -1,0 +1,1 @@
+"""The SPI: settlement accounts, payments, returns, and the messages participants poll."""

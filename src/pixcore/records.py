@@ -68,3 +68,5 @@ class Transfer(NewTransfer):
 
     state: TransferState = TransferState.PENDING
     error_code: str | None = None
+    sent_at: datetime | None = None
+    """When it was last sent to the SPI (a transfer settled by the network); None: never sent."""

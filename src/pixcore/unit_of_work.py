@@ -32,6 +32,7 @@ from pixcore.transfers.ports import IdempotencyRepository, TransferRepository
 from pixcore.webhooks.ports import WebhookRepository
 
 if TYPE_CHECKING:  # annotations only: the recurrences' package imports its use cases, which import this
+    from pixcore.network.ports import NetworkRepository
     from pixcore.recurrences.ports import (
         PayerBank,
         RecurrenceLocationRepository,
@@ -171,6 +172,11 @@ class UnitOfWork(Protocol):
 
     @property
     def recurrence_locations(self) -> RecurrenceLocationRepository: ...
+
+    @property
+    def network(self) -> NetworkRepository:
+        """The payments received through the network's SPI, and the network messages handled."""
+        ...
 
     @property
     def payer_bank(self) -> PayerBank:

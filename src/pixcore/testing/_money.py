@@ -15,7 +15,7 @@ from pixcore.ledger import Posting
 from pixcore.records import NewTransaction, NewTransfer, TransactionStatus, Transfer
 from pixcore.testing._store import IntegrityError, OutboxItem, Repository, StoredEntry
 from pixcore.transfers.ports import IdempotencyRecord
-from pixcore.transfers.rules import TransferState
+from pixcore.transfers.rules import SPI_BEHAVIOR, TransferState
 
 __all__ = [
     "InMemoryIdempotency",
@@ -128,16 +128,42 @@ class InMemoryTransfers(Repository):
         staged = self._staged.transfers.get(transaction_id)
         return staged if staged is not None else self._committed.transfers.get(transaction_id)
 
+    def _visible(self) -> dict[int, Transfer]:
+        return {**self._committed.transfers, **self._staged.transfers}
+
     async def due(self, now: datetime, limit: int) -> list[int]:
         """PENDING transfers whose settlement time or deadline has come, in the adapter's order."""
-        visible = {**self._committed.transfers, **self._staged.transfers}
         due = [
             t
-            for t in visible.values()
-            if t.state is TransferState.PENDING and (t.settle_after <= now or t.deadline <= now)
+            for t in self._visible().values()
+            if t.state is TransferState.PENDING
+            and t.behavior != SPI_BEHAVIOR
+            and (t.settle_after <= now or t.deadline <= now)
         ]
         due.sort(key=lambda t: (t.settle_after, t.created_at, t.transaction_id))
         return [t.transaction_id for t in due[:limit]]
+
+    async def due_to_spi(self, now: datetime, resend_before: datetime, limit: int) -> list[int]:
+        due = [
+            t
+            for t in self._visible().values()
+            if t.state is TransferState.PENDING
+            and t.behavior == SPI_BEHAVIOR
+            and t.settle_after <= now
+            and (t.sent_at is None or t.sent_at <= resend_before)
+        ]
+        due.sort(key=lambda t: (t.settle_after, t.transaction_id))
+        return [t.transaction_id for t in due[:limit]]
+
+    async def mark_sent(self, transaction_ids: Sequence[int], at: datetime) -> None:
+        for transaction_id in transaction_ids:
+            transfer = await self.get(transaction_id)
+            if transfer is not None:
+                self._staged.transfers[transaction_id] = dataclasses.replace(transfer, sent_at=at)
+
+    async def lock_pending_by_end_to_end(self, end_to_end_id: str) -> Transfer | None:
+        found = next((t for t in self._visible().values() if t.end_to_end_id == end_to_end_id), None)
+        return None if found is None else await self.lock_pending(found.transaction_id)
 
     async def lock_pending(self, transaction_id: int) -> Transfer | None:
         transfer = await self.get(transaction_id)

@@ -32,6 +32,7 @@ from pixcore.errors import (
 from pixcore.events import Event, RecurringRoute
 from pixcore.keys import PixKey
 from pixcore.ledger import Bucket
+from pixcore.network.rules import NetworkReceipt, ReceiptState
 from pixcore.records import NewTransaction, Transfer
 from pixcore.refunds.med import MedCase
 from pixcore.refunds.rules import NewRefund, Refund
@@ -132,6 +133,8 @@ class Tables:
     balance_changes: dict[int, tuple[int, int]] = field(default_factory=dict)
     recurring: RecurrenceTables = field(default_factory=RecurrenceTables)
     """Pix Automático's rows and the sandbox payers' balances."""
+    network_receipts: dict[str, NetworkReceipt] = field(default_factory=dict)  # by end-to-end id
+    network_cursor: list[int] = field(default_factory=list)  # the last cursor advanced to, if any
 
 
 class StoreState:
@@ -277,6 +280,7 @@ class StoreState:
             if (account_id, key) in committed.idempotency:
                 raise IntegrityError(f"the idempotency key {key} of account {account_id} is taken")
         _check_transfers(committed.transfers, staged.transfers)
+        _check_network(committed, staged)
         _check_charges(committed.charges, staged.charges, committed.batches, staged.new_batches)
         _check_refunds(committed.refunds, staged.refunds)
         _check_med_cases(committed.med_cases, staged.med_cases)
@@ -299,6 +303,7 @@ class StoreState:
         committed.entries.extend(staged.entries)
         committed.transfers.update(staged.transfers)
         committed.finished_at.update(staged.finished_at)
+        _apply_network(committed, staged)
         committed.idempotency.update(staged.idempotency)
         committed.claimed_at.update(staged.claimed_at)
         committed.outbox.extend(staged.outbox)
@@ -383,6 +388,19 @@ def _apply_sessions(committed: Tables, staged: Tables) -> None:
         stored = committed.console_sessions[session_id]
         if stored.ended_at is None:
             committed.console_sessions[session_id] = replace(stored, ended_at=at)
+
+
+def _check_network(committed: Tables, staged: Tables) -> None:
+    """The primary key of the received payments: two units accepting one payment, one wins."""
+    for e2e, receipt in staged.network_receipts.items():
+        if receipt.state is ReceiptState.ACCEPTED and e2e in committed.network_receipts:
+            raise IntegrityError(f"the payment {e2e} was accepted already")
+
+
+def _apply_network(committed: Tables, staged: Tables) -> None:
+    committed.network_receipts.update(staged.network_receipts)
+    if staged.network_cursor:
+        committed.network_cursor[:] = staged.network_cursor[-1:]
 
 
 def _check_transfers(committed: dict[int, Transfer], staged: dict[int, Transfer]) -> None:

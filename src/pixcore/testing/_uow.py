@@ -24,6 +24,7 @@ from pixcore.testing._money import (
     InMemoryTransactions,
     InMemoryTransfers,
 )
+from pixcore.testing._network import InMemoryNetwork
 from pixcore.testing._recurrences import (
     InMemoryPayerBank,
     InMemoryRecurrenceLocations,
@@ -82,6 +83,7 @@ class InMemoryUnitOfWork:
         self.recurring_charges = InMemoryRecurringCharges(self)
         self.recurrence_locations = InMemoryRecurrenceLocations(self)
         self.payer_bank = InMemoryPayerBank(self)
+        self.network = InMemoryNetwork(self)
         self.committed = False
         self._entered = False
         self._open = False

@@ -30,7 +30,21 @@ class TransferRepository(Protocol):
     async def get(self, transaction_id: int) -> Transfer | None: ...
 
     async def due(self, now: datetime, limit: int) -> list[int]:
-        """Ids of PENDING transfers whose settlement time or deadline has come."""
+        """Ids of PENDING transfers whose settlement time or deadline has come (not those the SPI
+        settles: behavior ``spi``)."""
+        ...
+
+    async def due_to_spi(self, now: datetime, resend_before: datetime, limit: int) -> list[int]:
+        """Ids of PENDING transfers the SPI settles whose settlement time has come and that were
+        never sent, or last sent before ``resend_before``."""
+        ...
+
+    async def mark_sent(self, transaction_ids: Sequence[int], at: datetime) -> None:
+        """Record that these transfers were sent to the SPI at ``at``."""
+        ...
+
+    async def lock_pending_by_end_to_end(self, end_to_end_id: str) -> Transfer | None:
+        """:meth:`lock_pending` of the transfer with this end-to-end id."""
         ...
 
     async def lock_pending(self, transaction_id: int) -> Transfer | None:

@@ -61,6 +61,9 @@ MAX_NAME = 140
 MAX_BANK_NAME = 100  # the directory's column
 MAX_PAYMENT_FLOW = 100  # the transfers' column
 BEHAVIORS = ("settle", "reject")
+SPI_BEHAVIOR = "spi"
+"""A transfer the network's SPI settles (the service a participant of ``pixnet``): its outcome is
+the SPI's, never decided here."""
 BRANCH_PATTERN = "[0-9]{4}"
 ACCOUNT_PATTERN = "[0-9]{1,20}"
 _BRANCH = re.compile(BRANCH_PATTERN)
@@ -84,6 +87,11 @@ class SpiError(enum.StrEnum):
     TIMEOUT = "AB03"  # not settled within `expiration`
     BLOCKED_ACCOUNT = "AC06"  # the receiving side refused it
     DOCUMENT_MISMATCH = "BE01"
+    UNKNOWN_ACCOUNT = "AC03"  # the receiving side has no such account
+    NOT_ALLOWED = "AG03"  # the receiving account takes no such transaction
+    INSUFFICIENT_SETTLEMENT = "AM04"  # the payer institution's settlement account did not cover it
+    REFUSED = "DS04"  # refused by the receiving side for another reason
+    REGULATORY = "RR04"  # refused by the network
 
 
 class DirectoryField(Field):

@@ -46,6 +46,7 @@ from pixcore.unit_of_work import UnitOfWork, UnitOfWorkFactory
 __all__ = [
     "CreatedTransfer",
     "create_transfer",
+    "finish_transfer",
     "outcome",
     "request_fingerprint",
     "reservation",
@@ -343,14 +344,20 @@ async def settle_transfer(uow: UnitOfWorkFactory, clock: Clock, transaction_id: 
             return 0
         if now < transfer.settle_after and now < transfer.deadline:
             return 0
-        lifecycle = TransferLifecycle(transfer.state)
-        error = outcome(transfer, now)
-        if error is None:
-            await _complete(tx, transfer, lifecycle, now)
-        else:
-            await _fail(tx, transfer, lifecycle, error, now)
+        await finish_transfer(tx, transfer, outcome(transfer, now), now)
         await tx.commit()
     return 1
+
+
+async def finish_transfer(tx: UnitOfWork, transfer: Transfer, error: SpiError | None, now: datetime) -> None:
+    """Inside a unit of work: a locked PENDING transfer settled (``error`` None) or failed with
+    ``error`` (its reserve released), its record's status and its TRANSFER event: what settlement
+    writes, whoever decided the outcome (this service's settlement, or the network's SPI)."""
+    lifecycle = TransferLifecycle(transfer.state)
+    if error is None:
+        await _complete(tx, transfer, lifecycle, now)
+    else:
+        await _fail(tx, transfer, lifecycle, error, now)
 
 
 def outcome(transfer: Transfer, now: datetime) -> SpiError | None:

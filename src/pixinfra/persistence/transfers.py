@@ -17,7 +17,7 @@ __all__ = ["PostgresTransfers", "insert_transfers_sql", "transfer_arguments"]
 _TRANSFER_COLUMNS = """
     transaction_id, account_id, idempotency_key, state, priority, pix_key, amount, end_to_end_id,
     creditor_name, creditor_document, creditor_ispb, behavior, settle_after, deadline, created_at,
-    receiver_account_id, description, payment_flow, error_code
+    receiver_account_id, description, payment_flow, error_code, sent_at
 """
 
 
@@ -113,6 +113,7 @@ def _transfer(row: asyncpg.Record) -> Transfer:
         description=row["description"],
         payment_flow=row["payment_flow"],
         error_code=row["error_code"],
+        sent_at=row["sent_at"],
     )
 
 
@@ -163,13 +164,45 @@ class PostgresTransfers(Repository):
         rows = await self._conn.fetch(
             """
             SELECT transaction_id FROM transfers
-             WHERE state = 'PENDING' AND (settle_after <= $1 OR deadline <= $1)
+             WHERE state = 'PENDING' AND behavior <> 'spi' AND (settle_after <= $1 OR deadline <= $1)
              ORDER BY settle_after LIMIT $2
             """,
             now,
             limit,
         )
         return [row["transaction_id"] for row in rows]
+
+    async def due_to_spi(self, now: datetime, resend_before: datetime, limit: int) -> list[int]:
+        rows = await self._conn.fetch(
+            """
+            SELECT transaction_id FROM transfers
+             WHERE state = 'PENDING' AND behavior = 'spi' AND settle_after <= $1
+               AND (sent_at IS NULL OR sent_at <= $2)
+             ORDER BY settle_after, transaction_id LIMIT $3
+            """,
+            now,
+            resend_before,
+            limit,
+        )
+        return [row["transaction_id"] for row in rows]
+
+    async def mark_sent(self, transaction_ids: Sequence[int], at: datetime) -> None:
+        await self._conn.execute(
+            "UPDATE transfers SET sent_at = $2 WHERE transaction_id = ANY($1::bigint[])",
+            list(transaction_ids),
+            at,
+        )
+
+    async def lock_pending_by_end_to_end(self, end_to_end_id: str) -> Transfer | None:
+        row = await self._conn.fetchrow(
+            compose(
+                "SELECT ",
+                _TRANSFER_COLUMNS,
+                " FROM transfers WHERE end_to_end_id = $1 AND state = 'PENDING' FOR UPDATE",
+            ),
+            end_to_end_id,
+        )
+        return None if row is None else _transfer(row)
 
     async def lock_pending(self, transaction_id: int) -> Transfer | None:
         row = await self._conn.fetchrow(

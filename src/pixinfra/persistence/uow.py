@@ -35,6 +35,7 @@ from pixinfra.persistence.console_sessions import PostgresConsoleSessions
 from pixinfra.persistence.idempotency import PostgresIdempotency
 from pixinfra.persistence.ledger import PostgresLedger
 from pixinfra.persistence.locations import PostgresLocations
+from pixinfra.persistence.network import PostgresNetwork
 from pixinfra.persistence.outbox import PostgresOutbox
 from pixinfra.persistence.recurrences import (
     PostgresPayerBank,
@@ -245,6 +246,7 @@ class PostgresUnitOfWork:
         self.recurring_charges = PostgresRecurringCharges(self)
         self.recurrence_locations = PostgresRecurrenceLocations(self)
         self.payer_bank = PostgresPayerBank(self)
+        self.network = PostgresNetwork(self)
         self._connection: PoolConnectionProxy[Any] | None = None
         self._transaction: Transaction | None = None
         self._done = False

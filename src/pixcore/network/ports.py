@@ -1,0 +1,52 @@
+"""The ports of the service as a participant: the network's SPI (:class:`PaymentNetwork`) and what
+the service keeps of the payments it receives through it (:class:`NetworkRepository`)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Protocol
+
+from pixcore.accounts.rules import Counterpart
+from pixcore.network.rules import NetworkReceipt, Outcome, OutgoingPayment, ReceiptState
+
+__all__ = ["NetworkRepository", "NetworkUnavailable", "PaymentNetwork"]
+
+
+class NetworkUnavailable(Exception):
+    """The network could not be reached or did not answer: try again later (nothing is known)."""
+
+
+class PaymentNetwork(Protocol):
+    async def send(self, payment: OutgoingPayment) -> Outcome:
+        """Send ``payment`` to the SPI; sending it again is safe (the SPI knows it by its
+        end-to-end id) and answers where it stands. :class:`NetworkUnavailable` when the network
+        cannot be reached; a payment the network refuses outright is an :class:`Outcome` refused."""
+        ...
+
+
+class NetworkRepository(Protocol):
+    async def accept(self, receipt: NetworkReceipt) -> bool:
+        """Keep a payment the service accepts; False (nothing kept) if its end-to-end id is known."""
+        ...
+
+    async def receipt(self, end_to_end_id: str) -> NetworkReceipt | None: ...
+
+    async def lock_accepted(self, end_to_end_id: str) -> NetworkReceipt | None:
+        """The receipt, still ACCEPTED, locked until the unit of work ends; None otherwise."""
+        ...
+
+    async def finish(
+        self, end_to_end_id: str, state: ReceiptState, transaction_id: int | None, at: datetime
+    ) -> None: ...
+
+    async def counterpart_of(self, transaction_id: int) -> Counterpart | None:
+        """The counterpart a transaction record names (for a transfer: its creditor's account)."""
+        ...
+
+    async def cursor(self) -> int:
+        """The id of the last network message handled (0 before the first)."""
+        ...
+
+    async def advance(self, cursor: int) -> None:
+        """Record that the messages up to ``cursor`` are handled."""
+        ...

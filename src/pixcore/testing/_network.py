@@ -1,0 +1,57 @@
+"""The fake of the network's repository: the payments received through the SPI, and the cursor of
+the messages handled."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime
+
+from pixcore.accounts.rules import Counterpart
+from pixcore.network.rules import NetworkReceipt, ReceiptState
+from pixcore.testing._store import Repository
+
+__all__ = ["InMemoryNetwork"]
+
+
+class InMemoryNetwork(Repository):
+    async def accept(self, receipt: NetworkReceipt) -> bool:
+        self._require_account(receipt.account_id)
+        if await self.receipt(receipt.payment.end_to_end_id) is not None:
+            return False
+        self._staged.network_receipts[receipt.payment.end_to_end_id] = receipt
+        return True
+
+    async def receipt(self, end_to_end_id: str) -> NetworkReceipt | None:
+        staged = self._staged.network_receipts.get(end_to_end_id)
+        return staged if staged is not None else self._committed.network_receipts.get(end_to_end_id)
+
+    async def lock_accepted(self, end_to_end_id: str) -> NetworkReceipt | None:
+        receipt = await self.receipt(end_to_end_id)
+        if receipt is None or receipt.state is not ReceiptState.ACCEPTED:
+            return None
+        # FOR UPDATE waits for another holder; the fake's units run one at a time, so none holds it.
+        return receipt
+
+    async def finish(
+        self, end_to_end_id: str, state: ReceiptState, transaction_id: int | None, at: datetime
+    ) -> None:
+        receipt = await self.receipt(end_to_end_id)
+        if receipt is None:
+            raise LookupError(f"no payment {end_to_end_id} was received")
+        if transaction_id is not None:
+            self._require_transaction(transaction_id)
+        finished = dataclasses.replace(receipt, state=state, transaction_id=transaction_id, finished_at=at)
+        self._staged.network_receipts[end_to_end_id] = finished
+
+    async def counterpart_of(self, transaction_id: int) -> Counterpart | None:
+        record = self._staged.transactions.get(transaction_id) or self._committed.transactions.get(
+            transaction_id
+        )
+        return None if record is None else record.counterpart
+
+    async def cursor(self) -> int:
+        cursor = self._staged.network_cursor or self._committed.network_cursor
+        return cursor[-1] if cursor else 0
+
+    async def advance(self, cursor: int) -> None:
+        self._staged.network_cursor.append(max(cursor, await self.cursor()))  # never back

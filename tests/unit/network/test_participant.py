@@ -1,0 +1,216 @@
+"""The service as a network participant (``pixcore.network.participant_service``) on the fakes:
+transfers the SPI settles are sent, never decided here, and finished by the SPI's answer only;
+payments from the network are accepted for the right account and credited once settled."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from pixcore.accounts.rules import Balance, Counterpart
+from pixcore.network.participant_service import (
+    RESEND_AFTER,
+    answer_incoming,
+    finish_payment,
+    send_due_payments,
+    settle_incoming,
+)
+from pixcore.network.ports import NetworkUnavailable
+from pixcore.network.rules import IncomingPayment, Outcome, OutgoingPayment, ReceiptState
+from pixcore.records import TransactionStatus
+from pixcore.testing import external_total
+from pixcore.transfers.rules import SPI_BEHAVIOR, SpiError, TransferState
+from tests.unit.transfer_world import FUNDS, SHOP, World, assert_books_balance
+from tests.unit.usecase_helpers import HOLDER_CPF
+
+ELSEWHERE = dataclasses.replace(SHOP, behavior=SPI_BEHAVIOR)
+"""The shop's key, at another institution of the network: the SPI settles payments to it."""
+
+
+class FakeNetwork:
+    """The SPI as the use cases see it: records what it is sent, answers ``answer``."""
+
+    def __init__(self, answer: Outcome | None = None) -> None:
+        self.answer = answer or Outcome.pending()
+        self.sent: list[OutgoingPayment] = []
+        self.down = False
+
+    async def send(self, payment: OutgoingPayment) -> Outcome:
+        if self.down:
+            raise NetworkUnavailable("connection refused")
+        self.sent.append(payment)
+        return self.answer
+
+
+@pytest.fixture
+def spi_world(world: World) -> World:
+    world.directory.entries[ELSEWHERE.key.value] = ELSEWHERE  # the shop's key, now at a participant
+    return world
+
+
+async def test_a_transfer_the_spi_settles_is_sent_with_its_parties_and_waits_for_the_answer(
+    spi_world: World,
+) -> None:
+    world, network = spi_world, FakeNetwork()
+    created = await world.send(priority="HIGH", creditor_document=SHOP.document)
+    tid = created.transfer.transaction_id
+
+    assert await send_due_payments(world.store.unit_of_work, world.clock, network) == 0
+    (sent,) = network.sent
+    assert (sent.end_to_end_id, sent.amount, sent.key) == (
+        created.transfer.end_to_end_id,
+        2500,
+        SHOP.key.value,
+    )
+    assert sent.debtor == Counterpart(
+        world.sender.name, HOLDER_CPF, world.sender.ispb, "", world.sender.branch, world.sender.number
+    )
+    assert (sent.creditor.ispb, sent.creditor.branch, sent.creditor.account_number) == (
+        SHOP.ispb,
+        SHOP.branch,
+        SHOP.account_number,
+    )
+    assert world.store.transfers[tid].sent_at == world.clock.now()
+
+    world.clock.advance(86_400)  # long past its deadline: still the SPI's to decide
+    assert await world.settle_due() == 0
+    assert world.store.transfers[tid].state is TransferState.PENDING
+    assert world.balance(world.sender) == Balance(FUNDS - 2500, 2500)
+
+
+async def test_the_spis_settlement_completes_it_once(spi_world: World) -> None:
+    world, network = spi_world, FakeNetwork(Outcome.settled())
+    created = await world.send(priority="HIGH", creditor_document=SHOP.document)
+    tid = created.transfer.transaction_id
+
+    assert await send_due_payments(world.store.unit_of_work, world.clock, network) == 1
+    assert world.store.transfers[tid].state is TransferState.COMPLETED
+    assert world.store.transactions[tid].status is TransactionStatus.CONFIRMED
+    assert world.balance(world.sender) == Balance(FUNDS - 2500, 0)
+    assert external_total(world.store) == -FUNDS + 2500
+    assert (
+        await finish_payment(
+            world.store.unit_of_work, world.clock, created.transfer.end_to_end_id, Outcome.settled()
+        )
+        == 0
+    )
+    assert [e["data"]["status"] for e in world.events(world.sender) if e["type"] == "TRANSFER"] == [
+        "LIQUIDATED"
+    ]
+    assert_books_balance(world.store)
+
+
+async def test_the_spis_refusal_fails_it_and_gives_the_money_back(spi_world: World) -> None:
+    world, network = spi_world, FakeNetwork()
+    created = await world.send(priority="HIGH", creditor_document=SHOP.document)
+    await send_due_payments(world.store.unit_of_work, world.clock, network)
+
+    refused = Outcome.refused(SpiError.INSUFFICIENT_SETTLEMENT)
+    assert (
+        await finish_payment(world.store.unit_of_work, world.clock, created.transfer.end_to_end_id, refused)
+        == 1
+    )
+    transfer = world.store.transfers[created.transfer.transaction_id]
+    assert (transfer.state, transfer.error_code) == (TransferState.ERROR, "AM04")
+    assert world.balance(world.sender) == Balance(FUNDS, 0)
+    assert_books_balance(world.store)
+
+
+async def test_an_unanswered_transfer_is_sent_again_and_never_failed_here(spi_world: World) -> None:
+    world, network = spi_world, FakeNetwork()
+    created = await world.send(priority="HIGH", creditor_document=SHOP.document)
+    await send_due_payments(world.store.unit_of_work, world.clock, network)
+    await send_due_payments(world.store.unit_of_work, world.clock, network)
+    assert len(network.sent) == 1  # not again before RESEND_AFTER
+
+    world.clock.advance(RESEND_AFTER.total_seconds())
+    network.down = True
+    assert await send_due_payments(world.store.unit_of_work, world.clock, network) == 0
+    world.clock.advance(3_600)  # its deadline long gone, the network back
+    network.down = False
+    assert await send_due_payments(world.store.unit_of_work, world.clock, network) == 0
+    assert [p.end_to_end_id for p in network.sent] == [created.transfer.end_to_end_id] * 2
+    assert world.store.transfers[created.transfer.transaction_id].state is TransferState.PENDING
+
+
+async def test_a_transfer_never_sent_fails_at_its_deadline_without_the_network(spi_world: World) -> None:
+    world, network = spi_world, FakeNetwork()
+    created = await world.send(priority="HIGH", creditor_document=SHOP.document)
+    world.clock.advance(3_600)
+    network.down = True  # never reached: nothing is sent once the deadline has passed
+
+    assert await send_due_payments(world.store.unit_of_work, world.clock, network) == 1
+    transfer = world.store.transfers[created.transfer.transaction_id]
+    assert (transfer.state, transfer.error_code, transfer.sent_at) == (TransferState.ERROR, "AB03", None)
+    assert world.balance(world.sender) == Balance(FUNDS, 0)
+
+
+def incoming(world: World, **changes: object) -> IncomingPayment:
+    payment = IncomingPayment(
+        end_to_end_id="E11111111202611291200abcdefghijk",
+        amount=1_234,
+        payer=Counterpart("Pagador", "11144477735", "11111111", "", "0001", "99"),
+        branch=world.receiver.branch,
+        account_number=world.receiver.number,
+        tax_id=world.receiver.document,
+        key="joao@example.com",
+        description="almoço",
+    )
+    return dataclasses.replace(payment, **changes)
+
+
+@pytest.mark.parametrize(
+    ("changes", "refusal"),
+    [
+        ({"key": None}, SpiError.NOT_ALLOWED),
+        ({"key": "ninguem@example.com"}, SpiError.UNKNOWN_ACCOUNT),
+        ({"key": "not a key"}, SpiError.UNKNOWN_ACCOUNT),
+        ({"key": "maria@example.com"}, SpiError.UNKNOWN_ACCOUNT),  # another account's key
+        ({"account_number": "999999"}, SpiError.UNKNOWN_ACCOUNT),
+        ({"branch": "9999"}, SpiError.UNKNOWN_ACCOUNT),
+        ({"tax_id": HOLDER_CPF}, SpiError.DOCUMENT_MISMATCH),
+    ],
+)
+async def test_a_payment_for_an_account_it_does_not_name_rightly_is_refused(
+    world: World, changes: dict[str, object], refusal: SpiError
+) -> None:
+    assert await answer_incoming(world.store.unit_of_work, world.clock, incoming(world, **changes)) is refusal
+    assert world.store.tables.network_receipts == {}
+
+
+async def test_an_accepted_payment_is_credited_once_when_the_spi_settles_it(world: World) -> None:
+    payment = incoming(world)
+    before = world.balance(world.receiver)
+    assert await answer_incoming(world.store.unit_of_work, world.clock, payment) is None
+    assert await answer_incoming(world.store.unit_of_work, world.clock, payment) is None  # asked again
+    assert world.balance(world.receiver) == before  # nothing until the SPI settles
+
+    assert await settle_incoming(
+        world.store.unit_of_work, world.clock, payment.end_to_end_id, Outcome.settled()
+    )
+    assert not await settle_incoming(
+        world.store.unit_of_work, world.clock, payment.end_to_end_id, Outcome.settled()
+    )
+    assert world.balance(world.receiver) == Balance(before.available + 1_234, before.blocked)
+    receipt = world.store.tables.network_receipts[payment.end_to_end_id]
+    assert receipt.state is ReceiptState.CREDITED
+    assert receipt.transaction_id is not None
+    credited = world.store.transactions[receipt.transaction_id]
+    assert (credited.end_to_end_id, credited.counterpart) == (payment.end_to_end_id, payment.payer)
+    assert [e["type"] for e in world.events(world.receiver)][-1:] == ["RECEIVE"]
+    assert_books_balance(world.store)
+
+
+async def test_an_accepted_payment_the_spi_refuses_credits_nothing(world: World) -> None:
+    payment = incoming(world)
+    before = world.balance(world.receiver)
+    await answer_incoming(world.store.unit_of_work, world.clock, payment)
+    refused = Outcome.refused(SpiError.INSUFFICIENT_SETTLEMENT)
+    assert await settle_incoming(world.store.unit_of_work, world.clock, payment.end_to_end_id, refused)
+    assert world.store.tables.network_receipts[payment.end_to_end_id].state is ReceiptState.REJECTED
+    assert world.balance(world.receiver) == before
+    assert not await settle_incoming(
+        world.store.unit_of_work, world.clock, payment.end_to_end_id, Outcome.settled()
+    )
+    assert world.balance(world.receiver) == before

@@ -17,7 +17,7 @@ from pathlib import Path
 from pixcore.identifiers import validate_ispb
 from pixinfra.postgres.url import parse_database_url
 
-__all__ = ["DATA_FOLDER", "NotifierSettings", "Settings", "find_data_dir", "get_settings"]
+__all__ = ["DATA_FOLDER", "NetworkAccess", "NotifierSettings", "Settings", "find_data_dir", "get_settings"]
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
@@ -180,6 +180,52 @@ def _check_pem(variable: str, path: Path) -> None:
         raise ValueError(f"{variable}={path}: cannot be read ({exc.strerror})") from None
     if b"-----BEGIN " not in text:
         raise ValueError(f"{variable}={path}: not a PEM file (no -----BEGIN line)")
+
+
+@dataclass(frozen=True, slots=True)
+class NetworkAccess:
+    """``PIX_NETWORK_*``: the PIX network (``pixnet``) this service is a participant of. With it the
+    service's outside world is the network (its DICT and SPI) instead of the built-in sandbox."""
+
+    url: str
+    """``PIX_NETWORK_URL``: the network's base URL (``https://127.0.0.1:16422``)."""
+    certificate: Path
+    """``PIX_NETWORK_CERTIFICATE``: this institution's certificate (PEM), registered at the network:
+    its client certificate, and the one its messages are signed with."""
+    private_key: Path
+    """``PIX_NETWORK_PRIVATE_KEY``: that certificate's RSA key (PEM)."""
+    authority: Path
+    """``PIX_NETWORK_CA_CERTIFICATE``: the authority the network's TLS certificate is checked against."""
+    network_certificate: Path
+    """``PIX_NETWORK_SIGNER_CERTIFICATE``: the network's own certificate, which its answers are
+    verified against."""
+
+    @classmethod
+    def from_env(cls) -> NetworkAccess | None:
+        url = os.environ.get("PIX_NETWORK_URL", "").strip()
+        if not url:
+            return None
+        if not url.startswith("https://"):
+            raise ValueError(f"PIX_NETWORK_URL={url}: the network is reached over https only")
+        files = {}
+        for variable in (
+            "PIX_NETWORK_CERTIFICATE",
+            "PIX_NETWORK_PRIVATE_KEY",
+            "PIX_NETWORK_CA_CERTIFICATE",
+            "PIX_NETWORK_SIGNER_CERTIFICATE",
+        ):
+            path = _path(variable)
+            if path is None:
+                raise ValueError(f"{variable} is required with PIX_NETWORK_URL: the path of a PEM file")
+            _check_pem(variable, path)
+            files[variable] = path
+        return cls(
+            url.rstrip("/"),
+            files["PIX_NETWORK_CERTIFICATE"],
+            files["PIX_NETWORK_PRIVATE_KEY"],
+            files["PIX_NETWORK_CA_CERTIFICATE"],
+            files["PIX_NETWORK_SIGNER_CERTIFICATE"],
+        )
 
 
 LOCATION_ID_LENGTH = 32
@@ -431,6 +477,10 @@ class Settings:
     notifier: NotifierSettings = field(default_factory=NotifierSettings)
     """Webhook delivery (``PIX_NOTIFY_*``): :class:`NotifierSettings`."""
 
+    network: NetworkAccess | None = None
+    """``PIX_NETWORK_*`` (:class:`NetworkAccess`): the PIX network this service takes part in; None:
+    the built-in sandbox is its outside world."""
+
     @classmethod
     def from_env(cls) -> Settings:
         host = _str("PIX_HOST", "127.0.0.1")
@@ -480,6 +530,7 @@ class Settings:
             hash_slots=_positive_int("PIX_HASH_SLOTS", 2),
             hash_queue=_non_negative_int("PIX_HASH_QUEUE", 16),
             notifier=NotifierSettings.from_env(),
+            network=NetworkAccess.from_env(),
         )
 
     @property

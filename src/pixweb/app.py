@@ -129,6 +129,8 @@ def _lifespan(
                 if settings.run_workers
                 else []
             )
+            if settings.run_workers and services.network is not None:
+                loops.append(asyncio.create_task(services.network.messages.run(stop)))
             if settings.run_workers and settings.run_delivery:
                 if delivery is not None:
                     loops.append(
@@ -147,6 +149,8 @@ def _lifespan(
                 stop.set()
                 await asyncio.gather(*loops)
                 services.close()
+                if services.network is not None:
+                    await services.network.client.close()
                 wiring.services = wiring.supervisor = None
 
     return lifespan

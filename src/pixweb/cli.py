@@ -41,6 +41,7 @@ from pixinfra.postgres.database import (
 from pixinfra.postgres.pool import Database
 from pixinfra.runtime import DeliveryLoop, database_ready
 from pixinfra.settings import Settings, get_settings
+from pixweb.network.participation import key_registry
 from pixweb.sandbox.clock import ClockKeeper
 from pixweb.security.certificates import create_self_signed, read_pem, write_private
 from pixweb.security.secrets import Argon2Hasher
@@ -272,11 +273,11 @@ def serve(
 
         async def prepare() -> str | None:
             """Migrate (here, once, before any worker starts); the demo account if asked."""
-            async with database_ready(settings, pool_size=2) as database:
+            async with database_ready(settings, pool_size=2) as database, key_registry(settings) as registry:
                 if not demo:
                     return None
                 account, created = await ensure_demo(
-                    settings, partial(PostgresUnitOfWork, database), Argon2Hasher()
+                    settings, partial(PostgresUnitOfWork, database), Argon2Hasher(), registry
                 )
             state = "created" if created else "reused"
             base_url = f"http://{settings.host}:{settings.port}"
@@ -391,19 +392,21 @@ def account_create(  # click passes each option by its name
     address (a due-date charge shows it as its receiver's) defaults to one in Sao Paulo."""
 
     async def action(settings: Settings, database: Database) -> dict[str, Any]:
-        opened = await open_account(
-            partial(PostgresUnitOfWork, database),
-            Argon2Hasher(),
-            ispb=settings.ispb,
-            name=name,
-            document=document,
-            city=city or settings.city,
-            street=street,
-            state=state,
-            postal_code=postal_code,
-            keys=keys,
-            sandbox_admin=sandbox_admin,
-        )
+        async with key_registry(settings) as registry:
+            opened = await open_account(
+                partial(PostgresUnitOfWork, database),
+                Argon2Hasher(),
+                ispb=settings.ispb,
+                name=name,
+                document=document,
+                city=city or settings.city,
+                street=street,
+                state=state,
+                postal_code=postal_code,
+                keys=keys,
+                sandbox_admin=sandbox_admin,
+                registry=registry,
+            )
         account = opened.account
         return {
             "accountId": account.id,

@@ -12,7 +12,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from pixcore.accounts.accounts_service import link_certificate, open_account
-from pixcore.accounts.ports import SecretHasher
+from pixcore.accounts.ports import KeyRegistry, SecretHasher
 from pixcore.accounts.rules import OpenedAccount
 from pixcore.clock import SystemClock
 from pixcore.errors import DuplicatePixKey
@@ -55,7 +55,11 @@ async def _load(settings: Settings, uow: UnitOfWorkFactory) -> Demo | None:
 
 
 async def _open(
-    settings: Settings, uow: UnitOfWorkFactory, hasher: SecretHasher, keys: tuple[str, ...]
+    settings: Settings,
+    uow: UnitOfWorkFactory,
+    hasher: SecretHasher,
+    keys: tuple[str, ...],
+    registry: KeyRegistry | None = None,
 ) -> OpenedAccount:
     return await open_account(
         uow,
@@ -66,10 +70,20 @@ async def _open(
         city=settings.city,
         keys=keys,
         sandbox_admin=True,  # who runs `make run` is the operator of that sandbox: it may move the clock
+        registry=registry,
     )
 
 
-async def ensure_demo(settings: Settings, uow: UnitOfWorkFactory, hasher: SecretHasher) -> tuple[Demo, bool]:
+def demo_keys(settings: Settings) -> tuple[str, ...]:
+    """The demo account's keys: its holder's CPF and an e-mail; on a network, where each
+    institution has its demo account and a key has one holder in the DICT, an e-mail of the
+    institution's own (``demo.<ISPB>@pix.example``)."""
+    return DEMO_KEYS if settings.network is None else (f"demo.{settings.ispb}@pix.example",)
+
+
+async def ensure_demo(
+    settings: Settings, uow: UnitOfWorkFactory, hasher: SecretHasher, registry: KeyRegistry | None = None
+) -> tuple[Demo, bool]:
     """The demo account, created on first use. Returns it and whether it is new.
 
     Never in production mode (docs/decisions/production-mode.md): its secret and key are printed and kept
@@ -81,9 +95,9 @@ async def ensure_demo(settings: Settings, uow: UnitOfWorkFactory, hasher: Secret
     if existing:
         return existing, False
     try:
-        opened = await _open(settings, uow, hasher, DEMO_KEYS)
+        opened = await _open(settings, uow, hasher, demo_keys(settings), registry)
     except DuplicatePixKey:  # a shared database already has a demo's keys: take a random key
-        opened = await _open(settings, uow, hasher, ())
+        opened = await _open(settings, uow, hasher, (), registry)
     clock = SystemClock()  # the certificate is made valid from the wall clock's now, and linked so
     key_pem, cert_pem, info = create_self_signed(f"demo-account-{opened.account.id}", now=clock.now())
     await link_certificate(uow, account_id=opened.account.id, certificate=info, clock=clock)

@@ -26,6 +26,7 @@ from pixinfra.persistence.uow import PostgresUnitOfWork
 from pixinfra.postgres.pool import Database
 from pixinfra.postgres.replica import ReadRouter, Route
 from pixinfra.settings import Settings
+from pixweb.network.participation import Participation
 from pixweb.sandbox.clock import ClockKeeper
 from pixweb.sandbox.directory import SandboxDirectory
 from pixweb.security.hashing import BoundedVerifier
@@ -65,6 +66,9 @@ class Services:
     reads: Reads
     """The query endpoints' read-only units of work, on the replica when one is configured; its
     router also records each account's writes (``pixweb.observability.read_marks``)."""
+    network: Participation | None = None
+    """The PIX network this service takes part in (``PIX_NETWORK_URL``), or None: the built-in
+    sandbox is its outside world."""
 
     @classmethod
     def build(
@@ -87,10 +91,12 @@ class Services:
             clock or SystemClock(), shared=clock is None and settings.sandbox, database=database
         )
         key = load_or_create_signing_key(settings.signing_key_path)
-        directory = SandboxDirectory(database, settings.institution_name)
+        sandbox_directory = SandboxDirectory(database, settings.institution_name)
+        uow = partial(PostgresUnitOfWork, database)
+        network = None if settings.network is None else Participation.build(settings, uow, keeper.clock)
+        directory: KeyDirectory = sandbox_directory if network is None else network.directory
         tokens = JwtIssuer(key, keeper.clock, issuer=settings.token_issuer, audience=settings.token_audience)
         hasher = Argon2Hasher()
-        uow = partial(PostgresUnitOfWork, database)
         router = ReadRouter(database, replica, wait=settings.read_wait_ms / 1000, observe=observe_read)
         group_window = timedelta(milliseconds=settings.transfer_batch_window_ms)
         status = PostgresCertificateStatus(database)
@@ -103,7 +109,7 @@ class Services:
             hasher=hasher,
             tokens=tokens,
             directory=directory,
-            sandbox_directory=directory,
+            sandbox_directory=sandbox_directory,
             queries=RoutedTransactionQueries(router) if replica else PostgresTransactionQueries(database),
             verifier=BoundedVerifier(hasher, slots=settings.hash_slots, queue=settings.hash_queue),
             token_limits=TokenRateLimits(
@@ -130,6 +136,7 @@ class Services:
             ),
             resolver=resolver or SystemResolver(),
             reads=Reads(router),
+            network=network,
         )
 
     def close(self) -> None:

@@ -17,6 +17,7 @@ from pixcore.accounts.sessions import LIFETIME
 from pixcore.charges.cob_service import sweep_expired_charges
 from pixcore.clock import Clock
 from pixcore.group_commit.settlement import settle_in_groups
+from pixcore.network.participant_service import send_due_payments
 from pixcore.recurrences import run_recurring_charges
 from pixcore.refunds.refund_service import process_due_refunds
 from pixcore.unit_of_work import UnitOfWorkFactory
@@ -152,6 +153,10 @@ async def settlement_loop(
             finished = await settle_in_groups(
                 settle_with or services.uow, services.clock, size=services.settings.transfer_batch_size
             )
+            if services.network is not None:
+                finished += await send_due_payments(
+                    settle_with or services.uow, services.clock, services.network.spi
+                )
             finished += await process_due_refunds(services.uow, services.clock)
             if rounds % SWEEP_EVERY == 0:
                 await sweep_expired_charges(services.uow, services.clock)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 from collections.abc import Sequence
 
-from pixcore.accounts.ports import SecretHasher
+from pixcore.accounts.ports import KeyRegistry, SecretHasher
 from pixcore.accounts.rules import (
     DEFAULT_ADDRESS,
     Account,
@@ -34,6 +35,8 @@ from pixcore.keys import PixKey, PixKeyType, new_evp, parse_pix_key
 from pixcore.unit_of_work import UnitOfWorkFactory
 
 __all__ = ["get_account", "get_balance", "link_certificate", "open_account", "require_sandbox_admin"]
+
+log = logging.getLogger(__name__)
 
 MAX_NAME = 140
 MAX_CITY = 60
@@ -93,13 +96,16 @@ async def open_account(
     postal_code: str = DEFAULT_ADDRESS.postal_code,
     keys: Sequence[str] = (),
     sandbox_admin: bool = False,
+    registry: KeyRegistry | None = None,
 ) -> OpenedAccount:
     """Open an account with its keys and one client credential, all or nothing.
 
     With no keys given, the account gets one random (EVP) key, so that it can
     receive and charge at once. ``sandbox_admin``: the operator lets it move the
     sandbox clock. The holder's address is ``street``, ``city``, ``state`` and
-    ``postal_code`` (without the first or last three: :data:`DEFAULT_ADDRESS`'s).
+    ``postal_code`` (without the first or last three: :data:`DEFAULT_ADDRESS`'s). ``registry``:
+    where the keys are registered too (the network's DICT), each before it is kept here; if the
+    account is not opened after all, they are removed from it again.
     """
     name, address = _validate_holder(name, Address(street, city, state, postal_code))
     holder = parse_document(document)
@@ -119,11 +125,31 @@ async def open_account(
                 postal_code=address.postal_code,
             )
         )
-        for key in pix_keys:
-            await tx.keys.add(account.id, key)
-        await tx.credentials.add(ClientCredential(client_id, account.id, secret_hash))
-        await tx.commit()
-    return OpenedAccount(account=account, client_id=client_id, client_secret=client_secret, keys=pix_keys)
+        registered: list[PixKey] = []
+        try:
+            for key in pix_keys:
+                kept = key if registry is None else await registry.register(account, key)
+                registered.append(kept)
+                await tx.keys.add(account.id, kept)
+            await tx.credentials.add(ClientCredential(client_id, account.id, secret_hash))
+            await tx.commit()
+        except BaseException:
+            if registry is not None:
+                await _unregister(registry, account, registered)
+            raise
+    return OpenedAccount(
+        account=account, client_id=client_id, client_secret=client_secret, keys=tuple(registered)
+    )
+
+
+async def _unregister(registry: KeyRegistry, account: Account, keys: Sequence[PixKey]) -> None:
+    """Take back the keys registered for an account that was not opened (as far as it goes: one
+    that cannot be taken back is logged, and the others still are)."""
+    for key in keys:
+        try:
+            await registry.unregister(account, key)
+        except Exception:  # the account's opening failed already; this is the cleanup
+            log.exception("the key %s of an account not opened stays registered", key.value)
 
 
 def _check_validity(certificate: CertificateInfo, clock: Clock) -> None:

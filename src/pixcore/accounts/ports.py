@@ -27,6 +27,7 @@ __all__ = [
     "CertificateRepository",
     "ConsoleSessionRepository",
     "CredentialRepository",
+    "KeyRegistry",
     "PendingCredential",
     "PixKeyRepository",
     "SecretHasher",
@@ -60,6 +61,20 @@ class PixKeyRepository(Protocol):
     async def owner_of(self, key: PixKey) -> int | None: ...
 
     async def list_for(self, account_id: int) -> list[PixKey]: ...
+
+
+class KeyRegistry(Protocol):
+    """Where an account's keys are registered besides this service's books: the network's DICT,
+    when the service is a participant of one."""
+
+    async def register(self, account: Account, key: PixKey) -> PixKey:
+        """Register ``key`` for ``account``: the key as registered (the registry makes an EVP's
+        value). ``DuplicatePixKey`` when the key is registered to someone else there."""
+        ...
+
+    async def unregister(self, account: Account, key: PixKey) -> None:
+        """Remove ``key`` (registered for ``account``) from the registry."""
+        ...
 
 
 class CredentialRepository(Protocol):

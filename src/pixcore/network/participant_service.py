@@ -85,7 +85,7 @@ async def send_due_payments(
         try:
             outcome = await network.send(payment)
         except NetworkUnavailable as exc:  # the rest waits for the next round, sent or not
-            log.warning("the network is unreachable; the transfers wait: %s", exc)
+            log.warning("the network is unreachable; the transfers wait: %s", exc.reason)
             break
         if outcome.final:
             finished += await finish_payment(uow, clock, payment.end_to_end_id, outcome)

@@ -7,13 +7,20 @@ from datetime import datetime
 from typing import Protocol
 
 from pixcore.accounts.rules import Counterpart
+from pixcore.errors import ServiceBusy
 from pixcore.network.rules import NetworkReceipt, Outcome, OutgoingPayment, ReceiptState
 
 __all__ = ["NetworkRepository", "NetworkUnavailable", "PaymentNetwork"]
 
 
-class NetworkUnavailable(Exception):
-    """The network could not be reached or did not answer: try again later (nothing is known)."""
+class NetworkUnavailable(ServiceBusy):
+    """The network could not be reached or did not answer: try again later (nothing is known).
+    A request that needed it is answered 503, as for a busy service."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__("The PIX network is unavailable. Retry shortly.")
+        self.reason = reason
+        """What failed, for the logs (the client is told only that the network is unavailable)."""
 
 
 class PaymentNetwork(Protocol):

@@ -21,6 +21,7 @@ from pixwire.dict.model import (
     BrazilianAccount,
     CreateEntry,
     DeleteEntry,
+    DictProblem,
     Entry,
     EntryReason,
     ErrorType,
@@ -37,13 +38,17 @@ __all__ = [
     "MAX_CHECKED_KEYS",
     "PROBLEM_NAMESPACE",
     "check_keys_response",
+    "create_entry_request",
     "create_entry_response",
+    "delete_entry_request",
     "delete_entry_response",
     "get_entry_response",
     "problem_document",
     "read_check_keys",
     "read_create_entry",
     "read_delete_entry",
+    "read_entry_response",
+    "read_problem",
 ]
 
 ERROR_BASE = "https://dict.pi.rsfn.net.br/api/v1/error/"
@@ -252,3 +257,89 @@ def check_keys_response(answers: list[tuple[str, bool]], *, correlation_id: str,
         leaf("CorrelationId", correlation_id),
         element("Keys", *keys),
     )
+
+
+def _entry_of(element_: Element) -> Entry:
+    """An ``Entry`` element (of a creation's or a look-up's response) as the DICT keeps it."""
+    account = _required(element_, "Account")
+    owner = _required(element_, "Owner")
+    return Entry(
+        key=str(text_of(element_, "Key")),
+        key_type=_one_of(PixKeyType, text_of(element_, "KeyType"), "KeyType"),
+        account=BrazilianAccount(
+            participant=str(text_of(account, "Participant")),
+            branch=text_of(account, "Branch", required=False) or None,
+            number=str(text_of(account, "AccountNumber")),
+            type=_one_of(AccountType, text_of(account, "AccountType"), "Account.AccountType"),
+            opened_at=_moment(text_of(account, "OpeningDate"), "Account.OpeningDate"),
+        ),
+        owner=Owner(
+            type=_one_of(OwnerType, text_of(owner, "Type"), "Owner.Type"),
+            tax_id=str(text_of(owner, "TaxIdNumber")),
+            name=str(text_of(owner, "Name")),
+            trade_name=text_of(owner, "TradeName", required=False) or None,
+        ),
+        created_at=_moment(text_of(element_, "CreationDate"), "CreationDate"),
+        owned_since=_moment(text_of(element_, "KeyOwnershipDate"), "KeyOwnershipDate"),
+        request_id=uuid.UUID(int=0),  # a response does not say it: only the DICT keeps it
+    )
+
+
+def read_entry_response(root: Element) -> Entry:
+    """The entry of a ``CreateEntryResponse`` or ``GetEntryResponse`` (the participant's side)."""
+    if root.tag not in {"CreateEntryResponse", "GetEntryResponse"}:
+        raise BadXml(f"an entry's response was expected, not {root.tag}")
+    return _entry_of(_required(root, "Entry"))
+
+
+def create_entry_request(request: CreateEntry) -> Element:
+    """The ``CreateEntryRequest`` of ``request`` (to be signed by the participant)."""
+    asked, account, owner = request.entry, request.entry.account, request.entry.owner
+    return element(
+        "CreateEntryRequest",
+        element(
+            "Entry",
+            leaf("Key", asked.key),
+            leaf("KeyType", asked.key_type.value),
+            element(
+                "Account",
+                leaf("Participant", account.participant),
+                leaf("Branch", account.branch),
+                leaf("AccountNumber", account.number),
+                leaf("AccountType", account.type.value),
+                leaf("OpeningDate", format_timestamp(account.opened_at)),
+            ),
+            element(
+                "Owner",
+                leaf("Type", owner.type.value),
+                leaf("TaxIdNumber", owner.tax_id),
+                leaf("Name", owner.name),
+                leaf("TradeName", owner.trade_name),
+            ),
+        ),
+        leaf("Reason", request.reason.value),
+        leaf("RequestId", str(request.request_id)),
+    )
+
+
+def delete_entry_request(request: DeleteEntry) -> Element:
+    """The ``DeleteEntryRequest`` of ``request`` (to be signed by the participant)."""
+    return element(
+        "DeleteEntryRequest",
+        leaf("Key", request.key),
+        leaf("Participant", request.participant),
+        leaf("Reason", request.reason.value),
+    )
+
+
+def read_problem(root: Element) -> DictProblem:
+    """The refusal a ``problem`` document states (an unknown type is ``BadRequest``'s)."""
+    ns = f"{{{PROBLEM_NAMESPACE}}}"
+    if root.tag != f"{ns}problem":
+        raise BadXml(f"a problem was expected, not {root.tag}")
+    named = (root.findtext(f"{ns}type") or "").removeprefix(ERROR_BASE)
+    try:
+        type_ = ErrorType(named)
+    except ValueError:
+        type_ = ErrorType.BAD_REQUEST
+    return DictProblem(type_, root.findtext(f"{ns}detail") or named)

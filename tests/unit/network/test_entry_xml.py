@@ -4,6 +4,7 @@ and verified both ways, refusals as the DICT's ``problem``."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from datetime import UTC, datetime
 
 import pytest
@@ -15,11 +16,18 @@ from pixwire import xml
 from pixwire.dict.documents import (
     ERROR_BASE,
     PROBLEM_NAMESPACE,
+    create_entry_request,
     create_entry_response,
+    delete_entry_request,
+    get_entry_response,
     problem_document,
     read_create_entry,
+    read_delete_entry,
+    read_entry_response,
+    read_problem,
 )
-from pixwire.dict.model import DictProblem, EntryReason, ErrorType, OwnerType
+from pixwire.dict.model import DeleteEntry, DictProblem, EntryReason, ErrorType, OwnerType
+from pixwire.dict.statistics import Statistics
 from pixwire.signatures import SignatureRefused, sign, verify
 from tests.support import random_cpf
 from tests.unit.network.stores import MemoryStore
@@ -174,3 +182,28 @@ def test_a_refusal_is_the_dicts_problem_document() -> None:
     forbidden = problem_document(ErrorType.FORBIDDEN, "not yours", correlation_id="c" * 32)
     assert forbidden.findtext("p:status", namespaces=ns) == "403"
     assert forbidden.find("p:violations", namespaces=ns) is None
+
+
+def test_a_participants_request_and_the_dicts_answer_read_back_as_they_were_written() -> None:
+    asked = read_create_entry(verify(signed(request_xml(random_cpf())), cert_pem=BANK.cert))
+    again = read_create_entry(xml.parse(xml.serialize(create_entry_request(asked))))
+    assert again == asked
+    made = asyncio.run(create_entry(MemoryStore(), asked, requester="11111111", now=NOW))
+    for response in (
+        create_entry_response(made, correlation_id="c" * 32, now=NOW),
+        get_entry_response(made, Statistics(NOW, ()), correlation_id="c" * 32, now=NOW),
+    ):
+        read = read_entry_response(xml.parse(xml.serialize(response)))
+        assert read == dataclasses.replace(made, request_id=read.request_id)  # a response has no RequestId
+    deleted = DeleteEntry(key=made.key, participant="11111111", reason=EntryReason.FRAUD)
+    assert read_delete_entry(xml.parse(xml.serialize(delete_entry_request(deleted))), made.key) == deleted
+
+
+def test_a_problem_reads_back_as_its_refusal() -> None:
+    document = problem_document(
+        ErrorType.ENTRY_LIMIT_EXCEEDED, "the account holds 5 keys", correlation_id="x"
+    )
+    problem = read_problem(xml.parse(xml.serialize(document)))
+    assert (problem.type, problem.detail) == (ErrorType.ENTRY_LIMIT_EXCEEDED, "the account holds 5 keys")
+    with pytest.raises(xml.BadXml):
+        read_problem(xml.parse(b"<problem/>"))

@@ -18,7 +18,7 @@ CREATE TABLE entries (
     account_type varchar(4) NOT NULL CHECK (account_type IN ('CACC', 'TRAN', 'SLRY', 'SVGS')),
     opened_at timestamptz NOT NULL,
     owner_type varchar(14) NOT NULL CHECK (owner_type IN ('NATURAL_PERSON', 'LEGAL_PERSON')),
-    tax_id varchar(14) NOT NULL CHECK (tax_id ~ '^([0-9]{11}|[0-9]{14})$'),
+    tax_id varchar(14) NOT NULL CHECK (tax_id ~ '^([0-9]{11}|[0-9A-Z]{12}[0-9]{2})$'),
     owner_name varchar(140) NOT NULL,
     trade_name varchar(140),
     created_at timestamptz NOT NULL,

@@ -1,0 +1,75 @@
+"""The key directory (``KeyDirectory``) when the service is a participant of a network: the
+network's DICT (``getEntry``).
+
+A key the DICT binds to an account of this institution resolves to that account (such transfers
+settle inside the service, as before); any other key to the participant that holds it, and a
+transfer to it is settled by the network's SPI (behavior ``spi``). The look-up's ``PI-PayerId``
+is this institution's (the port does not carry the payer), its ``PI-EndToEndId`` a new one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from urllib.parse import quote
+
+from pixcore.identifiers import new_end_to_end_id
+from pixcore.keys import PixKey
+from pixcore.network.ports import NetworkUnavailable
+from pixcore.transfers.rules import SPI_BEHAVIOR, DirectoryEntry
+from pixcore.unit_of_work import UnitOfWorkFactory
+from pixweb.network.client import NetworkClient
+from pixwire.dict.documents import read_entry_response
+from pixwire.dict.model import DictProblem, Entry, ErrorType
+
+__all__ = ["NetworkDirectory"]
+
+
+class NetworkDirectory:
+    def __init__(self, client: NetworkClient, uow: UnitOfWorkFactory, *, ispb: str, bank_name: str) -> None:
+        self._client = client
+        self._uow = uow
+        self._ispb = ispb
+        self._bank_name = bank_name
+
+    async def lookup(self, key: PixKey) -> DirectoryEntry | None:
+        headers = {
+            "PI-RequestingParticipant": self._ispb,
+            "PI-PayerId": self._ispb + "000100",  # the institution's root CNPJ and first branch
+            "PI-EndToEndId": new_end_to_end_id(self._ispb, datetime.now(UTC)),
+        }
+        try:
+            _, root = await self._client.call(
+                "GET", "/api/v1/entries/" + quote(key.value, safe=""), headers=headers
+            )
+        except DictProblem as problem:
+            if problem.type is ErrorType.NOT_FOUND:
+                return None
+            raise NetworkUnavailable(f"the DICT refused a look-up: {problem}") from problem
+        return await self._entry(key, read_entry_response(root))
+
+    async def lookup_many(self, keys: Sequence[PixKey]) -> dict[str, DirectoryEntry]:
+        found = await asyncio.gather(*(self.lookup(key) for key in keys))
+        return {key.value: entry for key, entry in zip(keys, found, strict=True) if entry is not None}
+
+    async def _entry(self, key: PixKey, entry: Entry) -> DirectoryEntry | None:
+        account, owner = entry.account, entry.owner
+        ours = account.participant == self._ispb
+        account_id = None
+        if ours:
+            async with self._uow() as tx:
+                account_id = await tx.keys.owner_of(key)
+            if account_id is None:  # the DICT says ours, this service does not know it: no entry
+                return None
+        return DirectoryEntry(
+            key=key,
+            ispb=account.participant,
+            name=owner.name,
+            document=owner.tax_id,
+            bank_name=self._bank_name if ours else f"ISPB {account.participant}",
+            branch=account.branch or "",
+            account_number=account.number,
+            behavior="settle" if ours else SPI_BEHAVIOR,
+            account_id=account_id,
+        )

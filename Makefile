@@ -12,7 +12,7 @@ VENV := .venv
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: run test fresh-clone lint type unit contract integration e2e fuzz conformance faults browser mutate diagram catalogs sync clean
+.PHONY: run network test fresh-clone lint type unit contract integration e2e fuzz conformance faults browser mutate diagram catalogs sync clean
 
 # `make run` is a developer's machine: webhooks may go to http://127.0.0.1 (`pixnotify listen`) and
 # other private hosts, so PIX_WEBHOOK_ALLOW_PRIVATE is on unless the environment sets it or turns
@@ -21,6 +21,11 @@ run: $(VENV)/.synced
 	@allow=on; case "$$(printf %s "$${PIX_PRODUCTION:-}" | tr '[:upper:]' '[:lower:]')" in 1|true|yes|on) allow=off;; esac; \
 	echo "PIX_WEBHOOK_ALLOW_PRIVATE=$${PIX_WEBHOOK_ALLOW_PRIVATE:-$$allow} $(VENV)/bin/pixweb serve"; \
 	PIX_WEBHOOK_ALLOW_PRIVATE="$${PIX_WEBHOOK_ALLOW_PRIVATE:-$$allow}" exec $(VENV)/bin/pixweb serve
+
+# A PIX network and two institutions on this machine (docs/network.md): `pixnet serve` on :16422,
+# institution A on :8001 and B on :8002, each with its demo account; state under ./.pixnetwork.
+network: $(VENV)/.synced
+	$(VENV)/bin/python tools/network.py
 
 # The suite runs in TEST_PROCESSES processes (pytest-xdist), each on a database of its own: much of
 # it waits on PostgreSQL and subprocesses, so three keep a 2-core machine busy. TEST_PROCESSES=0: one.

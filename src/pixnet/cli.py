@@ -29,6 +29,7 @@ from pixcore.identifiers import ISPB_PATTERN
 from pixcore.money import format_amount_string, parse_amount_string
 from pixinfra.logs import configure_logging
 from pixinfra.postgres.database import embedded_database_url, ensure_database, stop_embedded
+from pixnet.pki import init_pki
 from pixnet.server.app import Identity, make_app
 from pixnet.server.tls import server_context
 from pixnet.settings import NetworkSettings, SettingsError
@@ -128,6 +129,28 @@ def serve() -> None:
 @main.group()
 def admin() -> None:
     """The operator's commands on the network's database."""
+
+
+@admin.group()
+def pki() -> None:
+    """A sandbox network's certificates."""
+
+
+@pki.command("init")
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--participant", "participants", multiple=True, help="An ISPB to make a certificate for (repeatable)."
+)
+def pki_init(folder: Path, participants: tuple[str, ...]) -> None:
+    """Write an authority, the network's certificate and one per participant to FOLDER (RSA 2048):
+    the files PIXNET_CERTIFICATE, PIXNET_PRIVATE_KEY and PIXNET_CA_CERTIFICATE and each
+    institution's PIX_NETWORK_* name. A folder that holds an authority already is refused."""
+    for ispb in participants:
+        _check_ispb(ispb)
+    if (folder / "ca.pem").exists():
+        raise click.ClickException(f"{folder} holds an authority already (ca.pem): choose another folder")
+    made = init_pki(folder, list(participants))
+    click.echo(json.dumps({name: str(issued.certificate) for name, issued in made.items()}))
 
 
 @admin.group()

@@ -1,23 +1,53 @@
 """What the service holds when it takes part in a network: one client of the network, and the
-adapters on it (the key directory, the key registry, the SPI, the message worker)."""
+adapters on it (the key directory, the key registry, the SPI, the message worker).
+
+The network's documents need the ``network`` extra (lxml, signxml): they are imported only when
+``PIX_NETWORK_URL`` is set, so the ``web`` extra alone still serves the built-in sandbox, and a
+network setting without the extra stops start-up with a sentence naming it.
+"""
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pixcore.accounts.ports import KeyRegistry
 from pixcore.clock import Clock
 from pixcore.unit_of_work import UnitOfWorkFactory
-from pixinfra.settings import Settings
-from pixweb.network.client import NetworkClient
-from pixweb.network.directory import NetworkDirectory
-from pixweb.network.registry import NetworkKeyRegistry
-from pixweb.network.spi import SpiNetwork
-from pixweb.network.worker import NetworkMessages
+from pixinfra.settings import NetworkAccess, Settings
 
-__all__ = ["Participation", "key_registry"]
+if TYPE_CHECKING:
+    from pixweb.network.client import NetworkClient
+    from pixweb.network.directory import NetworkDirectory
+    from pixweb.network.registry import NetworkKeyRegistry
+    from pixweb.network.spi import SpiNetwork
+    from pixweb.network.worker import NetworkMessages
+
+__all__ = ["NETWORK_MODULES", "Participation", "key_registry"]
+
+NETWORK_MODULES = ("lxml", "signxml")
+"""What the ``network`` extra installs that taking part in a network needs."""
+
+
+def _access(settings: Settings) -> NetworkAccess:
+    if settings.network is None:
+        raise ValueError("PIX_NETWORK_URL is not set: the service takes part in no network")
+    missing = [name for name in NETWORK_MODULES if importlib.util.find_spec(name) is None]
+    if missing:
+        raise ValueError(
+            f"PIX_NETWORK_URL needs the 'network' extra of pixservice ({', '.join(missing)} not"
+            " installed): pip install 'pixservice[network]'"
+        )
+    return settings.network
+
+
+def _client(settings: Settings) -> NetworkClient:
+    from pixweb.network.client import NetworkClient  # the network extra's: only with PIX_NETWORK_URL
+
+    return NetworkClient(_access(settings))
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,10 +60,14 @@ class Participation:
 
     @classmethod
     def build(cls, settings: Settings, uow: UnitOfWorkFactory, clock: Clock) -> Participation:
-        """The participation ``settings.network`` describes (``ValueError`` without one)."""
-        if settings.network is None:
-            raise ValueError("PIX_NETWORK_URL is not set: the service takes part in no network")
-        client = NetworkClient(settings.network)
+        """The participation ``settings.network`` describes (``ValueError`` without one, or
+        without the ``network`` extra)."""
+        client = _client(settings)
+        from pixweb.network.directory import NetworkDirectory
+        from pixweb.network.registry import NetworkKeyRegistry
+        from pixweb.network.spi import SpiNetwork
+        from pixweb.network.worker import NetworkMessages
+
         return cls(
             client=client,
             directory=NetworkDirectory(client, uow, ispb=settings.ispb, bank_name=settings.institution_name),
@@ -50,7 +84,9 @@ async def key_registry(settings: Settings) -> AsyncIterator[KeyRegistry | None]:
     if settings.network is None:
         yield None
         return
-    client = NetworkClient(settings.network)
+    client = _client(settings)
+    from pixweb.network.registry import NetworkKeyRegistry
+
     try:
         yield NetworkKeyRegistry(client)
     finally:

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.support import free_port, process_env, serving
+from tests.support.printed import json_values
 
 ROOT = Path(__file__).resolve().parents[3]
 PIXWEB = Path(sys.executable).parent / "pixweb"
@@ -20,7 +19,7 @@ PIXWEB = Path(sys.executable).parent / "pixweb"
 
 def tour_script(port: int) -> str:
     readme = (ROOT / "README.md").read_text()
-    tour = readme[readme.index("## A five-minute tour") : readme.index("## Layout")]
+    tour = readme[readme.index("## A five-minute tour") : readme.index("## Two institutions on one network")]
     blocks = re.findall(r"```sh\n(.*?)```", tour, flags=re.S)
     assert len(blocks) >= 4, "the tour lost its shell blocks"
     script = "\n".join(blocks)
@@ -28,15 +27,6 @@ def tour_script(port: int) -> str:
     return "set -euo pipefail\n" + script.replace(
         "BASE=http://127.0.0.1:8000", f"BASE=http://127.0.0.1:{port}"
     )
-
-
-def _json_values(text: str) -> list[dict[str, Any]]:
-    """Every JSON object the tour printed, in order (some are printed without a newline)."""
-    decoder, values, index = json.JSONDecoder(), [], 0
-    while (index := text.find("{", index)) != -1:
-        value, index = decoder.raw_decode(text, index)
-        values.append(value)
-    return values
 
 
 @pytest.fixture
@@ -64,7 +54,7 @@ async def test_the_readme_tour_runs_as_written(server: tuple[int, dict[str, str]
     )
     out, err = await asyncio.wait_for(process.communicate(), timeout=120)
     assert process.returncode == 0, err.decode()
-    printed = _json_values(out.decode())
+    printed = json_values(out.decode())
     # The last two: the payment and the line `pixnotify listen` printed (into a pipe: JSON), in
     # either order (two processes write them).
     *before, last, received = printed

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import importlib.util
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from pixcore.clock import ManualClock
+from pixcore.testing import InMemoryStore
 from pixinfra.settings import NetworkAccess, Settings
+from pixweb.network.participation import Participation
 
 FILES = (
     "PIX_NETWORK_CERTIFICATE",
@@ -64,3 +70,26 @@ def test_the_network_is_reached_over_https_only(
     monkeypatch.setenv("PIX_NETWORK_URL", "http://127.0.0.1:16422")
     with pytest.raises(ValueError, match="over https only"):
         Settings.from_env()
+
+
+def test_the_web_extra_alone_serves_the_sandbox_without_the_networks_libraries() -> None:
+    """The API, its CLI and its services import nothing of the ``network`` extra until a network is set."""
+    code = (
+        "import sys, pixweb.app, pixweb.cli, pixweb.services\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in {'lxml', 'signxml', 'pixwire'}))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_a_network_without_the_network_extra_stops_start_up_naming_it(
+    monkeypatch: pytest.MonkeyPatch, pem_files: dict[str, Path]
+) -> None:
+    monkeypatch.setenv("PIX_NETWORK_URL", "https://127.0.0.1:16422")
+    settings = Settings.from_env()
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "signxml" else real(name, *a)
+    )
+    with pytest.raises(ValueError, match=r"needs the 'network' extra .*signxml not installed"):
+        Participation.build(settings, InMemoryStore().unit_of_work, ManualClock())

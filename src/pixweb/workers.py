@@ -17,7 +17,7 @@ from pixcore.accounts.sessions import LIFETIME
 from pixcore.charges.cob_service import sweep_expired_charges
 from pixcore.clock import Clock
 from pixcore.group_commit.settlement import settle_in_groups
-from pixcore.network.participant_service import send_due_payments
+from pixcore.network.participant_service import send_due_payments, send_due_refunds
 from pixcore.recurrences import run_recurring_charges
 from pixcore.refunds.refund_service import process_due_refunds
 from pixcore.unit_of_work import UnitOfWorkFactory
@@ -157,7 +157,10 @@ async def settlement_loop(
                 finished += await send_due_payments(
                     settle_with or services.uow, services.clock, services.network.spi
                 )
-            finished += await process_due_refunds(services.uow, services.clock)
+            if services.network is None:
+                finished += await process_due_refunds(services.uow, services.clock)
+            else:  # refunds of payments received through the network go back through its SPI
+                finished += await send_due_refunds(services.uow, services.clock, services.network.spi)
             if rounds % SWEEP_EVERY == 0:
                 await sweep_expired_charges(services.uow, services.clock)
                 await run_recurring_charges(services.uow, services.clock)

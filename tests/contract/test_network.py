@@ -11,6 +11,7 @@ import pytest
 
 from pixcore.accounts.rules import Counterpart
 from pixcore.network.rules import IncomingPayment, NetworkReceipt, ReceiptState
+from pixcore.refunds.rules import NewRefund, RefundKind, RefundNature
 from pixcore.transfers.rules import SPI_BEHAVIOR, TransferState
 from tests.contract.conftest import Backend
 from tests.contract.rows import PAYER, T0, add_account, e2e, new_transfer, receipt, withdrawal
@@ -130,3 +131,36 @@ async def test_the_cursor_only_goes_forward(backend: Backend) -> None:
         assert await tx.network.cursor() == before + 5
         await tx.network.advance(before + 1)
         assert await tx.network.cursor() == before + 5
+
+
+async def test_a_transfer_is_found_by_its_end_to_end_id_and_a_return_by_its_id(backend: Backend) -> None:
+    async with backend.uow() as tx:
+        account = await add_account(tx)
+        transaction_id = await tx.transactions.add(withdrawal(account.id))
+        new = new_transfer(transaction_id, account.id)
+        await tx.transfers.add(new)
+        assert await tx.network.transfer_account(new.end_to_end_id) == account.id
+        assert await tx.network.transfer_account(e2e()) is None
+
+        return_id = "D" + e2e()[1:]
+        assert await tx.network.return_received(return_id) is False
+        record = await tx.transactions.add(
+            dataclasses.replace(receipt(account.id, 100), end_to_end_id=return_id)
+        )
+        await tx.refunds.add(
+            NewRefund(
+                kind=RefundKind.RECEIVED,
+                account_id=account.id,
+                original_transaction_id=transaction_id,
+                refund_id=return_id,
+                rtr_id=return_id,
+                amount=100,
+                nature=RefundNature.ORIGINAL,
+                description=None,
+                requested_at=T0,
+                process_after=T0,
+                transaction_id=record,
+                reserved=False,
+            )
+        )
+        assert await tx.network.return_received(return_id) is True

@@ -18,19 +18,37 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
+from pixcore import ledger
 from pixcore.accounts.rules import Account, Counterpart
 from pixcore.clock import Clock
 from pixcore.errors import InvalidPixKey
 from pixcore.keys import parse_pix_key
 from pixcore.network.ports import NetworkUnavailable, PaymentNetwork
-from pixcore.network.rules import IncomingPayment, NetworkReceipt, Outcome, OutgoingPayment, ReceiptState
-from pixcore.records import Transfer
+from pixcore.network.rules import (
+    IncomingPayment,
+    IncomingReturn,
+    NetworkReceipt,
+    Outcome,
+    OutgoingPayment,
+    OutgoingReturn,
+    ReceiptState,
+)
+from pixcore.records import TransactionType, Transfer
+from pixcore.refunds.refund_service import credit_return, finish_refund, refuse_refund
 from pixcore.transfers.receipt_service import credit_receipt
 from pixcore.transfers.rules import SpiError
 from pixcore.transfers.transfer_service import finish_transfer
 from pixcore.unit_of_work import UnitOfWork, UnitOfWorkFactory
 
-__all__ = ["RESEND_AFTER", "answer_incoming", "finish_payment", "send_due_payments", "settle_incoming"]
+__all__ = [
+    "RESEND_AFTER",
+    "answer_incoming",
+    "credit_network_return",
+    "finish_payment",
+    "send_due_payments",
+    "send_due_refunds",
+    "settle_incoming",
+]
 
 log = logging.getLogger(__name__)
 
@@ -164,5 +182,80 @@ async def settle_incoming(uow: UnitOfWorkFactory, clock: Clock, end_to_end_id: s
                 description=payment.description,
             )
             await tx.network.finish(end_to_end_id, ReceiptState.CREDITED, credited, now)
+        await tx.commit()
+    return True
+
+
+async def send_due_refunds(
+    uow: UnitOfWorkFactory, clock: Clock, network: PaymentNetwork, *, limit: int = 100
+) -> int:
+    """Finish every refund whose time has come: one of a payment received through the network is
+    sent to the SPI as a return and finished by its answer (settled: DEVOLVIDO; refused:
+    NAO_REALIZADO, the reservation released); any other is finished here, as without a network.
+    A refund the network could not be reached for stays pending for the next round: sent again,
+    it is answered the same (the SPI knows it by its return id). Returns how many were finished."""
+    async with uow() as tx:
+        ids = await tx.refunds.due(clock.now(), limit)
+    finished = 0
+    for refund_pk in ids:
+        try:
+            finished += await _send_refund(uow, clock, network, refund_pk)
+        except NetworkUnavailable as exc:
+            log.warning("the network is unreachable; the refunds wait: %s", exc.reason)
+            break
+    return finished
+
+
+async def _send_refund(uow: UnitOfWorkFactory, clock: Clock, network: PaymentNetwork, refund_pk: int) -> int:
+    now = clock.now()
+    async with uow() as tx:
+        refund = await tx.refunds.lock_pending(refund_pk)
+        if refund is None or refund.process_after > now:
+            return 0
+        original = await tx.refunds.original_of(refund.original_transaction_id)
+        received = None if original is None else await tx.network.receipt(original.end_to_end_id)
+        if original is None or received is None or not refund.reserved:
+            await finish_refund(tx, refund, now)  # not the network's (or nothing reserved): as before
+        else:
+            sent = OutgoingReturn(
+                refund.rtr_id,
+                original.end_to_end_id,
+                refund.amount,
+                refund.description,
+                fraud=refund.med_case_id is not None,
+            )
+            outcome = await network.send_return(sent)  # the refund stays locked meanwhile
+            if outcome.error is None:
+                await finish_refund(tx, refund, now)
+            else:
+                await refuse_refund(tx, refund, f"Recusada pelo SPI: {outcome.error.value}", now)
+        await tx.commit()
+    return 1
+
+
+async def credit_network_return(uow: UnitOfWorkFactory, clock: Clock, returned: IncomingReturn) -> bool:
+    """Money of one of this service's transfers came back through the network: the sender is
+    credited (REFUND_OUT record, ledger, REFUND event), once: a return already credited, or of a
+    transfer this service did not send, changes nothing (False)."""
+    now = clock.now()
+    async with uow() as tx:
+        account_id = await tx.network.transfer_account(returned.end_to_end_id)
+        if account_id is None or await tx.network.return_received(returned.return_id):
+            return False
+        transfer = await tx.refunds.lock_original(
+            account_id, returned.end_to_end_id, TransactionType.WITHDRAW
+        )
+        if transfer is None:
+            return False
+        institution = transfer.counterpart.ispb if transfer.counterpart else ""
+        await credit_return(
+            tx,
+            transfer,
+            amount=returned.amount,
+            rtr_id=returned.return_id,
+            now=now,
+            posting=ledger.receive(account_id, returned.amount, institution),
+            description=returned.description,
+        )
         await tx.commit()
     return True

@@ -8,7 +8,7 @@ from typing import Protocol
 
 from pixcore.accounts.rules import Counterpart
 from pixcore.errors import ServiceBusy
-from pixcore.network.rules import NetworkReceipt, Outcome, OutgoingPayment, ReceiptState
+from pixcore.network.rules import NetworkReceipt, Outcome, OutgoingPayment, OutgoingReturn, ReceiptState
 
 __all__ = ["NetworkRepository", "NetworkUnavailable", "PaymentNetwork"]
 
@@ -30,6 +30,12 @@ class PaymentNetwork(Protocol):
         cannot be reached; a payment the network refuses outright is an :class:`Outcome` refused."""
         ...
 
+    async def send_return(self, returned: OutgoingReturn) -> Outcome:
+        """Send a refund of a payment received through the network: settled or refused at once
+        (sending it again answers the same: the SPI knows it by its return id).
+        :class:`NetworkUnavailable` when the network cannot be reached."""
+        ...
+
 
 class NetworkRepository(Protocol):
     async def accept(self, receipt: NetworkReceipt) -> bool:
@@ -45,6 +51,14 @@ class NetworkRepository(Protocol):
     async def finish(
         self, end_to_end_id: str, state: ReceiptState, transaction_id: int | None, at: datetime
     ) -> None: ...
+
+    async def return_received(self, return_id: str) -> bool:
+        """Whether a return with this id was credited to one of this service's transfers."""
+        ...
+
+    async def transfer_account(self, end_to_end_id: str) -> int | None:
+        """The account that sent the transfer with this end-to-end id, if one did."""
+        ...
 
     async def counterpart_of(self, transaction_id: int) -> Counterpart | None:
         """The counterpart a transaction record names (for a transfer: its creditor's account)."""

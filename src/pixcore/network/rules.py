@@ -12,7 +12,15 @@ from datetime import datetime
 from pixcore.accounts.rules import Counterpart
 from pixcore.transfers.rules import SpiError
 
-__all__ = ["IncomingPayment", "NetworkReceipt", "Outcome", "OutgoingPayment", "ReceiptState"]
+__all__ = [
+    "IncomingPayment",
+    "IncomingReturn",
+    "NetworkReceipt",
+    "Outcome",
+    "OutgoingPayment",
+    "OutgoingReturn",
+    "ReceiptState",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +37,30 @@ class OutgoingPayment:
     key: str
     description: str | None
     created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class OutgoingReturn:
+    """A refund of a payment received through the network, as the SPI is sent it (pacs.004)."""
+
+    return_id: str
+    end_to_end_id: str
+    """The payment it returns."""
+    amount: int
+    description: str | None
+    fraud: bool = False
+    """Returned for a MED case (fraud) rather than asked by the account holder."""
+
+
+@dataclass(frozen=True, slots=True)
+class IncomingReturn:
+    """Money of one of this service's transfers sent back through the network (pacs.004)."""
+
+    return_id: str
+    end_to_end_id: str
+    """The transfer it returns."""
+    amount: int
+    description: str | None
 
 
 @dataclass(frozen=True, slots=True)

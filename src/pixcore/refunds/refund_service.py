@@ -44,11 +44,13 @@ from pixcore.unit_of_work import UnitOfWork, UnitOfWorkFactory
 __all__ = [
     "RequestedRefund",
     "credit_return",
+    "finish_refund",
     "get_refund",
     "process_due_refunds",
     "process_refund",
     "receive_refund",
     "refundable",
+    "refuse_refund",
     "request_refund",
 ]
 
@@ -277,6 +279,19 @@ async def _tell_the_key(tx: UnitOfWork, receipt: Original, now: datetime) -> Non
         receipt.amount_parts,
     )
     await tx.outbox.add(receipt.account_id, event, now)
+
+
+async def refuse_refund(tx: UnitOfWork, refund: Refund, reason: str, now: datetime) -> Refund:
+    """Inside a unit of work: a pending refund NAO_REALIZADO with ``reason`` (the network refused
+    to settle it), its reservation released, its record ERROR."""
+    lifecycle = RefundLifecycle(refund.status)
+    status = lifecycle.fail()
+    if refund.reserved:
+        await tx.ledger.post(refund.transaction_id, ledger.release(refund.account_id, refund.amount), now)
+    await tx.transactions.set_status(refund.transaction_id, TransactionStatus.ERROR, now)
+    await tx.refunds.finish(refund.id, status, reason, now)
+    await _tell_the_key(tx, await _original(tx, refund), now)
+    return _finished(refund, status, reason, now)
 
 
 def _institution_of(original: Original) -> str:

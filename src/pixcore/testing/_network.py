@@ -8,6 +8,7 @@ from datetime import datetime
 
 from pixcore.accounts.rules import Counterpart
 from pixcore.network.rules import NetworkReceipt, ReceiptState
+from pixcore.refunds.rules import RefundKind
 from pixcore.testing._store import Repository
 
 __all__ = ["InMemoryNetwork"]
@@ -42,6 +43,14 @@ class InMemoryNetwork(Repository):
             self._require_transaction(transaction_id)
         finished = dataclasses.replace(receipt, state=state, transaction_id=transaction_id, finished_at=at)
         self._staged.network_receipts[end_to_end_id] = finished
+
+    async def return_received(self, return_id: str) -> bool:
+        refunds = {**self._committed.refunds, **self._staged.refunds}.values()
+        return any(r.kind is RefundKind.RECEIVED and r.rtr_id == return_id for r in refunds)
+
+    async def transfer_account(self, end_to_end_id: str) -> int | None:
+        visible = {**self._committed.transfers, **self._staged.transfers}.values()
+        return next((t.account_id for t in visible if t.end_to_end_id == end_to_end_id), None)
 
     async def counterpart_of(self, transaction_id: int) -> Counterpart | None:
         record = self._staged.transactions.get(transaction_id) or self._committed.transactions.get(

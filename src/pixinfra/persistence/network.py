@@ -107,6 +107,18 @@ class PostgresNetwork(Repository):
             at,
         )
 
+    async def return_received(self, return_id: str) -> bool:
+        found: bool = await self._conn.fetchval(
+            "SELECT EXISTS (SELECT FROM refunds WHERE rtr_id = $1 AND kind = 'received')", return_id
+        )
+        return found
+
+    async def transfer_account(self, end_to_end_id: str) -> int | None:
+        found: int | None = await self._conn.fetchval(
+            "SELECT account_id FROM transfers WHERE end_to_end_id = $1", end_to_end_id
+        )
+        return found
+
     async def counterpart_of(self, transaction_id: int) -> Counterpart | None:
         row = await self._conn.fetchrow(
             """

@@ -3,16 +3,27 @@ answer (a pacs.002) read into an :class:`~pixcore.network.rules.Outcome`."""
 
 from __future__ import annotations
 
-from datetime import UTC
+from datetime import UTC, datetime
 
 from pixcore.accounts.rules import Counterpart
 from pixcore.network.ports import NetworkUnavailable
-from pixcore.network.rules import Outcome, OutgoingPayment
+from pixcore.network.rules import Outcome, OutgoingPayment, OutgoingReturn
 from pixcore.transfers.rules import SpiError
 from pixweb.network.client import NetworkClient
 from pixwire.dict.model import DictProblem, ErrorType
 from pixwire.spi.documents import document, read
-from pixwire.spi.model import AccountType, Party, Payment, Reason, Status, StatusReport, new_message_id
+from pixwire.spi.model import (
+    NETWORK_ISPB,
+    AccountType,
+    Party,
+    Payment,
+    PaymentReturn,
+    Reason,
+    ReturnReason,
+    Status,
+    StatusReport,
+    new_message_id,
+)
 
 __all__ = ["SpiNetwork", "outcome_of"]
 
@@ -68,17 +79,35 @@ class SpiNetwork:
             key=payment.key,
             remittance=payment.description,
         )
+        return outcome_of(await self._post(message, payment.end_to_end_id))
+
+    async def send_return(self, returned: OutgoingReturn) -> Outcome:
+        message = PaymentReturn(
+            message_id=new_message_id(self._ispb),
+            return_id=returned.return_id,
+            end_to_end_id=returned.end_to_end_id,
+            amount=returned.amount,
+            reason=ReturnReason.FR01 if returned.fraud else ReturnReason.MD06,
+            created_at=datetime.now(UTC),
+            remittance=returned.description,
+        )
+        return outcome_of(await self._post(message, returned.end_to_end_id))
+
+    async def _post(self, message: Payment | PaymentReturn, end_to_end_id: str) -> StatusReport:
+        """The SPI's status report of ``message``; a refusal outright (its ``problem``: the
+        message never settles) as a rejected report."""
         try:
             _, root = await self._client.call(
                 "POST", "/spi/v1/messages", body=self._client.signed(document(message))
             )
-        except DictProblem as problem:  # refused outright: never settled
-            if problem.type is ErrorType.NOT_FOUND:
-                return Outcome.refused(SpiError.UNKNOWN_ACCOUNT)
+        except DictProblem as problem:
             if problem.type is ErrorType.SERVICE_UNAVAILABLE:
                 raise NetworkUnavailable(str(problem)) from problem
-            return Outcome.refused(SpiError.REGULATORY)
+            reason = Reason.AC03 if problem.type is ErrorType.NOT_FOUND else Reason.RR04
+            return StatusReport(
+                new_message_id(NETWORK_ISPB), end_to_end_id, Status.RJCT, datetime.now(UTC), reason
+            )
         report = read(root)
-        if not isinstance(report, StatusReport) or report.end_to_end_id != payment.end_to_end_id:
-            raise NetworkUnavailable("the SPI answered a payment with something else")
-        return outcome_of(report)
+        if not isinstance(report, StatusReport) or report.end_to_end_id != end_to_end_id:
+            raise NetworkUnavailable("the SPI answered with something else than the message's status")
+        return report

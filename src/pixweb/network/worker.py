@@ -21,16 +21,21 @@ from datetime import UTC, datetime
 
 from pixcore.accounts.rules import Counterpart
 from pixcore.clock import Clock
-from pixcore.network.participant_service import answer_incoming, finish_payment, settle_incoming
+from pixcore.network.participant_service import (
+    answer_incoming,
+    credit_network_return,
+    finish_payment,
+    settle_incoming,
+)
 from pixcore.network.ports import NetworkUnavailable
-from pixcore.network.rules import IncomingPayment
+from pixcore.network.rules import IncomingPayment, IncomingReturn
 from pixcore.transfers.rules import SpiError
 from pixcore.unit_of_work import UnitOfWorkFactory
 from pixweb.network.client import NetworkClient
 from pixweb.network.spi import outcome_of
 from pixwire.dict.model import DictProblem
 from pixwire.spi.documents import Message, document, read, read_batch
-from pixwire.spi.model import Payment, Reason, Status, StatusReport, new_message_id
+from pixwire.spi.model import Payment, PaymentReturn, Reason, Status, StatusReport, new_message_id
 
 __all__ = ["POLL_WAIT", "NetworkMessages"]
 
@@ -84,12 +89,16 @@ class NetworkMessages:
     async def handle(self, message: Message) -> None:
         if isinstance(message, Payment):
             await self._answer(message)
-        elif isinstance(message, StatusReport) and message.return_id is None:
+        elif isinstance(message, PaymentReturn):
+            returned = IncomingReturn(
+                message.return_id, message.end_to_end_id, message.amount, message.remittance
+            )
+            await credit_network_return(self._uow, self._clock, returned)
+        elif message.return_id is None:  # a report of a payment (of one of our returns: nothing to do,
+            # its refund was finished by the SPI's answer when it was sent, or is sent again)
             outcome = outcome_of(message)
             await finish_payment(self._uow, self._clock, message.end_to_end_id, outcome)
             await settle_incoming(self._uow, self._clock, message.end_to_end_id, outcome)
-        else:
-            log.info("a network message the service does not act on yet: %s", type(message).__name__)
 
     async def _answer(self, payment: Payment) -> None:
         debtor, creditor = payment.debtor, payment.creditor

@@ -263,3 +263,36 @@ async def test_a_pix_the_payers_settlement_account_does_not_cover_ends_in_error_
     assert await a.balance() == a_before  # the money back
     assert await b.balance() == b_before
     assert (await _settlement(world))[a.ispb] == 1_000
+
+
+async def test_a_refund_of_a_pix_from_another_institution_goes_back_through_the_spi(world: World) -> None:
+    a, b = world.banks["A"], world.banks["B"]
+    await _fund_settlement(world, a.ispb, 100_000)
+    await _fund_customer(a, "30.00")
+    sent = await a.pay(b.key, b.document, 20.0)
+    assert await a.finished(sent["id"]) == ("COMPLETED", None)
+    async with asyncio.timeout(30):  # B credited its customer
+        while not await fetch_rows(  # noqa: ASYNC110 - polls the other service's database
+            b.database,
+            "SELECT 1 FROM network_receipts WHERE end_to_end_id = $1 AND state = 'CREDITED'",
+            sent["endToEndId"],
+        ):
+            await asyncio.sleep(0.1)
+    settlement, (a_before, _), (b_before, _) = await _settlement(world), await a.balance(), await b.balance()
+
+    refund = await b.http.put(
+        f"/pix/{sent['endToEndId']}/devolucao/volta1", json={"valor": "5.00"}, headers=b.auth
+    )
+    assert refund.status_code == 201, refund.text
+    async with asyncio.timeout(30):
+        while (await a.balance())[0] != a_before + Decimal("5.00"):  # noqa: ASYNC110 - the other service
+            await asyncio.sleep(0.1)
+    read = await b.http.get(f"/pix/{sent['endToEndId']}/devolucao/volta1", headers=b.auth)
+    assert read.json()["status"] == "DEVOLVIDO"
+    assert (await b.balance())[0] == b_before - Decimal("5.00")
+    after = await _settlement(world)
+    assert (after[a.ispb] - settlement[a.ispb], after[b.ispb] - settlement[b.ispb]) == (500, -500)
+    [returned] = await fetch_rows(
+        a.database, "SELECT type, amount FROM transactions WHERE end_to_end_id = $1", read.json()["rtrId"]
+    )
+    assert (returned["type"], returned["amount"]) == ("REFUND_OUT", 500)

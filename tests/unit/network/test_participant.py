@@ -5,6 +5,7 @@ payments from the network are accepted for the right account and credited once s
 from __future__ import annotations
 
 import dataclasses
+from datetime import timedelta
 
 import pytest
 
@@ -12,13 +13,24 @@ from pixcore.accounts.rules import Balance, Counterpart
 from pixcore.network.participant_service import (
     RESEND_AFTER,
     answer_incoming,
+    credit_network_return,
     finish_payment,
     send_due_payments,
+    send_due_refunds,
     settle_incoming,
 )
 from pixcore.network.ports import NetworkUnavailable
-from pixcore.network.rules import IncomingPayment, Outcome, OutgoingPayment, ReceiptState
+from pixcore.network.rules import (
+    IncomingPayment,
+    IncomingReturn,
+    Outcome,
+    OutgoingPayment,
+    OutgoingReturn,
+    ReceiptState,
+)
 from pixcore.records import TransactionStatus
+from pixcore.refunds.refund_service import request_refund
+from pixcore.refunds.rules import RefundRequest, RefundStatus
 from pixcore.testing import external_total
 from pixcore.transfers.rules import SPI_BEHAVIOR, SpiError, TransferState
 from tests.unit.transfer_world import FUNDS, SHOP, World, assert_books_balance
@@ -214,3 +226,87 @@ async def test_an_accepted_payment_the_spi_refuses_credits_nothing(world: World)
         world.store.unit_of_work, world.clock, payment.end_to_end_id, Outcome.settled()
     )
     assert world.balance(world.receiver) == before
+
+
+class ReturnsNetwork(FakeNetwork):
+    """The SPI's returns: answers ``returned_answer`` and records what it was sent."""
+
+    def __init__(self, answer: Outcome) -> None:
+        super().__init__()
+        self.returned_answer = answer
+        self.returns: list[OutgoingReturn] = []
+
+    async def send_return(self, returned: OutgoingReturn) -> Outcome:
+        if self.down:
+            raise NetworkUnavailable("connection refused")
+        self.returns.append(returned)
+        return self.returned_answer
+
+
+async def _received(world: World) -> IncomingPayment:
+    payment = incoming(world)
+    await answer_incoming(world.store.unit_of_work, world.clock, payment)
+    await settle_incoming(world.store.unit_of_work, world.clock, payment.end_to_end_id, Outcome.settled())
+    return payment
+
+
+async def _refund(world: World, payment: IncomingPayment, amount: str = "4.00") -> int:
+    requested = await request_refund(
+        world.store.unit_of_work,
+        world.clock,
+        account_id=world.receiver.id,
+        end_to_end_id=payment.end_to_end_id,
+        refund_id="devolucao1",
+        request=RefundRequest.parse(amount=amount),
+        ispb=world.receiver.ispb,
+        delay=timedelta(0),
+    )
+    return requested.refund.id
+
+
+async def test_a_refund_of_a_payment_from_the_network_goes_back_through_the_spi(world: World) -> None:
+    payment = await _received(world)
+    refund_id = await _refund(world, payment)
+    before = world.balance(world.receiver)
+    network = ReturnsNetwork(Outcome.settled())
+    network.down = True
+    assert await send_due_refunds(world.store.unit_of_work, world.clock, network) == 0  # waits for it
+    assert world.store.tables.refunds[refund_id].status is RefundStatus.EM_PROCESSAMENTO
+    network.down = False
+
+    assert await send_due_refunds(world.store.unit_of_work, world.clock, network) == 1
+    (sent,) = network.returns
+    assert (sent.end_to_end_id, sent.amount, sent.fraud) == (payment.end_to_end_id, 400, False)
+    assert world.store.tables.refunds[refund_id].status is RefundStatus.DEVOLVIDO
+    assert world.balance(world.receiver) == Balance(before.available, before.blocked - 400)
+    assert_books_balance(world.store)
+
+
+async def test_a_refund_the_spi_refuses_is_not_made_and_its_money_stays(world: World) -> None:
+    payment = await _received(world)
+    refund_id = await _refund(world, payment)
+    before = world.balance(world.receiver)
+    network = ReturnsNetwork(Outcome.refused(SpiError.INSUFFICIENT_SETTLEMENT))
+    assert await send_due_refunds(world.store.unit_of_work, world.clock, network) == 1
+    refund = world.store.tables.refunds[refund_id]
+    assert (refund.status, refund.reason) == (RefundStatus.NAO_REALIZADO, "Recusada pelo SPI: AM04")
+    assert world.balance(world.receiver) == Balance(before.available + 400, before.blocked - 400)
+    assert_books_balance(world.store)
+
+
+async def test_a_return_from_the_network_credits_the_transfers_sender_once(spi_world: World) -> None:
+    world = spi_world
+    created = await world.send(priority="HIGH", creditor_document=SHOP.document)
+    await send_due_payments(world.store.unit_of_work, world.clock, FakeNetwork(Outcome.settled()))
+    before = world.balance(world.sender)
+    returned = IncomingReturn(
+        "D12345678202611291200abcdefghijk", created.transfer.end_to_end_id, 1_000, "estorno"
+    )
+
+    assert await credit_network_return(world.store.unit_of_work, world.clock, returned)
+    assert not await credit_network_return(world.store.unit_of_work, world.clock, returned)  # delivered twice
+    unknown = dataclasses.replace(returned, end_to_end_id="E99999999202611291200zzzzzzzzzzz")
+    assert not await credit_network_return(world.store.unit_of_work, world.clock, unknown)
+    assert world.balance(world.sender) == Balance(before.available + 1_000, before.blocked)
+    assert [e["type"] for e in world.events(world.sender)][-1:] == ["REFUND"]
+    assert_books_balance(world.store)

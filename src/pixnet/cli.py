@@ -33,7 +33,7 @@ from pixnet.pki import init_pki
 from pixnet.server.app import Identity, make_app
 from pixnet.server.tls import server_context
 from pixnet.settings import NetworkSettings, SettingsError
-from pixnet.settlement.spi import check_ledger, fund
+from pixnet.settlement.spi import check_ledger, compare_ledgers, flows, fund
 from pixnet.store.entries import add_participant
 from pixnet.store.schema import migrate
 
@@ -279,14 +279,49 @@ def ledger() -> None:
     """The settlement's books."""
 
 
+def _ledger_report(value: str) -> tuple[str, dict[str, Any]]:
+    ispb, _, path = value.partition("=")
+    _check_ispb(ispb)
+    try:
+        report = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise click.BadParameter(
+            f"{path}: not a readable JSON report ({exc})", param_hint="--institution"
+        ) from exc
+    if not isinstance(report, dict) or "outside" not in report:
+        raise click.BadParameter(
+            f"{path}: not the report of `pixweb admin ledger check`", param_hint="--institution"
+        )
+    return ispb, report
+
+
 @ledger.command("check")
-def ledger_check() -> None:
-    """Prove the settlement's books from their rows (JSON report; exit status 1 when they do not hold)."""
+@click.option(
+    "--institution",
+    "institutions",
+    multiple=True,
+    metavar="ISPB=FILE",
+    help="An institution's `pixweb admin ledger check` report (JSON): prove the whole network (repeatable).",
+)
+def ledger_check(institutions: tuple[str, ...]) -> None:
+    """Prove the settlement's books from their rows; with each institution's own ledger report
+    (``--institution 11111111=bank-a.json``), that money is conserved across the network: every
+    report holds, and what each institution's books say went to another is what the SPI settled
+    between them. A JSON report; exit status 1 when something does not hold."""
+    reports = dict(_ledger_report(value) for value in institutions)
     settings = _settings()
 
     async def run() -> dict[str, Any]:
         async with _migrated(settings) as pool, pool.acquire() as connection:
-            return await check_ledger(connection)
+            report = await check_ledger(connection)
+            if reports:
+                participants = {
+                    row["ispb"] for row in await connection.fetch("SELECT ispb FROM participants")
+                }
+                mismatches = compare_ledgers(await flows(connection), participants, reports)
+                report |= {"institutions": sorted(reports), "networkMismatches": mismatches}
+                report["ok"] = report["ok"] and not mismatches
+            return report
 
     try:
         report = asyncio.run(run())

@@ -44,7 +44,7 @@ from pixwire.spi.model import (
 )
 from pixwire.xml import parse, serialize
 
-__all__ = ["Spi", "check_ledger", "fund"]
+__all__ = ["Spi", "check_ledger", "compare_ledgers", "flows", "fund"]
 
 MESSAGES_PER_POLL = 100
 """The most messages one poll answers."""
@@ -452,3 +452,45 @@ async def check_ledger(connection: Any) -> dict[str, Any]:
         "unbalancedReferences": [row["reference"] for row in unbalanced],
         "inconsistentPayments": [row["end_to_end_id"] for row in payments],
     }
+
+
+async def flows(connection: Any) -> dict[tuple[str, str], int]:
+    """What each institution has sent each other through the SPI, net, in centavos:
+    ``(x, y) -> n`` is the settled payments and returns from ``x`` to ``y`` less those from ``y``
+    to ``x`` (both directions of each pair are listed)."""
+    rows = await connection.fetch(
+        "SELECT source, target, sum(amount)::bigint AS moved FROM ("
+        " SELECT payer AS source, payee AS target, amount FROM payments WHERE status = 'ACSC'"
+        " UNION ALL"
+        " SELECT sender, receiver, amount FROM returns WHERE status = 'ACSC') AS settled"
+        " GROUP BY source, target"
+    )
+    net: dict[tuple[str, str], int] = {}
+    for row in rows:
+        source, target, moved = row["source"], row["target"], int(row["moved"])
+        net[source, target] = net.get((source, target), 0) + moved
+        net[target, source] = net.get((target, source), 0) - moved
+    return net
+
+
+def compare_ledgers(
+    settled: dict[tuple[str, str], int], participants: set[str], ledgers: dict[str, dict[str, Any]]
+) -> list[str]:
+    """Where the institutions' own books and the SPI disagree, one sentence each. ``ledgers``: each
+    institution's ``pixweb admin ledger check`` report, by its ISPB. Money is conserved across the
+    network when every report holds and, for each pair of participants, what an institution's books
+    say went out to the other (its outside account for that ISPB) is what the SPI settled from one
+    to the other."""
+    problems = []
+    for ispb, report in sorted(ledgers.items()):
+        if ispb not in participants:
+            problems.append(f"{ispb} is no participant of the network")
+            continue
+        if not report.get("ok"):
+            problems.append(f"{ispb}'s own ledger check fails")
+        outside = {row["institution"]: int(row["balance"]) for row in report.get("outside", [])}
+        for other in sorted(participants - {ispb}):
+            books, spi = outside.get(other, 0), settled.get((ispb, other), 0)
+            if books != spi:
+                problems.append(f"{ispb}'s books say {books} went to {other}; the SPI settled {spi}")
+    return problems

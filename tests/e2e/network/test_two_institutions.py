@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import os
+import sys
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -43,6 +46,7 @@ from tests.support.databases import fetch_rows, opened_database, scratch_databas
 from tests.support.processes import free_port, migrated_by_command, process_env, serving
 
 BANKS = {"A": "11111111", "B": "22222222"}
+BIN = Path(sys.executable).parent
 
 
 @dataclass
@@ -54,6 +58,8 @@ class Institution:
     auth: dict[str, str]
     key: str
     document: str
+    env: dict[str, str]
+    """The environment of the institution's operator commands (``pixweb admin ...``)."""
 
     async def balance(self) -> tuple[Decimal, Decimal]:
         response = await self.http.get("/accounts/balances", headers=self.auth)
@@ -161,9 +167,8 @@ async def world(database_server: str, tmp_path_factory: pytest.TempPathFactory) 
                     document = random_cpf()
                     opened, cert_header = await _open(database, ispb, key, document, access)
                     port = free_port()
-                    base = await stack.enter_async_context(
-                        serving(process_env(database, tmp_path / f"data-{name}", **env), port)
-                    )
+                    service_env = process_env(database, tmp_path / f"data-{name}", **env)
+                    base = await stack.enter_async_context(serving(service_env, port))
                     http = await stack.enter_async_context(httpx.AsyncClient(base_url=base, timeout=30))
                     token = await http.post(
                         "/api/auth/token",
@@ -172,7 +177,7 @@ async def world(database_server: str, tmp_path_factory: pytest.TempPathFactory) 
                     )
                     assert token.status_code == 201, token.text
                     auth = {"Authorization": f"Bearer {token.json()['access_token']}"}
-                    banks[name] = Institution(ispb, base, database, http, auth, key, document)
+                    banks[name] = Institution(ispb, base, database, http, auth, key, document, service_env)
                 yield World(network_url_db, banks)
         finally:
             await runner.cleanup()
@@ -296,3 +301,41 @@ async def test_a_refund_of_a_pix_from_another_institution_goes_back_through_the_
         a.database, "SELECT type, amount FROM transactions WHERE end_to_end_id = $1", read.json()["rtrId"]
     )
     assert (returned["type"], returned["amount"]) == ("REFUND_OUT", 500)
+
+
+async def _command(env: dict[str, str], *args: str) -> tuple[int, str, str]:
+    process = await asyncio.create_subprocess_exec(
+        *args, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    out, err = await asyncio.wait_for(process.communicate(), timeout=120)
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
+
+
+async def test_money_is_conserved_across_the_network(world: World, tmp_path: Path) -> None:
+    """Each institution's own ledger check, then the network's over both: every report holds and
+    what each institution's books say went to the other is what the SPI settled between them."""
+    a, b = world.banks["A"], world.banks["B"]
+    await _fund_settlement(world, a.ispb, 10_000)
+    await _fund_customer(a, "9.00")
+    sent = await a.pay(b.key, b.document, 3.0)
+    assert await a.finished(sent["id"]) == ("COMPLETED", None)
+    files = []
+    for bank in (a, b):
+        code, out, err = await _command(bank.env, str(BIN / "pixweb"), "admin", "ledger", "check")
+        assert code == 0, err
+        (tmp_path / f"{bank.ispb}.json").write_text(out)
+        files.append(f"--institution={bank.ispb}={tmp_path / f'{bank.ispb}.json'}")
+    network_env = {k: v for k, v in os.environ.items() if not k.startswith(("PIX_", "PIXNET_"))}
+    network_env["PIXNET_DATABASE_URL"] = world.network_database
+    code, out, err = await _command(network_env, str(BIN / "pixnet"), "admin", "ledger", "check", *files)
+    assert code == 0, out + err
+    report = json.loads(out)
+    assert (report["ok"], report["institutions"], report["networkMismatches"]) == (True, [a.ispb, b.ispb], [])
+
+    books = json.loads((tmp_path / f"{a.ispb}.json").read_text())
+    books["outside"] = [dict(row, balance=row["balance"] + 1) for row in books["outside"]]  # a centavo astray
+    (tmp_path / f"{a.ispb}.json").write_text(json.dumps(books))
+    code, out, _ = await _command(network_env, str(BIN / "pixnet"), "admin", "ledger", "check", *files)
+    assert code == 1
+    assert any(f"{a.ispb}'s books say" in line for line in json.loads(out)["networkMismatches"])

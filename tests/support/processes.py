@@ -127,6 +127,15 @@ def free_port() -> int:
 async def serving(env: dict[str, str], port: int) -> AsyncIterator[str]:
     """``pixweb serve --no-demo`` with ``env`` on ``port``, once it answers ``/health/ready``;
     its base URL. Stopped on the way out (:func:`stop_process`)."""
+    async with serving_process(env, port) as (base, _):
+        yield base
+
+
+@asynccontextmanager
+async def serving_process(
+    env: dict[str, str], port: int
+) -> AsyncIterator[tuple[str, asyncio.subprocess.Process]]:
+    """:func:`serving`, and the process (a test may stop it before the block ends)."""
     process = await asyncio.create_subprocess_exec(
         Path(sys.executable).parent / "pixweb", "serve", "--no-demo", env=env | {"PIX_PORT": str(port)},
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -145,6 +154,6 @@ async def serving(env: dict[str, str], port: int) -> AsyncIterator[str]:
                 await asyncio.sleep(0.1)
             else:
                 raise AssertionError("pixweb serve did not answer within 30 s")
-        yield base
+        yield base, process
     finally:
         await stop_process(process, "pixweb serve")

@@ -66,7 +66,7 @@ async def test_the_readme_network_walkthrough_runs_as_written(database_server: s
     )
     assert launcher.stdout is not None
     try:
-        told = []
+        told: list[str] = []
         async with asyncio.timeout(180):
             while not told or not told[-1].startswith("ready"):
                 line = (await launcher.stdout.readline()).decode()

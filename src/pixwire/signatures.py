@@ -12,6 +12,8 @@ canonicalization, the signer's certificate in ``KeyInfo``.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
 from cryptography.hazmat.primitives.serialization import load_pem_private_key
 from lxml import etree
@@ -37,11 +39,19 @@ class SignatureRefused(ValueError):
     """A document whose signature is missing, broken, or not its sender's."""
 
 
-def sign(root: Element, *, key_pem: bytes, cert_pem: bytes) -> Element:
-    """``root`` with its enveloped signature as its first child (RSA keys only: ``TypeError``)."""
+@lru_cache(maxsize=16)
+def _private_key(key_pem: bytes) -> RSAPrivateKey:
+    """The key of ``key_pem``, loaded once: loading checks an RSA key's consistency, about 50 ms,
+    which every signature would otherwise pay (a process signs with one or two keys)."""
     key = load_pem_private_key(key_pem, password=None)
     if not isinstance(key, RSAPrivateKey):
         raise TypeError("the DICT's signatures are RSA with SHA-256: an RSA key is needed")
+    return key
+
+
+def sign(root: Element, *, key_pem: bytes, cert_pem: bytes) -> Element:
+    """``root`` with its enveloped signature as its first child (RSA keys only: ``TypeError``)."""
+    key = _private_key(key_pem)
     placeholder = etree.Element(f"{{{DS}}}Signature", Id="placeholder", nsmap={"ds": DS})
     root.insert(0, placeholder)
     signer = XMLSigner(c14n_algorithm=C14N)

@@ -15,6 +15,7 @@ kept until the SPI settles (:func:`settle_incoming`: the account is credited, on
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from datetime import timedelta
 
@@ -54,6 +55,8 @@ log = logging.getLogger(__name__)
 
 RESEND_AFTER = timedelta(seconds=5)
 """How long a sent transfer waits for the SPI's answer before it is sent again."""
+SENDING = 16
+"""Transfers sent to the SPI at once."""
 
 
 def _holder(account: Account) -> Counterpart:
@@ -99,15 +102,18 @@ async def send_due_payments(
                 sending.append(await _outgoing(tx, transfer, debtors))
         await tx.transfers.mark_sent([payment.transaction_id for payment in sending], now)
         await tx.commit()
-    for payment in sending:
-        try:
-            outcome = await network.send(payment)
-        except NetworkUnavailable as exc:  # the rest waits for the next round, sent or not
-            log.warning("the network is unreachable; the transfers wait: %s", exc.reason)
-            break
-        if outcome.final:
-            finished += await finish_payment(uow, clock, payment.end_to_end_id, outcome)
-    return finished
+    slots = asyncio.Semaphore(SENDING)
+
+    async def send(payment: OutgoingPayment) -> int:
+        async with slots:
+            try:
+                outcome = await network.send(payment)
+            except NetworkUnavailable as exc:  # it waits for the next round (sent again then)
+                log.warning("the network is unreachable; a transfer waits: %s", exc.reason)
+                return 0
+            return await finish_payment(uow, clock, payment.end_to_end_id, outcome) if outcome.final else 0
+
+    return finished + sum(await asyncio.gather(*(send(payment) for payment in sending)))
 
 
 async def finish_payment(uow: UnitOfWorkFactory, clock: Clock, end_to_end_id: str, outcome: Outcome) -> int:

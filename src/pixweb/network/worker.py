@@ -43,6 +43,8 @@ log = logging.getLogger(__name__)
 
 POLL_WAIT = 10.0
 """Seconds a poll waits for a message before it is asked again."""
+CONCURRENCY = 16
+"""Messages of a batch handled at once."""
 PAUSE = 1.0
 """Seconds between two polls while the network cannot be reached."""
 
@@ -79,11 +81,21 @@ class NetworkMessages:
         params = {"after": str(after), "wait": str(wait)}
         _, root = await self._client.call("GET", "/spi/v1/messages", params=params, wait=wait)
         messages, _ = read_batch(root)
-        for message_id, message in messages:
-            await self.handle(message)
-            async with self._uow() as tx:
-                await tx.network.advance(message_id)
-                await tx.commit()
+        if not messages:
+            return 0
+        # Each message concerns one payment and is handled idempotently: a batch is handled at
+        # once (a payee's answer to a payment is what makes its outcome, so no message of a batch
+        # waits for another), and the cursor moves past the batch once all of it is handled.
+        slots = asyncio.Semaphore(CONCURRENCY)
+
+        async def handled(message: Message) -> None:
+            async with slots:
+                await self.handle(message)
+
+        await asyncio.gather(*(handled(message) for _, message in messages))
+        async with self._uow() as tx:
+            await tx.network.advance(messages[-1][0])
+            await tx.commit()
         return len(messages)
 
     async def handle(self, message: Message) -> None:

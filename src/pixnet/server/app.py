@@ -14,6 +14,7 @@ from typing import Any
 import asyncpg
 from aiohttp import web
 
+from pixnet.directory.policies import Buckets
 from pixnet.server import directory, settlement
 from pixnet.server.common import NETWORK, Identity, Network, problems
 from pixnet.settlement.spi import Spi
@@ -52,7 +53,7 @@ def make_app(
     ``identity``; a payee has ``payee_timeout`` to answer a payment."""
     app = web.Application(middlewares=[problems], client_max_size=MAX_BODY)
     spi = Spi(pool, now, payee_timeout)
-    app[NETWORK] = Network(pool, PostgresEntryStore(pool), spi, identity, now)
+    app[NETWORK] = Network(pool, PostgresEntryStore(pool), spi, identity, now, Buckets(now))
     directory.add_routes(app)
     settlement.add_routes(app)
 

@@ -18,6 +18,7 @@ from typing import Any
 import asyncpg
 from aiohttp import web
 
+from pixnet.directory.policies import Buckets
 from pixnet.server.tls import peer_fingerprint
 from pixnet.settlement.spi import Spi
 from pixnet.store.entries import Participant, PostgresEntryStore, participant_by_fingerprint
@@ -51,6 +52,8 @@ class Network:
     spi: Spi
     identity: Identity
     now: Callable[[], datetime]
+    buckets: Buckets
+    """The rate-limiting policies' buckets (``pixnet.directory.policies``)."""
 
 
 NETWORK = web.AppKey("network", Network)

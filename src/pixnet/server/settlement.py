@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from pixcore.errors import InvalidPixKey
+from pixcore.keys import PixKeyType, parse_pix_key
 from pixnet.server.common import NETWORK, caller, signed, signed_body
 from pixwire.dict.model import DictProblem, ErrorType
 from pixwire.spi.documents import batch, document, read
@@ -28,12 +30,20 @@ MAX_WAIT = 30.0
 """The longest a poll waits for a message, in seconds."""
 
 
+def _key_type(key: str | None) -> PixKeyType | None:
+    try:
+        return None if key is None else parse_pix_key(key).type
+    except InvalidPixKey:
+        return None
+
+
 async def send(request: web.Request) -> web.Response:
     network = request.app[NETWORK]
     message = read(await signed_body(request))
     sender = caller(request).ispb
     if isinstance(message, Payment):
         report, status = await network.spi.submit_payment(sender, message), 201
+        network.buckets.payment_sent(sender, message.debtor.tax_id, _key_type(message.key))
     elif isinstance(message, PaymentReturn):
         report, status = await network.spi.submit_return(sender, message), 201
     else:

@@ -37,12 +37,15 @@ __all__ = [
     "ERROR_BASE",
     "MAX_CHECKED_KEYS",
     "PROBLEM_NAMESPACE",
+    "PolicyState",
     "check_keys_response",
     "create_entry_request",
     "create_entry_response",
     "delete_entry_request",
     "delete_entry_response",
     "get_entry_response",
+    "policies_response",
+    "policy_response",
     "problem_document",
     "read_check_keys",
     "read_create_entry",
@@ -343,3 +346,43 @@ def read_problem(root: Element) -> DictProblem:
     except ValueError:
         type_ = ErrorType.BAD_REQUEST
     return DictProblem(type_, root.findtext(f"{ns}detail") or named)
+
+
+def _policy(name: str, available: int, capacity: int, refill: int, period_seconds: int) -> Element:
+    return element(
+        "Policy",
+        leaf("AvailableTokens", str(available)),
+        leaf("Capacity", str(capacity)),
+        leaf("RefillTokens", str(refill)),
+        leaf("RefillPeriodSec", str(period_seconds)),
+        leaf("Name", name),
+    )
+
+
+PolicyState = tuple[str, int, int, int, int]
+"""A bucket's state as the documents give it: name, available tokens, capacity, refill tokens and
+refill period in seconds."""
+
+
+def policies_response(
+    category: str, policies: list[PolicyState], *, correlation_id: str, now: datetime
+) -> Element:
+    """The ``ListPoliciesResponse``: the participant's category and each bucket's state."""
+    return element(
+        "ListPoliciesResponse",
+        leaf("ResponseTime", format_timestamp(now)),
+        leaf("CorrelationId", correlation_id),
+        leaf("Category", category),
+        element("Policies", *(_policy(*state) for state in policies)),
+    )
+
+
+def policy_response(category: str, policy: PolicyState, *, correlation_id: str, now: datetime) -> Element:
+    """The ``GetPolicyResponse``: one bucket's state."""
+    return element(
+        "GetPolicyResponse",
+        leaf("ResponseTime", format_timestamp(now)),
+        leaf("CorrelationId", correlation_id),
+        leaf("Category", category),
+        _policy(*policy),
+    )

@@ -237,3 +237,33 @@ async def test_check_keys_says_which_keys_have_an_entry(network: Network) -> Non
 def test_the_migrations_have_distinct_names() -> None:
     names = [name for name, _ in migrations()]
     assert len(names) == len(set(names))
+
+
+async def test_look_ups_of_keys_that_are_not_there_empty_the_users_bucket(network: Network) -> None:
+    """A natural person's anti-scan bucket holds 100 and a look-up that finds nothing takes 20: the
+    sixth is refused (429, RateLimited), another user's is not; the policies say where each stands."""
+    payer, other = random_cpf(), random_cpf()
+    async with client(network, BANK_A) as a:
+        headers = lookup_headers(BANK_A) | {"PI-PayerId": payer}
+        answers = [
+            (await a.get(f"/api/v1/entries/nobody.{n}@example.com", headers=headers)).status_code
+            for n in range(6)
+        ]
+        assert answers == [404] * 5 + [429]
+        refused = await a.get("/api/v1/entries/nobody@example.com", headers=headers)
+        assert problem(network, refused)[:2] == (429, "RateLimited")
+        another = await a.get("/api/v1/entries/nobody@example.com", headers=headers | {"PI-PayerId": other})
+        assert another.status_code == 404
+
+        listed = await a.get("/api/v1/policies/", headers={"PI-RequestingParticipant": BANK_A})
+        root = answer(network, listed)
+        assert root.findtext("Category") == "A"
+        names = {p.findtext("Name"): p for p in root.findall("Policies/Policy")}
+        assert "ENTRIES_READ_PARTICIPANT_ANTISCAN" in names
+        assert int(names["ENTRIES_READ_PARTICIPANT_ANTISCAN"].findtext("AvailableTokens")) < 20_000
+        one = await a.get("/api/v1/policies/KEYS_CHECK", headers={"PI-RequestingParticipant": BANK_A})
+        assert answer(network, one).findtext("Policy/Capacity") == "70"
+        unknown = await a.get("/api/v1/policies/NOPE", headers={"PI-RequestingParticipant": BANK_A})
+        assert problem(network, unknown)[:2] == (404, "NotFound")
+        as_other = await a.get("/api/v1/policies/", headers={"PI-RequestingParticipant": BANK_B})
+        assert problem(network, as_other)[:2] == (403, "Forbidden")

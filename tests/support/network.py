@@ -39,7 +39,7 @@ from tests.support.clients import HASHER, certificate_header, random_cpf
 from tests.support.databases import fetch_rows, opened_database, scratch_database
 from tests.support.processes import free_port, migrated_by_command, process_env, serving_process, stop_process
 
-BANKS = {"A": "11111111", "B": "22222222"}
+BANKS = (("A", "11111111"), ("B", "22222222"))
 BIN = Path(sys.executable).parent
 
 
@@ -210,7 +210,7 @@ async def two_institutions(
             await web.TCPSite(runner, "127.0.0.1", 0, ssl_context=context).start()
             network_url = f"https://127.0.0.1:{runner.addresses[0][1]}"
         banks: dict[str, Institution] = {}
-        for (name, ispb), database in zip(BANKS.items(), (bank_a, bank_b), strict=True):
+        for (name, ispb), database in zip(BANKS, (bank_a, bank_b), strict=True):
             env, access, cert = await _institution(
                 name, ispb, folder, ca, network_cert=network_cert, network_url=network_url
             )

@@ -83,6 +83,46 @@ def _required(parent: Element, tag: str) -> Element:
     return found
 
 
+def _read_account(account: Element) -> BrazilianAccount:
+    return BrazilianAccount(
+        participant=str(text_of(account, "Participant")),
+        branch=text_of(account, "Branch", required=False) or None,
+        number=str(text_of(account, "AccountNumber")),
+        type=_one_of(AccountType, text_of(account, "AccountType"), "Account.AccountType"),
+        opened_at=_moment(text_of(account, "OpeningDate"), "Account.OpeningDate"),
+    )
+
+
+def _read_owner(owner: Element) -> Owner:
+    return Owner(
+        type=_one_of(OwnerType, text_of(owner, "Type"), "Owner.Type"),
+        tax_id=str(text_of(owner, "TaxIdNumber")),
+        name=str(text_of(owner, "Name")),
+        trade_name=text_of(owner, "TradeName", required=False) or None,
+    )
+
+
+def _account_element(account: BrazilianAccount) -> Element:
+    return element(
+        "Account",
+        leaf("Participant", account.participant),
+        leaf("Branch", account.branch),
+        leaf("AccountNumber", account.number),
+        leaf("AccountType", account.type.value),
+        leaf("OpeningDate", format_timestamp(account.opened_at)),
+    )
+
+
+def _owner_element(owner: Owner) -> Element:
+    return element(
+        "Owner",
+        leaf("Type", owner.type.value),
+        leaf("TaxIdNumber", owner.tax_id),
+        leaf("Name", owner.name),
+        leaf("TradeName", owner.trade_name),
+    )
+
+
 def read_create_entry(root: Element) -> CreateEntry:
     """A ``CreateEntryRequest`` (its signature already verified and left out)."""
     if root.tag != "CreateEntryRequest":
@@ -99,19 +139,8 @@ def read_create_entry(root: Element) -> CreateEntry:
         entry=NewEntry(
             key=text_of(entry, "Key", required=False) or None,
             key_type=_one_of(PixKeyType, text_of(entry, "KeyType"), "KeyType"),
-            account=BrazilianAccount(
-                participant=str(text_of(account, "Participant")),
-                branch=text_of(account, "Branch", required=False) or None,
-                number=str(text_of(account, "AccountNumber")),
-                type=_one_of(AccountType, text_of(account, "AccountType"), "Account.AccountType"),
-                opened_at=_moment(text_of(account, "OpeningDate"), "Account.OpeningDate"),
-            ),
-            owner=Owner(
-                type=_one_of(OwnerType, text_of(owner, "Type"), "Owner.Type"),
-                tax_id=str(text_of(owner, "TaxIdNumber")),
-                name=str(text_of(owner, "Name")),
-                trade_name=text_of(owner, "TradeName", required=False) or None,
-            ),
+            account=_read_account(account),
+            owner=_read_owner(owner),
         ),
         reason=_one_of(EntryReason, text_of(root, "Reason"), "Reason"),
         request_id=parsed_id,
@@ -137,21 +166,8 @@ def _entry(entry: Entry) -> Element:
         "Entry",
         leaf("Key", entry.key),
         leaf("KeyType", entry.key_type.value),
-        element(
-            "Account",
-            leaf("Participant", account.participant),
-            leaf("Branch", account.branch),
-            leaf("AccountNumber", account.number),
-            leaf("AccountType", account.type.value),
-            leaf("OpeningDate", format_timestamp(account.opened_at)),
-        ),
-        element(
-            "Owner",
-            leaf("Type", owner.type.value),
-            leaf("TaxIdNumber", owner.tax_id),
-            leaf("Name", owner.name),
-            leaf("TradeName", owner.trade_name),
-        ),
+        _account_element(account),
+        _owner_element(owner),
         leaf("CreationDate", format_timestamp(entry.created_at)),
         leaf("KeyOwnershipDate", format_timestamp(entry.owned_since)),
     )
@@ -269,19 +285,8 @@ def _entry_of(element_: Element) -> Entry:
     return Entry(
         key=str(text_of(element_, "Key")),
         key_type=_one_of(PixKeyType, text_of(element_, "KeyType"), "KeyType"),
-        account=BrazilianAccount(
-            participant=str(text_of(account, "Participant")),
-            branch=text_of(account, "Branch", required=False) or None,
-            number=str(text_of(account, "AccountNumber")),
-            type=_one_of(AccountType, text_of(account, "AccountType"), "Account.AccountType"),
-            opened_at=_moment(text_of(account, "OpeningDate"), "Account.OpeningDate"),
-        ),
-        owner=Owner(
-            type=_one_of(OwnerType, text_of(owner, "Type"), "Owner.Type"),
-            tax_id=str(text_of(owner, "TaxIdNumber")),
-            name=str(text_of(owner, "Name")),
-            trade_name=text_of(owner, "TradeName", required=False) or None,
-        ),
+        account=_read_account(account),
+        owner=_read_owner(owner),
         created_at=_moment(text_of(element_, "CreationDate"), "CreationDate"),
         owned_since=_moment(text_of(element_, "KeyOwnershipDate"), "KeyOwnershipDate"),
         request_id=uuid.UUID(int=0),  # a response does not say it: only the DICT keeps it
@@ -304,21 +309,8 @@ def create_entry_request(request: CreateEntry) -> Element:
             "Entry",
             leaf("Key", asked.key),
             leaf("KeyType", asked.key_type.value),
-            element(
-                "Account",
-                leaf("Participant", account.participant),
-                leaf("Branch", account.branch),
-                leaf("AccountNumber", account.number),
-                leaf("AccountType", account.type.value),
-                leaf("OpeningDate", format_timestamp(account.opened_at)),
-            ),
-            element(
-                "Owner",
-                leaf("Type", owner.type.value),
-                leaf("TaxIdNumber", owner.tax_id),
-                leaf("Name", owner.name),
-                leaf("TradeName", owner.trade_name),
-            ),
+            _account_element(account),
+            _owner_element(owner),
         ),
         leaf("Reason", request.reason.value),
         leaf("RequestId", str(request.request_id)),

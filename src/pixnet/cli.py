@@ -29,6 +29,7 @@ from pixcore.identifiers import ISPB_PATTERN
 from pixcore.money import format_amount_string, parse_amount_string
 from pixinfra.logs import configure_logging
 from pixinfra.postgres.database import embedded_database_url, ensure_database, stop_embedded
+from pixnet.directory.claims import ClaimPeriods
 from pixnet.pki import init_pki
 from pixnet.server.app import Identity, make_app
 from pixnet.server.tls import server_context
@@ -111,7 +112,13 @@ def serve() -> None:
         pool = await asyncpg.create_pool(url, min_size=1, max_size=10)
         async with pool.acquire() as connection:
             await migrate(connection)
-        app = make_app(pool, identity, payee_timeout=timedelta(seconds=settings.payee_timeout))
+        periods = ClaimPeriods(
+            resolution=timedelta(seconds=settings.claim_resolution),
+            completion=timedelta(seconds=settings.claim_completion),
+        )
+        app = make_app(
+            pool, identity, payee_timeout=timedelta(seconds=settings.payee_timeout), claim_periods=periods
+        )
 
         async def close(_: web.Application) -> None:
             await pool.close()

@@ -14,6 +14,8 @@ document states them (its operations and its "Tratamento de erros"):
   (portability is the way), for another owner ``EntryKeyOwnedByDifferentPerson`` (a claim of
   ownership is);
 * an account holds at most 5 keys of a natural person, 20 of a legal one (``EntryLimitExceeded``);
+* while a claim of a key is open, its entry is not deleted, nor a new one made
+  (``EntryLockedByClaim``; the claims: ``pixnet.directory.claims``);
 * ``RequestId`` makes a creation idempotent: the same request again answers the entry it made; the
   same id with other content is ``RequestIdAlreadyUsed``.
 
@@ -55,6 +57,9 @@ __all__ = [
     "KEYS_PER_ACCOUNT",
     "EntryStore",
     "KeyTaken",
+    "check_account",
+    "check_owner",
+    "checked_key",
     "create_entry",
     "delete_entry",
     "get_entry",
@@ -96,41 +101,50 @@ class EntryStore(Protocol):
 
     async def remove(self, key: str) -> None: ...
 
+    async def locked_by_claim(self, key: str) -> bool:
+        """Whether a claim of ``key`` is open (neither completed nor cancelled)."""
+        ...
 
-def _check_account(account: BrazilianAccount) -> None:
+
+def check_account(
+    account: BrazilianAccount, field: str = "Account", invalid: ErrorType = ErrorType.ENTRY_INVALID
+) -> None:
+    """The account's parts in their domains, else ``invalid`` naming ``field``'s element."""
     if not ISPB.fullmatch(account.participant):
-        raise invalid_field("Account.Participant", "an ISPB is 8 digits")
+        raise invalid_field(f"{field}.Participant", "an ISPB is 8 digits", invalid)
     if account.branch is not None and not BRANCH.fullmatch(account.branch):
-        raise invalid_field("Account.Branch", "1 to 4 digits")
+        raise invalid_field(f"{field}.Branch", "1 to 4 digits", invalid)
     if not ACCOUNT_NUMBER.fullmatch(account.number):
-        raise invalid_field("Account.AccountNumber", "1 to 20 digits")
+        raise invalid_field(f"{field}.AccountNumber", "1 to 20 digits", invalid)
 
 
-def _check_owner(owner: Owner) -> None:
+def check_owner(owner: Owner, field: str = "Owner", invalid: ErrorType = ErrorType.ENTRY_INVALID) -> None:
+    """The person's document, name and trade name, else ``invalid`` naming ``field``'s element."""
     if owner.type is OwnerType.NATURAL_PERSON and not is_valid_cpf(owner.tax_id):
-        raise invalid_field("Owner.TaxIdNumber", "a natural person's is a valid CPF")
+        raise invalid_field(f"{field}.TaxIdNumber", "a natural person's is a valid CPF", invalid)
     if owner.type is OwnerType.LEGAL_PERSON and not is_valid_cnpj(owner.tax_id):
-        raise invalid_field("Owner.TaxIdNumber", "a legal person's is a valid CNPJ")
+        raise invalid_field(f"{field}.TaxIdNumber", "a legal person's is a valid CNPJ", invalid)
     if not owner.name.strip() or len(owner.name) > NAME_LENGTH:
-        raise invalid_field("Owner.Name", f"1 to {NAME_LENGTH} characters")
+        raise invalid_field(f"{field}.Name", f"1 to {NAME_LENGTH} characters", invalid)
     if owner.trade_name is not None and len(owner.trade_name) > NAME_LENGTH:
-        raise invalid_field("Owner.TradeName", f"at most {NAME_LENGTH} characters")
+        raise invalid_field(f"{field}.TradeName", f"at most {NAME_LENGTH} characters", invalid)
 
 
-def _checked_key(entry: NewEntry) -> str | None:
-    """The key in its canonical form (None for an EVP, which the DICT makes)."""
+def checked_key(entry: NewEntry, invalid: ErrorType = ErrorType.ENTRY_INVALID) -> str | None:
+    """The key in its canonical form (None for an EVP, which the DICT makes); ``invalid`` when it
+    is not one of its type, and the DICT's refusal when it is a document other than its owner's."""
     if entry.key_type is PixKeyType.EVP:
         if entry.key is not None:
-            raise invalid_field("Key", "an EVP key is made by the DICT, not sent")
+            raise invalid_field("Key", "an EVP key is made by the DICT, not sent", invalid)
         return None
     if entry.key is None:
-        raise invalid_field("Key", f"a {entry.key_type.value} key is required")
+        raise invalid_field("Key", f"a {entry.key_type.value} key is required", invalid)
     try:
         parsed = parse_pix_key(entry.key)
     except InvalidPixKey as exc:
-        raise invalid_field("Key", "not a valid PIX key") from exc
+        raise invalid_field("Key", "not a valid PIX key", invalid) from exc
     if parsed.type is not entry.key_type:
-        raise invalid_field("Key", f"a {parsed.type.value} key, not {entry.key_type.value}")
+        raise invalid_field("Key", f"a {parsed.type.value} key, not {entry.key_type.value}", invalid)
     if parsed.type in {PixKeyType.CPF, PixKeyType.CNPJ} and parsed.value != entry.owner.tax_id:
         raise DictProblem(
             ErrorType.ENTRY_TAX_ID_NUMBER_BY_DIFFERENT_OWNER,
@@ -138,7 +152,7 @@ def _checked_key(entry: NewEntry) -> str | None:
         )
     wanted = OwnerType.NATURAL_PERSON if parsed.type is PixKeyType.CPF else OwnerType.LEGAL_PERSON
     if parsed.type in {PixKeyType.CPF, PixKeyType.CNPJ} and entry.owner.type is not wanted:
-        raise invalid_field("Owner.Type", f"a {parsed.type.value} key's owner is a {wanted.value}")
+        raise invalid_field("Owner.Type", f"a {parsed.type.value} key's owner is a {wanted.value}", invalid)
     return parsed.value
 
 
@@ -156,9 +170,9 @@ async def create_entry(
         raise DictProblem(ErrorType.FORBIDDEN, "a participant registers keys of its own accounts only")
     if request.reason not in CREATE_REASONS:
         raise DictProblem(ErrorType.INVALID_REASON, f"{request.reason.value} does not create an entry")
-    _check_account(asked.account)
-    _check_owner(asked.owner)
-    key = _checked_key(asked)
+    check_account(asked.account)
+    check_owner(asked.owner)
+    key = checked_key(asked)
     canonical = replace(asked, key=key)
     for _ in range(2):  # a second look after a race lost (on the key, or on the RequestId)
         done = await store.by_request(requester, request.request_id)
@@ -180,6 +194,8 @@ async def create_entry(
         existing = await store.by_key(entry.key)
         if existing is not None:
             raise _taken(existing, entry)
+        if await store.locked_by_claim(entry.key):  # confirmed and not yet completed: the claimer's
+            raise DictProblem(ErrorType.ENTRY_LOCKED_BY_CLAIM, "a claim of the key is open")
         held = await store.count_for_account(requester, asked.account.branch, asked.account.number)
         if held >= KEYS_PER_ACCOUNT[asked.owner.type]:
             raise DictProblem(
@@ -227,5 +243,7 @@ async def delete_entry(store: EntryStore, request: DeleteEntry, *, requester: st
         raise DictProblem(ErrorType.NOT_FOUND, "no entry has this key")
     if found.account.participant != requester:
         raise DictProblem(ErrorType.FORBIDDEN, "the entry is in another participant's custody")
+    if await store.locked_by_claim(found.key):
+        raise DictProblem(ErrorType.ENTRY_LOCKED_BY_CLAIM, "a claim of the key is open: answer it")
     await store.remove(found.key)
     return found

@@ -46,6 +46,10 @@ class PolicyName(enum.StrEnum):
     KEYS_CHECK = "KEYS_CHECK"
     POLICIES_READ = "POLICIES_READ"
     POLICIES_LIST = "POLICIES_LIST"
+    CLAIMS_READ = "CLAIMS_READ"
+    CLAIMS_WRITE = "CLAIMS_WRITE"
+    CLAIMS_LIST_WITH_ROLE = "CLAIMS_LIST_WITH_ROLE"
+    CLAIMS_LIST_WITHOUT_ROLE = "CLAIMS_LIST_WITHOUT_ROLE"
 
 
 class Category(enum.StrEnum):
@@ -84,6 +88,10 @@ POLICIES = {
     PolicyName.KEYS_CHECK: Policy(PolicyName.KEYS_CHECK, 70, MINUTE, 70),
     PolicyName.POLICIES_READ: Policy(PolicyName.POLICIES_READ, 60, MINUTE, 200),
     PolicyName.POLICIES_LIST: Policy(PolicyName.POLICIES_LIST, 6, MINUTE, 20),
+    PolicyName.CLAIMS_READ: Policy(PolicyName.CLAIMS_READ, 600, MINUTE, 18_000),
+    PolicyName.CLAIMS_WRITE: Policy(PolicyName.CLAIMS_WRITE, 1_200, MINUTE, 36_000),
+    PolicyName.CLAIMS_LIST_WITH_ROLE: Policy(PolicyName.CLAIMS_LIST_WITH_ROLE, 40, MINUTE, 200),
+    PolicyName.CLAIMS_LIST_WITHOUT_ROLE: Policy(PolicyName.CLAIMS_LIST_WITHOUT_ROLE, 10, MINUTE, 50),
 }
 """The participant-scoped policies of the operations this network serves, besides the anti-scan."""
 

@@ -14,17 +14,19 @@ from typing import Any
 import asyncpg
 from aiohttp import web
 
+from pixnet.directory.claims import ClaimPeriods
 from pixnet.directory.policies import Buckets
-from pixnet.server import directory, settlement
+from pixnet.server import claims, directory, settlement
 from pixnet.server.common import NETWORK, Identity, Network, problems
 from pixnet.settlement.spi import Spi
-from pixnet.store.entries import PostgresEntryStore
+from pixnet.store.claims import PostgresDirectory
 from pixwire.xml import MAX_BODY
 
 __all__ = ["Identity", "make_app"]
 
 log = logging.getLogger(__name__)
 
+DEFAULT_PERIODS = ClaimPeriods()
 EXPIRY_INTERVAL = 0.5
 """Seconds between two looks for payments past their deadline."""
 
@@ -48,13 +50,16 @@ def make_app(
     *,
     now: Callable[[], datetime] = _utc_now,
     payee_timeout: timedelta = timedelta(seconds=10),
+    claim_periods: ClaimPeriods = DEFAULT_PERIODS,
 ) -> web.Application:
     """The network's application on ``pool`` (a migrated network database), signing with
-    ``identity``; a payee has ``payee_timeout`` to answer a payment."""
+    ``identity``; a payee has ``payee_timeout`` to answer a payment; a claim's periods are
+    ``claim_periods``."""
     app = web.Application(middlewares=[problems], client_max_size=MAX_BODY)
     spi = Spi(pool, now, payee_timeout)
-    app[NETWORK] = Network(pool, PostgresEntryStore(pool), spi, identity, now, Buckets(now))
+    app[NETWORK] = Network(pool, PostgresDirectory(pool), spi, identity, now, Buckets(now), claim_periods)
     directory.add_routes(app)
+    claims.add_routes(app)
     settlement.add_routes(app)
 
     async def expiry(_: web.Application) -> AsyncIterator[None]:

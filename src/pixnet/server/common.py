@@ -18,10 +18,12 @@ from typing import Any
 import asyncpg
 from aiohttp import web
 
+from pixnet.directory.claims import ClaimPeriods
 from pixnet.directory.policies import Buckets
 from pixnet.server.tls import peer_fingerprint
 from pixnet.settlement.spi import Spi
-from pixnet.store.entries import Participant, PostgresEntryStore, participant_by_fingerprint
+from pixnet.store.claims import PostgresDirectory
+from pixnet.store.entries import Participant, participant_by_fingerprint
 from pixwire.dict.documents import problem_document
 from pixwire.dict.model import DictProblem, ErrorType
 from pixwire.signatures import SignatureRefused, sign, verify
@@ -48,12 +50,13 @@ class Network:
     identity and clock."""
 
     pool: asyncpg.Pool[Any]
-    store: PostgresEntryStore
+    store: PostgresDirectory
     spi: Spi
     identity: Identity
     now: Callable[[], datetime]
     buckets: Buckets
     """The rate-limiting policies' buckets (``pixnet.directory.policies``)."""
+    claim_periods: ClaimPeriods
 
 
 NETWORK = web.AppKey("network", Network)

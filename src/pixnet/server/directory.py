@@ -35,7 +35,7 @@ from pixwire.dict.documents import (
 from pixwire.dict.model import DictProblem, ErrorType
 from pixwire.xml import parse
 
-__all__ = ["add_routes"]
+__all__ = ["API", "add_routes", "header", "spend"]
 
 API = "/api/v1"
 API_NP = "/api-np/v1"
@@ -54,7 +54,7 @@ def _key(request: web.Request) -> str:
     return _parsed_key(request).value
 
 
-def _spend(request: web.Request, name: PolicyName) -> None:
+def spend(request: web.Request, name: PolicyName) -> None:
     """One token of the caller's bucket of ``name``; ``RateLimited`` when it holds none."""
     buckets = request.app[NETWORK].buckets
     bucket = buckets.bucket(POLICIES[name], caller(request).ispb)
@@ -67,7 +67,7 @@ def _spend(request: web.Request, name: PolicyName) -> None:
 
 async def create(request: web.Request) -> web.Response:
     network = request.app[NETWORK]
-    _spend(request, PolicyName.ENTRIES_WRITE)
+    spend(request, PolicyName.ENTRIES_WRITE)
     asked = read_create_entry(await signed_body(request))
     now = network.now()
     entry = await create_entry(network.store, asked, requester=caller(request).ispb, now=now)
@@ -75,7 +75,7 @@ async def create(request: web.Request) -> web.Response:
     return signed(network, answer, 201)
 
 
-def _header(request: web.Request, name: str) -> str:
+def header(request: web.Request, name: str) -> str:
     value = request.headers.get(name, "")
     if not value:
         raise DictProblem(ErrorType.BAD_REQUEST, f"the {name} header is required")
@@ -84,10 +84,10 @@ def _header(request: web.Request, name: str) -> str:
 
 async def read(request: web.Request) -> web.Response:
     network = request.app[NETWORK]
-    if _header(request, "PI-RequestingParticipant") != caller(request).ispb:
+    if header(request, "PI-RequestingParticipant") != caller(request).ispb:
         raise DictProblem(ErrorType.FORBIDDEN, "PI-RequestingParticipant is not the caller's ISPB")
-    payer_id = _header(request, "PI-PayerId")
-    _header(request, "PI-EndToEndId")
+    payer_id = header(request, "PI-PayerId")
+    header(request, "PI-EndToEndId")
     key = _parsed_key(request)
     wanted, costs = lookup_policies(network.buckets, caller(request).ispb, payer_id, key.type)
     if not network.buckets.allows(wanted):
@@ -106,7 +106,7 @@ async def read(request: web.Request) -> web.Response:
 
 async def delete(request: web.Request) -> web.Response:
     network = request.app[NETWORK]
-    _spend(request, PolicyName.ENTRIES_WRITE)
+    spend(request, PolicyName.ENTRIES_WRITE)
     asked = read_delete_entry(await signed_body(request), _key(request))
     entry = await delete_entry(network.store, asked, requester=caller(request).ispb)
     answer = delete_entry_response(entry, correlation_id=request[CORRELATION_ID], now=network.now())
@@ -115,7 +115,7 @@ async def delete(request: web.Request) -> web.Response:
 
 async def check_keys(request: web.Request) -> web.Response:
     network = request.app[NETWORK]
-    _spend(request, PolicyName.KEYS_CHECK)
+    spend(request, PolicyName.KEYS_CHECK)
     asked = read_check_keys(parse(await request.read()))
     answers = []
     for key in asked:
@@ -149,14 +149,14 @@ def _participant_buckets(request: web.Request) -> list[Bucket]:
 
 
 def _as_caller(request: web.Request) -> None:
-    if _header(request, "PI-RequestingParticipant") != caller(request).ispb:
+    if header(request, "PI-RequestingParticipant") != caller(request).ispb:
         raise DictProblem(ErrorType.FORBIDDEN, "PI-RequestingParticipant is not the caller's ISPB")
 
 
 async def list_policies(request: web.Request) -> web.Response:
     network = request.app[NETWORK]
     _as_caller(request)
-    _spend(request, PolicyName.POLICIES_LIST)
+    spend(request, PolicyName.POLICIES_LIST)
     category = network.buckets.category(caller(request).ispb).value
     states = [_state(bucket) for bucket in _participant_buckets(request)]
     answer = policies_response(category, states, correlation_id=request[CORRELATION_ID], now=network.now())
@@ -166,7 +166,7 @@ async def list_policies(request: web.Request) -> web.Response:
 async def get_policy(request: web.Request) -> web.Response:
     network = request.app[NETWORK]
     _as_caller(request)
-    _spend(request, PolicyName.POLICIES_READ)
+    spend(request, PolicyName.POLICIES_READ)
     named = request.match_info["policy"]
     found = next((b for b in _participant_buckets(request) if b.policy.name.value == named), None)
     if found is None:

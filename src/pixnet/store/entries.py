@@ -28,6 +28,7 @@ __all__ = [
     "PostgresEntryStore",
     "add_participant",
     "der_fingerprint",
+    "insert_entry",
     "participant_by_fingerprint",
 ]
 
@@ -60,6 +61,32 @@ def _entry(row: Any) -> Entry:
     )
 
 
+async def insert_entry(connection: Any, entry: Entry) -> None:
+    """Keep ``entry`` (``UniqueViolationError`` when its key, or its participant's RequestId, is taken)."""
+    account, owner = entry.account, entry.owner
+    await connection.execute(
+        compose(
+            "INSERT INTO entries (",
+            _COLUMNS,
+            ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+        ),
+        entry.key,
+        entry.key_type.value,
+        account.participant,
+        account.branch,
+        account.number,
+        account.type.value,
+        account.opened_at,
+        owner.type.value,
+        owner.tax_id,
+        owner.name,
+        owner.trade_name,
+        entry.created_at,
+        entry.owned_since,
+        entry.request_id,
+    )
+
+
 class PostgresEntryStore:
     def __init__(self, pool: asyncpg.Pool[Any]) -> None:
         self._pool = pool
@@ -87,29 +114,8 @@ class PostgresEntryStore:
         return count
 
     async def add(self, entry: Entry) -> None:
-        account, owner = entry.account, entry.owner
         try:
-            await self._pool.execute(
-                compose(
-                    "INSERT INTO entries (",
-                    _COLUMNS,
-                    ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
-                ),
-                entry.key,
-                entry.key_type.value,
-                account.participant,
-                account.branch,
-                account.number,
-                account.type.value,
-                account.opened_at,
-                owner.type.value,
-                owner.tax_id,
-                owner.name,
-                owner.trade_name,
-                entry.created_at,
-                entry.owned_since,
-                entry.request_id,
-            )
+            await insert_entry(self._pool, entry)
         except asyncpg.UniqueViolationError as exc:
             raise KeyTaken(entry.key) from exc
 

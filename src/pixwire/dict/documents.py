@@ -38,20 +38,27 @@ __all__ = [
     "MAX_CHECKED_KEYS",
     "PROBLEM_NAMESPACE",
     "PolicyState",
+    "account_element",
     "check_keys_response",
     "create_entry_request",
     "create_entry_response",
     "delete_entry_request",
     "delete_entry_response",
     "get_entry_response",
+    "moment",
+    "one_of",
+    "owner_element",
     "policies_response",
     "policy_response",
     "problem_document",
+    "read_account",
     "read_check_keys",
     "read_create_entry",
     "read_delete_entry",
     "read_entry_response",
+    "read_owner",
     "read_problem",
+    "required",
 ]
 
 ERROR_BASE = "https://dict.pi.rsfn.net.br/api/v1/error/"
@@ -59,52 +66,54 @@ PROBLEM_NAMESPACE = "urn:ietf:rfc:7807"
 E = TypeVar("E", bound=enum.Enum)
 
 
-def _one_of(kind: type[E], value: str | None, field: str) -> E:
+def one_of(kind: type[E], value: str | None, field: str, invalid: ErrorType = ErrorType.ENTRY_INVALID) -> E:
+    """``value`` as a member of ``kind``, else ``invalid`` naming ``field``."""
     try:
         return kind(value)
     except ValueError:
-        raise invalid_field(field, f"one of {', '.join(str(m.value) for m in kind)}") from None
+        raise invalid_field(field, f"one of {', '.join(str(m.value) for m in kind)}", invalid) from None
 
 
-def _moment(value: str | None, field: str) -> datetime:
+def moment(value: str | None, field: str, invalid: ErrorType = ErrorType.ENTRY_INVALID) -> datetime:
+    """``value`` as an instant (UTC), else ``invalid`` naming ``field``."""
     try:
-        moment = datetime.fromisoformat(value or "")
+        parsed = datetime.fromisoformat(value or "")
     except ValueError:
-        raise invalid_field(field, "a date-time (RFC 3339)") from None
-    if moment.tzinfo is None:
-        raise invalid_field(field, "a date-time with its offset")
-    return moment.astimezone(UTC)
+        raise invalid_field(field, "a date-time (RFC 3339)", invalid) from None
+    if parsed.tzinfo is None:
+        raise invalid_field(field, "a date-time with its offset", invalid)
+    return parsed.astimezone(UTC)
 
 
-def _required(parent: Element, tag: str) -> Element:
+def required(parent: Element, tag: str) -> Element:
     found = child(parent, tag)
     if found is None:
         raise BadXml(f"{tag} is required")
     return found
 
 
-def _read_account(account: Element) -> BrazilianAccount:
+def read_account(account: Element, invalid: ErrorType = ErrorType.ENTRY_INVALID) -> BrazilianAccount:
     return BrazilianAccount(
         participant=str(text_of(account, "Participant")),
         branch=text_of(account, "Branch", required=False) or None,
         number=str(text_of(account, "AccountNumber")),
-        type=_one_of(AccountType, text_of(account, "AccountType"), "Account.AccountType"),
-        opened_at=_moment(text_of(account, "OpeningDate"), "Account.OpeningDate"),
+        type=one_of(AccountType, text_of(account, "AccountType"), f"{account.tag}.AccountType", invalid),
+        opened_at=moment(text_of(account, "OpeningDate"), f"{account.tag}.OpeningDate", invalid),
     )
 
 
-def _read_owner(owner: Element) -> Owner:
+def read_owner(owner: Element, invalid: ErrorType = ErrorType.ENTRY_INVALID) -> Owner:
     return Owner(
-        type=_one_of(OwnerType, text_of(owner, "Type"), "Owner.Type"),
+        type=one_of(OwnerType, text_of(owner, "Type"), f"{owner.tag}.Type", invalid),
         tax_id=str(text_of(owner, "TaxIdNumber")),
         name=str(text_of(owner, "Name")),
         trade_name=text_of(owner, "TradeName", required=False) or None,
     )
 
 
-def _account_element(account: BrazilianAccount) -> Element:
+def account_element(account: BrazilianAccount, tag: str = "Account") -> Element:
     return element(
-        "Account",
+        tag,
         leaf("Participant", account.participant),
         leaf("Branch", account.branch),
         leaf("AccountNumber", account.number),
@@ -113,9 +122,9 @@ def _account_element(account: BrazilianAccount) -> Element:
     )
 
 
-def _owner_element(owner: Owner) -> Element:
+def owner_element(owner: Owner, tag: str = "Owner") -> Element:
     return element(
-        "Owner",
+        tag,
         leaf("Type", owner.type.value),
         leaf("TaxIdNumber", owner.tax_id),
         leaf("Name", owner.name),
@@ -127,9 +136,9 @@ def read_create_entry(root: Element) -> CreateEntry:
     """A ``CreateEntryRequest`` (its signature already verified and left out)."""
     if root.tag != "CreateEntryRequest":
         raise BadXml(f"a CreateEntryRequest was expected, not {root.tag}")
-    entry = _required(root, "Entry")
-    account = _required(entry, "Account")
-    owner = _required(entry, "Owner")
+    entry = required(root, "Entry")
+    account = required(entry, "Account")
+    owner = required(entry, "Owner")
     request_id = text_of(root, "RequestId")
     try:
         parsed_id = uuid.UUID(request_id)
@@ -138,11 +147,11 @@ def read_create_entry(root: Element) -> CreateEntry:
     return CreateEntry(
         entry=NewEntry(
             key=text_of(entry, "Key", required=False) or None,
-            key_type=_one_of(PixKeyType, text_of(entry, "KeyType"), "KeyType"),
-            account=_read_account(account),
-            owner=_read_owner(owner),
+            key_type=one_of(PixKeyType, text_of(entry, "KeyType"), "KeyType"),
+            account=read_account(account),
+            owner=read_owner(owner),
         ),
-        reason=_one_of(EntryReason, text_of(root, "Reason"), "Reason"),
+        reason=one_of(EntryReason, text_of(root, "Reason"), "Reason"),
         request_id=parsed_id,
     )
 
@@ -156,7 +165,7 @@ def read_delete_entry(root: Element, key: str) -> DeleteEntry:
     return DeleteEntry(
         key=key,
         participant=str(text_of(root, "Participant")),
-        reason=_one_of(EntryReason, text_of(root, "Reason"), "Reason"),
+        reason=one_of(EntryReason, text_of(root, "Reason"), "Reason"),
     )
 
 
@@ -166,8 +175,8 @@ def _entry(entry: Entry) -> Element:
         "Entry",
         leaf("Key", entry.key),
         leaf("KeyType", entry.key_type.value),
-        _account_element(account),
-        _owner_element(owner),
+        account_element(account),
+        owner_element(owner),
         leaf("CreationDate", format_timestamp(entry.created_at)),
         leaf("KeyOwnershipDate", format_timestamp(entry.owned_since)),
     )
@@ -259,7 +268,7 @@ def read_check_keys(root: Element) -> list[str]:
     """The keys a ``CheckKeysRequest`` asks about (1 to 200, as sent)."""
     if root.tag != "CheckKeysRequest":
         raise BadXml(f"a CheckKeysRequest was expected, not {root.tag}")
-    keys = [found.text or "" for found in _required(root, "Keys").findall("Key")]
+    keys = [found.text or "" for found in required(root, "Keys").findall("Key")]
     if not 1 <= len(keys) <= MAX_CHECKED_KEYS:
         raise BadXml(f"Keys holds 1 to {MAX_CHECKED_KEYS} Key elements, not {len(keys)}")
     return keys
@@ -280,15 +289,15 @@ def check_keys_response(answers: list[tuple[str, bool]], *, correlation_id: str,
 
 def _entry_of(element_: Element) -> Entry:
     """An ``Entry`` element (of a creation's or a look-up's response) as the DICT keeps it."""
-    account = _required(element_, "Account")
-    owner = _required(element_, "Owner")
+    account = required(element_, "Account")
+    owner = required(element_, "Owner")
     return Entry(
         key=str(text_of(element_, "Key")),
-        key_type=_one_of(PixKeyType, text_of(element_, "KeyType"), "KeyType"),
-        account=_read_account(account),
-        owner=_read_owner(owner),
-        created_at=_moment(text_of(element_, "CreationDate"), "CreationDate"),
-        owned_since=_moment(text_of(element_, "KeyOwnershipDate"), "KeyOwnershipDate"),
+        key_type=one_of(PixKeyType, text_of(element_, "KeyType"), "KeyType"),
+        account=read_account(account),
+        owner=read_owner(owner),
+        created_at=moment(text_of(element_, "CreationDate"), "CreationDate"),
+        owned_since=moment(text_of(element_, "KeyOwnershipDate"), "KeyOwnershipDate"),
         request_id=uuid.UUID(int=0),  # a response does not say it: only the DICT keeps it
     )
 
@@ -297,7 +306,7 @@ def read_entry_response(root: Element) -> Entry:
     """The entry of a ``CreateEntryResponse`` or ``GetEntryResponse`` (the participant's side)."""
     if root.tag not in {"CreateEntryResponse", "GetEntryResponse"}:
         raise BadXml(f"an entry's response was expected, not {root.tag}")
-    return _entry_of(_required(root, "Entry"))
+    return _entry_of(required(root, "Entry"))
 
 
 def create_entry_request(request: CreateEntry) -> Element:
@@ -309,8 +318,8 @@ def create_entry_request(request: CreateEntry) -> Element:
             "Entry",
             leaf("Key", asked.key),
             leaf("KeyType", asked.key_type.value),
-            _account_element(account),
-            _owner_element(owner),
+            account_element(account),
+            owner_element(owner),
         ),
         leaf("Reason", request.reason.value),
         leaf("RequestId", str(request.request_id)),

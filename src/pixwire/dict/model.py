@@ -1,4 +1,5 @@
-"""The DICT's vocabulary: its entries (vínculos), their parts and reasons, and its error types, as
+"""The DICT's vocabulary: its entries (vínculos), their parts and reasons, its claims
+(reivindicações of ownership and portability), and its error types, as
 the central bank's DICT API document names them. Both sides of the network speak it: the network's
 directory (``pixnet``) and a participant's client."""
 
@@ -14,12 +15,20 @@ from pixcore.keys import PixKeyType
 __all__ = [
     "AccountType",
     "BrazilianAccount",
+    "CancelledBy",
+    "Claim",
+    "ClaimAction",
+    "ClaimQuery",
+    "ClaimReason",
+    "ClaimStatus",
+    "ClaimType",
     "CreateEntry",
     "DeleteEntry",
     "DictProblem",
     "Entry",
     "EntryReason",
     "ErrorType",
+    "NewClaim",
     "NewEntry",
     "Owner",
     "OwnerType",
@@ -67,6 +76,14 @@ class ErrorType(enum.StrEnum):
     ENTRY_KEY_IN_CUSTODY_OF_DIFFERENT_PARTICIPANT = "EntryKeyInCustodyOfDifferentParticipant"
     ENTRY_LOCKED_BY_CLAIM = "EntryLockedByClaim"
     ENTRY_TAX_ID_NUMBER_BY_DIFFERENT_OWNER = "EntryTaxIdNumberByDifferentOwner"
+    CLAIM_INVALID = "ClaimInvalid"
+    CLAIM_TYPE_INCONSISTENT = "ClaimTypeInconsistent"
+    CLAIM_KEY_NOT_FOUND = "ClaimKeyNotFound"
+    CLAIM_ALREADY_EXISTS_FOR_KEY = "ClaimAlreadyExistsForKey"
+    CLAIM_RESULTING_ENTRY_ALREADY_EXISTS = "ClaimResultingEntryAlreadyExists"
+    CLAIM_OPERATION_INVALID = "ClaimOperationInvalid"
+    CLAIM_RESOLUTION_PERIOD_NOT_ENDED = "ClaimResolutionPeriodNotEnded"
+    CLAIM_COMPLETION_PERIOD_NOT_ENDED = "ClaimCompletionPeriodNotEnded"
 
     @property
     def status(self) -> int:
@@ -153,6 +170,105 @@ class Entry:
         return NewEntry(key, self.key_type, self.account, self.owner)
 
 
-def invalid_field(field: str, reason: str) -> DictProblem:
-    """``EntryInvalid`` naming ``field`` (its element's path) in its violations."""
-    return DictProblem(ErrorType.ENTRY_INVALID, f"{field}: {reason}", ((field, reason),))
+def invalid_field(field: str, reason: str, type_: ErrorType = ErrorType.ENTRY_INVALID) -> DictProblem:
+    """``EntryInvalid`` (or the operation's own invalid-fields type, ``type_``) naming ``field``
+    (its element's path) in its violations."""
+    return DictProblem(type_, f"{field}: {reason}", ((field, reason),))
+
+
+class ClaimType(enum.StrEnum):
+    OWNERSHIP = "OWNERSHIP"
+    """Another person takes a PHONE or EMAIL key (the old owner's entry goes)."""
+    PORTABILITY = "PORTABILITY"
+    """The owner moves a key of theirs to an account at another participant."""
+
+
+class ClaimStatus(enum.StrEnum):
+    OPEN = "OPEN"
+    WAITING_RESOLUTION = "WAITING_RESOLUTION"
+    CONFIRMED = "CONFIRMED"
+    CANCELLED = "CANCELLED"
+    COMPLETED = "COMPLETED"
+
+    @property
+    def ended(self) -> bool:
+        return self in {ClaimStatus.CANCELLED, ClaimStatus.COMPLETED}
+
+
+class ClaimReason(enum.StrEnum):
+    USER_REQUESTED = "USER_REQUESTED"
+    ACCOUNT_CLOSURE = "ACCOUNT_CLOSURE"
+    FRAUD = "FRAUD"
+    DEFAULT_OPERATION = "DEFAULT_OPERATION"
+    RECONCILIATION = "RECONCILIATION"
+
+
+class CancelledBy(enum.StrEnum):
+    DONOR = "DONOR"
+    CLAIMER = "CLAIMER"
+
+
+@dataclass(frozen=True, slots=True)
+class NewClaim:
+    """What a claimer asks (``CreateClaimRequest``): the key, and the account and person it is
+    to be bound to."""
+
+    type: ClaimType
+    key: str
+    key_type: PixKeyType
+    claimer_account: BrazilianAccount
+    claimer: Owner
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A claim as the DICT keeps it (``ExtendedClaim``)."""
+
+    asked: NewClaim
+    id: uuid.UUID
+    donor: str
+    """The ISPB of the participant that holds the key (DonorParticipant)."""
+    status: ClaimStatus
+    resolution_period_end: datetime
+    completion_period_end: datetime | None
+    """Only a claim of ownership has one."""
+    last_modified: datetime
+    created_at: datetime
+    donor_owned_since: datetime
+    """The donor's entry's KeyOwnershipDate: a ported key keeps it (its owner does not change)."""
+    confirm_reason: ClaimReason | None = None
+    cancel_reason: ClaimReason | None = None
+    cancelled_by: CancelledBy | None = None
+    completed_request: uuid.UUID | None = None
+    """The RequestId of the completion (a repeat of it answers the same)."""
+
+    @property
+    def claimer_participant(self) -> str:
+        return self.asked.claimer_account.participant
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimAction:
+    """``acknowledge``, ``confirm``, ``cancel`` or ``complete`` of a claim by ``participant``:
+    confirm and cancel carry a reason, complete a RequestId."""
+
+    claim_id: uuid.UUID
+    participant: str
+    reason: ClaimReason | None = None
+    request_id: uuid.UUID | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimQuery:
+    """``listClaims``' filters: the participant's claims as donor, claimer or either (both or
+    neither flag set), of these statuses (all when empty) and type, modified within a window,
+    at most ``limit`` ordered by ``LastModified``."""
+
+    participant: str
+    is_donor: bool | None = None
+    is_claimer: bool | None = None
+    statuses: tuple[ClaimStatus, ...] = ()
+    type: ClaimType | None = None
+    modified_after: datetime | None = None
+    modified_before: datetime | None = None
+    limit: int = 20

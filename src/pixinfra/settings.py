@@ -15,6 +15,7 @@ from functools import cache
 from pathlib import Path
 
 from pixcore.identifiers import validate_ispb
+from pixcore.network.claims import ClaimPolicy
 from pixinfra.postgres.url import parse_database_url
 
 __all__ = ["DATA_FOLDER", "NetworkAccess", "NotifierSettings", "Settings", "find_data_dir", "get_settings"]
@@ -182,6 +183,15 @@ def _check_pem(variable: str, path: Path) -> None:
         raise ValueError(f"{variable}={path}: not a PEM file (no -----BEGIN line)")
 
 
+def _claim_policy() -> ClaimPolicy:
+    raw = os.environ.get("PIX_NETWORK_CLAIMS", "").strip().lower() or ClaimPolicy.CONFIRM.value
+    try:
+        return ClaimPolicy(raw)
+    except ValueError:
+        choices = ", ".join(policy.value for policy in ClaimPolicy)
+        raise ValueError(f"PIX_NETWORK_CLAIMS={raw}: one of {choices}") from None
+
+
 @dataclass(frozen=True, slots=True)
 class NetworkAccess:
     """``PIX_NETWORK_*``: the PIX network (``pixnet``) this service is a participant of. With it the
@@ -199,6 +209,9 @@ class NetworkAccess:
     network_certificate: Path
     """``PIX_NETWORK_SIGNER_CERTIFICATE``: the network's own certificate, which its answers are
     verified against."""
+    claims: ClaimPolicy = ClaimPolicy.CONFIRM
+    """``PIX_NETWORK_CLAIMS``: how claims of other institutions against our keys are answered:
+    ``confirm`` (the default), ``refuse``, or ``operator`` (``pixweb admin network claims``)."""
 
     @classmethod
     def from_env(cls) -> NetworkAccess | None:
@@ -225,6 +238,7 @@ class NetworkAccess:
             files["PIX_NETWORK_PRIVATE_KEY"],
             files["PIX_NETWORK_CA_CERTIFICATE"],
             files["PIX_NETWORK_SIGNER_CERTIFICATE"],
+            _claim_policy(),
         )
 
 

@@ -14,6 +14,7 @@ import json
 import re
 import signal
 import sys
+import uuid
 import warnings
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
@@ -29,6 +30,7 @@ from pixcore.accounts.credentials_service import revoke_certificate, revoke_secr
 from pixcore.accounts.rules import DEFAULT_ADDRESS, CertificateInfo
 from pixcore.clock import SystemClock, format_timestamp
 from pixcore.errors import PixError
+from pixcore.network.claims import ClaimKind, KeyClaim, claim_key, confirm_claim, refuse_claim
 from pixcore.webhooks.ports import WebhookProbe
 from pixinfra.logs import configure_logging
 from pixinfra.persistence.uow import PostgresUnitOfWork
@@ -41,7 +43,7 @@ from pixinfra.postgres.database import (
 from pixinfra.postgres.pool import Database
 from pixinfra.runtime import DeliveryLoop, database_ready
 from pixinfra.settings import Settings, get_settings
-from pixweb.network.participation import key_registry
+from pixweb.network.participation import key_claims, key_registry
 from pixweb.sandbox.clock import ClockKeeper
 from pixweb.security.certificates import create_self_signed, read_pem, write_private
 from pixweb.security.secrets import Argon2Hasher
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
     from litestar import Litestar
 
     from pixcore.accounts.sessions import ConsoleSession
+    from pixweb.network.claims import NetworkClaims
 
 __all__ = ["Composition", "compose_app", "compose_worker_app", "main", "worker_app"]
 
@@ -538,6 +541,106 @@ def retention_run(dry_run: bool) -> None:
         return await retain(database, await _service_clock(database), settings, dry_run=dry_run)
 
     _run_admin(action)
+
+
+@admin.group()
+def network() -> None:
+    """The PIX network this service takes part in (PIX_NETWORK_URL): claims of keys."""
+
+
+@network.group()
+def claims() -> None:
+    """Claims of keys between institutions: ours, and other institutions' against our keys."""
+
+
+def _claim_out(claim: KeyClaim) -> dict[str, Any]:
+    return {
+        "id": str(claim.id),
+        "type": claim.kind.value,
+        "key": claim.key.value,
+        "status": claim.state.value,
+        "donor": claim.donor,
+        "claimer": claim.claimer,
+        "claimerAccount": claim.claimer_account,
+        "resolutionPeriodEnd": format_timestamp(claim.resolution_period_end),
+        "lastModified": format_timestamp(claim.last_modified),
+    }
+
+
+def _claims_command(step: Callable[[Settings, Database, NetworkClaims], Awaitable[dict[str, Any]]]) -> None:
+    if _settings().network is None:  # said before the database is touched
+        _fail("NoNetwork", "PIX_NETWORK_URL is not set: the service takes part in no network")
+
+    async def action(settings: Settings, database: Database) -> dict[str, Any]:
+        try:
+            async with key_claims(settings) as dictionary:
+                return await step(settings, database, dictionary)
+        except ValueError as exc:  # no network set, or the network extra missing
+            raise CommandFailed("NoNetwork", str(exc)) from exc
+
+    _run_admin(action)
+
+
+@claims.command("list")
+def claims_list() -> None:
+    """The claims against our keys still to be answered, and ours still to be completed."""
+
+    async def step(_: Settings, __: Database, dictionary: NetworkClaims) -> dict[str, Any]:
+        return {
+            "asDonor": [_claim_out(claim) for claim in await dictionary.as_donor()],
+            "asClaimer": [_claim_out(claim) for claim in await dictionary.as_claimer()],
+        }
+
+    _claims_command(step)
+
+
+@claims.command("open")
+@click.option("--account", "account_id", type=int, required=True, help="Our account the key is to come to.")
+@click.option("--key", required=True, help="The key, held at another institution.")
+@click.option(
+    "--ownership", is_flag=True, help="A claim of ownership (another person's key), not portability."
+)
+def claims_open(account_id: int, key: str, *, ownership: bool) -> None:
+    """Claim a key for one of our accounts: ported from another institution (its holder's own
+    key), or with --ownership a phone or e-mail key another person holds. The key comes to the
+    account once the other institution confirms (this service completes the claim by itself)."""
+
+    async def step(_: Settings, database: Database, dictionary: NetworkClaims) -> dict[str, Any]:
+        kind = ClaimKind.OWNERSHIP if ownership else ClaimKind.PORTABILITY
+        uow = partial(PostgresUnitOfWork, database)
+        return _claim_out(await claim_key(uow, dictionary, account_id=account_id, key=key, kind=kind))
+
+    _claims_command(step)
+
+
+def _claim_id(raw: str) -> uuid.UUID:
+    try:
+        return uuid.UUID(raw)
+    except ValueError:
+        raise CommandFailed("InvalidClaimId", f"{raw!r} is not a claim's id (a UUID)") from None
+
+
+@claims.command("confirm")
+@click.argument("claim_id")
+def claims_confirm(claim_id: str) -> None:
+    """Give one of our keys up to the claim against it: off its account here, then confirmed."""
+
+    async def step(_: Settings, database: Database, dictionary: NetworkClaims) -> dict[str, Any]:
+        uow = partial(PostgresUnitOfWork, database)
+        return _claim_out(await confirm_claim(uow, dictionary, _claim_id(claim_id)))
+
+    _claims_command(step)
+
+
+@claims.command("refuse")
+@click.argument("claim_id")
+def claims_refuse(claim_id: str) -> None:
+    """Refuse a claim against one of our keys (cancelled as its donor); the key stays."""
+
+    async def step(_: Settings, __: Database, dictionary: NetworkClaims) -> dict[str, Any]:
+        return _claim_out(await refuse_claim(dictionary, _claim_id(claim_id)))
+
+    _claims_command(step)
 
 
 @admin.group()

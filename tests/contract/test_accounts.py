@@ -109,6 +109,33 @@ async def test_a_key_is_unique_across_accounts_and_for_its_own_account(backend: 
         assert await tx.keys.owner_of(second) == other.id
 
 
+async def test_a_key_taken_off_its_account_is_gone_and_may_be_added_again(backend: Backend) -> None:
+    """A key that left for another institution (a claim): off its account, and only its own
+    account's removal takes it (another account's is False and changes nothing)."""
+    key, kept = email_key(), phone_key()
+    async with backend.uow() as tx:
+        owner, other = await add_account(tx), await add_account(tx)
+        await tx.keys.add(owner.id, key)
+        await tx.keys.add(owner.id, kept)
+        await tx.commit()
+
+    async with backend.uow() as tx:
+        assert await tx.keys.remove(other.id, key) is False
+        assert await tx.keys.owner_of(key) == owner.id
+        assert await tx.keys.remove(owner.id, key) is True
+        assert await tx.keys.owner_of(key) is None
+        assert await tx.keys.remove(owner.id, key) is False
+        await tx.commit()
+
+    async with backend.uow() as tx:
+        assert await tx.keys.owner_of(key) is None
+        assert await tx.keys.list_for(owner.id) == [kept]
+        await tx.keys.add(other.id, key)  # the key came back, to another account
+        await tx.commit()
+    async with backend.uow() as tx:
+        assert await tx.keys.owner_of(key) == other.id
+
+
 async def test_a_key_added_twice_in_one_unit_is_refused(backend: Backend) -> None:
     key = email_key()
     async with backend.uow() as tx:

@@ -62,6 +62,11 @@ class PixKeyRepository(Protocol):
 
     async def list_for(self, account_id: int) -> list[PixKey]: ...
 
+    async def remove(self, account_id: int, key: PixKey) -> bool:
+        """Take ``key`` off the account (it left for another institution); False if the account
+        did not hold it."""
+        ...
+
 
 class KeyRegistry(Protocol):
     """Where an account's keys are registered besides this service's books: the network's DICT,

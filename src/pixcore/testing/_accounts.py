@@ -66,19 +66,28 @@ class InMemoryBalances(Repository):
 class InMemoryPixKeys(Repository):
     async def add(self, account_id: int, key: PixKey) -> None:
         staged = self._staged
-        if key.value in staged.keys or key.value in self._committed.keys:
+        if await self.owner_of(key) is not None:
             raise DuplicatePixKey(f"the key {key.value} is registered already")
         self._require_account(account_id)
         staged.keys[key.value] = StoredKey(account_id, key)
 
     async def owner_of(self, key: PixKey) -> int | None:
-        stored = self._staged.keys.get(key.value) or self._committed.keys.get(key.value)
+        stored = self._staged.keys.get(key.value)
+        if stored is None and key.value not in self._staged.removed_keys:
+            stored = self._committed.keys.get(key.value)
         return stored.account_id if stored is not None else None
 
     async def list_for(self, account_id: int) -> list[PixKey]:
         # Committed keys were registered before this unit's own: the PostgreSQL adapter's id order.
         rows = [*self._committed.keys.values(), *self._staged.keys.values()]
-        return [row.key for row in rows if row.account_id == account_id]
+        return [row.key for row in rows if await self.owner_of(row.key) == account_id]
+
+    async def remove(self, account_id: int, key: PixKey) -> bool:
+        if await self.owner_of(key) != account_id:
+            return False
+        self._staged.keys.pop(key.value, None)
+        self._staged.removed_keys.add(key.value)
+        return True
 
 
 class InMemoryCredentials(Repository):

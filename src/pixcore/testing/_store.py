@@ -105,6 +105,7 @@ class Tables:
     accounts: dict[int, Account] = field(default_factory=dict)
     balances: dict[int, Balance] = field(default_factory=dict)
     keys: dict[str, StoredKey] = field(default_factory=dict)  # by key value, in registration order
+    removed_keys: set[str] = field(default_factory=set)  # staged only: keys taken off their accounts
     credentials: dict[str, ClientCredential] = field(default_factory=dict)
     certificates: dict[str, StoredCertificate] = field(default_factory=dict)
     # Staged only: new secret hashes of existing credentials, revocations of linked certificates.
@@ -265,9 +266,7 @@ class StoreState:
     def apply(self, staged: Tables) -> None:
         """Check the staged rows against what others committed meanwhile, then make them visible."""
         committed = self.tables
-        for value in staged.keys:
-            if value in committed.keys:
-                raise DuplicatePixKey(f"the key {value} is registered already")
+        _check_keys(committed, staged)
         for fingerprint, certificate in staged.certificates.items():
             linked = committed.certificates.get(fingerprint)
             if linked is not None and linked.account_id != certificate.account_id:
@@ -290,7 +289,7 @@ class StoreState:
         balances = self._balances_after(staged)
         committed.accounts.update(staged.accounts)
         committed.balances.update(balances)
-        committed.keys.update(staged.keys)
+        _apply_keys(committed, staged)
         committed.credentials.update(staged.credentials)
         committed.credentials.update(staged.new_secrets)
         for fingerprint, certificate in staged.certificates.items():
@@ -489,3 +488,16 @@ class Repository:
     def _balance(self, account_id: int) -> Balance | None:
         staged = self._staged.balances.get(account_id)
         return staged if staged is not None else self._committed.balances.get(account_id)
+
+
+def _check_keys(committed: Tables, staged: Tables) -> None:
+    for value in staged.keys:
+        if value in committed.keys and value not in staged.removed_keys:
+            raise DuplicatePixKey(f"the key {value} is registered already")
+
+
+def _apply_keys(committed: Tables, staged: Tables) -> None:
+    """The keys taken off their accounts leave, then the new ones (a key may be both: moved)."""
+    for value in staged.removed_keys:
+        committed.keys.pop(value, None)
+    committed.keys.update(staged.keys)

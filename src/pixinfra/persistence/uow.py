@@ -147,6 +147,12 @@ class PostgresPixKeys(Repository):
         )
         return [PixKey(PixKeyType(row["key_type"]), row["key_value"]) for row in rows]
 
+    async def remove(self, account_id: int, key: PixKey) -> bool:
+        removed = await self._conn.execute(
+            "DELETE FROM pix_keys WHERE account_id = $1 AND key_value = $2", account_id, key.value
+        )
+        return bool(removed != "DELETE 0")
+
 
 class PostgresCredentials(Repository):
     async def add(self, credential: ClientCredential) -> None:

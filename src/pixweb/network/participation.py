@@ -20,13 +20,14 @@ from pixcore.unit_of_work import UnitOfWorkFactory
 from pixinfra.settings import NetworkAccess, Settings
 
 if TYPE_CHECKING:
+    from pixweb.network.claims import ClaimsLoop, NetworkClaims
     from pixweb.network.client import NetworkClient
     from pixweb.network.directory import NetworkDirectory
     from pixweb.network.registry import NetworkKeyRegistry
     from pixweb.network.spi import SpiNetwork
     from pixweb.network.worker import NetworkMessages
 
-__all__ = ["NETWORK_MODULES", "Participation", "key_registry"]
+__all__ = ["NETWORK_MODULES", "Participation", "key_claims", "key_registry"]
 
 NETWORK_MODULES = ("lxml", "signxml")
 """What the ``network`` extra installs that taking part in a network needs."""
@@ -57,23 +58,30 @@ class Participation:
     registry: NetworkKeyRegistry
     spi: SpiNetwork
     messages: NetworkMessages
+    claims: NetworkClaims
+    claims_loop: ClaimsLoop
 
     @classmethod
     def build(cls, settings: Settings, uow: UnitOfWorkFactory, clock: Clock) -> Participation:
         """The participation ``settings.network`` describes (``ValueError`` without one, or
         without the ``network`` extra)."""
+        access = _access(settings)
         client = _client(settings)
+        from pixweb.network.claims import ClaimsLoop, NetworkClaims
         from pixweb.network.directory import NetworkDirectory
         from pixweb.network.registry import NetworkKeyRegistry
         from pixweb.network.spi import SpiNetwork
         from pixweb.network.worker import NetworkMessages
 
+        claims = NetworkClaims(client, ispb=settings.ispb)
         return cls(
             client=client,
             directory=NetworkDirectory(client, uow, ispb=settings.ispb, bank_name=settings.institution_name),
             registry=NetworkKeyRegistry(client),
             spi=SpiNetwork(client, ispb=settings.ispb),
             messages=NetworkMessages(client, uow, clock, ispb=settings.ispb),
+            claims=claims,
+            claims_loop=ClaimsLoop(claims, uow, ispb=settings.ispb, policy=access.claims),
         )
 
 
@@ -89,5 +97,18 @@ async def key_registry(settings: Settings) -> AsyncIterator[KeyRegistry | None]:
 
     try:
         yield NetworkKeyRegistry(client)
+    finally:
+        await client.close()
+
+
+@asynccontextmanager
+async def key_claims(settings: Settings) -> AsyncIterator[NetworkClaims]:
+    """The network's DICT, for the claims of one operator's command (``ValueError`` without a
+    network)."""
+    client = _client(settings)
+    from pixweb.network.claims import NetworkClaims
+
+    try:
+        yield NetworkClaims(client, ispb=settings.ispb)
     finally:
         await client.close()

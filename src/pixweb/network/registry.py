@@ -30,7 +30,7 @@ from pixwire.dict.model import (
     OwnerType,
 )
 
-__all__ = ["NetworkKeyRegistry"]
+__all__ = ["NetworkKeyRegistry", "holder_of"]
 
 CPF_LENGTH = 11
 
@@ -44,12 +44,21 @@ TAKEN = frozenset(
 )
 
 
+def holder_of(account: Account) -> Owner:
+    """The account's holder as the DICT names a person."""
+    natural = len(account.document) == CPF_LENGTH
+    return Owner(
+        type=OwnerType.NATURAL_PERSON if natural else OwnerType.LEGAL_PERSON,
+        tax_id=account.document,
+        name=account.name,
+    )
+
+
 class NetworkKeyRegistry:
     def __init__(self, client: NetworkClient) -> None:
         self._client = client
 
     async def register(self, account: Account, key: PixKey) -> PixKey:
-        natural = len(account.document) == CPF_LENGTH
         request = CreateEntry(
             entry=NewEntry(
                 key=None if key.type is PixKeyType.EVP else key.value,
@@ -61,11 +70,7 @@ class NetworkKeyRegistry:
                     type=AccountType.CACC,
                     opened_at=account.created_at,
                 ),
-                owner=Owner(
-                    type=OwnerType.NATURAL_PERSON if natural else OwnerType.LEGAL_PERSON,
-                    tax_id=account.document,
-                    name=account.name,
-                ),
+                owner=holder_of(account),
             ),
             reason=EntryReason.USER_REQUESTED,
             request_id=uuid.uuid4(),

@@ -83,3 +83,27 @@ async def test_balanced_entries_written_by_hand_commit(
 
     assert await _entries(conn, transaction_id) == [-1_000, -5, 5, 1_000]
     assert (await check_ledger(conn))["ok"] is True
+
+
+async def test_a_line_in_another_month_is_checked_with_its_own_time(
+    pg_uow: UnitOfWorkFactory, conn: asyncpg.Connection
+) -> None:
+    """The check sums the lines of the transaction written at the new line's time (one month's
+    partition): a forged line dated a year from the receipt is refused on its own, and so is a
+    posting split across two times even when its halves would cancel."""
+    institution = _elsewhere()
+    account_id, transaction_id = await _funded(pg_uow, 1_000, institution)
+    forged = """
+        INSERT INTO ledger_entries (transaction_id, posting, account_id, bucket, amount, created_at)
+        VALUES ($1, 'by hand', $2, 'available', $3, $4)
+    """
+
+    with pytest.raises(asyncpg.CheckViolationError, match=f"transaction {transaction_id} sum to 7, not 0"):
+        async with conn.transaction():
+            await conn.execute(forged, transaction_id, account_id, 7, datetime(2027, 1, 1, tzinfo=UTC))
+    with pytest.raises(asyncpg.CheckViolationError, match=f"transaction {transaction_id} sum to -5, not 0"):
+        async with conn.transaction():
+            await conn.execute(forged, transaction_id, account_id, -5, datetime(2026, 6, 1, tzinfo=UTC))
+            await conn.execute(forged, transaction_id, account_id, 5, datetime(2026, 6, 2, tzinfo=UTC))
+
+    assert await _entries(conn, transaction_id) == [-1_000, 1_000]

@@ -97,7 +97,8 @@ async def accept_med(
     uow: UnitOfWorkFactory, clock: Clock, *, account_id: int, case_id: int, ispb: str
 ) -> MedOutcome:
     """The blocked funds go back to the payer: a refund of nature MED_FRAUDE or MED_OPERACIONAL,
-    DEVOLVIDO at once (NAO_REALIZADO if nothing could be blocked)."""
+    DEVOLVIDO at once (NAO_REALIZADO if nothing could be blocked); of a PIX received through the
+    network, sent back through its SPI and DEVOLVIDO once it settles."""
     now = clock.now()
     async with uow() as tx:
         case, receipt = await _locked(tx, account_id, case_id)
@@ -119,7 +120,10 @@ async def accept_med(
         if case.blocked:  # the block was posted on the receipt; the refund's record takes it over
             await tx.ledger.post(receipt.transaction_id, ledger.release(account_id, case.blocked), now)
             await tx.ledger.post(refund.transaction_id, ledger.reserve(account_id, case.blocked), now)
-        refund = await finish_refund(tx, refund, now)
+        if not (case.blocked and await tx.network.receipt(receipt.end_to_end_id) is not None):
+            refund = await finish_refund(tx, refund, now)
+        # else: the receipt came through a PIX network: the refund goes back through its SPI, and is
+        # finished by the SPI's answer (``pixcore.network.participant_service.send_due_refunds``)
         finished = dataclasses.replace(case, status=status, finished_at=now)
         await _notify(tx, finished, status)
         await tx.commit()

@@ -29,6 +29,8 @@ from pixcore.network.rules import (
     ReceiptState,
 )
 from pixcore.records import TransactionStatus
+from pixcore.refunds.med import MedReason
+from pixcore.refunds.med_service import accept_med, open_med
 from pixcore.refunds.refund_service import request_refund
 from pixcore.refunds.rules import RefundRequest, RefundStatus
 from pixcore.testing import external_total
@@ -279,6 +281,38 @@ async def test_a_refund_of_a_payment_from_the_network_goes_back_through_the_spi(
     assert (sent.end_to_end_id, sent.amount, sent.fraud) == (payment.end_to_end_id, 400, False)
     assert world.store.tables.refunds[refund_id].status is RefundStatus.DEVOLVIDO
     assert world.balance(world.receiver) == Balance(before.available, before.blocked - 400)
+    assert_books_balance(world.store)
+
+
+async def test_an_accepted_med_of_a_payment_from_the_network_goes_back_through_the_spi(world: World) -> None:
+    """Accepting a MED case of a payment received through the network does not finish its refund
+    here (the payer's institution would never see the money): the SPI is sent a fraud return, and
+    the refund is DEVOLVIDO by its answer."""
+    payment = await _received(world)
+    before = world.balance(world.receiver)
+    uow = world.store.unit_of_work
+    case = await open_med(
+        uow,
+        world.clock,
+        account_id=world.receiver.id,
+        end_to_end_id=payment.end_to_end_id,
+        reason=MedReason.MED_FRAUDE,
+    )
+    outcome = await accept_med(
+        uow, world.clock, account_id=world.receiver.id, case_id=case.id, ispb=world.receiver.ispb
+    )
+    assert outcome.refund is not None
+    assert world.store.tables.refunds[outcome.refund.id].status is RefundStatus.EM_PROCESSAMENTO
+    assert world.balance(world.receiver) == Balance(
+        before.available - payment.amount, before.blocked + payment.amount
+    )
+
+    network = ReturnsNetwork(Outcome.settled())
+    assert await send_due_refunds(uow, world.clock, network) == 1
+    (sent,) = network.returns
+    assert (sent.end_to_end_id, sent.amount, sent.fraud) == (payment.end_to_end_id, payment.amount, True)
+    assert world.store.tables.refunds[outcome.refund.id].status is RefundStatus.DEVOLVIDO
+    assert world.balance(world.receiver) == Balance(before.available - payment.amount, before.blocked)
     assert_books_balance(world.store)
 
 

@@ -16,10 +16,11 @@ from aiohttp import web
 
 from pixnet.directory.claims import ClaimPeriods
 from pixnet.directory.policies import Buckets
-from pixnet.server import claims, directory, settlement
+from pixnet.server import claims, directory, med, settlement
 from pixnet.server.common import NETWORK, Identity, Network, problems
 from pixnet.settlement.spi import Spi
 from pixnet.store.claims import PostgresDirectory
+from pixnet.store.med import PostgresMed
 from pixwire.xml import MAX_BODY
 
 __all__ = ["Identity", "make_app"]
@@ -57,9 +58,12 @@ def make_app(
     ``claim_periods``."""
     app = web.Application(middlewares=[problems], client_max_size=MAX_BODY)
     spi = Spi(pool, now, payee_timeout)
-    app[NETWORK] = Network(pool, PostgresDirectory(pool), spi, identity, now, Buckets(now), claim_periods)
+    app[NETWORK] = Network(
+        pool, PostgresDirectory(pool), spi, identity, now, Buckets(now), claim_periods, PostgresMed(pool)
+    )
     directory.add_routes(app)
     claims.add_routes(app)
+    med.add_routes(app)
     settlement.add_routes(app)
 
     async def expiry(_: web.Application) -> AsyncIterator[None]:

@@ -24,6 +24,7 @@ from pixnet.server.tls import peer_fingerprint
 from pixnet.settlement.spi import Spi
 from pixnet.store.claims import PostgresDirectory
 from pixnet.store.entries import Participant, participant_by_fingerprint
+from pixnet.store.med import PostgresMed
 from pixwire.dict.documents import problem_document
 from pixwire.dict.model import DictProblem, ErrorType
 from pixwire.signatures import SignatureRefused, sign, verify
@@ -57,6 +58,8 @@ class Network:
     buckets: Buckets
     """The rate-limiting policies' buckets (``pixnet.directory.policies``)."""
     claim_periods: ClaimPeriods
+    med: PostgresMed
+    """The DICT's infraction reports and refund requests."""
 
 
 NETWORK = web.AppKey("network", Network)

@@ -84,6 +84,20 @@ class ErrorType(enum.StrEnum):
     CLAIM_OPERATION_INVALID = "ClaimOperationInvalid"
     CLAIM_RESOLUTION_PERIOD_NOT_ENDED = "ClaimResolutionPeriodNotEnded"
     CLAIM_COMPLETION_PERIOD_NOT_ENDED = "ClaimCompletionPeriodNotEnded"
+    INFRACTION_REPORT_INVALID = "InfractionReportInvalid"
+    INFRACTION_REPORT_OPERATION_INVALID = "InfractionReportOperationInvalid"
+    INFRACTION_REPORT_TRANSACTION_NOT_FOUND = "InfractionReportTransactionNotFound"
+    INFRACTION_REPORT_TRANSACTION_NOT_SETTLED = "InfractionReportTransactionNotSettled"
+    INFRACTION_REPORT_ALREADY_BEING_PROCESSED = "InfractionReportAlreadyBeingProcessedForTransaction"
+    INFRACTION_REPORT_ALREADY_PROCESSED = "InfractionReportAlreadyProcessedForTransaction"
+    INFRACTION_REPORT_PERIOD_EXPIRED = "InfractionReportPeriodExpired"
+    REFUND_OPERATION_INVALID = "RefundOperationInvalid"
+    REFUND_TRANSACTION_NOT_FOUND = "RefundTransactionNotFound"
+    REFUND_TRANSACTION_NOT_SETTLED = "RefundTransactionNotSettled"
+    REFUND_ALREADY_PROCESSED = "RefundAlreadyProcessedForTransaction"
+    REFUND_ALREADY_BEING_PROCESSED = "RefundAlreadyBeingProcessedForTransaction"
+    REFUND_PERIOD_EXPIRED = "RefundPeriodExpired"
+    TRANSACTION_NOT_REFUNDABLE = "TransactionNotRefundable"
 
     @property
     def status(self) -> int:

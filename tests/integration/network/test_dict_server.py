@@ -269,6 +269,13 @@ async def test_look_ups_of_keys_that_are_not_there_empty_the_users_bucket(networ
             "CLAIMS_WRITE",
             "CLAIMS_LIST_WITH_ROLE",
             "CLAIMS_LIST_WITHOUT_ROLE",
+            "INFRACTION_REPORTS_READ",
+            "INFRACTION_REPORTS_WRITE",
+            "INFRACTION_REPORTS_LIST_WITH_ROLE",
+            "INFRACTION_REPORTS_LIST_WITHOUT_ROLE",
+            "REFUNDS_READ",
+            "REFUNDS_WRITE",
+            "REFUND_LIST_WITH_ROLE",
         }
         antiscan = names["ENTRIES_READ_PARTICIPANT_ANTISCAN"]  # category A: 12,000 a minute, 20,000 at most
         # (it refills 200 tokens a second: what it holds now is not a figure a test can pin)

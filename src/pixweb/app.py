@@ -132,6 +132,7 @@ def _lifespan(
             if settings.run_workers and services.network is not None:
                 loops.append(asyncio.create_task(services.network.messages.run(stop)))
                 loops.append(asyncio.create_task(services.network.claims_loop.run(stop)))
+                loops.append(asyncio.create_task(services.network.med_loop.run(stop)))
             if settings.run_workers and settings.run_delivery:
                 if delivery is not None:
                     loops.append(

@@ -31,6 +31,7 @@ from pixcore.accounts.rules import DEFAULT_ADDRESS, CertificateInfo
 from pixcore.clock import SystemClock, format_timestamp
 from pixcore.errors import PixError
 from pixcore.network.claims import ClaimKind, KeyClaim, claim_key, confirm_claim, refuse_claim
+from pixcore.network.med import ask_back
 from pixcore.webhooks.ports import WebhookProbe
 from pixinfra.logs import configure_logging
 from pixinfra.persistence.uow import PostgresUnitOfWork
@@ -43,7 +44,7 @@ from pixinfra.postgres.database import (
 from pixinfra.postgres.pool import Database
 from pixinfra.runtime import DeliveryLoop, database_ready
 from pixinfra.settings import Settings, get_settings
-from pixweb.network.participation import key_claims, key_registry
+from pixweb.network.participation import key_claims, key_registry, network_med
 from pixweb.sandbox.clock import ClockKeeper
 from pixweb.security.certificates import create_self_signed, read_pem, write_private
 from pixweb.security.secrets import Argon2Hasher
@@ -641,6 +642,42 @@ def claims_refuse(claim_id: str) -> None:
         return _claim_out(await refuse_claim(dictionary, _claim_id(claim_id)))
 
     _claims_command(step)
+
+
+@network.group()
+def med() -> None:
+    """The MED between institutions: a PIX we sent, asked back."""
+
+
+@med.command("ask-back")
+@click.argument("end_to_end_id")
+@click.option("--operational", is_flag=True, help="An operational flaw, not a fraud (no infraction report).")
+@click.option(
+    "--details", default=None, help="What happened, for the other institution (at most 2,000 characters)."
+)
+def med_ask_back(end_to_end_id: str, details: str | None, *, operational: bool) -> None:
+    """Ask a PIX one of our customers sent to another institution back: reported as a fraud (or,
+    with --operational, an operational flaw) and all of it asked back. The other institution
+    opens a MED case; if it accepts, the money comes back to the customer's account."""
+    if _settings().network is None:
+        _fail("NoNetwork", "PIX_NETWORK_URL is not set: the service takes part in no network")
+
+    async def action(settings: Settings, database: Database) -> dict[str, Any]:
+        async with network_med(settings) as dictionary:
+            asked = await ask_back(
+                partial(PostgresUnitOfWork, database),
+                dictionary,
+                end_to_end_id=end_to_end_id,
+                fraud=not operational,
+                details=details,
+            )
+        return {
+            "infractionReportId": asked.report_id,
+            "refundRequestId": asked.refund_id,
+            "amount": asked.amount,
+        }
+
+    _run_admin(action)
 
 
 @admin.group()

@@ -28,6 +28,8 @@ from tests.support import random_cpf
 
 BANK = "CONTRACT BANK"
 """The bank name the directory gives the service's own accounts."""
+PAYER = random_cpf()
+"""Whom the look-ups are for (the CPF of the holder of the account that pays)."""
 
 
 @dataclass(frozen=True)
@@ -98,22 +100,22 @@ async def _account_with(side: Side, key: PixKey) -> Account:
 
 async def test_an_unknown_key_is_not_found(side: Side) -> None:
     key = email_key()
-    assert await side.directory.lookup(key) is None
-    assert await side.directory.lookup_many([key, phone_key()]) == {}
-    assert await side.directory.lookup_many([]) == {}
+    assert await side.directory.lookup(key, payer=PAYER) is None
+    assert await side.directory.lookup_many([key, phone_key()], payer=PAYER) == {}
+    assert await side.directory.lookup_many([], payer=PAYER) == {}
 
 
 async def test_a_key_of_an_account_resolves_to_the_account_and_settles_inside(side: Side) -> None:
     key = email_key()
     account = await _account_with(side, key)
-    assert await side.directory.lookup(key) == _of_account(account, key)
+    assert await side.directory.lookup(key, payer=PAYER) == _of_account(account, key)
 
 
 @pytest.mark.parametrize("behavior", ["settle", "reject"])
 async def test_an_added_key_resolves_as_it_was_added(side: Side, behavior: str) -> None:
     entry = _outside(phone_key(), behavior)
     await side.add(entry)
-    found = await side.directory.lookup(entry.key)
+    found = await side.directory.lookup(entry.key, payer=PAYER)
     assert found == entry
     assert found.account_id is None
 
@@ -123,7 +125,7 @@ async def test_a_key_of_an_account_cannot_be_added(side: Side) -> None:
     account = await _account_with(side, key)
     with pytest.raises(DuplicatePixKey):
         await side.add(_outside(key))
-    assert await side.directory.lookup(key) == _of_account(account, key)
+    assert await side.directory.lookup(key, payer=PAYER) == _of_account(account, key)
 
 
 async def test_a_key_added_twice_keeps_its_first_entry(side: Side) -> None:
@@ -131,15 +133,15 @@ async def test_a_key_added_twice_keeps_its_first_entry(side: Side) -> None:
     await side.add(first)
     with pytest.raises(DuplicatePixKey):
         await side.add(_outside(first.key))
-    assert await side.directory.lookup(first.key) == first
+    assert await side.directory.lookup(first.key, payer=PAYER) == first
 
 
 async def test_an_account_that_takes_an_added_key_wins_over_its_entry(side: Side) -> None:
     key = email_key()
     await side.add(_outside(key, "reject"))
     account = await _account_with(side, key)
-    assert await side.directory.lookup(key) == _of_account(account, key)
-    assert await side.directory.lookup_many([key]) == {key.value: _of_account(account, key)}
+    assert await side.directory.lookup(key, payer=PAYER) == _of_account(account, key)
+    assert await side.directory.lookup_many([key], payer=PAYER) == {key.value: _of_account(account, key)}
 
 
 async def test_a_key_resolves_only_once_its_unit_of_work_commits(side: Side) -> None:
@@ -149,14 +151,14 @@ async def test_a_key_resolves_only_once_its_unit_of_work_commits(side: Side) -> 
         await tx.commit()
     async with side.uow() as tx:
         await tx.keys.add(account.id, rolled_back)
-        assert await side.directory.lookup(rolled_back) is None
+        assert await side.directory.lookup(rolled_back, payer=PAYER) is None
     async with side.uow() as tx:
         await tx.keys.add(account.id, kept)
-        assert await side.directory.lookup(kept) is None
-        assert await side.directory.lookup_many([kept]) == {}
+        assert await side.directory.lookup(kept, payer=PAYER) is None
+        assert await side.directory.lookup_many([kept], payer=PAYER) == {}
         await tx.commit()
-    assert await side.directory.lookup(rolled_back) is None
-    assert await side.directory.lookup(kept) == _of_account(account, kept)
+    assert await side.directory.lookup(rolled_back, payer=PAYER) is None
+    assert await side.directory.lookup(kept, payer=PAYER) == _of_account(account, kept)
 
 
 async def test_lookup_many_answers_as_lookup_does_for_each_key_found(side: Side) -> None:
@@ -164,7 +166,21 @@ async def test_lookup_many_answers_as_lookup_does_for_each_key_found(side: Side)
     account = await _account_with(side, mine)
     entry = _outside(added, "reject")
     await side.add(entry)
-    found = await side.directory.lookup_many([unknown, mine, added, mine])
+    found = await side.directory.lookup_many([unknown, mine, added, mine], payer=PAYER)
     assert found == {mine.value: _of_account(account, mine), added.value: entry}
     for key in (mine, added, unknown):
-        assert await side.directory.lookup(key) == found.get(key.value)
+        assert await side.directory.lookup(key, payer=PAYER) == found.get(key.value)
+
+
+async def test_the_payer_changes_no_answer(side: Side) -> None:
+    """Neither the sandbox nor its fake limits a payer's look-ups: any payer gets the same answers."""
+    mine, added, unknown = email_key(), phone_key(), email_key()
+    account = await _account_with(side, mine)
+    await side.add(_outside(added))
+    keys = [mine, added, unknown]
+    found = await side.directory.lookup_many(keys, payer=PAYER)
+    assert set(found) == {mine.value, added.value}
+    for other in (random_cpf(), account.document, "11222333000181"):
+        assert await side.directory.lookup_many(keys, payer=other) == found
+        for key in keys:
+            assert await side.directory.lookup(key, payer=other) == found.get(key.value)

@@ -5,12 +5,14 @@
 from __future__ import annotations
 
 import dataclasses
+import uuid
 from datetime import timedelta
 
 import pytest
 
 from pixcore.accounts.rules import Counterpart
-from pixcore.network.rules import IncomingPayment, NetworkReceipt, ReceiptState
+from pixcore.network.rules import IncomingPayment, MedLink, NetworkReceipt, ReceiptState
+from pixcore.refunds.med import MedReason, NewMedCase
 from pixcore.refunds.rules import NewRefund, RefundKind, RefundNature
 from pixcore.transfers.rules import SPI_BEHAVIOR, TransferState
 from tests.contract.conftest import Backend
@@ -164,3 +166,38 @@ async def test_a_transfer_is_found_by_its_end_to_end_id_and_a_return_by_its_id(b
             )
         )
         assert await tx.network.return_received(return_id) is True
+
+
+async def test_a_med_link_is_kept_listed_while_open_and_closed_once(backend: Backend) -> None:
+    """A refund request of the DICT and the MED case it opened: listed until closed, then found
+    still (a request seen again is not opened twice); a second link of one request is refused."""
+    async with backend.uow() as tx:
+        account = await add_account(tx)
+        original = await tx.transactions.add(receipt(account.id))
+        case = await tx.med.add(
+            NewMedCase(
+                account_id=account.id,
+                original_transaction_id=original,
+                end_to_end_id=e2e(),
+                reason=MedReason.MED_FRAUDE,
+                amount=1_000,
+                blocked=1_000,
+                created_at=T0,
+            )
+        )
+        link = MedLink(str(uuid.uuid4()), case.id, account.id, case.end_to_end_id, str(uuid.uuid4()))
+        await tx.network.link_med(link)
+        await tx.commit()
+
+    async with backend.uow() as tx:
+        assert await tx.network.med_link(link.refund_id) == link
+        assert link in await tx.network.med_links()
+        assert await tx.network.med_link(str(uuid.uuid4())) is None
+        await tx.network.close_med(link.refund_id, T0)
+        await tx.commit()
+    async with backend.uow() as tx:
+        assert link not in await tx.network.med_links()
+        assert await tx.network.med_link(link.refund_id) == link
+    async with backend.uow() as tx:
+        with pytest.raises(backend.refused):
+            await tx.network.link_med(link)

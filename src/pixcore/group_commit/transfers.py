@@ -21,8 +21,10 @@ again, and after ``OPTIMISTIC_TRIES`` decided under the balance row's lock in on
 (the way without a store).
 
 The keys the group's requests pay are looked up in the directory with one statement when the
-group begins (before its unit of work opens). A request whose destination the rules refuse, whose
-key is taken already, or that repeats the key of an earlier request of its group takes the ungrouped path
+group begins (before its unit of work opens), for the account's holder: its document is the payer
+of every look-up of the group (read once per account and kept: an account's document never
+changes). A request whose destination the rules refuse, whose key is taken already, or that
+repeats the key of an earlier request of its group takes the ungrouped path
 (:func:`~pixcore.transfers.transfer_service.create_transfer`) on its own, after the group: its answer
 is exactly today's. If the group's unit of work fails for any reason (a key claimed meanwhile
 by another process, a deadlock, a lost connection), its requests are applied one by one on the
@@ -72,6 +74,7 @@ from pixcore.transfers.transfer_service import (
     CreatedTransfer,
     check_destination,
     create_transfer,
+    payer_of,
     request_fingerprint,
     reservation,
     reserve_many,
@@ -86,6 +89,9 @@ log = logging.getLogger(__name__)
 OPTIMISTIC_TRIES = 2
 """How many times a group is decided on the balance as committed and written only if it has not
 moved (``TransferGroupStore``) before it locks the balance row instead."""
+
+PAYERS_KEPT = 10_000
+"""How many accounts' documents (the payer of their look-ups) a group commit keeps, those used last."""
 
 _Outcome: TypeAlias = CreatedTransfer | RuleViolation
 
@@ -206,6 +212,7 @@ class TransferGroupCommit(GroupCommit[int, _Request, CreatedTransfer]):
         # is final: the next one of that key waits for it (see the module's text).
         self._keyed: dict[tuple[int, uuid.UUID], asyncio.Future[None]] = {}
         self._ispb, self._norm_delay = ispb, norm_delay
+        self._payers: dict[int, str] = {}  # per account, its holder's document; the one used last, last
 
     @property
     def checks_certificates(self) -> bool:
@@ -275,6 +282,17 @@ class TransferGroupCommit(GroupCommit[int, _Request, CreatedTransfer]):
                 refused.add(id(waiting))
         return [waiting for waiting in group if id(waiting) not in refused]
 
+    async def _payer(self, account_id: int) -> str:
+        """The document of the account's holder, the payer of its look-ups: read the first time,
+        then kept (for the ``PAYERS_KEPT`` accounts used last). ``AccountNotFound`` if none."""
+        payer = self._payers.pop(account_id, None)
+        if payer is None:
+            payer = await payer_of(self._uow, account_id)
+            if len(self._payers) >= PAYERS_KEPT:
+                del self._payers[next(iter(self._payers))]
+        self._payers[account_id] = payer
+        return payer
+
     async def _alone(self, account_id: int, item: _Request) -> CreatedTransfer:
         return await create_transfer(
             self._uow,
@@ -285,6 +303,7 @@ class TransferGroupCommit(GroupCommit[int, _Request, CreatedTransfer]):
             request=item.request,
             ispb=self._ispb,
             norm_delay=self._norm_delay,
+            payer=await self._payer(account_id),
         )
 
     async def _apply(self, account_id: int, group: _Group) -> None:
@@ -412,12 +431,16 @@ class TransferGroupCommit(GroupCommit[int, _Request, CreatedTransfer]):
     async def _read(self, account_id: int, items: Sequence[_Request]) -> _Read:
         keys = [item.key for item in items]
         if self._store is None:
-            return _Read(await self._directory.lookup_many([item.request.pix_key for item in items]), None)
+            return _Read(await self._looked_up(account_id, items), None)
         entries, seen = await asyncio.gather(
-            self._directory.lookup_many([item.request.pix_key for item in items]),
-            self._store.seen(account_id, keys),
+            self._looked_up(account_id, items), self._store.seen(account_id, keys)
         )
         return _Read(entries, seen)
+
+    async def _looked_up(self, account_id: int, items: Sequence[_Request]) -> dict[str, DirectoryEntry]:
+        """The directory's entries of the group's keys, looked up for the account's holder at once."""
+        keys = [item.request.pix_key for item in items]
+        return await self._directory.lookup_many(keys, payer=await self._payer(account_id))
 
     async def _commit(
         self,

@@ -8,7 +8,14 @@ from typing import Protocol
 
 from pixcore.accounts.rules import Counterpart
 from pixcore.errors import ServiceBusy
-from pixcore.network.rules import NetworkReceipt, Outcome, OutgoingPayment, OutgoingReturn, ReceiptState
+from pixcore.network.rules import (
+    MedLink,
+    NetworkReceipt,
+    Outcome,
+    OutgoingPayment,
+    OutgoingReturn,
+    ReceiptState,
+)
 
 __all__ = ["NetworkRepository", "NetworkUnavailable", "PaymentNetwork"]
 
@@ -71,3 +78,17 @@ class NetworkRepository(Protocol):
     async def advance(self, cursor: int) -> None:
         """Record that the messages up to ``cursor`` are handled."""
         ...
+
+    async def link_med(self, link: MedLink) -> None:
+        """Keep the MED case a refund request of the DICT opened here."""
+        ...
+
+    async def med_link(self, refund_id: str) -> MedLink | None:
+        """The link of a refund request of the DICT, closed or not."""
+        ...
+
+    async def med_links(self) -> list[MedLink]:
+        """The links not closed yet (their requests still open at the DICT)."""
+        ...
+
+    async def close_med(self, refund_id: str, at: datetime) -> None: ...

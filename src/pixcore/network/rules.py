@@ -15,6 +15,7 @@ from pixcore.transfers.rules import SpiError
 __all__ = [
     "IncomingPayment",
     "IncomingReturn",
+    "MedLink",
     "NetworkReceipt",
     "Outcome",
     "OutgoingPayment",
@@ -117,3 +118,14 @@ class NetworkReceipt:
     transaction_id: int | None = None
     """The PAYMENT record it was credited with (CREDITED)."""
     finished_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MedLink:
+    """A refund request of the DICT and the MED case it opened here."""
+
+    refund_id: str
+    case_id: int
+    account_id: int
+    end_to_end_id: str
+    report_id: str | None

@@ -19,7 +19,7 @@ class InMemoryKeyDirectory:
     account, with ``account_id`` set and behavior ``settle``: such transfers
     settle inside the service. Other keys are the outside world, known only once
     added. The directory is not part of any unit of work: it reads what the
-    store has committed.
+    store has committed. It records each call's keys and payer.
     """
 
     def __init__(self, store: StoreState | None = None, *, bank_name: str = "") -> None:
@@ -28,6 +28,7 @@ class InMemoryKeyDirectory:
         self.entries: dict[str, DirectoryEntry] = {}
         self.lookups: list[PixKey] = []
         self.many_lookups: list[list[PixKey]] = []  # each call of lookup_many, its keys
+        self.payers: list[str] = []  # each call's payer (of lookup and lookup_many), in order
 
     def add(self, entry: DirectoryEntry) -> None:
         """Add an outside key; a key an account or an earlier entry has is ``DuplicatePixKey``."""
@@ -36,13 +37,15 @@ class InMemoryKeyDirectory:
             raise DuplicatePixKey(f"the key {value} is registered already")
         self.entries[value] = entry
 
-    async def lookup_many(self, keys: Sequence[PixKey]) -> dict[str, DirectoryEntry]:
+    async def lookup_many(self, keys: Sequence[PixKey], *, payer: str) -> dict[str, DirectoryEntry]:
         self.many_lookups.append(list(keys))
+        self.payers.append(payer)
         found = {key.value: self._find(key) for key in keys}
         return {value: entry for value, entry in found.items() if entry is not None}
 
-    async def lookup(self, key: PixKey) -> DirectoryEntry | None:
+    async def lookup(self, key: PixKey, *, payer: str) -> DirectoryEntry | None:
         self.lookups.append(key)
+        self.payers.append(payer)
         return self._find(key)
 
     def _find(self, key: PixKey) -> DirectoryEntry | None:

@@ -7,8 +7,9 @@ import dataclasses
 from datetime import datetime
 
 from pixcore.accounts.rules import Counterpart
-from pixcore.network.rules import NetworkReceipt, ReceiptState
+from pixcore.network.rules import MedLink, NetworkReceipt, ReceiptState
 from pixcore.refunds.rules import RefundKind
+from pixcore.testing._integrity import IntegrityError
 from pixcore.testing._store import Repository
 
 __all__ = ["InMemoryNetwork"]
@@ -64,3 +65,22 @@ class InMemoryNetwork(Repository):
 
     async def advance(self, cursor: int) -> None:
         self._staged.network_cursor.append(max(cursor, await self.cursor()))  # never back
+
+    async def link_med(self, link: MedLink) -> None:
+        if await self.med_link(link.refund_id) is not None:
+            raise IntegrityError(f"the refund request {link.refund_id} has a case already")
+        self._staged.med_links[link.refund_id] = (link, None)
+
+    async def med_link(self, refund_id: str) -> MedLink | None:
+        found = self._staged.med_links.get(refund_id) or self._committed.med_links.get(refund_id)
+        return None if found is None else found[0]
+
+    async def med_links(self) -> list[MedLink]:
+        visible = {**self._committed.med_links, **self._staged.med_links}
+        return [link for link, closed in visible.values() if closed is None]
+
+    async def close_med(self, refund_id: str, at: datetime) -> None:
+        link = await self.med_link(refund_id)
+        if link is None:
+            raise LookupError(f"no MED case was opened for the refund request {refund_id}")
+        self._staged.med_links[refund_id] = (link, at)

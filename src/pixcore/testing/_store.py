@@ -32,7 +32,7 @@ from pixcore.errors import (
 from pixcore.events import Event, RecurringRoute
 from pixcore.keys import PixKey
 from pixcore.ledger import Bucket
-from pixcore.network.rules import NetworkReceipt, ReceiptState
+from pixcore.network.rules import MedLink, NetworkReceipt, ReceiptState
 from pixcore.records import NewTransaction, Transfer
 from pixcore.refunds.med import MedCase
 from pixcore.refunds.rules import NewRefund, Refund
@@ -136,6 +136,7 @@ class Tables:
     """Pix Automático's rows and the sandbox payers' balances."""
     network_receipts: dict[str, NetworkReceipt] = field(default_factory=dict)  # by end-to-end id
     network_cursor: list[int] = field(default_factory=list)  # the last cursor advanced to, if any
+    med_links: dict[str, tuple[MedLink, datetime | None]] = field(default_factory=dict)  # by DICT refund id
 
 
 class StoreState:
@@ -398,6 +399,7 @@ def _check_network(committed: Tables, staged: Tables) -> None:
 
 def _apply_network(committed: Tables, staged: Tables) -> None:
     committed.network_receipts.update(staged.network_receipts)
+    committed.med_links.update(staged.med_links)
     if staged.network_cursor:
         committed.network_cursor[:] = staged.network_cursor[-1:]
 

@@ -118,10 +118,14 @@ class IdempotencyRepository(Protocol):
 
 
 class KeyDirectory(Protocol):
-    """The DICT: who owns a PIX key."""
+    """The DICT: who owns a PIX key.
 
-    async def lookup(self, key: PixKey) -> DirectoryEntry | None: ...
+    A key is looked up for a payer: ``payer`` is the CPF or CNPJ of the holder of the account that
+    pays (the DICT's ``PI-PayerId``, whose anti-scan policy keeps a bucket per payer)."""
 
-    async def lookup_many(self, keys: Sequence[PixKey]) -> dict[str, DirectoryEntry]:
-        """:meth:`lookup` for several keys with one round trip: the entries found, by key value."""
+    async def lookup(self, key: PixKey, *, payer: str) -> DirectoryEntry | None: ...
+
+    async def lookup_many(self, keys: Sequence[PixKey], *, payer: str) -> dict[str, DirectoryEntry]:
+        """:meth:`lookup` for several keys of one payer with one round trip: the entries found, by
+        key value."""
         ...

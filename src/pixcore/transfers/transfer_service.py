@@ -48,6 +48,7 @@ __all__ = [
     "create_transfer",
     "finish_transfer",
     "outcome",
+    "payer_of",
     "request_fingerprint",
     "reservation",
     "reserve_many",
@@ -126,6 +127,16 @@ def check_destination(
     return entry
 
 
+async def payer_of(uow: UnitOfWorkFactory, account_id: int) -> str:
+    """The document (CPF or CNPJ) of the account's holder: the payer its transfers' keys are looked
+    up for. ``AccountNotFound`` if there is no such account."""
+    async with uow() as tx:
+        account = await tx.accounts.get(account_id)
+    if account is None:
+        raise AccountNotFound()
+    return account.document
+
+
 async def create_transfer(
     uow: UnitOfWorkFactory,
     directory: KeyDirectory,
@@ -136,16 +147,21 @@ async def create_transfer(
     request: TransferRequest,
     ispb: str,
     norm_delay: timedelta,
+    payer: str | None = None,
 ) -> CreatedTransfer:
     """Reserve the amount (available -> blocked) and queue the transfer for settlement.
 
     The same key with the same request returns the first transfer and moves
     nothing (whatever the directory says now); with another request it is
     ``IdempotencyKeyReused``. The directory is asked before the unit of work
-    opens, so that no request holds two connections at once.
+    opens, so that no request holds two connections at once, for the payer:
+    ``payer``, the account holder's document when the caller has it already,
+    else read from the account (:func:`payer_of`).
     """
     fingerprint = request_fingerprint(request)
-    entry = await directory.lookup(request.pix_key)
+    if payer is None:
+        payer = await payer_of(uow, account_id)
+    entry = await directory.lookup(request.pix_key, payer=payer)
     now = clock.now()
     try:
         async with uow() as tx:
@@ -184,6 +200,7 @@ async def create_transfer(
                 request=request,
                 ispb=ispb,
                 norm_delay=norm_delay,
+                payer=payer,
             )
         return replay
     return CreatedTransfer(transfer, replayed=False)

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from pixcore.accounts.rules import Counterpart
-from pixcore.network.rules import IncomingPayment, NetworkReceipt, ReceiptState
+from pixcore.network.rules import IncomingPayment, MedLink, NetworkReceipt, ReceiptState
 from pixinfra.persistence.repository import Repository
 from pixinfra.persistence.sql import compose
 
@@ -148,4 +148,37 @@ class PostgresNetwork(Repository):
             "INSERT INTO network_cursor (id, after) VALUES (1, $1)"
             " ON CONFLICT (id) DO UPDATE SET after = greatest(network_cursor.after, EXCLUDED.after)",
             cursor,
+        )
+
+    async def link_med(self, link: MedLink) -> None:
+        await self._conn.execute(
+            "INSERT INTO network_med (refund_id, case_id, account_id, end_to_end_id, report_id)"
+            " VALUES ($1::uuid, $2, $3, $4, $5::uuid)",
+            link.refund_id,
+            link.case_id,
+            link.account_id,
+            link.end_to_end_id,
+            link.report_id,
+        )
+
+    async def med_link(self, refund_id: str) -> MedLink | None:
+        row = await self._conn.fetchrow(
+            "SELECT refund_id::text, case_id, account_id, end_to_end_id, report_id::text"
+            " FROM network_med WHERE refund_id = $1::uuid",
+            refund_id,
+        )
+        return None if row is None else MedLink(*row.values())
+
+    async def med_links(self) -> list[MedLink]:
+        rows = await self._conn.fetch(
+            "SELECT refund_id::text, case_id, account_id, end_to_end_id, report_id::text"
+            " FROM network_med WHERE closed_at IS NULL ORDER BY case_id"
+        )
+        return [MedLink(*row.values()) for row in rows]
+
+    async def close_med(self, refund_id: str, at: datetime) -> None:
+        await self._conn.execute(
+            "UPDATE network_med SET closed_at = $2 WHERE refund_id = $1::uuid AND closed_at IS NULL",
+            refund_id,
+            at,
         )

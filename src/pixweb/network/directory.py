@@ -2,11 +2,12 @@
 network's DICT (``getEntry``).
 
 A key of one of this institution's accounts resolves to that account here, without asking the
-DICT (such transfers settle inside the service, as before); any other key is looked up in the
-DICT, resolves to the participant that holds it, and a transfer to it is settled by the network's
-SPI (behavior ``spi``). The look-up's ``PI-PayerId`` is this institution's own (the port does not
-carry the payer): every look-up of the institution counts against one user bucket of the DICT's
-anti-scan policy (1,000 tokens, 2 a minute), and each payment sent after one gives its token back.
+DICT (such transfers settle inside the service); any other key is looked up in the DICT, resolves
+to the participant that holds it, and a transfer to it is settled by the network's SPI (behavior
+``spi``). A look-up's ``PI-PayerId`` is its payer (the port's): the CPF or CNPJ of the holder of
+the account that pays. The DICT's anti-scan policy counts each payer's look-ups in user buckets of
+its own (100 tokens for a natural person, 1,000 for a legal one, refilled 2 a minute), and a
+payment the payer sends after a look-up gives its token back.
 """
 
 from __future__ import annotations
@@ -35,13 +36,13 @@ class NetworkDirectory:
         self._ispb = ispb
         self._bank_name = bank_name
 
-    async def lookup(self, key: PixKey) -> DirectoryEntry | None:
+    async def lookup(self, key: PixKey, *, payer: str) -> DirectoryEntry | None:
         ours = await self._ours(key)
         if ours is not None:
             return ours
         headers = {
             "PI-RequestingParticipant": self._ispb,
-            "PI-PayerId": self._ispb + "000100",  # the institution's root CNPJ and first branch
+            "PI-PayerId": payer,
             "PI-EndToEndId": new_end_to_end_id(self._ispb, datetime.now(UTC)),
         }
         try:
@@ -54,8 +55,8 @@ class NetworkDirectory:
             raise NetworkUnavailable(f"the DICT refused a look-up: {problem}") from problem
         return await self._entry(key, read_entry_response(root))
 
-    async def lookup_many(self, keys: Sequence[PixKey]) -> dict[str, DirectoryEntry]:
-        found = await asyncio.gather(*(self.lookup(key) for key in keys))
+    async def lookup_many(self, keys: Sequence[PixKey], *, payer: str) -> dict[str, DirectoryEntry]:
+        found = await asyncio.gather(*(self.lookup(key, payer=payer) for key in keys))
         return {key.value: entry for key, entry in zip(keys, found, strict=True) if entry is not None}
 
     async def _ours(self, key: PixKey) -> DirectoryEntry | None:

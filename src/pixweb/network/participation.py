@@ -23,11 +23,12 @@ if TYPE_CHECKING:
     from pixweb.network.claims import ClaimsLoop, NetworkClaims
     from pixweb.network.client import NetworkClient
     from pixweb.network.directory import NetworkDirectory
+    from pixweb.network.med import MedLoop, NetworkMed
     from pixweb.network.registry import NetworkKeyRegistry
     from pixweb.network.spi import SpiNetwork
     from pixweb.network.worker import NetworkMessages
 
-__all__ = ["NETWORK_MODULES", "Participation", "key_claims", "key_registry"]
+__all__ = ["NETWORK_MODULES", "Participation", "key_claims", "key_registry", "network_med"]
 
 NETWORK_MODULES = ("lxml", "signxml")
 """What the ``network`` extra installs that taking part in a network needs."""
@@ -60,6 +61,7 @@ class Participation:
     messages: NetworkMessages
     claims: NetworkClaims
     claims_loop: ClaimsLoop
+    med_loop: MedLoop
 
     @classmethod
     def build(cls, settings: Settings, uow: UnitOfWorkFactory, clock: Clock) -> Participation:
@@ -69,6 +71,7 @@ class Participation:
         client = _client(settings)
         from pixweb.network.claims import ClaimsLoop, NetworkClaims
         from pixweb.network.directory import NetworkDirectory
+        from pixweb.network.med import MedLoop, NetworkMed
         from pixweb.network.registry import NetworkKeyRegistry
         from pixweb.network.spi import SpiNetwork
         from pixweb.network.worker import NetworkMessages
@@ -82,6 +85,7 @@ class Participation:
             messages=NetworkMessages(client, uow, clock, ispb=settings.ispb),
             claims=claims,
             claims_loop=ClaimsLoop(claims, uow, ispb=settings.ispb, policy=access.claims),
+            med_loop=MedLoop(NetworkMed(client, ispb=settings.ispb), uow, clock),
         )
 
 
@@ -110,5 +114,17 @@ async def key_claims(settings: Settings) -> AsyncIterator[NetworkClaims]:
 
     try:
         yield NetworkClaims(client, ispb=settings.ispb)
+    finally:
+        await client.close()
+
+
+@asynccontextmanager
+async def network_med(settings: Settings) -> AsyncIterator[NetworkMed]:
+    """The network's DICT, for the MED of one operator's command (``ValueError`` without a network)."""
+    client = _client(settings)
+    from pixweb.network.med import NetworkMed
+
+    try:
+        yield NetworkMed(client, ispb=settings.ispb)
     finally:
         await client.close()

@@ -2,7 +2,8 @@
 
 A key of an account of this service resolves to that account (such transfers
 settle inside the service); any other key must have been added with
-``POST /sandbox/dict``, which also sets how the receiving side behaves.
+``POST /sandbox/dict``, which also sets how the receiving side behaves. The
+sandbox limits no look-ups: the payer a key is looked up for changes nothing.
 """
 
 from __future__ import annotations
@@ -24,7 +25,12 @@ class SandboxDirectory:
         self._database = database
         self._bank_name = bank_name
 
-    async def lookup_many(self, keys: Sequence[PixKey]) -> dict[str, DirectoryEntry]:
+    async def lookup_many(
+        self,
+        keys: Sequence[PixKey],
+        *,
+        payer: str,  # noqa: ARG002 - the port's; the sandbox limits no payer's look-ups
+    ) -> dict[str, DirectoryEntry]:
         by_value = {key.value: key for key in keys}
         async with self._database.acquire() as conn:
             # As lookup, for every key at once: per key, an account's key wins over a sandbox entry.
@@ -47,7 +53,12 @@ class SandboxDirectory:
             )
         return {row["key_value"]: self._entry(by_value[row["key_value"]], row) for row in rows}
 
-    async def lookup(self, key: PixKey) -> DirectoryEntry | None:
+    async def lookup(
+        self,
+        key: PixKey,
+        *,
+        payer: str,  # noqa: ARG002 - the port's; the sandbox limits no payer's look-ups
+    ) -> DirectoryEntry | None:
         async with self._database.acquire() as conn:
             # One round trip: an account's key wins over a sandbox entry for the same key.
             row = await conn.fetchrow(

@@ -12,6 +12,7 @@ import pytest
 from aiohttp import web
 
 from pixnet.server.app import Identity, make_app
+from pixnet.server.common import NETWORK
 from pixnet.server.tls import server_context
 from pixnet.settlement.spi import check_ledger
 from pixnet.store.entries import add_participant
@@ -65,7 +66,9 @@ async def network(
     await site.start()
     port = runner.addresses[0][1]
     try:
-        yield Network(f"https://127.0.0.1:{port}", dict_party, parties, network_database)
+        yield Network(
+            f"https://127.0.0.1:{port}", dict_party, parties, network_database, app[NETWORK].buckets
+        )
     finally:
         await runner.cleanup()
         await pool.close()

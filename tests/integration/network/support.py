@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import trustme
 
+from pixnet.directory.policies import Buckets
 from pixwire import xml
 from pixwire.dict.documents import ERROR_BASE, PROBLEM_NAMESPACE
 from pixwire.signatures import sign, verify
@@ -42,6 +43,8 @@ class Network:
     dict_party: Party
     parties: dict[str, Party]
     database: str
+    buckets: Buckets
+    """The application's rate-limiting buckets (in its memory: a test reads where one stands)."""
 
 
 def client(network: Network, who: str, ca: trustme.CA = CA) -> httpx.AsyncClient:

@@ -50,13 +50,14 @@ async def test_many_keys_at_once_resolve_as_each_alone(pg_uow: UnitOfWorkFactory
         )
     unknown = parse_pix_key(f"{uuid.uuid4().hex[:12]}@nobody.example")
     keys = [parse_pix_key(own), outside, unknown, outside]
+    payer = opened.account.document
 
-    found = await directory.lookup_many(keys)
+    found = await directory.lookup_many(keys, payer=payer)
 
-    alone = {key.value: await directory.lookup(key) for key in keys}
+    alone = {key.value: await directory.lookup(key, payer=payer) for key in keys}
     assert found == {value: entry for value, entry in alone.items() if entry is not None}
     assert set(found) == {own, outside.value}
     assert found[own].account_id == opened.account.id
     assert found[own].name == "Dona Conta"
     assert (found[outside.value].behavior, found[outside.value].account_id) == ("reject", None)
-    assert await directory.lookup_many([]) == {}
+    assert await directory.lookup_many([], payer=payer) == {}

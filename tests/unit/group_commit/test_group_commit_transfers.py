@@ -16,6 +16,7 @@ from pixcore.accounts.ports import CertificateCheck, PendingCredential
 from pixcore.accounts.rules import Balance
 from pixcore.clock import ManualClock
 from pixcore.errors import InvalidToken, PixError
+from pixcore.group_commit import transfers as group_commit_transfers
 from pixcore.group_commit.ports import TransferGroupStore, TransferReservation
 from pixcore.group_commit.transfers import OPTIMISTIC_TRIES, TransferGroupCommit
 from pixcore.testing import (
@@ -33,6 +34,7 @@ from tests.unit.transfer_world import (
     SHOP,
     World,
     assert_books_balance,
+    fund,
     make_world,
     transfer_request,
 )
@@ -183,6 +185,40 @@ async def test_a_group_looks_its_keys_up_with_one_call_and_refusals_go_alone(opt
     assert len(directory.lookups) == 4
     assert world.balance(world.sender) == Balance(6500, 3500)
     assert_books_balance(world.store)
+
+
+async def test_a_group_looks_its_keys_up_for_its_accounts_holder(
+    optimistic: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A group is one account's requests: its keys are looked up for that account's holder (the
+    payer, by its document), and so is the key of a request that goes alone. Documents are kept for
+    the accounts used last: one no longer kept is read again, never taken from another account."""
+    monkeypatch.setattr(group_commit_transfers, "PAYERS_KEPT", 1)
+    world = await _fresh_world()
+    await fund(world, "joao@example.com")
+    group_commit = _group_commit(world, optimistic=optimistic)
+    maria, joao = world.sender, world.receiver
+    assert maria.document != joao.document
+
+    for account in (maria, joao, maria):
+        outcomes = await asyncio.gather(
+            *(
+                group_commit.create(
+                    account_id=account.id, idempotency_key=uuid.uuid4(), request=transfer_request(**changes)
+                )
+                for changes in ({}, {"pix_key": "nobody@example.com"})
+            ),
+            return_exceptions=True,
+        )
+        assert [_outcome(outcome) for outcome in outcomes] == [
+            ("created", 2500, False),
+            ("KeyNotInDirectory", None, None),
+        ]
+
+    directory = world.directory
+    assert len(directory.many_lookups) == 3
+    assert len(directory.lookups) == 3  # the unknown key, alone after each group
+    assert directory.payers == [maria.document] * 2 + [joao.document] * 2 + [maria.document] * 2
 
 
 async def _statement_fails(self: InMemoryTransactions, records: object) -> list[int]:

@@ -10,6 +10,7 @@ from datetime import timedelta
 import pytest
 
 from pixcore.accounts.rules import Balance, Counterpart
+from pixcore.network.med import MedRequest, answer_meds
 from pixcore.network.participant_service import (
     RESEND_AFTER,
     answer_incoming,
@@ -30,7 +31,7 @@ from pixcore.network.rules import (
 )
 from pixcore.records import TransactionStatus
 from pixcore.refunds.med import MedReason
-from pixcore.refunds.med_service import accept_med, open_med
+from pixcore.refunds.med_service import accept_med, open_med, reject_med
 from pixcore.refunds.refund_service import request_refund
 from pixcore.refunds.rules import RefundRequest, RefundStatus
 from pixcore.testing import external_total
@@ -343,4 +344,63 @@ async def test_a_return_from_the_network_credits_the_transfers_sender_once(spi_w
     assert not await credit_network_return(world.store.unit_of_work, world.clock, unknown)
     assert world.balance(world.sender) == Balance(before.available + 1_000, before.blocked)
     assert [e["type"] for e in world.events(world.sender)][-1:] == ["REFUND"]
+    assert_books_balance(world.store)
+
+
+class FakeMedDirectory:
+    """The DICT's MED as the use cases see it: one open request, and what was closed."""
+
+    def __init__(self, request: MedRequest) -> None:
+        self.requests = [request]
+        self.closed: list[tuple[str, str | None, str | None, bool]] = []
+        self.reports: list[tuple[str, bool]] = []
+        self.acknowledged: list[str] = ["report-1"]
+
+    async def reports_to_acknowledge(self) -> list[str]:
+        waiting, self.acknowledged = self.acknowledged, []
+        return waiting
+
+    async def acknowledge_report(self, report_id: str) -> None:
+        self.reports.append((report_id, False))
+
+    async def close_report(self, report_id: str, *, agreed: bool) -> None:
+        self.reports.append((report_id, agreed))
+
+    async def requests_against_us(self) -> list[MedRequest]:
+        return [r for r in self.requests if r.refund_id not in {c[0] for c in self.closed}]
+
+    async def close_request(
+        self, request_id: str, *, returned: str | None, partly: bool, rejection: str | None
+    ) -> None:
+        self.closed.append((request_id, returned, rejection, partly))
+
+
+async def test_a_refund_request_of_the_dict_opens_a_med_case_once_and_its_rejection_is_told(
+    world: World,
+) -> None:
+    payment = await _received(world)
+    before = world.balance(world.receiver)
+    uow = world.store.unit_of_work
+    directory = FakeMedDirectory(
+        MedRequest("refund-1", payment.end_to_end_id, payment.amount, fraud=True, report_id="report-1")
+    )
+
+    assert await answer_meds(uow, world.clock, directory) == 2  # the report acknowledged, a case opened
+    assert await answer_meds(uow, world.clock, directory) == 0  # seen again: nothing more
+    (case,) = world.store.tables.med_cases.values()
+    assert (case.end_to_end_id, case.reason, case.blocked) == (
+        payment.end_to_end_id,
+        MedReason.MED_FRAUDE,
+        payment.amount,
+    )
+    assert world.balance(world.receiver) == Balance(
+        before.available - payment.amount, before.blocked + payment.amount
+    )
+
+    await reject_med(uow, world.clock, account_id=world.receiver.id, case_id=case.id)
+    assert await answer_meds(uow, world.clock, directory) == 1
+    assert directory.closed == [("refund-1", None, "CANNOT_REFUND", False)]
+    assert directory.reports == [("report-1", False), ("report-1", False)]  # acknowledged, then disagreed
+    assert await answer_meds(uow, world.clock, directory) == 0  # closed once
+    assert world.balance(world.receiver) == before
     assert_books_balance(world.store)

@@ -304,8 +304,8 @@ async def test_a_receipt_for_a_key_of_no_account_is_refused(world: World) -> Non
 
 
 async def test_the_directory_resolves_the_keys_of_the_accounts_of_the_service(world: World) -> None:
-    receiver = world.receiver
-    entry = await world.directory.lookup(parse_pix_key("JOAO@example.com"))
+    receiver, payer = world.receiver, world.sender.document
+    entry = await world.directory.lookup(parse_pix_key("JOAO@example.com"), payer=payer)
 
     assert entry == DirectoryEntry(
         key=parse_pix_key("joao@example.com"),
@@ -318,8 +318,8 @@ async def test_the_directory_resolves_the_keys_of_the_accounts_of_the_service(wo
         behavior="settle",
         account_id=receiver.id,
     )
-    assert await world.directory.lookup(SHOP.key) == SHOP
-    assert await world.directory.lookup(parse_pix_key("nobody@example.com")) is None
+    assert await world.directory.lookup(SHOP.key, payer=payer) == SHOP
+    assert await world.directory.lookup(parse_pix_key("nobody@example.com"), payer=payer) is None
 
 
 async def test_the_directory_refuses_a_key_it_knows_already(world: World) -> None:
@@ -328,8 +328,9 @@ async def test_the_directory_refuses_a_key_it_knows_already(world: World) -> Non
     with pytest.raises(DuplicatePixKey):  # a key of an account of the service
         world.directory.add(dataclasses.replace(SHOP, key=parse_pix_key("maria@example.com")))
 
-    assert await world.directory.lookup(parse_pix_key("maria@example.com")) is not None
-    assert (await world.directory.lookup(SHOP.key)) == SHOP
+    payer = world.sender.document
+    assert await world.directory.lookup(parse_pix_key("maria@example.com"), payer=payer) is not None
+    assert (await world.directory.lookup(SHOP.key, payer=payer)) == SHOP
 
 
 async def test_a_receipt_restricted_to_an_account_refuses_another_accounts_key(world: World) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
@@ -12,6 +13,7 @@ import pytest
 
 from pixcore.accounts.rules import Balance, Counterpart
 from pixcore.errors import (
+    AccountNotFound,
     CreditorDocumentMismatch,
     IdempotencyKeyReused,
     InsufficientFunds,
@@ -169,6 +171,38 @@ async def test_idempotency_keys_are_per_account(world: World) -> None:
     assert_books_balance(world.store)
 
 
+async def test_a_key_is_looked_up_for_the_holder_of_the_account_that_pays(world: World) -> None:
+    """The directory is asked for a payer: the document (CPF or CNPJ) of the holder of the account
+    that pays, read from the account unless the caller gives it."""
+    await fund(world, "joao@example.com")
+    await world.send()
+    await world.send(account=world.receiver)
+    await create_transfer(
+        world.store.unit_of_work,
+        world.directory,
+        world.clock,
+        account_id=world.sender.id,
+        idempotency_key=uuid.uuid4(),
+        request=transfer_request(),
+        ispb=ISPB,
+        norm_delay=NORM_DELAY,
+        payer=world.sender.document,
+    )
+
+    assert world.sender.document != world.receiver.document
+    assert world.directory.payers == [world.sender.document, world.receiver.document, world.sender.document]
+
+
+async def test_a_transfer_from_no_account_asks_no_directory(world: World) -> None:
+    before = snapshot(world.store)
+
+    with pytest.raises(AccountNotFound):
+        await world.send(account=dataclasses.replace(world.sender, id=max(world.store.accounts) + 1))
+
+    assert world.directory.payers == []
+    assert snapshot(world.store) == before
+
+
 class _Interrupted(InMemoryUnitOfWork):
     """A unit of work that lets another request run and commit just before it claims its
     idempotency key: between its replay check and its claim, as a concurrent duplicate would."""
@@ -221,6 +255,7 @@ async def test_a_concurrent_duplicate_creates_one_transfer(world: World) -> None
         request=request,
         ispb=ISPB,
         norm_delay=NORM_DELAY,
+        payer=world.sender.document,  # known: the first unit is the one that reserves
     )
 
     assert created.replayed
@@ -247,6 +282,7 @@ async def test_a_concurrent_different_request_with_the_same_key_is_refused(world
             request=transfer_request(),
             ispb=ISPB,
             norm_delay=NORM_DELAY,
+            payer=world.sender.document,  # known: the first unit is the one that reserves
         )
 
     assert [t.amount for t in world.store.transfers.values()] == [100]

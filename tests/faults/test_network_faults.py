@@ -10,8 +10,6 @@ network agree afterwards.
 from __future__ import annotations
 
 import asyncio
-import json
-import os
 import time
 from collections.abc import AsyncIterator
 from decimal import Decimal
@@ -20,7 +18,14 @@ from pathlib import Path
 import pytest
 
 from tests.support.databases import fetch_rows
-from tests.support.network import BIN, World, fund_customer, fund_settlement, settlement, two_institutions
+from tests.support.network import (
+    World,
+    books_agree,
+    fund_customer,
+    fund_settlement,
+    settlement,
+    two_institutions,
+)
 from tests.support.processes import stop_process
 
 pytestmark = pytest.mark.faults
@@ -39,35 +44,6 @@ async def _states(world: World, ids: list[int]) -> dict[int, tuple[str, str | No
         ids,
     )
     return {row["transaction_id"]: (row["state"], row["error_code"]) for row in rows}
-
-
-async def _command(env: dict[str, str], *args: str) -> tuple[int, str]:
-    process = await asyncio.create_subprocess_exec(
-        *args, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL
-    )
-    out, _ = await asyncio.wait_for(process.communicate(), timeout=120)
-    assert process.returncode is not None
-    return process.returncode, out.decode()
-
-
-async def _books_agree(world: World, folder: Path) -> None:
-    files = []
-    for bank in world.banks.values():
-        code, out = await _command(bank.env, str(BIN / "pixweb"), "admin", "ledger", "check")
-        assert code == 0, out
-        (folder / f"{bank.ispb}.json").write_text(out)
-        files.append(f"--institution={bank.ispb}={folder / f'{bank.ispb}.json'}")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIX_", "PIXNET_"))}
-    code, out = await _command(
-        env | {"PIXNET_DATABASE_URL": world.network_database},
-        str(BIN / "pixnet"),
-        "admin",
-        "ledger",
-        "check",
-        *files,
-    )
-    report = json.loads(out)
-    assert (code, report["ok"], report["networkMismatches"]) == (0, True, []), report
 
 
 async def test_the_network_killed_mid_load_loses_and_doubles_no_pix(world: World, tmp_path: Path) -> None:
@@ -119,7 +95,7 @@ async def test_the_network_killed_mid_load_loses_and_doubles_no_pix(world: World
     )
     assert credited[0]["n"] == len(completed)
     assert await a.balance() == (before_a[0] - Decimal(cents) / 100, Decimal("0.00"))
-    await _books_agree(world, tmp_path)
+    await books_agree(world, tmp_path)
     print(f"{len(sent)} PIX sent, {len(completed)} settled, {refused} refused (503), down {down:.1f} s")
 
 
@@ -135,4 +111,4 @@ async def test_an_institution_down_is_paid_nothing_and_the_payer_gets_the_money_
     assert await a.finished(created["id"], within=60) == ("ERROR", "AB03")  # the payee's timeout: 3 s
     assert await a.balance() == before
     assert await settlement(world) == held
-    await _books_agree(world, tmp_path)
+    await books_agree(world, tmp_path)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import sys
 import uuid
@@ -63,7 +64,8 @@ class Institution:
         amount = response.json()["data"][0]["balanceAmount"]
         return Decimal(str(amount["available"])), Decimal(str(amount["blocked"]))
 
-    async def pay(self, key: str, document: str, amount: float) -> dict[str, Any]:
+    async def send(self, key: str, document: str, amount: float) -> httpx.Response:
+        """``POST /dict/pix`` (HIGH) of ``amount`` to ``key``: the answer, whatever it is."""
         body = {
             "pixKey": key,
             "payment": {"currency": "BRL", "amount": amount},
@@ -71,10 +73,25 @@ class Institution:
             "creditorDocument": document,
         }
         headers = self.auth | {"x-idempotency-key": str(uuid.uuid4())}
-        response = await self.http.post("/dict/pix", json=body, headers=headers)
+        return await self.http.post("/dict/pix", json=body, headers=headers)
+
+    async def pay(self, key: str, document: str, amount: float) -> dict[str, Any]:
+        response = await self.send(key, document, amount)
         assert response.status_code == 201, response.text
         created: dict[str, Any] = response.json()
         return created
+
+    async def refund(self, end_to_end_id: str, refund_id: str, valor: str) -> httpx.Response:
+        """``PUT /pix/{e2eid}/devolucao/{id}`` of a PIX this account received: the answer."""
+        return await self.http.put(
+            f"/pix/{end_to_end_id}/devolucao/{refund_id}", json={"valor": valor}, headers=self.auth
+        )
+
+    async def refund_status(self, end_to_end_id: str, refund_id: str) -> str:
+        response = await self.http.get(f"/pix/{end_to_end_id}/devolucao/{refund_id}", headers=self.auth)
+        assert response.status_code == 200, response.text
+        status: str = response.json()["status"]
+        return status
 
     async def finished(self, transaction_id: int, within: float = 30) -> tuple[str, str | None]:
         """The transfer's state and error code, once it is no longer PENDING."""
@@ -276,3 +293,94 @@ async def fund_customer(bank: Institution, amount: str) -> None:
         "/sandbox/payments", json={"pixKey": bank.key, "amount": amount}, headers=bank.auth
     )
     assert response.status_code == 201, response.text
+
+
+async def command(env: dict[str, str], *args: str, within: float = 120) -> tuple[int, str, str]:
+    """A command run to its end: its exit status, standard output and standard error."""
+    process = await asyncio.create_subprocess_exec(
+        *args, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    out, err = await asyncio.wait_for(process.communicate(), timeout=within)
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
+
+
+def network_env(world: World) -> dict[str, str]:
+    """The environment of the network's operator commands (``pixnet admin ...``)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIX_", "PIXNET_"))}
+    return env | {"PIXNET_DATABASE_URL": world.network_database}
+
+
+async def ledger_reports(world: World, folder: Path) -> list[str]:
+    """Each institution's ``pixweb admin ledger check``, asserted to hold, its report written to
+    ``folder``: the ``--institution`` arguments of ``pixnet admin ledger check``."""
+    checks = [
+        command(bank.env, str(BIN / "pixweb"), "admin", "ledger", "check") for bank in world.banks.values()
+    ]
+    arguments = []
+    for bank, (code, out, err) in zip(world.banks.values(), await asyncio.gather(*checks), strict=True):
+        assert code == 0, out + err
+        (folder / f"{bank.ispb}.json").write_text(out)
+        arguments.append(f"--institution={bank.ispb}={folder / f'{bank.ispb}.json'}")
+    return arguments
+
+
+async def books_agree(world: World, folder: Path) -> None:
+    """Money across the whole network: each institution's books hold, the network's do, and what
+    each institution's books say went to the other is what the SPI settled between them."""
+    arguments = await ledger_reports(world, folder)
+    code, out, err = await command(
+        network_env(world), str(BIN / "pixnet"), "admin", "ledger", "check", *arguments
+    )
+    assert code == 0, out + err
+    report = json.loads(out)
+    assert (report["ok"], report["networkMismatches"]) == (True, []), report
+
+
+async def in_flight(world: World) -> list[str]:
+    """What is still on its way anywhere on the network, one line each (none: everything has
+    finished): a transfer PENDING, a refund EM_PROCESSAMENTO or a payment accepted and not yet
+    credited or dropped at an institution; a payment the SPI has not decided; a return the SPI
+    settled that its receiving institution has not credited yet."""
+    waiting = []
+    for name, bank in world.banks.items():
+        for what, sql in (
+            ("transfers PENDING", "SELECT transaction_id::text AS id FROM transfers WHERE state = 'PENDING'"),
+            (
+                "refunds EM_PROCESSAMENTO",
+                "SELECT rtr_id AS id FROM refunds WHERE status = 'EM_PROCESSAMENTO'",
+            ),
+            (
+                "payments ACCEPTED",
+                "SELECT end_to_end_id AS id FROM network_receipts WHERE state = 'ACCEPTED'",
+            ),
+        ):
+            if rows := await fetch_rows(bank.database, sql):
+                waiting.append(f"{name}: {what}: {', '.join(row['id'] for row in rows)}")
+    if rows := await fetch_rows(
+        world.network_database, "SELECT end_to_end_id FROM payments WHERE status = 'PDNG'"
+    ):
+        waiting.append(f"the SPI: payments PDNG: {', '.join(row['end_to_end_id'] for row in rows)}")
+    returned = await fetch_rows(
+        world.network_database, "SELECT return_id, receiver FROM returns WHERE status = 'ACSC'"
+    )
+    for name, bank in world.banks.items():
+        sent = [row["return_id"] for row in returned if row["receiver"] == bank.ispb]
+        credited = await fetch_rows(
+            bank.database,
+            "SELECT end_to_end_id FROM transactions"
+            " WHERE type = 'REFUND_OUT' AND end_to_end_id = ANY($1::text[])",
+            sent,
+        )
+        if missing := sorted(set(sent) - {row["end_to_end_id"] for row in credited}):
+            waiting.append(f"{name}: returns settled, not credited: {', '.join(missing)}")
+    return waiting
+
+
+async def all_finished(world: World, within: float = 60) -> None:
+    """Wait until nothing is on its way (:func:`in_flight`); a failure lists what still is."""
+    deadline = asyncio.get_running_loop().time() + within
+    while waiting := await in_flight(world):
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"still on its way after {within} s: {waiting}")
+        await asyncio.sleep(0.1)

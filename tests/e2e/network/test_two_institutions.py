@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from collections.abc import AsyncIterator
 from decimal import Decimal
 from pathlib import Path
@@ -23,8 +22,11 @@ from tests.support.databases import fetch_rows
 from tests.support.network import (
     BIN,
     World,
+    command,
     fund_customer,
     fund_settlement,
+    ledger_reports,
+    network_env,
     settlement,
     two_institutions,
 )
@@ -112,15 +114,6 @@ async def test_a_refund_of_a_pix_from_another_institution_goes_back_through_the_
     assert (returned["type"], returned["amount"]) == ("REFUND_OUT", 500)
 
 
-async def _command(env: dict[str, str], *args: str) -> tuple[int, str, str]:
-    process = await asyncio.create_subprocess_exec(
-        *args, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
-    )
-    out, err = await asyncio.wait_for(process.communicate(), timeout=120)
-    assert process.returncode is not None
-    return process.returncode, out.decode(), err.decode()
-
-
 async def test_money_is_conserved_across_the_network(world: World, tmp_path: Path) -> None:
     """Each institution's own ledger check, then the network's over both: every report holds and
     what each institution's books say went to the other is what the SPI settled between them."""
@@ -129,15 +122,10 @@ async def test_money_is_conserved_across_the_network(world: World, tmp_path: Pat
     await fund_customer(a, "9.00")
     sent = await a.pay(b.key, b.document, 3.0)
     assert await a.finished(sent["id"]) == ("COMPLETED", None)
-    files = []
-    for bank in (a, b):
-        code, out, err = await _command(bank.env, str(BIN / "pixweb"), "admin", "ledger", "check")
-        assert code == 0, err
-        (tmp_path / f"{bank.ispb}.json").write_text(out)
-        files.append(f"--institution={bank.ispb}={tmp_path / f'{bank.ispb}.json'}")
-    network_env = {k: v for k, v in os.environ.items() if not k.startswith(("PIX_", "PIXNET_"))}
-    network_env["PIXNET_DATABASE_URL"] = world.network_database
-    code, out, err = await _command(network_env, str(BIN / "pixnet"), "admin", "ledger", "check", *files)
+    files = await ledger_reports(world, tmp_path)  # each institution's own check holds
+    code, out, err = await command(
+        network_env(world), str(BIN / "pixnet"), "admin", "ledger", "check", *files
+    )
     assert code == 0, out + err
     report = json.loads(out)
     assert (report["ok"], report["institutions"], report["networkMismatches"]) == (True, [a.ispb, b.ispb], [])
@@ -145,6 +133,6 @@ async def test_money_is_conserved_across_the_network(world: World, tmp_path: Pat
     books = json.loads((tmp_path / f"{a.ispb}.json").read_text())
     books["outside"] = [dict(row, balance=row["balance"] + 1) for row in books["outside"]]  # a centavo astray
     (tmp_path / f"{a.ispb}.json").write_text(json.dumps(books))
-    code, out, _ = await _command(network_env, str(BIN / "pixnet"), "admin", "ledger", "check", *files)
+    code, out, _ = await command(network_env(world), str(BIN / "pixnet"), "admin", "ledger", "check", *files)
     assert code == 1
     assert any(f"{a.ispb}'s books say" in line for line in json.loads(out)["networkMismatches"])

@@ -214,3 +214,53 @@ async def test_the_reports_refusals(network: Network, books: asyncpg.Connection)
         assert problem(network, stranger)[:2] == (404, "NotFound")
         no_role = await a.get("/api/v1/refunds/", params={"Participant": BANK_A})
         assert problem(network, no_role)[:2] == (400, "BadRequest")
+
+
+HOSTILE = [
+    b"<CreateRefundRequest>\x00</CreateRefundRequest>",
+    b'<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><CreateClaimRequest>&e;</CreateClaimRequest>',
+    b"<a>" * 8_000 + b"</a>" * 8_000,
+    b"<CreateInfractionReportRequest><InfractionReport/></CreateInfractionReportRequest>",
+]
+WRITES = [
+    "/api/v1/claims/",
+    f"/api/v1/claims/{uuid.uuid4()}/confirm",
+    "/api/v1/infraction-reports/",
+    f"/api/v1/infraction-reports/{uuid.uuid4()}/close",
+    "/api/v1/refunds/",
+    f"/api/v1/refunds/{uuid.uuid4()}/close",
+]
+
+
+@pytest.mark.parametrize("path", WRITES)
+async def test_hostile_bodies_at_the_claims_and_the_med_are_refused_in_the_dicts_terms(
+    network: Network, path: str
+) -> None:
+    async with client(network, BANK_A) as a:
+        for body in HOSTILE:
+            refused = await a.post(path, content=body)
+            status, type_, _ = problem(network, refused)
+            assert status == 400, (path, body[:40], type_)
+            assert type_ in {"BadRequest", "RequestSignatureInvalid"}
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"Participant": BANK_A, "Limit": "abc"},
+        {"Participant": BANK_A, "Limit": "9" * 40},
+        {"Participant": BANK_A, "Limit": "-1"},
+        {"Participant": BANK_A, "Status": "OPEN\x00"},
+        {"Participant": BANK_A, "ModifiedAfter": "yesterday"},
+        {"Participant": BANK_A, "ModifiedAfter": "2026-11-29T10:00:00"},
+        {"Participant": BANK_A, "IsDonor": "maybe", "IsDebited": "maybe"},
+    ],
+)
+async def test_hostile_filters_of_the_lists_are_bad_requests(
+    network: Network, params: dict[str, str]
+) -> None:
+    async with client(network, BANK_A) as a:
+        for path in ("/api/v1/claims/", "/api/v1/infraction-reports/", "/api/v1/refunds/"):
+            asked = params | ({"ParticipantRole": "REQUESTING"} if path.endswith("refunds/") else {})
+            refused = await a.get(path, params=asked)
+            assert problem(network, refused)[:2] == (400, "BadRequest"), (path, params)

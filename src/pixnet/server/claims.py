@@ -6,13 +6,20 @@ counted against the document's ``CLAIMS_*`` policies."""
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
 
 from aiohttp import web
 
 from pixnet.directory import claims as rules
 from pixnet.directory.policies import PolicyName
-from pixnet.server.common import CORRELATION_ID, NETWORK, caller, signed, signed_body
+from pixnet.server.common import (
+    CORRELATION_ID,
+    NETWORK,
+    caller,
+    query_flag,
+    query_instant,
+    signed,
+    signed_body,
+)
 from pixnet.server.directory import API, header, spend
 from pixwire.dict.claim_documents import (
     ClaimStep,
@@ -84,28 +91,6 @@ async def step(request: web.Request) -> web.Response:
     return signed(network, answer, 200)
 
 
-def _flag(request: web.Request, name: str) -> bool | None:
-    raw = request.query.get(name)
-    if raw is None:
-        return None
-    if raw not in {"true", "false"}:
-        raise DictProblem(ErrorType.BAD_REQUEST, f"{name} is true or false")
-    return raw == "true"
-
-
-def _instant(request: web.Request, name: str) -> datetime | None:
-    raw = request.query.get(name)
-    if raw is None:
-        return None
-    try:
-        parsed = datetime.fromisoformat(raw)
-    except ValueError:
-        raise DictProblem(ErrorType.BAD_REQUEST, f"{name} is a date-time (RFC 3339)") from None
-    if parsed.tzinfo is None:
-        raise DictProblem(ErrorType.BAD_REQUEST, f"{name} is a date-time with its offset")
-    return parsed
-
-
 def _query(request: web.Request) -> ClaimQuery:
     try:
         statuses = tuple(
@@ -118,12 +103,12 @@ def _query(request: web.Request) -> ClaimQuery:
         limit = int(request.query.get("Limit", "20"))
         return ClaimQuery(
             participant=request.query.get("Participant", ""),
-            is_donor=_flag(request, "IsDonor"),
-            is_claimer=_flag(request, "IsClaimer"),
+            is_donor=query_flag(request, "IsDonor"),
+            is_claimer=query_flag(request, "IsClaimer"),
             statuses=statuses,
             type=None if type_ is None else ClaimType(type_),
-            modified_after=_instant(request, "ModifiedAfter"),
-            modified_before=_instant(request, "ModifiedBefore"),
+            modified_after=query_instant(request, "ModifiedAfter"),
+            modified_before=query_instant(request, "ModifiedBefore"),
             limit=limit,
         )
     except ValueError as exc:

@@ -30,7 +30,18 @@ from pixwire.dict.model import DictProblem, ErrorType
 from pixwire.signatures import SignatureRefused, sign, verify
 from pixwire.xml import MAX_BODY, BadXml, Element, serialize
 
-__all__ = ["CORRELATION_ID", "NETWORK", "Identity", "Network", "caller", "problems", "signed", "signed_body"]
+__all__ = [
+    "CORRELATION_ID",
+    "NETWORK",
+    "Identity",
+    "Network",
+    "caller",
+    "problems",
+    "query_flag",
+    "query_instant",
+    "signed",
+    "signed_body",
+]
 
 log = logging.getLogger(__name__)
 
@@ -135,3 +146,27 @@ def caller(request: web.Request) -> Participant:
 async def signed_body(request: web.Request) -> Element:
     """The request's root, verified as signed by the calling participant."""
     return verify(await request.read(), cert_pem=caller(request).certificate)
+
+
+def query_flag(request: web.Request, name: str) -> bool | None:
+    """A listing's boolean filter (``true`` or ``false``; None when absent)."""
+    raw = request.query.get(name)
+    if raw is None:
+        return None
+    if raw not in {"true", "false"}:
+        raise DictProblem(ErrorType.BAD_REQUEST, f"{name} is true or false")
+    return raw == "true"
+
+
+def query_instant(request: web.Request, name: str) -> datetime | None:
+    """A listing's date-time filter, with its offset (None when absent)."""
+    raw = request.query.get(name)
+    if raw is None:
+        return None
+    try:
+        parsed = datetime.fromisoformat(raw)
+    except ValueError:
+        raise DictProblem(ErrorType.BAD_REQUEST, f"{name} is a date-time (RFC 3339)") from None
+    if parsed.tzinfo is None:
+        raise DictProblem(ErrorType.BAD_REQUEST, f"{name} is a date-time with its offset")
+    return parsed

@@ -7,13 +7,20 @@ counted against the document's policies."""
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
 
 from aiohttp import web
 
 from pixnet.directory import med as rules
 from pixnet.directory.policies import PolicyName
-from pixnet.server.common import CORRELATION_ID, NETWORK, caller, signed, signed_body
+from pixnet.server.common import (
+    CORRELATION_ID,
+    NETWORK,
+    caller,
+    query_flag,
+    query_instant,
+    signed,
+    signed_body,
+)
 from pixnet.server.directory import API, header, spend
 from pixwire.dict.med import InfractionStatus, RefundRole, RefundStatus
 from pixwire.dict.med_documents import (
@@ -110,28 +117,6 @@ async def report_step(request: web.Request) -> web.Response:
     return signed(network, answer, 200)
 
 
-def _flag(request: web.Request, name: str) -> bool | None:
-    raw = request.query.get(name)
-    if raw is None:
-        return None
-    if raw not in {"true", "false"}:
-        raise DictProblem(ErrorType.BAD_REQUEST, f"{name} is true or false")
-    return raw == "true"
-
-
-def _instant(request: web.Request, name: str) -> datetime | None:
-    raw = request.query.get(name)
-    if raw is None:
-        return None
-    try:
-        parsed = datetime.fromisoformat(raw)
-    except ValueError:
-        raise DictProblem(ErrorType.BAD_REQUEST, f"{name} is a date-time (RFC 3339)") from None
-    if parsed.tzinfo is None:
-        raise DictProblem(ErrorType.BAD_REQUEST, f"{name} is a date-time with its offset")
-    return parsed
-
-
 def _query(request: web.Request, statuses: type[InfractionStatus] | type[RefundStatus]) -> rules.MedQuery:
     try:
         wanted = tuple(
@@ -143,12 +128,12 @@ def _query(request: web.Request, statuses: type[InfractionStatus] | type[RefundS
         role = request.query.get("ParticipantRole")
         return rules.MedQuery(
             participant=request.query.get("Participant", ""),
-            is_debited=_flag(request, "IsDebited"),
-            is_credited=_flag(request, "IsCredited"),
+            is_debited=query_flag(request, "IsDebited"),
+            is_credited=query_flag(request, "IsCredited"),
             role=None if role is None else RefundRole(role),
             statuses=wanted,
-            modified_after=_instant(request, "ModifiedAfter"),
-            modified_before=_instant(request, "ModifiedBefore"),
+            modified_after=query_instant(request, "ModifiedAfter"),
+            modified_before=query_instant(request, "ModifiedBefore"),
             limit=int(request.query.get("Limit", "20")),
         )
     except ValueError as exc:

@@ -15,7 +15,6 @@ import logging
 import uuid
 
 from pixcore.accounts.rules import Account
-from pixcore.errors import ValidationError
 from pixcore.keys import PixKey
 from pixcore.network.claims import (
     ClaimKind,
@@ -48,7 +47,6 @@ from pixwire.dict.model import (
     ErrorType,
     NewClaim,
 )
-from pixwire.xml import Element
 
 __all__ = ["CLAIMS_INTERVAL", "ClaimsLoop", "NetworkClaims"]
 
@@ -82,15 +80,6 @@ class NetworkClaims:
         self._client = client
         self._ispb = ispb
 
-    async def _call(
-        self, method: str, path: str, *, body: bytes | None = None, params: dict[str, str] | None = None
-    ) -> Element:
-        try:
-            _, root = await self._client.call(method, path, body=body, params=params)
-        except DictProblem as problem:
-            raise NetworkUnavailable(f"the DICT refused a claim's step: {problem}") from problem
-        return root
-
     async def open(self, account: Account, key: PixKey, kind: ClaimKind) -> KeyClaim:
         asked = NewClaim(
             type=ClaimType(kind.value),
@@ -105,21 +94,13 @@ class NetworkClaims:
             ),
             claimer=holder_of(account),
         )
-        body = self._client.signed(create_claim_request(asked))
-        try:
-            _, root = await self._client.call("POST", "/api/v1/claims/", body=body)
-        except DictProblem as problem:
-            if problem.type in {ErrorType.SERVICE_UNAVAILABLE, ErrorType.RATE_LIMITED}:
-                raise NetworkUnavailable(f"the DICT did not open a claim: {problem}") from problem
-            raise ValidationError(
-                f"the DICT refuses the claim: {problem.type.value}: {problem.detail}"
-            ) from problem
+        root = await self._client.made("/api/v1/claims/", create_claim_request(asked))
         return _seen(read_claim_response(root))
 
     async def _listed(self, role: str, statuses: tuple[ClaimStatus, ...]) -> list[KeyClaim]:
         statuses_asked = ",".join(status.value for status in statuses)
         params = {"Participant": self._ispb, role: "true", "Status": statuses_asked, "Limit": "200"}
-        root = await self._call("GET", "/api/v1/claims/", params=params)
+        root = await self._client.answer("GET", "/api/v1/claims/", params=params)
         claims, _ = read_claims_response(root)
         return [_seen(claim) for claim in claims]
 
@@ -141,7 +122,7 @@ class NetworkClaims:
 
     async def _take(self, step: ClaimStep, action: ClaimAction) -> KeyClaim:
         body = self._client.signed(claim_step_request(step, action))
-        root = await self._call("POST", f"/api/v1/claims/{action.claim_id}/{step.value}", body=body)
+        root = await self._client.answer("POST", f"/api/v1/claims/{action.claim_id}/{step.value}", body=body)
         return _seen(read_claim_response(root))
 
     async def acknowledge(self, claim_id: uuid.UUID) -> KeyClaim:

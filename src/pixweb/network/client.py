@@ -15,9 +15,11 @@ from typing import Any
 
 import aiohttp
 
+from pixcore.errors import ValidationError
 from pixcore.network.ports import NetworkUnavailable
 from pixinfra.settings import NetworkAccess
 from pixwire.dict.documents import read_problem
+from pixwire.dict.model import DictProblem, ErrorType
 from pixwire.signatures import SignatureRefused, sign, verify
 from pixwire.xml import Element, serialize
 
@@ -87,3 +89,26 @@ class NetworkClient:
         if root.tag.endswith("}problem"):
             raise read_problem(root)
         return status, root
+
+    async def answer(
+        self, method: str, path: str, *, body: bytes | None = None, params: dict[str, str] | None = None
+    ) -> Element:
+        """:meth:`call`'s root, where any refusal of the network is ``NetworkUnavailable`` (a step
+        the service takes by itself: it is tried again later)."""
+        try:
+            _, root = await self.call(method, path, body=body, params=params)
+        except DictProblem as problem:
+            raise NetworkUnavailable(f"{method} {path} refused: {problem}") from problem
+        return root
+
+    async def made(self, path: str, document: Element) -> Element:
+        """``document`` signed and posted: the root of what it made; a refusal for what it asks is
+        a ``ValidationError`` naming the DICT's type and detail (an operator's command prints it),
+        a busy or unreachable network ``NetworkUnavailable``."""
+        try:
+            _, root = await self.call("POST", path, body=self.signed(document))
+        except DictProblem as problem:
+            if problem.type in {ErrorType.SERVICE_UNAVAILABLE, ErrorType.RATE_LIMITED}:
+                raise NetworkUnavailable(f"POST {path}: the network is busy: {problem}") from problem
+            raise ValidationError(f"the DICT refuses it: {problem.type.value}: {problem.detail}") from problem
+        return root

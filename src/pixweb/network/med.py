@@ -16,7 +16,6 @@ import logging
 import uuid
 
 from pixcore.clock import Clock
-from pixcore.errors import ValidationError
 from pixcore.network.med import MedRequest, answer_meds
 from pixcore.network.ports import NetworkUnavailable
 from pixcore.unit_of_work import UnitOfWorkFactory
@@ -45,8 +44,6 @@ from pixwire.dict.med_documents import (
     read_reports_response,
     report_step_request,
 )
-from pixwire.dict.model import DictProblem, ErrorType
-from pixwire.xml import Element
 
 __all__ = ["MED_INTERVAL", "MedLoop", "NetworkMed"]
 
@@ -61,33 +58,17 @@ class NetworkMed:
         self._client = client
         self._ispb = ispb
 
-    async def _call(
-        self, method: str, path: str, *, body: bytes | None = None, params: dict[str, str] | None = None
-    ) -> Element:
-        try:
-            _, root = await self._client.call(method, path, body=body, params=params)
-        except DictProblem as problem:
-            raise NetworkUnavailable(f"the DICT refused a step of the MED: {problem}") from problem
-        return root
-
-    async def _made(self, path: str, document: Element) -> Element:
-        try:
-            _, root = await self._client.call("POST", path, body=self._client.signed(document))
-        except DictProblem as problem:
-            if problem.type in {ErrorType.SERVICE_UNAVAILABLE, ErrorType.RATE_LIMITED}:
-                raise NetworkUnavailable(f"the DICT did not answer: {problem}") from problem
-            raise ValidationError(f"the DICT refuses it: {problem.type.value}: {problem.detail}") from problem
-        return root
-
     async def report_fraud(self, end_to_end_id: str, details: str | None) -> str:
         asked = NewInfractionReport(end_to_end_id, InfractionType.FRAUD, details)
-        root = await self._made("/api/v1/infraction-reports/", create_report_request(self._ispb, asked))
+        root = await self._client.made(
+            "/api/v1/infraction-reports/", create_report_request(self._ispb, asked)
+        )
         return str(read_report_response(root).id)
 
     async def ask_back(self, end_to_end_id: str, amount: int, *, fraud: bool, details: str | None) -> str:
         reason = RefundReason.FRAUD if fraud else RefundReason.OPERATIONAL_FLAW
         asked = NewRefundRequest(end_to_end_id, reason, amount, details)
-        root = await self._made("/api/v1/refunds/", create_refund_request(self._ispb, asked))
+        root = await self._client.made("/api/v1/refunds/", create_refund_request(self._ispb, asked))
         return str(read_refund_response(root).id)
 
     async def reports_to_acknowledge(self) -> list[str]:
@@ -98,13 +79,13 @@ class NetworkMed:
             "Limit": "200",
         }
         reports, _ = read_reports_response(
-            await self._call("GET", "/api/v1/infraction-reports/", params=params)
+            await self._client.answer("GET", "/api/v1/infraction-reports/", params=params)
         )
         return [str(report.id) for report in reports if report.other_party == self._ispb]
 
     async def _step(self, report_id: str, step: ReportStep, action: ReportAction) -> None:
         body = self._client.signed(report_step_request(step, action))
-        await self._call("POST", f"/api/v1/infraction-reports/{report_id}/{step.value}", body=body)
+        await self._client.answer("POST", f"/api/v1/infraction-reports/{report_id}/{step.value}", body=body)
 
     async def acknowledge_report(self, report_id: str) -> None:
         await self._step(report_id, ReportStep.ACKNOWLEDGE, ReportAction(uuid.UUID(report_id), self._ispb))
@@ -125,7 +106,9 @@ class NetworkMed:
             "Status": RefundStatus.OPEN.value,
             "Limit": "200",
         }
-        refunds, _ = read_refunds_response(await self._call("GET", "/api/v1/refunds/", params=params))
+        refunds, _ = read_refunds_response(
+            await self._client.answer("GET", "/api/v1/refunds/", params=params)
+        )
         return [
             MedRequest(
                 refund_id=str(refund.id),
@@ -156,7 +139,7 @@ class NetworkMed:
             refund_transaction_id=returned,
         )
         body = self._client.signed(close_refund_request(closing))
-        await self._call("POST", f"/api/v1/refunds/{request_id}/close", body=body)
+        await self._client.answer("POST", f"/api/v1/refunds/{request_id}/close", body=body)
 
 
 class MedLoop:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from pixcore.clock import ManualClock
+from pixcore.network.claims import ClaimPolicy
 from pixcore.testing import InMemoryStore
 from pixinfra.settings import NetworkAccess, Settings
 from pixweb.network.participation import Participation
@@ -69,6 +70,26 @@ def test_the_network_is_reached_over_https_only(
 ) -> None:
     monkeypatch.setenv("PIX_NETWORK_URL", "http://127.0.0.1:16422")
     with pytest.raises(ValueError, match="over https only"):
+        Settings.from_env()
+
+
+@pytest.mark.parametrize(("raw", "policy"), [("", ClaimPolicy.CONFIRM), ("Operator", ClaimPolicy.OPERATOR)])
+def test_the_claims_policy_defaults_to_confirm(
+    monkeypatch: pytest.MonkeyPatch, pem_files: dict[str, Path], raw: str, policy: ClaimPolicy
+) -> None:
+    monkeypatch.setenv("PIX_NETWORK_URL", "https://127.0.0.1:16422")
+    monkeypatch.setenv("PIX_NETWORK_CLAIMS", raw)
+    network = Settings.from_env().network
+    assert network is not None
+    assert network.claims is policy
+
+
+def test_an_unknown_claims_policy_stops_start_up_naming_the_choices(
+    monkeypatch: pytest.MonkeyPatch, pem_files: dict[str, Path]
+) -> None:
+    monkeypatch.setenv("PIX_NETWORK_URL", "https://127.0.0.1:16422")
+    monkeypatch.setenv("PIX_NETWORK_CLAIMS", "always")
+    with pytest.raises(ValueError, match="PIX_NETWORK_CLAIMS=always: one of confirm, refuse, operator"):
         Settings.from_env()
 
 

@@ -222,13 +222,14 @@ HOSTILE = [
     b"<a>" * 8_000 + b"</a>" * 8_000,
     b"<CreateInfractionReportRequest><InfractionReport/></CreateInfractionReportRequest>",
 ]
+SOME_ID = "0b8d6f3e-1c1e-4a57-9f0e-5d1f2b3c4d5e"  # fixed: the parameters' ids are the same in every worker
 WRITES = [
     "/api/v1/claims/",
-    f"/api/v1/claims/{uuid.uuid4()}/confirm",
+    f"/api/v1/claims/{SOME_ID}/confirm",
     "/api/v1/infraction-reports/",
-    f"/api/v1/infraction-reports/{uuid.uuid4()}/close",
+    f"/api/v1/infraction-reports/{SOME_ID}/close",
     "/api/v1/refunds/",
-    f"/api/v1/refunds/{uuid.uuid4()}/close",
+    f"/api/v1/refunds/{SOME_ID}/close",
 ]
 
 

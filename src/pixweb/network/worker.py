@@ -61,18 +61,30 @@ class NetworkMessages:
         self._ispb = ispb
 
     async def run(self, stop: asyncio.Event) -> None:
-        """Poll and handle until ``stop`` is set."""
-        while not stop.is_set():
-            try:
-                await self.poll(POLL_WAIT)
-            except (NetworkUnavailable, DictProblem) as exc:
-                log.warning("the network's messages wait: %s", getattr(exc, "reason", exc))
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), PAUSE)
-            except Exception:  # logged; the next poll starts from the cursor, nothing is lost
-                log.exception("a network message could not be handled")
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), PAUSE)
+        """Poll and handle until ``stop`` is set. A round still going when it is set (most often
+        a long poll waiting for a message) is given up at once: what it handled stays handled,
+        and the cursor moves only past a whole batch, so the next start takes up the rest."""
+        stopped = asyncio.create_task(stop.wait())
+        try:
+            while not stop.is_set():
+                round_ = asyncio.create_task(self._round())
+                await asyncio.wait({round_, stopped}, return_when=asyncio.FIRST_COMPLETED)
+                if not round_.done():
+                    round_.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await round_
+        finally:
+            stopped.cancel()
+
+    async def _round(self) -> None:
+        try:
+            await self.poll(POLL_WAIT)
+        except (NetworkUnavailable, DictProblem) as exc:
+            log.warning("the network's messages wait: %s", getattr(exc, "reason", exc))
+            await asyncio.sleep(PAUSE)
+        except Exception:  # logged; the next poll starts from the cursor, nothing is lost
+            log.exception("a network message could not be handled")
+            await asyncio.sleep(PAUSE)
 
     async def poll(self, wait: float = 0) -> int:
         """One poll: the messages after the cursor handled, the cursor moved; how many."""

@@ -325,8 +325,10 @@ async def test_a_receipt_has_one_open_case_at_a_time(backend: Backend) -> None:
     async with backend.uow() as tx:
         account, original = await _receipt(tx)
         assert await tx.med.open_amount(original) == 0
+        assert await tx.med.open_case(original) is None
         case = await tx.med.add(_new_case(account, original, amount=600))
         assert await tx.med.open_amount(original) == 600
+        assert await tx.med.open_case(original) == case
         await tx.commit()
 
     async with backend.uow() as tx:
@@ -339,8 +341,10 @@ async def test_a_receipt_has_one_open_case_at_a_time(backend: Backend) -> None:
             case, status=MedStatus.REJECTED, finished_at=at
         )
         assert await tx.med.open_amount(original) == 0
+        assert await tx.med.open_case(original) is None  # a finished case is not open
         second = await tx.med.add(_new_case(account, original, amount=250, blocked=0))
         assert await tx.med.open_amount(original) == 250
+        assert await tx.med.open_case(original) == second
         await tx.commit()
 
     async with backend.uow() as tx:

@@ -117,25 +117,34 @@ async def ask_back(
 
 
 async def _open_cases(uow: UnitOfWorkFactory, clock: Clock, directory: MedDirectory) -> int:
+    """A MED case for each request not linked yet: the receipt's open case if it has one (opened
+    by a pass that stopped before it linked it, or by hand), else a new one; then the link."""
     opened = 0
     for request in await directory.requests_against_us():
         async with uow() as tx:
             if await tx.network.med_link(request.refund_id) is not None:
                 continue
             receipt = await tx.network.receipt(request.end_to_end_id)
+            case = (
+                None
+                if receipt is None or receipt.transaction_id is None
+                else await tx.med.open_case(receipt.transaction_id)
+            )
         if receipt is None:
             log.error("refund request %s names no payment we received: left", request.refund_id)
             continue
-        reason = MedReason.MED_FRAUDE if request.fraud else MedReason.MED_OPERACIONAL
-        try:
-            case = await open_med(
-                uow, clock, account_id=receipt.account_id, end_to_end_id=request.end_to_end_id, reason=reason
-            )
-        except DuplicateMedCase:
-            log.warning(
-                "refund request %s: a MED case of the payment is open here already: left", request.refund_id
-            )
-            continue
+        if case is None:
+            reason = MedReason.MED_FRAUDE if request.fraud else MedReason.MED_OPERACIONAL
+            try:
+                case = await open_med(
+                    uow,
+                    clock,
+                    account_id=receipt.account_id,
+                    end_to_end_id=request.end_to_end_id,
+                    reason=reason,
+                )
+            except DuplicateMedCase:  # opened meanwhile by another process: the next pass links it
+                continue
         link = MedLink(
             request.refund_id, case.id, receipt.account_id, request.end_to_end_id, request.report_id
         )

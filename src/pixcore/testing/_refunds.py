@@ -214,6 +214,16 @@ class InMemoryMed(Repository):
             if c.original_transaction_id == original_transaction_id and c.status is MedStatus.CREATED
         )
 
+    async def open_case(self, original_transaction_id: int) -> MedCase | None:
+        return next(
+            (
+                c
+                for c in self._visible().values()
+                if c.original_transaction_id == original_transaction_id and c.status is MedStatus.CREATED
+            ),
+            None,
+        )
+
     async def finish(self, case_id: int, status: MedStatus, at: datetime) -> None:
         case = self._visible()[case_id]
         self._staged.med_cases[case_id] = dataclasses.replace(case, status=status, finished_at=at)

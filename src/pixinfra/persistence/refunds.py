@@ -358,6 +358,17 @@ class PostgresMed(Repository):
         )
         return int(amount or 0)
 
+    async def open_case(self, original_transaction_id: int) -> MedCase | None:
+        row = await self._conn.fetchrow(
+            compose(
+                "SELECT ",
+                _MED_COLUMNS,
+                " FROM med_cases WHERE original_transaction_id = $1 AND status = 'CREATED'",
+            ),
+            original_transaction_id,
+        )
+        return _case(row) if row else None
+
     async def finish(self, case_id: int, status: MedStatus, at: datetime) -> None:
         await self._conn.execute(
             "UPDATE med_cases SET status = $2, finished_at = $3 WHERE id = $1", case_id, status.value, at

@@ -404,3 +404,31 @@ async def test_a_refund_request_of_the_dict_opens_a_med_case_once_and_its_reject
     assert await answer_meds(uow, world.clock, directory) == 0  # closed once
     assert world.balance(world.receiver) == before
     assert_books_balance(world.store)
+
+
+async def test_a_case_opened_by_a_pass_that_stopped_before_linking_it_is_linked_not_opened_again(
+    world: World,
+) -> None:
+    """A pass opened the case and stopped before it kept the link (a crash): the next pass links
+    that case; no second case is opened, nothing more is blocked."""
+    payment = await _received(world)
+    uow = world.store.unit_of_work
+    case = await open_med(
+        uow,
+        world.clock,
+        account_id=world.receiver.id,
+        end_to_end_id=payment.end_to_end_id,
+        reason=MedReason.MED_FRAUDE,
+    )
+    blocked = world.balance(world.receiver)
+    directory = FakeMedDirectory(
+        MedRequest("refund-2", payment.end_to_end_id, payment.amount, fraud=True, report_id=None)
+    )
+
+    await answer_meds(uow, world.clock, directory)
+    assert list(world.store.tables.med_cases) == [case.id]
+    async with uow() as tx:
+        link = await tx.network.med_link("refund-2")
+    assert link is not None
+    assert link.case_id == case.id
+    assert world.balance(world.receiver) == blocked

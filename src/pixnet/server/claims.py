@@ -17,6 +17,8 @@ from pixnet.server.common import (
     caller,
     query_flag,
     query_instant,
+    query_limit,
+    query_values,
     signed,
     signed_body,
 )
@@ -93,14 +95,9 @@ async def step(request: web.Request) -> web.Response:
 
 def _query(request: web.Request) -> ClaimQuery:
     try:
-        statuses = tuple(
-            ClaimStatus(value)
-            for raw in request.query.getall("Status", [])
-            for value in raw.split(",")
-            if value
-        )
+        statuses = tuple(ClaimStatus(value) for value in query_values(request, "Status"))
         type_ = request.query.get("Type")
-        limit = int(request.query.get("Limit", "20"))
+        limit = query_limit(request)
         return ClaimQuery(
             participant=request.query.get("Participant", ""),
             is_donor=query_flag(request, "IsDonor"),

@@ -39,6 +39,8 @@ __all__ = [
     "problems",
     "query_flag",
     "query_instant",
+    "query_limit",
+    "query_values",
     "signed",
     "signed_body",
 ]
@@ -170,3 +172,16 @@ def query_instant(request: web.Request, name: str) -> datetime | None:
     if parsed.tzinfo is None:
         raise DictProblem(ErrorType.BAD_REQUEST, f"{name} is a date-time with its offset")
     return parsed
+
+
+def query_values(request: web.Request, name: str) -> list[str]:
+    """A listing's filter of several values: the parameter repeated, or its values comma-separated."""
+    return [value for raw in request.query.getall(name, []) for value in raw.split(",") if value]
+
+
+def query_limit(request: web.Request) -> int:
+    """A listing's ``Limit`` (20 when absent; a value that is no number is ``BadRequest``)."""
+    raw = request.query.get("Limit", "20")
+    if not raw.isdigit():
+        raise DictProblem(ErrorType.BAD_REQUEST, f"Limit is a whole number, not {raw!r}")
+    return int(raw)

@@ -18,6 +18,8 @@ from pixnet.server.common import (
     caller,
     query_flag,
     query_instant,
+    query_limit,
+    query_values,
     signed,
     signed_body,
 )
@@ -119,12 +121,7 @@ async def report_step(request: web.Request) -> web.Response:
 
 def _query(request: web.Request, statuses: type[InfractionStatus] | type[RefundStatus]) -> rules.MedQuery:
     try:
-        wanted = tuple(
-            statuses(value).value
-            for raw in request.query.getall("Status", [])
-            for value in raw.split(",")
-            if value
-        )
+        wanted = tuple(statuses(value).value for value in query_values(request, "Status"))
         role = request.query.get("ParticipantRole")
         return rules.MedQuery(
             participant=request.query.get("Participant", ""),
@@ -134,7 +131,7 @@ def _query(request: web.Request, statuses: type[InfractionStatus] | type[RefundS
             statuses=wanted,
             modified_after=query_instant(request, "ModifiedAfter"),
             modified_before=query_instant(request, "ModifiedBefore"),
-            limit=int(request.query.get("Limit", "20")),
+            limit=query_limit(request),
         )
     except ValueError as exc:
         raise DictProblem(ErrorType.BAD_REQUEST, f"a filter is out of its domain: {exc}") from None
